@@ -1,0 +1,114 @@
+import { AgentryError, type AgentryErrorOptions } from "./agentry-error.js";
+
+/** A model provider failed: an HTTP error, an error inside a stream, a network failure or a crashed CLI. */
+export class ProviderError extends AgentryError {
+  static override readonly errorName: string = "ProviderError";
+  /** HTTP status when there was one (a CLI provider uses its exit code), else `undefined`. */
+  readonly status: number | undefined;
+  /** Whether trying the same request again may succeed (429, 5xx, overloaded, network errors). */
+  readonly retryable: boolean;
+  /** How long the provider asked us to wait before retrying, when it said so. */
+  readonly retryAfterMs: number | undefined;
+  /** The provider's id, e.g. `"openai"`. */
+  readonly provider: string;
+  /** The provider's own error type or code when given (e.g. `"overloaded_error"`). */
+  readonly errorType: string | undefined;
+
+  constructor(
+    message: string,
+    init: { provider: string; status?: number; retryable?: boolean; retryAfterMs?: number; errorType?: string } & AgentryErrorOptions,
+  ) {
+    super(message, init);
+    this.provider = init.provider;
+    this.status = init.status;
+    this.retryable = init.retryable ?? false;
+    this.retryAfterMs = init.retryAfterMs;
+    this.errorType = init.errorType;
+  }
+}
+
+/** One problem found in a configuration: where (`path`, dotted) and what. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+/** Agent configuration is invalid. `problems` lists every problem found, not just the first. */
+export class AgentConfigError extends AgentryError {
+  static override readonly errorName: string = "AgentConfigError";
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[], options?: AgentryErrorOptions) {
+    super(
+      `Invalid agent configuration (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
+        problems.map((p) => `  - ${p.path || "(root)"}: ${p.message}`).join("\n"),
+      options,
+    );
+    this.problems = problems;
+  }
+}
+
+/** A host passed options that cannot work (a bad tool name, an invalid budget, ...). */
+export class InvalidArgumentError extends AgentryError {
+  static override readonly errorName: string = "InvalidArgumentError";
+}
+
+/** No agent with this id is registered. */
+export class AgentNotFoundError extends AgentryError {
+  static override readonly errorName: string = "AgentNotFoundError";
+  readonly agentId: string;
+  constructor(agentId: string, options?: AgentryErrorOptions) {
+    super(`Unknown agent "${agentId}"`, options);
+    this.agentId = agentId;
+  }
+}
+
+/** No session with this id exists (or `"latest"` was asked for an agent with no session). */
+export class SessionNotFoundError extends AgentryError {
+  static override readonly errorName: string = "SessionNotFoundError";
+  readonly sessionId: string | undefined;
+  readonly agentId: string | undefined;
+  constructor(message: string, init: { sessionId?: string; agentId?: string } & AgentryErrorOptions = {}) {
+    super(message, init);
+    this.sessionId = init.sessionId;
+    this.agentId = init.agentId;
+  }
+}
+
+/** The session exists but belongs to another agent. */
+export class SessionOwnershipError extends AgentryError {
+  static override readonly errorName: string = "SessionOwnershipError";
+  readonly sessionId: string;
+  readonly agentId: string;
+  readonly ownerAgentId: string;
+  constructor(init: { sessionId: string; agentId: string; ownerAgentId: string } & AgentryErrorOptions) {
+    super(`Session "${init.sessionId}" belongs to agent "${init.ownerAgentId}", not "${init.agentId}"`, init);
+    this.sessionId = init.sessionId;
+    this.agentId = init.agentId;
+    this.ownerAgentId = init.ownerAgentId;
+  }
+}
+
+/** A session store failed (I/O, corrupt data, a database error). */
+export class SessionStoreError extends AgentryError {
+  static override readonly errorName: string = "SessionStoreError";
+}
+
+/** No pending approval with this request id. */
+export class ApprovalNotFoundError extends AgentryError {
+  static override readonly errorName: string = "ApprovalNotFoundError";
+  readonly requestId: string;
+  constructor(requestId: string, options?: AgentryErrorOptions) {
+    super(`No approval request "${requestId}"`, options);
+    this.requestId = requestId;
+  }
+}
+
+/** The approval was already decided; a decision is applied once. */
+export class ApprovalAlreadyResolvedError extends AgentryError {
+  static override readonly errorName: string = "ApprovalAlreadyResolvedError";
+  readonly requestId: string;
+  constructor(requestId: string, options?: AgentryErrorOptions) {
+    super(`Approval request "${requestId}" was already resolved`, options);
+    this.requestId = requestId;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * `@agentry/core`: embed LLM agents in your application.
+ *
+ * Tools and policy, the unified agent loop with sub-tasks and budgets, agents, sessions and the
+ * runtime. Imports nothing from `node:*`: runs in Node, Bun, Deno, browsers and edge runtimes.
+ * Provider adapters and stores with extra dependencies live behind subpaths
+ * (`@agentry/core/openai`, `@agentry/core/anthropic`, `@agentry/core/node`, `@agentry/core/sqlite`).
+ *
+ * @module
+ */
+
+// --- errors ---
+export { AgentryError } from "./errors/agentry-error.js";
+export type { AgentryErrorOptions } from "./errors/agentry-error.js";
+export {
+  AgentConfigError,
+  AgentNotFoundError,
+  ApprovalAlreadyResolvedError,
+  ApprovalNotFoundError,
+  InvalidArgumentError,
+  ProviderError,
+  SessionNotFoundError,
+  SessionOwnershipError,
+  SessionStoreError,
+} from "./errors/errors.js";
+export type { ConfigProblem } from "./errors/errors.js";
+
+// --- messages ---
+export type {
+  AssistantMessage,
+  AssistantPart,
+  ImagePart,
+  Message,
+  MessageType,
+  TextPart,
+  ThinkingPart,
+  ToolCallPart,
+  ToolMessage,
+  ToolResultPart,
+  Usage,
+  UserMessage,
+  UserPart,
+} from "./messages/message.js";
+
+// --- schema ---
+export type { JsonSchema } from "./schema/json-schema.js";
+export { toJsonSchema } from "./schema/to-json-schema.js";
+export type { AnyZodSchema } from "./schema/to-json-schema.js";
+
+// --- tools ---
+export type { Tool, ToolContext } from "./tools/tool.js";
+export { defineTool } from "./tools/define-tool.js";
+export type { InferToolInput, ToolDefinition } from "./tools/define-tool.js";
+
+// --- policy ---
+export type { ChatContext, PermissionClass, ToolPolicy } from "./policy/tool-policy.js";
+// (policy functions: see block below)
+// >>> policy block
+// <<< policy block
+
+// --- providers (contract) ---
+export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./providers/provider.js";
+
+// --- loop ---
+export type { BudgetLimits, BudgetReason } from "./loop/budget-types.js";
+export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./loop/execution-tree-types.js";
+export type {
+  ApprovalDecision,
+  ApprovalHandler,
+  ApprovalRequest,
+  LoopResult,
+  LoopStatus,
+  ResumeState,
+} from "./loop/loop-types.js";
+export type {
+  ApprovalRequestEvent,
+  ApprovalResolvedEvent,
+  BudgetExceededEvent,
+  ChunkEvent,
+  DoneEvent,
+  ErrorEvent,
+  EventOrigin,
+  LlmCallStartEvent,
+  LoopEvent,
+  MessageEvent,
+  ThinkingEvent,
+  ToolCallsPreparingEvent,
+  ToolCallUpdateEvent,
+  UsageEvent,
+  WarningEvent,
+} from "./loop/loop-event.js";
+// >>> loop block
+// <<< loop block
+
+// --- agents ---
+export type { AgentDefinition } from "./agents/agent-definition.js";
+
+// --- sessions ---
+export type {
+  ApprovalRecord,
+  HistoryRecord,
+  LoadOptions,
+  MessageRecord,
+  NewRecord,
+  PrunableSessionStore,
+  RecordBase,
+  ResetRecord,
+  SessionStore,
+  SessionSummary,
+  TurnRecord,
+} from "./sessions/session-store.js";
+export { isPrunableSessionStore } from "./sessions/session-store.js";
+// >>> sessions block
+// <<< sessions block

@@ -1,0 +1,70 @@
+import type { Message } from "../messages/message.js";
+import type { BudgetReason } from "./budget-types.js";
+import type { ApprovalRequest, LoopResult } from "./loop-types.js";
+
+/** Fields every loop event carries: where in the sub-task tree it happened. */
+export interface EventOrigin {
+  /** 0 at the root. */
+  depth: number;
+  /** `toolCallId` of the enclosing `run_subtask`; null at the root. */
+  parentId: string | null;
+}
+
+/** A model call is about to start (`iteration` counts from 1 within the level). */
+export interface LlmCallStartEvent extends EventOrigin { type: "llm_call_start"; iteration: number }
+/** Streamed assistant text. `done: true` closes a streamed message. */
+export interface ChunkEvent extends EventOrigin { type: "chunk"; content: string; done?: boolean }
+/** Streamed model reasoning. */
+export interface ThinkingEvent extends EventOrigin { type: "thinking"; content: string }
+/** A finished message of this level, to persist. */
+export interface MessageEvent extends EventOrigin { type: "message"; message: Message }
+/** The model asked for tools; they are about to be dispatched. */
+export interface ToolCallsPreparingEvent extends EventOrigin { type: "tool_calls_preparing"; names: string[] }
+/** A tool call started or ended. Every `start` gets exactly one `end`. */
+export interface ToolCallUpdateEvent extends EventOrigin {
+  type: "tool_call_update";
+  toolCallId: string;
+  name: string;
+  status: "start" | "end";
+  args?: unknown;
+  result?: unknown;
+  isError?: boolean;
+  durationMs?: number;
+}
+/** A tool call waits for approval. */
+export interface ApprovalRequestEvent extends EventOrigin { type: "approval_request"; request: ApprovalRequest }
+/** An approval was decided. */
+export interface ApprovalResolvedEvent extends EventOrigin { type: "approval_resolved"; requestId: string; approved: boolean; reason?: string }
+/** Usage of one model call. */
+export interface UsageEvent extends EventOrigin {
+  type: "usage";
+  inputTokens: number;
+  outputTokens: number;
+  model: string;
+  costUsd?: number;
+  cachedInputTokens?: number;
+}
+/** A budget was spent; the turn stops. Emitted once per turn. */
+export interface BudgetExceededEvent extends EventOrigin { type: "budget_exceeded"; reason: BudgetReason; limit: number; observed: number }
+/** Something the host should know about; the run goes on. */
+export interface WarningEvent extends EventOrigin { type: "warning"; code: string; message: string }
+/** The level failed (provider error, script ran out, ...). */
+export interface ErrorEvent extends EventOrigin { type: "error"; message: string }
+/** Last event of the root level. */
+export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResult }
+
+/** Every event the loop yields. Plain JSON, discriminated on `type`. */
+export type LoopEvent =
+  | LlmCallStartEvent
+  | ChunkEvent
+  | ThinkingEvent
+  | MessageEvent
+  | ToolCallsPreparingEvent
+  | ToolCallUpdateEvent
+  | ApprovalRequestEvent
+  | ApprovalResolvedEvent
+  | UsageEvent
+  | BudgetExceededEvent
+  | WarningEvent
+  | ErrorEvent
+  | DoneEvent;

@@ -1,0 +1,47 @@
+import type { Message, Usage } from "../messages/message.js";
+import type { BudgetReason } from "./budget-types.js";
+import type { ExecutionTreeSnapshot } from "./execution-tree-types.js";
+
+/** A tool call waiting for a human (or policy) decision. */
+export interface ApprovalRequest {
+  /** Unique within a store. */
+  requestId: string;
+  toolCallId: string;
+  name: string;
+  args: unknown;
+  depth: number;
+  parentId: string | null;
+  /** Why approval is needed, e.g. `"tool requires approval"`. */
+  reason: string;
+}
+/** Approve, deny (with a reason the model sees), or suspend the turn until decided elsewhere. */
+export type ApprovalDecision = { approved: true } | { approved: false; reason?: string } | { suspend: true };
+/** Decides approval requests. Must not throw for a normal "no": return `{ approved: false }`. */
+export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+/** How a run ended. */
+export type LoopStatus = "complete" | "budget_exceeded" | "iteration_limit" | "aborted" | "error" | "suspended";
+
+/** What a loop run returns (also the payload of the final `done` event). */
+export interface LoopResult {
+  status: LoopStatus;
+  /** Last assistant text of this level. */
+  text: string;
+  /** `finish_subtask` result, when an output schema applied. */
+  structured?: unknown;
+  /** Messages this run appended, in order. */
+  messages: Message[];
+  executionTree: ExecutionTreeSnapshot;
+  /** Summed over every depth. */
+  usage: Usage;
+  error?: { message: string; reason?: BudgetReason };
+}
+
+/**
+ * What a turn needs to go on where it stopped: the child conversations of `run_subtask` calls
+ * still open (keyed by that call's toolCallId) and the decisions for pending approvals (by toolCallId).
+ */
+export interface ResumeState {
+  frames: Record<string, Message[]>;
+  decisions: Record<string, { approved: boolean; reason?: string }>;
+}

@@ -1,0 +1,27 @@
+/** Permission classes of tools (seed 001); hosts may add their own. */
+export type PermissionClass =
+  | "safe"
+  | "knowledge"
+  | "network"
+  | "workspace_read"
+  | "workspace_write"
+  | "execute"
+  | "editor_mutate"
+  | "subagent"
+  | "secrets"
+  | (string & {});
+
+/** The per-session tool policy: which classes are on, and where workspace tools may reach. */
+export interface ToolPolicy {
+  /** Enabled permission classes. */
+  classes: PermissionClass[];
+  /** `workspace_*` tools are confined below it; null = they refuse every path. */
+  workspaceRoot: string | null;
+  /** MCP servers whose tools may be offered; none implied. */
+  allowedMcpServers: string[];
+  /** Always ask the approval handler for these classes or tool names. */
+  approval?: { classes?: PermissionClass[]; tools?: string[] };
+}
+
+/** Where a chat runs: `"thread"` (default), `"editor"`, or a host-defined kind. */
+export type ChatContext = { kind: string; [key: string]: unknown };

@@ -1,0 +1,50 @@
+import type { Message } from "../messages/message.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+
+/** A tool as offered to the model: just its name, description and argument schema. */
+export interface ModelTool { name: string; description: string; inputSchema: JsonSchema }
+
+/** One request to a model. */
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ModelTool[];
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Passed through to the adapter unchanged (vendor-specific knobs). */
+  providerOptions?: Record<string, unknown>;
+}
+
+/** Why the model stopped. */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+/** What a provider stream yields. */
+export type ModelEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string; signature?: string; redacted?: boolean }
+  | { type: "tool_call"; id: string; name: string; args: unknown }
+  | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteInputTokens?: number }
+  | { type: "finish"; reason: FinishReason };
+
+/**
+ * A model backend.
+ *
+ * `stream()` yields deltas and complete `tool_call`s as they arrive, at most one `usage` (that
+ * response's totals), then exactly one `finish`, last. On abort it rejects promptly with an error
+ * named `AbortError` and yields no `finish`. Failures are `ProviderError`s.
+ */
+export interface Provider {
+  readonly id: string;
+  stream(request: ModelRequest, options: { signal: AbortSignal }): AsyncIterable<ModelEvent>;
+}
+
+/** Prices per million tokens for one model. */
+export interface ModelPricing {
+  inputPerMillion: number;
+  outputPerMillion: number;
+  /** Price of cached input tokens; defaults to `inputPerMillion`. */
+  cachedInputPerMillion?: number;
+}
+/** Prices keyed by model name. */
+export type PricingTable = Record<string, ModelPricing>;

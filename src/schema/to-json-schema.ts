@@ -1,0 +1,37 @@
+import { toJSONSchema } from "zod/v4/core";
+import { zodToJsonSchema } from "zod-to-json-schema";
+import type { JsonSchema } from "./json-schema.js";
+
+/** A zod schema of either major version (zod 3.25+ classic, or zod 4 / `zod/v4`). */
+export interface AnyZodSchema {
+  safeParse(data: unknown): { success: true; data: unknown } | { success: false; error: unknown };
+}
+
+/** True for zod 4 schemas (they carry `_zod`). */
+export function isZod4Schema(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "_zod" in value;
+}
+
+/** True for any zod schema, zod 3 or zod 4. */
+export function isZodSchema(value: unknown): value is AnyZodSchema {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function" &&
+    ("_zod" in value || "_def" in value)
+  );
+}
+
+/**
+ * The JSON Schema of a zod schema (zod 3 through zod-to-json-schema, zod 4 through its own
+ * converter), or a plain JSON Schema returned as is. Input side: fields with defaults are optional.
+ */
+export function toJsonSchema(schema: AnyZodSchema | JsonSchema): JsonSchema {
+  if (!isZodSchema(schema)) return schema as JsonSchema;
+  if (isZod4Schema(schema)) {
+    const out = toJSONSchema(schema as never, { io: "input", unrepresentable: "any" }) as JsonSchema;
+    return out;
+  }
+  const out = zodToJsonSchema(schema as never, { target: "jsonSchema7", $refStrategy: "none" }) as JsonSchema;
+  return out;
+}

@@ -1,0 +1,56 @@
+import { Validator, type Schema } from "@cfworker/json-schema";
+import type { JsonSchema } from "./json-schema.js";
+import type { AnyZodSchema } from "./to-json-schema.js";
+
+/** The outcome of validating a value. `value` is the (possibly transformed) valid value. */
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; message: string };
+/** A reusable validator. */
+export type ValueValidator = (value: unknown) => ValidationResult;
+
+const MAX_REPORTED = 8;
+
+function draftOf(schema: JsonSchema): "2020-12" | "7" | "2019-09" | "4" {
+  const uri = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (uri.includes("draft-07")) return "7";
+  if (uri.includes("2019-09")) return "2019-09";
+  if (uri.includes("draft-04")) return "4";
+  return "2020-12";
+}
+
+/**
+ * A validator for a JSON Schema. Interprets the schema (no code generation, no `eval`), so it runs
+ * on edge runtimes with a strict CSP.
+ */
+export function createJsonSchemaValidator(schema: JsonSchema): ValueValidator {
+  const validator = new Validator(schema as Schema, draftOf(schema), false);
+  return (value) => {
+    const result = validator.validate(value);
+    if (result.valid) return { ok: true, value };
+    // cfworker reports the parent keyword failure before the leaf cause; leaves are the useful part.
+    const leaves = result.errors.filter(
+      (e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation + "/")),
+    );
+    const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_REPORTED);
+    return {
+      ok: false,
+      message: shown.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${e.error}`).join("; "),
+    };
+  };
+}
+
+function formatZodIssues(error: unknown): string {
+  const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues ?? [];
+  if (issues.length === 0) return String((error as Error)?.message ?? error);
+  return issues
+    .slice(0, MAX_REPORTED)
+    .map((i) => `/${i.path.map(String).join("/")}: ${i.message}`)
+    .join("; ");
+}
+
+/** A validator backed by a zod schema (either major version); applies defaults and transforms. */
+export function createZodValidator(schema: AnyZodSchema): ValueValidator {
+  return (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, message: formatZodIssues(parsed.error) };
+  };
+}

@@ -1,0 +1,70 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { PermissionClass } from "../policy/tool-policy.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import { isZodSchema, toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
+import { createZodValidator } from "../schema/validate.js";
+import type { Tool, ToolContext } from "./tool.js";
+import { TOOL_VALIDATOR } from "./validate-tool-args.js";
+
+/** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */
+export type InferToolInput<S> = S extends { _zod: { output: infer O } }
+  ? O
+  : S extends { _output: infer O }
+    ? O
+    : unknown;
+
+/** What `defineTool` takes. */
+export interface ToolDefinition<S, O> {
+  /** Matches `/^[a-zA-Z0-9_.-]{1,64}$/`. */
+  name: string;
+  description: string;
+  /** A zod schema (3.25+ or 4) or a plain JSON Schema object. */
+  input: S;
+  /** @default "safe" */
+  permissionClass?: PermissionClass;
+  capabilities?: string[];
+  /** @default true */
+  parallelSafe?: boolean;
+  exclusiveLock?: string;
+  requiresApproval?: boolean | ((args: InferToolInput<S>, ctx: ToolContext) => boolean | Promise<boolean>);
+  contexts?: string[];
+  /** Per-call time limit in milliseconds. Unset = no limit beyond the turn's. */
+  timeoutMs?: number;
+  execute(args: InferToolInput<S>, ctx: ToolContext): O | Promise<O>;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+/**
+ * Declares a tool. With a zod schema, `args` is typed from it and validated by zod (defaults and
+ * transforms apply); with a JSON Schema, arguments are validated by an interpreter that needs no `eval`.
+ *
+ * @example
+ * const add = defineTool({
+ *   name: "add", description: "Add two numbers",
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => a + b,
+ * });
+ */
+export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: ToolDefinition<S, O>): Tool<InferToolInput<S>, O> {
+  if (!TOOL_NAME.test(definition.name)) {
+    throw new InvalidArgumentError(`Invalid tool name "${definition.name}": must match ${String(TOOL_NAME)}`);
+  }
+  const tool: Tool<InferToolInput<S>, O> = {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: toJsonSchema(definition.input),
+    permissionClass: definition.permissionClass ?? "safe",
+    parallelSafe: definition.parallelSafe ?? true,
+    execute: definition.execute,
+  };
+  if (definition.capabilities !== undefined) tool.capabilities = definition.capabilities;
+  if (definition.exclusiveLock !== undefined) tool.exclusiveLock = definition.exclusiveLock;
+  if (definition.requiresApproval !== undefined) tool.requiresApproval = definition.requiresApproval;
+  if (definition.contexts !== undefined) tool.contexts = definition.contexts;
+  if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
+  if (isZodSchema(definition.input)) {
+    Object.defineProperty(tool, TOOL_VALIDATOR, { value: createZodValidator(definition.input), enumerable: false });
+  }
+  return tool;
+}

@@ -1,0 +1,44 @@
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { PermissionClass, ToolPolicy } from "../policy/tool-policy.js";
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  toolCallId: string;
+  depth: number;
+  /** `toolCallId` of the enclosing `run_subtask`, or null at the root. */
+  parentId: string | null;
+  /** Aborted when the turn is aborted or the tool times out. Long-running tools must honour it. */
+  signal: AbortSignal;
+  policy: ToolPolicy;
+  sessionId?: string;
+  agentId?: string;
+  /** Whatever the host passed as `context`. */
+  host?: unknown;
+}
+
+/**
+ * A tool the model can call. Usually made with `defineTool`; any object of this shape works.
+ *
+ * `execute` may throw: the error becomes an `isError` result the model sees.
+ */
+export interface Tool<I = any, O = any> {
+  /** Matches `/^[a-zA-Z0-9_.-]{1,64}$/`. */
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments; arguments are validated against it before `execute`. */
+  inputSchema: JsonSchema;
+  permissionClass: PermissionClass;
+  /** Capabilities for capability scoping, e.g. `["lists.read"]`. */
+  capabilities?: string[];
+  /** Whether calls may run concurrently with other calls. @default true */
+  parallelSafe: boolean;
+  /** Calls sharing a lock name never overlap. */
+  exclusiveLock?: string;
+  /** Ask the approval handler before running. */
+  requiresApproval?: boolean | ((args: I, ctx: ToolContext) => boolean | Promise<boolean>);
+  /** Offered only when the chat context kind is one of these. */
+  contexts?: string[];
+  /** Per-call time limit in milliseconds; a timed-out call becomes an error result. */
+  timeoutMs?: number;
+  execute(args: I, ctx: ToolContext): O | Promise<O>;
+}

@@ -1,0 +1,32 @@
+import { defineConfig } from "tsup";
+
+/** One entry per public subpath; keep in step with package.json "exports". */
+export const entries = {
+  index: "src/index.ts",
+  testing: "src/entries/testing.ts",
+};
+
+export default defineConfig([
+  {
+    entry: entries,
+    format: ["esm"],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: "es2022",
+    platform: "neutral",
+    splitting: true,
+    treeshake: true,
+  },
+  {
+    entry: entries,
+    format: ["cjs"],
+    dts: true,
+    sourcemap: true,
+    target: "es2022",
+    platform: "neutral",
+    treeshake: true,
+    // p-queue ships ESM only; the CommonJS build carries its own copy so `require()` works on every Node 20.
+    noExternal: ["p-queue"],
+  },
+]);
