@@ -5,6 +5,10 @@
  */
 
 // >>> fake provider block
+export { createFakeProvider } from "../testing/create-fake-provider.js";
+export type { FakeProvider, FakeProviderOptions } from "../testing/create-fake-provider.js";
+export { FakeScriptExhaustedError, fakeTurnEvents, wordChunks } from "../testing/fake-script.js";
+export type { FakeScript, FakeTurn } from "../testing/fake-script.js";
 // <<< fake provider block
 // >>> session contract block
 // <<< session contract block

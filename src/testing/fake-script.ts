@@ -1,0 +1,68 @@
+import { AgentryError } from "../errors/agentry-error.js";
+import type { ModelEvent, ModelRequest } from "../providers/provider.js";
+
+/** One scripted model response. */
+export interface FakeTurn {
+  /** Streamed as word chunks that keep their spaces and concatenate to `text` (or as `chunks`, when given). */
+  text?: string;
+  chunks?: string[];
+  thinking?: string;
+  /** Ids are generated when missing. */
+  toolCalls?: { id?: string; name: string; args: unknown }[];
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  /** The stream throws this (after any content above), e.g. a `ProviderError`. */
+  error?: unknown;
+  /** Wait before the first event; honours the abort signal. */
+  delayMs?: number;
+  /** Override the finish reason (default: `tool_calls` when there are calls, else `stop`). */
+  finishReason?: Extract<ModelEvent, { type: "finish" }>["reason"];
+}
+
+/** A list of turns played in order, or a function that answers each request. */
+export type FakeScript = FakeTurn[] | ((request: ModelRequest, callIndex: number) => FakeTurn | Promise<FakeTurn>);
+
+/** The script ran out: a request came after the last scripted turn. */
+export class FakeScriptExhaustedError extends AgentryError {
+  static override readonly errorName: string = "FakeScriptExhaustedError";
+  readonly callIndex: number;
+  constructor(callIndex: number, length: number) {
+    super(
+      `Fake provider script exhausted: call index ${callIndex} was requested but the script has only ${length} turn${length === 1 ? "" : "s"}`,
+    );
+    this.callIndex = callIndex;
+  }
+}
+
+/** The turn a script gives for call `callIndex`; throws `FakeScriptExhaustedError` past the end. */
+export async function resolveFakeTurn(script: FakeScript, request: ModelRequest, callIndex: number): Promise<FakeTurn> {
+  if (typeof script === "function") return script(request, callIndex);
+  const turn = script[callIndex];
+  if (turn === undefined) throw new FakeScriptExhaustedError(callIndex, script.length);
+  return turn;
+}
+
+/** Splits text into word chunks that keep their whitespace: `"a b"` → `["a ", "b"]`. */
+export function wordChunks(text: string): string[] {
+  if (text === "") return [];
+  return text.match(/\s*\S+\s*/g) ?? [text];
+}
+
+/**
+ * The model events a fake turn stands for, in stream order (without `delayMs` and `error`, which
+ * the caller plays). Shared by the fake provider and the fake HTTP servers so both tell the same story.
+ */
+export function fakeTurnEvents(turn: FakeTurn, callIndex: number): ModelEvent[] {
+  const events: ModelEvent[] = [];
+  if (turn.thinking) for (const text of wordChunks(turn.thinking)) events.push({ type: "thinking_delta", text });
+  const chunks = turn.chunks ?? (turn.text === undefined ? [] : wordChunks(turn.text));
+  for (const text of chunks) events.push({ type: "text_delta", text });
+  const calls = turn.toolCalls ?? [];
+  calls.forEach((call, i) => {
+    events.push({ type: "tool_call", id: call.id ?? `call_${callIndex}_${i}`, name: call.name, args: call.args });
+  });
+  if (turn.usage) events.push({ type: "usage", ...turn.usage });
+  if (turn.error === undefined) {
+    events.push({ type: "finish", reason: turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") });
+  }
+  return events;
+}
