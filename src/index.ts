@@ -56,6 +56,16 @@ export type { InferToolInput, ToolDefinition } from "./tools/define-tool.js";
 export type { ChatContext, PermissionClass, ToolPolicy } from "./policy/tool-policy.js";
 // (policy functions: see block below)
 // >>> policy block
+export { applyRole, roles } from "./policy/roles.js";
+export type { RoleDefinition } from "./policy/roles.js";
+export { composeToolbelt } from "./policy/compose-toolbelt.js";
+export type { ComposeToolbeltOptions, ToolbeltWarningCode } from "./policy/compose-toolbelt.js";
+export { defaultPolicy } from "./policy/default-policy.js";
+export type { DefaultPolicyOptions } from "./policy/default-policy.js";
+export { isPathInside } from "./policy/is-path-inside.js";
+export { resolveWorkspacePath } from "./policy/resolve-workspace-path.js";
+export type { WorkspacePathResult } from "./policy/resolve-workspace-path.js";
+export { scopeTools } from "./policy/scope-tools.js";
 // <<< policy block
 
 // --- providers (contract) ---

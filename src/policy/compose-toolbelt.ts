@@ -1,0 +1,89 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { Tool } from "../tools/tool.js";
+import { scopeTools } from "./scope-tools.js";
+import type { ChatContext, ToolPolicy } from "./tool-policy.js";
+
+/** Why {@link composeToolbelt} warned; stable, for hosts that log or forward warnings. */
+export type ToolbeltWarningCode =
+  /** Two registered tools share a name; the first is kept. */
+  | "duplicate_tool"
+  /** A tool the chat context unlocks was dropped by the policy classes or the agent's scope. */
+  | "context_tool_dropped"
+  /** The chat context is not "thread" but no registered tool is gated to its kind. */
+  | "context_without_tools";
+
+/** What {@link composeToolbelt} takes. */
+export interface ComposeToolbeltOptions {
+  /** Every tool the host registered, in order. */
+  tools: Tool[];
+  /** The session's policy: only tools whose `permissionClass` is in `policy.classes` are kept. */
+  policy: ToolPolicy;
+  /** When given, its glob scoping applies ({@link scopeTools}). @default no agent scoping */
+  agent?: AgentDefinition;
+  /** Tools with `contexts` are offered only when this kind is listed. @default { kind: "thread" } */
+  chatContext?: ChatContext;
+  /**
+   * Told about likely misconfigurations; composing never throws for them. Must not throw.
+   * @default warnings are dropped
+   */
+  onWarning?: (message: string, code: ToolbeltWarningCode) => void;
+}
+
+/**
+ * The toolbelt of a run: (registered tools) ∩ (agent's glob scope) ∩ (policy classes) ∩ (chat
+ * context), in registration order (seed 001 `composeToolbelt`).
+ *
+ * A tool with `contexts` is offered only when the chat context kind (default `"thread"`) is one
+ * of them; a tool without `contexts` is offered in every context. Duplicate names keep the first
+ * tool. Warnings (via `onWarning`): duplicate names; a tool gated to the current context that
+ * the policy or the agent's scope drops (naming which); a non-`"thread"` context for which no
+ * tool is registered at all (e.g. an editor chat with no editor tools wired).
+ *
+ * @example
+ * const tools = composeToolbelt({ tools: registered, policy: defaultPolicy("editor"),
+ *   chatContext: { kind: "editor", workflowId }, onWarning: (m) => logger.warn(m) });
+ */
+export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
+  const { policy, agent, onWarning } = options;
+  const kind = options.chatContext?.kind ?? "thread";
+  const warn = (message: string, code: ToolbeltWarningCode) => onWarning?.(message, code);
+
+  const seen = new Set<string>();
+  const registered = options.tools.filter((tool) => {
+    if (!seen.has(tool.name)) {
+      seen.add(tool.name);
+      return true;
+    }
+    warn(`Duplicate tool name "${tool.name}": keeping the first registered tool, ignoring the later one.`, "duplicate_tool");
+    return false;
+  });
+
+  const inScope = new Set(agent ? scopeTools(agent, registered) : registered);
+  const enabled = new Set(policy.classes);
+  let gatedToKind = false;
+
+  const toolbelt = registered.filter((tool) => {
+    const unlockedHere = tool.contexts?.includes(kind) ?? false;
+    gatedToKind ||= unlockedHere;
+    if (tool.contexts && !unlockedHere) return false;
+    const reasons: string[] = [];
+    if (!enabled.has(tool.permissionClass)) {
+      reasons.push(`its permission class "${tool.permissionClass}" is not enabled by the policy`);
+    }
+    if (!inScope.has(tool)) reasons.push(`agent "${agent?.agentId ?? ""}" is not scoped to it`);
+    if (reasons.length === 0) return true;
+    if (unlockedHere) {
+      warn(`Tool "${tool.name}" is unlocked by chat context "${kind}" but left out: ${reasons.join("; ")}.`, "context_tool_dropped");
+    }
+    return false;
+  });
+
+  if (kind !== "thread" && !gatedToKind) {
+    warn(
+      `Chat context "${kind}" unlocks no tool: no registered tool lists "${kind}" in its contexts ` +
+        `(are the ${kind} tools registered?). Only context-independent tools are offered.`,
+      "context_without_tools",
+    );
+  }
+  return toolbelt;
+}

@@ -1,0 +1,48 @@
+import type { PermissionClass, ToolPolicy } from "./tool-policy.js";
+
+/** Options of {@link defaultPolicy}. */
+export interface DefaultPolicyOptions {
+  /**
+   * Root that `workspace_*` tools are confined below. Until the host sets one, those tools refuse
+   * every path.
+   * @default null
+   */
+  workspaceRoot?: string | null;
+}
+
+const THREAD_CLASSES: readonly PermissionClass[] = [
+  "safe",
+  "knowledge",
+  "subagent",
+  "network",
+  "workspace_read",
+  "workspace_write",
+];
+
+/**
+ * The default policy for a chat context kind (seed 001 defaults table).
+ *
+ * | class | `"thread"` | `"editor"` |
+ * | --- | --- | --- |
+ * | safe, knowledge, subagent | on | on |
+ * | network | on | on |
+ * | workspace_read, workspace_write | on, confined to `workspaceRoot` | on, confined |
+ * | editor_mutate | off | on |
+ * | secrets, execute | off (opt-in) | off (opt-in) |
+ *
+ * Any other kind gets the `"thread"` classes. No MCP server is allowed and no approval is
+ * forced. Every call returns a fresh object the caller may modify.
+ *
+ * @param kind - the chat context kind. @default "thread"
+ * @example
+ * const policy = { ...defaultPolicy("thread", { workspaceRoot: "/srv/ws" }),
+ *   classes: [...defaultPolicy().classes, "execute"] };
+ */
+export function defaultPolicy(
+  kind: "thread" | "editor" | (string & {}) = "thread",
+  options: DefaultPolicyOptions = {},
+): ToolPolicy {
+  const classes = [...THREAD_CLASSES];
+  if (kind === "editor") classes.push("editor_mutate");
+  return { classes, workspaceRoot: options.workspaceRoot ?? null, allowedMcpServers: [] };
+}

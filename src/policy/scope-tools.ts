@@ -1,0 +1,38 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
+import type { Tool } from "../tools/tool.js";
+
+const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined =>
+  patterns == null ? undefined : compileGlobs(patterns);
+
+/**
+ * The tools an agent may use, by its glob scoping (seed 000 `getEffectiveTools`, exactly).
+ *
+ * - A list that is `null` or absent is unset. With all four lists unset, every tool is kept.
+ * - Tools whose name starts with `system_` are always kept.
+ * - Otherwise a tool is kept when its name matches `toolAllowlist` (if set), matches no
+ *   `toolDenylist` pattern (if set), and, when it declares capabilities, every capability
+ *   matches some `capabilityAllowlist` pattern (if set) and none matches `capabilityDenylist`
+ *   (if set). Tools without capabilities skip the capability checks.
+ * - An empty list is set: an empty allowlist allows nothing.
+ *
+ * Order is kept; the input array is not modified.
+ */
+export function scopeTools(agent: AgentDefinition, tools: Tool[]): Tool[] {
+  const toolAllow = compileList(agent.toolAllowlist);
+  const toolDeny = compileList(agent.toolDenylist);
+  const capabilityAllow = compileList(agent.capabilityAllowlist);
+  const capabilityDeny = compileList(agent.capabilityDenylist);
+  if (!toolAllow && !toolDeny && !capabilityAllow && !capabilityDeny) return tools.slice();
+
+  return tools.filter((tool) => {
+    if (tool.name.startsWith("system_")) return true;
+    if (toolAllow && !toolAllow(tool.name)) return false;
+    if (toolDeny?.(tool.name)) return false;
+    const capabilities = tool.capabilities;
+    if (!capabilities || capabilities.length === 0) return true;
+    if (capabilityAllow && !capabilities.every(capabilityAllow)) return false;
+    if (capabilityDeny && capabilities.some(capabilityDeny)) return false;
+    return true;
+  });
+}
