@@ -8,6 +8,9 @@
 // >>> jsonl store block
 // <<< jsonl store block
 // >>> workspace tools block
+export { createWorkspaceTools } from "../node/workspace-tools.js";
+export type { WorkspaceToolsOptions } from "../node/workspace-tools.js";
+export type { RunCommandResult } from "../node/workspace-command.js";
 // <<< workspace tools block
 // >>> cli providers block
 // <<< cli providers block

@@ -17,6 +17,11 @@ function draftOf(schema: JsonSchema): "2020-12" | "7" | "2019-09" | "4" {
   return "2020-12";
 }
 
+// A `false` subschema (additionalProperties: false, ...) reports "False boolean schema.", which
+// tells a model nothing; say what it means.
+const describeError = (e: { keyword: string; error: string }): string =>
+  e.keyword === "false" ? "not allowed here (unexpected property or item)" : e.error;
+
 /**
  * A validator for a JSON Schema. Interprets the schema (no code generation, no `eval`), so it runs
  * on edge runtimes with a strict CSP.
@@ -33,7 +38,7 @@ export function createJsonSchemaValidator(schema: JsonSchema): ValueValidator {
     const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_REPORTED);
     return {
       ok: false,
-      message: shown.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${e.error}`).join("; "),
+      message: shown.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${describeError(e)}`).join("; "),
     };
   };
 }

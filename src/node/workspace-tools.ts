@@ -1,0 +1,137 @@
+/// <reference types="node" />
+import { Buffer } from "node:buffer";
+import { constants } from "node:fs";
+import { mkdir, open, readdir, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import process from "node:process";
+import { z } from "zod/v4";
+import { defineTool } from "../tools/define-tool.js";
+import type { Tool } from "../tools/tool.js";
+import { createRunCommandTool } from "./workspace-command.js";
+import { confineWorkspacePath, describeFsError } from "./workspace-path.js";
+
+/** Options of {@link createWorkspaceTools}. */
+export interface WorkspaceToolsOptions {
+  /** Program names `run_command` may start (exact match on the program name). @default [] (none) */
+  commandAllowlist?: string[];
+  /** Bytes `read_file` returns at most per call; longer files are cut (`truncated: true`). @default 100_000 */
+  maxReadBytes?: number;
+  /** Entries `list_directory` returns at most. @default 1_000 */
+  maxListEntries?: number;
+  /** Longest a command may run before it is killed; a call may ask for less. @default 60_000 */
+  commandTimeoutMs?: number;
+  /** Bytes kept from the end of each of stdout and stderr. @default 16_000 */
+  maxOutputBytes?: number;
+  /**
+   * Environment of commands. The default passes only `PATH`, home, temp, locale and Windows
+   * system variables from `process.env`, so host secrets do not leak into commands.
+   * @default a minimal subset of process.env
+   */
+  commandEnv?: Record<string, string | undefined>;
+}
+
+const ENV_KEYS = ["PATH", "HOME", "USERPROFILE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL"];
+// O_NOFOLLOW refuses a symlink swapped in as the final component after the checks (0 on Windows).
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+const pathArg = (what: string) => z.string().describe(`${what}, relative to the workspace root`);
+const fail = (action: string, path: string, error: unknown): never => {
+  throw new Error(`Cannot ${action} ${JSON.stringify(path)}: ${describeFsError(error)}.`, { cause: error });
+};
+
+/**
+ * File and command tools confined to the session's workspace (`ctx.policy.workspaceRoot`):
+ *
+ * - `read_file` (`workspace_read`): a file's text, from a byte `offset`, at most `maxReadBytes`.
+ * - `list_directory` (`workspace_read`): entries with their type, sorted by name.
+ * - `write_file` (`workspace_write`, not parallel-safe, lock `workspace_fs`): creates or replaces a
+ *   file, creating missing parent directories.
+ * - `run_command` (`execute`, not parallel-safe, lock `workspace_fs`): starts an allowlisted
+ *   program without a shell, in a workspace directory; honours the abort signal and a time limit.
+ *   The allowlist is its boundary: an allowed program can do whatever it can do.
+ *
+ * Every path is confined lexically and by real path (symlinks leaving the workspace are refused);
+ * with no workspace root every path is refused. Failures throw an `Error` whose message is fit for
+ * the model (the loop turns it into an error result). Policy classes decide which tools a session
+ * gets: `execute` is off by default.
+ *
+ * @example
+ * const runtime = createAgentRuntime({ ..., tools: createWorkspaceTools({ commandAllowlist: ["npm"] }),
+ *   policy: { ...defaultPolicy("thread", { workspaceRoot: "/srv/ws" }) } });
+ */
+export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[] {
+  const maxReadBytes = options.maxReadBytes ?? 100_000;
+  const maxListEntries = options.maxListEntries ?? 1_000;
+  const env = options.commandEnv ?? Object.fromEntries(ENV_KEYS.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+
+  const readFile = defineTool({
+    name: "read_file",
+    description: `Read a text file of the workspace (at most ${maxReadBytes} bytes per call; use offset to read on).`,
+    input: z.object({ path: pathArg("File path"), offset: z.number().int().nonnegative().default(0).describe("Byte offset to start at") }),
+    permissionClass: "workspace_read",
+    async execute({ path, offset = 0 }, ctx) {
+      const real = await confineWorkspacePath(ctx.policy, path);
+      const info = await stat(real).catch((error: unknown) => fail("read", path, error));
+      if (info.isDirectory()) throw new Error(`Cannot read ${JSON.stringify(path)}: it is a directory; use list_directory.`);
+      if (!info.isFile()) throw new Error(`Cannot read ${JSON.stringify(path)}: not a regular file.`);
+      const handle = await open(real, constants.O_RDONLY | NOFOLLOW).catch((error: unknown) => fail("read", path, error));
+      try {
+        const buffer = Buffer.alloc(Math.max(0, Math.min(maxReadBytes, info.size - offset)));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+        const bytes = buffer.subarray(0, bytesRead);
+        const truncated = offset + bytesRead < info.size;
+        if (bytes.includes(0)) return { path, size: info.size, binary: true, content: "", truncated };
+        return { path, size: info.size, offset, content: bytes.toString("utf8"), truncated };
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+
+  const listDirectory = defineTool({
+    name: "list_directory",
+    description: "List the entries of a workspace directory (name and type), sorted by name.",
+    input: z.object({ path: pathArg("Directory path").default(".") }),
+    permissionClass: "workspace_read",
+    async execute({ path = "." }, ctx) {
+      const real = await confineWorkspacePath(ctx.policy, path);
+      const dirents = await readdir(real, { withFileTypes: true }).catch((error: unknown) => fail("list", path, error));
+      const entries = dirents
+        .map((d) => ({
+          name: d.name,
+          type: d.isDirectory() ? "directory" : d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : "other",
+        }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return { path, entries: entries.slice(0, maxListEntries), truncated: entries.length > maxListEntries };
+    },
+  });
+
+  const writeFile = defineTool({
+    name: "write_file",
+    description: "Create or replace a text file in the workspace (missing parent directories are created).",
+    input: z.object({ path: pathArg("File path"), content: z.string().describe("The complete new content") }),
+    permissionClass: "workspace_write",
+    parallelSafe: false,
+    exclusiveLock: "workspace_fs",
+    async execute({ path, content }, ctx) {
+      const real = await confineWorkspacePath(ctx.policy, path);
+      await mkdir(dirname(real), { recursive: true }).catch((error: unknown) => fail("create the parent of", path, error));
+      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW;
+      const handle = await open(real, flags, 0o666).catch((error: unknown) => fail("write", path, error));
+      try {
+        const { bytesWritten } = await handle.write(content, null, "utf8");
+        return { path, bytesWritten };
+      } finally {
+        await handle.close();
+      }
+    },
+  });
+
+  const runCommand = createRunCommandTool({
+    commandAllowlist: [...(options.commandAllowlist ?? [])],
+    timeoutMs: options.commandTimeoutMs ?? 60_000,
+    maxOutputBytes: options.maxOutputBytes ?? 16_000,
+    env,
+  });
+  return [readFile, listDirectory, writeFile, runCommand];
+}
