@@ -100,6 +100,13 @@ export type {
   WarningEvent,
 } from "./loop/loop-event.js";
 // >>> loop block
+export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
+export type { LoopOptions } from "./loop/run-unified-agent-loop.js";
+export { DEFAULT_BUDGET, TurnBudget, createTurnBudget } from "./loop/budget.js";
+export type { BudgetCounters, BudgetViolation } from "./loop/budget.js";
+export { buildSubtaskSystemPrompt, FINISH_SUBTASK, RUN_SUBTASK } from "./loop/subtask-tools.js";
+export type { RunSubtaskArgs, SubtaskPromptInfo } from "./loop/subtask-tools.js";
+export { computeCostUsd } from "./providers/pricing.js";
 // <<< loop block
 
 // --- agents ---

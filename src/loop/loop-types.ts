@@ -1,4 +1,4 @@
-import type { Message, Usage } from "../messages/message.js";
+import type { Message, ToolResultPart, Usage } from "../messages/message.js";
 import type { BudgetReason } from "./budget-types.js";
 import type { ExecutionTreeSnapshot } from "./execution-tree-types.js";
 
@@ -35,6 +35,13 @@ export interface LoopResult {
   /** Summed over every depth. */
   usage: Usage;
   error?: { message: string; reason?: BudgetReason };
+  /** When `suspended`: the approvals awaited, at any depth. */
+  pendingApprovals?: ApprovalRequest[];
+  /**
+   * When `suspended`: what to pass back as `resume` (add the decisions) together with
+   * `history: [...history, ...messages]` to continue the turn.
+   */
+  resume?: ResumeState;
 }
 
 /**
@@ -43,5 +50,11 @@ export interface LoopResult {
  */
 export interface ResumeState {
   frames: Record<string, Message[]>;
-  decisions: Record<string, { approved: boolean; reason?: string }>;
+  /** By toolCallId. `requestId` (optional) names the approval request the decision answers. */
+  decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }>;
+  /**
+   * Results of calls that already completed in a batch that was suspended (by toolCallId):
+   * reused on resume so nothing runs twice. Filled in by the loop in a suspended result's `resume`.
+   */
+  results?: Record<string, ToolResultPart>;
 }

@@ -1,0 +1,197 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { BudgetLimits, BudgetReason } from "./budget-types.js";
+
+/** Seed 001 defaults. */
+export const DEFAULT_BUDGET: Readonly<BudgetLimits> = Object.freeze({
+  maxDepth: 3,
+  maxIterationsPerLevel: 20,
+  maxParallelPerTurn: 8,
+  maxTotalSubtasks: 32,
+  maxTotalLlmCalls: 60,
+  maxTotalToolCalls: 200,
+  maxWallClockMs: 180_000,
+  maxToolResultBytes: 50_000,
+  maxHistoryTokens: 128_000,
+});
+
+/** A spent budget: which limit, and the value that would have passed it. */
+export interface BudgetViolation {
+  reason: BudgetReason;
+  limit: number;
+  observed: number;
+}
+
+/** What a turn has used so far, over every depth. */
+export interface BudgetCounters {
+  llmCalls: number;
+  toolCalls: number;
+  subtasks: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number;
+  resultBytes: number;
+}
+
+const BRAND = Symbol.for("agentry.turnBudget");
+
+/**
+ * The budget of one root turn, shared by every depth of it. Every check is made before the thing
+ * it limits (LLM call, tool dispatch, sub-task spawn) and reserves it at once, so concurrent
+ * fan-out can never overshoot a count. Token and cost limits are checked before each LLM call
+ * (a single response can pass them; the next call is then refused).
+ *
+ * Pass the same instance to several `runUnifiedAgentLoop` calls to share it.
+ */
+export class TurnBudget {
+  readonly limits: Readonly<BudgetLimits>;
+  /** `Date.now()` when the budget was created; the wall clock runs from here. */
+  readonly startedAt: number;
+  readonly counters: BudgetCounters = {
+    llmCalls: 0,
+    toolCalls: 0,
+    subtasks: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cachedInputTokens: 0,
+    costUsd: 0,
+    resultBytes: 0,
+  };
+  /** The first limit that was hit, or null. Once set, every level of the turn stops. */
+  exceeded: BudgetViolation | null = null;
+  /** @internal whether the single `budget_exceeded` event of the turn was emitted */
+  reported = false;
+  /** @internal named exclusive locks of the turn (lock name → tail of its queue) */
+  readonly locks = new Map<string, Promise<void>>();
+  declare readonly [BRAND]: true;
+
+  constructor(limits: Partial<BudgetLimits> = {}, now: number = Date.now()) {
+    this.limits = resolveLimits(limits);
+    this.startedAt = now;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** True for a `TurnBudget` (also one made by a duplicate install). */
+  static isTurnBudget(value: unknown): value is TurnBudget {
+    return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
+  /** Milliseconds left on the wall clock (may be negative). */
+  remainingMs(now: number = Date.now()): number {
+    return this.limits.maxWallClockMs - (now - this.startedAt);
+  }
+
+  /** Check and reserve one LLM call. */
+  tryLlmCall(): BudgetViolation | null {
+    const c = this.counters;
+    const l = this.limits;
+    return (
+      this.exceeded ??
+      this.clock() ??
+      (c.llmCalls >= l.maxTotalLlmCalls ? this.fail("llm_calls", l.maxTotalLlmCalls, c.llmCalls + 1) : null) ??
+      (l.maxTotalTokens !== undefined && c.inputTokens + c.outputTokens >= l.maxTotalTokens
+        ? this.fail("tokens", l.maxTotalTokens, c.inputTokens + c.outputTokens)
+        : null) ??
+      (l.maxCostUsd !== undefined && c.costUsd >= l.maxCostUsd ? this.fail("cost", l.maxCostUsd, c.costUsd) : null) ??
+      this.take("llmCalls")
+    );
+  }
+
+  /** Check and reserve one tool dispatch. */
+  tryToolCall(): BudgetViolation | null {
+    const c = this.counters;
+    const l = this.limits;
+    return (
+      this.exceeded ??
+      this.clock() ??
+      (c.toolCalls >= l.maxTotalToolCalls ? this.fail("tool_calls", l.maxTotalToolCalls, c.toolCalls + 1) : null) ??
+      (l.maxTotalResultBytes !== undefined && c.resultBytes >= l.maxTotalResultBytes
+        ? this.fail("bytes", l.maxTotalResultBytes, c.resultBytes)
+        : null) ??
+      this.take("toolCalls")
+    );
+  }
+
+  /** Check and reserve one sub-task spawn. */
+  trySubtask(): BudgetViolation | null {
+    const c = this.counters;
+    const l = this.limits;
+    return (
+      this.exceeded ??
+      this.clock() ??
+      (c.subtasks >= l.maxTotalSubtasks ? this.fail("subtasks", l.maxTotalSubtasks, c.subtasks + 1) : null) ??
+      this.take("subtasks")
+    );
+  }
+
+  /** The wall-clock check alone (made at every boundary). */
+  checkClock(): BudgetViolation | null {
+    return this.exceeded ?? this.clock();
+  }
+
+  /** Record one response's usage. */
+  addUsage(inputTokens: number, outputTokens: number, cachedInputTokens: number, costUsd: number): void {
+    const c = this.counters;
+    c.inputTokens += inputTokens;
+    c.outputTokens += outputTokens;
+    c.cachedInputTokens += cachedInputTokens;
+    c.costUsd += costUsd;
+  }
+
+  /**
+   * How many bytes of tool result may still be kept, given the per-result cap and the turn's
+   * result-byte budget. Records `wanted` bytes (capped); when the turn budget runs out it is exceeded.
+   */
+  admitResultBytes(wanted: number): number {
+    const l = this.limits;
+    let allowed = Math.min(wanted, l.maxToolResultBytes);
+    if (l.maxTotalResultBytes !== undefined) {
+      const left = Math.max(0, l.maxTotalResultBytes - this.counters.resultBytes);
+      if (allowed >= left) {
+        allowed = left;
+        if (wanted > left) this.fail("bytes", l.maxTotalResultBytes, this.counters.resultBytes + Math.min(wanted, l.maxToolResultBytes));
+      }
+    }
+    this.counters.resultBytes += allowed;
+    return allowed;
+  }
+
+  private clock(): BudgetViolation | null {
+    const elapsed = Date.now() - this.startedAt;
+    return elapsed >= this.limits.maxWallClockMs ? this.fail("wall_clock", this.limits.maxWallClockMs, elapsed) : null;
+  }
+
+  private take(counter: "llmCalls" | "toolCalls" | "subtasks"): null {
+    this.counters[counter]++;
+    return null;
+  }
+
+  /** @internal marks the budget spent (first violation wins) */
+  fail(reason: BudgetReason, limit: number, observed: number): BudgetViolation {
+    this.exceeded ??= { reason, limit, observed };
+    return this.exceeded;
+  }
+}
+
+/** Makes a budget; pass the same one to several loops to share it. */
+export function createTurnBudget(limits: Partial<BudgetLimits> = {}): TurnBudget {
+  return new TurnBudget(limits);
+}
+
+function resolveLimits(limits: Partial<BudgetLimits>): Readonly<BudgetLimits> {
+  const merged: BudgetLimits = { ...DEFAULT_BUDGET };
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(limits) as [keyof BudgetLimits, unknown][]) {
+    if (value === undefined || value === null) continue;
+    if (!(key in DEFAULT_BUDGET) && key !== "maxTotalTokens" && key !== "maxCostUsd" && key !== "maxTotalResultBytes") {
+      problems.push(`unknown budget limit "${key}"`);
+    } else if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
+      problems.push(`${key} must be a non-negative number, got ${JSON.stringify(value)}`);
+    } else {
+      merged[key] = value;
+    }
+  }
+  if (merged.maxParallelPerTurn < 1) problems.push("maxParallelPerTurn must be at least 1");
+  if (problems.length > 0) throw new InvalidArgumentError(`Invalid budget: ${problems.join("; ")}`);
+  return Object.freeze(merged);
+}

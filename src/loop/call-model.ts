@@ -1,0 +1,126 @@
+import { isAbortError } from "../internal/abort.js";
+import type { AssistantMessage, AssistantPart, Message, ThinkingPart, ToolCallPart } from "../messages/message.js";
+import type { FinishReason } from "../providers/provider.js";
+import { computeCostUsd } from "../providers/pricing.js";
+import type { Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+
+/** What one model call produced. */
+export interface ModelTurn {
+  /** The assistant message to append (absent when nothing usable came back). */
+  message: AssistantMessage | undefined;
+  text: string;
+  toolCalls: ToolCallPart[];
+  finish: FinishReason | undefined;
+  /** Set when the stream failed; `aborted` tells an abort from a provider error. */
+  error: unknown;
+  aborted: boolean;
+}
+
+/**
+ * Streams one model response: yields `chunk`/`thinking` events as deltas arrive, then `usage`;
+ * returns the assembled assistant message. Never throws for a provider's fault.
+ */
+export async function* callModel(level: Level, history: readonly Message[]): AsyncGenerator<LoopEvent, ModelTurn> {
+  const { turn, depth, parentId } = level;
+  const parts: AssistantPart[] = [];
+  const toolCalls: ToolCallPart[] = [];
+  let text = "";
+  let streamedText = false;
+  let finish: FinishReason | undefined;
+  let usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
+  let error: unknown;
+  let aborted = false;
+  try {
+    const stream = turn.provider.stream(
+      {
+        model: turn.model,
+        system: level.systemPrompt,
+        messages: history.slice(),
+        tools: level.modelTools,
+        ...turn.request,
+      },
+      { signal: turn.signal },
+    );
+    for await (const event of stream) {
+      switch (event.type) {
+        case "text_delta": {
+          if (event.text === "") break;
+          text += event.text;
+          streamedText = true;
+          const last = parts[parts.length - 1];
+          if (last?.type === "text") last.text += event.text;
+          else parts.push({ type: "text", text: event.text });
+          yield { type: "chunk", content: event.text, depth, parentId };
+          break;
+        }
+        case "thinking_delta": {
+          appendThinking(parts, event);
+          if (event.text !== "") yield { type: "thinking", content: event.text, depth, parentId };
+          break;
+        }
+        case "tool_call": {
+          const call: ToolCallPart = { type: "tool_call", id: event.id, name: event.name, args: event.args };
+          toolCalls.push(call);
+          parts.push(call);
+          break;
+        }
+        case "usage":
+          usage = event;
+          break;
+        case "finish":
+          finish = event.reason;
+          break;
+      }
+    }
+    if (turn.signal.aborted) aborted = true;
+  } catch (thrown) {
+    error = thrown;
+    aborted = turn.signal.aborted || isAbortError(thrown);
+  }
+  if (streamedText) yield { type: "chunk", content: "", done: true, depth, parentId };
+  if (usage) {
+    const cached = usage.cachedInputTokens ?? 0;
+    const pricing = turn.pricing?.[turn.model];
+    const costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
+    turn.budget.addUsage(usage.inputTokens, usage.outputTokens, cached, costUsd ?? 0);
+    const event: LoopEvent = {
+      type: "usage",
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      model: turn.model,
+      depth,
+      parentId,
+    };
+    if (cached) event.cachedInputTokens = cached;
+    if (costUsd !== undefined) event.costUsd = costUsd;
+    yield event;
+  }
+  if (error !== undefined || aborted) {
+    // Keep what was said, never a half-made tool call: the history must stay valid for providers.
+    const kept = parts.filter((p) => p.type !== "tool_call");
+    const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept } : undefined;
+    return { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted };
+  }
+  if (finish === "length" && toolCalls.length > 0) {
+    // A response cut off by the token limit can carry calls whose arguments were cut too.
+    toolCalls.length = 0;
+    for (let i = parts.length - 1; i >= 0; i--) if (parts[i]!.type === "tool_call") parts.splice(i, 1);
+  }
+  const message: AssistantMessage | undefined = parts.length > 0 ? { role: "assistant", content: parts } : undefined;
+  return { message, text, toolCalls, finish, error: undefined, aborted: false };
+}
+
+function appendThinking(parts: AssistantPart[], delta: { text: string; signature?: string; redacted?: boolean }): void {
+  const last = parts[parts.length - 1];
+  const open = last?.type === "thinking" && last.signature === undefined && !last.redacted && !delta.redacted ? last : undefined;
+  if (open) {
+    open.text += delta.text;
+    if (delta.signature !== undefined) open.signature = delta.signature;
+    return;
+  }
+  const part: ThinkingPart = { type: "thinking", text: delta.text };
+  if (delta.signature !== undefined) part.signature = delta.signature;
+  if (delta.redacted) part.redacted = true;
+  parts.push(part);
+}

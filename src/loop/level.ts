@@ -1,0 +1,83 @@
+import type { ToolCallPart, ToolResultPart } from "../messages/message.js";
+import type { ToolPolicy } from "../policy/tool-policy.js";
+import type { ModelRequest, ModelTool, PricingTable, Provider } from "../providers/provider.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { ValueValidator } from "../schema/validate.js";
+import type { Tool } from "../tools/tool.js";
+import type { TurnBudget } from "./budget.js";
+import type { ExecutionTree } from "./execution-tree.js";
+import type { LoopEvent } from "./loop-event.js";
+import type { ApprovalHandler, ApprovalRequest, ResumeState } from "./loop-types.js";
+import type { SubtaskPromptInfo } from "./subtask-tools.js";
+
+/** Everything shared by all levels of one turn. */
+export interface Turn {
+  provider: Provider;
+  model: string;
+  budget: TurnBudget;
+  tree: ExecutionTree;
+  /** Aborted by the host's signal, the wall-clock deadline, or the consumer leaving. */
+  signal: AbortSignal;
+  approve: ApprovalHandler | undefined;
+  /** The host's policy, when given (then also enforced at dispatch). */
+  policy: ToolPolicy | undefined;
+  /** What tools see as `ctx.policy`. */
+  toolPolicy: ToolPolicy;
+  host: unknown;
+  pricing: PricingTable | undefined;
+  resume: ResumeState | undefined;
+  sessionId: string | undefined;
+  agentId: string | undefined;
+  toolTimeoutMs: number | undefined;
+  request: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
+  subtaskPrompt: (info: SubtaskPromptInfo) => string;
+}
+
+/** One depth of the recursion. */
+export interface Level {
+  turn: Turn;
+  depth: number;
+  parentId: string | null;
+  systemPrompt: string;
+  tools: Map<string, Tool>;
+  modelTools: ModelTool[];
+  offersSubtask: boolean;
+  outputSchema: JsonSchema | undefined;
+  outputValidator: ValueValidator | undefined;
+}
+
+/** A yielded event before `depth`/`parentId` are attached. */
+export type Emit = LoopEvent;
+
+/** What a level's run of one batch of tool calls came to. */
+export interface BatchOutcome {
+  /** In the model's call order; absent entries belong to suspended calls. */
+  results: (ToolResultPart | undefined)[];
+  suspended: boolean;
+  pendingApprovals: ApprovalRequest[];
+  /** Accepted `finish_subtask` result, if any. */
+  finished: { value: unknown } | undefined;
+  /** Resume material collected from suspended children and this batch. */
+  resume: ResumeState & { results: Record<string, ToolResultPart> };
+}
+
+/** A tool call as planned before it runs. */
+export interface CallPlan {
+  call: ToolCallPart;
+  kind: "refuse" | "tool" | "subtask" | "finish";
+  tool: Tool | undefined;
+  /** Arguments as the model sent them (parsed JSON), for events and previews. */
+  args: unknown;
+  /** Arguments after validation (zod defaults/transforms applied), for `execute`. */
+  input: unknown;
+  refusal: string | undefined;
+  needsApproval: boolean;
+  decision: { approved: boolean; reason?: string } | undefined;
+  /** Validator of a sub-task's `output_schema`, compiled while planning. */
+  outputValidator: ValueValidator | undefined;
+  /** The approval request's id, once asked. */
+  requestId: string | undefined;
+  /** The `start` event was emitted already (in an earlier phase or run). */
+  started: boolean;
+  startedAt: number;
+}

@@ -1,0 +1,100 @@
+import type { ToolCallPart } from "../messages/message.js";
+import { validateToolArgs } from "../tools/validate-tool-args.js";
+import type { CallPlan, Level } from "./level.js";
+import { FINISH_SUBTASK, RUN_SUBTASK } from "./subtask-tools.js";
+import { createJsonSchemaValidator } from "../schema/validate.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+
+const runSubtaskValidator = createJsonSchemaValidator({
+  type: "object",
+  properties: {
+    title: { type: "string" },
+    instructions: { type: "string" },
+    tools: { type: "array", items: { type: "string" } },
+    output_schema: { type: "object" },
+  },
+  required: ["title", "instructions"],
+});
+
+/**
+ * Decides what a call is before anything runs: an intercepted sub-task tool, a permitted tool
+ * with valid arguments, or a refusal the model will read (unknown, not permitted, invalid args,
+ * depth limit). Approval need is settled later (it may be async).
+ */
+export function planCall(level: Level, call: ToolCallPart): CallPlan {
+  const plan: CallPlan = {
+    call,
+    kind: "refuse",
+    tool: undefined,
+    args: call.args,
+    input: undefined,
+    refusal: undefined,
+    needsApproval: false,
+    decision: undefined,
+    requestId: undefined,
+    outputValidator: undefined,
+    started: false,
+    startedAt: 0,
+  };
+  let args = call.args;
+  if (typeof args === "string") {
+    // Providers hand over arguments they could not parse as the raw string.
+    try {
+      args = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
+    } catch {
+      plan.refusal = `Invalid arguments for "${call.name}": not valid JSON. Send the arguments as a JSON object.`;
+      return plan;
+    }
+  }
+  plan.args = args;
+  const { turn } = level;
+  if (call.name === RUN_SUBTASK) {
+    if (turn.policy && !turn.policy.classes.includes("subagent")) {
+      plan.refusal = `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`;
+    } else if (level.depth >= turn.budget.limits.maxDepth) {
+      plan.refusal = `Cannot run a sub-task here: the depth limit (maxDepth ${turn.budget.limits.maxDepth}) is reached. Do the work directly with your own tools.`;
+    } else {
+      const checked = runSubtaskValidator(args);
+      if (checked.ok) {
+        const schema = (args as { output_schema?: JsonSchema }).output_schema;
+        try {
+          if (schema !== undefined) plan.outputValidator = createJsonSchemaValidator(schema);
+          plan.kind = "subtask";
+          plan.input = args;
+        } catch (error) {
+          plan.refusal = `Invalid output_schema for "${RUN_SUBTASK}": ${error instanceof Error ? error.message : String(error)}`;
+        }
+      }
+      else plan.refusal = `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`;
+    }
+    return plan;
+  }
+  if (call.name === FINISH_SUBTASK && level.outputValidator) {
+    plan.kind = "finish";
+    plan.input = args;
+    return plan;
+  }
+  const tool = level.tools.get(call.name);
+  if (!tool) {
+    plan.refusal = `Unknown tool "${call.name}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`;
+    return plan;
+  }
+  if (turn.policy && !turn.policy.classes.includes(tool.permissionClass)) {
+    plan.refusal = `Tool "${call.name}" is not permitted: its permission class "${tool.permissionClass}" is not enabled for this session.`;
+    return plan;
+  }
+  const checked = validateToolArgs(tool, args);
+  if (!checked.ok) {
+    plan.refusal = `Invalid arguments for "${call.name}": ${checked.message}`;
+    return plan;
+  }
+  plan.kind = "tool";
+  plan.tool = tool;
+  plan.input = checked.value;
+  const approval = turn.policy?.approval;
+  plan.needsApproval =
+    tool.requiresApproval === true ||
+    (approval?.tools?.includes(tool.name) ?? false) ||
+    (approval?.classes?.includes(tool.permissionClass) ?? false);
+  return plan;
+}

@@ -1,0 +1,223 @@
+import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../messages/message.js";
+import type { Tool } from "../tools/tool.js";
+import type { TurnBudget } from "./budget.js";
+import { callModel } from "./call-model.js";
+import { budgetEvent, type ChildOutcome, type RunChild } from "./execute-plan.js";
+import type { BatchOutcome, CallPlan, Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+import type { LoopResult, LoopStatus } from "./loop-types.js";
+import { runBatch } from "./run-batch.js";
+import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, type RunSubtaskArgs } from "./subtask-tools.js";
+
+/** Usage of the turn so far, as results report it. */
+export function usageOf(budget: TurnBudget, priced: boolean): Usage {
+  const c = budget.counters;
+  const usage: Usage = { inputTokens: c.inputTokens, outputTokens: c.outputTokens, llmCalls: c.llmCalls, toolCalls: c.toolCalls };
+  if (c.cachedInputTokens > 0) usage.cachedInputTokens = c.cachedInputTokens;
+  if (priced) usage.costUsd = c.costUsd;
+  return usage;
+}
+
+/** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
+export function modelToolsFor(level: Pick<Level, "tools" | "offersSubtask" | "outputSchema">): Level["modelTools"] {
+  const list: Level["modelTools"] = [];
+  for (const tool of level.tools.values()) list.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
+  if (level.offersSubtask) list.push(runSubtaskTool);
+  if (level.outputSchema) list.push(finishSubtaskTool(level.outputSchema));
+  return list;
+}
+
+/** Whether a level at `depth` offers `run_subtask`. */
+export function offersSubtaskAt(level: Pick<Level, "turn">, depth: number): boolean {
+  const { turn } = level;
+  return depth < turn.budget.limits.maxDepth && (!turn.policy || turn.policy.classes.includes("subagent"));
+}
+
+/** The last message when it is an assistant message whose tool calls have no results yet. */
+function pendingCalls(history: readonly Message[]): ToolCallPart[] | undefined {
+  const last = history[history.length - 1];
+  if (last?.role !== "assistant") return undefined;
+  const calls = last.content.filter((p): p is ToolCallPart => p.type === "tool_call");
+  return calls.length > 0 ? calls : undefined;
+}
+
+function lastText(message: AssistantMessage): string {
+  let text = "";
+  for (const part of message.content) if (part.type === "text") text += part.text;
+  return text;
+}
+
+/** What a level's run came to, with what its parent needs to suspend and resume it. */
+export type LevelRun = ChildOutcome;
+
+/**
+ * One level of the loop: call the model, run its tool calls, repeat until it answers without
+ * tools, a limit is hit, or the turn is aborted or suspended.
+ */
+export async function* runLevel(level: Level, history: Message[], appended: Message[]): AsyncGenerator<LoopEvent, LevelRun> {
+  const { turn, depth, parentId } = level;
+  const { budget } = turn;
+  let text = "";
+  let lastHadToolCalls = false;
+  const finish = (status: LoopStatus, extra: Partial<LoopResult> = {}, batch?: BatchOutcome): LevelRun => {
+    const result: LoopResult = { status, text, messages: appended, executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), ...extra };
+    const resume = batch?.resume ?? { frames: {}, decisions: {}, results: {} };
+    const pendingApprovals = batch?.pendingApprovals ?? [];
+    if (status === "suspended") {
+      result.pendingApprovals = pendingApprovals;
+      result.resume = resume;
+    }
+    return { result, history, resume, pendingApprovals };
+  };
+  const push = (message: Message): LoopEvent => {
+    history.push(message);
+    appended.push(message);
+    return { type: "message", message, depth, parentId };
+  };
+  function* stopped(): Generator<LoopEvent, LevelRun | undefined> {
+    const spent = budget.exceeded;
+    if (spent) {
+      const event = budgetEvent(level, spent);
+      if (event) yield event;
+      return finish("budget_exceeded", { error: { message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`, reason: spent.reason } });
+    }
+    if (turn.signal.aborted) return finish("aborted", { error: { message: "The turn was aborted." } });
+    return undefined;
+  }
+  async function* afterBatch(batch: BatchOutcome, calls: ToolCallPart[]): AsyncGenerator<LoopEvent, LevelRun | undefined> {
+    if (batch.suspended) return finish("suspended", {}, batch);
+    const message: ToolMessage = { role: "tool", content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)) };
+    yield push(message);
+    if (batch.finished) return finish("complete", { structured: batch.finished.value });
+    return yield* stopped();
+  }
+
+  if (turn.resume) {
+    const last = history[history.length - 1];
+    const calls = pendingCalls(history);
+    if (calls) {
+      lastHadToolCalls = true;
+      const batch = yield* runBatch(level, calls, runChild, true);
+      const ended = yield* afterBatch(batch, calls);
+      if (ended) return ended;
+    } else if (last?.role === "assistant") {
+      text = lastText(last);
+      return finish("complete");
+    } else if (last?.role === "tool" && level.outputValidator) {
+      const accepted = acceptedFinish(history);
+      if (accepted) return finish("complete", { structured: accepted.value });
+    }
+  }
+
+  const maxIterations = budget.limits.maxIterationsPerLevel;
+  for (let iteration = 1; ; iteration++) {
+    const halted = yield* stopped();
+    if (halted) return halted;
+    if (iteration > maxIterations) {
+      if (lastHadToolCalls) {
+        yield { type: "warning", code: "tool_loop_exhausted", message: `Stopped after ${maxIterations} model calls at depth ${depth}: the tool loop did not finish.`, depth, parentId };
+      }
+      return finish("iteration_limit", { error: { message: `Iteration limit reached (${maxIterations} model calls at depth ${depth}).` } });
+    }
+    const violation = budget.tryLlmCall();
+    if (violation) {
+      const halted = yield* stopped();
+      if (halted) return halted;
+    }
+    yield { type: "llm_call_start", iteration, depth, parentId };
+    const response = yield* callModel(level, history);
+    const message = response.message;
+    if (message && message.content.some((p) => p.type === "text")) text = response.text;
+    if (response.aborted || response.error !== undefined) {
+      if (message) yield push(message);
+      const halted = yield* stopped();
+      if (halted) return halted;
+      const reason = response.error instanceof Error ? response.error.message : String(response.error);
+      yield { type: "error", message: reason, depth, parentId };
+      return finish("error", { error: { message: reason } });
+    }
+    const calls = response.toolCalls;
+    if (calls.length === 0) {
+      lastHadToolCalls = false;
+      if (response.finish === "length") {
+        yield { type: "warning", code: "max_output_tokens", message: "The response was cut off by the output token limit.", depth, parentId };
+      }
+      if (level.outputValidator) {
+        if (message) yield push(message);
+        yield push({ role: "user", content: `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
+        continue;
+      }
+      const final: AssistantMessage = message ?? { role: "assistant", content: [] };
+      if (depth === 0 && turn.tree.size > 0) final.executionTree = turn.tree.snapshot();
+      if (depth === 0) final.usage = usageOf(budget, turn.pricing !== undefined);
+      yield push(final);
+      return finish("complete");
+    }
+    lastHadToolCalls = true;
+    yield push(message!);
+    yield { type: "tool_calls_preparing", names: calls.map((c) => c.name), depth, parentId };
+    const batch = yield* runBatch(level, calls, runChild, false);
+    const ended = yield* afterBatch(batch, calls);
+    if (ended) return ended;
+  }
+}
+
+function missingResult(call: ToolCallPart) {
+  return { type: "tool_result" as const, toolCallId: call.id, name: call.name, result: "Not run.", isError: true };
+}
+
+function acceptedFinish(history: readonly Message[]): { value: unknown } | undefined {
+  const last = history[history.length - 1];
+  const previous = history[history.length - 2];
+  if (last?.role !== "tool" || previous?.role !== "assistant") return undefined;
+  for (const part of last.content) {
+    if (part.name !== FINISH_SUBTASK || part.isError) continue;
+    const call = previous.content.find((p): p is ToolCallPart => p.type === "tool_call" && p.id === part.toolCallId);
+    if (call) return { value: (call.args as { result?: unknown } | null)?.result };
+  }
+  return undefined;
+}
+
+/** Runs (or resumes) the child level of a `run_subtask` call. */
+const runChild: RunChild = async function* (parent: Level, plan: CallPlan) {
+  const { turn } = parent;
+  const args = plan.input as RunSubtaskArgs;
+  const depth = parent.depth + 1;
+  let tools: Map<string, Tool> = parent.tools;
+  if (args.tools) {
+    tools = new Map();
+    for (const name of args.tools) {
+      const tool = parent.tools.get(name);
+      if (tool) tools.set(name, tool);
+    }
+    const unknown = args.tools.filter((name) => !parent.tools.has(name));
+    if (unknown.length > 0) {
+      yield { type: "warning", code: "subtask_tools_ignored", message: `Sub-task "${args.title}" asked for tools its parent lacks; ignored: ${unknown.join(", ")}.`, depth, parentId: plan.call.id };
+    }
+  }
+  const outputSchema = args.output_schema;
+  const child: Level = {
+    turn,
+    depth,
+    parentId: plan.call.id,
+    systemPrompt: turn.subtaskPrompt({ title: args.title, depth, maxDepth: turn.budget.limits.maxDepth, ...(outputSchema && { outputSchema }) }),
+    tools,
+    modelTools: [],
+    offersSubtask: offersSubtaskAt(parent, depth),
+    outputSchema,
+    outputValidator: plan.outputValidator,
+  };
+  child.modelTools = modelToolsFor(child);
+  const frame = turn.resume?.frames[plan.call.id];
+  const appended: Message[] = [];
+  let history: Message[];
+  if (frame) {
+    history = frame.slice();
+  } else {
+    const opening: Message = { role: "user", content: args.instructions };
+    history = [opening];
+    appended.push(opening);
+    yield { type: "message", message: opening, depth, parentId: plan.call.id };
+  }
+  return yield* runLevel(child, history, appended);
+};

@@ -1,0 +1,159 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { Message } from "../messages/message.js";
+import type { ToolPolicy } from "../policy/tool-policy.js";
+import type { ModelRequest, PricingTable, Provider } from "../providers/provider.js";
+import type { Tool } from "../tools/tool.js";
+import { TurnBudget } from "./budget.js";
+import type { BudgetLimits } from "./budget-types.js";
+import { ExecutionTree } from "./execution-tree.js";
+import type { Level, Turn } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+import type { ApprovalHandler, LoopResult, ResumeState } from "./loop-types.js";
+import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
+import { buildSubtaskSystemPrompt, type SubtaskPromptInfo } from "./subtask-tools.js";
+import { errorMessage } from "./tool-result.js";
+
+/** Options of {@link runUnifiedAgentLoop}. */
+export interface LoopOptions {
+  provider: Provider;
+  model: string;
+  systemPrompt: string;
+  /** The conversation so far. Not mutated. */
+  history: Message[];
+  /** The already-composed toolbelt. `run_subtask`/`finish_subtask` are added by the loop. */
+  tools: Tool[];
+  /** Limits, or a `TurnBudget` shared by several loops. @default DEFAULT_BUDGET */
+  budget?: Partial<BudgetLimits> | TurnBudget;
+  /** @default 0 */
+  depth?: number;
+  /** `toolCallId` of the enclosing `run_subtask`. @default null */
+  parentId?: string | null;
+  signal?: AbortSignal;
+  /** Decides approvals. Without one, a call that needs approval suspends the run. */
+  approve?: ApprovalHandler;
+  /** When given, enforced again at dispatch and used for approval rules. */
+  policy?: ToolPolicy;
+  /** Handed to tools as `ctx.host`. */
+  context?: unknown;
+  /** Continue a suspended turn (pass the suspended result's `resume` plus decisions). */
+  resume?: ResumeState;
+  /** Prices per model; turns usage into `costUsd` and enables `maxCostUsd`. */
+  pricing?: PricingTable;
+  /** Per-call time limit for tools without their own `timeoutMs`. Unset = none. */
+  toolTimeoutMs?: number;
+  /** Passed to tools as `ctx.sessionId`. */
+  sessionId?: string;
+  /** Passed to tools as `ctx.agentId`. */
+  agentId?: string;
+  /** Extra request fields for every model call. */
+  modelOptions?: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
+  /** Replaces the built-in sub-task system prompt. */
+  subtaskSystemPrompt?: (info: SubtaskPromptInfo) => string;
+}
+
+function checkOptions(options: LoopOptions): void {
+  const problems: string[] = [];
+  if (!options || typeof options !== "object") throw new InvalidArgumentError("runUnifiedAgentLoop: options object required");
+  if (!options.provider || typeof options.provider.stream !== "function") problems.push("provider must have a stream() method");
+  if (typeof options.model !== "string") problems.push("model must be a string");
+  if (typeof options.systemPrompt !== "string") problems.push("systemPrompt must be a string");
+  if (!Array.isArray(options.history)) problems.push("history must be an array of messages");
+  if (!Array.isArray(options.tools)) problems.push("tools must be an array");
+  else {
+    const seen = new Set<string>();
+    for (const tool of options.tools) {
+      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") problems.push("every tool needs a name and an execute()");
+      else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
+      else seen.add(tool.name);
+    }
+  }
+  if (problems.length > 0) throw new InvalidArgumentError(`runUnifiedAgentLoop: ${problems.join("; ")}`);
+}
+
+/**
+ * The unified agent loop (seed 001): one async generator used at every depth. It streams a model
+ * turn, runs the tool calls it asks for (in parallel where safe, under approval, budgets, locks
+ * and timeouts), recurses into `run_subtask` calls, and repeats until the model answers without tools.
+ *
+ * Yields {@link LoopEvent}s (each with `depth` and `parentId`); the last one is `done`. Returns the
+ * same {@link LoopResult}. Expected failures (provider errors, budgets, aborts) are events and a
+ * status, never exceptions; invalid options throw `InvalidArgumentError` on the first `next()`.
+ *
+ * A level does not go on past a `message` event until the consumer has pulled it, so a host that
+ * stores messages as it reads them has them stored before any tool of that message runs.
+ *
+ * @example
+ * for await (const event of runUnifiedAgentLoop({ provider, model: "gpt-4o", systemPrompt: "Be brief.",
+ *   history: [{ role: "user", content: "What is 2 + 3?" }], tools: [add] })) {
+ *   if (event.type === "chunk") process.stdout.write(event.content);
+ * }
+ */
+export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopResult> {
+  checkOptions(options);
+  const budget = TurnBudget.isTurnBudget(options.budget) ? options.budget : new TurnBudget(options.budget ?? {});
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const deadline = setTimeout(() => {
+    budget.fail("wall_clock", budget.limits.maxWallClockMs, Date.now() - budget.startedAt);
+    controller.abort(new Error("wall-clock budget spent"));
+  }, Math.max(0, budget.remainingMs()));
+  (deadline as { unref?: () => void }).unref?.();
+
+  const policy = options.policy;
+  const turn: Turn = {
+    provider: options.provider,
+    model: options.model,
+    budget,
+    tree: new ExecutionTree(),
+    signal: controller.signal,
+    approve: options.approve,
+    policy,
+    toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },
+    host: options.context,
+    pricing: options.pricing,
+    resume: options.resume,
+    sessionId: options.sessionId,
+    agentId: options.agentId,
+    toolTimeoutMs: options.toolTimeoutMs,
+    request: options.modelOptions ?? {},
+    subtaskPrompt: options.subtaskSystemPrompt ?? buildSubtaskSystemPrompt,
+  };
+  const depth = options.depth ?? 0;
+  const parentId = options.parentId ?? null;
+  const level: Level = {
+    turn,
+    depth,
+    parentId,
+    systemPrompt: options.systemPrompt,
+    tools: new Map(options.tools.map((t) => [t.name, t])),
+    modelTools: [],
+    offersSubtask: false,
+    outputSchema: undefined,
+    outputValidator: undefined,
+  };
+  level.offersSubtask = offersSubtaskAt(level, depth);
+  level.modelTools = modelToolsFor(level);
+
+  let result: LoopResult;
+  let settled = false;
+  try {
+    result = (yield* runLevel(level, options.history.slice(), [])).result;
+    settled = true;
+  } catch (error) {
+    // Only a bug (ours or a provider's that escaped) gets here; report it like any failure.
+    settled = true;
+    const message = `Internal error: ${errorMessage(error)}`;
+    yield { type: "error", message, depth, parentId };
+    result = { status: "error", text: "", messages: [], executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), error: { message } };
+  } finally {
+    clearTimeout(deadline);
+    outer?.removeEventListener("abort", onOuterAbort);
+    // The consumer left early: stop running tools and the provider call.
+    if (!settled) controller.abort(new Error("the consumer stopped reading the loop"));
+  }
+  yield { type: "done", result, depth, parentId };
+  return result;
+}

@@ -1,0 +1,86 @@
+import type { ModelTool } from "../providers/provider.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+
+/** Name of the sub-task tool the loop intercepts. */
+export const RUN_SUBTASK = "run_subtask";
+/** Name of the tool a structured sub-task ends with. */
+export const FINISH_SUBTASK = "finish_subtask";
+
+/** Arguments of `run_subtask` (seed 001). */
+export interface RunSubtaskArgs {
+  title: string;
+  instructions: string;
+  tools?: string[];
+  output_schema?: JsonSchema;
+}
+
+/** The model-facing definition of `run_subtask`. */
+export const runSubtaskTool: ModelTool = {
+  name: RUN_SUBTASK,
+  description:
+    "Delegate a self-contained piece of work to a sub-agent that starts with a fresh context and returns its result. " +
+    "Call it several times in one response to run independent sub-tasks in parallel.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      title: { type: "string", description: "Short label for the sub-task (shown in the UI)." },
+      instructions: { type: "string", description: "What the sub-task must accomplish, with all context it needs." },
+      tools: {
+        type: "array",
+        items: { type: "string" },
+        description: "Optional: restrict the sub-agent to these of your tools.",
+      },
+      output_schema: {
+        type: "object",
+        description: "Optional: JSON Schema the sub-task's result must match; the result then comes back as JSON.",
+      },
+    },
+    required: ["title", "instructions"],
+    additionalProperties: false,
+  },
+};
+
+/** The model-facing definition of `finish_subtask` for a given output schema. */
+export function finishSubtaskTool(outputSchema: JsonSchema): ModelTool {
+  return {
+    name: FINISH_SUBTASK,
+    description: "Finish this sub-task and return its result. The result must match the required schema.",
+    inputSchema: {
+      type: "object",
+      properties: { result: outputSchema },
+      required: ["result"],
+      additionalProperties: false,
+    },
+  };
+}
+
+/** What the sub-task prompt needs to know. */
+export interface SubtaskPromptInfo {
+  title: string;
+  depth: number;
+  maxDepth: number;
+  outputSchema?: JsonSchema;
+}
+
+/**
+ * The system prompt of a sub-task (seed 001): it mentions `run_subtask` only below the depth
+ * limit, and requires `finish_subtask` when an output schema applies.
+ */
+export function buildSubtaskSystemPrompt(info: SubtaskPromptInfo): string {
+  const lines = [
+    `You are a sub-agent working on one part of a larger request: "${info.title}".`,
+    "Your instructions are in the user message. Work only on them, using your tools when they help.",
+  ];
+  if (info.depth < info.maxDepth) {
+    lines.push("If a part of the work is large and separable, you can delegate it with run_subtask; each sub-task starts with a fresh context.");
+  }
+  if (info.outputSchema) {
+    lines.push(
+      "When you are done you must call finish_subtask with { result } matching this JSON Schema; do not end with plain text:",
+      JSON.stringify(info.outputSchema),
+    );
+  } else {
+    lines.push("When you are done, reply with the final result as plain text: it is returned to the caller as is.");
+  }
+  return lines.join("\n");
+}
