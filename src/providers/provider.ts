@@ -25,7 +25,12 @@ export type ModelEvent =
   | { type: "thinking_delta"; text: string; signature?: string; redacted?: boolean }
   | { type: "tool_call"; id: string; name: string; args: unknown }
   | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteInputTokens?: number }
-  | { type: "finish"; reason: FinishReason };
+  | {
+      type: "finish";
+      reason: FinishReason;
+      /** Tools the backend ran by itself during this response (CLI agents); absent for plain model APIs. */
+      toolCallCount?: number;
+    };
 
 /**
  * A model backend.

@@ -1,0 +1,18 @@
+/**
+ * `@agentry/core/openai`: a provider for OpenAI Chat Completions and any OpenAI-compatible server
+ * (vLLM, Ollama, LM Studio, llama.cpp, Groq, OpenRouter, DeepSeek, Azure, ...), built on `fetch`
+ * and server-sent events only. No `node:` imports, no vendor SDK.
+ *
+ * @example
+ * import { openai } from "@agentry/core/openai";
+ * const provider = openai({ baseURL: "http://localhost:11434/v1", id: "ollama" });
+ *
+ * @module
+ */
+
+export { openai } from "../providers/openai/openai.js";
+export type { OpenAIOptions } from "../providers/openai/openai.js";
+export type { MaxTokensField } from "../providers/openai/to-openai-request.js";
+export type { RetryInfo, RetryOptions } from "../providers/http/stream-with-retry.js";
+export { ProviderError } from "../errors/errors.js";
+export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../providers/provider.js";

@@ -1,0 +1,101 @@
+import type { AssistantPart, Message, UserPart } from "../../messages/message.js";
+import type { ModelRequest } from "../provider.js";
+import { toolResultText } from "../tool-result-text.js";
+
+type Block = Record<string, unknown>;
+interface WireMessage {
+  role: "user" | "assistant";
+  content: Block[];
+}
+
+/**
+ * The Messages request body for a model request.
+ *
+ * - `system` goes to the top-level `system` field (omitted when empty); `max_tokens` is required by
+ *   the API, so `maxOutputTokens ?? defaultMaxTokens`.
+ * - User images become `image` blocks with a base64 source.
+ * - Assistant parts: thinking with a signature → `thinking` block (text and signature verbatim);
+ *   redacted thinking → `redacted_thinking` with the signature as `data`; thinking without a
+ *   signature (another provider's reasoning) is dropped, the API would reject it; empty text is
+ *   dropped; tool calls → `tool_use` (arguments that are not an object, e.g. invalid JSON another
+ *   provider produced, are sent as `{}`).
+ * - Tool results → `tool_result` blocks (`is_error` when set). Consecutive messages of the same
+ *   wire role are merged, so the results of one assistant turn (and a user message right after
+ *   them) form one user message, tool results first.
+ * - `providerOptions` are merged into the body last (e.g. `thinking`, `tool_choice`, `metadata`).
+ */
+export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxTokens: number }) {
+  const { request } = init;
+  const messages: WireMessage[] = [];
+  for (const message of request.messages) {
+    const wire = toWire(message);
+    if (wire.content.length === 0) continue;
+    const previous = messages[messages.length - 1];
+    if (previous && previous.role === wire.role) previous.content.push(...wire.content);
+    else messages.push(wire);
+  }
+  const body: Record<string, unknown> = {
+    model: request.model,
+    max_tokens: request.maxOutputTokens ?? init.defaultMaxTokens,
+    messages,
+    stream: true,
+  };
+  if (request.system !== "") body.system = request.system;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  return { ...body, ...request.providerOptions, stream: true };
+}
+
+function toWire(message: Message): WireMessage {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: userBlocks(message.content) };
+    case "assistant":
+      return { role: "assistant", content: message.content.flatMap(assistantBlock) };
+    case "tool":
+      return {
+        role: "user",
+        content: message.content.map((part) => ({
+          type: "tool_result",
+          tool_use_id: part.toolCallId,
+          content: toolResultText(part),
+          ...(part.isError ? { is_error: true } : {}),
+        })),
+      };
+  }
+}
+
+function userBlocks(content: string | UserPart[]): Block[] {
+  if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
+  return content.flatMap((part): Block[] => {
+    if (part.type === "text") return part.text === "" ? [] : [{ type: "text", text: part.text }];
+    return [{ type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }];
+  });
+}
+
+function assistantBlock(part: AssistantPart): Block[] {
+  switch (part.type) {
+    case "text":
+      return part.text === "" ? [] : [{ type: "text", text: part.text }];
+    case "thinking":
+      if (part.redacted) return part.signature ? [{ type: "redacted_thinking", data: part.signature }] : [];
+      return part.signature ? [{ type: "thinking", thinking: part.text, signature: part.signature }] : [];
+    case "tool_call":
+      return [{ type: "tool_use", id: part.id, name: part.name, input: toolInput(part.args) }];
+  }
+}
+
+function toolInput(args: unknown): unknown {
+  if (args && typeof args === "object" && !Array.isArray(args)) return args;
+  if (typeof args === "string") {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed;
+    } catch {
+      // not JSON: fall through
+    }
+  }
+  return {};
+}

@@ -1,0 +1,97 @@
+import { parseToolArgs } from "../parse-tool-args.js";
+
+/** One `delta.tool_calls[]` entry as servers really send it: every field optional. */
+export interface ToolCallDelta {
+  index?: number;
+  id?: string | null;
+  type?: string | null;
+  function?: { name?: string | null; arguments?: string | Record<string, unknown> | null; id?: string | null } | null;
+}
+
+/** A finished call, ready to be a `tool_call` event. */
+export interface AssembledToolCall {
+  id: string;
+  name: string;
+  args: unknown;
+}
+
+interface PendingCall {
+  id: string | undefined;
+  name: string | undefined;
+  args: string;
+}
+
+/**
+ * Assembles streamed Chat Completions tool calls of one choice, by the rules that survive every
+ * recorded server (wire-formats.md §1):
+ *
+ * - keyed by `index` when present (sparse, starting at 1, whatever); a delta whose `id` differs
+ *   from the stored call's id at that index starts a new call (Ollama, litellm reuse index 0);
+ * - without `index`, a new `id` opens a call and an id-less delta continues the last one;
+ * - `""` for `id` / `name` / `type` means absent (DashScope, GLM, LM Studio); a name may arrive
+ *   after the id or the arguments; a repeated name is not appended (old llama.cpp);
+ * - arguments are concatenated and parsed only when the calls are closed (`finish_reason` or end
+ *   of stream), never because the buffer happens to be valid JSON.
+ */
+export function createToolCallAssembler(init: { generateId: () => string }) {
+  const calls: PendingCall[] = [];
+  const byIndex = new Map<number, PendingCall>();
+  let last: PendingCall | undefined;
+
+  const open = (): PendingCall => {
+    const call: PendingCall = { id: undefined, name: undefined, args: "" };
+    calls.push(call);
+    return call;
+  };
+
+  return {
+    /** Adds one delta entry. */
+    add(delta: ToolCallDelta): void {
+      const fn = delta.function ?? undefined;
+      const id = nonEmpty(delta.id) ?? nonEmpty(fn?.id);
+      const name = nonEmpty(fn?.name);
+      const rawArgs = fn?.arguments;
+      const args = typeof rawArgs === "string" ? rawArgs : rawArgs && typeof rawArgs === "object" ? JSON.stringify(rawArgs) : "";
+      let call: PendingCall | undefined;
+      if (typeof delta.index === "number") {
+        call = byIndex.get(delta.index);
+        if (call && id !== undefined && call.id !== undefined && call.id !== id) call = undefined;
+        if (!call) {
+          call = open();
+          byIndex.set(delta.index, call);
+        }
+      } else if (id !== undefined) {
+        call = calls.find((c) => c.id === id) ?? open();
+      } else {
+        call = last ?? open();
+      }
+      if (id !== undefined && call.id === undefined) call.id = id;
+      if (name !== undefined && call.name === undefined) call.name = name;
+      call.args += args;
+      last = call;
+    },
+    /** How many calls have been opened so far. */
+    get size(): number {
+      return calls.length;
+    },
+    /** The calls in order of first appearance, arguments parsed; calls that never got a name or anything else are dropped. */
+    finish(): AssembledToolCall[] {
+      const out: AssembledToolCall[] = [];
+      for (const call of calls) {
+        if (call.name === undefined && call.id === undefined && call.args === "") continue;
+        out.push({ id: call.id ?? init.generateId(), name: call.name ?? "", args: parseToolArgs(call.args) });
+      }
+      calls.length = 0;
+      byIndex.clear();
+      last = undefined;
+      return out;
+    },
+  };
+}
+
+/** The assembler's type. */
+export type ToolCallAssembler = ReturnType<typeof createToolCallAssembler>;
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}

@@ -1,0 +1,94 @@
+import { abortError } from "../../internal/abort.js";
+import { postEventStream } from "../http/post-event-stream.js";
+import { streamWithRetry, type RetryOptions } from "../http/stream-with-retry.js";
+import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
+import { randomCallId } from "../random-call-id.js";
+import { readEnv } from "../read-env.js";
+import { createOpenAIStreamReader } from "./create-openai-stream-reader.js";
+import { toOpenAIRequest, type MaxTokensField } from "./to-openai-request.js";
+
+/** The official endpoint. */
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/** Options of {@link openai}. */
+export interface OpenAIOptions extends RetryOptions {
+  /**
+   * Sent as `Authorization: Bearer <apiKey>`; no header when there is none (local servers).
+   * @default process.env.OPENAI_API_KEY (read only where `globalThis.process` exists)
+   */
+  apiKey?: string;
+  /**
+   * Where the API lives; requests go to `{baseURL}/chat/completions`. Point it at any
+   * OpenAI-compatible server: vLLM `http://localhost:8000/v1`, Ollama `http://localhost:11434/v1`,
+   * LM Studio `http://localhost:1234/v1`, llama.cpp `http://localhost:8080/v1`, Groq
+   * `https://api.groq.com/openai/v1`, OpenRouter `https://openrouter.ai/api/v1`, DeepSeek
+   * `https://api.deepseek.com`.
+   * @default process.env.OPENAI_BASE_URL, else "https://api.openai.com/v1"
+   */
+  baseURL?: string;
+  /** Extra headers on every request (e.g. OpenRouter's `HTTP-Referer`). @default {} */
+  headers?: Record<string, string>;
+  /** The fetch to use (a proxy agent, a test double). @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** The provider's id, in errors and events. @default "openai" */
+  id?: string;
+  /**
+   * The field for `maxOutputTokens`. OpenAI's reasoning models reject `max_tokens`; several
+   * compatible servers only know `max_tokens`.
+   * @default "max_completion_tokens" for api.openai.com, "max_tokens" for any other baseURL
+   */
+  maxTokensField?: MaxTokensField;
+  /** Send `stream_options.include_usage` (without it the stream carries no usage at all). @default true */
+  includeUsage?: boolean;
+}
+
+/**
+ * A provider for OpenAI Chat Completions and every OpenAI-compatible server, over `fetch` and
+ * server-sent events. Retries 408/409/429/5xx and network errors before any output (exponential
+ * backoff with jitter, `retry-after` honoured), never after output was streamed.
+ *
+ * @example
+ * import { openai } from "@agentry/core/openai";
+ * const provider = openai(); // OPENAI_API_KEY from the environment
+ * const local = openai({ baseURL: "http://localhost:11434/v1", id: "ollama" });
+ */
+export function openai(options: OpenAIOptions = {}): Provider {
+  const id = options.id ?? "openai";
+  const apiKey = options.apiKey ?? readEnv("OPENAI_API_KEY");
+  const baseURL = (options.baseURL ?? readEnv("OPENAI_BASE_URL") ?? OPENAI_BASE_URL).replace(/\/+$/, "");
+  const url = `${baseURL}/chat/completions`;
+  const maxTokensField = options.maxTokensField ?? (baseURL === OPENAI_BASE_URL ? "max_completion_tokens" : "max_tokens");
+  const includeUsage = options.includeUsage ?? true;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "text/event-stream",
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    ...options.headers,
+  };
+
+  async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const reader = createOpenAIStreamReader({ provider: id, generateId: randomCallId });
+    const events = postEventStream({
+      provider: id,
+      fetch: options.fetch ?? globalThis.fetch,
+      url,
+      headers,
+      body: toOpenAIRequest({ request, maxTokensField, includeUsage }),
+      signal,
+    });
+    for await (const sse of events) {
+      for (const event of reader.push(sse)) {
+        if (signal.aborted) throw abortError(signal);
+        yield event;
+      }
+    }
+    for (const event of reader.end()) yield event;
+  }
+
+  return {
+    id,
+    stream(request, { signal }) {
+      return streamWithRetry({ ...options, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
+    },
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * A complete tool call's argument text as a value: `""` (no-parameter tools; OpenAI, Bedrock,
+ * Ollama and Anthropic all send it) becomes `{}`, valid JSON is parsed, and invalid JSON is passed
+ * through as the raw string.
+ *
+ * Why the raw string: the loop validates `args` against the tool's schema, so a string fails
+ * validation with a message that shows the model exactly what it sent, and the model can retry.
+ * Dropping the call or guessing a repair would hide the mistake.
+ */
+export function parseToolArgs(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
