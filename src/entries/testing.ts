@@ -9,6 +9,7 @@ export { createFakeProvider } from "../testing/create-fake-provider.js";
 export type { FakeProvider, FakeProviderOptions } from "../testing/create-fake-provider.js";
 export { FakeScriptExhaustedError, fakeTurnEvents, wordChunks } from "../testing/fake-script.js";
 export type { FakeScript, FakeTurn } from "../testing/fake-script.js";
+export { collectEvents, eventsOfType, formatEvent, historyProblems } from "../testing/event-helpers.js";
 // <<< fake provider block
 // >>> session contract block
 // <<< session contract block

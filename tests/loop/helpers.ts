@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { defineTool, runUnifiedAgentLoop, type LoopEvent, type LoopOptions, type LoopResult, type Message } from "@agentry/core";
+import { collectEvents, createFakeProvider, type FakeScript } from "@agentry/core/testing";
+
+export const user = (content: string): Message => ({ role: "user", content });
+
+export const echo = defineTool({
+  name: "echo",
+  description: "Echo the text back",
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+/** A tool that sleeps `ms` (honouring abort) and records concurrency. */
+export function sleeper(name = "sleep", extra: { parallelSafe?: boolean; exclusiveLock?: string } = {}) {
+  const stats = { running: 0, maxRunning: 0, order: [] as string[] };
+  const tool = defineTool({
+    name,
+    description: "Sleep",
+    input: z.object({ ms: z.number(), tag: z.string().optional() }),
+    ...extra,
+    execute: async ({ ms, tag }, ctx) => {
+      stats.running++;
+      stats.maxRunning = Math.max(stats.maxRunning, stats.running);
+      stats.order.push(`start:${tag ?? ""}`);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, ms);
+          ctx.signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(new Error("aborted by signal"));
+          });
+        });
+      } finally {
+        stats.running--;
+        stats.order.push(`end:${tag ?? ""}`);
+      }
+      return `slept ${ms}${tag ? ` ${tag}` : ""}`;
+    },
+  });
+  return { tool, stats };
+}
+
+export type RunOptions = Partial<LoopOptions> & { script?: FakeScript };
+
+/** Runs the loop with defaults; returns events, the result and the provider. */
+export async function run(options: RunOptions) {
+  const provider = options.provider ?? createFakeProvider(options.script ?? []);
+  const { events, result } = await collectEvents(
+    runUnifiedAgentLoop({
+      model: "test-model",
+      systemPrompt: "You are a test agent.",
+      history: [user("hello")],
+      tools: [],
+      ...options,
+      provider,
+    }),
+  );
+  return { events, result: result as LoopResult, provider };
+}
+
+export const ofType = <T extends LoopEvent["type"]>(events: LoopEvent[], type: T) =>
+  events.filter((e): e is Extract<LoopEvent, { type: T }> => e.type === type);
+
+/** Checks that every tool_call_update start has exactly one end (and no end without start). */
+export function unmatchedStarts(events: LoopEvent[]): string[] {
+  const open = new Map<string, number>();
+  const problems: string[] = [];
+  for (const e of ofType(events, "tool_call_update")) {
+    const n = open.get(e.toolCallId) ?? 0;
+    if (e.status === "start") {
+      if (n !== 0) problems.push(`double start ${e.toolCallId}`);
+      open.set(e.toolCallId, 1);
+    } else {
+      if (n !== 1) problems.push(`end without start ${e.toolCallId}`);
+      open.set(e.toolCallId, 2);
+    }
+  }
+  for (const [id, n] of open) if (n === 1) problems.push(`start without end ${id}`);
+  return problems;
+}
+
+/** A function script: children (sub-agent prompt) and the root scripted separately. */
+export function byLevel(root: FakeScript & unknown[], child: (request: Parameters<Extract<FakeScript, Function>>[0]) => ReturnType<Extract<FakeScript, Function>>): FakeScript {
+  let rootIndex = 0;
+  return (request) => {
+    if (request.system.startsWith("You are a sub-agent")) return child(request);
+    const turn = root[rootIndex++];
+    if (!turn) throw new Error(`root script exhausted at ${rootIndex - 1}`);
+    return turn;
+  };
+}
