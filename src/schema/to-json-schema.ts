@@ -27,7 +27,7 @@ export function isZodSchema(value: unknown): value is AnyZodSchema {
  * converter), or a plain JSON Schema returned as is. Input side: fields with defaults are optional.
  */
 export function toJsonSchema(schema: AnyZodSchema | JsonSchema): JsonSchema {
-  if (!isZodSchema(schema)) return schema as JsonSchema;
+  if (!isZodSchema(schema)) return schema;
   if (isZod4Schema(schema)) {
     const out = toJSONSchema(schema as never, { io: "input", unrepresentable: "any" }) as JsonSchema;
     return out;

@@ -1,4 +1,4 @@
-import { Validator, type Schema } from "@cfworker/json-schema";
+import { Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "./json-schema.js";
 import type { AnyZodSchema } from "./to-json-schema.js";
 
@@ -27,7 +27,7 @@ const describeError = (e: { keyword: string; error: string }): string =>
  * on edge runtimes with a strict CSP.
  */
 export function createJsonSchemaValidator(schema: JsonSchema): ValueValidator {
-  const validator = new Validator(schema as Schema, draftOf(schema), false);
+  const validator = new Validator(schema, draftOf(schema), false);
   return (value) => {
     const result = validator.validate(value);
     if (result.valid) return { ok: true, value };

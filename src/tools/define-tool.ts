@@ -56,7 +56,8 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: T
     inputSchema: toJsonSchema(definition.input),
     permissionClass: definition.permissionClass ?? "safe",
     parallelSafe: definition.parallelSafe ?? true,
-    execute: definition.execute,
+    // Called as a method, so an `execute` that uses `this` still sees the definition.
+    execute: (args, ctx) => definition.execute(args, ctx),
   };
   if (definition.capabilities !== undefined) tool.capabilities = definition.capabilities;
   if (definition.exclusiveLock !== undefined) tool.exclusiveLock = definition.exclusiveLock;

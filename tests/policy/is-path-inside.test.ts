@@ -44,6 +44,9 @@ describe("isPathInside", () => {
     ["C:\\work\\ws", "\\work\\ws\\a"],
     ["/Work/ws", "/work/ws/a"],
     ["ws", "../ws2"],
+    [".", "../x"],
+    ["..", "../../x"],
+    ["../ws", "../../ws/a"],
     ["ws", "/ws/a"],
     ["", "a"],
   ])("%j does not contain %j", (root, candidate) => {

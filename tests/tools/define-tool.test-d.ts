@@ -40,7 +40,7 @@ describe("defineTool inference", () => {
         return "ok";
       },
     });
-    expectTypeOf(tool.execute).returns.toEqualTypeOf<string | Promise<string>>();
+    expectTypeOf(tool).toEqualTypeOf<Tool<unknown, string>>();
   });
 
   it("types requiresApproval's arguments like execute's", () => {
