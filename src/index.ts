@@ -128,4 +128,7 @@ export type {
 } from "./sessions/session-store.js";
 export { isPrunableSessionStore } from "./sessions/session-store.js";
 // >>> sessions block
+export { MemorySessionStore } from "./sessions/memory-session-store.js";
+export { resolveSession } from "./sessions/resolve-session.js";
+export type { ResolveSessionResult, SessionSelector } from "./sessions/resolve-session.js";
 // <<< sessions block

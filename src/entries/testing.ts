@@ -12,6 +12,9 @@ export type { FakeScript, FakeTurn } from "../testing/fake-script.js";
 export { collectEvents, eventsOfType, formatEvent, historyProblems } from "../testing/event-helpers.js";
 // <<< fake provider block
 // >>> session contract block
+export { runSessionStoreContract } from "../testing/session-store-contract.js";
+export type { ContractDescribe, ContractIt, SessionStoreContractOptions } from "../testing/session-store-contract.js";
+export { ContractViolation } from "../testing/session-contract-assert.js";
 // <<< session contract block
 // >>> provider testing block
 // <<< provider testing block

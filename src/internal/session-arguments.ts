@@ -1,0 +1,92 @@
+import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
+import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+
+/** The argument of {@link SessionStore.createSession}. */
+export type CreateSessionInit = Parameters<SessionStore["createSession"]>[0];
+/** The patch of {@link SessionStore.updateSession}. */
+export type SessionPatch = Parameters<SessionStore["updateSession"]>[1];
+/** The query of {@link SessionStore.listSessions}, checked: `limit` is `Infinity` when not given. */
+export interface ListQuery { agentId: string | undefined; limit: number }
+
+const PATCH_KEYS: readonly string[] = ["name", "pinnedAt", "attributes", "lastSnippet"];
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A deep copy of plain data; an {@link InvalidArgumentError} naming `what` when it cannot be copied. */
+export function cloneData<T>(value: T, what: string): T {
+  try {
+    return structuredClone(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${what}: must be plain JSON data`, { cause: error });
+  }
+}
+
+/** The error for an unknown session id. */
+export function sessionNotFound(sessionId: string): SessionNotFoundError {
+  return new SessionNotFoundError(`Session "${sessionId}" not found`, { sessionId });
+}
+
+/** Throws an {@link InvalidArgumentError} unless `sessionId` is a non-empty string. */
+export function checkSessionId(sessionId: unknown): asserts sessionId is string {
+  if (typeof sessionId !== "string" || sessionId === "") throw new InvalidArgumentError("sessionId: must be a non-empty string");
+}
+
+/** Checks a create request and builds the new summary (no `undefined` fields, attributes copied). */
+export function newSessionSummary(init: CreateSessionInit, generatedId: () => string, now: string): SessionSummary {
+  const problems: string[] = [];
+  if (!isObject(init)) throw new InvalidArgumentError("createSession: init must be an object");
+  if (typeof init.agentId !== "string" || init.agentId === "") problems.push("agentId: must be a non-empty string");
+  if (init.sessionId !== undefined && (typeof init.sessionId !== "string" || init.sessionId === "")) {
+    problems.push("sessionId: must be a non-empty string when set");
+  }
+  if (init.name !== undefined && typeof init.name !== "string") problems.push("name: must be a string when set");
+  if (init.attributes !== undefined && !isObject(init.attributes)) problems.push("attributes: must be an object when set");
+  if (problems.length > 0) throw new InvalidArgumentError(`createSession: ${problems.join("; ")}`);
+  const summary: SessionSummary = { sessionId: init.sessionId ?? generatedId(), agentId: init.agentId, createdAt: now, updatedAt: now };
+  if (init.name !== undefined) summary.name = init.name;
+  if (init.attributes !== undefined) summary.attributes = cloneData(init.attributes, "createSession: attributes");
+  return summary;
+}
+
+/**
+ * Applies a metadata patch to a copy of `summary` (`updatedAt` untouched). A key present with
+ * `undefined` (or `null`) removes that field; `attributes` replaces the whole object.
+ */
+export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch): SessionSummary {
+  if (!isObject(patch)) throw new InvalidArgumentError("updateSession: patch must be an object");
+  const problems: string[] = [];
+  const next: SessionSummary = { ...summary };
+  for (const [key, value] of Object.entries(patch)) {
+    if (!PATCH_KEYS.includes(key)) {
+      problems.push(`${key}: cannot be updated (only ${PATCH_KEYS.join(", ")})`);
+    } else if (value === undefined || value === null) {
+      delete next[key as keyof SessionPatch];
+    } else if (key === "attributes") {
+      if (isObject(value)) next.attributes = cloneData(value, "updateSession: attributes");
+      else problems.push("attributes: must be an object");
+    } else if (typeof value === "string") {
+      next[key as "name" | "pinnedAt" | "lastSnippet"] = value;
+    } else {
+      problems.push(`${key}: must be a string`);
+    }
+  }
+  if (problems.length > 0) throw new InvalidArgumentError(`updateSession: ${problems.join("; ")}`);
+  return next;
+}
+
+/** Checks a list query. */
+export function checkListQuery(query: { agentId?: string; limit?: number } = {}): ListQuery {
+  const { agentId, limit } = query;
+  if (agentId !== undefined && typeof agentId !== "string") throw new InvalidArgumentError("listSessions: agentId must be a string");
+  if (limit !== undefined && (typeof limit !== "number" || !(limit >= 0) || !Number.isInteger(limit))) {
+    throw new InvalidArgumentError("listSessions: limit must be a non-negative integer");
+  }
+  return { agentId, limit: limit ?? Number.POSITIVE_INFINITY };
+}
+
+/** Parses `prune`'s `olderThan` to epoch milliseconds. */
+export function parseOlderThan(options: { olderThan: string }): number {
+  const ms = isObject(options) && typeof options.olderThan === "string" ? Date.parse(options.olderThan) : Number.NaN;
+  if (!Number.isFinite(ms)) throw new InvalidArgumentError("prune: olderThan must be an ISO timestamp");
+  return ms;
+}

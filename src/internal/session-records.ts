@@ -1,0 +1,112 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { HistoryRecord, LoadOptions, NewRecord } from "../sessions/session-store.js";
+
+const KINDS: readonly string[] = ["message", "reset", "turn", "approval"];
+const ROLES: readonly string[] = ["user", "assistant", "tool"];
+const STATUSES: readonly string[] = ["complete", "budget_exceeded", "iteration_limit", "aborted", "error", "suspended"];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === "string";
+
+function recordProblems(record: unknown, at: string, problems: string[]): void {
+  if (!isObject(record)) return void problems.push(`${at}: must be an object`);
+  if (typeof record.id !== "string" || record.id === "") problems.push(`${at}.id: must be a non-empty string`);
+  if (record.frame !== null && (typeof record.frame !== "string" || record.frame === "")) {
+    problems.push(`${at}.frame: must be null (root) or a non-empty string`);
+  }
+  switch (record.kind) {
+    case "message": {
+      const message = record.message;
+      if (!isObject(message) || !ROLES.includes(message.role as string)) {
+        problems.push(`${at}.message: must be a message with role user, assistant or tool`);
+      } else if (!Array.isArray(message.content) && !(message.role === "user" && typeof message.content === "string")) {
+        problems.push(`${at}.message.content: must be an array (or a string for a user message)`);
+      }
+      break;
+    }
+    case "reset":
+      if (!isOptionalString(record.summary)) problems.push(`${at}.summary: must be a string when set`);
+      break;
+    case "turn":
+      if (typeof record.runId !== "string" || record.runId === "") problems.push(`${at}.runId: must be a non-empty string`);
+      if (record.phase !== "start" && record.phase !== "end") problems.push(`${at}.phase: must be "start" or "end"`);
+      if (record.status !== undefined && !STATUSES.includes(record.status as string)) {
+        problems.push(`${at}.status: must be one of ${STATUSES.join(", ")}`);
+      }
+      break;
+    case "approval":
+      if (!isObject(record.request) || typeof record.request.requestId !== "string") {
+        problems.push(`${at}.request: must be an approval request with a string requestId`);
+      }
+      if (record.decision !== undefined && record.decision !== "approved" && record.decision !== "denied") {
+        problems.push(`${at}.decision: must be "approved" or "denied" when set`);
+      }
+      if (!isOptionalString(record.reason)) problems.push(`${at}.reason: must be a string when set`);
+      if (!isOptionalString(record.runId)) problems.push(`${at}.runId: must be a string when set`);
+      break;
+    default:
+      problems.push(`${at}.kind: must be one of ${KINDS.join(", ")}`);
+  }
+}
+
+/**
+ * Checks a batch before anything is written, so a store can stay all-or-nothing.
+ * Throws an {@link InvalidArgumentError} naming every problem found.
+ */
+export function checkNewRecords(records: unknown): asserts records is NewRecord[] {
+  if (!Array.isArray(records)) throw new InvalidArgumentError("append: records must be an array");
+  const problems: string[] = [];
+  records.forEach((record, index) => recordProblems(record, `records[${index}]`, problems));
+  if (problems.length > 0) {
+    throw new InvalidArgumentError(`append: invalid records (nothing was stored):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** The stored form of a new record: `seq` and `at` set by the store (any given by the caller are replaced). */
+export function stampRecord(record: NewRecord, seq: number, at: string): HistoryRecord {
+  const { id, frame, seq: _seq, at: _at, ...rest } = record as NewRecord & { seq?: unknown; at?: unknown };
+  return { id, seq, at, frame, ...rest };
+}
+
+/** Throws an {@link InvalidArgumentError} when load options are malformed. */
+export function checkLoadOptions(options: LoadOptions): void {
+  const { afterSeq, frame, sinceLastReset } = options;
+  const problems: string[] = [];
+  if (afterSeq !== undefined && (typeof afterSeq !== "number" || Number.isNaN(afterSeq))) problems.push("afterSeq: must be a number");
+  if (frame !== undefined && frame !== null && typeof frame !== "string") problems.push("frame: must be null, a string or omitted");
+  if (sinceLastReset !== undefined && typeof sinceLastReset !== "boolean") problems.push("sinceLastReset: must be a boolean");
+  if (problems.length > 0) throw new InvalidArgumentError(`load: ${problems.join("; ")}`);
+}
+
+/**
+ * Applies {@link LoadOptions} to records sorted by `seq`. `sinceLastReset` uses the last reset
+ * marker among the records of the requested frame (every frame when `frame` is omitted); the
+ * marker itself is excluded. Returns the selected records themselves (no copies).
+ */
+export function selectRecords(records: readonly HistoryRecord[], options: LoadOptions = {}): HistoryRecord[] {
+  const { frame } = options;
+  const inFrame = (record: HistoryRecord): boolean => frame === undefined || record.frame === frame;
+  let after = options.afterSeq ?? 0;
+  if (options.sinceLastReset) {
+    for (let index = records.length - 1; index >= 0 && records[index]!.seq > after; index--) {
+      const record = records[index]!;
+      if (record.kind === "reset" && inFrame(record)) {
+        after = record.seq;
+        break;
+      }
+    }
+  }
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (records[middle]!.seq <= after) low = middle + 1;
+    else high = middle;
+  }
+  const selected: HistoryRecord[] = [];
+  for (let index = low; index < records.length; index++) {
+    if (inFrame(records[index]!)) selected.push(records[index]!);
+  }
+  return selected;
+}

@@ -1,0 +1,64 @@
+import { InvalidArgumentError, SessionNotFoundError, SessionOwnershipError } from "../errors/errors.js";
+import type { SessionStore, SessionSummary } from "./session-store.js";
+
+/**
+ * Which session a message goes to (seed 000, "Default Routing"):
+ * - `"latest"`: the agent's most recently updated session; it must exist.
+ * - `"create"`: always a new session.
+ * - `"latest-or-create"`: the most recently updated session, or a new one when the agent has none.
+ * - any other string: that session id; it must exist and belong to the agent.
+ */
+export type SessionSelector = "latest" | "create" | "latest-or-create" | (string & {});
+
+/** What {@link resolveSession} returns. */
+export interface ResolveSessionResult {
+  session: SessionSummary;
+  /** True when the session was created by this call. */
+  created: boolean;
+}
+
+/**
+ * Finds (or creates) the session a message for `agentId` goes to. "Most recently updated" is the
+ * first session of `store.listSessions({ agentId, limit: 1 })`: pinning is a UI concern and plays
+ * no part in routing.
+ *
+ * Throws `SessionNotFoundError` (with `agentId`) for `"latest"` when the agent has no session and
+ * (with `sessionId`) for an unknown explicit id; `SessionOwnershipError` when an explicit id
+ * belongs to another agent; `InvalidArgumentError` for an empty selector or agent id.
+ *
+ * Two concurrent `"latest-or-create"` calls for an agent with no session may create two sessions;
+ * serialise per agent (the runtime's inbox does) when that matters.
+ *
+ * @param store - Where the agent's sessions live.
+ * @param agentId - The agent the message is for.
+ * @param selector - Which session; `"latest-or-create"` when omitted.
+ * @example
+ * const { session, created } = await resolveSession(store, "todo", "latest-or-create");
+ */
+export async function resolveSession(
+  store: SessionStore,
+  agentId: string,
+  selector: SessionSelector = "latest-or-create",
+): Promise<ResolveSessionResult> {
+  if (typeof agentId !== "string" || agentId === "") throw new InvalidArgumentError("resolveSession: agentId must be a non-empty string");
+  if (typeof selector !== "string" || selector === "") {
+    throw new InvalidArgumentError(`resolveSession: session selector must be "latest", "create", "latest-or-create" or a session id`);
+  }
+  switch (selector) {
+    case "create":
+      return { session: await store.createSession({ agentId }), created: true };
+    case "latest":
+    case "latest-or-create": {
+      const [latest] = await store.listSessions({ agentId, limit: 1 });
+      if (latest !== undefined) return { session: latest, created: false };
+      if (selector === "latest") throw new SessionNotFoundError(`Agent "${agentId}" has no session`, { agentId });
+      return { session: await store.createSession({ agentId }), created: true };
+    }
+    default: {
+      const session = await store.getSession(selector);
+      if (session === undefined) throw new SessionNotFoundError(`Session "${selector}" not found`, { sessionId: selector, agentId });
+      if (session.agentId !== agentId) throw new SessionOwnershipError({ sessionId: selector, agentId, ownerAgentId: session.agentId });
+      return { session, created: false };
+    }
+  }
+}

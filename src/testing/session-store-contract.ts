@@ -1,0 +1,83 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { SessionStore } from "../sessions/session-store.js";
+import type { ContractCase } from "./session-contract-fixtures.js";
+import { historyCases } from "./session-contract-history.js";
+import { metadataCases } from "./session-contract-metadata.js";
+import { recordCases } from "./session-contract-records.js";
+
+/** A test runner's `describe` (vitest, jest, mocha, bun:test all fit). */
+export type ContractDescribe = (name: string, body: () => void) => unknown;
+/** A test runner's `it`. */
+export type ContractIt = (name: string, body: () => Promise<void>) => unknown;
+
+/** Options of {@link runSessionStoreContract}. */
+export interface SessionStoreContractOptions {
+  /**
+   * Registers the suite.
+   * @default the global `describe` when there is one (vitest `globals`, jest, mocha), else vitest's
+   */
+  describe?: ContractDescribe;
+  /**
+   * Registers one check.
+   * @default the global `it` when there is one, else vitest's
+   */
+  it?: ContractIt;
+}
+
+/** Every check of the suite, in registration order. */
+const contractCases = (): ContractCase[] => [...metadataCases, ...historyCases, ...recordCases];
+
+function runner(options: SessionStoreContractOptions): { describe: ContractDescribe; it: ContractIt } {
+  const scope = globalThis as { describe?: unknown; it?: unknown; __vitest_index__?: { describe?: unknown; it?: unknown } };
+  // vitest without `globals` still exposes its API on `__vitest_index__` (it backs `import.meta.vitest`),
+  // so the suite needs no import of vitest: importing this entry never loads a test runner.
+  const pick = (name: "describe" | "it"): unknown =>
+    options[name] ?? (typeof scope[name] === "function" ? scope[name] : scope.__vitest_index__?.[name]);
+  const describe = pick("describe");
+  const it = pick("it");
+  if (typeof describe !== "function" || typeof it !== "function") {
+    throw new InvalidArgumentError(
+      "runSessionStoreContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner",
+    );
+  }
+  return { describe: describe as ContractDescribe, it: it as ContractIt };
+}
+
+/**
+ * Registers the `SessionStore` conformance suite: every store (memory, JSONL, SQLite, yours) must
+ * pass it. Each check gets a fresh store from `makeStore` and, when the store has a `close()`
+ * method, closes it afterwards. Checks fail with a `ContractViolation` error naming what differs.
+ *
+ * What it pins down beyond the types: summaries list newest first (ties in the same millisecond
+ * still in touch order); `seq` is 1, 2, 3... per session with no gaps, also under 50 concurrent
+ * appends; append is all-or-nothing (an invalid record → `InvalidArgumentError`, nothing stored)
+ * and idempotent by record id (the stored record is returned in place of a duplicate); records
+ * round-trip as plain JSON; an id in use → `InvalidArgumentError` from `createSession`; unknown
+ * sessions → `SessionNotFoundError` (`deleteSession` of an unknown id is a no-op); `prune` when the
+ * store implements it; `"latest"` routing through `resolveSession`.
+ *
+ * @example
+ * import { runSessionStoreContract } from "@agentry/core/testing";
+ * import { MemorySessionStore } from "@agentry/core";
+ *
+ * runSessionStoreContract("MemorySessionStore", () => new MemorySessionStore());
+ */
+export function runSessionStoreContract(
+  name: string,
+  makeStore: () => Promise<SessionStore> | SessionStore,
+  options: SessionStoreContractOptions = {},
+): void {
+  const { describe, it } = runner(options);
+  describe(`SessionStore contract: ${name}`, () => {
+    for (const contractCase of contractCases()) {
+      it(contractCase.name, async () => {
+        const store = await makeStore();
+        try {
+          await contractCase.run(store);
+        } finally {
+          await (store as { close?: () => unknown }).close?.();
+        }
+      });
+    }
+  });
+}
