@@ -89,7 +89,8 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
     };
     child.once("error", (error) => {
       cleanup();
-      reject(new Error(`Command "${command}" could not be started: ${describeFsError(error)}.`, { cause: error }));
+      const why = (error as { code?: unknown }).code === "ENOENT" ? "not found (is it installed and on PATH?)" : describeFsError(error);
+      reject(new Error(`Command "${command}" could not be started: ${why}.`, { cause: error }));
     });
     child.once("close", (exitCode, exitSignal) => {
       cleanup();

@@ -183,6 +183,15 @@ describe("run_command", () => {
     await expect(running).rejects.toMatchObject({ name: "AbortError" });
   });
 
+  it("reports an allowed program that is not installed", async () => {
+    const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["agentry-no-such-program"] });
+    const running = runCommand!.execute(
+      { command: "agentry-no-such-program", args: [], cwd: "." },
+      { toolCallId: "c", depth: 0, parentId: null, signal: new AbortController().signal, policy },
+    );
+    await expect(running).rejects.toThrow(/"agentry-no-such-program" could not be started: not found/);
+  });
+
   it("keeps only the tail of long output", async () => {
     const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["node"], maxOutputBytes: 10 });
     const result = await runCommand!.execute(
