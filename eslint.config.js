@@ -21,6 +21,8 @@ export default tseslint.config(
       "@typescript-eslint/require-await": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
+      // Tools and providers may reject with anything; we pass their reasons through unchanged.
+      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingUnknown: true }],
     },
   },
   {

@@ -21,7 +21,7 @@ export class AgentryError extends Error {
 
   constructor(message: string, options: AgentryErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    const ctor = new.target as unknown as typeof AgentryError;
+    const ctor = new.target;
     this.name = ctor.errorName;
     const kinds: string[] = [];
     for (let c: any = ctor; c && typeof c.errorName === "string"; c = Object.getPrototypeOf(c)) {

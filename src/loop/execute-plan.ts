@@ -1,5 +1,5 @@
 import { isAbortError } from "../internal/abort.js";
-import type { ToolResultPart } from "../messages/message.js";
+import type { Message, ToolResultPart } from "../messages/message.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, Level } from "./level.js";
@@ -12,7 +12,7 @@ import { errorMessage, normaliseResult, truncateResult } from "./tool-result.js"
 export interface ChildOutcome {
   result: LoopResult;
   /** The child's whole conversation (its frame). */
-  history: import("../messages/message.js").Message[];
+  history: Message[];
   resume: ResumeState & { results: Record<string, ToolResultPart> };
   pendingApprovals: ApprovalRequest[];
 }
@@ -189,7 +189,7 @@ function raceAbort<T>(value: T | Promise<T>, signal: AbortSignal): Promise<T> | 
       },
       (e: unknown) => {
         signal.removeEventListener("abort", onAbort);
-        reject(e as Error);
+        reject(e);
       },
     );
   });

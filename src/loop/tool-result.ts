@@ -32,10 +32,16 @@ export function resultText(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "";
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? describe(value);
   } catch {
-    return String(value);
+    return describe(value);
   }
+}
+
+/** `String()` of a value that JSON could not represent (functions, bigints, cycles). */
+function describe(value: unknown): string {
+  if (typeof value === "bigint" || typeof value === "symbol" || typeof value === "function") return value.toString();
+  return Object.prototype.toString.call(value);
 }
 
 /**

@@ -48,6 +48,8 @@ export function createFakeProvider(script: FakeScript, options: FakeProviderOpti
         if (signal.aborted) throw abortError(signal);
         yield event;
       }
+      // The script decides what is thrown (usually a ProviderError); it is not ours to wrap.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       if (turn.error !== undefined) throw turn.error;
     },
   };

@@ -120,7 +120,7 @@ describe("approvals", () => {
     const note = defineTool({ name: "note", description: "n", input: z.object({ text: z.string() }), execute: ({ text }) => (siblingRuns.push(text), "noted") });
     const script = (request: { system: string; messages: Message[] }) => {
       const first = request.messages[0];
-      const instructions = first?.role === "user" ? String(first.content) : "";
+      const instructions = first?.role === "user" && typeof first.content === "string" ? first.content : "";
       if (request.system.startsWith("You are a sub-agent")) {
         const last = request.messages.at(-1)!;
         if (last.role === "user") {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { defineTool, runUnifiedAgentLoop, type LoopEvent, type LoopOptions, type LoopResult, type Message } from "@agentry/core";
-import { collectEvents, createFakeProvider, type FakeScript } from "@agentry/core/testing";
+import { defineTool, runUnifiedAgentLoop, type LoopEvent, type LoopOptions, type LoopResult, type Message, type ModelRequest } from "@agentry/core";
+import { collectEvents, createFakeProvider, type FakeProvider, type FakeScript, type FakeTurn } from "@agentry/core/testing";
 
 export const user = (content: string): Message => ({ role: "user", content });
 
@@ -45,7 +45,8 @@ export type RunOptions = Partial<LoopOptions> & { script?: FakeScript };
 
 /** Runs the loop with defaults; returns events, the result and the provider. */
 export async function run(options: RunOptions) {
-  const provider = options.provider ?? createFakeProvider(options.script ?? []);
+  // Tests that read `provider.calls` run on the default fake provider.
+  const provider = (options.provider ?? createFakeProvider(options.script ?? [])) as FakeProvider;
   const { events, result } = await collectEvents(
     runUnifiedAgentLoop({
       model: "test-model",
@@ -81,7 +82,7 @@ export function unmatchedStarts(events: LoopEvent[]): string[] {
 }
 
 /** A function script: children (sub-agent prompt) and the root scripted separately. */
-export function byLevel(root: FakeScript & unknown[], child: (request: Parameters<Extract<FakeScript, Function>>[0]) => ReturnType<Extract<FakeScript, Function>>): FakeScript {
+export function byLevel(root: FakeTurn[], child: (request: ModelRequest) => FakeTurn): FakeScript {
   let rootIndex = 0;
   return (request) => {
     if (request.system.startsWith("You are a sub-agent")) return child(request);

@@ -60,12 +60,12 @@ describe("createFakeProvider", () => {
   it("passes the request and call index to a function script", async () => {
     const seen: [string, number][] = [];
     const provider = createFakeProvider((req, index) => {
-      seen.push([String(req.messages[0]!.content), index]);
+      seen.push([JSON.stringify(req.messages[0]!.content), index]);
       return { text: "ok" };
     });
     await drain(provider.stream(request("a"), { signal: new AbortController().signal }));
     await drain(provider.stream(request("b"), { signal: new AbortController().signal }));
-    expect(seen).toEqual([["a", 0], ["b", 1]]);
+    expect(seen).toEqual([['"a"', 0], ['"b"', 1]]);
   });
 
   it("throws the scripted error after the content", async () => {
