@@ -6,6 +6,8 @@
  */
 
 // >>> jsonl store block
+export { JsonlSessionStore } from "../node/jsonl-session-store.js";
+export type { JsonlSessionStoreOptions } from "../node/jsonl-session-store.js";
 // <<< jsonl store block
 // >>> workspace tools block
 export { createWorkspaceTools } from "../node/workspace-tools.js";

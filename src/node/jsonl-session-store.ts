@@ -1,0 +1,281 @@
+/// <reference types="node" />
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { AgentryError } from "../errors/agentry-error.js";
+import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
+import {
+  checkListQuery,
+  newSessionSummary,
+  parseOlderThan,
+  patchSessionSummary,
+  sessionNotFound,
+  type CreateSessionInit,
+  type SessionPatch,
+} from "../internal/session-arguments.js";
+import { KeyedQueue } from "../internal/keyed-queue.js";
+import { orderFromIso, SessionClock } from "../internal/session-clock.js";
+import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
+import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
+import { createFileExclusive, errorCode, readJsonFile, syncDirectory, writeFileAtomic } from "./jsonl-files.js";
+import { scanHistory, serializeBatch } from "./jsonl-history.js";
+
+const DESCRIPTOR = "descriptor.json";
+const STATE = "state.json";
+const HISTORY = "history.jsonl";
+const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+/** `descriptor.json`: who the session is. Written once. */
+interface Descriptor { version: 1; sessionId: string; agentId: string; createdAt: string }
+/** `state.json`: what changes. `order` sorts sessions updated in the same millisecond. */
+type State = Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet" | "updatedAt"> & { lastSeq: number; order?: number };
+/** What this instance knows of a history file it writes: valid while the file keeps `bytes` bytes. */
+interface HistoryIndex { ids: Map<string, number>; lastSeq: number; bytes: number }
+
+/** Options of {@link JsonlSessionStore}. */
+export interface JsonlSessionStoreOptions {
+  /** Directory holding one sub-directory per session; created on the first write. */
+  root: string;
+  /**
+   * Flush every write to disk (`fsync`) before resolving, so an acknowledged append survives a
+   * power loss. Without it a process crash still loses nothing, an OS crash may lose the last writes.
+   * @default true
+   */
+  fsync?: boolean;
+}
+
+/**
+ * A {@link SessionStore} in plain files, one directory per session (seed 003's layout):
+ * `<root>/<sessionId>/descriptor.json` (sessionId, agentId, createdAt), `state.json` (name,
+ * pinnedAt, attributes, lastSnippet, updatedAt, lastSeq) and `history.jsonl` (one record per line).
+ *
+ * Crash safety: metadata files are replaced atomically (temp file, fsync, rename); a torn last
+ * line, or the lines of a batch cut short by a crash, are left out on load and cut off before the
+ * next append, so an append is all or nothing on disk too. A corrupt line elsewhere is a
+ * `SessionStoreError` naming the file and line.
+ *
+ * Concurrency: writes to one session are queued in this instance. Several instances (processes)
+ * may share a root: sessions created, updated or deleted by one are seen by the others, and a
+ * writer notices history appended by another instance (the file size changed) and re-reads it
+ * before appending. Writes to one session must not overlap across processes: one writer per
+ * session at a time. Use the SQLite or Postgres store for concurrent writers.
+ *
+ * Session ids are directory names: 1 to 128 of `A-Z a-z 0-9 . _ -`, not starting with a dot;
+ * anything else is an `InvalidArgumentError`. Deleting an unknown session is a no-op.
+ *
+ * @example
+ * const store = new JsonlSessionStore({ root: ".agentry/sessions" });
+ */
+export class JsonlSessionStore implements PrunableSessionStore {
+  /** The directory holding the sessions. */
+  readonly root: string;
+  readonly #fsync: boolean;
+  readonly #clock = new SessionClock();
+  readonly #queue = new KeyedQueue();
+  readonly #indexes = new Map<string, HistoryIndex>();
+
+  constructor(options: JsonlSessionStoreOptions) {
+    if (typeof options?.root !== "string" || options.root === "") throw new InvalidArgumentError("JsonlSessionStore: root must be a non-empty path");
+    this.root = options.root;
+    this.#fsync = options.fsync ?? true;
+  }
+
+  async createSession(init: CreateSessionInit): Promise<SessionSummary> {
+    const tick = this.#clock.tick();
+    const summary = newSessionSummary(init, () => crypto.randomUUID(), tick.iso);
+    const dir = this.#dir(summary.sessionId);
+    return this.#write("createSession", summary.sessionId, async () => {
+      await mkdir(dir, { recursive: true });
+      const descriptor: Descriptor = { version: 1, sessionId: summary.sessionId, agentId: summary.agentId, createdAt: summary.createdAt };
+      if (!(await createFileExclusive(join(dir, DESCRIPTOR), json(descriptor), this.#fsync))) {
+        throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
+      }
+      await writeFile(join(dir, HISTORY), "");
+      await writeFileAtomic(join(dir, STATE), json(stateOf(summary, 0, tick.order)), this.#fsync);
+      this.#indexes.set(summary.sessionId, { ids: new Map(), lastSeq: 0, bytes: 0 });
+      if (this.#fsync) await syncDirectory(this.root);
+      return summary;
+    });
+  }
+
+  async getSession(sessionId: string): Promise<SessionSummary | undefined> {
+    const dir = this.#dir(sessionId);
+    return this.#read("getSession", async () => (await this.#readSession(dir))?.summary);
+  }
+
+  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
+    const { agentId, limit } = checkListQuery(query);
+    return this.#read("listSessions", async () => {
+      const found = (await this.#readAll()).filter(({ summary }) => agentId === undefined || summary.agentId === agentId);
+      return found.sort((a, b) => b.order - a.order).slice(0, limit).map(({ summary }) => summary);
+    });
+  }
+
+  async updateSession(sessionId: string, patch: SessionPatch): Promise<SessionSummary> {
+    const dir = this.#dir(sessionId);
+    return this.#write("updateSession", sessionId, async () => {
+      const current = await this.#readSession(dir);
+      if (current === undefined) throw sessionNotFound(sessionId);
+      const summary = patchSessionSummary(current.summary, patch);
+      this.#clock.observe(current.order);
+      const tick = this.#clock.tick();
+      summary.updatedAt = tick.iso;
+      await writeFileAtomic(join(dir, STATE), json(stateOf(summary, current.lastSeq, tick.order)), this.#fsync);
+      return summary;
+    });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    const dir = this.#dir(sessionId);
+    return this.#write("deleteSession", sessionId, async () => {
+      this.#indexes.delete(sessionId);
+      // Rename first: the session disappears at once, even if the removal below is cut short.
+      const trash = join(this.root, `.deleted-${sessionId}-${crypto.randomUUID()}`);
+      try {
+        await rename(dir, trash);
+      } catch (error) {
+        if (errorCode(error) === "ENOENT") return;
+        throw error;
+      }
+      await rm(trash, { recursive: true, force: true });
+    });
+  }
+
+  async append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]> {
+    checkNewRecords(records);
+    const dir = this.#dir(sessionId);
+    return this.#write("append", sessionId, () => this.#append(sessionId, dir, records));
+  }
+
+  async load(sessionId: string, options: LoadOptions = {}): Promise<HistoryRecord[]> {
+    checkLoadOptions(options);
+    const dir = this.#dir(sessionId);
+    return this.#read("load", async () => selectRecords(await this.#readHistory(sessionId, dir), options));
+  }
+
+  async clear(sessionId: string): Promise<void> {
+    await this.append(sessionId, [{ id: crypto.randomUUID(), kind: "reset", frame: null }]);
+  }
+
+  /** Deletes every session whose `updatedAt` is before `olderThan`; returns how many. */
+  async prune(options: { olderThan: string }): Promise<number> {
+    const olderThan = parseOlderThan(options);
+    const old = (await this.#read("prune", () => this.#readAll())).filter(({ summary }) => Date.parse(summary.updatedAt) < olderThan);
+    for (const { summary } of old) await this.deleteSession(summary.sessionId);
+    return old.length;
+  }
+
+  async #append(sessionId: string, dir: string, records: NewRecord[]): Promise<HistoryRecord[]> {
+    const current = await this.#readSession(dir);
+    if (current === undefined) throw sessionNotFound(sessionId);
+    const file = join(dir, HISTORY);
+    const handle = await open(file, "a");
+    let index: HistoryIndex;
+    let fresh: HistoryRecord[] = [];
+    const stored: (HistoryRecord | number)[] = [];
+    try {
+      const size = (await handle.stat()).size;
+      index = this.#indexes.get(sessionId) ?? (await this.#reindex(sessionId, file));
+      // Another instance appended, or a crash left a torn tail: re-read, then cut what is not committed.
+      if (index.bytes !== size) index = await this.#reindex(sessionId, file);
+      if (size > index.bytes) await handle.truncate(index.bytes);
+      this.#clock.observe(current.order);
+      const tick = this.#clock.tick();
+      const batch = new Map<string, HistoryRecord>();
+      for (const record of records) {
+        const known = index.ids.get(record.id);
+        const kept = known ?? batch.get(record.id) ?? stampRecord(record, index.lastSeq + batch.size + 1, tick.iso);
+        if (known === undefined) batch.set(record.id, kept as HistoryRecord);
+        stored.push(kept);
+      }
+      const { text, stored: written } = serializeBatch([...batch.values()]);
+      fresh = written;
+      if (fresh.length === 0) return this.#storedRecords(sessionId, dir, stored, new Map());
+      await handle.write(text);
+      if (this.#fsync) await handle.datasync();
+      for (const record of fresh) index.ids.set(record.id, record.seq);
+      index.lastSeq = fresh.at(-1)!.seq;
+      index.bytes += Buffer.byteLength(text);
+      const state = stateOf({ ...current.summary, updatedAt: tick.iso }, index.lastSeq, tick.order);
+      await writeFileAtomic(join(dir, STATE), json(state), this.#fsync);
+    } finally {
+      await handle.close();
+    }
+    return this.#storedRecords(sessionId, dir, stored, new Map(fresh.map((record) => [record.id, record])));
+  }
+
+  /** Resolves duplicates (given as seqs) to the stored records, reading the file only if there are any. */
+  async #storedRecords(sessionId: string, dir: string, stored: (HistoryRecord | number)[], fresh: Map<string, HistoryRecord>): Promise<HistoryRecord[]> {
+    const history = stored.some((entry) => typeof entry === "number") ? await this.#readHistory(sessionId, dir) : [];
+    const bySeq = new Map(history.map((record) => [record.seq, record]));
+    return stored.map((entry) => (typeof entry === "number" ? bySeq.get(entry)! : fresh.get(entry.id)!));
+  }
+
+  async #reindex(sessionId: string, file: string): Promise<HistoryIndex> {
+    const scan = scanHistory(await readFile(file), file);
+    const index: HistoryIndex = { ids: new Map(scan.records.map((record) => [record.id, record.seq])), lastSeq: scan.records.at(-1)?.seq ?? 0, bytes: scan.committedBytes };
+    this.#indexes.set(sessionId, index);
+    return index;
+  }
+
+  async #readHistory(sessionId: string, dir: string): Promise<HistoryRecord[]> {
+    const file = join(dir, HISTORY);
+    try {
+      return scanHistory(await readFile(file), file).records;
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      if ((await readJsonFile(join(dir, DESCRIPTOR))) === undefined) throw sessionNotFound(sessionId);
+      return [];
+    }
+  }
+
+  async #readSession(dir: string): Promise<{ summary: SessionSummary; lastSeq: number; order: number } | undefined> {
+    const [descriptor, state] = await Promise.all([readJsonFile<Descriptor>(join(dir, DESCRIPTOR)), readJsonFile<State>(join(dir, STATE))]);
+    if (descriptor === undefined) return undefined;
+    const { lastSeq = 0, order, ...meta } = state ?? { updatedAt: descriptor.createdAt, lastSeq: 0 };
+    const summary: SessionSummary = { sessionId: descriptor.sessionId, agentId: descriptor.agentId, createdAt: descriptor.createdAt, ...meta };
+    return { summary, lastSeq, order: order ?? orderFromIso(summary.updatedAt) };
+  }
+
+  async #readAll(): Promise<{ summary: SessionSummary; order: number }[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.root, { withFileTypes: true })).filter((entry) => entry.isDirectory() && SESSION_ID.test(entry.name)).map((entry) => entry.name);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return [];
+      throw error;
+    }
+    const found: { summary: SessionSummary; order: number }[] = [];
+    for (let start = 0; start < names.length; start += 64) {
+      const chunk = await Promise.all(names.slice(start, start + 64).map((name) => this.#readSession(join(this.root, name))));
+      for (const session of chunk) if (session !== undefined) found.push(session);
+    }
+    return found;
+  }
+
+  #dir(sessionId: string): string {
+    if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
+      throw new InvalidArgumentError(`JsonlSessionStore: invalid session id ${JSON.stringify(sessionId)}: use 1-128 of A-Z a-z 0-9 . _ - (not starting with ".")`);
+    }
+    return join(this.root, sessionId);
+  }
+
+  #write<T>(operation: string, sessionId: string, task: () => Promise<T>): Promise<T> {
+    return this.#queue.run(sessionId, () => this.#read(operation, task));
+  }
+
+  async #read<T>(operation: string, task: () => Promise<T>): Promise<T> {
+    try {
+      return await task();
+    } catch (error) {
+      if (AgentryError.isInstance(error)) throw error;
+      throw new SessionStoreError(`JsonlSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+  }
+}
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+function stateOf(summary: SessionSummary, lastSeq: number, order: number): State {
+  const { sessionId: _id, agentId: _agent, createdAt: _created, ...meta } = summary;
+  return { ...meta, lastSeq, order };
+}
