@@ -147,3 +147,30 @@ export async function collect(provider: Provider, request: Partial<ModelRequest>
 export function baseRequest(request: Partial<ModelRequest> = {}): ModelRequest {
   return { model: "test-model", system: "", messages: [{ role: "user", content: "hi" }], tools: [], ...request };
 }
+
+/** An event-stream body from JSON payloads (`data: <json>\n\n` each), optionally ending with `[DONE]`. */
+export function sseBody(payloads: unknown[], options: { done?: boolean; eventNames?: boolean } = {}): string {
+  let text = payloads
+    .map((payload) => {
+      const name = options.eventNames && typeof payload === "object" && payload !== null ? (payload as { type?: string }).type : undefined;
+      return `${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(payload)}\n\n`;
+    })
+    .join("");
+  if (options.done) text += "data: [DONE]\n\n";
+  return text;
+}
+
+/** A fetch that serves this text as a 200 event stream, in pieces of `pieceSize` bytes, and records request bodies. */
+export function textFetch(text: string, pieceSize = 7): typeof fetch & { bodies: any[]; headers: Headers[] } {
+  const bytes = new TextEncoder().encode(text);
+  const bodies: any[] = [];
+  const headers: Headers[] = [];
+  const fn = async (_url: string | URL | Request, init?: RequestInit) => {
+    bodies.push(JSON.parse(String(init?.body)));
+    headers.push(new Headers(init?.headers));
+    const pieces: Uint8Array[] = [];
+    for (let i = 0; i < bytes.length; i += pieceSize) pieces.push(bytes.subarray(i, i + pieceSize));
+    return piecesFetch(pieces)("");
+  };
+  return Object.assign(fn, { bodies, headers }) as typeof fetch & { bodies: any[]; headers: Headers[] };
+}
