@@ -4,6 +4,9 @@ import { defineConfig } from "tsup";
 export const entries = {
   index: "src/index.ts",
   testing: "src/entries/testing.ts",
+  openai: "src/entries/openai.ts",
+  anthropic: "src/entries/anthropic.ts",
+  node: "src/entries/node.ts",
 };
 
 export default defineConfig([
