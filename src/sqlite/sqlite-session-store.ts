@@ -1,0 +1,239 @@
+import Database from "better-sqlite3";
+import { AgentryError } from "../errors/agentry-error.js";
+import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
+import {
+  checkListQuery,
+  checkSessionId,
+  newSessionSummary,
+  parseOlderThan,
+  patchSessionSummary,
+  sessionNotFound,
+  type CreateSessionInit,
+  type SessionPatch,
+} from "../internal/session-arguments.js";
+import { SessionClock, type SessionTick } from "../internal/session-clock.js";
+import { checkLoadOptions, checkNewRecords, stampRecord } from "../internal/session-records.js";
+import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
+import { createSchema, prepareStatements, type SessionRow, type SqliteStatements } from "./sqlite-statements.js";
+
+/** Options of {@link SqliteSessionStore}: a file path to open, or an open better-sqlite3 database. */
+export type SqliteSessionStoreOptions = ({ path: string } | { database: Database.Database }) & {
+  /**
+   * Prefix of the store's two tables (`<prefix>sessions`, `<prefix>records`), so they sit beside
+   * an application's own tables in a shared database. Letters, digits and `_`.
+   * @default "agentry_"
+   */
+  tablePrefix?: string;
+  /**
+   * Switch the database to WAL journal mode (readers never block the writer; the setting is
+   * stored in the file). In-memory databases ignore it.
+   * @default true
+   */
+  wal?: boolean;
+};
+
+/**
+ * A {@link SessionStore} in SQLite through better-sqlite3 (an optional peer dependency, loaded
+ * only by `@agentry/core/sqlite`). The embedded default for apps: one file, many readers.
+ *
+ * - Tables are created when missing. Records are stored as JSON text, one row each, primary key
+ *   (session_id, seq) and unique (session_id, record_id).
+ * - Each append is one `BEGIN IMMEDIATE` transaction: all or nothing, and `seq` is assigned inside
+ *   it, so several stores (or processes) on one file may append to one session concurrently.
+ * - better-sqlite3 is synchronous: the async methods run the query, then resolve.
+ * - Given `{ path }`, the store owns the connection and `close()` closes it; given `{ database }`,
+ *   the caller owns it and `close()` leaves it open.
+ * - Deleting an unknown session is a no-op.
+ *
+ * @example
+ * const store = new SqliteSessionStore({ path: "agentry.db" });
+ * // ...
+ * store.close();
+ */
+export class SqliteSessionStore implements PrunableSessionStore {
+  /** The underlying connection. */
+  readonly database: Database.Database;
+  readonly #owned: boolean;
+  readonly #sql: SqliteStatements;
+  readonly #clock = new SessionClock();
+
+  constructor(options: SqliteSessionStoreOptions) {
+    const prefix = options?.tablePrefix ?? "agentry_";
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix)) throw new InvalidArgumentError("SqliteSessionStore: tablePrefix must be letters, digits and _");
+    const owned = !("database" in options);
+    if (owned && (typeof options.path !== "string" || options.path === "")) {
+      throw new InvalidArgumentError("SqliteSessionStore: pass { path } (a file, or \":memory:\") or { database }");
+    }
+    this.database = owned ? new Database(options.path) : options.database;
+    this.#owned = owned;
+    try {
+      if (options.wal ?? true) this.database.pragma("journal_mode = WAL");
+      createSchema(this.database, prefix);
+      this.#sql = prepareStatements(this.database, prefix);
+    } catch (error) {
+      if (owned) this.database.close();
+      throw new SessionStoreError(`SqliteSessionStore: cannot set up the database: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  async createSession(init: CreateSessionInit): Promise<SessionSummary> {
+    return this.#write("createSession", () => {
+      const tick = this.#tick();
+      const summary = newSessionSummary(init, () => crypto.randomUUID(), tick.iso);
+      const inserted = this.#sql.insertSession.run({ ...columnsOf(summary), session_id: summary.sessionId, agent_id: summary.agentId, created_at: summary.createdAt, touch: tick.order });
+      if (inserted.changes === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
+      return summary;
+    });
+  }
+
+  async getSession(sessionId: string): Promise<SessionSummary | undefined> {
+    checkSessionId(sessionId);
+    return this.#run("getSession", () => {
+      const row = this.#sql.getSession.get(sessionId) as SessionRow | undefined;
+      return row && summaryOf(row);
+    });
+  }
+
+  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
+    const { agentId, limit } = checkListQuery(query);
+    const sqlLimit = Number.isFinite(limit) ? limit : -1;
+    return this.#run("listSessions", () => {
+      const rows = agentId === undefined ? this.#sql.listSessions.all(sqlLimit) : this.#sql.listAgentSessions.all(agentId, sqlLimit);
+      return (rows as SessionRow[]).map(summaryOf);
+    });
+  }
+
+  async updateSession(sessionId: string, patch: SessionPatch): Promise<SessionSummary> {
+    checkSessionId(sessionId);
+    return this.#write("updateSession", () => {
+      const row = this.#sql.getSession.get(sessionId) as SessionRow | undefined;
+      if (row === undefined) throw sessionNotFound(sessionId);
+      const summary = patchSessionSummary(summaryOf(row), patch);
+      const tick = this.#tick();
+      summary.updatedAt = tick.iso;
+      this.#sql.updateSession.run({ ...columnsOf(summary), session_id: sessionId, touch: tick.order });
+      return summary;
+    });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    checkSessionId(sessionId);
+    this.#write("deleteSession", () => {
+      this.#sql.deleteRecords.run(sessionId);
+      this.#sql.deleteSession.run(sessionId);
+    });
+  }
+
+  async append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]> {
+    checkNewRecords(records);
+    checkSessionId(sessionId);
+    return this.#write("append", () => {
+      const row = this.#sql.getSession.get(sessionId) as SessionRow | undefined;
+      if (row === undefined) throw sessionNotFound(sessionId);
+      let lastSeq = row.last_seq;
+      let tick: SessionTick | undefined;
+      const seen = new Map<string, HistoryRecord>();
+      const stored = records.map((record, index) => {
+        let kept = seen.get(record.id);
+        const data = kept === undefined ? (this.#sql.recordById.get(sessionId, record.id) as string | undefined) : undefined;
+        if (data !== undefined) kept = JSON.parse(data) as HistoryRecord;
+        if (kept === undefined) {
+          tick ??= this.#tick();
+          const json = toJson(stampRecord(record, ++lastSeq, tick.iso), index);
+          this.#sql.insertRecord.run(sessionId, lastSeq, record.id, record.kind, record.frame, tick.iso, json);
+          kept = JSON.parse(json) as HistoryRecord;
+        }
+        seen.set(record.id, kept);
+        return kept;
+      });
+      if (tick !== undefined) this.#sql.touchSession.run(lastSeq, tick.iso, tick.order, sessionId);
+      return stored;
+    });
+  }
+
+  async load(sessionId: string, options: LoadOptions = {}): Promise<HistoryRecord[]> {
+    checkLoadOptions(options);
+    checkSessionId(sessionId);
+    const { frame } = options;
+    return this.#run("load", () =>
+      this.database.transaction(() => {
+        if (this.#sql.getSession.get(sessionId) === undefined) throw sessionNotFound(sessionId);
+        let after = options.afterSeq ?? 0;
+        if (options.sinceLastReset) {
+          const reset = (frame === undefined ? this.#sql.lastReset.get(sessionId) : this.#sql.lastResetInFrame.get(sessionId, frame)) as number | null;
+          after = Math.max(after, reset ?? 0);
+        }
+        const rows = (frame === undefined ? this.#sql.load.all(sessionId, after) : this.#sql.loadFrame.all(sessionId, after, frame)) as string[];
+        return rows.map((data) => JSON.parse(data) as HistoryRecord);
+      })(),
+    );
+  }
+
+  async clear(sessionId: string): Promise<void> {
+    await this.append(sessionId, [{ id: crypto.randomUUID(), kind: "reset", frame: null }]);
+  }
+
+  /** Deletes every session whose `updatedAt` is before `olderThan`; returns how many. */
+  async prune(options: { olderThan: string }): Promise<number> {
+    const olderThan = new Date(parseOlderThan(options)).toISOString();
+    return this.#write("prune", () => {
+      const stale = this.#sql.staleSessions.all(olderThan) as string[];
+      for (const sessionId of stale) {
+        this.#sql.deleteRecords.run(sessionId);
+        this.#sql.deleteSession.run(sessionId);
+      }
+      return stale.length;
+    });
+  }
+
+  /** Closes the connection when the store opened it (`{ path }`); a no-op otherwise, and when closed. */
+  close(): void {
+    if (this.#owned && this.database.open) this.database.close();
+  }
+
+  /** A tick later than any session's, across every connection to the file (called inside a write transaction). */
+  #tick(): SessionTick {
+    this.#clock.observe((this.#sql.maxTouch.get() as number | null) ?? 0);
+    return this.#clock.tick();
+  }
+
+  #write<T>(operation: string, task: () => T): T {
+    return this.#run(operation, () => this.database.transaction(task).immediate());
+  }
+
+  #run<T>(operation: string, task: () => T): T {
+    try {
+      return task();
+    } catch (error) {
+      if (AgentryError.isInstance(error)) throw error;
+      throw new SessionStoreError(`SqliteSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    }
+  }
+}
+
+function toJson(record: HistoryRecord, index: number): string {
+  try {
+    return JSON.stringify(record);
+  } catch (error) {
+    throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, { cause: error });
+  }
+}
+
+function columnsOf(summary: SessionSummary) {
+  return {
+    name: summary.name ?? null,
+    pinned_at: summary.pinnedAt ?? null,
+    attributes: summary.attributes === undefined ? null : JSON.stringify(summary.attributes),
+    last_snippet: summary.lastSnippet ?? null,
+    updated_at: summary.updatedAt,
+  };
+}
+
+function summaryOf(row: SessionRow): SessionSummary {
+  const summary: SessionSummary = { sessionId: row.session_id, agentId: row.agent_id, createdAt: row.created_at, updatedAt: row.updated_at };
+  if (row.name !== null) summary.name = row.name;
+  if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;
+  if (row.last_snippet !== null) summary.lastSnippet = row.last_snippet;
+  if (row.attributes !== null) summary.attributes = JSON.parse(row.attributes) as Record<string, unknown>;
+  return summary;
+}

@@ -1,0 +1,88 @@
+import type BetterSqlite3 from "better-sqlite3";
+
+/** A row of the sessions table. */
+export interface SessionRow {
+  session_id: string;
+  agent_id: string;
+  name: string | null;
+  pinned_at: string | null;
+  attributes: string | null;
+  last_snippet: string | null;
+  created_at: string;
+  updated_at: string;
+  touch: number;
+  last_seq: number;
+}
+
+/**
+ * Creates the two tables when missing: `<prefix>sessions` (one row per session; `touch` orders
+ * sessions updated in the same millisecond) and `<prefix>records` (one row per history record,
+ * the record as JSON text in `data`; primary key (session_id, seq), unique (session_id, record_id)).
+ */
+export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS ${prefix}sessions (
+      session_id TEXT PRIMARY KEY NOT NULL,
+      agent_id TEXT NOT NULL,
+      name TEXT,
+      pinned_at TEXT,
+      attributes TEXT,
+      last_snippet TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      touch INTEGER NOT NULL,
+      last_seq INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX IF NOT EXISTS ${prefix}sessions_by_touch ON ${prefix}sessions (touch);
+    CREATE INDEX IF NOT EXISTS ${prefix}sessions_by_agent ON ${prefix}sessions (agent_id, touch);
+    CREATE TABLE IF NOT EXISTS ${prefix}records (
+      session_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      record_id TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      frame TEXT,
+      at TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (session_id, seq),
+      UNIQUE (session_id, record_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS ${prefix}records_resets ON ${prefix}records (session_id, seq) WHERE kind = 'reset';
+  `);
+}
+
+/** The SQL of every statement the store runs; `pluck` ones return their single column. */
+function statementSql(sessions: string, records: string) {
+  return {
+    insertSession: `INSERT INTO ${sessions} (session_id, agent_id, name, pinned_at, attributes, last_snippet, created_at, updated_at, touch)
+      VALUES (@session_id, @agent_id, @name, @pinned_at, @attributes, @last_snippet, @created_at, @updated_at, @touch)
+      ON CONFLICT (session_id) DO NOTHING`,
+    getSession: `SELECT * FROM ${sessions} WHERE session_id = ?`,
+    listSessions: `SELECT * FROM ${sessions} ORDER BY touch DESC LIMIT ?`,
+    listAgentSessions: `SELECT * FROM ${sessions} WHERE agent_id = ? ORDER BY touch DESC LIMIT ?`,
+    maxTouch: `SELECT MAX(touch) FROM ${sessions} -- pluck`,
+    updateSession: `UPDATE ${sessions} SET name = @name, pinned_at = @pinned_at, attributes = @attributes,
+      last_snippet = @last_snippet, updated_at = @updated_at, touch = @touch WHERE session_id = @session_id`,
+    touchSession: `UPDATE ${sessions} SET last_seq = ?, updated_at = ?, touch = ? WHERE session_id = ?`,
+    deleteSession: `DELETE FROM ${sessions} WHERE session_id = ?`,
+    deleteRecords: `DELETE FROM ${records} WHERE session_id = ?`,
+    staleSessions: `SELECT session_id FROM ${sessions} WHERE updated_at < ? -- pluck`,
+    recordById: `SELECT data FROM ${records} WHERE session_id = ? AND record_id = ? -- pluck`,
+    insertRecord: `INSERT INTO ${records} (session_id, seq, record_id, kind, frame, at, data) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    lastReset: `SELECT MAX(seq) FROM ${records} WHERE session_id = ? AND kind = 'reset' -- pluck`,
+    lastResetInFrame: `SELECT MAX(seq) FROM ${records} WHERE session_id = ? AND kind = 'reset' AND frame IS ? -- pluck`,
+    load: `SELECT data FROM ${records} WHERE session_id = ? AND seq > ? ORDER BY seq -- pluck`,
+    loadFrame: `SELECT data FROM ${records} WHERE session_id = ? AND seq > ? AND frame IS ? ORDER BY seq -- pluck`,
+  };
+}
+
+/** The prepared statements of one store. */
+export type SqliteStatements = Record<keyof ReturnType<typeof statementSql>, BetterSqlite3.Statement>;
+
+/** Prepares every statement once (numbers as JS numbers even if the caller's database defaults to BigInt). */
+export function prepareStatements(db: BetterSqlite3.Database, prefix: string): SqliteStatements {
+  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`)).map(([name, sql]) => {
+    const statement = db.prepare(sql).safeIntegers(false);
+    return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
+  });
+  return Object.fromEntries(entries) as SqliteStatements;
+}

@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentry/core";
+import { SqliteSessionStore } from "@agentry/core/sqlite";
+import { runSessionStoreContract } from "@agentry/core/testing";
+
+const dirs: string[] = [];
+const newFile = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), "agentry-sqlite-"));
+  dirs.push(dir);
+  return join(dir, "sessions.db");
+};
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const text = (id: string, content: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content } });
+
+runSessionStoreContract("SqliteSessionStore (file)", async () => new SqliteSessionStore({ path: await newFile() }));
+runSessionStoreContract("SqliteSessionStore (:memory:)", () => new SqliteSessionStore({ path: ":memory:" }));
+
+describe("SqliteSessionStore", () => {
+  it("switches a file database to WAL and creates its tables", async () => {
+    const path = await newFile();
+    const store = new SqliteSessionStore({ path });
+    expect(store.database.pragma("journal_mode", { simple: true })).toBe("wal");
+    const tables = store.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(["agentry_records", "agentry_sessions"]);
+    store.close();
+    expect(store.database.open).toBe(false);
+  });
+
+  it("reads back what another connection wrote after reopening the file", async () => {
+    const path = await newFile();
+    const first = new SqliteSessionStore({ path });
+    const session = await first.createSession({ agentId: "todo", name: "Groceries", attributes: { list: "home" } });
+    const stored = await first.append(session.sessionId, [text("m1", "milk"), text("m2", "eggs")]);
+    await first.clear(session.sessionId);
+    first.close();
+    const reopened = new SqliteSessionStore({ path });
+    expect(await reopened.getSession(session.sessionId)).toEqual(await reopened.listSessions().then((all) => all[0]));
+    expect((await reopened.getSession(session.sessionId))?.name).toBe("Groceries");
+    expect((await reopened.load(session.sessionId)).slice(0, 2)).toEqual(stored);
+    expect(await reopened.load(session.sessionId, { sinceLastReset: true })).toEqual([]);
+    const [next] = await reopened.append(session.sessionId, [text("m1", "duplicate"), text("m4", "bread")]);
+    expect(next).toEqual(stored[0]);
+    expect((await reopened.load(session.sessionId)).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    reopened.close();
+  });
+
+  it("two stores on one file share sessions and interleave appends to one session without gaps", async () => {
+    const path = await newFile();
+    const a = new SqliteSessionStore({ path });
+    const b = new SqliteSessionStore({ path });
+    const { sessionId } = await a.createSession({ agentId: "todo" });
+    expect((await b.getSession(sessionId))?.agentId).toBe("todo");
+    await Promise.all(Array.from({ length: 40 }, (_, n) => (n % 2 === 0 ? a : b).append(sessionId, [text(`m${n}`, `${n}`)])));
+    const loaded = await b.load(sessionId);
+    expect(loaded.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, n) => n + 1));
+    const other = await b.createSession({ agentId: "todo" });
+    await a.updateSession(sessionId, { name: "touched by a" });
+    expect((await b.listSessions({ agentId: "todo" })).map((s) => s.sessionId)).toEqual([sessionId, other.sessionId]);
+    await b.deleteSession(sessionId);
+    expect(await a.getSession(sessionId)).toBeUndefined();
+    a.close();
+    b.close();
+  });
+
+  it("uses a caller's database without closing it, with a custom table prefix", async () => {
+    const database = new Database(await newFile());
+    const store = new SqliteSessionStore({ database, tablePrefix: "chat_" });
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    await store.append(sessionId, [text("m1", "hi")]);
+    store.close();
+    expect(database.open).toBe(true);
+    expect(database.prepare("SELECT COUNT(*) FROM chat_records").pluck().get()).toBe(1);
+    database.close();
+  });
+
+  it("rejects a bad table prefix and reports database failures as SessionStoreError", async () => {
+    expect(() => new SqliteSessionStore({ path: ":memory:", tablePrefix: "x; DROP TABLE" })).toThrow(
+      expect.objectContaining({ name: "InvalidArgumentError" }),
+    );
+    const store = new SqliteSessionStore({ path: ":memory:" });
+    store.database.exec("DROP TABLE agentry_records");
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    const error = await store.load(sessionId).catch((e: unknown) => e);
+    expect(SessionStoreError.isInstance(error)).toBe(true);
+    expect(InvalidArgumentError.isInstance(error)).toBe(false);
+    store.close();
+  });
+});
