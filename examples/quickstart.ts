@@ -29,7 +29,10 @@ const getWeather = defineTool({
 
 /** The offline model: the root splits the question into one sub-task per city, each child calls the tool. */
 function scriptedModel(): Provider {
-  const cityOf = (request: ModelRequest) => String(request.messages[0]?.content).match(/in (\w+)/)?.[1] ?? "?";
+  const cityOf = (request: ModelRequest) => {
+    const first = request.messages[0];
+    return (typeof first?.content === "string" && first.content.match(/in (\w+)/)?.[1]) || "?";
+  };
   return createFakeProvider((request) => {
     const last = request.messages[request.messages.length - 1]!;
     if (request.system.startsWith("You are a sub-agent")) {
