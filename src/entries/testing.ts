@@ -17,4 +17,9 @@ export type { ContractDescribe, ContractIt, SessionStoreContractOptions } from "
 export { ContractViolation } from "../testing/session-contract-assert.js";
 // <<< session contract block
 // >>> provider testing block
+export { createFakeOpenAIServer } from "../testing/fake-openai-server.js";
+export { createFakeAnthropicServer } from "../testing/fake-anthropic-server.js";
+export type { FakeServer } from "../testing/fake-http-server.js";
+export { runProviderContract } from "../testing/provider-contract.js";
+export type { ProviderContractContext, ProviderContractOptions } from "../testing/provider-contract.js";
 // <<< provider testing block

@@ -95,7 +95,7 @@ export function piecesFetch(pieces: Uint8Array[]): typeof fetch {
     let i = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (i < pieces.length) controller.enqueue(pieces[i++]!);
+        if (i < pieces.length) controller.enqueue(pieces[i++]);
         else controller.close();
       },
     });
@@ -166,11 +166,12 @@ export function textFetch(text: string, pieceSize = 7): typeof fetch & { bodies:
   const bodies: any[] = [];
   const headers: Headers[] = [];
   const fn = async (_url: string | URL | Request, init?: RequestInit) => {
-    bodies.push(JSON.parse(String(init?.body)));
+    bodies.push(JSON.parse(typeof init?.body === "string" ? init.body : "null"));
     headers.push(new Headers(init?.headers));
     const pieces: Uint8Array[] = [];
     for (let i = 0; i < bytes.length; i += pieceSize) pieces.push(bytes.subarray(i, i + pieceSize));
     return piecesFetch(pieces)("");
   };
-  return Object.assign(fn, { bodies, headers }) as typeof fetch & { bodies: any[]; headers: Headers[] };
+  const typed: typeof fetch = fn;
+  return Object.assign(typed, { bodies, headers });
 }

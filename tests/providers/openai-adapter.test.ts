@@ -258,7 +258,7 @@ describe("openai(): request", () => {
     const seen: string[] = [];
     const base = textFetch(sseBody([finish("stop")], { done: true }));
     const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
-      seen.push(String(url));
+      seen.push(typeof url === "string" ? url : url instanceof URL ? url.href : url.url);
       return base(url, init);
     }) as typeof globalThis.fetch;
     const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };

@@ -37,7 +37,7 @@ function streamOf(pieces: Uint8Array[]): ReadableStream<Uint8Array> {
   let i = 0;
   return new ReadableStream({
     pull(controller) {
-      if (i < pieces.length) controller.enqueue(pieces[i++]!);
+      if (i < pieces.length) controller.enqueue(pieces[i++]);
       else controller.close();
     },
   });

@@ -1,0 +1,166 @@
+import { FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
+import type { ModelRequest } from "../providers/provider.js";
+
+/** A fake model server on 127.0.0.1 (ephemeral port) that plays a `FakeScript` in one wire format. */
+export interface FakeServer {
+  /** The server's origin, e.g. `http://127.0.0.1:50123`. */
+  readonly url: string;
+  /** What to pass as `baseURL` to the matching provider. */
+  readonly baseURL: string;
+  /** Every request body, parsed, in order (the wire format, as the provider sent it). */
+  readonly requests: unknown[];
+  /** Every request mapped back to a `ModelRequest` (what a function script was given). */
+  readonly calls: ModelRequest[];
+  /** Stops the server and drops open connections. */
+  close(): Promise<void>;
+}
+
+/** What a wire format contributes to the shared server. */
+export interface FakeWireFormat {
+  /** The POST path served, e.g. `/v1/chat/completions`. */
+  path: string;
+  /** Appended to the origin to make `baseURL`. */
+  baseURLSuffix: string;
+  toModelRequest(body: any): ModelRequest;
+  /** The SSE chunks of a turn (each written separately), including an in-stream error when `withError`. */
+  encodeTurn(turn: FakeTurn, callIndex: number, withError: boolean): string[];
+  /** An HTTP error body for `error`. */
+  errorBody(message: string, type: string): unknown;
+}
+
+// The few parts of node:http used here, declared locally: the testing entry must not need @types/node.
+interface NodeRequest {
+  method?: string;
+  url?: string;
+  on(event: "data", listener: (chunk: Uint8Array) => void): void;
+  on(event: "end", listener: () => void): void;
+}
+interface NodeResponse {
+  readonly destroyed: boolean;
+  readonly headersSent: boolean;
+  writeHead(status: number, headers?: Record<string, string>): void;
+  write(chunk: string): boolean;
+  end(chunk?: string): void;
+  on(event: "close", listener: () => void): void;
+}
+interface NodeServer {
+  listen(port: number, host: string, listener: () => void): void;
+  address(): { port: number } | string | null;
+  close(listener: () => void): void;
+  closeAllConnections(): void;
+}
+interface NodeHttp {
+  createServer(handler: (request: NodeRequest, response: NodeResponse) => void): NodeServer;
+}
+
+/**
+ * Starts a fake server for one wire format. Per request: the body is recorded, mapped back to a
+ * `ModelRequest`, and the script's turn for that call index is played: `delayMs` first, then the
+ * turn's chunks. A turn `error` with nothing before it becomes an HTTP error response (status from
+ * the error's `status`, default 500; `x-should-retry` from its `retryable`); after content it is an
+ * error event inside the stream. A request past the end of the script gets a 500 that says so,
+ * with `x-should-retry: false`.
+ */
+export async function startFakeHttpServer(init: { script: FakeScript; format: FakeWireFormat }): Promise<FakeServer> {
+  const { script, format } = init;
+  const specifier = "node:http";
+  const http = (await import(/* @vite-ignore */ specifier)) as NodeHttp;
+  const requests: unknown[] = [];
+  const calls: ModelRequest[] = [];
+  let next = 0;
+
+  const handle = async (body: string, response: NodeResponse) => {
+    let closed = false;
+    response.on("close", () => (closed = true));
+    const parsed: unknown = JSON.parse(body);
+    requests.push(parsed);
+    const request = format.toModelRequest(parsed);
+    calls.push(request);
+    const callIndex = next++;
+    let turn: FakeTurn;
+    try {
+      turn = await resolveFakeTurn(script, request, callIndex);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const type = FakeScriptExhaustedError.isInstance(error) ? "fake_script_exhausted" : "fake_script_error";
+      response.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
+      response.end(JSON.stringify(format.errorBody(message, type)));
+      return;
+    }
+    if (turn.delayMs) await new Promise((resolve) => setTimeout(resolve, turn.delayMs));
+    if (closed) return;
+    const hasContent = Boolean(turn.text || turn.chunks?.length || turn.thinking || turn.toolCalls?.length);
+    if (turn.error !== undefined && !hasContent) {
+      const error = turn.error as { status?: unknown; retryable?: unknown; retryAfterMs?: unknown };
+      const status = typeof error.status === "number" && error.status >= 400 ? error.status : 500;
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (typeof error.retryable === "boolean") headers["x-should-retry"] = String(error.retryable);
+      if (typeof error.retryAfterMs === "number") headers["retry-after-ms"] = String(error.retryAfterMs);
+      response.writeHead(status, headers);
+      response.end(JSON.stringify(format.errorBody(fakeErrorMessage(turn.error), fakeErrorType(turn.error, "api_error"))));
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    for (const chunk of format.encodeTurn(turn, callIndex, turn.error !== undefined)) {
+      if (closed) return;
+      response.write(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    response.end();
+  };
+
+  const server = http.createServer((request, response) => {
+    const decoder = new TextDecoder();
+    let body = "";
+    request.on("data", (chunk) => (body += decoder.decode(chunk, { stream: true })));
+    request.on("end", () => {
+      if (request.method !== "POST" || !request.url?.startsWith(format.path)) {
+        response.writeHead(404, { "content-type": "application/json" });
+        response.end(JSON.stringify(format.errorBody(`No route for ${request.method} ${request.url}`, "not_found_error")));
+        return;
+      }
+      handle(body, response).catch((error: unknown) => {
+        if (!response.destroyed && !response.headersSent) {
+          response.writeHead(400, { "content-type": "application/json" });
+          response.end(JSON.stringify(format.errorBody(error instanceof Error ? error.message : String(error), "invalid_request_error")));
+        }
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return {
+    url,
+    baseURL: `${url}${format.baseURLSuffix}`,
+    requests,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The message of a scripted error (an `Error`, a string, or anything JSON-able). */
+export function fakeErrorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
+    return (error as { message: string }).message;
+  }
+  return typeof error === "string" ? error : JSON.stringify(error);
+}
+
+/** The `errorType` of a scripted error (a `ProviderError` has one), else `fallback`. */
+export function fakeErrorType(error: unknown, fallback: string): string {
+  const type = typeof error === "object" && error !== null ? (error as { errorType?: unknown }).errorType : undefined;
+  return typeof type === "string" ? type : fallback;
+}
+
+/** Splits JSON text into up to three pieces, so argument assembly across chunks is exercised. */
+export function splitInThree(text: string): string[] {
+  if (text.length < 3) return [text];
+  const a = Math.ceil(text.length / 3);
+  return [text.slice(0, a), text.slice(a, 2 * a), text.slice(2 * a)];
+}

@@ -1,0 +1,74 @@
+import { fakeTurnEvents, type FakeScript, type FakeTurn } from "./fake-script.js";
+import { fakeErrorMessage, fakeErrorType, splitInThree, startFakeHttpServer, type FakeServer, type FakeWireFormat } from "./fake-http-server.js";
+import { fromOpenAIRequest } from "./from-openai-request.js";
+
+const FINISH: Record<string, string> = { stop: "stop", tool_calls: "tool_calls", length: "length", content_filter: "content_filter", other: "other" };
+
+const openAIFormat: FakeWireFormat = {
+  path: "/v1/chat/completions",
+  baseURLSuffix: "/v1",
+  toModelRequest: fromOpenAIRequest,
+  errorBody: (message, type) => ({ error: { message, type, param: null, code: null } }),
+  encodeTurn(turn: FakeTurn, callIndex: number, withError: boolean): string[] {
+    const id = `chatcmpl-fake-${callIndex}`;
+    const chunk = (body: Record<string, unknown>) => `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "fake", ...body })}\n\n`;
+    const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+    const out = [delta({ role: "assistant", content: "" })];
+    let calls = 0;
+    for (const event of fakeTurnEvents(turn, callIndex)) {
+      switch (event.type) {
+        case "thinking_delta":
+          out.push(delta({ reasoning_content: event.text }));
+          break;
+        case "text_delta":
+          out.push(delta({ content: event.text }));
+          break;
+        case "tool_call": {
+          const index = calls++;
+          out.push(delta({ tool_calls: [{ index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }] }));
+          const args = typeof event.args === "string" ? event.args : JSON.stringify(event.args);
+          for (const piece of splitInThree(args)) out.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+          break;
+        }
+        case "usage": {
+          const usage: Record<string, unknown> = {
+            prompt_tokens: event.inputTokens,
+            completion_tokens: event.outputTokens,
+            total_tokens: event.inputTokens + event.outputTokens,
+          };
+          if (event.cachedInputTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: event.cachedInputTokens };
+          out.push(chunk({ choices: [], usage }));
+          break;
+        }
+        case "finish":
+          // Chat Completions sends finish_reason before the usage chunk.
+          out.splice(turn.usage ? out.length - 1 : out.length, 0, delta({}, FINISH[event.reason] ?? "stop"));
+          out.push("data: [DONE]\n\n");
+          break;
+      }
+    }
+    if (withError) {
+      const error = { message: fakeErrorMessage(turn.error), type: fakeErrorType(turn.error, "server_error"), param: null, code: null };
+      out.push(`data: ${JSON.stringify({ error })}\n\n`);
+    }
+    return out;
+  },
+};
+
+/**
+ * Serves a `FakeScript` over real HTTP as OpenAI Chat Completions (SSE with `reasoning_content`,
+ * tool-call arguments split across chunks, a usage chunk, `[DONE]`), telling the same story as
+ * `createFakeProvider(script)`. Point `openai({ baseURL: server.baseURL })` at it.
+ *
+ * Node only: `node:http` is imported when the function runs, so the testing entry itself still
+ * loads anywhere.
+ *
+ * @example
+ * const server = await createFakeOpenAIServer([{ text: "Hello!" }]);
+ * const provider = openai({ baseURL: server.baseURL, apiKey: "test" });
+ * // ... run the agent; then inspect server.requests / server.calls
+ * await server.close();
+ */
+export function createFakeOpenAIServer(script: FakeScript): Promise<FakeServer> {
+  return startFakeHttpServer({ script, format: openAIFormat });
+}

@@ -1,0 +1,68 @@
+import type { AssistantPart, Message, ToolResultPart, UserPart } from "../messages/message.js";
+import { parseToolArgs } from "../providers/parse-tool-args.js";
+import type { ModelRequest } from "../providers/provider.js";
+
+const KNOWN = new Set(["model", "messages", "tools", "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature"]);
+
+/**
+ * A Chat Completions request body mapped back to a `ModelRequest` (for fake servers and function
+ * scripts). Tool results come back as their message text; unknown body fields land in
+ * `providerOptions`.
+ */
+export function fromOpenAIRequest(body: any): ModelRequest {
+  const system: string[] = [];
+  const messages: Message[] = [];
+  const names = new Map<string, string>();
+  for (const message of (body?.messages ?? []) as any[]) {
+    if (message.role === "system" || message.role === "developer") system.push(textOf(message.content));
+    else if (message.role === "user") messages.push({ role: "user", content: userContent(message.content) });
+    else if (message.role === "assistant") {
+      const content: AssistantPart[] = [];
+      const text = textOf(message.content);
+      if (text !== "") content.push({ type: "text", text });
+      for (const call of (message.tool_calls ?? []) as any[]) {
+        names.set(call.id, call.function?.name ?? "");
+        content.push({ type: "tool_call", id: call.id, name: call.function?.name ?? "", args: parseToolArgs(typeof call.function?.arguments === "string" ? call.function.arguments : "") });
+      }
+      messages.push({ role: "assistant", content });
+    } else if (message.role === "tool") {
+      const part: ToolResultPart = { type: "tool_result", toolCallId: message.tool_call_id, name: names.get(message.tool_call_id) ?? "", result: textOf(message.content) };
+      const previous = messages[messages.length - 1];
+      if (previous?.role === "tool") previous.content.push(part);
+      else messages.push({ role: "tool", content: [part] });
+    }
+  }
+  const request: ModelRequest = {
+    model: String(body?.model ?? ""),
+    system: system.join("\n\n"),
+    messages,
+    tools: ((body?.tools ?? []) as any[]).map((tool) => ({
+      name: tool.function?.name ?? "",
+      description: tool.function?.description ?? "",
+      inputSchema: tool.function?.parameters ?? {},
+    })),
+  };
+  const maxTokens = body?.max_completion_tokens ?? body?.max_tokens;
+  if (typeof maxTokens === "number") request.maxOutputTokens = maxTokens;
+  if (typeof body?.temperature === "number") request.temperature = body.temperature;
+  const extra = Object.fromEntries(Object.entries(body ?? {}).filter(([key]) => !KNOWN.has(key)));
+  if (Object.keys(extra).length > 0) request.providerOptions = extra;
+  return request;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
+  return "";
+}
+
+function userContent(content: unknown): string | UserPart[] {
+  if (!Array.isArray(content)) return textOf(content);
+  return content.map((part: any): UserPart => {
+    if (part?.type === "image_url") {
+      const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.image_url?.url ?? ""));
+      return { type: "image", mediaType: match?.[1] ?? "application/octet-stream", data: match?.[2] ?? "" };
+    }
+    return { type: "text", text: String(part?.text ?? "") };
+  });
+}
