@@ -132,3 +132,11 @@ export { MemorySessionStore } from "./sessions/memory-session-store.js";
 export { resolveSession } from "./sessions/resolve-session.js";
 export type { ResolveSessionResult, SessionSelector } from "./sessions/resolve-session.js";
 // <<< sessions block
+
+// --- runtime ---
+// >>> runtime block
+export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
+export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
+export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./runtime/agent-runtime.js";
+export { unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
+// <<< runtime block

@@ -1,0 +1,237 @@
+import EventEmitter from "eventemitter3";
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import { AgentNotFoundError, ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
+import type { Message, UserMessage } from "../messages/message.js";
+import type { ChatContext } from "../policy/tool-policy.js";
+import { resolveSession } from "../sessions/resolve-session.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
+import { wrapSystemMessage } from "../messages/system-message.js";
+import { prepareAgent } from "./prepare-agent.js";
+import { repairSession } from "./repair-session.js";
+import { runTurn } from "./run-turn.js";
+import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
+import { SessionInbox } from "./session-inbox.js";
+import { readSessionState, type RuntimeTurnRecord } from "./session-state.js";
+import { eventStream } from "./event-stream.js";
+
+interface TurnRequest {
+  agent: AgentDefinition;
+  session: SessionSummary;
+  created: boolean;
+  input: UserMessage;
+  chatContext: ChatContext;
+  signal?: AbortSignal;
+  onEvent: (event: RuntimeEvent) => void;
+}
+
+/**
+ * The host-facing runtime: resolves agent and session, composes the toolbelt, builds the prompt,
+ * runs the loop, and persists every step in the session store. Messages to one session are
+ * processed one at a time in arrival order; different sessions run concurrently.
+ *
+ * @example
+ * const runtime = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { openai: openai() }, defaultModel: "gpt-4.1-mini" });
+ * const result = await runtime.send({ agentId: "todo", content: "Add milk" });
+ */
+export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+  const problems: string[] = [];
+  if (!options?.registry || typeof options.registry.get !== "function") problems.push("registry is required");
+  if (!options?.store || typeof options.store.append !== "function") problems.push("store is required");
+  if (!options?.providers || typeof options.providers !== "object") problems.push("providers is required");
+  if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
+
+  const { registry, store } = options;
+  let seq = 0;
+  let closed = false;
+  const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq };
+
+  const agentOf = (agentId: string): AgentDefinition => {
+    const agent = registry.get(agentId);
+    if (!agent) throw new AgentNotFoundError(agentId);
+    return agent;
+  };
+  const checkOpen = () => {
+    if (closed) throw new InvalidArgumentError("The runtime is closed");
+  };
+
+  /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
+  function enqueueTurn(request: TurnRequest): Promise<TurnResult> {
+    const { agent, session, chatContext } = request;
+    return context.inbox.run(session.sessionId, async () => {
+      const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: [] });
+      const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
+      const repair = repairSession(readSessionState(records));
+      return runTurn(context, {
+        agent,
+        session,
+        created: request.created,
+        prepared,
+        history: repair.history,
+        input: request.input,
+        preface: repair.records,
+        prefaceEvents: repair.events,
+        chatContext,
+        ...(request.signal && { signal: request.signal }),
+        onEvent: request.onEvent,
+      });
+    });
+  }
+
+  async function startTurn(input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
+    checkOpen();
+    const agent = agentOf(input.agentId);
+    const content = input.content;
+    if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
+      throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
+    }
+    const chatContext = input.chatContext ?? { kind: "thread" };
+    // Fail on a misconfigured agent before a session is created.
+    prepareAgent({ options, agent, session: probeSession(agent), chatContext, builtinTools: [] });
+    const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session));
+    return enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, ...(input.signal && { signal: input.signal }), onEvent });
+  }
+
+  async function findApproval(requestId: string): Promise<SessionSummary> {
+    for (const session of await storeCall("listSessions", () => store.listSessions())) {
+      const state = readSessionState(await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true })));
+      if (state.approvals.has(requestId)) return session;
+    }
+    throw new ApprovalNotFoundError(requestId);
+  }
+
+  const runtime: AgentRuntime = {
+    events: context.events,
+    store,
+    registry,
+    send: (input) => startTurn(input, () => undefined),
+    stream: (input) => eventStream((push) => startTurn(input, push)),
+    async postSystemMessage(target, text, postOptions) {
+      checkOpen();
+      if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
+      let session: SessionSummary;
+      let created = false;
+      if (target.sessionId !== undefined) {
+        const found = await storeCall("getSession", () => store.getSession(target.sessionId!));
+        if (!found) throw new SessionNotFoundError(`Unknown session "${target.sessionId}"`, { sessionId: target.sessionId });
+        session = found;
+      } else if (target.agentId !== undefined) {
+        agentOf(target.agentId);
+        ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, target.agentId!, "latest-or-create")));
+      } else {
+        throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
+      }
+      const agent = agentOf(session.agentId);
+      const message: UserMessage = { role: "user", content: wrapSystemMessage(postOptions.origin, text), origin: postOptions.origin };
+      if (postOptions.silent) {
+        message.silent = true;
+        await context.inbox.run(session.sessionId, () =>
+          storeCall("append", () => store.append(session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }])),
+        );
+        return;
+      }
+      await enqueueTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, onEvent: () => undefined });
+    },
+    async pendingApprovals(query = {}) {
+      const sessions =
+        query.sessionId !== undefined
+          ? [await storeCall("getSession", () => store.getSession(query.sessionId!))].filter((s): s is SessionSummary => s !== undefined)
+          : await storeCall("listSessions", () => store.listSessions());
+      const pending: PendingApproval[] = [];
+      for (const session of sessions) {
+        const state = readSessionState(await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true })));
+        for (const record of state.pending) {
+          pending.push({
+            requestId: record.request.requestId,
+            sessionId: session.sessionId,
+            agentId: session.agentId,
+            runId: record.runId ?? state.suspended!.runId,
+            request: record.request,
+            at: record.at,
+          });
+        }
+      }
+      return pending;
+    },
+    async resolveApproval(requestId, decision) {
+      checkOpen();
+      const session = await findApproval(requestId);
+      const agent = agentOf(session.agentId);
+      return context.inbox.run(session.sessionId, async () => {
+        const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
+        const state = readSessionState(records);
+        const entry = state.approvals.get(requestId);
+        if (!entry) throw new ApprovalNotFoundError(requestId);
+        if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
+        const request = entry.request.request;
+        await storeCall("append", () =>
+          store.append(session.sessionId, [
+            {
+              id: `${requestId}:decision`,
+              frame: entry.request.frame,
+              kind: "approval",
+              request,
+              decision: decision.approved ? "approved" : "denied",
+              ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
+            },
+          ]),
+        );
+        const suspendedRun = state.suspended.runId;
+        const remaining = state.pending.filter((p) => p !== entry.request);
+        if (remaining.length > 0) return stillSuspended(session, agent, suspendedRun, remaining.map((p) => p.request));
+        const decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }> = {};
+        for (const [toolCallId, record] of state.decisions) {
+          decisions[toolCallId] = { approved: record.decision === "approved", requestId: record.request.requestId, ...(record.reason !== undefined && { reason: record.reason }) };
+        }
+        decisions[request.toolCallId] = { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) };
+        const chatContext = chatContextOf(records, suspendedRun);
+        const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: [] });
+        return runTurn(context, {
+          agent,
+          session,
+          created: false,
+          prepared,
+          history: state.history,
+          input: undefined,
+          resume: { frames: state.frames, decisions, results: state.suspended.results },
+          resumeOf: suspendedRun,
+          chatContext,
+          onEvent: () => undefined,
+        });
+      });
+    },
+    async close() {
+      closed = true;
+      await context.inbox.drain();
+    },
+  };
+  return runtime;
+}
+
+function probeSession(agent: AgentDefinition): SessionSummary {
+  const now = new Date(0).toISOString();
+  return { sessionId: "", agentId: agent.agentId, createdAt: now, updatedAt: now };
+}
+
+function chatContextOf(records: readonly { kind: string }[], runId: string): ChatContext {
+  for (const record of records) {
+    const turn = record as RuntimeTurnRecord;
+    if (turn.kind === "turn" && turn.phase === "start" && turn.chatContext && (turn.runId === runId || turn.resumeOf === runId)) return turn.chatContext;
+  }
+  return { kind: "thread" };
+}
+
+function stillSuspended(session: SessionSummary, agent: AgentDefinition, runId: string, pending: PendingApproval["request"][]): TurnResult {
+  return {
+    status: "suspended",
+    text: "",
+    messages: [] as Message[],
+    executionTree: { version: 1, nodes: [] },
+    usage: { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
+    pendingApprovals: pending,
+    sessionId: session.sessionId,
+    agentId: agent.agentId,
+    created: false,
+    runId,
+  };
+}

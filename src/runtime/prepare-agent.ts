@@ -1,0 +1,77 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import { buildSystemPrompt } from "../agents/build-system-prompt.js";
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { BudgetLimits } from "../loop/budget-types.js";
+import type { LoopEvent } from "../loop/loop-event.js";
+import { composeToolbelt } from "../policy/compose-toolbelt.js";
+import { defaultPolicy } from "../policy/default-policy.js";
+import { applyRole, roles, type RoleDefinition } from "../policy/roles.js";
+import type { ChatContext, ToolPolicy } from "../policy/tool-policy.js";
+import type { Provider } from "../providers/provider.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { Tool } from "../tools/tool.js";
+import type { AgentRuntimeOptions } from "./runtime-context.js";
+
+/** An agent made ready for one turn. */
+export interface PreparedAgent {
+  provider: Provider;
+  model: string;
+  policy: ToolPolicy;
+  tools: Tool[];
+  systemPrompt: string;
+  budget: Partial<BudgetLimits>;
+  /** Toolbelt warnings, as loop events to publish at the start of the turn. */
+  warnings: LoopEvent[];
+}
+
+/** Everything an agent turn depends on that is not in the session. */
+export interface PrepareAgentInput {
+  options: AgentRuntimeOptions;
+  agent: AgentDefinition;
+  session: SessionSummary;
+  chatContext: ChatContext;
+  /** Runtime-built tools offered besides the host's (agents_message & co.). */
+  builtinTools: Tool[];
+}
+
+/**
+ * Resolves provider, model, policy (with the agent's role), toolbelt (registered ∩ agent scope ∩
+ * policy ∩ context) and system prompt. Throws `InvalidArgumentError` for a misconfiguration before
+ * anything is stored.
+ */
+export function prepareAgent({ options, agent, session, chatContext, builtinTools }: PrepareAgentInput): PreparedAgent {
+  const providerIds = Object.keys(options.providers);
+  const providerId = agent.chat?.provider ?? options.defaultProvider ?? (providerIds.length === 1 ? providerIds[0] : undefined);
+  const provider = providerId === undefined ? undefined : options.providers[providerId];
+  if (!provider) {
+    throw new InvalidArgumentError(
+      `Agent "${agent.agentId}" has no provider: ${providerId === undefined ? "set chat.provider or defaultProvider" : `"${providerId}" is not registered`} (registered: ${providerIds.join(", ") || "none"})`,
+    );
+  }
+  const model = agent.chat?.model ?? options.defaultModel;
+  if (model === undefined) throw new InvalidArgumentError(`Agent "${agent.agentId}" has no model: set chat.model or defaultModel`);
+
+  const role: RoleDefinition | undefined = agent.role === undefined ? undefined : roles[agent.role as keyof typeof roles];
+  const base = typeof options.policy === "function" ? options.policy(session, agent) : (options.policy ?? defaultPolicy(chatContext.kind));
+  const policy = role ? applyRole(base, role) : base;
+  const warnings: LoopEvent[] = [];
+  const tools = composeToolbelt({
+    tools: [...(options.tools ?? []), ...builtinTools],
+    policy,
+    agent,
+    chatContext,
+    onWarning: (message, code) => warnings.push({ type: "warning", code, message, depth: 0, parentId: null }),
+  });
+  const systemPrompt = buildSystemPrompt({
+    agent,
+    tools,
+    registry: options.registry,
+    chatContext,
+    sessionId: session.sessionId,
+    ...(options.skills && { skills: options.skills }),
+    ...(options.promptSections && { sections: options.promptSections }),
+    ...(options.defaultPrompt !== undefined && { defaultPrompt: options.defaultPrompt }),
+    ...(role && { role }),
+  });
+  return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, warnings };
+}

@@ -1,0 +1,46 @@
+import type { Message } from "../messages/message.js";
+import type { LoopEvent } from "../loop/loop-event.js";
+import type { NewRecord } from "../sessions/session-store.js";
+import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
+
+/** What must be stored and said before a new turn can run on a session. */
+export interface SessionRepair {
+  records: NewRecord[];
+  events: LoopEvent[];
+  /** The root history, valid for every provider (every tool call answered). */
+  history: Message[];
+}
+
+const CRASHED = "Not completed: the run executing this call stopped before it finished (the process ended). It may or may not have taken effect.";
+const SUPERSEDED = "Not run: its approval was superseded by a new message.";
+
+/**
+ * Closes what an earlier run left open: a turn that never ended (the process died) ends as
+ * `error`; a suspended turn's pending approvals are denied as `"superseded"`; dangling root tool
+ * calls get results (kept results of a suspended batch, else a synthetic error).
+ */
+export function repairSession(state: SessionState): SessionRepair {
+  const records: NewRecord[] = [];
+  const events: LoopEvent[] = [];
+  const history = state.history.slice();
+  const id = () => globalThis.crypto.randomUUID();
+  let why = CRASHED;
+  if (state.openTurn !== undefined) {
+    const end: NewRuntimeTurnRecord = { id: id(), frame: null, kind: "turn", runId: state.openTurn, phase: "end", status: "error" };
+    records.push(end);
+    events.push({ type: "warning", code: "crash_recovered", message: `The previous turn (${state.openTurn}) did not finish; it was closed as an error.`, depth: 0, parentId: null });
+  } else if (state.suspended) {
+    why = SUPERSEDED;
+    for (const pending of state.pending) {
+      records.push({ id: `${pending.request.requestId}:decision`, frame: pending.frame, kind: "approval", request: pending.request, decision: "denied", reason: "superseded" });
+      events.push({ type: "approval_resolved", requestId: pending.request.requestId, approved: false, reason: "superseded", depth: pending.request.depth, parentId: pending.request.parentId });
+    }
+  }
+  const calls = danglingCalls(history);
+  if (calls.length > 0) {
+    const message = closingToolMessage(calls, state.suspended?.results ?? {}, why);
+    records.push({ id: id(), frame: null, kind: "message", message });
+    history.push(message);
+  }
+  return { records, events, history };
+}

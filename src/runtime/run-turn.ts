@@ -1,0 +1,133 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { Message } from "../messages/message.js";
+import type { LoopEvent } from "../loop/loop-event.js";
+import type { ApprovalHandler, LoopResult, ResumeState } from "../loop/loop-types.js";
+import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import type { NewRecord, SessionSummary } from "../sessions/session-store.js";
+import type { ChatContext } from "../policy/tool-policy.js";
+import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
+import type { PreparedAgent } from "./prepare-agent.js";
+import { storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { NewRuntimeTurnRecord } from "./session-state.js";
+
+/** Everything one turn needs. */
+export interface TurnSetup {
+  agent: AgentDefinition;
+  session: SessionSummary;
+  created: boolean;
+  prepared: PreparedAgent;
+  /** The root history before this turn's input. */
+  history: Message[];
+  /** The new message this turn answers; absent when continuing a suspended turn. */
+  input: Message | undefined;
+  resume?: ResumeState;
+  resumeOf?: string;
+  signal?: AbortSignal;
+  /** Stored on the turn start so a resumed turn runs in the same context. */
+  chatContext: ChatContext;
+  /** Extra records to store first, in the same append as the turn start (e.g. crash repairs). */
+  preface?: NewRecord[];
+  /** Events produced before the loop starts (e.g. superseded approvals). */
+  prefaceEvents?: LoopEvent[];
+  onEvent: (event: RuntimeEvent) => void;
+}
+
+const SNIPPET_CHARS = 200;
+
+/**
+ * Runs one turn of the loop and persists it as it goes: the turn start, every `message` event
+ * (root and sub-task frames) before the loop moves past it, approval requests before the handler
+ * is asked, approval decisions, then the turn end and the session's snippet. Events reach the
+ * turn's consumer and `runtime.events`.
+ */
+export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promise<TurnResult> {
+  const { store } = context;
+  const { agent, session, prepared } = setup;
+  const sessionId = session.sessionId;
+  const runId = globalThis.crypto.randomUUID();
+  let counter = 0;
+  const recordId = () => `${runId}:${counter++}`;
+  const publish = (event: LoopEvent) => {
+    const full = { ...event, sessionId, agentId: agent.agentId, runId, seq: context.nextSeq(), ts: Date.now() } as RuntimeEvent;
+    setup.onEvent(full);
+    try {
+      context.events.emit("event", full);
+    } catch {
+      // A host listener that throws must not break the turn.
+    }
+  };
+  const append = (records: NewRecord[]) => storeCall("append", () => store.append(sessionId, records));
+
+  const start: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "start" };
+  if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
+  start.chatContext = setup.chatContext;
+  const opening: NewRecord[] = [...(setup.preface ?? []), start];
+  if (setup.input) opening.push({ id: recordId(), frame: null, kind: "message", message: setup.input });
+  await append(opening);
+  for (const event of prepared.warnings) publish(event);
+  for (const event of setup.prefaceEvents ?? []) publish(event);
+
+  const hostApprove = context.options.approve;
+  const approve: ApprovalHandler = async (request) => {
+    const decision = hostApprove ? await hostApprove(request) : ({ suspend: true } as const);
+    if (!("suspend" in decision)) {
+      await append([
+        {
+          id: `${request.requestId}:decision`,
+          frame: request.parentId,
+          kind: "approval",
+          request,
+          decision: decision.approved ? "approved" : "denied",
+          ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
+        },
+      ]);
+    }
+    return decision;
+  };
+
+  const loop = runUnifiedAgentLoop({
+    provider: prepared.provider,
+    model: prepared.model,
+    systemPrompt: prepared.systemPrompt,
+    history: setup.input ? [...setup.history, setup.input] : setup.history,
+    tools: prepared.tools,
+    budget: prepared.budget,
+    policy: prepared.policy,
+    approve,
+    context: { sessionId, agentId: agent.agentId, runId },
+    sessionId,
+    agentId: agent.agentId,
+    ...(setup.signal && { signal: setup.signal }),
+    ...(setup.resume && { resume: setup.resume }),
+    ...(context.options.pricing && { pricing: context.options.pricing }),
+    ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
+  });
+  let result: LoopResult | undefined;
+  try {
+    for await (const event of loop) {
+      if (event.type === "message") {
+        await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
+      } else if (event.type === "approval_request") {
+        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId } as NewRecord]);
+      } else if (event.type === "done") {
+        result = event.result;
+        break;
+      }
+      publish(event);
+    }
+  } finally {
+    // A store failure leaves the loop mid-turn: stop it (aborts tools and the provider call).
+    if (!result) await loop.return(undefined as never);
+  }
+  if (!result) throw new Error("The loop ended without a done event");
+  const end: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "end", status: result.status };
+  if (result.status === "suspended") end.resume = { results: result.resume?.results ?? {} };
+  await append([end]);
+  const snippet = result.text.trim();
+  if (snippet !== "") {
+    await storeCall("updateSession", () => store.updateSession(sessionId, { lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet }));
+  }
+  const turnResult: TurnResult = { ...result, sessionId, agentId: agent.agentId, created: setup.created, runId };
+  publish({ type: "done", result: turnResult, depth: 0, parentId: null });
+  return turnResult;
+}

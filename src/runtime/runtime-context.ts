@@ -1,0 +1,63 @@
+import type EventEmitter from "eventemitter3";
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentRegistry } from "../agents/agent-registry.js";
+import type { PromptSection, PromptSectionSource, Skill } from "../agents/build-system-prompt.js";
+import { AgentryError } from "../errors/agentry-error.js";
+import { SessionStoreError } from "../errors/errors.js";
+import type { BudgetLimits } from "../loop/budget-types.js";
+import type { ApprovalHandler } from "../loop/loop-types.js";
+import type { ToolPolicy } from "../policy/tool-policy.js";
+import type { PricingTable, Provider } from "../providers/provider.js";
+import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+import type { Tool } from "../tools/tool.js";
+import type { RuntimeEvents } from "./agent-runtime.js";
+import type { SessionInbox } from "./session-inbox.js";
+
+/** Options of `createAgentRuntime`. */
+export interface AgentRuntimeOptions {
+  registry: AgentRegistry;
+  store: SessionStore;
+  /** Providers by id; an agent picks one with `chat.provider`. */
+  providers: Record<string, Provider>;
+  /** @default the only provider, when exactly one is given */
+  defaultProvider?: string;
+  /** Model for agents without `chat.model`. */
+  defaultModel?: string;
+  /** Tools the host registers (agents see them through their scope and the policy). */
+  tools?: Tool[];
+  /** CLI skills listed in prompts of agents with `toolExposure` `skills`/`mixed`. */
+  skills?: Skill[];
+  /** @default defaultPolicy(chatContext?.kind ?? "thread") */
+  policy?: ToolPolicy | ((session: SessionSummary, agent: AgentDefinition) => ToolPolicy);
+  /** Runtime-wide limits; an agent's own `budget` overrides them. */
+  budget?: Partial<BudgetLimits>;
+  /** Decides approvals. Without one, a call that needs approval suspends its turn. */
+  approve?: ApprovalHandler;
+  /** Host-supplied prompt sections (artifacts, panels, ...). */
+  promptSections?: (PromptSection | PromptSectionSource)[];
+  /** Prices per model (turns usage into cost and enables `maxCostUsd`). */
+  pricing?: PricingTable;
+  /** Base prompt for agents with neither `systemPrompt` nor a description. */
+  defaultPrompt?: string;
+  /** Per-call time limit for tools without their own. */
+  toolTimeoutMs?: number;
+}
+
+/** What the runtime's parts share. */
+export interface RuntimeContext {
+  options: AgentRuntimeOptions;
+  store: SessionStore;
+  events: EventEmitter<RuntimeEvents>;
+  inbox: SessionInbox;
+  nextSeq(): number;
+}
+
+/** Runs a store call; a failure becomes a `SessionStoreError` naming the operation (typed errors pass through). */
+export async function storeCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (AgentryError.isInstance(error)) throw error;
+    throw new SessionStoreError(`Session store failed during ${operation}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { AgentNotFoundError, InvalidArgumentError, MemorySessionStore, SessionNotFoundError, SessionOwnershipError, SessionStoreError, type HistoryRecord, type RuntimeEvent } from "@agentry/core";
+import { historyProblems } from "@agentry/core/testing";
+import { makeRuntime } from "./helpers.js";
+
+const kinds = (records: HistoryRecord[]) => records.map((r) => (r.kind === "message" ? `${r.frame ?? "root"}:${r.message.role}` : r.kind === "turn" ? `turn:${r.phase}${r.status ? `:${r.status}` : ""}` : r.kind));
+
+describe("createAgentRuntime", () => {
+  it("resolves the agent and session, runs the loop and persists every step inside turn markers", async () => {
+    const { runtime, store } = makeRuntime([{ toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }, { text: "Added milk to your list." }]);
+    const result = await runtime.send({ agentId: "todo", content: "Add milk" });
+    expect(result).toMatchObject({ status: "complete", agentId: "todo", created: true, text: "Added milk to your list." });
+    const records = await store.load(result.sessionId);
+    expect(kinds(records)).toEqual(["turn:start", "root:user", "root:assistant", "root:tool", "root:assistant", "turn:end:complete"]);
+    const final = records.at(-2) as Extract<HistoryRecord, { kind: "message" }>;
+    expect(final.message.role === "assistant" && final.message.executionTree?.nodes.map((n) => n.name)).toEqual(["todo_add"]);
+    const session = await store.getSession(result.sessionId);
+    expect(session?.lastSnippet).toBe("Added milk to your list.");
+    expect(records.every((r) => r.kind !== "turn" || r.runId === result.runId)).toBe(true);
+  });
+
+  it("routes to the latest session by default, and to a new one on request", async () => {
+    const { runtime } = makeRuntime(() => ({ text: "ok" }));
+    const first = await runtime.send({ agentId: "general", content: "one" });
+    const second = await runtime.send({ agentId: "general", content: "two" });
+    const third = await runtime.send({ agentId: "general", content: "three", session: "create" });
+    const fourth = await runtime.send({ agentId: "general", content: "four", session: first.sessionId });
+    expect(first.created).toBe(true);
+    expect(second).toMatchObject({ sessionId: first.sessionId, created: false });
+    expect(third.created).toBe(true);
+    expect(third.sessionId).not.toBe(first.sessionId);
+    expect(fourth.sessionId).toBe(first.sessionId);
+  });
+
+  it("sends the whole session history, with sub-task frames kept out of it", async () => {
+    const { runtime, provider, store } = makeRuntime((request) => {
+      if (request.system.startsWith("You are a sub-agent")) return { text: "child answer" };
+      const last = request.messages.at(-1)!;
+      if (last.role === "user" && last.content === "first") return { toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "t", instructions: "look it up" } }] };
+      return { text: `reply ${request.messages.length}` };
+    });
+    const a = await runtime.send({ agentId: "general", content: "first" });
+    await runtime.send({ agentId: "general", content: "second" });
+    const last = provider.calls.at(-1)!;
+    expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(historyProblems(last.messages)).toEqual([]);
+    const records = await store.load(a.sessionId, { frame: "sub1" });
+    expect(records.map((r) => (r.kind === "message" ? r.message.role : r.kind))).toEqual(["user", "assistant"]);
+  });
+
+  it("stamps events with session, agent, run, a monotonic seq and ts; stream ends with done after the end record", async () => {
+    const { runtime, store, events } = makeRuntime([{ text: "hello" }, { text: "again" }]);
+    const streamed: RuntimeEvent[] = [];
+    let endStoredAtDone = false;
+    for await (const event of runtime.stream({ agentId: "general", content: "hi" })) {
+      streamed.push(event);
+      if (event.type === "done") {
+        const records = await store.load(event.sessionId);
+        endStoredAtDone = records.at(-1)?.kind === "turn";
+      }
+    }
+    expect(streamed.at(-1)?.type).toBe("done");
+    expect(endStoredAtDone).toBe(true);
+    await runtime.send({ agentId: "general", content: "again" });
+    expect(events.length).toBeGreaterThan(streamed.length);
+    const seqs = events.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    for (const e of streamed) expect(e).toMatchObject({ sessionId: streamed[0]!.sessionId, agentId: "general", runId: streamed[0]!.runId });
+    expect(typeof streamed[0]!.ts).toBe("number");
+    expect(JSON.parse(JSON.stringify(streamed))).toEqual(streamed);
+  });
+
+  it("processes one session's messages one at a time in arrival order, and sessions concurrently", async () => {
+    const log: string[] = [];
+    const { runtime } = makeRuntime(async (request) => {
+      const text = String(request.messages.at(-1)!.content);
+      log.push(`start ${text}`);
+      await new Promise((r) => setTimeout(r, text.startsWith("b") ? 5 : 20));
+      log.push(`end ${text}`);
+      return { text: `re ${text}` };
+    });
+    const a = await runtime.send({ agentId: "general", content: "a0" });
+    const b = await runtime.send({ agentId: "todo", content: "b0" });
+    log.length = 0;
+    await Promise.all([
+      runtime.send({ agentId: "general", content: "a1", session: a.sessionId }),
+      runtime.send({ agentId: "general", content: "a2", session: a.sessionId }),
+      runtime.send({ agentId: "todo", content: "b1", session: b.sessionId }),
+      runtime.send({ agentId: "general", content: "a3", session: a.sessionId }),
+    ]);
+    const aOnly = log.filter((l) => l.includes(" a"));
+    expect(aOnly).toEqual(["start a1", "end a1", "start a2", "end a2", "start a3", "end a3"]);
+    // b1 ran while a1 was running.
+    expect(log.indexOf("start b1")).toBeLessThan(log.indexOf("end a1"));
+  });
+
+  it("uses defaultPolicy of the chat context: editor-only tools appear only in the editor", async () => {
+    const { defineTool } = await import("@agentry/core");
+    const { z } = await import("zod");
+    const build = defineTool({ name: "build_workflow", description: "Build a workflow", input: z.object({ objective: z.string() }), permissionClass: "editor_mutate", contexts: ["editor"], execute: () => "built" });
+    const { runtime, provider } = makeRuntime(() => ({ text: "ok" }), { tools: [build] });
+    await runtime.send({ agentId: "general", content: "x" });
+    await runtime.send({ agentId: "general", content: "y", chatContext: { kind: "editor", workflowId: "w1" } });
+    expect(provider.calls[0]!.tools.map((t) => t.name)).not.toContain("build_workflow");
+    expect(provider.calls[1]!.tools.map((t) => t.name)).toContain("build_workflow");
+  });
+
+  it("applies the agent's glob scope to the toolbelt and the prompt", async () => {
+    const { runtime, provider } = makeRuntime(() => ({ text: "ok" }));
+    await runtime.send({ agentId: "todo", content: "x" });
+    const request = provider.calls[0]!;
+    expect(request.tools.map((t) => t.name).sort()).toEqual(["run_subtask", "todo_add", "todo_delete"]);
+    expect(request.system).toMatch(/^You are Todo Manager\. Tracks tasks\./);
+    expect(request.system).toContain("todo_add");
+  });
+
+  it("names bad input with typed errors and writes nothing", async () => {
+    const store = new MemorySessionStore();
+    const { runtime } = makeRuntime(() => ({ text: "ok" }), { store });
+    await expect(runtime.send({ agentId: "nobody", content: "x" })).rejects.toSatisfy((e) => AgentNotFoundError.isInstance(e) && /nobody/.test((e as Error).message));
+    await expect(runtime.send({ agentId: "general", content: "x", session: "no-such-id" })).rejects.toSatisfy((e) => SessionNotFoundError.isInstance(e));
+    const todoSession = await runtime.send({ agentId: "todo", content: "x" });
+    await expect(runtime.send({ agentId: "general", content: "x", session: todoSession.sessionId })).rejects.toSatisfy((e) => SessionOwnershipError.isInstance(e));
+    await expect(runtime.send({ agentId: "general", content: "" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    expect((await store.listSessions()).map((s) => s.agentId)).toEqual(["todo"]);
+
+    const noModel = makeRuntime(() => ({ text: "ok" }), { store, defaultModel: undefined });
+    await expect(noModel.runtime.send({ agentId: "general", content: "x" })).rejects.toThrow(/no model/);
+    expect((await store.listSessions()).map((s) => s.agentId)).toEqual(["todo"]);
+  });
+
+  it("turns a failing store into a SessionStoreError", async () => {
+    const store = new MemorySessionStore();
+    const broken = Object.create(store) as MemorySessionStore;
+    broken.append = () => Promise.reject(new Error("disk full"));
+    const { runtime } = makeRuntime(() => ({ text: "ok" }), { store: broken });
+    await expect(runtime.send({ agentId: "general", content: "x" })).rejects.toSatisfy((e) => SessionStoreError.isInstance(e) && /disk full/.test((e as Error).message));
+  });
+
+  it("close() drains queued turns and refuses new ones", async () => {
+    const { runtime } = makeRuntime(async () => (await new Promise((r) => setTimeout(r, 10)), { text: "ok" }));
+    const pending = runtime.send({ agentId: "general", content: "x" });
+    await new Promise((r) => setTimeout(r, 1));
+    await runtime.close();
+    await expect(pending).resolves.toMatchObject({ status: "complete" });
+    await expect(runtime.send({ agentId: "general", content: "y" })).rejects.toThrow(/closed/);
+  });
+});
