@@ -15,4 +15,13 @@ export type { WorkspaceToolsOptions } from "../node/workspace-tools.js";
 export type { RunCommandResult } from "../node/workspace-command.js";
 // <<< workspace tools block
 // >>> cli providers block
+export { createCliProvider } from "../node/create-cli-provider.js";
+export type { CliArgsInput, CliProviderOptions } from "../node/create-cli-provider.js";
+export { claudeCli, createClaudeOutputParser } from "../node/claude-cli.js";
+export { codexCli, createCodexOutputParser } from "../node/codex-cli.js";
+export { piCli, createPiOutputParser } from "../node/pi-cli.js";
+export type { CliPresetOptions } from "../node/cli-preset-options.js";
+export { cliPrompt } from "../node/cli-prompt.js";
+export { createJsonlOutputParser, createTextOutputParser } from "../node/cli-output-parser.js";
+export type { CliOutputEvent, CliOutputParser } from "../node/cli-output-parser.js";
 // <<< cli providers block
