@@ -71,7 +71,11 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
 
   const handle = async (body: string, response: NodeResponse) => {
     let closed = false;
-    response.on("close", () => (closed = true));
+    let wakeOnClose: (() => void) | undefined;
+    response.on("close", () => {
+      closed = true;
+      wakeOnClose?.();
+    });
     const parsed: unknown = JSON.parse(body);
     requests.push(parsed);
     const request = format.toModelRequest(parsed);
@@ -87,7 +91,16 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
       response.end(JSON.stringify(format.errorBody(message, type)));
       return;
     }
-    if (turn.delayMs) await new Promise((resolve) => setTimeout(resolve, turn.delayMs));
+    if (turn.delayMs) {
+      // Like the fake provider's abortable delay: a client that hangs up ends the wait.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, turn.delayMs);
+        wakeOnClose = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
     if (closed) return;
     const hasContent = Boolean(turn.text || turn.chunks?.length || turn.thinking || turn.toolCalls?.length);
     if (turn.error !== undefined && !hasContent) {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import { anthropic } from "@agentry/core/anthropic";
+import { openai } from "@agentry/core/openai";
+import { createFakeAnthropicServer, createFakeOpenAIServer, type FakeServer } from "@agentry/core/testing";
+import type { Message, Provider } from "@agentry/core";
+import { collect } from "./helpers.js";
+
+const setups: [string, (script: Parameters<typeof createFakeOpenAIServer>[0]) => Promise<{ server: FakeServer; provider: Provider }>][] = [
+  [
+    "OpenAI",
+    async (script) => {
+      const server = await createFakeOpenAIServer(script);
+      return { server, provider: openai({ baseURL: server.baseURL, apiKey: "test", retryBaseDelayMs: 1 }) };
+    },
+  ],
+  [
+    "Anthropic",
+    async (script) => {
+      const server = await createFakeAnthropicServer(script);
+      return { server, provider: anthropic({ baseURL: server.baseURL, apiKey: "test", retryBaseDelayMs: 1 }) };
+    },
+  ],
+];
+
+describe.each(setups)("fake %s server", (format, setup) => {
+  it("records the wire bodies and maps them back to the requests the provider was given", async () => {
+    const { server, provider } = await setup([
+      { thinking: "Need the weather.", toolCalls: [{ id: "call_1", name: "weather", args: { city: "Oslo" } }] },
+      { text: "Sunny in Oslo." },
+    ]);
+    try {
+      const first = await collect(provider, { system: "Be brief.", messages: [{ role: "user", content: "Weather in Oslo?" }] });
+      const assistant: Message = {
+        role: "assistant",
+        content: [...first.thinking.map((block) => ({ type: "thinking" as const, ...block })), ...first.calls.map((call) => ({ type: "tool_call" as const, ...call }))],
+      };
+      const messages: Message[] = [
+        { role: "user", content: "Weather in Oslo?" },
+        assistant,
+        { role: "tool", content: [{ type: "tool_result", toolCallId: "call_1", name: "weather", result: "sunny" }] },
+      ];
+      const second = await collect(provider, { system: "Be brief.", messages });
+      expect(second.text).toBe("Sunny in Oslo.");
+      expect(server.requests).toHaveLength(2);
+      expect(server.calls[1]!.system).toBe("Be brief.");
+      // OpenAI has no field for thinking, so it does not travel back; Anthropic's signed thinking does.
+      const expected = format === "OpenAI" ? { ...assistant, content: assistant.content.filter((part) => part.type !== "thinking") } : assistant;
+      expect(server.calls[1]!.messages).toEqual([messages[0], expected, messages[2]]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("lets a function script branch on the request", async () => {
+    const { server, provider } = await setup((request) => ({ text: request.system === "child" ? "from child" : "from parent" }));
+    try {
+      expect((await collect(provider, { system: "child" })).text).toBe("from child");
+      expect((await collect(provider, { system: "root" })).text).toBe("from parent");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("answers past the end of the script with a non-retryable error naming the call index", async () => {
+    const { server, provider } = await setup([{ text: "only one" }]);
+    try {
+      await collect(provider);
+      const r = await collect(provider);
+      expect(r.error).toMatchObject({ name: "ProviderError", retryable: false, message: expect.stringContaining("call index 1") });
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("serves a scripted HTTP error with its status, and honours retryable", async () => {
+    const { server, provider } = await setup([
+      { error: { message: "busy", status: 503, retryable: true } },
+      { text: "recovered" },
+    ]);
+    try {
+      const r = await collect(provider);
+      expect(r.text).toBe("recovered");
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+});
