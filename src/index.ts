@@ -110,6 +110,21 @@ export { computeCostUsd } from "./providers/pricing.js";
 // <<< loop block
 
 // --- agents ---
+// >>> agents block
+export type { AgentRegistry } from "./agents/agent-registry.js";
+export { AGENT_ID_PATTERN, agentDefinitionSchema, BUDGET_KEYS, MAX_GLOB_LENGTH } from "./agents/agent-schema.js";
+export { parseAgentDefinition } from "./agents/parse-agent-definition.js";
+export type { ParseAgentDefinitionOptions, ParseAgentDefinitionResult } from "./agents/parse-agent-definition.js";
+export { createAgentRegistry } from "./agents/create-agent-registry.js";
+export type { AgentRegistryConfig } from "./agents/create-agent-registry.js";
+export { agentVisibility, canSeeAgent, visibleAgents } from "./agents/agent-visibility.js";
+export type { AgentVisibility } from "./agents/agent-visibility.js";
+export { scopeSkills } from "./agents/scope-skills.js";
+export type { Skill } from "./agents/skill.js";
+export type { PromptSection, PromptSectionContext, PromptSectionSource } from "./agents/prompt-section.js";
+export { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT } from "./agents/build-system-prompt.js";
+export type { BuildSystemPromptOptions } from "./agents/build-system-prompt.js";
+// <<< agents block
 export type { AgentDefinition } from "./agents/agent-definition.js";
 
 // --- sessions ---

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { compileGlobs } from "../internal/glob.js";
+import type { BudgetLimits } from "../loop/budget-types.js";
+import { roles } from "../policy/roles.js";
+
+// Written with APIs that zod 3.25 and zod 4 share (the peer range is `^3.25 || ^4`): messages
+// are passed as strings, refinements are static.
+
+/** What an `agentId` must match: 1 to 64 letters, digits, `_`, `.` or `-` (like tool names). */
+export const AGENT_ID_PATTERN: RegExp = /^[a-zA-Z0-9_.-]{1,64}$/;
+
+/** Longest glob pattern accepted in an agent definition, in characters. */
+export const MAX_GLOB_LENGTH = 256;
+
+/** The keys of `BudgetLimits`, in declaration order: the only keys a `budget` may have. */
+export const BUDGET_KEYS = [
+  "maxDepth",
+  "maxIterationsPerLevel",
+  "maxParallelPerTurn",
+  "maxTotalSubtasks",
+  "maxTotalLlmCalls",
+  "maxTotalToolCalls",
+  "maxWallClockMs",
+  "maxToolResultBytes",
+  "maxHistoryTokens",
+  "maxTotalTokens",
+  "maxCostUsd",
+  "maxTotalResultBytes",
+] as const satisfies readonly (keyof BudgetLimits)[];
+
+// Compile-time check: BUDGET_KEYS lists every key of BudgetLimits.
+type MissingBudgetKey = Exclude<keyof BudgetLimits, (typeof BUDGET_KEYS)[number]>;
+const _budgetKeysComplete: [MissingBudgetKey] extends [never] ? true : MissingBudgetKey = true;
+
+const ROLE_NAMES = Object.keys(roles);
+
+const compiles = (pattern: string): boolean => {
+  try {
+    compileGlobs([pattern]);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// Names, ids and capabilities never hold control characters, and a leading "!" would be matched
+// literally (negation is off so a denylist entry can never mean "everything but"): both are typos.
+const glob = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_GLOB_LENGTH, `must be at most ${MAX_GLOB_LENGTH} characters`)
+  .refine((p) => p.trim() === p, "must not start or end with whitespace")
+  // eslint-disable-next-line no-control-regex
+  .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), "must not contain control characters (such as NUL or a newline)")
+  .refine((p) => !p.startsWith("!"), 'negation ("!") is not supported: put the pattern in the matching denylist instead')
+  .refine(compiles, "is not a valid glob pattern");
+
+const globList = z.array(glob).nullable().optional();
+const limit = z.number().min(0, "must be a non-negative number").refine(Number.isFinite, "must be a finite number");
+const budgetShape = Object.fromEntries(
+  BUDGET_KEYS.map((key) => [key, (key === "maxParallelPerTurn" ? limit.refine((n) => n >= 1, "must be at least 1") : limit).nullable().optional()]),
+) as Record<(typeof BUDGET_KEYS)[number], z.ZodOptional<z.ZodNullable<typeof limit>>>;
+
+/**
+ * The zod schema of one agent definition as written in configuration (seed 000), where `null`
+ * stands for an unset optional field. Unknown keys are problems (typo safety), at the top level
+ * and inside `chat` and `budget`. `parseAgentDefinition` and `createAgentRegistry` use it and
+ * then drop the `null`s; use it directly for JSON Schema generation or form validation.
+ */
+export const agentDefinitionSchema = z
+  .object({
+    agentId: z.string().regex(AGENT_ID_PATTERN, 'must be 1-64 letters, digits, "_", "." or "-"'),
+    displayName: z.string().refine((s) => s.trim() !== "", "must not be empty"),
+    description: z.string().nullable().optional(),
+    systemPrompt: z.string().nullable().optional(),
+    type: z.enum(["chat", "external"]).nullable().optional(),
+    chat: z
+      .object({
+        provider: z.string().min(1, "must not be empty").nullable().optional(),
+        model: z.string().min(1, "must not be empty").nullable().optional(),
+      })
+      .strict()
+      .nullable()
+      .optional(),
+    toolAllowlist: globList,
+    toolDenylist: globList,
+    toolExposure: z.enum(["tools", "skills", "mixed"]).nullable().optional(),
+    skillAllowlist: globList,
+    skillDenylist: globList,
+    capabilityAllowlist: globList,
+    capabilityDenylist: globList,
+    agentAllowlist: globList,
+    agentDenylist: globList,
+    uiVisible: z.boolean().nullable().optional(),
+    apiExposed: z.boolean().nullable().optional(),
+    role: z
+      .string()
+      .refine((r) => Object.hasOwn(roles, r), `must be one of the roles ${ROLE_NAMES.map((r) => `"${r}"`).join(", ")}`)
+      .nullable()
+      .optional(),
+    budget: z.object(budgetShape).strict().nullable().optional(),
+  })
+  .strict();
+
+/** The keys an object at this place of an agent definition may have, for "unknown key" problems. */
+export const ALLOWED_KEYS: { readonly agent: readonly string[]; readonly chat: readonly string[]; readonly budget: readonly string[] } = {
+  agent: Object.keys(agentDefinitionSchema.shape),
+  chat: ["provider", "model"],
+  budget: BUDGET_KEYS,
+};

@@ -1,0 +1,116 @@
+import type { ConfigProblem } from "../errors/errors.js";
+import type { AgentDefinition } from "./agent-definition.js";
+import { agentDefinitionSchema, ALLOWED_KEYS } from "./agent-schema.js";
+
+/** What {@link parseAgentDefinition} returns: the normalised definition, or every problem found. */
+export type ParseAgentDefinitionResult =
+  | { success: true; definition: AgentDefinition }
+  | { success: false; problems: ConfigProblem[] };
+
+/** Options of {@link parseAgentDefinition}. */
+export interface ParseAgentDefinitionOptions {
+  /** Prepended to every problem path, e.g. `"agents[2]"`. @default "" (paths start at the field) */
+  path?: string;
+}
+
+/** The parts of a zod issue this file reads; the same in zod 3.25 and zod 4. */
+interface IssueLike {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: readonly string[];
+  expected?: unknown;
+  values?: readonly unknown[];
+  options?: readonly unknown[];
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** `agents[1].toolAllowlist[0]` style: numbers in brackets, names after dots, odd keys quoted. */
+function formatPath(prefix: string, segments: readonly PropertyKey[]): string {
+  let path = prefix;
+  for (const segment of segments) {
+    if (typeof segment === "number") path += `[${segment}]`;
+    else if (typeof segment === "string" && IDENTIFIER.test(segment)) path += path ? `.${segment}` : segment;
+    else path += `[${JSON.stringify(String(segment))}]`;
+  }
+  return path;
+}
+
+function valueAt(input: unknown, segments: readonly PropertyKey[]): { found: boolean; value: unknown } {
+  let value = input;
+  for (const segment of segments) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, segment)) return { found: false, value: undefined };
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return { found: true, value };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    const json = JSON.stringify(value);
+    return `${typeof value} ${json.length > 40 ? `${json.slice(0, 39)}…` : json}`;
+  }
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+const squash = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, "");
+
+function unknownKeyProblems(issue: IssueLike, prefix: string): ConfigProblem[] {
+  const parent = issue.path[issue.path.length - 1];
+  const allowed = parent === "chat" ? ALLOWED_KEYS.chat : parent === "budget" ? ALLOWED_KEYS.budget : ALLOWED_KEYS.agent;
+  return (issue.keys ?? []).map((key) => {
+    const near = allowed.find((candidate) => squash(candidate) === squash(key));
+    return {
+      path: formatPath(prefix, [...issue.path, key]),
+      message: `unknown key${near ? ` (did you mean "${near}"?)` : ""}; allowed keys: ${allowed.join(", ")}`,
+    };
+  });
+}
+
+function toProblems(issue: IssueLike, input: unknown, prefix: string): ConfigProblem[] {
+  if (issue.code === "unrecognized_keys") return unknownKeyProblems(issue, prefix);
+  const path = formatPath(prefix, issue.path);
+  if (issue.code === "invalid_type") {
+    const { found, value } = valueAt(input, issue.path);
+    return [{ path, message: found && value !== undefined ? `expected ${String(issue.expected)}, got ${describe(value)}` : "is required" }];
+  }
+  // zod 4 reports a bad enum value as "invalid_value" with `values`, zod 3 as "invalid_enum_value" with `options`.
+  const choices = issue.values ?? issue.options;
+  if ((issue.code === "invalid_value" || issue.code === "invalid_enum_value") && choices) {
+    const { value } = valueAt(input, issue.path);
+    return [{ path, message: `expected one of ${choices.map((c) => JSON.stringify(c)).join(", ")}, got ${describe(value)}` }];
+  }
+  // The schema's own messages say what is wrong; add what was found, as zod 3 cannot put it in.
+  const { found, value } = valueAt(input, issue.path);
+  return [{ path, message: found && typeof value !== "object" ? `${issue.message}, got ${describe(value)}` : issue.message }];
+}
+
+/** A shallow copy without `null` (and `undefined`) values; arrays are copied. */
+function withoutNulls<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], null> } {
+  const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
+  return Object.fromEntries(entries.map(([k, v]) => [k, Array.isArray(v) ? [...v] : v])) as { [K in keyof T]?: Exclude<T[K], null> };
+}
+
+/**
+ * Validates one agent definition as written in configuration ({@link agentDefinitionSchema}) and
+ * normalises it: every `null` (top level, `chat`, `budget`) becomes an absent field, so
+ * `toolAllowlist: null` reads back as `toolAllowlist` unset, and the result shares no object or
+ * array with `input`. Never throws: problems come back with paths relative to `options.path`,
+ * unknown keys as one problem each (naming the allowed keys).
+ */
+export function parseAgentDefinition(input: unknown, options: ParseAgentDefinitionOptions = {}): ParseAgentDefinitionResult {
+  const result = agentDefinitionSchema.safeParse(input);
+  if (!result.success) {
+    const issues: readonly IssueLike[] = result.error.issues;
+    return { success: false, problems: issues.flatMap((issue) => toProblems(issue, input, options.path ?? "")) };
+  }
+  const { chat, budget, ...rest } = withoutNulls(result.data);
+  const definition: AgentDefinition = { ...rest, agentId: result.data.agentId, displayName: result.data.displayName };
+  if (chat) definition.chat = withoutNulls(chat);
+  if (budget) definition.budget = withoutNulls(budget);
+  return { success: true, definition };
+}
