@@ -189,7 +189,9 @@ for (const metric of METRICS) {
     const value = medians[sdk.label][metric.key];
     if (metric.key === "coldImportMs") {
       const overZod = medians[sdk.label].coldImportOverZodMs;
-      return sdk.cold ? `+${fmt(value, 0)}${overZod === undefined ? "" : ` (+${fmt(overZod, 0)} over node + zod)`}` : "0";
+      if (!sdk.cold) return "0";
+      if (!Number.isFinite(value)) return "n/a";
+      return `+${fmt(value, 0)}${overZod === undefined ? "" : ` (+${fmt(overZod, 0)} over node + zod)`}`;
     }
     const text = fmt(value, metric.digits);
     if (!floorM || sdk.label === "floor" || !Number.isFinite(value)) return text;
@@ -224,7 +226,7 @@ if (a) {
     target("memory: Agentry ≤ AI SDK", `${a.memoryMB.toFixed(2)} MB vs ${ai.memoryMB.toFixed(2)} MB = ${r5.toFixed(2)}×`, "≤ 1.00×", r5 <= 1);
   }
   const overZod = a.coldImportOverZodMs === undefined ? "" : ` (+${a.coldImportOverZodMs.toFixed(0)} ms with zod already loaded)`;
-  target("cold import of the core entry < +50 ms", `+${a.coldImportMs.toFixed(0)} ms${overZod}`, "< 50 ms", a.coldImportMs < 50);
+  if (Number.isFinite(a.coldImportMs)) target("cold import of the core entry < +50 ms", `+${a.coldImportMs.toFixed(0)} ms${overZod}`, "< 50 ms", a.coldImportMs < 50);
   if (bundle && !bundle.error) target("core bundle < 40 KB min+gz excluding zod", `${bundle.gzipKB.toFixed(1)} KB (${bundle.minKB.toFixed(1)} KB min)`, "< 40 KB", bundle.gzipKB < 40);
 }
 
