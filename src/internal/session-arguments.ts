@@ -1,5 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+import { toPlainJson } from "./plain-json.js";
 
 /** The argument of {@link SessionStore.createSession}. */
 export type CreateSessionInit = Parameters<SessionStore["createSession"]>[0];
@@ -11,15 +12,6 @@ export interface ListQuery { agentId: string | undefined; limit: number }
 const PATCH_KEYS: readonly string[] = ["name", "pinnedAt", "attributes", "lastSnippet"];
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** A deep copy of plain data; an {@link InvalidArgumentError} naming `what` when it cannot be copied. */
-export function cloneData<T>(value: T, what: string): T {
-  try {
-    return structuredClone(value);
-  } catch (error) {
-    throw new InvalidArgumentError(`${what}: must be plain JSON data`, { cause: error });
-  }
-}
 
 /** The error for an unknown session id. */
 export function sessionNotFound(sessionId: string): SessionNotFoundError {
@@ -44,7 +36,7 @@ export function newSessionSummary(init: CreateSessionInit, generatedId: () => st
   if (problems.length > 0) throw new InvalidArgumentError(`createSession: ${problems.join("; ")}`);
   const summary: SessionSummary = { sessionId: init.sessionId ?? generatedId(), agentId: init.agentId, createdAt: now, updatedAt: now };
   if (init.name !== undefined) summary.name = init.name;
-  if (init.attributes !== undefined) summary.attributes = cloneData(init.attributes, "createSession: attributes");
+  if (init.attributes !== undefined) summary.attributes = toPlainJson(init.attributes, "createSession: attributes");
   return summary;
 }
 
@@ -62,7 +54,7 @@ export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch
     } else if (value === undefined || value === null) {
       delete next[key as keyof SessionPatch];
     } else if (key === "attributes") {
-      if (isObject(value)) next.attributes = cloneData(value, "updateSession: attributes");
+      if (isObject(value)) next.attributes = toPlainJson(value, "updateSession: attributes");
       else problems.push("attributes: must be an object");
     } else if (typeof value === "string") {
       next[key as "name" | "pinnedAt" | "lastSnippet"] = value;

@@ -1,5 +1,5 @@
 /// <reference types="node" />
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
@@ -17,19 +17,19 @@ import { orderFromIso, SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
 import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
 import { createFileExclusive, errorCode, readJsonFile, syncDirectory, writeFileAtomic } from "./jsonl-files.js";
-import { scanHistory, serializeBatch } from "./jsonl-history.js";
+import { indexHistory, lowerBound, noteRecord, scanHistory, serializeBatch, type HistoryIndex } from "./jsonl-history.js";
 
 const DESCRIPTOR = "descriptor.json";
 const STATE = "state.json";
 const HISTORY = "history.jsonl";
 const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+/** History indexes kept per store instance (least recently used dropped first). */
+const MAX_INDEXES = 1000;
 
 /** `descriptor.json`: who the session is. Written once. */
 interface Descriptor { version: 1; sessionId: string; agentId: string; createdAt: string }
 /** `state.json`: what changes. `order` sorts sessions updated in the same millisecond. */
 type State = Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet" | "updatedAt"> & { lastSeq: number; order?: number };
-/** What this instance knows of a history file it writes: valid while the file keeps `bytes` bytes. */
-interface HistoryIndex { ids: Map<string, number>; lastSeq: number; bytes: number }
 
 /** Options of {@link JsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -91,7 +91,6 @@ export class JsonlSessionStore implements PrunableSessionStore {
       }
       await writeFile(join(dir, HISTORY), "");
       await writeFileAtomic(join(dir, STATE), json(stateOf(summary, 0, tick.order)), this.#fsync);
-      this.#indexes.set(summary.sessionId, { ids: new Map(), lastSeq: 0, bytes: 0 });
       if (this.#fsync) await syncDirectory(this.root);
       return summary;
     });
@@ -149,7 +148,7 @@ export class JsonlSessionStore implements PrunableSessionStore {
   async load(sessionId: string, options: LoadOptions = {}): Promise<HistoryRecord[]> {
     checkLoadOptions(options);
     const dir = this.#dir(sessionId);
-    return this.#read("load", async () => selectRecords(await this.#readHistory(sessionId, dir), options));
+    return this.#read("load", () => this.#load(sessionId, dir, options));
   }
 
   async clear(sessionId: string): Promise<void> {
@@ -165,67 +164,105 @@ export class JsonlSessionStore implements PrunableSessionStore {
   }
 
   async #append(sessionId: string, dir: string, records: NewRecord[]): Promise<HistoryRecord[]> {
-    const current = await this.#readSession(dir);
-    if (current === undefined) throw sessionNotFound(sessionId);
+    const state = await this.#readState(sessionId, dir);
     const file = join(dir, HISTORY);
     const handle = await open(file, "a");
     let index: HistoryIndex;
-    let fresh: HistoryRecord[] = [];
+    let text: string;
+    let fresh: HistoryRecord[];
     const stored: (HistoryRecord | number)[] = [];
     try {
-      const size = (await handle.stat()).size;
-      index = this.#indexes.get(sessionId) ?? (await this.#reindex(sessionId, file));
-      // Another instance appended, or a crash left a torn tail: re-read, then cut what is not committed.
-      if (index.bytes !== size) index = await this.#reindex(sessionId, file);
+      const { size, ino } = await handle.stat();
+      index = await this.#index(sessionId, file, size, ino);
+      // A crash left a torn line or an unfinished batch: cut it off before appending.
       if (size > index.bytes) await handle.truncate(index.bytes);
-      this.#clock.observe(current.order);
+      this.#clock.observe(state.order ?? orderFromIso(state.updatedAt));
       const tick = this.#clock.tick();
       const batch = new Map<string, HistoryRecord>();
       for (const record of records) {
         const known = index.ids.get(record.id);
-        const kept = known ?? batch.get(record.id) ?? stampRecord(record, index.lastSeq + batch.size + 1, tick.iso);
+        const kept = known ?? batch.get(record.id) ?? stampRecord(record, index.starts.length + batch.size + 1, tick.iso);
         if (known === undefined) batch.set(record.id, kept as HistoryRecord);
         stored.push(kept);
       }
-      const { text, stored: written } = serializeBatch([...batch.values()]);
-      fresh = written;
-      if (fresh.length === 0) return this.#storedRecords(sessionId, dir, stored, new Map());
-      await handle.write(text);
-      if (this.#fsync) await handle.datasync();
-      for (const record of fresh) index.ids.set(record.id, record.seq);
-      index.lastSeq = fresh.at(-1)!.seq;
-      index.bytes += Buffer.byteLength(text);
-      const state = stateOf({ ...current.summary, updatedAt: tick.iso }, index.lastSeq, tick.order);
-      await writeFileAtomic(join(dir, STATE), json(state), this.#fsync);
+      ({ text, stored: fresh } = serializeBatch([...batch.values()]));
+      if (fresh.length > 0) {
+        await handle.write(text);
+        if (this.#fsync) await handle.datasync();
+        let offset = index.bytes;
+        for (const [n, line] of text.split("\n").slice(0, -1).entries()) {
+          index.starts.push(offset);
+          noteRecord(index, fresh[n]!);
+          offset += Buffer.byteLength(line) + 1;
+        }
+        index.bytes = offset;
+        const next: State = { ...state, updatedAt: tick.iso, lastSeq: index.starts.length, order: tick.order };
+        await writeFileAtomic(join(dir, STATE), json(next), this.#fsync);
+      }
     } finally {
       await handle.close();
     }
-    return this.#storedRecords(sessionId, dir, stored, new Map(fresh.map((record) => [record.id, record])));
+    const byId = new Map(fresh.map((record) => [record.id, record]));
+    const history = stored.some((entry) => typeof entry === "number") ? await this.#load(sessionId, dir, {}) : [];
+    return stored.map((entry) => (typeof entry === "number" ? history[entry - 1]! : byId.get(entry.id)!));
   }
 
-  /** Resolves duplicates (given as seqs) to the stored records, reading the file only if there are any. */
-  async #storedRecords(sessionId: string, dir: string, stored: (HistoryRecord | number)[], fresh: Map<string, HistoryRecord>): Promise<HistoryRecord[]> {
-    const history = stored.some((entry) => typeof entry === "number") ? await this.#readHistory(sessionId, dir) : [];
-    const bySeq = new Map(history.map((record) => [record.seq, record]));
-    return stored.map((entry) => (typeof entry === "number" ? bySeq.get(entry)! : fresh.get(entry.id)!));
+  /** This instance's index of a history file, re-read when the file changed behind its back. */
+  async #index(sessionId: string, file: string, size: number, ino: number): Promise<HistoryIndex> {
+    const cached = this.#indexes.get(sessionId);
+    if (cached !== undefined && cached.bytes === size && cached.ino === ino) {
+      this.#indexes.delete(sessionId);
+      this.#indexes.set(sessionId, cached);
+      return cached;
+    }
+    return this.#remember(sessionId, indexHistory(scanHistory(await readFile(file), file), ino));
   }
 
-  async #reindex(sessionId: string, file: string): Promise<HistoryIndex> {
-    const scan = scanHistory(await readFile(file), file);
-    const index: HistoryIndex = { ids: new Map(scan.records.map((record) => [record.id, record.seq])), lastSeq: scan.records.at(-1)?.seq ?? 0, bytes: scan.committedBytes };
+  #remember(sessionId: string, index: HistoryIndex): HistoryIndex {
+    this.#indexes.delete(sessionId);
     this.#indexes.set(sessionId, index);
+    if (this.#indexes.size > MAX_INDEXES) this.#indexes.delete(this.#indexes.keys().next().value!);
     return index;
   }
 
-  async #readHistory(sessionId: string, dir: string): Promise<HistoryRecord[]> {
+  async #load(sessionId: string, dir: string, options: LoadOptions): Promise<HistoryRecord[]> {
     const file = join(dir, HISTORY);
+    let size: number;
+    let ino: number;
     try {
-      return scanHistory(await readFile(file), file).records;
+      ({ size, ino } = await stat(file));
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
       if ((await readJsonFile(join(dir, DESCRIPTOR))) === undefined) throw sessionNotFound(sessionId);
       return [];
     }
+    const cached = this.#indexes.get(sessionId);
+    if (cached === undefined || cached.bytes !== size || cached.ino !== ino) {
+      const scan = scanHistory(await readFile(file), file);
+      this.#remember(sessionId, indexHistory(scan, ino));
+      return selectRecords(scan.records, options);
+    }
+    // Read only the tail the options ask for. Line n holds seq n.
+    const after = Math.floor(lowerBound(cached, options));
+    if (after >= cached.starts.length) return [];
+    const start = cached.starts[after]!;
+    const handle = await open(file, "r");
+    try {
+      const buffer = Buffer.alloc(size - start);
+      await handle.read(buffer, 0, buffer.length, start);
+      return selectRecords(scanHistory(buffer, file, start, after + 1).records, { ...options, sinceLastReset: false, afterSeq: after });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** `state.json` of an existing session (defaults when a crash came before it was written). */
+  async #readState(sessionId: string, dir: string): Promise<State> {
+    const state = await readJsonFile<State>(join(dir, STATE));
+    if (state !== undefined) return state;
+    const descriptor = await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
+    if (descriptor === undefined) throw sessionNotFound(sessionId);
+    return { updatedAt: descriptor.createdAt, lastSeq: 0 };
   }
 
   async #readSession(dir: string): Promise<{ summary: SessionSummary; lastSeq: number; order: number } | undefined> {

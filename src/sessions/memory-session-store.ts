@@ -2,7 +2,6 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import {
   checkListQuery,
   checkSessionId,
-  cloneData,
   newSessionSummary,
   parseOlderThan,
   patchSessionSummary,
@@ -10,23 +9,30 @@ import {
   type CreateSessionInit,
   type SessionPatch,
 } from "../internal/session-arguments.js";
+import { copyPlainJson, toPlainJson } from "../internal/plain-json.js";
 import { SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
 import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "./session-store.js";
 
+/** Sessions up to this many records find a duplicate id by scanning; longer ones keep an index. */
+const SCAN_LIMIT = 32;
+
 interface MemorySession {
   summary: SessionSummary;
-  /** `records[i].seq === i + 1`. */
+  /** Plain JSON; `records[i].seq === i + 1`. */
   records: HistoryRecord[];
-  ids: Map<string, HistoryRecord>;
+  /** Record id → index in `records`, built once the session outgrows {@link SCAN_LIMIT}. */
+  ids?: Map<string, number>;
 }
 
 /**
  * The reference {@link SessionStore}: everything in memory, nothing survives the process. Use it
  * in tests and for short-lived agents; it passes `runSessionStoreContract` like every store.
  *
- * - Stores and returns deep copies (`structuredClone`): mutating what you passed in or got back
- *   never changes the stored state. Records must be plain data (no functions or class instances).
+ * - Stores and returns deep copies: mutating what you passed in or got back never changes the
+ *   stored state. Records and attributes are kept as JSON would keep them (the same values the
+ *   file and database stores give back: `undefined` dropped, dates as strings); what JSON cannot
+ *   hold (bigint, cycles) is an `InvalidArgumentError`.
  * - Session ids are `crypto.randomUUID()` unless given. Creating a session whose id exists throws
  *   an `InvalidArgumentError`.
  * - `updatedAt` is monotonic; sessions touched in the same millisecond still list in touch order.
@@ -48,14 +54,14 @@ export class MemorySessionStore implements PrunableSessionStore {
     if (this.#sessions.has(summary.sessionId)) {
       throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
     }
-    this.#sessions.set(summary.sessionId, { summary, records: [], ids: new Map() });
-    return structuredClone(summary);
+    this.#sessions.set(summary.sessionId, { summary, records: [] });
+    return copyPlainJson(summary);
   }
 
   async getSession(sessionId: string): Promise<SessionSummary | undefined> {
     checkSessionId(sessionId);
     const session = this.#sessions.get(sessionId);
-    return session && structuredClone(session.summary);
+    return session && copyPlainJson(session.summary);
   }
 
   async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
@@ -65,7 +71,7 @@ export class MemorySessionStore implements PrunableSessionStore {
     const sessions = [...this.#sessions.values()];
     for (let index = sessions.length - 1; index >= 0 && listed.length < limit; index--) {
       const { summary } = sessions[index]!;
-      if (agentId === undefined || summary.agentId === agentId) listed.push(structuredClone(summary));
+      if (agentId === undefined || summary.agentId === agentId) listed.push(copyPlainJson(summary));
     }
     return listed;
   }
@@ -75,7 +81,7 @@ export class MemorySessionStore implements PrunableSessionStore {
     const summary = patchSessionSummary(session.summary, patch);
     session.summary = summary;
     this.#touch(session);
-    return structuredClone(summary);
+    return copyPlainJson(summary);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
@@ -86,32 +92,37 @@ export class MemorySessionStore implements PrunableSessionStore {
   async append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]> {
     checkNewRecords(records);
     const session = this.#require(sessionId);
-    // Copy (and so check) the whole batch before storing any of it: all or nothing.
-    const copies = cloneData(records, "append: records");
+    // Stamp and copy the whole batch before storing any of it: all or nothing.
     const stored: HistoryRecord[] = [];
     const fresh = new Map<string, HistoryRecord>();
     let at: string | undefined;
-    for (const record of copies) {
-      let kept = session.ids.get(record.id) ?? fresh.get(record.id);
+    records.forEach((record, index) => {
+      let kept = this.#find(session, record.id) ?? fresh.get(record.id);
       if (kept === undefined) {
         at ??= this.#clock.tick().iso;
-        kept = stampRecord(record, session.records.length + fresh.size + 1, at);
+        kept = toPlainJson(stampRecord(record, session.records.length + fresh.size + 1, at), `append: records[${index}]`);
+        // Share strings the caller and the batch already hold instead of keeping parsed copies.
+        kept.id = record.id;
+        kept.at = at;
         fresh.set(record.id, kept);
       }
       stored.push(kept);
-    }
+    });
     for (const record of fresh.values()) {
       session.records.push(record);
-      session.ids.set(record.id, record);
+      session.ids?.set(record.id, record.seq - 1);
+    }
+    if (session.ids === undefined && session.records.length > SCAN_LIMIT) {
+      session.ids = new Map(session.records.map((record, index) => [record.id, index]));
     }
     if (at !== undefined) this.#touch(session, at);
-    return stored.map((record) => structuredClone(record));
+    return stored.map(copyPlainJson);
   }
 
   async load(sessionId: string, options: LoadOptions = {}): Promise<HistoryRecord[]> {
     checkLoadOptions(options);
     const session = this.#require(sessionId);
-    return selectRecords(session.records, options).map((record) => structuredClone(record));
+    return selectRecords(session.records, options).map(copyPlainJson);
   }
 
   async clear(sessionId: string): Promise<void> {
@@ -138,9 +149,21 @@ export class MemorySessionStore implements PrunableSessionStore {
     return session;
   }
 
+  #find(session: MemorySession, id: string): HistoryRecord | undefined {
+    if (session.ids !== undefined) {
+      const index = session.ids.get(id);
+      return index === undefined ? undefined : session.records[index];
+    }
+    for (let index = session.records.length - 1; index >= 0; index--) {
+      if (session.records[index]!.id === id) return session.records[index];
+    }
+    return undefined;
+  }
+
   #touch(session: MemorySession, at = this.#clock.tick().iso): void {
     session.summary.updatedAt = at;
     this.#sessions.delete(session.summary.sessionId);
     this.#sessions.set(session.summary.sessionId, session);
   }
 }
+

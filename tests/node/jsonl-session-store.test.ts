@@ -107,6 +107,27 @@ describe("JsonlSessionStore on disk", () => {
     expect((error as Error).message).toContain("line 2");
   });
 
+  it("reads only the tail for afterSeq / sinceLastReset, and still names the right line when it is corrupt", async () => {
+    const root = await newRoot();
+    const store = new JsonlSessionStore({ root });
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    await store.append(sessionId, Array.from({ length: 6 }, (_, n) => text(`m${n + 1}`, `${n + 1}`)));
+    await store.clear(sessionId);
+    await store.append(sessionId, [text("m8", "8"), { ...text("c9", "9"), frame: "call_1" }, text("m10", "10")]);
+    expect((await store.load(sessionId, { sinceLastReset: true })).map((r) => r.id)).toEqual(["m8", "c9", "m10"]);
+    expect((await store.load(sessionId, { sinceLastReset: true, frame: null, afterSeq: 8 })).map((r) => r.id)).toEqual(["m10"]);
+    expect((await store.load(sessionId, { afterSeq: 4.5 })).map((r) => r.seq)).toEqual([5, 6, 7, 8, 9, 10]);
+    expect(await store.load(sessionId, { afterSeq: 99 })).toEqual([]);
+    // Same size, so this instance keeps its index and reads the tail only.
+    const file = join(root, sessionId, "history.jsonl");
+    const content = await lines(file);
+    content[8] = `{${"x".repeat(content[8]!.length - 1)}`;
+    await writeFile(file, content.join("\n"));
+    const error = await store.load(sessionId, { afterSeq: 7 }).catch((e: unknown) => e);
+    expect(SessionStoreError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("line 9");
+  });
+
   it("writes metadata atomically and leaves no temp files", async () => {
     const root = await newRoot();
     const store = new JsonlSessionStore({ root });

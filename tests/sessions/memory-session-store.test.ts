@@ -1,19 +1,43 @@
 import { describe, expect, it } from "vitest";
-import { InvalidArgumentError, MemorySessionStore } from "@agentry/core";
+import { InvalidArgumentError, MemorySessionStore, type NewRecord } from "@agentry/core";
 import { runSessionStoreContract } from "@agentry/core/testing";
 
 runSessionStoreContract("MemorySessionStore", () => new MemorySessionStore());
 
 describe("MemorySessionStore", () => {
-  it("rejects records that are not plain data, storing nothing", async () => {
+  it("keeps records as JSON would, like the file and database stores", async () => {
     const store = new MemorySessionStore();
     const { sessionId } = await store.createSession({ agentId: "a" });
-    const records = [
-      { id: "ok", kind: "message", frame: null, message: { role: "user", content: "fine" } },
-      { id: "fn", kind: "message", frame: null, message: { role: "tool", content: [{ type: "tool_result", toolCallId: "c", name: "t", result: () => 1 }] } },
-    ] as const;
-    await expect(store.append(sessionId, records as never)).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    const args = { when: new Date("2024-01-02T03:04:05.000Z"), skip: undefined, fn: () => 1 };
+    await store.append(sessionId, [{ id: "m1", kind: "message", frame: null, message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", args }] } }]);
+    const [record] = await store.load(sessionId);
+    expect(record).toMatchObject({ message: { content: [{ args: { when: "2024-01-02T03:04:05.000Z" } }] } });
+    expect(Object.keys((record as { message: { content: { args: object }[] } }).message.content[0]!.args)).toEqual(["when"]);
+  });
+
+  it("rejects a batch JSON cannot hold (bigint, cycles), storing nothing", async () => {
+    const store = new MemorySessionStore();
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const result of [10n, cyclic]) {
+      const records = [
+        { id: "ok", kind: "message", frame: null, message: { role: "user", content: "fine" } },
+        { id: "bad", kind: "message", frame: null, message: { role: "tool", content: [{ type: "tool_result", toolCallId: "c", name: "t", result }] } },
+      ];
+      await expect(store.append(sessionId, records as NewRecord[])).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    }
     expect(await store.load(sessionId)).toEqual([]);
+  });
+
+  it("finds duplicates in long sessions (indexed) as in short ones (scanned)", async () => {
+    const store = new MemorySessionStore();
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    const text = (id: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content: id } });
+    for (let n = 1; n <= 100; n++) await store.append(sessionId, [text(`m${n}`)]);
+    const again = await store.append(sessionId, [text("m1"), text("m33"), text("m100"), text("m101")]);
+    expect(again.map((r) => r.seq)).toEqual([1, 33, 100, 101]);
+    expect(await store.load(sessionId)).toHaveLength(101);
   });
 
   it("names every problem of an invalid batch", async () => {
