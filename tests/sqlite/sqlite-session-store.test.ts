@@ -1,6 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentry/core";
@@ -67,6 +70,34 @@ describe("SqliteSessionStore", () => {
     expect(await a.getSession(sessionId)).toBeUndefined();
     a.close();
     b.close();
+  });
+
+  it("two processes appending to one session at once get seq 1..n with no gaps or duplicates", async () => {
+    const path = await newFile();
+    const store = new SqliteSessionStore({ path });
+    const { sessionId } = await store.createSession({ agentId: "todo" });
+    const source = fileURLToPath(new URL("../../src/sqlite/sqlite-session-store.ts", import.meta.url));
+    const script = join(path, "..", "writer.mts");
+    await writeFile(
+      script,
+      `import { SqliteSessionStore } from ${JSON.stringify(source)};
+const [path, sessionId, name] = process.argv.slice(2);
+const store = new SqliteSessionStore({ path });
+for (let n = 0; n < 150; n++) {
+  await store.append(sessionId, [{ id: name + n, kind: "message", frame: null, message: { role: "user", content: name } }]);
+}
+store.close();`,
+    );
+    const run = (name: string) => promisify(execFile)(process.execPath, ["--import", "tsx", script, path, sessionId, name]);
+    await Promise.all([run("a"), run("b")]);
+    const loaded = await store.load(sessionId);
+    expect(loaded.map((r) => r.seq)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
+    expect(new Set(loaded.map((r) => r.id)).size).toBe(300);
+    for (const name of ["a", "b"]) {
+      const own = loaded.filter((r) => r.id.startsWith(name)).map((r) => Number(r.id.slice(1)));
+      expect(own).toEqual(Array.from({ length: 150 }, (_, n) => n));
+    }
+    store.close();
   });
 
   it("uses a caller's database without closing it, with a custom table prefix", async () => {
