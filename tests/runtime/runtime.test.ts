@@ -132,10 +132,18 @@ describe("createAgentRuntime", () => {
 
   it("turns a failing store into a SessionStoreError", async () => {
     const store = new MemorySessionStore();
-    const broken = Object.create(store) as MemorySessionStore;
-    broken.append = () => Promise.reject(new Error("disk full"));
+    const broken = new Proxy(store, {
+      get(target, key) {
+        if (key === "append") return () => Promise.reject(new Error("disk full"));
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
     const { runtime } = makeRuntime(() => ({ text: "ok" }), { store: broken });
     await expect(runtime.send({ agentId: "general", content: "x" })).rejects.toSatisfy((e) => SessionStoreError.isInstance(e) && /disk full/.test((e as Error).message));
+    // Nothing was half-written: the session exists (routing made it) but holds no records.
+    const [session] = await store.listSessions();
+    expect(await store.load(session!.sessionId)).toEqual([]);
   });
 
   it("close() drains queued turns and refuses new ones", async () => {
