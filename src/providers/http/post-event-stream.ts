@@ -1,12 +1,13 @@
 import { ProviderError } from "../../errors/errors.js";
 import { abortError, isAbortError } from "../../internal/abort.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
-import { parseSseStream } from "../sse/parse-sse-stream.js";
+import { parseSseBatches } from "../sse/parse-sse-stream.js";
 import { providerErrorFromPayload } from "./provider-error-from-payload.js";
 import { providerErrorFromResponse } from "./provider-error-from-response.js";
 
 /**
- * POSTs a JSON body and yields the server-sent events of the answer. Every failure is a
+ * POSTs a JSON body and yields the server-sent events of the answer, in batches (the events each
+ * network chunk completed). Every failure is a
  * `ProviderError`: an HTTP error status (with the body's message), a JSON body where a stream was
  * expected, or a network failure before or during the body (retryable). Abort throws `AbortError`.
  */
@@ -17,7 +18,7 @@ export async function* postEventStream(init: {
   headers: Record<string, string>;
   body: unknown;
   signal: AbortSignal;
-}): AsyncGenerator<SseEvent> {
+}): AsyncGenerator<SseEvent[]> {
   const { provider, signal } = init;
   let response: Response;
   try {
@@ -47,10 +48,10 @@ export async function* postEventStream(init: {
     throw new ProviderError(`Expected an event stream but got a JSON response: ${text.slice(0, 200)}`, { provider, retryable: false });
   }
   if (!response.body) throw new ProviderError("The response has no body", { provider, retryable: true });
-  const events = parseSseStream(response.body, signal);
+  const events = parseSseBatches(response.body, signal);
   try {
     for (;;) {
-      let result: IteratorResult<SseEvent>;
+      let result: IteratorResult<SseEvent[]>;
       try {
         result = await events.next();
       } catch (error) {

@@ -76,10 +76,12 @@ export function openai(options: OpenAIOptions = {}): Provider {
       body: toOpenAIRequest({ request, maxTokensField, includeUsage }),
       signal,
     });
-    for await (const sse of events) {
-      for (const event of reader.push(sse)) {
-        if (signal.aborted) throw abortError(signal);
-        yield event;
+    for await (const batch of events) {
+      for (const sse of batch) {
+        for (const event of reader.push(sse)) {
+          if (signal.aborted) throw abortError(signal);
+          yield event;
+        }
       }
     }
     for (const event of reader.end()) yield event;
