@@ -50,7 +50,11 @@ export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;
 export interface LoadOptions {
   /** Only records with `seq` greater than this. */
   afterSeq?: number;
-  /** Only records after the last `reset` marker. */
+  /**
+   * Only records after the last `reset` marker (the marker excluded) among the records of the
+   * requested frame (of every frame when `frame` is omitted). Combines with `afterSeq`: the later
+   * of the two bounds wins.
+   */
   sinceLastReset?: boolean;
   /** Only records of this frame (`null` = root). Omitted = every frame. */
   frame?: string | null;
@@ -61,17 +65,29 @@ export interface LoadOptions {
  * Implementations must pass `runSessionStoreContract` from `@agentry/core/testing`.
  */
 export interface SessionStore {
+  /** Creates a session (id generated unless given). An explicit `sessionId` in use → `InvalidArgumentError`. */
   createSession(init: { agentId: string; name?: string; attributes?: Record<string, unknown>; sessionId?: string }): Promise<SessionSummary>;
+  /** The session, or `undefined` when there is none with this id. */
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
-  /** Ordered by `updatedAt`, newest first. */
+  /** Ordered by `updatedAt`, newest first; sessions touched in the same millisecond still in touch order. */
   listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]>;
+  /**
+   * Sets the given metadata fields and bumps `updatedAt`. A field given as `undefined` is removed;
+   * `attributes` replaces the whole object. Unknown session → `SessionNotFoundError`.
+   */
   updateSession(
     sessionId: string,
     patch: Partial<Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet">>,
   ): Promise<SessionSummary>;
+  /** Removes the session and its history. Deleting an unknown session is a no-op. */
   deleteSession(sessionId: string): Promise<void>;
-  /** Atomic, ordered, idempotent by record id; bumps `updatedAt`. Returns the stored records. */
+  /**
+   * Atomic, ordered, idempotent by record id; bumps `updatedAt` when something was stored. Returns
+   * the stored records, the already stored one in place of each duplicate. An invalid record →
+   * `InvalidArgumentError` and nothing stored; unknown session → `SessionNotFoundError`.
+   */
   append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]>;
+  /** Records in `seq` order, as plain JSON. Unknown session → `SessionNotFoundError`. */
   load(sessionId: string, options?: LoadOptions): Promise<HistoryRecord[]>;
   /** Appends a reset marker: context starts after it; metadata is kept. */
   clear(sessionId: string): Promise<void>;
