@@ -59,11 +59,38 @@ function describe(value: unknown): string {
 
 const squash = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, "");
 
+/** Edit distance counting a swap of two neighbours as one edit (optimal string alignment). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The allowed key `key` is most likely a typo of: same letters ignoring case and separators, else at most 2 edits away. */
+function nearestKey(key: string, allowed: readonly string[]): string | undefined {
+  const exact = allowed.find((candidate) => squash(candidate) === squash(key));
+  if (exact !== undefined || key.length < 4) return exact;
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const candidate of allowed) {
+    const d = distance(squash(candidate), squash(key));
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
 function unknownKeyProblems(issue: IssueLike, prefix: string): ConfigProblem[] {
   const parent = issue.path[issue.path.length - 1];
   const allowed = parent === "chat" ? ALLOWED_KEYS.chat : parent === "budget" ? ALLOWED_KEYS.budget : ALLOWED_KEYS.agent;
   return (issue.keys ?? []).map((key) => {
-    const near = allowed.find((candidate) => squash(candidate) === squash(key));
+    const near = nearestKey(key, allowed);
     return {
       path: formatPath(prefix, [...issue.path, key]),
       message: `unknown key${near ? ` (did you mean "${near}"?)` : ""}; allowed keys: ${allowed.join(", ")}`,
