@@ -19,7 +19,18 @@ export interface ModelRequest {
 /** Why the model stopped. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
 
-/** What a provider stream yields. */
+/**
+ * What a provider stream yields.
+ *
+ * - `thinking_delta`: reasoning text. A delta that carries a `signature` (Anthropic; its `text`
+ *   is usually `""`) closes the current thinking block: the next thinking delta starts a new one.
+ *   A redacted block arrives as one delta with `redacted: true`, `text: ""` and the opaque data
+ *   as `signature`. Keep both in a `ThinkingPart` so the adapter can send them back unchanged.
+ * - `tool_call`: one per complete call; `args` is the parsed JSON, or the raw string when the
+ *   model sent invalid JSON (the loop's schema validation reports it to the model).
+ * - `usage`: `inputTokens` counts all input, cached included; `cachedInputTokens` (cache reads)
+ *   and `cacheWriteInputTokens` (cache writes) are parts of it.
+ */
 export type ModelEvent =
   | { type: "text_delta"; text: string }
   | { type: "thinking_delta"; text: string; signature?: string; redacted?: boolean }

@@ -13,7 +13,7 @@ export interface RetryOptions {
    * @default 60000
    */
   maxRetryDelayMs?: number;
-  /** Called before each retry wait (logging, metrics). Must not throw. */
+  /** Called before each retry wait (logging, metrics). Must not throw. @default none */
   onRetry?: (info: RetryInfo) => void;
 }
 
