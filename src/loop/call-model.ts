@@ -18,11 +18,12 @@ export interface ModelTurn {
 }
 
 /**
- * Streams one model response: yields `chunk`/`thinking` events as deltas arrive, then `usage`;
+ * Streams one model response: emits `chunk`/`thinking` events as deltas arrive, then `usage`;
  * returns the assembled assistant message. Never throws for a provider's fault.
  */
-export async function* callModel(level: Level, history: readonly Message[]): AsyncGenerator<LoopEvent, ModelTurn> {
+export async function callModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
   const { turn, depth, parentId } = level;
+  const sink = turn.sink;
   const parts: AssistantPart[] = [];
   const toolCalls: ToolCallPart[] = [];
   let text = "";
@@ -51,12 +52,12 @@ export async function* callModel(level: Level, history: readonly Message[]): Asy
           const last = parts[parts.length - 1];
           if (last?.type === "text") last.text += event.text;
           else parts.push({ type: "text", text: event.text });
-          yield { type: "chunk", content: event.text, depth, parentId };
+          sink.emit({ type: "chunk", content: event.text, depth, parentId });
           break;
         }
         case "thinking_delta": {
           appendThinking(parts, event);
-          if (event.text !== "") yield { type: "thinking", content: event.text, depth, parentId };
+          if (event.text !== "") sink.emit({ type: "thinking", content: event.text, depth, parentId });
           break;
         }
         case "tool_call": {
@@ -78,7 +79,7 @@ export async function* callModel(level: Level, history: readonly Message[]): Asy
     error = thrown;
     aborted = turn.signal.aborted || isAbortError(thrown);
   }
-  if (streamedText) yield { type: "chunk", content: "", done: true, depth, parentId };
+  if (streamedText) sink.emit({ type: "chunk", content: "", done: true, depth, parentId });
   if (usage) {
     const cached = usage.cachedInputTokens ?? 0;
     const pricing = turn.pricing?.[turn.model];
@@ -94,7 +95,7 @@ export async function* callModel(level: Level, history: readonly Message[]): Asy
     };
     if (cached) event.cachedInputTokens = cached;
     if (costUsd !== undefined) event.costUsd = costUsd;
-    yield event;
+    sink.emit(event);
   }
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.

@@ -18,7 +18,7 @@ export interface ChildOutcome {
 }
 
 /** Runs a sub-task's child level; injected to keep the module graph one-way. */
-export type RunChild = (level: Level, plan: CallPlan) => AsyncGenerator<LoopEvent, ChildOutcome>;
+export type RunChild = (level: Level, plan: CallPlan) => Promise<ChildOutcome>;
 
 /** What running one call came to. `result` is undefined when the call is suspended. */
 export interface PlanOutcome {
@@ -27,27 +27,29 @@ export interface PlanOutcome {
   child?: ChildOutcome;
 }
 
-/** The `budget_exceeded` event of the turn, the first time only. */
-export function budgetEvent(level: Level, violation: BudgetViolation): LoopEvent | undefined {
+/** Emits the turn's `budget_exceeded` event, the first time only. */
+export function reportBudget(level: Level, violation: BudgetViolation): void {
   const budget = level.turn.budget;
-  if (budget.reported) return undefined;
+  if (budget.reported) return;
   budget.reported = true;
-  return { type: "budget_exceeded", reason: violation.reason, limit: violation.limit, observed: violation.observed, depth: level.depth, parentId: level.parentId };
+  level.turn.sink.emit({ type: "budget_exceeded", reason: violation.reason, limit: violation.limit, observed: violation.observed, depth: level.depth, parentId: level.parentId });
 }
 
 /** Emits the `start` event of a call (once) and opens its tree node. */
-export function startCall(level: Level, plan: CallPlan): LoopEvent | undefined {
-  if (plan.started) return undefined;
+export function startCall(level: Level, plan: CallPlan): void {
+  if (plan.started) return;
   plan.started = true;
   plan.startedAt = Date.now();
   const { call } = plan;
   const title = plan.kind === "subtask" ? (plan.input as RunSubtaskArgs).title : undefined;
   level.turn.tree.start(call.id, level.parentId, call.name, plan.args, title);
-  return { type: "tool_call_update", toolCallId: call.id, name: call.name, status: "start", args: plan.args, depth: level.depth, parentId: level.parentId };
+  level.turn.sink.emit({ type: "tool_call_update", toolCallId: call.id, name: call.name, status: "start", args: plan.args, depth: level.depth, parentId: level.parentId });
 }
 
-function endCall(level: Level, plan: CallPlan, result: unknown, isError: boolean): { event: LoopEvent; part: ToolResultPart } {
-  const durationMs = plan.startedAt === 0 ? 0 : Date.now() - plan.startedAt;
+/** Emits the `end` event of a call (its `start` first, if it never had one) and closes its tree node. */
+function endCall(level: Level, plan: CallPlan, result: unknown, isError: boolean): ToolResultPart {
+  startCall(level, plan);
+  const durationMs = Date.now() - plan.startedAt;
   const { call } = plan;
   level.turn.tree.end(call.id, result, isError, durationMs);
   const event: LoopEvent = { type: "tool_call_update", toolCallId: call.id, name: call.name, status: "end", result, durationMs, depth: level.depth, parentId: level.parentId };
@@ -56,51 +58,40 @@ function endCall(level: Level, plan: CallPlan, result: unknown, isError: boolean
     event.isError = true;
     part.isError = true;
   }
-  return { event, part };
+  level.turn.sink.emit(event);
+  return part;
 }
 
 /**
  * Runs one planned call: budget reservation, lock, execution with timeout and abort, result
- * truncation. Yields its `start` (unless already out) and `end` events; never throws for a tool's fault.
+ * truncation. Emits its `start` (unless already out) and `end` events; never throws for a tool's fault.
  */
-export async function* executePlan(level: Level, plan: CallPlan, runChild: RunChild): AsyncGenerator<LoopEvent, PlanOutcome> {
-  const finish = function* (result: unknown, isError: boolean): Generator<LoopEvent, PlanOutcome> {
-    const start = startCall(level, plan);
-    if (start) yield start;
-    const { event, part } = endCall(level, plan, result, isError);
-    yield event;
-    return { result: part };
-  };
+export async function executePlan(level: Level, plan: CallPlan, runChild: RunChild): Promise<PlanOutcome> {
   const { turn } = level;
-  if (plan.kind === "refuse") return yield* finish(plan.refusal ?? "Refused.", true);
+  if (plan.kind === "refuse") return { result: endCall(level, plan, plan.refusal ?? "Refused.", true) };
   if (plan.decision && !plan.decision.approved) {
-    return yield* finish(`Denied: the call was not approved${plan.decision.reason ? ` (${plan.decision.reason})` : ""}.`, true);
+    return { result: endCall(level, plan, `Denied: the call was not approved${plan.decision.reason ? ` (${plan.decision.reason})` : ""}.`, true) };
   }
   if (plan.kind === "finish") {
     const checked = level.outputValidator!((plan.input as { result?: unknown } | undefined)?.result);
-    if (!checked.ok) return yield* finish(`The result does not match the required output_schema: ${checked.message}. Fix it and call finish_subtask again.`, true);
-    const outcome = yield* finish("Result accepted.", false);
-    return { ...outcome, finished: { value: checked.value } };
+    if (!checked.ok) return { result: endCall(level, plan, `The result does not match the required output_schema: ${checked.message}. Fix it and call finish_subtask again.`, true) };
+    return { result: endCall(level, plan, "Result accepted.", false), finished: { value: checked.value } };
   }
   const violation = plan.kind === "subtask" ? turn.budget.trySubtask() : turn.budget.tryToolCall();
   if (violation) {
-    const event = budgetEvent(level, violation);
-    if (event) yield event;
-    return yield* finish(`Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true);
+    reportBudget(level, violation);
+    return { result: endCall(level, plan, `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true) };
   }
-  if (turn.signal.aborted) return yield* finish("Not run: the turn was aborted.", true);
+  if (turn.signal.aborted) return { result: endCall(level, plan, "Not run: the turn was aborted.", true) };
 
   if (plan.kind === "subtask") {
-    const start = startCall(level, plan);
-    if (start) yield start;
-    const child = yield* runChild(level, plan);
+    startCall(level, plan);
+    const child = await runChild(level, plan);
     if (child.result.status === "suspended") return { result: undefined, child };
     const { status } = child.result;
     if (status === "complete") {
-      const value = level.outputValidator === undefined && child.result.structured === undefined ? child.result.text : child.result.structured;
-      const { event, part } = endCall(level, plan, value, false);
-      yield event;
-      return { result: part, child };
+      const value = child.result.structured === undefined ? child.result.text : child.result.structured;
+      return { result: endCall(level, plan, value, false), child };
     }
     const why =
       status === "iteration_limit"
@@ -110,49 +101,42 @@ export async function* executePlan(level: Level, plan: CallPlan, runChild: RunCh
           : status === "aborted"
             ? "the turn was aborted"
             : (child.result.error?.message ?? "it failed");
-    const { event, part } = endCall(level, plan, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true);
-    yield event;
-    return { result: part, child };
+    return { result: endCall(level, plan, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
   }
 
-  const tool = plan.tool!;
-  const lockName = tool.exclusiveLock;
-  let release: (() => void) | undefined;
-  if (lockName !== undefined) release = await acquire(turn.budget.locks, lockName);
+  const lockName = plan.tool!.exclusiveLock;
+  const release = lockName === undefined ? undefined : await acquire(turn.budget.locks, lockName);
   try {
-    const start = startCall(level, plan);
-    if (start) yield start;
+    startCall(level, plan);
     const outcome = await runTool(level, plan);
-    if (outcome.budget) {
-      const event = budgetEvent(level, outcome.budget);
-      if (event) yield event;
-    }
-    const { event, part } = endCall(level, plan, outcome.value, outcome.isError);
-    yield event;
-    return { result: part };
+    if (outcome.budget) reportBudget(level, outcome.budget);
+    return { result: endCall(level, plan, outcome.value, outcome.isError) };
   } finally {
     release?.();
   }
 }
 
-async function runTool(level: Level, plan: CallPlan): Promise<{ value: unknown; isError: boolean; budget?: BudgetViolation }> {
+async function runTool(level: Level, plan: CallPlan): Promise<{ value: unknown; isError: boolean; budget?: BudgetViolation | undefined }> {
   const { turn } = level;
   const tool = plan.tool!;
   const timeoutMs = tool.timeoutMs ?? turn.toolTimeoutMs;
   let signal = turn.signal;
+  let stop = turn.aborted;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
-  let controller: AbortController | undefined;
+  let unlink: (() => void) | undefined;
   if (timeoutMs !== undefined) {
-    controller = new AbortController();
+    const controller = new AbortController();
     signal = controller.signal;
     const parent = turn.signal;
-    const onAbort = () => controller!.abort(parent.reason);
+    const onAbort = () => controller.abort(parent.reason);
     parent.addEventListener("abort", onAbort, { once: true });
+    unlink = () => parent.removeEventListener("abort", onAbort);
+    stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+    stop.catch(() => undefined);
     timer = setTimeout(() => {
       timedOut = true;
-      parent.removeEventListener("abort", onAbort);
-      controller!.abort(new Error(`timed out after ${timeoutMs} ms`));
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
   }
   const ctx: ToolContext = { toolCallId: plan.call.id, depth: level.depth, parentId: level.parentId, signal, policy: turn.toolPolicy, host: turn.host };
@@ -160,13 +144,16 @@ async function runTool(level: Level, plan: CallPlan): Promise<{ value: unknown; 
   if (turn.agentId !== undefined) ctx.agentId = turn.agentId;
   let raw: unknown;
   try {
-    raw = await raceAbort(tool.execute(plan.input, ctx), signal);
+    raw = tool.execute(plan.input, ctx);
+    // A tool that ignores its signal must not hold the turn: race it against the abort.
+    if (raw instanceof Promise) raw = await Promise.race([raw, stop]);
   } catch (error) {
     if (timedOut) return { value: `Tool "${tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
     if (turn.signal.aborted && (isAbortError(error) || signal.aborted)) return { value: "Aborted: the turn was stopped.", isError: true };
     return { value: `Error: ${errorMessage(error)}`, isError: true };
   } finally {
     if (timer !== undefined) clearTimeout(timer);
+    unlink?.();
   }
   const normal = normaliseResult(raw);
   const kept = turn.budget.admitResultBytes(normal.bytes);
@@ -174,25 +161,6 @@ async function runTool(level: Level, plan: CallPlan): Promise<{ value: unknown; 
   if (kept >= normal.bytes) return { value: normal.value, isError: false, budget: spent };
   const text = normal.text ?? JSON.stringify(normal.value);
   return { value: truncateResult(text, normal.bytes, kept), isError: false, budget: spent };
-}
-
-function raceAbort<T>(value: T | Promise<T>, signal: AbortSignal): Promise<T> | T {
-  if (!(value instanceof Promise)) return value;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    value.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 async function acquire(locks: Map<string, Promise<void>>, name: string): Promise<() => void> {

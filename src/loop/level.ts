@@ -5,8 +5,8 @@ import type { JsonSchema } from "../schema/json-schema.js";
 import type { ValueValidator } from "../schema/validate.js";
 import type { Tool } from "../tools/tool.js";
 import type { TurnBudget } from "./budget.js";
+import type { EventSink } from "./event-sink.js";
 import type { ExecutionTree } from "./execution-tree.js";
-import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "./loop-types.js";
 import type { SubtaskPromptInfo } from "./subtask-tools.js";
 
@@ -31,6 +31,10 @@ export interface Turn {
   toolTimeoutMs: number | undefined;
   request: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   subtaskPrompt: (info: SubtaskPromptInfo) => string;
+  /** Where every level of the turn puts its events. */
+  sink: EventSink;
+  /** Rejects when the turn is aborted (shared, so racing a tool against it adds no listener). */
+  aborted: Promise<never>;
 }
 
 /** One depth of the recursion. */
@@ -45,9 +49,6 @@ export interface Level {
   outputSchema: JsonSchema | undefined;
   outputValidator: ValueValidator | undefined;
 }
-
-/** A yielded event before `depth`/`parentId` are attached. */
-export type Emit = LoopEvent;
 
 /** What a level's run of one batch of tool calls came to. */
 export interface BatchOutcome {

@@ -1,4 +1,4 @@
-import { mergeGenerators } from "../internal/merge-generators.js";
+import PQueue from "p-queue";
 import type { ToolCallPart, ToolResultPart } from "../messages/message.js";
 import type { ToolContext } from "../tools/tool.js";
 import { executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
@@ -7,8 +7,6 @@ import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalDecision, ApprovalRequest } from "./loop-types.js";
 import { planCall } from "./plan-call.js";
 import { errorMessage } from "./tool-result.js";
-
-const isMessage = (event: LoopEvent) => event.type === "message";
 
 /**
  * Runs the tool calls of one assistant message: plans them, settles approvals (all before any
@@ -19,7 +17,7 @@ const isMessage = (event: LoopEvent) => event.type === "message";
  * `resumed` marks a batch continued from an earlier run: completed results are reused and calls
  * that already emitted `start` do not emit it again.
  */
-export async function* runBatch(level: Level, calls: ToolCallPart[], runChild: RunChild, resumed: boolean): AsyncGenerator<LoopEvent, BatchOutcome> {
+export async function runBatch(level: Level, calls: ToolCallPart[], runChild: RunChild, resumed: boolean): Promise<BatchOutcome> {
   const { turn } = level;
   const resume = turn.resume;
   const outcome: BatchOutcome = {
@@ -40,53 +38,45 @@ export async function* runBatch(level: Level, calls: ToolCallPart[], runChild: R
     return plan;
   });
 
-  yield* settleApprovals(level, plans, outcome, resumed);
-  if (outcome.suspended) {
-    for (let i = 0; i < calls.length; i++) {
-      const result = outcome.results[i];
-      if (result) outcome.resume.results[calls[i]!.id] = result;
+  await settleApprovals(level, plans, outcome, resumed);
+  if (!outcome.suspended) {
+    const record = (index: number, result: PlanOutcome) => {
+      outcome.results[index] = result.result;
+      if (result.finished) outcome.finished = result.finished;
+      const child = result.child;
+      if (child && child.result.status === "suspended") {
+        outcome.suspended = true;
+        outcome.pendingApprovals.push(...child.pendingApprovals);
+        outcome.resume.frames[calls[index]!.id] = child.history;
+        Object.assign(outcome.resume.frames, child.resume.frames);
+        Object.assign(outcome.resume.decisions, child.resume.decisions);
+        Object.assign(outcome.resume.results, child.resume.results);
+      }
+    };
+    let i = 0;
+    while (i < plans.length) {
+      const plan = plans[i];
+      if (!plan) {
+        i++;
+        continue;
+      }
+      if (!isParallel(plan)) {
+        record(i, await executePlan(level, plan, runChild));
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      while (end < plans.length && (plans[end] === undefined || isParallel(plans[end]!))) end++;
+      const group: number[] = [];
+      for (let k = i; k < end; k++) if (plans[k]) group.push(k);
+      if (group.length === 1) {
+        record(group[0]!, await executePlan(level, plans[group[0]!]!, runChild));
+      } else {
+        const pool = new PQueue({ concurrency: turn.budget.limits.maxParallelPerTurn });
+        await Promise.all(group.map((k) => pool.add(async () => record(k, await executePlan(level, plans[k]!, runChild)))));
+      }
+      i = end;
     }
-    return outcome;
-  }
-
-  const record = (index: number, result: PlanOutcome) => {
-    outcome.results[index] = result.result;
-    if (result.finished) outcome.finished = result.finished;
-    const child = result.child;
-    if (child && child.result.status === "suspended") {
-      outcome.suspended = true;
-      outcome.pendingApprovals.push(...child.pendingApprovals);
-      outcome.resume.frames[calls[index]!.id] = child.history;
-      Object.assign(outcome.resume.frames, child.resume.frames);
-      Object.assign(outcome.resume.decisions, child.resume.decisions);
-      Object.assign(outcome.resume.results, child.resume.results);
-    }
-  };
-
-  let i = 0;
-  while (i < plans.length) {
-    const plan = plans[i];
-    if (!plan) {
-      i++;
-      continue;
-    }
-    if (!isParallel(plan)) {
-      record(i, yield* executePlan(level, plan, runChild));
-      i++;
-      continue;
-    }
-    let end = i + 1;
-    while (end < plans.length && (plans[end] === undefined || isParallel(plans[end]!))) end++;
-    const indexes: number[] = [];
-    for (let k = i; k < end; k++) if (plans[k]) indexes.push(k);
-    if (indexes.length === 1) {
-      record(indexes[0]!, yield* executePlan(level, plans[indexes[0]!]!, runChild));
-    } else {
-      const makers = indexes.map((k) => () => executePlan(level, plans[k]!, runChild));
-      const results = yield* mergeGenerators(makers, turn.budget.limits.maxParallelPerTurn, isMessage);
-      results.forEach((result, n) => record(indexes[n]!, result));
-    }
-    i = end;
   }
   if (outcome.suspended) {
     calls.forEach((call, index) => {
@@ -102,8 +92,9 @@ function isParallel(plan: CallPlan): boolean {
 }
 
 /** Asks for every approval the batch needs; a suspension anywhere suspends the whole batch. */
-async function* settleApprovals(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, resumed: boolean): AsyncGenerator<LoopEvent> {
+async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, resumed: boolean): Promise<void> {
   const { turn, depth, parentId } = level;
+  const sink = turn.sink;
   const asked: CallPlan[] = [];
   for (const plan of plans) {
     if (!plan || plan.kind !== "tool") continue;
@@ -119,8 +110,17 @@ async function* settleApprovals(level: Level, plans: (CallPlan | undefined)[], o
       }
     }
     if (!plan.needsApproval) continue;
+    // A call of a resumed batch already started (and was asked) in the earlier run.
+    if (resumed) plan.started = true;
+    const known = turn.resume?.decisions[plan.call.id];
+    if (known) {
+      plan.decision = known;
+      plan.requestId = known.requestId ?? plan.call.id;
+      asked.push(plan);
+      continue;
+    }
     const request: ApprovalRequest = {
-      requestId: newRequestId(),
+      requestId: globalThis.crypto.randomUUID(),
       toolCallId: plan.call.id,
       name: plan.call.name,
       args: plan.args,
@@ -128,19 +128,10 @@ async function* settleApprovals(level: Level, plans: (CallPlan | undefined)[], o
       parentId,
       reason: tool.requiresApproval ? `Tool "${tool.name}" requires approval.` : `The session policy requires approval for "${tool.name}".`,
     };
-    const known = turn.resume?.decisions[plan.call.id];
-    // A call of a resumed batch already started (and was asked) in the earlier run.
-    if (resumed) plan.started = true;
-    if (known) {
-      plan.decision = known;
-      plan.requestId = known.requestId ?? plan.call.id;
-      asked.push(plan);
-      continue;
-    }
     plan.requestId = request.requestId;
-    const start = startCall(level, plan);
-    if (start) yield start;
-    yield { type: "approval_request", request, depth, parentId };
+    startCall(level, plan);
+    // Held until the consumer has it: a host can store the request before the handler is asked.
+    await sink.emitAndWait({ type: "approval_request", request, depth, parentId });
     let decision: ApprovalDecision;
     try {
       decision = turn.approve ? await turn.approve(request) : { suspend: true };
@@ -164,10 +155,6 @@ async function* settleApprovals(level: Level, plans: (CallPlan | undefined)[], o
     const decision = plan.decision!;
     const event: LoopEvent = { type: "approval_resolved", requestId: plan.requestId!, approved: decision.approved, depth, parentId };
     if (decision.reason !== undefined) event.reason = decision.reason;
-    yield event;
+    sink.emit(event);
   }
-}
-
-function newRequestId(): string {
-  return globalThis.crypto.randomUUID();
 }

@@ -2,9 +2,8 @@ import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from
 import type { Tool } from "../tools/tool.js";
 import type { TurnBudget } from "./budget.js";
 import { callModel } from "./call-model.js";
-import { budgetEvent, type ChildOutcome, type RunChild } from "./execute-plan.js";
+import { reportBudget, type ChildOutcome, type RunChild } from "./execute-plan.js";
 import type { BatchOutcome, CallPlan, Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
 import type { LoopResult, LoopStatus } from "./loop-types.js";
 import { runBatch } from "./run-batch.js";
 import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, type RunSubtaskArgs } from "./subtask-tools.js";
@@ -54,9 +53,9 @@ export type LevelRun = ChildOutcome;
  * One level of the loop: call the model, run its tool calls, repeat until it answers without
  * tools, a limit is hit, or the turn is aborted or suspended.
  */
-export async function* runLevel(level: Level, history: Message[], appended: Message[]): AsyncGenerator<LoopEvent, LevelRun> {
+export async function runLevel(level: Level, history: Message[], appended: Message[]): Promise<LevelRun> {
   const { turn, depth, parentId } = level;
-  const { budget } = turn;
+  const { budget, sink } = turn;
   let text = "";
   let lastHadToolCalls = false;
   const finish = (status: LoopStatus, extra: Partial<LoopResult> = {}, batch?: BatchOutcome): LevelRun => {
@@ -69,36 +68,35 @@ export async function* runLevel(level: Level, history: Message[], appended: Mess
     }
     return { result, history, resume, pendingApprovals };
   };
-  const push = (message: Message): LoopEvent => {
+  /** Appends a message of this level and holds the level until the consumer has it. */
+  const push = (message: Message): Promise<void> => {
     history.push(message);
     appended.push(message);
-    return { type: "message", message, depth, parentId };
+    return sink.emitAndWait({ type: "message", message, depth, parentId });
   };
-  function* stopped(): Generator<LoopEvent, LevelRun | undefined> {
+  const stopped = (): LevelRun | undefined => {
     const spent = budget.exceeded;
     if (spent) {
-      const event = budgetEvent(level, spent);
-      if (event) yield event;
+      reportBudget(level, spent);
       return finish("budget_exceeded", { error: { message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`, reason: spent.reason } });
     }
     if (turn.signal.aborted) return finish("aborted", { error: { message: "The turn was aborted." } });
     return undefined;
-  }
-  async function* afterBatch(batch: BatchOutcome, calls: ToolCallPart[]): AsyncGenerator<LoopEvent, LevelRun | undefined> {
+  };
+  const afterBatch = async (batch: BatchOutcome, calls: ToolCallPart[]): Promise<LevelRun | undefined> => {
     if (batch.suspended) return finish("suspended", {}, batch);
     const message: ToolMessage = { role: "tool", content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)) };
-    yield push(message);
+    await push(message);
     if (batch.finished) return finish("complete", { structured: batch.finished.value });
-    return yield* stopped();
-  }
+    return stopped();
+  };
 
   if (turn.resume) {
     const last = history[history.length - 1];
     const calls = pendingCalls(history);
     if (calls) {
       lastHadToolCalls = true;
-      const batch = yield* runBatch(level, calls, runChild, true);
-      const ended = yield* afterBatch(batch, calls);
+      const ended = await afterBatch(await runBatch(level, calls, runChild, true), calls);
       if (ended) return ended;
     } else if (last?.role === "assistant") {
       text = lastText(last);
@@ -111,53 +109,48 @@ export async function* runLevel(level: Level, history: Message[], appended: Mess
 
   const maxIterations = budget.limits.maxIterationsPerLevel;
   for (let iteration = 1; ; iteration++) {
-    const halted = yield* stopped();
+    const halted = stopped();
     if (halted) return halted;
     if (iteration > maxIterations) {
       if (lastHadToolCalls) {
-        yield { type: "warning", code: "tool_loop_exhausted", message: `Stopped after ${maxIterations} model calls at depth ${depth}: the tool loop did not finish.`, depth, parentId };
+        sink.emit({ type: "warning", code: "tool_loop_exhausted", message: `Stopped after ${maxIterations} model calls at depth ${depth}: the tool loop did not finish.`, depth, parentId });
       }
       return finish("iteration_limit", { error: { message: `Iteration limit reached (${maxIterations} model calls at depth ${depth}).` } });
     }
-    const violation = budget.tryLlmCall();
-    if (violation) {
-      const halted = yield* stopped();
-      if (halted) return halted;
-    }
-    yield { type: "llm_call_start", iteration, depth, parentId };
-    const response = yield* callModel(level, history);
+    if (budget.tryLlmCall()) return stopped()!;
+    sink.emit({ type: "llm_call_start", iteration, depth, parentId });
+    const response = await callModel(level, history);
     const message = response.message;
     if (message && message.content.some((p) => p.type === "text")) text = response.text;
     if (response.aborted || response.error !== undefined) {
-      if (message) yield push(message);
-      const halted = yield* stopped();
+      if (message) await push(message);
+      const halted = stopped();
       if (halted) return halted;
       const reason = response.error instanceof Error ? response.error.message : String(response.error);
-      yield { type: "error", message: reason, depth, parentId };
+      sink.emit({ type: "error", message: reason, depth, parentId });
       return finish("error", { error: { message: reason } });
     }
     const calls = response.toolCalls;
     if (calls.length === 0) {
       lastHadToolCalls = false;
       if (response.finish === "length") {
-        yield { type: "warning", code: "max_output_tokens", message: "The response was cut off by the output token limit.", depth, parentId };
+        sink.emit({ type: "warning", code: "max_output_tokens", message: "The response was cut off by the output token limit.", depth, parentId });
       }
       if (level.outputValidator) {
-        if (message) yield push(message);
-        yield push({ role: "user", content: `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
+        if (message) await push(message);
+        await push({ role: "user", content: `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
         continue;
       }
       const final: AssistantMessage = message ?? { role: "assistant", content: [] };
       if (depth === 0 && turn.tree.size > 0) final.executionTree = turn.tree.snapshot();
       if (depth === 0) final.usage = usageOf(budget, turn.pricing !== undefined);
-      yield push(final);
+      await push(final);
       return finish("complete");
     }
     lastHadToolCalls = true;
-    yield push(message!);
-    yield { type: "tool_calls_preparing", names: calls.map((c) => c.name), depth, parentId };
-    const batch = yield* runBatch(level, calls, runChild, false);
-    const ended = yield* afterBatch(batch, calls);
+    await push(message!);
+    sink.emit({ type: "tool_calls_preparing", names: calls.map((c) => c.name), depth, parentId });
+    const ended = await afterBatch(await runBatch(level, calls, runChild, false), calls);
     if (ended) return ended;
   }
 }
@@ -179,7 +172,7 @@ function acceptedFinish(history: readonly Message[]): { value: unknown } | undef
 }
 
 /** Runs (or resumes) the child level of a `run_subtask` call. */
-const runChild: RunChild = async function* (parent: Level, plan: CallPlan) {
+const runChild: RunChild = async (parent: Level, plan: CallPlan) => {
   const { turn } = parent;
   const args = plan.input as RunSubtaskArgs;
   const depth = parent.depth + 1;
@@ -192,7 +185,7 @@ const runChild: RunChild = async function* (parent: Level, plan: CallPlan) {
     }
     const unknown = args.tools.filter((name) => !parent.tools.has(name));
     if (unknown.length > 0) {
-      yield { type: "warning", code: "subtask_tools_ignored", message: `Sub-task "${args.title}" asked for tools its parent lacks; ignored: ${unknown.join(", ")}.`, depth, parentId: plan.call.id };
+      turn.sink.emit({ type: "warning", code: "subtask_tools_ignored", message: `Sub-task "${args.title}" asked for tools its parent lacks; ignored: ${unknown.join(", ")}.`, depth, parentId: plan.call.id });
     }
   }
   const outputSchema = args.output_schema;
@@ -217,7 +210,7 @@ const runChild: RunChild = async function* (parent: Level, plan: CallPlan) {
     const opening: Message = { role: "user", content: args.instructions };
     history = [opening];
     appended.push(opening);
-    yield { type: "message", message: opening, depth, parentId: plan.call.id };
+    await turn.sink.emitAndWait({ type: "message", message: opening, depth, parentId: plan.call.id });
   }
-  return yield* runLevel(child, history, appended);
+  return runLevel(child, history, appended);
 };

@@ -5,6 +5,7 @@ import type { ModelRequest, PricingTable, Provider } from "../providers/provider
 import type { Tool } from "../tools/tool.js";
 import { TurnBudget } from "./budget.js";
 import type { BudgetLimits } from "./budget-types.js";
+import { EventSink } from "./event-sink.js";
 import { ExecutionTree } from "./execution-tree.js";
 import type { Level, Turn } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
@@ -103,12 +104,21 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
   (deadline as { unref?: () => void }).unref?.();
 
   const policy = options.policy;
+  const sink = new EventSink();
+  const aborted = new Promise<never>((_, reject) => {
+    const signal = controller.signal;
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+  });
+  aborted.catch(() => undefined);
   const turn: Turn = {
     provider: options.provider,
     model: options.model,
     budget,
     tree: new ExecutionTree(),
     signal: controller.signal,
+    aborted,
+    sink,
     approve: options.approve,
     policy,
     toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },
@@ -137,22 +147,47 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
   level.offersSubtask = offersSubtaskAt(level, depth);
   level.modelTools = modelToolsFor(level);
 
+  let outcome: { result: LoopResult } | { error: unknown } | undefined;
+  runLevel(level, options.history.slice(), []).then(
+    (run) => {
+      outcome = { result: run.result };
+      sink.notify();
+    },
+    (error: unknown) => {
+      outcome = { error };
+      sink.notify();
+    },
+  );
   let result: LoopResult;
   let settled = false;
   try {
-    result = (yield* runLevel(level, options.history.slice(), [])).result;
+    for (;;) {
+      const entry = sink.take();
+      if (entry) {
+        yield entry.event;
+        entry.ack?.();
+        continue;
+      }
+      if (outcome) break;
+      await sink.wait();
+    }
     settled = true;
-  } catch (error) {
-    // Only a bug (ours or a provider's that escaped) gets here; report it like any failure.
-    settled = true;
-    const message = `Internal error: ${errorMessage(error)}`;
-    yield { type: "error", message, depth, parentId };
-    result = { status: "error", text: "", messages: [], executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), error: { message } };
   } finally {
     clearTimeout(deadline);
     outer?.removeEventListener("abort", onOuterAbort);
-    // The consumer left early: stop running tools and the provider call.
-    if (!settled) controller.abort(new Error("the consumer stopped reading the loop"));
+    if (!settled) {
+      // The consumer left early: stop running tools and the provider call, release waiting levels.
+      controller.abort(new Error("the consumer stopped reading the loop"));
+      sink.close();
+    }
+  }
+  if ("result" in outcome) {
+    result = outcome.result;
+  } else {
+    // Only a bug (ours, or a provider's that escaped) gets here; report it like any failure.
+    const message = `Internal error: ${errorMessage(outcome.error)}`;
+    yield { type: "error", message, depth, parentId };
+    result = { status: "error", text: "", messages: [], executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), error: { message } };
   }
   yield { type: "done", result, depth, parentId };
   return result;

@@ -97,7 +97,9 @@ describe("budgets (seed 001 AC 5)", () => {
     const results = (result.messages[1] as { content: { result: unknown; isError?: boolean }[] }).content;
     expect(results[0]!.result).toBe("x".repeat(60));
     expect(String(results[1]!.result).startsWith("x".repeat(40) + "\n…[truncated")).toBe(true);
-    expect(String(results[2]!.result)).toMatch(/kept 0 of 60 bytes/);
+    // The third call comes after the budget is spent: it is not run at all.
+    expect(results[2]).toMatchObject({ isError: true });
+    expect(String(results[2]!.result)).toMatch(/budget is spent \(bytes/);
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "bytes", limit: 100 });
     expect(result.status).toBe("budget_exceeded");
