@@ -1,26 +1,49 @@
 import type { BudgetLimits } from "../loop/budget-types.js";
 
-/** A configured agent (seed 000). `null` in a list field means unset. */
+/**
+ * A configured agent (seed 000): a persona with its own prompt and a scoped set of tools, skills
+ * and peers. Usually loaded with `createAgentRegistry`, which validates it and turns every `null`
+ * into an absent field. Glob lists are unset when absent or `null` (no restriction) and set when
+ * an array: an empty allowlist allows nothing. Globs support `*`, `?`, `[...]`, `{a,b}`; no
+ * negation (use the denylist).
+ */
 export interface AgentDefinition {
+  /** Unique id, 1-64 letters, digits, `_`, `.` or `-`, e.g. `"reading-list"`. */
   agentId: string;
+  /** Human-readable name, e.g. `"Reading List Manager"`. Shown to peers in their prompts. */
   displayName: string;
+  /** One line on what the agent does; shown to peers and in the generated base prompt. */
   description?: string;
+  /** Base system prompt. @default `You are {displayName}. {description}` */
   systemPrompt?: string;
+  /** Runtime kind. @default "chat" */
   type?: "chat" | "external";
+  /** Which registered provider and model serve the agent. @default the runtime's defaults */
   chat?: { provider?: string; model?: string };
+  /** Globs of tool names the agent may use. @default all tools */
   toolAllowlist?: string[] | null;
+  /** Globs of tool names taken away after the allowlist. @default none */
   toolDenylist?: string[] | null;
+  /** How plugin functionality is offered: as tools, as CLI skills run through bash, or both. @default "tools" */
   toolExposure?: "tools" | "skills" | "mixed";
+  /** Globs of plugin ids whose skills the agent may use. @default all skills */
   skillAllowlist?: string[] | null;
+  /** Globs of plugin ids whose skills are taken away after the allowlist. @default none */
   skillDenylist?: string[] | null;
+  /** Globs that every capability of a tool must match, e.g. `["lists.*"]`. @default all capabilities */
   capabilityAllowlist?: string[] | null;
+  /** A tool with any capability matching one of these globs is taken away. @default none */
   capabilityDenylist?: string[] | null;
+  /** Globs of agent ids this agent may see and delegate to. @default all agents */
   agentAllowlist?: string[] | null;
+  /** Globs of agent ids taken away after the allowlist. @default none */
   agentDenylist?: string[] | null;
-  /** @default true */
+  /** When false, hidden from clients and from every other agent's peers. @default true */
   uiVisible?: boolean;
+  /** Legacy HTTP exposure flag from seed 000; kept for configuration compatibility, unused. */
   apiExposed?: boolean;
-  /** A role name, e.g. `"planner"` or `"actor"`. */
+  /** A role name from `roles`, e.g. `"planner"` or `"actor"`: narrows the policy, adds its prompt. @default no role */
   role?: string;
+  /** Limits for the agent's turns, over the runtime's. @default the runtime's budget */
   budget?: Partial<BudgetLimits>;
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { compileGlobs } from "../internal/glob.js";
 import type { BudgetLimits } from "../loop/budget-types.js";
 import { roles } from "../policy/roles.js";
+import type { AnyZodSchema } from "../schema/to-json-schema.js";
 
 // Written with APIs that zod 3.25 and zod 4 share (the peer range is `^3.25 || ^4`): messages
 // are passed as strings, refinements are static.
@@ -62,12 +63,11 @@ const budgetShape = Object.fromEntries(
 ) as Record<(typeof BUDGET_KEYS)[number], z.ZodOptional<z.ZodNullable<typeof limit>>>;
 
 /**
- * The zod schema of one agent definition as written in configuration (seed 000), where `null`
- * stands for an unset optional field. Unknown keys are problems (typo safety), at the top level
- * and inside `chat` and `budget`. `parseAgentDefinition` and `createAgentRegistry` use it and
- * then drop the `null`s; use it directly for JSON Schema generation or form validation.
+ * The typed zod schema behind {@link agentDefinitionSchema}, for this package's own use: its
+ * declared type names zod 4 classes, which a zod 3.25 install does not have.
+ * @internal
  */
-export const agentDefinitionSchema = z
+export const agentDefinitionZodSchema = z
   .object({
     agentId: z.string().regex(AGENT_ID_PATTERN, 'must be 1-64 letters, digits, "_", "." or "-"'),
     displayName: z.string().refine((s) => s.trim() !== "", "must not be empty"),
@@ -104,7 +104,19 @@ export const agentDefinitionSchema = z
 
 /** The keys an object at this place of an agent definition may have, for "unknown key" problems. */
 export const ALLOWED_KEYS: { readonly agent: readonly string[]; readonly chat: readonly string[]; readonly budget: readonly string[] } = {
-  agent: Object.keys(agentDefinitionSchema.shape),
+  agent: Object.keys(agentDefinitionZodSchema.shape),
   chat: ["provider", "model"],
   budget: BUDGET_KEYS,
 };
+
+/**
+ * The zod schema of one agent definition as written in configuration (seed 000), where `null`
+ * stands for an unset optional field. Unknown keys are problems (typo safety), at the top level
+ * and inside `chat` and `budget`. `parseAgentDefinition` and `createAgentRegistry` use it and
+ * then drop the `null`s; use it directly for form validation, or with `toJsonSchema` to publish
+ * a JSON Schema of your configuration file.
+ *
+ * Built from the zod the application installed (3.25 or 4); typed as {@link AnyZodSchema} so the
+ * declaration does not depend on which.
+ */
+export const agentDefinitionSchema: AnyZodSchema = agentDefinitionZodSchema;

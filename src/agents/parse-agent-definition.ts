@@ -1,6 +1,6 @@
 import type { ConfigProblem } from "../errors/errors.js";
 import type { AgentDefinition } from "./agent-definition.js";
-import { agentDefinitionSchema, ALLOWED_KEYS } from "./agent-schema.js";
+import { agentDefinitionZodSchema, ALLOWED_KEYS } from "./agent-schema.js";
 
 /** What {@link parseAgentDefinition} returns: the normalised definition, or every problem found. */
 export type ParseAgentDefinitionResult =
@@ -123,14 +123,14 @@ function withoutNulls<T extends object>(value: T): { [K in keyof T]?: Exclude<T[
 }
 
 /**
- * Validates one agent definition as written in configuration ({@link agentDefinitionSchema}) and
+ * Validates one agent definition as written in configuration (`agentDefinitionSchema`) and
  * normalises it: every `null` (top level, `chat`, `budget`) becomes an absent field, so
  * `toolAllowlist: null` reads back as `toolAllowlist` unset, and the result shares no object or
  * array with `input`. Never throws: problems come back with paths relative to `options.path`,
  * unknown keys as one problem each (naming the allowed keys).
  */
 export function parseAgentDefinition(input: unknown, options: ParseAgentDefinitionOptions = {}): ParseAgentDefinitionResult {
-  const result = agentDefinitionSchema.safeParse(input);
+  const result = agentDefinitionZodSchema.safeParse(input);
   if (!result.success) {
     const issues: readonly IssueLike[] = result.error.issues;
     return { success: false, problems: issues.flatMap((issue) => toProblems(issue, input, options.path ?? "")) };
