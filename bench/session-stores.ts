@@ -1,4 +1,5 @@
-// Session store benchmark: appends/s, load time of a long session, heap of idle sessions.
+// Session store benchmark: appends/s, load time of a long session, "latest" routing among 1,000
+// sessions, heap of idle sessions.
 //
 //   npx tsx --expose-gc bench/session-stores.ts [--quick]
 //
@@ -72,12 +73,21 @@ async function measure(kind: StoreKind): Promise<Record<string, string>> {
     await store.load(long.sessionId, { sinceLastReset: true, afterSeq: 9_980 });
     tails.push(performance.now() - start);
   }
+  // "latest" routing: the newest session of one agent among 1,000 sessions of 10 agents.
+  for (let i = 0; i < 1000; i++) await store.createSession({ agentId: `agent-${i % 10}` });
+  const latest: number[] = [];
+  for (let i = 0; i < (quick ? 3 : 7); i++) {
+    const start = performance.now();
+    await store.listSessions({ agentId: "agent-3", limit: 1 });
+    latest.push(performance.now() - start);
+  }
   kind.close?.(store);
   return {
     "single appends/s": Math.round(singles).toLocaleString("en-US"),
     "batches of 10/s (records/s)": `${Math.round(batches).toLocaleString("en-US")} (${Math.round(batches * 10).toLocaleString("en-US")})`,
     "load 10,000 records, ms": median(loads).toFixed(1),
     "load last 20 of 10,000, ms": median(tails).toFixed(2),
+    "latest of 1,000 sessions, ms": median(latest).toFixed(2),
   };
 }
 
@@ -85,21 +95,21 @@ async function measure(kind: StoreKind): Promise<Record<string, string>> {
 async function idleHeap(build: () => Promise<unknown>): Promise<string> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return "n/a (run with --expose-gc)";
-  // Warm the code paths. Through a wrapper returning nothing: a value awaited directly stays alive
-  // in this suspended frame until the next await, and would be freed during the measurement.
-  await (async () => void (await build()))();
-  const samples: number[] = [];
-  const held: unknown[] = [];
-  for (let round = 0; round < (quick ? 1 : 3); round++) {
-    held.length = 0;
+  // Each sample in its own frame: a value awaited directly stays alive in the suspended frame
+  // until the next await, and would be freed during the following measurement.
+  const sample = async (): Promise<number> => {
     gc();
     gc();
     const before = process.memoryUsage().heapUsed;
-    held.push(await build());
+    const held = await build();
     gc();
     gc();
-    samples.push(process.memoryUsage().heapUsed - before);
-  }
+    const delta = process.memoryUsage().heapUsed - before;
+    return held === undefined ? Number.NaN : delta;
+  };
+  await sample(); // warms the code paths
+  const samples: number[] = [];
+  for (let round = 0; round < (quick ? 1 : 3); round++) samples.push(await sample());
   return (median(samples) / 2 ** 20).toFixed(2);
 }
 

@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
 import {
@@ -28,8 +28,13 @@ const MAX_INDEXES = 1000;
 
 /** `descriptor.json`: who the session is. Written once. */
 interface Descriptor { version: 1; sessionId: string; agentId: string; createdAt: string }
-/** `state.json`: what changes. `order` sorts sessions updated in the same millisecond. */
-type State = Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet" | "updatedAt"> & { lastSeq: number; order?: number };
+/**
+ * `state.json`: what changes. `order` sorts sessions updated in the same millisecond. It repeats
+ * `agentId` and `createdAt` so that listing reads one file per session (`descriptor.json` stays
+ * the identity: it is written first and read when the copy is missing).
+ */
+type State = Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet" | "updatedAt"> &
+  Partial<Pick<SessionSummary, "agentId" | "createdAt">> & { lastSeq: number; order?: number };
 
 /** Options of {@link JsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -262,14 +267,16 @@ export class JsonlSessionStore implements PrunableSessionStore {
     if (state !== undefined) return state;
     const descriptor = await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
     if (descriptor === undefined) throw sessionNotFound(sessionId);
-    return { updatedAt: descriptor.createdAt, lastSeq: 0 };
+    return { agentId: descriptor.agentId, createdAt: descriptor.createdAt, updatedAt: descriptor.createdAt, lastSeq: 0 };
   }
 
+  /** The session's summary; `state.json` alone when it carries the identity (it is written after the descriptor). */
   async #readSession(dir: string): Promise<{ summary: SessionSummary; lastSeq: number; order: number } | undefined> {
-    const [descriptor, state] = await Promise.all([readJsonFile<Descriptor>(join(dir, DESCRIPTOR)), readJsonFile<State>(join(dir, STATE))]);
-    if (descriptor === undefined) return undefined;
-    const { lastSeq = 0, order, ...meta } = state ?? { updatedAt: descriptor.createdAt, lastSeq: 0 };
-    const summary: SessionSummary = { sessionId: descriptor.sessionId, agentId: descriptor.agentId, createdAt: descriptor.createdAt, ...meta };
+    const state = await readJsonFile<State>(join(dir, STATE));
+    const identity = state?.agentId !== undefined && state.createdAt !== undefined ? state : await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
+    if (identity?.agentId === undefined || identity.createdAt === undefined) return undefined;
+    const { lastSeq = 0, order, agentId: _agentId, createdAt: _createdAt, ...meta } = state ?? { updatedAt: identity.createdAt, lastSeq: 0 };
+    const summary: SessionSummary = { sessionId: basename(dir), agentId: identity.agentId, createdAt: identity.createdAt, ...meta };
     return { summary, lastSeq, order: order ?? orderFromIso(summary.updatedAt) };
   }
 
@@ -313,6 +320,6 @@ export class JsonlSessionStore implements PrunableSessionStore {
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
 function stateOf(summary: SessionSummary, lastSeq: number, order: number): State {
-  const { sessionId: _id, agentId: _agent, createdAt: _created, ...meta } = summary;
-  return { ...meta, lastSeq, order };
+  const { sessionId: _id, ...state } = summary;
+  return { ...state, lastSeq, order };
 }

@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -39,6 +39,7 @@ describe("JsonlSessionStore on disk", () => {
     });
     const state = JSON.parse(await readFile(join(dir, "state.json"), "utf8"));
     expect(state).toMatchObject({ name: "Groceries", attributes: { list: "home" }, lastSnippet: "eggs", lastSeq: 2 });
+    expect(state).toMatchObject({ agentId: "todo", createdAt: session.createdAt });
     expect(state.updatedAt).toBe((await store.getSession(session.sessionId))!.updatedAt);
     const history = await lines(join(dir, "history.jsonl"));
     expect(history.at(-1)).toBe("");
@@ -194,15 +195,29 @@ describe("JsonlSessionStore on disk", () => {
     expect(await readdir(root)).toEqual([]);
   });
 
+  it("a session whose state.json was never written (crash during create) is read from its descriptor", async () => {
+    const root = await newRoot();
+    const store = new JsonlSessionStore({ root });
+    const session = await store.createSession({ agentId: "todo" });
+    await rm(join(root, session.sessionId, "state.json"));
+    const reopened = new JsonlSessionStore({ root });
+    expect(await reopened.getSession(session.sessionId)).toEqual(session);
+    expect((await reopened.listSessions({ agentId: "todo" })).map((s) => s.sessionId)).toEqual([session.sessionId]);
+    await reopened.append(session.sessionId, [text("m1", "hi")]);
+    expect(JSON.parse(await readFile(join(root, session.sessionId, "state.json"), "utf8"))).toMatchObject({ agentId: "todo", lastSeq: 1 });
+  });
+
   it("ignores a half-created session directory and lists nothing for a missing root", async () => {
     const root = await newRoot();
-    const store = new JsonlSessionStore({ root: join(root, "not-yet") });
+    expect(await new JsonlSessionStore({ root: join(root, "not-yet") }).listSessions()).toEqual([]);
+    // A crash between mkdir and publishing descriptor.json leaves a directory with a temp file.
+    await mkdir(join(root, "half-created"));
+    await writeFile(join(root, "half-created", "descriptor.json.1234.tmp"), "{\"ver");
+    const store = new JsonlSessionStore({ root });
     expect(await store.listSessions()).toEqual([]);
-    const other = new JsonlSessionStore({ root });
-    const { sessionId } = await other.createSession({ agentId: "a" });
-    await rm(join(root, sessionId, "descriptor.json"));
-    expect(await other.listSessions()).toEqual([]);
-    expect(await other.getSession(sessionId)).toBeUndefined();
-    expect((await other.createSession({ agentId: "b", sessionId })).agentId).toBe("b");
+    expect(await store.getSession("half-created")).toBeUndefined();
+    await expect(store.load("half-created")).rejects.toSatisfy((e) => SessionNotFoundError.isInstance(e));
+    expect((await store.createSession({ agentId: "b", sessionId: "half-created" })).agentId).toBe("b");
+    expect((await store.listSessions()).map((s) => s.sessionId)).toEqual(["half-created"]);
   });
 });
