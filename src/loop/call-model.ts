@@ -1,6 +1,6 @@
 import { isAbortError } from "../internal/abort.js";
-import type { AssistantMessage, AssistantPart, Message, ThinkingPart, ToolCallPart } from "../messages/message.js";
-import type { FinishReason } from "../providers/provider.js";
+import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../messages/message.js";
+import type { FinishReason, ModelRequest } from "../providers/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
@@ -27,35 +27,34 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   const parts: AssistantPart[] = [];
   const toolCalls: ToolCallPart[] = [];
   let text = "";
-  let streamedText = false;
+  let openText: TextPart | undefined;
+  let openPieces: string[] | undefined;
+  const textParts: [TextPart, string[]][] = [];
   let finish: FinishReason | undefined;
   let usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
   let error: unknown;
   let aborted = false;
   try {
-    const stream = turn.provider.stream(
-      {
-        model: turn.model,
-        system: level.systemPrompt,
-        messages: history.slice(),
-        tools: level.modelTools,
-        ...turn.request,
-      },
-      { signal: turn.signal },
-    );
+    const request: ModelRequest = { model: turn.model, system: level.systemPrompt, messages: history.slice(), tools: level.modelTools };
+    if (turn.hasRequestOptions) Object.assign(request, turn.request);
+    const stream = turn.provider.stream(request, { signal: turn.signal });
     for await (const event of stream) {
       switch (event.type) {
         case "text_delta": {
           if (event.text === "") break;
-          text += event.text;
-          streamedText = true;
-          const last = parts[parts.length - 1];
-          if (last?.type === "text") last.text += event.text;
-          else parts.push({ type: "text", text: event.text });
+          // Pieces are joined once at the end: cheaper than growing strings per delta.
+          if (openText === undefined) {
+            openText = { type: "text", text: "" };
+            openPieces = [];
+            parts.push(openText);
+            textParts.push([openText, openPieces]);
+          }
+          openPieces!.push(event.text);
           sink.emit({ type: "chunk", content: event.text, depth, parentId });
           break;
         }
         case "thinking_delta": {
+          openText = undefined;
           appendThinking(parts, event);
           if (event.text !== "") sink.emit({ type: "thinking", content: event.text, depth, parentId });
           break;
@@ -64,6 +63,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
           const call: ToolCallPart = { type: "tool_call", id: event.id, name: event.name, args: event.args };
           toolCalls.push(call);
           parts.push(call);
+          openText = undefined;
           break;
         }
         case "usage":
@@ -79,7 +79,11 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     error = thrown;
     aborted = turn.signal.aborted || isAbortError(thrown);
   }
-  if (streamedText) sink.emit({ type: "chunk", content: "", done: true, depth, parentId });
+  for (const [part, pieces] of textParts) {
+    part.text = pieces.join("");
+    text += part.text;
+  }
+  if (textParts.length > 0) sink.emit({ type: "chunk", content: "", done: true, depth, parentId });
   if (usage) {
     const cached = usage.cachedInputTokens ?? 0;
     const pricing = turn.pricing?.[turn.model];

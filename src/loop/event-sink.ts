@@ -1,10 +1,5 @@
 import type { LoopEvent } from "./loop-event.js";
 
-interface Entry {
-  event: LoopEvent;
-  ack: (() => void) | undefined;
-}
-
 /**
  * Where every level of a turn puts its events; the loop's one generator drains it. Producers never
  * wait, except for `message` events (`emitAndWait`): those hold their level until the consumer has
@@ -12,14 +7,20 @@ interface Entry {
  * One queue instead of generators nested per level keeps each event to a single generator resume.
  */
 export class EventSink {
-  private queue: Entry[] = [];
+  // A ring of parallel slots (no wrapper object per event on the hot path).
+  private readonly events: (LoopEvent | undefined)[] = [];
+  private readonly acks: ((() => void) | undefined)[] = [];
   private head = 0;
+  private tail = 0;
   private wake: (() => void) | undefined;
   private closed = false;
+  /** The acknowledgement of the event last taken, when its producer waits for it. */
+  ack: (() => void) | undefined;
 
   emit(event: LoopEvent): void {
     if (this.closed) return;
-    this.queue.push({ event, ack: undefined });
+    this.events[this.tail] = event;
+    this.acks[this.tail++] = undefined;
     this.notify();
   }
 
@@ -27,20 +28,23 @@ export class EventSink {
   emitAndWait(event: LoopEvent): Promise<void> {
     if (this.closed) return Promise.resolve();
     return new Promise((ack) => {
-      this.queue.push({ event, ack });
+      this.events[this.tail] = event;
+      this.acks[this.tail++] = ack;
       this.notify();
     });
   }
 
-  /** The next queued entry, if any. */
-  take(): Entry | undefined {
-    if (this.head >= this.queue.length) return undefined;
-    const entry = this.queue[this.head++]!;
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue = this.queue.slice(this.head);
-      this.head = 0;
-    }
-    return entry;
+  /** The next queued event, if any; its acknowledgement (if awaited) is left in `ack`. */
+  take(): LoopEvent | undefined {
+    const head = this.head;
+    if (head === this.tail) return undefined;
+    const event = this.events[head];
+    this.ack = this.acks[head];
+    this.events[head] = undefined;
+    this.acks[head] = undefined;
+    if (head + 1 === this.tail) this.head = this.tail = 0;
+    else this.head = head + 1;
+    return event;
   }
 
   /** Resolves when something is queued or `notify()` is called. */
@@ -59,6 +63,6 @@ export class EventSink {
   /** The consumer left: release every waiting producer and drop later events. */
   close(): void {
     this.closed = true;
-    for (let entry = this.take(); entry; entry = this.take()) entry.ack?.();
+    while (this.take()) this.ack?.();
   }
 }

@@ -108,7 +108,8 @@ export async function executePlan(level: Level, plan: CallPlan, runChild: RunChi
   const release = lockName === undefined ? undefined : await acquire(turn.budget.locks, lockName);
   try {
     startCall(level, plan);
-    const outcome = await runTool(level, plan);
+    const pending = runTool(level, plan);
+    const outcome = pending instanceof Promise ? await pending : pending;
     if (outcome.budget) reportBudget(level, outcome.budget);
     return { result: endCall(level, plan, outcome.value, outcome.isError) };
   } finally {
@@ -116,7 +117,59 @@ export async function executePlan(level: Level, plan: CallPlan, runChild: RunChi
   }
 }
 
-async function runTool(level: Level, plan: CallPlan): Promise<{ value: unknown; isError: boolean; budget?: BudgetViolation | undefined }> {
+interface ToolOutcome {
+  value: unknown;
+  isError: boolean;
+  budget?: BudgetViolation | undefined;
+}
+
+/** Runs the tool; synchronous tools (without a timeout) are handled without a promise. */
+function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcome> {
+  const { turn } = level;
+  const tool = plan.tool!;
+  if (tool.timeoutMs === undefined && turn.toolTimeoutMs === undefined) {
+    const ctx = toolContext(level, plan, turn.signal);
+    let raw: unknown;
+    try {
+      raw = tool.execute(plan.input, ctx);
+    } catch (error) {
+      return failed(level, plan, error, turn.signal, false, undefined);
+    }
+    if (!(raw instanceof Promise)) return finishResult(level, raw);
+    return Promise.race([raw, turn.aborted]).then(
+      (value) => finishResult(level, value),
+      (error: unknown) => failed(level, plan, error, turn.signal, false, undefined),
+    );
+  }
+  return runToolWithTimeout(level, plan);
+}
+
+function toolContext(level: Level, plan: CallPlan, signal: AbortSignal): ToolContext {
+  const { turn } = level;
+  const ctx: ToolContext = { toolCallId: plan.call.id, depth: level.depth, parentId: level.parentId, signal, policy: turn.toolPolicy, host: turn.host };
+  if (turn.sessionId !== undefined) ctx.sessionId = turn.sessionId;
+  if (turn.agentId !== undefined) ctx.agentId = turn.agentId;
+  return ctx;
+}
+
+function failed(level: Level, plan: CallPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
+  if (timedOut) return { value: `Tool "${plan.tool!.name}" timed out after ${timeoutMs} ms.`, isError: true };
+  if (level.turn.signal.aborted && (isAbortError(error) || signal.aborted)) return { value: "Aborted: the turn was stopped.", isError: true };
+  return { value: `Error: ${errorMessage(error)}`, isError: true };
+}
+
+/** Normalises and truncates a tool's return value under the result-byte budgets. */
+function finishResult(level: Level, raw: unknown): ToolOutcome {
+  const budget = level.turn.budget;
+  const normal = normaliseResult(raw);
+  const kept = budget.admitResultBytes(normal.bytes);
+  const spent = budget.exceeded?.reason === "bytes" ? budget.exceeded : undefined;
+  if (kept >= normal.bytes) return { value: normal.value, isError: false, budget: spent };
+  const text = normal.text ?? JSON.stringify(normal.value);
+  return { value: truncateResult(text, normal.bytes, kept), isError: false, budget: spent };
+}
+
+async function runToolWithTimeout(level: Level, plan: CallPlan): Promise<ToolOutcome> {
   const { turn } = level;
   const tool = plan.tool!;
   const timeoutMs = tool.timeoutMs ?? turn.toolTimeoutMs;
@@ -139,28 +192,19 @@ async function runTool(level: Level, plan: CallPlan): Promise<{ value: unknown; 
       controller.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
   }
-  const ctx: ToolContext = { toolCallId: plan.call.id, depth: level.depth, parentId: level.parentId, signal, policy: turn.toolPolicy, host: turn.host };
-  if (turn.sessionId !== undefined) ctx.sessionId = turn.sessionId;
-  if (turn.agentId !== undefined) ctx.agentId = turn.agentId;
+  const ctx = toolContext(level, plan, signal);
   let raw: unknown;
   try {
     raw = tool.execute(plan.input, ctx);
     // A tool that ignores its signal must not hold the turn: race it against the abort.
     if (raw instanceof Promise) raw = await Promise.race([raw, stop]);
   } catch (error) {
-    if (timedOut) return { value: `Tool "${tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
-    if (turn.signal.aborted && (isAbortError(error) || signal.aborted)) return { value: "Aborted: the turn was stopped.", isError: true };
-    return { value: `Error: ${errorMessage(error)}`, isError: true };
+    return failed(level, plan, error, signal, timedOut, timeoutMs);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
     unlink?.();
   }
-  const normal = normaliseResult(raw);
-  const kept = turn.budget.admitResultBytes(normal.bytes);
-  const spent = turn.budget.exceeded?.reason === "bytes" ? turn.budget.exceeded : undefined;
-  if (kept >= normal.bytes) return { value: normal.value, isError: false, budget: spent };
-  const text = normal.text ?? JSON.stringify(normal.value);
-  return { value: truncateResult(text, normal.bytes, kept), isError: false, budget: spent };
+  return finishResult(level, raw);
 }
 
 async function acquire(locks: Map<string, Promise<void>>, name: string): Promise<() => void> {

@@ -30,6 +30,8 @@ export interface Turn {
   agentId: string | undefined;
   toolTimeoutMs: number | undefined;
   request: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
+  /** Whether `request` has anything to add to each model request. */
+  hasRequestOptions: boolean;
   subtaskPrompt: (info: SubtaskPromptInfo) => string;
   /** Where every level of the turn puts its events. */
   sink: EventSink;
@@ -40,6 +42,8 @@ export interface Turn {
 /** One depth of the recursion. */
 export interface Level {
   turn: Turn;
+  /** The level `runUnifiedAgentLoop` was called for (its result goes to the host). */
+  entry: boolean;
   depth: number;
   parentId: string | null;
   systemPrompt: string;
@@ -58,8 +62,8 @@ export interface BatchOutcome {
   pendingApprovals: ApprovalRequest[];
   /** Accepted `finish_subtask` result, if any. */
   finished: { value: unknown } | undefined;
-  /** Resume material collected from suspended children and this batch. */
-  resume: ResumeState & { results: Record<string, ToolResultPart> };
+  /** Resume material collected from suspended children and this batch (suspended batches only). */
+  resume: (ResumeState & { results: Record<string, ToolResultPart> }) | undefined;
 }
 
 /** A tool call as planned before it runs. */

@@ -25,7 +25,7 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
     suspended: false,
     pendingApprovals: [],
     finished: undefined,
-    resume: { frames: {}, decisions: {}, results: {} },
+    resume: undefined,
   };
   const plans: (CallPlan | undefined)[] = calls.map((call, index) => {
     const done = resumed ? resume?.results?.[call.id] : undefined;
@@ -38,7 +38,9 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
     return plan;
   });
 
-  await settleApprovals(level, plans, outcome, resumed);
+  if (plans.some((p) => p?.kind === "tool" && (p.needsApproval || typeof p.tool!.requiresApproval === "function"))) {
+    await settleApprovals(level, plans, outcome, resumed);
+  }
   if (!outcome.suspended) {
     const record = (index: number, result: PlanOutcome) => {
       outcome.results[index] = result.result;
@@ -47,10 +49,11 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
       if (child && child.result.status === "suspended") {
         outcome.suspended = true;
         outcome.pendingApprovals.push(...child.pendingApprovals);
-        outcome.resume.frames[calls[index]!.id] = child.history;
-        Object.assign(outcome.resume.frames, child.resume.frames);
-        Object.assign(outcome.resume.decisions, child.resume.decisions);
-        Object.assign(outcome.resume.results, child.resume.results);
+        const resume = resumeOf(outcome);
+        resume.frames[calls[index]!.id] = child.history;
+        Object.assign(resume.frames, child.resume.frames);
+        Object.assign(resume.decisions, child.resume.decisions);
+        Object.assign(resume.results, child.resume.results);
       }
     };
     let i = 0;
@@ -79,12 +82,18 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
     }
   }
   if (outcome.suspended) {
+    const resume = resumeOf(outcome);
     calls.forEach((call, index) => {
       const result = outcome.results[index];
-      if (result) outcome.resume.results[call.id] = result;
+      if (result) resume.results[call.id] = result;
     });
   }
   return outcome;
+}
+
+/** The batch's resume material, made on first need (only suspended batches have any). */
+function resumeOf(outcome: BatchOutcome): NonNullable<BatchOutcome["resume"]> {
+  return (outcome.resume ??= { frames: {}, decisions: {}, results: {} });
 }
 
 function isParallel(plan: CallPlan): boolean {
@@ -148,7 +157,7 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
   }
   if (outcome.suspended) {
     // Decisions already made wait with the suspended ones; they are announced when the batch resumes.
-    for (const plan of asked) if (plan.decision) outcome.resume.decisions[plan.call.id] = { ...plan.decision, requestId: plan.requestId! };
+    for (const plan of asked) if (plan.decision) resumeOf(outcome).decisions[plan.call.id] = { ...plan.decision, requestId: plan.requestId! };
     return;
   }
   for (const plan of asked) {

@@ -46,6 +46,8 @@ function lastText(message: AssistantMessage): string {
   return text;
 }
 
+const EMPTY_TREE: LoopResult["executionTree"] = Object.freeze({ version: 1, nodes: [] });
+
 /** What a level's run came to, with what its parent needs to suspend and resume it. */
 export type LevelRun = ChildOutcome;
 
@@ -58,8 +60,10 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   const { budget, sink } = turn;
   let text = "";
   let lastHadToolCalls = false;
+  let tree: LoopResult["executionTree"] | undefined;
   const finish = (status: LoopStatus, extra: Partial<LoopResult> = {}, batch?: BatchOutcome): LevelRun => {
-    const result: LoopResult = { status, text, messages: appended, executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), ...extra };
+    // Only the entry level's result is returned to the host: children skip the tree copy.
+    const result: LoopResult = { status, text, messages: appended, executionTree: level.entry ? (tree ??= turn.tree.snapshot()) : EMPTY_TREE, usage: usageOf(budget, turn.pricing !== undefined), ...extra };
     const resume = batch?.resume ?? { frames: {}, decisions: {}, results: {} };
     const pendingApprovals = batch?.pendingApprovals ?? [];
     if (status === "suspended") {
@@ -142,7 +146,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
         continue;
       }
       const final: AssistantMessage = message ?? { role: "assistant", content: [] };
-      if (depth === 0 && turn.tree.size > 0) final.executionTree = turn.tree.snapshot();
+      if (depth === 0 && turn.tree.size > 0) final.executionTree = tree = turn.tree.snapshot();
       if (depth === 0) final.usage = usageOf(budget, turn.pricing !== undefined);
       await push(final);
       return finish("complete");
@@ -191,6 +195,7 @@ const runChild: RunChild = async (parent: Level, plan: CallPlan) => {
   const outputSchema = args.output_schema;
   const child: Level = {
     turn,
+    entry: false,
     depth,
     parentId: plan.call.id,
     systemPrompt: turn.subtaskPrompt({ title: args.title, depth, maxDepth: turn.budget.limits.maxDepth, ...(outputSchema && { outputSchema }) }),

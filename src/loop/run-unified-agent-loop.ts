@@ -129,12 +129,14 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     agentId: options.agentId,
     toolTimeoutMs: options.toolTimeoutMs,
     request: options.modelOptions ?? {},
+    hasRequestOptions: options.modelOptions !== undefined && Object.keys(options.modelOptions).length > 0,
     subtaskPrompt: options.subtaskSystemPrompt ?? buildSubtaskSystemPrompt,
   };
   const depth = options.depth ?? 0;
   const parentId = options.parentId ?? null;
   const level: Level = {
     turn,
+    entry: true,
     depth,
     parentId,
     systemPrompt: options.systemPrompt,
@@ -162,10 +164,11 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
   let settled = false;
   try {
     for (;;) {
-      const entry = sink.take();
-      if (entry) {
-        yield entry.event;
-        entry.ack?.();
+      const event = sink.take();
+      if (event) {
+        const ack = sink.ack;
+        yield event;
+        ack?.();
         continue;
       }
       if (outcome) break;

@@ -70,7 +70,6 @@ export function prepareAgent({ options, agent, session, chatContext, builtinTool
     sessionId: session.sessionId,
     ...(options.skills && { skills: options.skills }),
     ...(options.promptSections && { sections: options.promptSections }),
-    ...(options.defaultPrompt !== undefined && { defaultPrompt: options.defaultPrompt }),
     ...(role && { role }),
   });
   return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, warnings };

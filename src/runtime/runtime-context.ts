@@ -37,8 +37,6 @@ export interface AgentRuntimeOptions {
   promptSections?: (PromptSection | PromptSectionSource)[];
   /** Prices per model (turns usage into cost and enables `maxCostUsd`). */
   pricing?: PricingTable;
-  /** Base prompt for agents with neither `systemPrompt` nor a description. */
-  defaultPrompt?: string;
   /** Per-call time limit for tools without their own. */
   toolTimeoutMs?: number;
 }

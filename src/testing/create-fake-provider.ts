@@ -1,6 +1,6 @@
 import { abortError, sleep } from "../internal/abort.js";
 import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
-import { fakeTurnEvents, resolveFakeTurn, type FakeScript } from "./fake-script.js";
+import { iterateFakeTurnEvents, resolveFakeTurn, type FakeScript } from "./fake-script.js";
 
 /** Options of {@link createFakeProvider}. */
 export interface FakeProviderOptions {
@@ -44,7 +44,7 @@ export function createFakeProvider(script: FakeScript, options: FakeProviderOpti
       if (signal.aborted) throw abortError(signal);
       const turn = await resolveFakeTurn(script, request, callIndex);
       if (turn.delayMs) await sleep(turn.delayMs, signal);
-      for (const event of fakeTurnEvents(turn, callIndex)) {
+      for (const event of iterateFakeTurnEvents(turn, callIndex)) {
         if (signal.aborted) throw abortError(signal);
         yield event;
       }

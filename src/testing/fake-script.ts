@@ -52,17 +52,19 @@ export function wordChunks(text: string): string[] {
  * the caller plays). Shared by the fake provider and the fake HTTP servers so both tell the same story.
  */
 export function fakeTurnEvents(turn: FakeTurn, callIndex: number): ModelEvent[] {
-  const events: ModelEvent[] = [];
-  if (turn.thinking) for (const text of wordChunks(turn.thinking)) events.push({ type: "thinking_delta", text });
-  const chunks = turn.chunks ?? (turn.text === undefined ? [] : wordChunks(turn.text));
-  for (const text of chunks) events.push({ type: "text_delta", text });
+  return [...iterateFakeTurnEvents(turn, callIndex)];
+}
+
+/** {@link fakeTurnEvents}, produced one at a time (no array of a long stream up front). */
+export function* iterateFakeTurnEvents(turn: FakeTurn, callIndex: number): Generator<ModelEvent> {
+  if (turn.thinking) for (const text of wordChunks(turn.thinking)) yield { type: "thinking_delta", text };
+  if (turn.chunks) for (const text of turn.chunks) yield { type: "text_delta", text };
+  else if (turn.text !== undefined) for (const text of wordChunks(turn.text)) yield { type: "text_delta", text };
   const calls = turn.toolCalls ?? [];
-  calls.forEach((call, i) => {
-    events.push({ type: "tool_call", id: call.id ?? `call_${callIndex}_${i}`, name: call.name, args: call.args });
-  });
-  if (turn.usage) events.push({ type: "usage", ...turn.usage });
-  if (turn.error === undefined) {
-    events.push({ type: "finish", reason: turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") });
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i]!;
+    yield { type: "tool_call", id: call.id ?? `call_${callIndex}_${i}`, name: call.name, args: call.args };
   }
-  return events;
+  if (turn.usage) yield { type: "usage", ...turn.usage };
+  if (turn.error === undefined) yield { type: "finish", reason: turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") };
 }
