@@ -7,6 +7,7 @@ export const entries = {
   openai: "src/entries/openai.ts",
   anthropic: "src/entries/anthropic.ts",
   node: "src/entries/node.ts",
+  sqlite: "src/entries/sqlite.ts",
 };
 
 export default defineConfig([

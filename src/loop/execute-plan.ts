@@ -128,25 +128,41 @@ function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcom
   const { turn } = level;
   const tool = plan.tool!;
   if (tool.timeoutMs === undefined && turn.toolTimeoutMs === undefined) {
-    const ctx = toolContext(level, plan, turn.signal);
+    let own: AbortController | undefined;
+    const ctx = toolContext(level, plan, () => (own ??= turn.signals.child()).signal);
+    const release = () => own && turn.signals.release(own);
     let raw: unknown;
     try {
       raw = tool.execute(plan.input, ctx);
     } catch (error) {
+      release();
       return failed(level, plan, error, turn.signal, false, undefined);
     }
-    if (!(raw instanceof Promise)) return finishResult(level, raw);
+    if (!(raw instanceof Promise)) {
+      release();
+      return finishResult(level, raw);
+    }
     return Promise.race([raw, turn.aborted]).then(
-      (value) => finishResult(level, value),
-      (error: unknown) => failed(level, plan, error, turn.signal, false, undefined),
+      (value) => (release(), finishResult(level, value)),
+      (error: unknown) => (release(), failed(level, plan, error, turn.signal, false, undefined)),
     );
   }
   return runToolWithTimeout(level, plan);
 }
 
-function toolContext(level: Level, plan: CallPlan, signal: AbortSignal): ToolContext {
+function toolContext(level: Level, plan: CallPlan, signal: () => AbortSignal): ToolContext {
   const { turn } = level;
-  const ctx: ToolContext = { toolCallId: plan.call.id, depth: level.depth, parentId: level.parentId, signal, policy: turn.toolPolicy, host: turn.host };
+  const ctx: ToolContext = {
+    toolCallId: plan.call.id,
+    depth: level.depth,
+    parentId: level.parentId,
+    // Made on first use: most tools never look at their signal.
+    get signal() {
+      return signal();
+    },
+    policy: turn.toolPolicy,
+    host: turn.host,
+  };
   if (turn.sessionId !== undefined) ctx.sessionId = turn.sessionId;
   if (turn.agentId !== undefined) ctx.agentId = turn.agentId;
   return ctx;
@@ -179,12 +195,9 @@ async function runToolWithTimeout(level: Level, plan: CallPlan): Promise<ToolOut
   let timedOut = false;
   let unlink: (() => void) | undefined;
   if (timeoutMs !== undefined) {
-    const controller = new AbortController();
+    const controller = turn.signals.child();
     signal = controller.signal;
-    const parent = turn.signal;
-    const onAbort = () => controller.abort(parent.reason);
-    parent.addEventListener("abort", onAbort, { once: true });
-    unlink = () => parent.removeEventListener("abort", onAbort);
+    unlink = () => turn.signals.release(controller);
     stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
     stop.catch(() => undefined);
     timer = setTimeout(() => {
@@ -192,7 +205,7 @@ async function runToolWithTimeout(level: Level, plan: CallPlan): Promise<ToolOut
       controller.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
   }
-  const ctx = toolContext(level, plan, signal);
+  const ctx = toolContext(level, plan, () => signal);
   let raw: unknown;
   try {
     raw = tool.execute(plan.input, ctx);

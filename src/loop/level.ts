@@ -6,6 +6,7 @@ import type { ValueValidator } from "../schema/validate.js";
 import type { Tool } from "../tools/tool.js";
 import type { TurnBudget } from "./budget.js";
 import type { EventSink } from "./event-sink.js";
+import type { SignalHub } from "./signal-hub.js";
 import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "./loop-types.js";
 import type { SubtaskPromptInfo } from "./subtask-tools.js";
@@ -35,6 +36,8 @@ export interface Turn {
   subtaskPrompt: (info: SubtaskPromptInfo) => string;
   /** Where every level of the turn puts its events. */
   sink: EventSink;
+  /** Hands out per-call abort signals. */
+  signals: SignalHub;
   /** Rejects when the turn is aborted (shared, so racing a tool against it adds no listener). */
   aborted: Promise<never>;
 }

@@ -6,6 +6,7 @@ import type { Tool } from "../tools/tool.js";
 import { TurnBudget } from "./budget.js";
 import type { BudgetLimits } from "./budget-types.js";
 import { EventSink } from "./event-sink.js";
+import { SignalHub } from "./signal-hub.js";
 import { ExecutionTree } from "./execution-tree.js";
 import type { Level, Turn } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
@@ -119,6 +120,7 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     signal: controller.signal,
     aborted,
     sink,
+    signals: new SignalHub(controller.signal),
     approve: options.approve,
     policy,
     toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },

@@ -108,7 +108,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       if (event.type === "message") {
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
-        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId } as NewRecord]);
+        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
       } else if (event.type === "done") {
         result = event.result;
         break;

@@ -33,7 +33,7 @@ export type SqliteSessionStoreOptions = ({ path: string } | { database: Database
 };
 
 /**
- * A {@link SessionStore} in SQLite through better-sqlite3 (an optional peer dependency, loaded
+ * A `SessionStore` (from `@agentry/core`) in SQLite through better-sqlite3 (an optional peer dependency, loaded
  * only by `@agentry/core/sqlite`). The embedded default for apps: one file, many readers.
  *
  * - Tables are created when missing. Records are stored as JSON text, one row each, primary key

@@ -65,10 +65,17 @@ describe("parallel execution", () => {
     expect(other.stats.maxRunning).toBeGreaterThan(1);
   });
 
-  it("fans 32 calls out at once with maxParallelPerTurn 32", async () => {
+  it("fans 32 calls out at once with maxParallelPerTurn 32, without piling listeners on one signal", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
     const { tool, stats } = sleeper();
     const { events } = await run({ script: [{ toolCalls: calls(32, "sleep", 30) }, { text: "ok" }], tools: [tool], budget: { maxParallelPerTurn: 32 } });
     expect(stats.maxRunning).toBe(32);
     expect(ofType(events, "tool_call_update").filter((e) => e.status === "end")).toHaveLength(32);
+    await new Promise((r) => setTimeout(r, 10));
+    process.off("warning", onWarning);
+    // Every sleeper listens to ctx.signal: each call has its own signal.
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, createAgentRegistry, createAgentRuntime, type HistoryRecord, type ModelRequest } from "@agentry/core";
 import { historyProblems, type FakeTurn } from "@agentry/core/testing";
-import { agents, makeRuntime, todoTools } from "./helpers.js";
+import { agents, makeRuntime, textOf, todoTools } from "./helpers.js";
 
 /** The todo agent deletes "milk" (approval needed), then reports what the tool said. */
 function deleteScript(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: `tool said: ${JSON.stringify(last.content.map((r) => r.result))}` };
-  return { toolCalls: [{ name: "todo_delete", args: { item: String(last.content).includes("eggs") ? "eggs" : "milk" } }] };
+  return { toolCalls: [{ name: "todo_delete", args: { item: textOf(last).includes("eggs") ? "eggs" : "milk" } }] };
 }
 
 describe("durable approvals", () => {
@@ -76,7 +76,7 @@ describe("durable approvals", () => {
   });
 
   it("a new message supersedes a suspended turn: pending approvals denied, calls answered, then the new turn runs", async () => {
-    const { runtime, todo, provider, events } = makeRuntime((request) => (String(request.messages.at(-1)!.content) === "never mind" ? { text: "ok, left it" } : deleteScript(request)));
+    const { runtime, todo, provider, events } = makeRuntime((request) => (textOf(request.messages.at(-1)) === "never mind" ? { text: "ok, left it" } : deleteScript(request)));
     todo.items.push("milk");
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type AgentRuntimeOptions, type RuntimeEvent, type SessionStore } from "@agentry/core";
+import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type AgentRuntimeOptions, type Message, type RuntimeEvent, type SessionStore } from "@agentry/core";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 
 export const agents = [
@@ -40,4 +40,11 @@ export function makeRuntime(script: FakeScript, overrides: Partial<AgentRuntimeO
   const events: RuntimeEvent[] = [];
   runtime.events.on("event", (e) => events.push(e));
   return { runtime, provider, store, events, todo };
+}
+
+/** The text of a message: a string content as is, parts as their texts or JSON. */
+export function textOf(message: Message | undefined): string {
+  if (!message) return "";
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((part) => ("text" in part ? part.text : JSON.stringify(part))).join("");
 }

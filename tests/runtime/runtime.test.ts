@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AgentNotFoundError, InvalidArgumentError, MemorySessionStore, SessionNotFoundError, SessionOwnershipError, SessionStoreError, type HistoryRecord, type RuntimeEvent } from "@agentry/core";
 import { historyProblems } from "@agentry/core/testing";
-import { makeRuntime } from "./helpers.js";
+import { makeRuntime, textOf } from "./helpers.js";
 
 const kinds = (records: HistoryRecord[]) => records.map((r) => (r.kind === "message" ? `${r.frame ?? "root"}:${r.message.role}` : r.kind === "turn" ? `turn:${r.phase}${r.status ? `:${r.status}` : ""}` : r.kind));
 
@@ -74,7 +74,7 @@ describe("createAgentRuntime", () => {
   it("processes one session's messages one at a time in arrival order, and sessions concurrently", async () => {
     const log: string[] = [];
     const { runtime } = makeRuntime(async (request) => {
-      const text = String(request.messages.at(-1)!.content);
+      const text = textOf(request.messages.at(-1));
       log.push(`start ${text}`);
       await new Promise((r) => setTimeout(r, text.startsWith("b") ? 5 : 20));
       log.push(`end ${text}`);
