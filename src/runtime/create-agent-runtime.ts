@@ -14,16 +14,9 @@ import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runt
 import { SessionInbox } from "./session-inbox.js";
 import { readSessionState, type RuntimeTurnRecord } from "./session-state.js";
 import { eventStream } from "./event-stream.js";
-
-interface TurnRequest {
-  agent: AgentDefinition;
-  session: SessionSummary;
-  created: boolean;
-  input: UserMessage;
-  chatContext: ChatContext;
-  signal?: AbortSignal;
-  onEvent: (event: RuntimeEvent) => void;
-}
+import { createAgentTools } from "./agent-tools.js";
+import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
+import { isBackground, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
 
 /**
  * The host-facing runtime: resolves agent and session, composes the toolbelt, builds the prompt,
@@ -44,6 +37,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const { registry, store } = options;
   let seq = 0;
   let closed = false;
+  const notified = new Set<string>();
   const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq };
 
   const agentOf = (agentId: string): AgentDefinition => {
@@ -58,8 +52,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
   function enqueueTurn(request: TurnRequest): Promise<TurnResult> {
     const { agent, session, chatContext } = request;
-    return context.inbox.run(session.sessionId, async () => {
-      const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: [] });
+    const turn = context.inbox.run(session.sessionId, async () => {
+      const builtinTools = createAgentTools(core, { agent, session, chain: request.chain });
+      const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools });
       const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
       const repair = repairSession(readSessionState(records));
       return runTurn(context, {
@@ -72,11 +67,52 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         preface: repair.records,
         prefaceEvents: repair.events,
         chatContext,
+        ...(request.runId !== undefined && { runId: request.runId }),
         ...(request.signal && { signal: request.signal }),
-        onEvent: request.onEvent,
+        onEvent: request.onEvent ?? (() => undefined),
       });
     });
+    if (isBackground(session)) {
+      turn.then(
+        (result) => result.status === "error" && notifyParentOfFailure(session, result.error?.message ?? "the run failed"),
+        (error: unknown) => notifyParentOfFailure(session, error instanceof Error ? error.message : String(error)),
+      );
+    }
+    return turn;
   }
+
+  /** Tells a background agent's parent, once, that it failed. */
+  function notifyParentOfFailure(session: SessionSummary, why: string): void {
+    if (notified.has(session.sessionId)) return;
+    notified.add(session.sessionId);
+    void (async () => {
+      const current = await store.getSession(session.sessionId);
+      if (!current || current.attributes?.failureNotified) return;
+      await store.updateSession(session.sessionId, { attributes: { ...current.attributes, failureNotified: true } });
+      const parentId = current.attributes?.parentSessionId;
+      const parent = typeof parentId === "string" ? await store.getSession(parentId) : undefined;
+      const parentAgent = parent && registry.get(parent.agentId);
+      if (!parent || !parentAgent) return;
+      const text = `Background agent "${current.agentId}" (session ${current.sessionId}) failed: ${why}`;
+      await enqueueTurn({ agent: parentAgent, session: parent, created: false, input: { role: "user", content: wrapSystemMessage(current.agentId, text), origin: current.agentId }, chatContext: { kind: "thread" }, chain: [] });
+    })().catch(() => undefined);
+  }
+
+  const core: RuntimeCore = {
+    registry,
+    store,
+    runTurn: enqueueTurn,
+    record: (session, message) =>
+      context.inbox.run(session.sessionId, async () => {
+        await storeCall("append", () => store.append(session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }]));
+      }),
+    async foregroundSession(except) {
+      const sessions = await storeCall("listSessions", () => store.listSessions());
+      return sessions.find((s) => !isBackground(s) && s.sessionId !== except);
+    },
+    maxDelegationDepth: options.maxDelegationDepth ?? 3,
+  };
+  context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);
 
   async function startTurn(input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
     checkOpen();
@@ -89,7 +125,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     // Fail on a misconfigured agent before a session is created.
     prepareAgent({ options, agent, session: probeSession(agent), chatContext, builtinTools: [] });
     const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session));
-    return enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, ...(input.signal && { signal: input.signal }), onEvent });
+    return enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), onEvent });
   }
 
   async function findApproval(requestId: string): Promise<SessionSummary> {
@@ -125,12 +161,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const message: UserMessage = { role: "user", content: wrapSystemMessage(postOptions.origin, text), origin: postOptions.origin };
       if (postOptions.silent) {
         message.silent = true;
-        await context.inbox.run(session.sessionId, () =>
-          storeCall("append", () => store.append(session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }])),
-        );
+        await core.record(session, message);
         return;
       }
-      await enqueueTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, onEvent: () => undefined });
+      await enqueueTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] });
     },
     async pendingApprovals(query = {}) {
       const sessions =
@@ -184,8 +218,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           decisions[toolCallId] = { approved: record.decision === "approved", requestId: record.request.requestId, ...(record.reason !== undefined && { reason: record.reason }) };
         }
         decisions[request.toolCallId] = { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) };
+        if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
         const chatContext = chatContextOf(records, suspendedRun);
-        const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: [] });
+        const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: createAgentTools(core, { agent, session, chain: [] }) });
         return runTurn(context, {
           agent,
           session,

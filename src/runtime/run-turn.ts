@@ -23,6 +23,8 @@ export interface TurnSetup {
   resume?: ResumeState;
   resumeOf?: string;
   signal?: AbortSignal;
+  /** Pre-assigned run id. @default a new UUID */
+  runId?: string;
   /** Stored on the turn start so a resumed turn runs in the same context. */
   chatContext: ChatContext;
   /** Extra records to store first, in the same append as the turn start (e.g. crash repairs). */
@@ -44,11 +46,11 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const { store } = context;
   const { agent, session, prepared } = setup;
   const sessionId = session.sessionId;
-  const runId = globalThis.crypto.randomUUID();
+  const runId = setup.runId ?? globalThis.crypto.randomUUID();
   let counter = 0;
   const recordId = () => `${runId}:${counter++}`;
   const publish = (event: LoopEvent) => {
-    const full = { ...event, sessionId, agentId: agent.agentId, runId, seq: context.nextSeq(), ts: Date.now() } as RuntimeEvent;
+    const full = { ...event, sessionId, agentId: agent.agentId, runId, seq: context.nextSeq(), ts: Date.now() };
     setup.onEvent(full);
     try {
       context.events.emit("event", full);
@@ -70,6 +72,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const hostApprove = context.options.approve;
   const approve: ApprovalHandler = async (request) => {
     const decision = hostApprove ? await hostApprove(request) : ({ suspend: true } as const);
+    if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
     if (!("suspend" in decision)) {
       await append([
         {
@@ -109,6 +112,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
         await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
+        if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
       } else if (event.type === "done") {
         result = event.result;
         break;

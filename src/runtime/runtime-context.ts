@@ -5,7 +5,7 @@ import type { PromptSection, PromptSectionSource, Skill } from "../agents/build-
 import { AgentryError } from "../errors/agentry-error.js";
 import { SessionStoreError } from "../errors/errors.js";
 import type { BudgetLimits } from "../loop/budget-types.js";
-import type { ApprovalHandler } from "../loop/loop-types.js";
+import type { ApprovalHandler, ApprovalRequest } from "../loop/loop-types.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
 import type { PricingTable, Provider } from "../providers/provider.js";
 import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
@@ -39,6 +39,8 @@ export interface AgentRuntimeOptions {
   pricing?: PricingTable;
   /** Per-call time limit for tools without their own. */
   toolTimeoutMs?: number;
+  /** Longest chain of nested `agents_message` hops. @default 3 */
+  maxDelegationDepth?: number;
 }
 
 /** What the runtime's parts share. */
@@ -48,6 +50,8 @@ export interface RuntimeContext {
   events: EventEmitter<RuntimeEvents>;
   inbox: SessionInbox;
   nextSeq(): number;
+  /** Told when a `request_permission` call is presented for approval and when it is decided. */
+  onPermission?: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
 }
 
 /** Runs a store call; a failure becomes a `SessionStoreError` naming the operation (typed errors pass through). */

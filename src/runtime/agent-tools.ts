@@ -1,0 +1,215 @@
+import { z } from "zod";
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import { agentVisibility } from "../agents/agent-visibility.js";
+import type { AssistantMessage } from "../messages/message.js";
+import { wrapSystemMessage } from "../messages/system-message.js";
+import { resolveSession } from "../sessions/resolve-session.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import { defineTool } from "../tools/define-tool.js";
+import type { Tool } from "../tools/tool.js";
+import type { TurnResult } from "./agent-runtime.js";
+import { isBackground, type BackgroundAttributes, type RuntimeCore } from "./runtime-core.js";
+
+/** Who is calling the agent tools. */
+export interface AgentToolCaller {
+  agent: AgentDefinition;
+  session: SessionSummary;
+  /** Agents already waiting in this delegation chain (outermost first), not counting the caller. */
+  chain: readonly string[];
+}
+
+/** Longest response text returned by `agents_message` before it is cut. */
+export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
+
+/**
+ * The runtime's built-in agent tools (seed 000 `agents_message`, seed 003 `start_background_agent`,
+ * `send_agent_message`, `request_permission`), made for one caller. They have permission class
+ * `subagent` and are scoped like any tool.
+ */
+export function createAgentTools(core: RuntimeCore, caller: AgentToolCaller): Tool[] {
+  return [agentsMessage(core, caller), startBackgroundAgent(core, caller), sendAgentMessage(core, caller), requestPermission()];
+}
+
+function reachable(core: RuntimeCore, caller: AgentToolCaller, agentId: string): AgentDefinition {
+  const target = core.registry.get(agentId);
+  if (!target) throw new Error(`Unknown agent "${agentId}".`);
+  const visibility = agentVisibility(caller.agent, target);
+  if (!visibility.visible) throw new Error(visibility.reason);
+  return target;
+}
+
+function agentsMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
+  return defineTool({
+    name: "agents_message",
+    description:
+      "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
+    permissionClass: "subagent",
+    input: z.object({
+      agentId: z.string().describe("The agent to message."),
+      content: z.string().describe("The message, as a user message to that agent."),
+      session: z.string().optional().describe('"latest", "create", "latest-or-create" (default) or a session id of that agent.'),
+      mode: z.enum(["sync", "async"]).optional().describe('"sync" (default) waits for the answer; "async" returns at once.'),
+      timeout: z.number().positive().optional().describe("Seconds to wait in sync mode (default 300). The run goes on after a timeout."),
+    }),
+    async execute(args, ctx) {
+      // Visibility first: nothing is resolved or created for an agent the caller may not reach.
+      const target = reachable(core, caller, args.agentId);
+      const chain = [...caller.chain, caller.agent.agentId];
+      if (chain.includes(target.agentId)) {
+        throw new Error(`Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`);
+      }
+      if (chain.length > core.maxDelegationDepth) {
+        throw new Error(`Refused: delegation chains are limited to ${core.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
+      }
+      const { session, created } = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create");
+      const runId = globalThis.crypto.randomUUID();
+      const started = Date.now();
+      const turn = core.runTurn({ agent: target, session, created, input: { role: "user", content: args.content }, chatContext: { kind: "thread" }, chain, runId });
+      const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: runId };
+      if (args.mode === "async") {
+        turn.catch(() => undefined); // its outcome is in the target session and on runtime.events
+        return { mode: "async" as const, status: "started" as const, ...base };
+      }
+      const timeoutSeconds = args.timeout ?? 300;
+      const outcome = await waitFor(turn, timeoutSeconds * 1000, ctx.signal);
+      if (outcome === "timeout") {
+        return {
+          mode: "sync" as const,
+          status: "timeout" as const,
+          ...base,
+          timeoutSeconds,
+          message: `No answer from "${target.agentId}" within ${timeoutSeconds} s. Its run goes on; the answer will be stored in session ${session.sessionId}.`,
+        };
+      }
+      return describeResult(outcome, base, Date.now() - started);
+    },
+  });
+}
+
+function describeResult(result: TurnResult, base: Record<string, unknown>, durationMs: number) {
+  if (result.status !== "complete") {
+    throw new Error(`Agent "${result.agentId}" did not complete (status ${result.status})${result.error ? `: ${result.error.message}` : ""}.`);
+  }
+  const nodes = result.executionTree.nodes;
+  const thinking = result.messages
+    .filter((m): m is AssistantMessage => m.role === "assistant")
+    .flatMap((m) => m.content.flatMap((p) => (p.type === "thinking" && !p.redacted ? [p.text] : [])))
+    .join("\n");
+  const truncated = result.text.length > MAX_DELEGATION_RESPONSE_CHARS;
+  return {
+    mode: "sync" as const,
+    status: "complete" as const,
+    ...base,
+    response: truncated ? result.text.slice(0, MAX_DELEGATION_RESPONSE_CHARS) : result.text,
+    truncated,
+    durationMs,
+    toolCallCount: nodes.length,
+    toolCalls: nodes.map((n) => ({ name: n.name, durationMs: n.duration_ms })),
+    ...(thinking !== "" && { thinkingText: thinking }),
+  };
+}
+
+/** The turn's result, or "timeout"; rejects when the caller is aborted (the turn itself goes on). */
+function waitFor(turn: Promise<TurnResult>, ms: number, signal: AbortSignal): Promise<TurnResult | "timeout"> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error("Aborted while waiting for the delegated agent (its run goes on)."));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve("timeout");
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+    turn.then(
+      (result) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function startBackgroundAgent(core: RuntimeCore, caller: AgentToolCaller): Tool {
+  return defineTool({
+    name: "start_background_agent",
+    description:
+      "Start a new background agent with a first message and return its session id at once. It works on its own and reports back with send_agent_message.",
+    permissionClass: "subagent",
+    input: z.object({
+      prompt: z.string().describe("The task. Ask it to report progress and results with send_agent_message."),
+      agentId: z.string().optional().describe("Which agent to start (default: your own kind)."),
+      name: z.string().optional().describe("A name for the background session."),
+    }),
+    async execute(args) {
+      const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(core, caller, args.agentId);
+      const attributes: BackgroundAttributes = { background: true, parentSessionId: caller.session.sessionId, parentAgentId: caller.agent.agentId };
+      const session = await core.store.createSession({ agentId: target.agentId, attributes: { ...attributes }, ...(args.name !== undefined && { name: args.name }) });
+      const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
+      const turn = core.runTurn({
+        agent: target,
+        session,
+        created: true,
+        input: { role: "user", content: wrapSystemMessage(caller.agent.agentId, text), origin: caller.agent.agentId },
+        chatContext: { kind: "thread" },
+        chain: [],
+      });
+      turn.catch(() => undefined); // failures reach the parent as one notification
+      return { status: "started", agentId: target.agentId, sessionId: session.sessionId };
+    },
+  });
+}
+
+function sendAgentMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
+  return defineTool({
+    name: "send_agent_message",
+    description: "Send a message to another agent's session (default: the most recent foreground agent). It is delivered as a system message and the agent answers it on its own.",
+    permissionClass: "subagent",
+    input: z.object({
+      text: z.string().describe("What to tell the agent."),
+      sessionId: z.string().optional().describe("The target session (e.g. a background agent you started)."),
+      agentId: z.string().optional().describe("The target agent (its most recent session)."),
+    }),
+    async execute(args) {
+      let session: SessionSummary | undefined;
+      if (args.sessionId !== undefined) {
+        session = await core.store.getSession(args.sessionId);
+        if (!session) throw new Error(`Unknown session "${args.sessionId}".`);
+        const related = session.attributes?.parentSessionId === caller.session.sessionId || caller.session.attributes?.parentSessionId === session.sessionId;
+        if (!related && session.agentId !== caller.agent.agentId) reachable(core, caller, session.agentId);
+      } else if (args.agentId !== undefined) {
+        reachable(core, caller, args.agentId);
+        session = (await resolveSession(core.store, args.agentId, "latest-or-create")).session;
+      } else {
+        session = await core.foregroundSession(caller.session.sessionId);
+        if (!session) throw new Error("There is no foreground agent to message.");
+      }
+      const agent = core.registry.get(session.agentId);
+      if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
+      const message = { role: "user" as const, content: wrapSystemMessage(caller.agent.agentId, args.text), origin: caller.agent.agentId };
+      // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
+      core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [] }).catch(() => undefined);
+      return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
+    },
+  });
+}
+
+function requestPermission(): Tool {
+  return defineTool({
+    name: "request_permission",
+    description: "Ask the user for a permission you need (e.g. to spend money or touch a shared resource). Returns the decision.",
+    permissionClass: "subagent",
+    requiresApproval: true,
+    input: z.object({
+      permission: z.string().describe("What you want to be allowed to do."),
+      reason: z.string().optional().describe("Why you need it."),
+    }),
+    execute: ({ permission }) => ({ approved: true, permission }),
+  });
+}
