@@ -155,3 +155,11 @@ export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
 export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./runtime/agent-runtime.js";
 export { unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
+
+// >>> context block
+export { CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTokens } from "./context/estimate-tokens.js";
+export { pruneHistory } from "./context/prune-history.js";
+export type { PruneHistoryOptions, PruneHistoryResult } from "./context/prune-history.js";
+export { EMERGENCY_CONTEXT_LIMIT, RESET_SUMMARY_MAX_CHARS, needsEmergencyReset, summarizeForReset } from "./context/emergency-reset.js";
+export type { NeedsEmergencyResetOptions, NeedsEmergencyResetResult } from "./context/emergency-reset.js";
+// <<< context block
