@@ -61,10 +61,13 @@ function agentsMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
       if (chain.length > core.maxDelegationDepth) {
         throw new Error(`Refused: delegation chains are limited to ${core.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
       }
-      const { session, created } = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create");
       const runId = globalThis.crypto.randomUUID();
       const started = Date.now();
-      const turn = core.runTurn({ agent: target, session, created, input: { role: "user", content: args.content }, chatContext: { kind: "thread" }, chain, runId });
+      const { session, created, turn } = await core.admit(async () => {
+        const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create");
+        const input = { role: "user" as const, content: args.content };
+        return { ...resolved, turn: core.runTurn({ agent: target, session: resolved.session, created: resolved.created, input, chatContext: { kind: "thread" }, chain, runId }) };
+      });
       const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: runId };
       if (args.mode === "async") {
         turn.catch(() => undefined); // its outcome is in the target session and on runtime.events

@@ -38,6 +38,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   let seq = 0;
   let closed = false;
   const notified = new Set<string>();
+  // Session resolution runs one request at a time, in call order, so messages reach a session's
+  // inbox in the order they were sent (and two "latest-or-create" calls never create two sessions).
+  let admissionTail: Promise<unknown> = Promise.resolve();
+  const admit = <T>(step: () => Promise<T>): Promise<T> => {
+    const result = admissionTail.then(step);
+    admissionTail = result.catch(() => undefined);
+    return result;
+  };
   const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq };
 
   const agentOf = (agentId: string): AgentDefinition => {
@@ -111,6 +119,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       return sessions.find((s) => !isBackground(s) && s.sessionId !== except);
     },
     maxDelegationDepth: options.maxDelegationDepth ?? 3,
+    admit,
   };
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);
 
@@ -124,8 +133,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const chatContext = input.chatContext ?? { kind: "thread" };
     // Fail on a misconfigured agent before a session is created.
     prepareAgent({ options, agent, session: probeSession(agent), chatContext, builtinTools: [] });
-    const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session));
-    return enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), onEvent });
+    const admitted = await admit(async () => {
+      const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session));
+      // Wrapped so the admission step does not wait for the turn itself.
+      return { turn: enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), onEvent }) };
+    });
+    return admitted.turn;
   }
 
   async function findApproval(requestId: string): Promise<SessionSummary> {
@@ -145,26 +158,27 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     async postSystemMessage(target, text, postOptions) {
       checkOpen();
       if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
-      let session: SessionSummary;
-      let created = false;
-      if (target.sessionId !== undefined) {
-        const found = await storeCall("getSession", () => store.getSession(target.sessionId!));
-        if (!found) throw new SessionNotFoundError(`Unknown session "${target.sessionId}"`, { sessionId: target.sessionId });
-        session = found;
-      } else if (target.agentId !== undefined) {
-        agentOf(target.agentId);
-        ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, target.agentId!, "latest-or-create")));
-      } else {
-        throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
-      }
-      const agent = agentOf(session.agentId);
-      const message: UserMessage = { role: "user", content: wrapSystemMessage(postOptions.origin, text), origin: postOptions.origin };
-      if (postOptions.silent) {
-        message.silent = true;
-        await core.record(session, message);
-        return;
-      }
-      await enqueueTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] });
+      if (target.sessionId === undefined && target.agentId === undefined) throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
+      if (target.sessionId === undefined) agentOf(target.agentId!);
+      const admitted = await admit(async () => {
+        let session: SessionSummary;
+        let created = false;
+        if (target.sessionId !== undefined) {
+          const found = await storeCall("getSession", () => store.getSession(target.sessionId!));
+          if (!found) throw new SessionNotFoundError(`Unknown session "${target.sessionId}"`, { sessionId: target.sessionId });
+          session = found;
+        } else {
+          ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, target.agentId!, "latest-or-create")));
+        }
+        const agent = agentOf(session.agentId);
+        const message: UserMessage = { role: "user", content: wrapSystemMessage(postOptions.origin, text), origin: postOptions.origin };
+        if (postOptions.silent) {
+          message.silent = true;
+          return { done: core.record(session, message) };
+        }
+        return { done: enqueueTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }) };
+      });
+      await admitted.done;
     },
     async pendingApprovals(query = {}) {
       const sessions =

@@ -32,6 +32,8 @@ export interface RuntimeCore {
   foregroundSession(except?: string): Promise<SessionSummary | undefined>;
   /** Longest `agents_message` chain. */
   maxDelegationDepth: number;
+  /** Runs a session-resolution step in call order with every other (see `createAgentRuntime`). */
+  admit<T>(step: () => Promise<T>): Promise<T>;
 }
 
 /** Session attributes that mark a background agent's session. */

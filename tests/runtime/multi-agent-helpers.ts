@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type AgentRuntimeOptions, type ModelRequest, type RuntimeEvent, type SessionStore } from "@agentry/core";
+import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
+
+export const multiAgents = [
+  { agentId: "general", displayName: "General", systemPrompt: "You are agent general.", agentAllowlist: ["todo", "journal", "hidden", "slow", "worker"], agentDenylist: ["journal"] },
+  { agentId: "todo", displayName: "Todo", systemPrompt: "You are agent todo.", toolAllowlist: ["todo_*", "agents_*", "send_agent_message"], agentAllowlist: ["general", "journal"] },
+  { agentId: "journal", displayName: "Journal", systemPrompt: "You are agent journal.", agentAllowlist: ["todo"] },
+  { agentId: "hidden", displayName: "Hidden", systemPrompt: "You are agent hidden.", uiVisible: false },
+  { agentId: "slow", displayName: "Slow", systemPrompt: "You are agent slow." },
+  { agentId: "worker", displayName: "Worker", systemPrompt: "You are agent worker." },
+  { agentId: "outsider", displayName: "Outsider", systemPrompt: "You are agent outsider." },
+];
+
+/** Which agent a request is for (from its system prompt). */
+export const agentOf = (request: ModelRequest) => /You are agent (\w+)\./.exec(request.system)?.[1] ?? "?";
+export const lastText = (request: ModelRequest) => {
+  const last = request.messages.at(-1);
+  return last && typeof last.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
+};
+
+export type AgentScript = (request: ModelRequest) => FakeTurn | Promise<FakeTurn>;
+
+/** A runtime whose fake model answers per agent. */
+export function multiRuntime(scripts: Record<string, AgentScript>, overrides: Partial<AgentRuntimeOptions> & { store?: SessionStore } = {}) {
+  const added: string[] = [];
+  const todoAdd = defineTool({ name: "todo_add", description: "Add a todo", input: z.object({ item: z.string() }), execute: ({ item }) => (added.push(item), `added ${item}`) });
+  const secret = defineTool({ name: "general_secret", description: "Only general has this", input: z.object({}), execute: () => "SECRET" });
+  const provider = createFakeProvider((request) => {
+    const script = scripts[agentOf(request)];
+    if (!script) throw new Error(`no script for agent ${agentOf(request)}`);
+    return script(request);
+  });
+  const store = overrides.store ?? new MemorySessionStore();
+  const runtime = createAgentRuntime({
+    registry: createAgentRegistry(multiAgents),
+    store,
+    providers: { fake: provider },
+    defaultModel: "fake",
+    tools: [todoAdd, secret],
+    ...overrides,
+  });
+  const events: RuntimeEvent[] = [];
+  runtime.events.on("event", (e) => events.push(e));
+  return { runtime, provider, store, events, added };
+}
+
+/** Resolves when `check` is true, polling every few ms (fails after `ms`). */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 3_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** The tool result the caller's model got for its first `name` call. */
+export function toolResultOf(request: ModelRequest, name: string): unknown {
+  for (const message of request.messages) {
+    if (message.role !== "tool") continue;
+    const part = message.content.find((p) => p.name === name);
+    if (part) return part.isError ? { error: part.result } : part.result;
+  }
+  return undefined;
+}
