@@ -66,7 +66,7 @@ function endCall(level: Level, plan: CallPlan, result: unknown, isError: boolean
  * Runs one planned call: budget reservation, lock, execution with timeout and abort, result
  * truncation. Emits its `start` (unless already out) and `end` events; never throws for a tool's fault.
  */
-export async function executePlan(level: Level, plan: CallPlan, runChild: RunChild): Promise<PlanOutcome> {
+export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): PlanOutcome | Promise<PlanOutcome> {
   const { turn } = level;
   if (plan.kind === "refuse") return { result: endCall(level, plan, plan.refusal ?? "Refused.", true) };
   if (plan.decision && !plan.decision.approved) {
@@ -84,38 +84,49 @@ export async function executePlan(level: Level, plan: CallPlan, runChild: RunChi
   }
   if (turn.signal.aborted) return { result: endCall(level, plan, "Not run: the turn was aborted.", true) };
 
-  if (plan.kind === "subtask") {
-    startCall(level, plan);
-    const child = await runChild(level, plan);
-    if (child.result.status === "suspended") return { result: undefined, child };
-    const { status } = child.result;
-    if (status === "complete") {
-      const value = child.result.structured === undefined ? child.result.text : child.result.structured;
-      return { result: endCall(level, plan, value, false), child };
-    }
-    const why =
-      status === "iteration_limit"
-        ? "the sub-task hit its iteration limit before finishing"
-        : status === "budget_exceeded"
-          ? "the turn's budget is spent"
-          : status === "aborted"
-            ? "the turn was aborted"
-            : (child.result.error?.message ?? "it failed");
-    return { result: endCall(level, plan, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
-  }
-
+  if (plan.kind === "subtask") return runSubtask(level, plan, runChild);
   const lockName = plan.tool!.exclusiveLock;
-  const release = lockName === undefined ? undefined : await acquire(turn.budget.locks, lockName);
+  if (lockName !== undefined) return runLocked(level, plan, lockName);
+  // The common case, kept free of promises when the tool is synchronous.
+  startCall(level, plan);
+  const pending = runTool(level, plan);
+  return pending instanceof Promise ? pending.then((outcome) => toolDone(level, plan, outcome)) : toolDone(level, plan, pending);
+}
+
+function toolDone(level: Level, plan: CallPlan, outcome: ToolOutcome): PlanOutcome {
+  if (outcome.budget) reportBudget(level, outcome.budget);
+  return { result: endCall(level, plan, outcome.value, outcome.isError) };
+}
+
+async function runLocked(level: Level, plan: CallPlan, lockName: string): Promise<PlanOutcome> {
+  const release = await acquire(level.turn.budget.locks, lockName);
   try {
     startCall(level, plan);
-    const pending = runTool(level, plan);
-    const outcome = pending instanceof Promise ? await pending : pending;
-    if (outcome.budget) reportBudget(level, outcome.budget);
-    return { result: endCall(level, plan, outcome.value, outcome.isError) };
+    return toolDone(level, plan, await runTool(level, plan));
   } finally {
-    release?.();
+    release();
   }
 }
+
+async function runSubtask(level: Level, plan: CallPlan, runChild: RunChild): Promise<PlanOutcome> {
+  startCall(level, plan);
+  const child = await runChild(level, plan);
+  if (child.result.status === "suspended") return { result: undefined, child };
+  const { status } = child.result;
+  if (status === "complete") {
+    const value = child.result.structured === undefined ? child.result.text : child.result.structured;
+    return { result: endCall(level, plan, value, false), child };
+  }
+  const why =
+    status === "iteration_limit"
+      ? "the sub-task hit its iteration limit before finishing"
+      : status === "budget_exceeded"
+        ? "the turn's budget is spent"
+        : status === "aborted"
+          ? "the turn was aborted"
+          : (child.result.error?.message ?? "it failed");
+  return { result: endCall(level, plan, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
+  }
 
 interface ToolOutcome {
   value: unknown;
@@ -150,22 +161,40 @@ function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcom
   return runToolWithTimeout(level, plan);
 }
 
+/**
+ * A tool's context. `signal` is a getter that makes the call's own signal on first use (most tools
+ * never look at it); read it as `ctx.signal` or destructure it (a spread copy does not carry it).
+ */
+class CallContext implements ToolContext {
+  readonly toolCallId: string;
+  readonly depth: number;
+  readonly parentId: string | null;
+  readonly policy: ToolContext["policy"];
+  readonly host: unknown;
+  readonly sessionId?: string;
+  readonly agentId?: string;
+  private own: AbortSignal | undefined;
+  constructor(
+    level: Level,
+    plan: CallPlan,
+    private readonly makeSignal: () => AbortSignal,
+  ) {
+    const { turn } = level;
+    this.toolCallId = plan.call.id;
+    this.depth = level.depth;
+    this.parentId = level.parentId;
+    this.policy = turn.toolPolicy;
+    this.host = turn.host;
+    if (turn.sessionId !== undefined) this.sessionId = turn.sessionId;
+    if (turn.agentId !== undefined) this.agentId = turn.agentId;
+  }
+  get signal(): AbortSignal {
+    return (this.own ??= this.makeSignal());
+  }
+}
+
 function toolContext(level: Level, plan: CallPlan, signal: () => AbortSignal): ToolContext {
-  const { turn } = level;
-  const ctx: ToolContext = {
-    toolCallId: plan.call.id,
-    depth: level.depth,
-    parentId: level.parentId,
-    // Made on first use: most tools never look at their signal.
-    get signal() {
-      return signal();
-    },
-    policy: turn.toolPolicy,
-    host: turn.host,
-  };
-  if (turn.sessionId !== undefined) ctx.sessionId = turn.sessionId;
-  if (turn.agentId !== undefined) ctx.agentId = turn.agentId;
-  return ctx;
+  return new CallContext(level, plan, signal);
 }
 
 function failed(level: Level, plan: CallPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {

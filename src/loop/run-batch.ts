@@ -64,7 +64,8 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
         continue;
       }
       if (!isParallel(plan)) {
-        record(i, await executePlan(level, plan, runChild));
+        const pending = executePlan(level, plan, runChild);
+        record(i, pending instanceof Promise ? await pending : pending);
         i++;
         continue;
       }
@@ -73,7 +74,8 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
       const group: number[] = [];
       for (let k = i; k < end; k++) if (plans[k]) group.push(k);
       if (group.length === 1) {
-        record(group[0]!, await executePlan(level, plans[group[0]!]!, runChild));
+        const pending = executePlan(level, plans[group[0]!]!, runChild);
+        record(group[0]!, pending instanceof Promise ? await pending : pending);
       } else {
         const pool = new PQueue({ concurrency: turn.budget.limits.maxParallelPerTurn });
         await Promise.all(group.map((k) => pool.add(async () => record(k, await executePlan(level, plans[k]!, runChild)))));
