@@ -77,10 +77,9 @@ export function pruneHistory(messages: readonly Message[], options: PruneHistory
       for (const unit of turn) if (total > budget) dropUnit(unit);
       continue;
     }
-    const turnTokens = turn.reduce((sum, unit) => sum + unit.tokens, 0);
-    if (total - turnTokens <= budget && replies.length > 1) {
-      // The last turn that must go: keep the request and its latest answer if dropping its
-      // oldest exchanges is enough.
+    if (replies.length > 1) {
+      // Keep the request and the turn's last reply if dropping its oldest exchanges is enough
+      // (only ever true for the last turn that has to go).
       let rest = total;
       let count = 0;
       while (count < replies.length - 1 && rest > budget) rest -= replies[count++]!.tokens;
