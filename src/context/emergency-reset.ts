@@ -53,8 +53,8 @@ const MAX_TOOL_NAMES = 12;
 
 /**
  * A short note about a context that is being reset, built without a model: the fallback summary
- * the runtime stores with the reset marker and puts at the start of the fresh context, so the
- * agent knows what came before. A host with a model to spare can write a better one.
+ * for the reset marker (`ResetRecord.summary`), meant to open the fresh context so the agent
+ * knows what came before. A host with a model to spare can write a better one.
  *
  * Holds the message counts by role, the tools used (first-use order, with call counts), the
  * first user request, the last few user requests and the last assistant answer, each collapsed
