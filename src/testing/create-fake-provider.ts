@@ -42,7 +42,8 @@ export function createFakeProvider(script: FakeScript, options: FakeProviderOpti
       const callIndex = next++;
       if (record) calls.push(structuredClone(request));
       if (signal.aborted) throw abortError(signal);
-      const turn = await resolveFakeTurn(script, request, callIndex);
+      const resolved = resolveFakeTurn(script, request, callIndex);
+      const turn = resolved instanceof Promise ? await resolved : resolved;
       if (turn.delayMs) await sleep(turn.delayMs, signal);
       for (const event of iterateFakeTurnEvents(turn, callIndex)) {
         if (signal.aborted) throw abortError(signal);

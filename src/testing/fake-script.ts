@@ -34,7 +34,7 @@ export class FakeScriptExhaustedError extends AgentryError {
 }
 
 /** The turn a script gives for call `callIndex`; throws `FakeScriptExhaustedError` past the end. */
-export async function resolveFakeTurn(script: FakeScript, request: ModelRequest, callIndex: number): Promise<FakeTurn> {
+export function resolveFakeTurn(script: FakeScript, request: ModelRequest, callIndex: number): FakeTurn | Promise<FakeTurn> {
   if (typeof script === "function") return script(request, callIndex);
   const turn = script[callIndex];
   if (turn === undefined) throw new FakeScriptExhaustedError(callIndex, script.length);
