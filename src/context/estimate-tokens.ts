@@ -52,12 +52,12 @@ export function estimateMessageTokens(message: Message): number {
     }
   } else if (message.role === "assistant") {
     for (const part of message.content) {
-      if (part.type === "tool_call") chars += part.name.length + jsonChars(part.args, new Set());
+      if (part.type === "tool_call") chars += part.name.length + jsonChars(part.args, 0);
       else chars += part.text.length;
     }
   } else {
     for (const part of message.content) {
-      chars += typeof part.result === "string" ? part.result.length : jsonChars(part.result, new Set());
+      chars += typeof part.result === "string" ? part.result.length : jsonChars(part.result, 0);
     }
   }
   return MESSAGE_OVERHEAD_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;
@@ -82,11 +82,14 @@ export function estimateSystemTokens(system: string | undefined): number {
   return system ? MESSAGE_OVERHEAD_TOKENS + Math.ceil(system.length / CHARS_PER_TOKEN) : 0;
 }
 
+/** Deeper nesting than this is not measured (it also stops cyclic values without tracking them). */
+const MAX_JSON_DEPTH = 64;
+
 /**
- * Length of `JSON.stringify(value)` without building the string (escapes ignored). `ancestors`
- * holds the objects on the current path: a cycle counts as nothing instead of recursing forever.
+ * Length of `JSON.stringify(value)` without building the string (escapes ignored), allocation-free.
+ * Nesting past `MAX_JSON_DEPTH` counts as nothing, so a cyclic value cannot recurse forever.
  */
-function jsonChars(value: unknown, ancestors: Set<object>): number {
+function jsonChars(value: unknown, depth: number): number {
   switch (typeof value) {
     case "string":
       return value.length + 2;
@@ -102,22 +105,23 @@ function jsonChars(value: unknown, ancestors: Set<object>): number {
       return 0; // undefined, functions and symbols are left out of JSON
   }
   if (value === null) return 4;
-  if (ancestors.has(value)) return 0;
-  ancestors.add(value);
+  if (depth >= MAX_JSON_DEPTH) return 0;
   let chars = 2;
   if (Array.isArray(value)) {
-    for (const item of value as unknown[]) chars += (isOmitted(item) ? 4 : jsonChars(item, ancestors)) + 1; // omitted items become null
+    for (const item of value as unknown[]) chars += (isOmitted(item) ? 4 : jsonChars(item, depth + 1)) + 1; // omitted items become null
     if (value.length > 0) chars--;
   } else {
     let members = 0;
-    for (const [key, item] of Object.entries(value)) {
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+      const item = record[key];
       if (isOmitted(item)) continue;
-      chars += key.length + 3 + jsonChars(item, ancestors) + 1; // "key": value,
+      chars += key.length + 3 + jsonChars(item, depth + 1) + 1; // "key": value,
       members++;
     }
     if (members > 0) chars--;
   }
-  ancestors.delete(value);
   return chars;
 }
 

@@ -2,7 +2,7 @@ import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../messages/message.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { BudgetViolation } from "./budget.js";
-import type { CallPlan, Level } from "./level.js";
+import type { CallPlan, Level, Turn } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "./loop-types.js";
 import type { RunSubtaskArgs } from "./subtask-tools.js";
@@ -139,23 +139,21 @@ function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcom
   const { turn } = level;
   const tool = plan.tool!;
   if (tool.timeoutMs === undefined && turn.toolTimeoutMs === undefined) {
-    let own: AbortController | undefined;
-    const ctx = toolContext(level, plan, () => (own ??= turn.signals.child()).signal);
-    const release = () => own && turn.signals.release(own);
+    const ctx = new CallContext(level, plan, turn.signals);
     let raw: unknown;
     try {
       raw = tool.execute(plan.input, ctx);
     } catch (error) {
-      release();
+      ctx.release();
       return failed(level, plan, error, turn.signal, false, undefined);
     }
     if (!(raw instanceof Promise)) {
-      release();
+      ctx.release();
       return finishResult(level, raw);
     }
     return Promise.race([raw, turn.aborted]).then(
-      (value) => (release(), finishResult(level, value)),
-      (error: unknown) => (release(), failed(level, plan, error, turn.signal, false, undefined)),
+      (value) => (ctx.release(), finishResult(level, value)),
+      (error: unknown) => (ctx.release(), failed(level, plan, error, turn.signal, false, undefined)),
     );
   }
   return runToolWithTimeout(level, plan);
@@ -173,11 +171,12 @@ class CallContext implements ToolContext {
   readonly host: unknown;
   readonly sessionId?: string;
   readonly agentId?: string;
-  private own: AbortSignal | undefined;
+  /** The call's own controller, once its signal was asked for (or a timeout needs it). */
+  controller: AbortController | undefined;
   constructor(
     level: Level,
     plan: CallPlan,
-    private readonly makeSignal: () => AbortSignal,
+    private readonly hub: Turn["signals"],
   ) {
     const { turn } = level;
     this.toolCallId = plan.call.id;
@@ -189,12 +188,12 @@ class CallContext implements ToolContext {
     if (turn.agentId !== undefined) this.agentId = turn.agentId;
   }
   get signal(): AbortSignal {
-    return (this.own ??= this.makeSignal());
+    return (this.controller ??= this.hub.child()).signal;
   }
-}
-
-function toolContext(level: Level, plan: CallPlan, signal: () => AbortSignal): ToolContext {
-  return new CallContext(level, plan, signal);
+  /** The call ended: its signal no longer follows the turn's. */
+  release(): void {
+    if (this.controller) this.hub.release(this.controller);
+  }
 }
 
 function failed(level: Level, plan: CallPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
@@ -223,10 +222,12 @@ async function runToolWithTimeout(level: Level, plan: CallPlan): Promise<ToolOut
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timedOut = false;
   let unlink: (() => void) | undefined;
+  const ctx = new CallContext(level, plan, turn.signals);
   if (timeoutMs !== undefined) {
     const controller = turn.signals.child();
+    ctx.controller = controller;
     signal = controller.signal;
-    unlink = () => turn.signals.release(controller);
+    unlink = () => ctx.release();
     stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
     stop.catch(() => undefined);
     timer = setTimeout(() => {
@@ -234,7 +235,6 @@ async function runToolWithTimeout(level: Level, plan: CallPlan): Promise<ToolOut
       controller.abort(new Error(`timed out after ${timeoutMs} ms`));
     }, timeoutMs);
   }
-  const ctx = toolContext(level, plan, () => signal);
   let raw: unknown;
   try {
     raw = tool.execute(plan.input, ctx);

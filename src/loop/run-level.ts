@@ -1,3 +1,5 @@
+import { estimateMessageTokens, estimateTokens } from "../context/estimate-tokens.js";
+import { pruneHistory } from "../context/prune-history.js";
 import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../messages/message.js";
 import type { Tool } from "../tools/tool.js";
 import type { TurnBudget } from "./budget.js";
@@ -72,9 +74,12 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     }
     return { result, history, resume, pendingApprovals };
   };
+  // Running estimate of the request context, so pruning is only considered when it may be needed.
+  let tokens = estimateTokens(history, level.systemPrompt);
   /** Appends a message of this level and holds the level until the consumer has it. */
   const push = (message: Message): Promise<void> => {
     history.push(message);
+    tokens += estimateMessageTokens(message);
     appended.push(message);
     return sink.emitAndWait({ type: "message", message, depth, parentId });
   };
@@ -123,7 +128,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     }
     if (budget.tryLlmCall()) return stopped()!;
     sink.emit({ type: "llm_call_start", iteration, depth, parentId });
-    const response = await callModel(level, history);
+    const response = await callModel(level, tokens > budget.limits.maxHistoryTokens ? prune(level, history) : history);
     const message = response.message;
     if (message && message.content.some((p) => p.type === "text")) text = response.text;
     if (response.aborted || response.error !== undefined) {
@@ -157,6 +162,24 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     const ended = await afterBatch(await runBatch(level, calls, runChild, false), calls);
     if (ended) return ended;
   }
+}
+
+/** The history cut to `maxHistoryTokens` for one request (oldest turns first), with a warning saying what went. */
+function prune(level: Level, history: Message[]): Message[] {
+  const { turn, depth, parentId } = level;
+  const limit = turn.budget.limits.maxHistoryTokens;
+  const pruned = pruneHistory(history, { maxTokens: limit, system: level.systemPrompt });
+  if (pruned.dropped > 0 || !pruned.fits) {
+    const what = pruned.dropped > 0 ? `dropped the ${pruned.dropped} oldest messages (~${pruned.droppedTokens} tokens)` : "could not drop anything";
+    turn.sink.emit({
+      type: "warning",
+      code: "history_pruned",
+      message: `History over maxHistoryTokens (${limit}): ${what}; ~${pruned.estimatedTokens} tokens sent${pruned.fits ? "" : " (still over the limit)"}.`,
+      depth,
+      parentId,
+    });
+  }
+  return pruned.messages;
 }
 
 function missingResult(call: ToolCallPart) {

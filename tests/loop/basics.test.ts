@@ -132,3 +132,32 @@ describe("runUnifiedAgentLoop basics", () => {
     expect(unmatchedStarts(events)).toEqual([]);
   });
 });
+
+describe("history pruning (maxHistoryTokens)", () => {
+  it("drops the oldest turns before a call, keeps tool-call pairs valid, and warns", async () => {
+    const { echo: echoTool, ofType: only, run: runLoop, user: u } = await import("./helpers.js");
+    const big = "x".repeat(4_000); // ~1,000 tokens
+    const history = [
+      u(`old question ${big}`),
+      { role: "assistant" as const, content: [{ type: "tool_call" as const, id: "old1", name: "echo", args: { text: big } }] },
+      { role: "tool" as const, content: [{ type: "tool_result" as const, toolCallId: "old1", name: "echo", result: big }] },
+      { role: "assistant" as const, content: [{ type: "text" as const, text: `old answer ${big}` }] },
+      u("middle question"),
+      { role: "assistant" as const, content: [{ type: "text" as const, text: "middle answer" }] },
+      u("latest question"),
+    ];
+    const { events, provider } = await runLoop({ history, script: [{ text: "fine" }], tools: [echoTool], budget: { maxHistoryTokens: 1_500 } });
+    const sent = provider.calls[0]!.messages;
+    expect(sent.map((m) => (typeof m.content === "string" ? m.content : m.role))).toEqual(["middle question", "assistant", "latest question"]);
+    expect(historyProblems(sent)).toEqual([]);
+    const warning = only(events, "warning").find((w) => w.code === "history_pruned");
+    expect(warning?.message).toMatch(/dropped the 4 oldest messages/);
+  });
+
+  it("sends everything, with no warning, when the history fits", async () => {
+    const { ofType: only, run: runLoop } = await import("./helpers.js");
+    const { events, provider } = await runLoop({ script: [{ text: "ok" }] });
+    expect(provider.calls[0]!.messages).toHaveLength(1);
+    expect(only(events, "warning")).toHaveLength(0);
+  });
+});
