@@ -8,7 +8,7 @@ import type { SessionSummary } from "../sessions/session-store.js";
 import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
 import { wrapSystemMessage } from "../messages/system-message.js";
 import { prepareAgent } from "./prepare-agent.js";
-import { repairSession } from "./repair-session.js";
+import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
 import { SessionInbox } from "./session-inbox.js";
@@ -64,7 +64,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const builtinTools = createAgentTools(core, { agent, session, chain: request.chain });
       const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools });
       const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
-      const repair = repairSession(readSessionState(records));
+      const repair = emergencyReset(repairSession(readSessionState(records)), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
         agent,
         session,

@@ -1,4 +1,6 @@
-import type { Message } from "../messages/message.js";
+import { needsEmergencyReset, summarizeForReset } from "../context/emergency-reset.js";
+import type { Message, UserMessage } from "../messages/message.js";
+import { wrapSystemMessage } from "../messages/system-message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { NewRecord } from "../sessions/session-store.js";
 import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
@@ -43,4 +45,36 @@ export function repairSession(state: SessionState): SessionRepair {
     history.push(message);
   }
   return { records, events, history };
+}
+
+/** Origin of the notes the runtime itself writes into a session. */
+export const RUNTIME_ORIGIN = "agentry";
+
+/**
+ * Seed 003 emergency reset: when the history plus the new message reaches `limit` estimated
+ * tokens, a reset marker (with a summary) is stored before the turn, the history restarts from a
+ * silent summary note, and a `context_reset` warning says so.
+ */
+export function emergencyReset(repair: SessionRepair, input: Message | undefined, system: string, limit?: number): SessionRepair {
+  const check = needsEmergencyReset(input ? [...repair.history, input] : repair.history, { system, ...(limit !== undefined && { limit }) });
+  if (!check.needed) return repair;
+  const summary = summarizeForReset(repair.history);
+  const note: UserMessage = {
+    role: "user",
+    content: wrapSystemMessage(
+      RUNTIME_ORIGIN,
+      `The conversation was reset: its context (~${check.estimatedTokens} tokens) reached the emergency limit of ${check.limit}. What came before, in short:\n${summary}`,
+    ),
+    origin: RUNTIME_ORIGIN,
+    silent: true,
+  };
+  const id = () => globalThis.crypto.randomUUID();
+  return {
+    records: [...repair.records, { id: id(), frame: null, kind: "reset", summary }, { id: id(), frame: null, kind: "message", message: note }],
+    events: [
+      ...repair.events,
+      { type: "warning", code: "context_reset", message: `Context reset: ~${check.estimatedTokens} estimated tokens reached the emergency limit (${check.limit}); a summary note replaces the earlier history.`, depth: 0, parentId: null },
+    ],
+    history: [note],
+  };
 }

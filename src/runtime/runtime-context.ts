@@ -41,6 +41,12 @@ export interface AgentRuntimeOptions {
   toolTimeoutMs?: number;
   /** Longest chain of nested `agents_message` hops. @default 3 */
   maxDelegationDepth?: number;
+  /**
+   * When a session's estimated context reaches this many tokens, the next turn first resets it:
+   * a reset marker with a summary note, then the turn runs on the note and the new message (seed 003).
+   * @default 200_000 (EMERGENCY_CONTEXT_LIMIT)
+   */
+  emergencyContextLimit?: number;
 }
 
 /** What the runtime's parts share. */

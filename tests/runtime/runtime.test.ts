@@ -155,3 +155,26 @@ describe("createAgentRuntime", () => {
     await expect(runtime.send({ agentId: "general", content: "y" })).rejects.toThrow(/closed/);
   });
 });
+
+describe("emergency context reset (seed 003)", () => {
+  it("resets a session whose context reaches the limit: reset marker with summary, a note, and an event", async () => {
+    const { runtime, store, provider, events } = makeRuntime(() => ({ text: "y".repeat(1_000) }), { emergencyContextLimit: 500 });
+    const first = await runtime.send({ agentId: "general", content: "first question" });
+    await runtime.send({ agentId: "general", content: "second question", session: first.sessionId });
+    expect(events.filter((e) => e.type === "warning" && e.code === "context_reset")).toHaveLength(0);
+    await runtime.send({ agentId: "general", content: "third question", session: first.sessionId });
+    const warning = events.find((e) => e.type === "warning" && e.code === "context_reset");
+    expect(warning?.type === "warning" && warning.message).toMatch(/reached the emergency limit \(500\)/);
+    const sent = provider.calls.at(-1)!.messages;
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatchObject({ role: "user", origin: "agentry", silent: true });
+    expect(JSON.stringify(sent[0])).toMatch(/The conversation was reset/);
+    expect(JSON.stringify(sent[0])).toMatch(/first question/);
+    expect(sent[1]).toEqual({ role: "user", content: "third question" });
+    const all = await store.load(first.sessionId);
+    const reset = all.find((r) => r.kind === "reset");
+    expect(reset?.kind === "reset" && reset.summary).toMatch(/first question/);
+    const context = await store.load(first.sessionId, { sinceLastReset: true });
+    expect(context.filter((r) => r.kind === "message").map((r) => (r.kind === "message" ? r.message.role : ""))).toEqual(["user", "user", "assistant"]);
+  });
+});
