@@ -6,7 +6,7 @@ import { wrapSystemMessage } from "../messages/system-message.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool, ToolContext } from "../tools/tool.js";
 import type { TurnResult } from "./agent-runtime.js";
 import { isBackground, type BackgroundAttributes, type RuntimeCore } from "./runtime-core.js";
 
@@ -18,16 +18,35 @@ export interface AgentToolCaller {
   chain: readonly string[];
 }
 
+/** What the runtime hands its tools as `ctx.host`. */
+export interface RuntimeToolHost {
+  sessionId: string;
+  agentId: string;
+  runId: string;
+  /** Agents waiting on this turn through `agents_message`, outermost first. */
+  chain: readonly string[];
+}
+
+/** The caller of a built-in tool, from its context (the runtime's `ctx.host`). */
+async function callerOf(core: RuntimeCore, ctx: ToolContext): Promise<AgentToolCaller> {
+  const host = ctx.host as Partial<RuntimeToolHost> | undefined;
+  const agent = host?.agentId === undefined ? undefined : core.registry.get(host.agentId);
+  const session = host?.sessionId === undefined ? undefined : await core.store.getSession(host.sessionId);
+  if (!agent || !session) throw new Error("This tool runs only inside an agent runtime turn.");
+  return { agent, session, chain: host?.chain ?? [] };
+}
+
 /** Longest response text returned by `agents_message` before it is cut. */
 export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
 
 /**
  * The runtime's built-in agent tools (seed 000 `agents_message`, seed 003 `start_background_agent`,
- * `send_agent_message`, `request_permission`), made for one caller. They have permission class
- * `subagent` and are scoped like any tool.
+ * `send_agent_message`, `request_permission`), made once per runtime: each call finds its caller
+ * (agent, session, delegation chain) in `ctx.host`. They have permission class `subagent` and are
+ * scoped like any tool.
  */
-export function createAgentTools(core: RuntimeCore, caller: AgentToolCaller): Tool[] {
-  return [agentsMessage(core, caller), startBackgroundAgent(core, caller), sendAgentMessage(core, caller), requestPermission()];
+export function createAgentTools(core: RuntimeCore): Tool[] {
+  return [agentsMessage(core), startBackgroundAgent(core), sendAgentMessage(core), requestPermission()];
 }
 
 function reachable(core: RuntimeCore, caller: AgentToolCaller, agentId: string): AgentDefinition {
@@ -38,7 +57,7 @@ function reachable(core: RuntimeCore, caller: AgentToolCaller, agentId: string):
   return target;
 }
 
-function agentsMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
+function agentsMessage(core: RuntimeCore): Tool {
   return defineTool({
     name: "agents_message",
     description:
@@ -52,6 +71,7 @@ function agentsMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
       timeout: z.number().positive().optional().describe("Seconds to wait in sync mode (default 300). The run goes on after a timeout."),
     }),
     async execute(args, ctx) {
+      const caller = await callerOf(core, ctx);
       // Visibility first: nothing is resolved or created for an agent the caller may not reach.
       const target = reachable(core, caller, args.agentId);
       const chain = [...caller.chain, caller.agent.agentId];
@@ -139,7 +159,7 @@ function waitFor(turn: Promise<TurnResult>, ms: number, signal: AbortSignal): Pr
   });
 }
 
-function startBackgroundAgent(core: RuntimeCore, caller: AgentToolCaller): Tool {
+function startBackgroundAgent(core: RuntimeCore): Tool {
   return defineTool({
     name: "start_background_agent",
     description:
@@ -150,7 +170,8 @@ function startBackgroundAgent(core: RuntimeCore, caller: AgentToolCaller): Tool 
       agentId: z.string().optional().describe("Which agent to start (default: your own kind)."),
       name: z.string().optional().describe("A name for the background session."),
     }),
-    async execute(args) {
+    async execute(args, ctx) {
+      const caller = await callerOf(core, ctx);
       const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(core, caller, args.agentId);
       const attributes: BackgroundAttributes = { background: true, parentSessionId: caller.session.sessionId, parentAgentId: caller.agent.agentId };
       const session = await core.store.createSession({ agentId: target.agentId, attributes: { ...attributes }, ...(args.name !== undefined && { name: args.name }) });
@@ -169,7 +190,7 @@ function startBackgroundAgent(core: RuntimeCore, caller: AgentToolCaller): Tool 
   });
 }
 
-function sendAgentMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
+function sendAgentMessage(core: RuntimeCore): Tool {
   return defineTool({
     name: "send_agent_message",
     description: "Send a message to another agent's session (default: the most recent foreground agent). It is delivered as a system message and the agent answers it on its own.",
@@ -179,7 +200,8 @@ function sendAgentMessage(core: RuntimeCore, caller: AgentToolCaller): Tool {
       sessionId: z.string().optional().describe("The target session (e.g. a background agent you started)."),
       agentId: z.string().optional().describe("The target agent (its most recent session)."),
     }),
-    async execute(args) {
+    async execute(args, ctx) {
+      const caller = await callerOf(core, ctx);
       let session: SessionSummary | undefined;
       if (args.sessionId !== undefined) {
         session = await core.store.getSession(args.sessionId);

@@ -61,8 +61,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   function enqueueTurn(request: TurnRequest): Promise<TurnResult> {
     const { agent, session, chatContext } = request;
     const turn = context.inbox.run(session.sessionId, async () => {
-      const builtinTools = createAgentTools(core, { agent, session, chain: request.chain });
-      const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools });
+      const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools });
       const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
       const repair = emergencyReset(repairSession(readSessionState(records)), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
@@ -75,6 +74,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         preface: repair.records,
         prefaceEvents: repair.events,
         chatContext,
+        chain: request.chain,
         ...(request.runId !== undefined && { runId: request.runId }),
         ...(request.signal && { signal: request.signal }),
         onEvent: request.onEvent ?? (() => undefined),
@@ -121,6 +121,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     maxDelegationDepth: options.maxDelegationDepth ?? 3,
     admit,
   };
+  const agentTools = createAgentTools(core);
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);
 
   async function startTurn(input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
@@ -234,7 +235,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         decisions[request.toolCallId] = { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) };
         if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
         const chatContext = chatContextOf(records, suspendedRun);
-        const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: createAgentTools(core, { agent, session, chain: [] }) });
+        const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools });
         return runTurn(context, {
           agent,
           session,
@@ -244,6 +245,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           input: undefined,
           resume: { frames: state.frames, decisions, results: state.suspended.results },
           resumeOf: suspendedRun,
+          chain: [],
           chatContext,
           onEvent: () => undefined,
         });

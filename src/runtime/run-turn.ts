@@ -7,6 +7,7 @@ import type { NewRecord, SessionSummary } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
 import type { PreparedAgent } from "./prepare-agent.js";
+import type { RuntimeToolHost } from "./agent-tools.js";
 import { storeCall, type RuntimeContext } from "./runtime-context.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
 
@@ -23,6 +24,8 @@ export interface TurnSetup {
   resume?: ResumeState;
   resumeOf?: string;
   signal?: AbortSignal;
+  /** Agents waiting on this turn through `agents_message` (handed to tools in `ctx.host`). */
+  chain: readonly string[];
   /** Pre-assigned run id. @default a new UUID */
   runId?: string;
   /** Stored on the turn start so a resumed turn runs in the same context. */
@@ -97,7 +100,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     budget: prepared.budget,
     policy: prepared.policy,
     approve,
-    context: { sessionId, agentId: agent.agentId, runId },
+    context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain } satisfies RuntimeToolHost,
     sessionId,
     agentId: agent.agentId,
     ...(setup.signal && { signal: setup.signal }),

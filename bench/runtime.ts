@@ -1,0 +1,73 @@
+/**
+ * Runtime overhead (issue 3): the same turns through `createAgentRuntime` (MemorySessionStore,
+ * registry, prompt, toolbelt, persistence at every step) and through the bare loop, plus
+ * 100 sessions × 10 turns through one runtime concurrently.
+ *
+ *   npx tsx --expose-gc bench/runtime.ts        (from the project root; imports ../src)
+ */
+import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, runUnifiedAgentLoop, type Message } from "../src/index.js";
+import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
+
+const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => text });
+/** A turn: the model calls echo once, then answers (2 model calls, 1 tool call, 3 messages stored + the user's). */
+const script = (request: { messages: Message[] }): FakeTurn =>
+  request.messages[request.messages.length - 1]!.role === "tool" ? { text: "done", usage: { inputTokens: 10, outputTokens: 2 } } : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage: { inputTokens: 10, outputTokens: 2 } };
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+async function timeIt(label: string, turns: number, run: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 200; i++) await run(i); // warm up
+  const samples: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const t0 = performance.now();
+    for (let i = 0; i < turns; i++) await run(i);
+    samples.push(((performance.now() - t0) * 1000) / turns);
+  }
+  const us = median(samples);
+  console.error(`${label}: ${us.toFixed(1)} µs/turn`);
+  return us;
+}
+
+async function main() {
+  const provider = createFakeProvider(script, { record: false });
+  const registry = createAgentRegistry([{ agentId: "bench", displayName: "Bench", systemPrompt: "You are a benchmark." }]);
+
+  // Bare loop: a fresh history per turn, like a new session's first turn.
+  const bare = await timeIt("bare loop", 2_000, async () => {
+    for await (const _ of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "You are a benchmark.", history: [{ role: "user", content: "go" }], tools: [echo] })) void _;
+  });
+
+  // Runtime, one new session per turn (same history length as the bare loop).
+  const store = new MemorySessionStore();
+  const runtime = createAgentRuntime({ registry, store, providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
+  const fresh = await timeIt("runtime, new session per turn", 2_000, () => runtime.send({ agentId: "bench", content: "go", session: "create" }));
+
+  // Runtime, 10 turns in one session (history grows, as in a conversation).
+  const convo = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
+  const inSession = await timeIt("runtime, 10th turn of a session", 1_000, async (i) => {
+    if (i % 10 === 0) await convo.send({ agentId: "bench", content: "go", session: "create" });
+    else await convo.send({ agentId: "bench", content: "go" });
+  });
+
+  // 100 sessions × 10 turns concurrently through one runtime.
+  const many = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
+  const sessions = await Promise.all(Array.from({ length: 100 }, () => many.send({ agentId: "bench", content: "start", session: "create" })));
+  const t0 = performance.now();
+  await Promise.all(sessions.map(async (s) => {
+    for (let i = 0; i < 10; i++) await many.send({ agentId: "bench", content: `turn ${i}`, session: s.sessionId });
+  }));
+  const turnsPerSec = 1000 / ((performance.now() - t0) / 1000);
+
+  const rows = [
+    ["bare loop (2 model calls, 1 tool call)", `${bare.toFixed(1)} µs/turn`, ""],
+    ["runtime, new session per turn", `${fresh.toFixed(1)} µs/turn`, `+${(((fresh - bare) / bare) * 100).toFixed(0)}% over the bare loop`],
+    ["runtime, turns in a growing session (avg of turns 1-10)", `${inSession.toFixed(1)} µs/turn`, `+${(((inSession - bare) / bare) * 100).toFixed(0)}%`],
+    ["100 sessions × 10 turns, concurrent, one runtime", `${Math.round(turnsPerSec).toLocaleString("en")} turns/s`, ""],
+  ];
+  console.log("| measure | value | note |\n| --- | --- | --- |");
+  for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+}
+
+await main();
