@@ -7,7 +7,7 @@ import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
 import { wrapSystemMessage } from "../messages/system-message.js";
-import { prepareAgent } from "./prepare-agent.js";
+import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
@@ -61,7 +61,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   function enqueueTurn(request: TurnRequest): Promise<TurnResult> {
     const { agent, session, chatContext } = request;
     const turn = context.inbox.run(session.sessionId, async () => {
-      const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools });
+      const prepared = prepare(agent, session, chatContext);
       const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
       const repair = emergencyReset(repairSession(readSessionState(records)), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
@@ -122,6 +122,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     admit,
   };
   const agentTools = createAgentTools(core);
+  // What a turn needs from its agent is the same for the same agent and chat context unless the
+  // policy or a prompt section depends on the session: then it is made per turn.
+  const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
+  const prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
+  const prepare = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext): PreparedAgent => {
+    if (perSession) return prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools });
+    const key = JSON.stringify(chatContext);
+    let byContext = prepared.get(agent);
+    if (!byContext) prepared.set(agent, (byContext = new Map()));
+    let entry = byContext.get(key);
+    if (!entry) byContext.set(key, (entry = prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools })));
+    return entry;
+  };
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);
 
   async function startTurn(input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
@@ -235,7 +248,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         decisions[request.toolCallId] = { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) };
         if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
         const chatContext = chatContextOf(records, suspendedRun);
-        const prepared = prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools });
+        const prepared = prepare(agent, session, chatContext);
         return runTurn(context, {
           agent,
           session,
@@ -259,9 +272,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   return runtime;
 }
 
+const EPOCH = new Date(0).toISOString();
+
 function probeSession(agent: AgentDefinition): SessionSummary {
-  const now = new Date(0).toISOString();
-  return { sessionId: "", agentId: agent.agentId, createdAt: now, updatedAt: now };
+  return { sessionId: "", agentId: agent.agentId, createdAt: EPOCH, updatedAt: EPOCH };
 }
 
 function chatContextOf(records: readonly { kind: string }[], runId: string): ChatContext {
