@@ -1,0 +1,44 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import * as core from "@agentry/core";
+import * as anthropic from "@agentry/core/anthropic";
+import * as node from "@agentry/core/node";
+import * as openai from "@agentry/core/openai";
+import * as sqlite from "@agentry/core/sqlite";
+import * as testing from "@agentry/core/testing";
+import type { AgentRegistry, ApprovalDecision, LoopEvent, ResumeState, RuntimeEvent, SessionSelector, TurnBudget, TurnResult } from "@agentry/core";
+
+/** Every value API.md names, by entry point: users and acceptance tests import these. */
+const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
+  "@agentry/core": [
+    core,
+    ["defineTool", "defaultPolicy", "composeToolbelt", "scopeTools", "isPathInside", "roles", "ProviderError", "AgentryError", "runUnifiedAgentLoop", "DEFAULT_BUDGET", "createTurnBudget", "createAgentRegistry", "AgentConfigError", "MemorySessionStore", "resolveSession", "createAgentRuntime"],
+  ],
+  "@agentry/core/testing": [testing, ["createFakeProvider", "runSessionStoreContract", "createFakeOpenAIServer", "createFakeAnthropicServer", "runProviderContract"]],
+  "@agentry/core/openai": [openai, ["openai", "ProviderError"]],
+  "@agentry/core/anthropic": [anthropic, ["anthropic", "ProviderError"]],
+  "@agentry/core/node": [node, ["JsonlSessionStore"]],
+  "@agentry/core/sqlite": [sqlite, ["SqliteSessionStore"]],
+};
+
+describe("public API surface (API.md)", () => {
+  it.each(Object.entries(CONTRACT))("%s exports every contracted name", (_entry, [module, names]) => {
+    expect(names.filter((name) => !(name in module))).toEqual([]);
+  });
+
+  it("re-exports the one ProviderError from each provider entry", () => {
+    expect(openai.ProviderError).toBe(core.ProviderError);
+    expect(anthropic.ProviderError).toBe(core.ProviderError);
+    expect(new core.ProviderError("x", { provider: "p" }).name).toBe("ProviderError");
+  });
+
+  it("keeps the contracted shapes", () => {
+    expectTypeOf<ApprovalDecision>().toEqualTypeOf<{ approved: true } | { approved: false; reason?: string } | { suspend: true }>();
+    expectTypeOf<RuntimeEvent>().toMatchTypeOf<LoopEvent & { sessionId: string; agentId: string; runId: string; seq: number; ts: number }>();
+    expectTypeOf<TurnResult>().toMatchTypeOf<{ sessionId: string; agentId: string; created: boolean; runId: string }>();
+    expectTypeOf<ResumeState>().toMatchTypeOf<{ frames: Record<string, unknown[]>; decisions: Record<string, { approved: boolean; reason?: string }> }>();
+    expectTypeOf<"latest">().toMatchTypeOf<SessionSelector>();
+    expectTypeOf<AgentRegistry["get"]>().returns.toEqualTypeOf<core.AgentDefinition | undefined>();
+    expectTypeOf(core.createTurnBudget).returns.toEqualTypeOf<TurnBudget>();
+    expect(core.DEFAULT_BUDGET.maxDepth).toBe(3);
+  });
+});
