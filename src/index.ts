@@ -153,7 +153,7 @@ export type { ResolveSessionResult, SessionSelector } from "./sessions/resolve-s
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
 export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./runtime/agent-runtime.js";
-export { unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
+export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 
 // >>> context block

@@ -1,3 +1,15 @@
+import type { UserMessage } from "./message.js";
+
+/**
+ * A system message from another agent (seed 003): a user message whose text is wrapped with its
+ * `origin`; `silent` ones are recorded and join the context but trigger no inference.
+ */
+export function systemMessage(origin: string, text: string, options: { silent?: boolean } = {}): UserMessage {
+  const message: UserMessage = { role: "user", content: wrapSystemMessage(origin, text), origin };
+  if (options.silent) message.silent = true;
+  return message;
+}
+
 /**
  * Wraps a system message from another agent (seed 003): `<system_message origin="ID">text</system_message>`.
  * The origin is attribute-escaped; the text is kept verbatim.

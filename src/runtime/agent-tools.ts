@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AgentDefinition } from "../agents/agent-definition.js";
 import { agentVisibility } from "../agents/agent-visibility.js";
 import type { AssistantMessage } from "../messages/message.js";
-import { wrapSystemMessage } from "../messages/system-message.js";
+import { systemMessage } from "../messages/system-message.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
@@ -180,7 +180,7 @@ function startBackgroundAgent(core: RuntimeCore): Tool {
         agent: target,
         session,
         created: true,
-        input: { role: "user", content: wrapSystemMessage(caller.agent.agentId, text), origin: caller.agent.agentId },
+        input: systemMessage(caller.agent.agentId, text),
         chatContext: { kind: "thread" },
         chain: [],
       });
@@ -217,7 +217,7 @@ function sendAgentMessage(core: RuntimeCore): Tool {
       }
       const agent = core.registry.get(session.agentId);
       if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
-      const message = { role: "user" as const, content: wrapSystemMessage(caller.agent.agentId, args.text), origin: caller.agent.agentId };
+      const message = systemMessage(caller.agent.agentId, args.text);
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
       core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [] }).catch(() => undefined);
       return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };

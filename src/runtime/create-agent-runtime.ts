@@ -1,12 +1,12 @@
 import EventEmitter from "eventemitter3";
 import type { AgentDefinition } from "../agents/agent-definition.js";
 import { AgentNotFoundError, ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import type { Message, UserMessage } from "../messages/message.js";
+import type { Message } from "../messages/message.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
-import { wrapSystemMessage } from "../messages/system-message.js";
+import { systemMessage } from "../messages/system-message.js";
 import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
@@ -102,7 +102,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const parentAgent = parent && registry.get(parent.agentId);
       if (!parent || !parentAgent) return;
       const text = `Background agent "${current.agentId}" (session ${current.sessionId}) failed: ${why}`;
-      await enqueueTurn({ agent: parentAgent, session: parent, created: false, input: { role: "user", content: wrapSystemMessage(current.agentId, text), origin: current.agentId }, chatContext: { kind: "thread" }, chain: [] });
+      await enqueueTurn({ agent: parentAgent, session: parent, created: false, input: systemMessage(current.agentId, text), chatContext: { kind: "thread" }, chain: [] });
     })().catch(() => undefined);
   }
 
@@ -185,11 +185,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, target.agentId!, "latest-or-create")));
         }
         const agent = agentOf(session.agentId);
-        const message: UserMessage = { role: "user", content: wrapSystemMessage(postOptions.origin, text), origin: postOptions.origin };
-        if (postOptions.silent) {
-          message.silent = true;
-          return { done: core.record(session, message) };
-        }
+        const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });
+        if (message.silent) return { done: core.record(session, message) };
         return { done: enqueueTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }) };
       });
       await admitted.done;

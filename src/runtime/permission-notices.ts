@@ -1,4 +1,4 @@
-import { wrapSystemMessage } from "../messages/system-message.js";
+import { systemMessage } from "../messages/system-message.js";
 import type { ApprovalRequest } from "../loop/loop-types.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { RuntimeCore } from "./runtime-core.js";
@@ -27,6 +27,6 @@ export function notifyPermission(
       phase === "requested"
         ? `${who} asked the user for permission: ${permission ?? "(unspecified)"}${reason ? ` (reason: ${reason})` : ""}. Request ${request.requestId} is waiting for a decision.`
         : `${who} was ${decision?.approved ? "granted" : "refused"} permission: ${permission ?? "(unspecified)"}${decision?.reason ? ` (${decision.reason})` : ""}.`;
-    await core.record(foreground, { role: "user", content: wrapSystemMessage(asker.agentId, text), origin: asker.agentId, silent: true });
+    await core.record(foreground, systemMessage(asker.agentId, text, { silent: true }));
   })().catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 import { needsEmergencyReset, summarizeForReset } from "../context/emergency-reset.js";
-import type { Message, UserMessage } from "../messages/message.js";
-import { wrapSystemMessage } from "../messages/system-message.js";
+import type { Message } from "../messages/message.js";
+import { systemMessage } from "../messages/system-message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { NewRecord } from "../sessions/session-store.js";
 import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
@@ -59,15 +59,11 @@ export function emergencyReset(repair: SessionRepair, input: Message | undefined
   const check = needsEmergencyReset(input ? [...repair.history, input] : repair.history, { system, ...(limit !== undefined && { limit }) });
   if (!check.needed) return repair;
   const summary = summarizeForReset(repair.history);
-  const note: UserMessage = {
-    role: "user",
-    content: wrapSystemMessage(
-      RUNTIME_ORIGIN,
-      `The conversation was reset: its context (~${check.estimatedTokens} tokens) reached the emergency limit of ${check.limit}. What came before, in short:\n${summary}`,
-    ),
-    origin: RUNTIME_ORIGIN,
-    silent: true,
-  };
+  const note = systemMessage(
+    RUNTIME_ORIGIN,
+    `The conversation was reset: its context (~${check.estimatedTokens} tokens) reached the emergency limit of ${check.limit}. What came before, in short:\n${summary}`,
+    { silent: true },
+  );
   const id = () => globalThis.crypto.randomUUID();
   return {
     records: [...repair.records, { id: id(), frame: null, kind: "reset", summary }, { id: id(), frame: null, kind: "message", message: note }],
