@@ -46,7 +46,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     admissionTail = result.catch(() => undefined);
     return result;
   };
-  const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq };
+  const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq, approvalSessions: new Map() };
 
   const agentOf = (agentId: string): AgentDefinition => {
     const agent = registry.get(agentId);
@@ -155,7 +155,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return admitted.turn;
   }
 
+  /** The session of an approval request: known to this process, else found by scanning the store. */
   async function findApproval(requestId: string): Promise<SessionSummary> {
+    const known = context.approvalSessions.get(requestId);
+    const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
+    if (session) return session;
     for (const session of await storeCall("listSessions", () => store.listSessions())) {
       const state = readSessionState(await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true })));
       if (state.approvals.has(requestId)) return session;
@@ -236,6 +240,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           ]),
         );
         const suspendedRun = state.suspended.runId;
+        context.approvalSessions.delete(requestId);
         const remaining = state.pending.filter((p) => p !== entry.request);
         if (remaining.length > 0) return stillSuspended(session, agent, suspendedRun, remaining.map((p) => p.request));
         const decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }> = {};

@@ -115,6 +115,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
         await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
+        context.approvalSessions.set(event.request.requestId, sessionId);
         if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
       } else if (event.type === "done") {
         result = event.result;

@@ -56,6 +56,8 @@ export interface RuntimeContext {
   events: EventEmitter<RuntimeEvents>;
   inbox: SessionInbox;
   nextSeq(): number;
+  /** Sessions of approval requests stored by this process (others are found by scanning the store). */
+  approvalSessions: Map<string, string>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */
   onPermission?: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
 }
