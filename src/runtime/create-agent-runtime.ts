@@ -7,7 +7,7 @@ import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
 import { systemMessage } from "../messages/system-message.js";
-import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
+import { prepareAgent, resolveModel, type PreparedAgent } from "./prepare-agent.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
@@ -146,7 +146,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
     const chatContext = input.chatContext ?? { kind: "thread" };
     // Fail on a misconfigured agent before a session is created.
-    prepareAgent({ options, agent, session: probeSession(agent), chatContext, builtinTools: [] });
+    resolveModel(options, agent);
     const admitted = await admit(async () => {
       const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session));
       // Wrapped so the admission step does not wait for the turn itself.
@@ -272,12 +272,6 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
   };
   return runtime;
-}
-
-const EPOCH = new Date(0).toISOString();
-
-function probeSession(agent: AgentDefinition): SessionSummary {
-  return { sessionId: "", agentId: agent.agentId, createdAt: EPOCH, updatedAt: EPOCH };
 }
 
 function chatContextOf(records: readonly { kind: string }[], runId: string): ChatContext {

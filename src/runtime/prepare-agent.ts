@@ -40,17 +40,7 @@ export interface PrepareAgentInput {
  * anything is stored.
  */
 export function prepareAgent({ options, agent, session, chatContext, builtinTools }: PrepareAgentInput): PreparedAgent {
-  const providerIds = Object.keys(options.providers);
-  const providerId = agent.chat?.provider ?? options.defaultProvider ?? (providerIds.length === 1 ? providerIds[0] : undefined);
-  const provider = providerId === undefined ? undefined : options.providers[providerId];
-  if (!provider) {
-    throw new InvalidArgumentError(
-      `Agent "${agent.agentId}" has no provider: ${providerId === undefined ? "set chat.provider or defaultProvider" : `"${providerId}" is not registered`} (registered: ${providerIds.join(", ") || "none"})`,
-    );
-  }
-  const model = agent.chat?.model ?? options.defaultModel;
-  if (model === undefined) throw new InvalidArgumentError(`Agent "${agent.agentId}" has no model: set chat.model or defaultModel`);
-
+  const { provider, model } = resolveModel(options, agent);
   const role: RoleDefinition | undefined = agent.role === undefined ? undefined : roles[agent.role as keyof typeof roles];
   const base = typeof options.policy === "function" ? options.policy(session, agent) : (options.policy ?? defaultPolicy(chatContext.kind));
   const policy = role ? applyRole(base, role) : base;
@@ -73,4 +63,22 @@ export function prepareAgent({ options, agent, session, chatContext, builtinTool
     ...(role && { role }),
   });
   return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, warnings };
+}
+
+/**
+ * The provider and model an agent runs on (`chat.provider`/`chat.model`, else the runtime's
+ * defaults). Throws `InvalidArgumentError` naming what is missing.
+ */
+export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinition): { provider: Provider; model: string } {
+  const providerIds = Object.keys(options.providers);
+  const providerId = agent.chat?.provider ?? options.defaultProvider ?? (providerIds.length === 1 ? providerIds[0] : undefined);
+  const provider = providerId === undefined ? undefined : options.providers[providerId];
+  if (!provider) {
+    throw new InvalidArgumentError(
+      `Agent "${agent.agentId}" has no provider: ${providerId === undefined ? "set chat.provider or defaultProvider" : `"${providerId}" is not registered`} (registered: ${providerIds.join(", ") || "none"})`,
+    );
+  }
+  const model = agent.chat?.model ?? options.defaultModel;
+  if (model === undefined) throw new InvalidArgumentError(`Agent "${agent.agentId}" has no model: set chat.model or defaultModel`);
+  return { provider, model };
 }

@@ -178,3 +178,23 @@ describe("emergency context reset (seed 003)", () => {
     expect(context.filter((r) => r.kind === "message").map((r) => (r.kind === "message" ? r.message.role : ""))).toEqual(["user", "user", "assistant"]);
   });
 });
+
+describe("policy per session", () => {
+  it("calls a policy function with the real session and agent, on every turn", async () => {
+    const { defaultPolicy } = await import("@agentry/core");
+    const seen: string[] = [];
+    const { runtime, provider } = makeRuntime(() => ({ text: "ok" }), {
+      policy: (session, agent) => {
+        seen.push(`${agent.agentId}:${session.sessionId}`);
+        // A session whose name says "locked" gets no tools at all.
+        return session.name === "locked" ? { ...defaultPolicy("thread"), classes: [] } : defaultPolicy("thread");
+      },
+    });
+    const first = await runtime.send({ agentId: "todo", content: "a" });
+    await runtime.store.updateSession(first.sessionId, { name: "locked" });
+    await runtime.send({ agentId: "todo", content: "b", session: first.sessionId });
+    expect(seen).toEqual([`todo:${first.sessionId}`, `todo:${first.sessionId}`]);
+    expect(provider.calls[0]!.tools.map((t) => t.name)).toContain("todo_add");
+    expect(provider.calls[1]!.tools).toEqual([]);
+  });
+});
