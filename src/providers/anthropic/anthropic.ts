@@ -1,7 +1,6 @@
-import { abortError } from "../../internal/abort.js";
-import { postEventStream } from "../http/post-event-stream.js";
-import { streamWithRetry, type RetryOptions } from "../http/stream-with-retry.js";
-import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
+import { createSseProvider } from "../http/create-sse-provider.js";
+import type { RetryOptions } from "../http/stream-with-retry.js";
+import type { Provider } from "../provider.js";
 import { readEnv } from "../read-env.js";
 import { createAnthropicStreamReader } from "./create-anthropic-stream-reader.js";
 import { toAnthropicRequest } from "./to-anthropic-request.js";
@@ -48,31 +47,12 @@ export function anthropic(options: AnthropicOptions = {}): Provider {
     ...options.headers,
   };
 
-  async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const reader = createAnthropicStreamReader({ provider: id });
-    const events = postEventStream({
-      provider: id,
-      fetch: options.fetch ?? globalThis.fetch,
-      url,
-      headers,
-      body: toAnthropicRequest({ request, defaultMaxTokens }),
-      signal,
-    });
-    for await (const batch of events) {
-      for (const sse of batch) {
-        for (const event of reader.push(sse)) {
-          if (signal.aborted) throw abortError(signal);
-          yield event;
-        }
-      }
-    }
-    for (const event of reader.end()) yield event;
-  }
-
-  return {
+  return createSseProvider({
+    ...options,
     id,
-    stream(request, { signal }) {
-      return streamWithRetry({ ...options, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
-    },
-  };
+    url,
+    headers,
+    body: (request) => toAnthropicRequest({ request, defaultMaxTokens }),
+    reader: () => createAnthropicStreamReader({ provider: id }),
+  });
 }

@@ -1,7 +1,6 @@
-import { abortError } from "../../internal/abort.js";
-import { postEventStream } from "../http/post-event-stream.js";
-import { streamWithRetry, type RetryOptions } from "../http/stream-with-retry.js";
-import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
+import { createSseProvider } from "../http/create-sse-provider.js";
+import type { RetryOptions } from "../http/stream-with-retry.js";
+import type { Provider } from "../provider.js";
 import { randomCallId } from "../random-call-id.js";
 import { readEnv } from "../read-env.js";
 import { createOpenAIStreamReader } from "./create-openai-stream-reader.js";
@@ -66,31 +65,12 @@ export function openai(options: OpenAIOptions = {}): Provider {
     ...options.headers,
   };
 
-  async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const reader = createOpenAIStreamReader({ provider: id, generateId: randomCallId });
-    const events = postEventStream({
-      provider: id,
-      fetch: options.fetch ?? globalThis.fetch,
-      url,
-      headers,
-      body: toOpenAIRequest({ request, maxTokensField, includeUsage }),
-      signal,
-    });
-    for await (const batch of events) {
-      for (const sse of batch) {
-        for (const event of reader.push(sse)) {
-          if (signal.aborted) throw abortError(signal);
-          yield event;
-        }
-      }
-    }
-    for (const event of reader.end()) yield event;
-  }
-
-  return {
+  return createSseProvider({
+    ...options,
     id,
-    stream(request, { signal }) {
-      return streamWithRetry({ ...options, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
-    },
-  };
+    url,
+    headers,
+    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage }),
+    reader: () => createOpenAIStreamReader({ provider: id, generateId: randomCallId }),
+  });
 }

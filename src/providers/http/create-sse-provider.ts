@@ -1,0 +1,50 @@
+import { abortError } from "../../internal/abort.js";
+import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
+import type { SseEvent } from "../sse/create-sse-decoder.js";
+import { postEventStream } from "./post-event-stream.js";
+import { streamWithRetry, type RetryOptions } from "./stream-with-retry.js";
+
+/** Turns one response's server-sent events into model events (a fresh one per attempt). */
+export interface StreamReader {
+  push(event: SseEvent): ModelEvent[];
+  /** Events owed when the stream ends (or an error if it ended too early). */
+  end(): ModelEvent[];
+}
+
+/** What a wire format adds to the shared HTTP + SSE provider. */
+export interface SseProviderInit extends RetryOptions {
+  id: string;
+  url: string;
+  headers: Record<string, string>;
+  fetch?: typeof fetch;
+  /** The request body in the wire format. */
+  body(request: ModelRequest): unknown;
+  reader(): StreamReader;
+}
+
+/**
+ * A provider that POSTs each request and reads the streamed answer as SSE, with retries before any
+ * output (see `streamWithRetry`) and prompt abort. Shared by `openai()` and `anthropic()`.
+ */
+export function createSseProvider(init: SseProviderInit): Provider {
+  const { id } = init;
+  async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const reader = init.reader();
+    const events = postEventStream({ provider: id, fetch: init.fetch ?? globalThis.fetch, url: init.url, headers: init.headers, body: init.body(request), signal });
+    for await (const batch of events) {
+      for (const sse of batch) {
+        for (const event of reader.push(sse)) {
+          if (signal.aborted) throw abortError(signal);
+          yield event;
+        }
+      }
+    }
+    for (const event of reader.end()) yield event;
+  }
+  return {
+    id,
+    stream(request, { signal }) {
+      return streamWithRetry({ ...init, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
+    },
+  };
+}
