@@ -1,7 +1,7 @@
 /// <reference types="node" />
 import type { Provider } from "../providers/provider.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
-import type { CliPresetOptions } from "./cli-preset-options.js";
+import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
 import { createCliProvider } from "./create-cli-provider.js";
 
 /**
@@ -25,13 +25,10 @@ export function claudeCli(options: CliPresetOptions = {}): Provider {
         "--output-format",
         "stream-json",
         "--verbose",
-        ...(options.model ? ["--model", options.model] : []),
-        ...(options.extraArgs ?? []),
+        ...modelAndExtraArgs(options),
       ]),
     parse: createClaudeOutputParser,
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...presetProcessOptions(options),
   });
 }
 

@@ -19,3 +19,17 @@ export interface CliPresetOptions {
   /** After an abort: how long SIGTERM has before SIGKILL. @default 2000 */
   killGraceMs?: number;
 }
+
+/** The `--model` flag (when set) followed by `extraArgs`: the tail every preset's arguments share. */
+export function modelAndExtraArgs(options: CliPresetOptions): string[] {
+  return [...(options.model ? ["--model", options.model] : []), ...(options.extraArgs ?? [])];
+}
+
+/** The process options a preset passes through unchanged (only those that are set). */
+export function presetProcessOptions(options: CliPresetOptions): { env?: Record<string, string | undefined>; cwd?: string; killGraceMs?: number } {
+  return {
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+  };
+}

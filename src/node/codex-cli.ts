@@ -1,7 +1,7 @@
 /// <reference types="node" />
 import type { Provider } from "../providers/provider.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
-import type { CliPresetOptions } from "./cli-preset-options.js";
+import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
 import { createCliProvider } from "./create-cli-provider.js";
 
 const TOOL_ITEMS = new Set(["command_execution", "file_change", "mcp_tool_call", "web_search"]);
@@ -21,11 +21,9 @@ export function codexCli(options: CliPresetOptions = {}): Provider {
     command: options.command ?? "codex",
     args:
       options.args ??
-      (({ prompt }) => ["exec", "--json", ...(options.model ? ["--model", options.model] : []), ...(options.extraArgs ?? []), prompt]),
+      (({ prompt }) => ["exec", "--json", ...modelAndExtraArgs(options), prompt]),
     parse: createCodexOutputParser,
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...presetProcessOptions(options),
   });
 }
 

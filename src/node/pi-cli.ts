@@ -1,7 +1,7 @@
 /// <reference types="node" />
 import type { Provider } from "../providers/provider.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
-import type { CliPresetOptions } from "./cli-preset-options.js";
+import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
 import { createCliProvider } from "./create-cli-provider.js";
 
 /**
@@ -19,11 +19,9 @@ export function piCli(options: CliPresetOptions = {}): Provider {
     command: options.command ?? "pi",
     args:
       options.args ??
-      (({ prompt }) => ["--mode", "json", ...(options.model ? ["--model", options.model] : []), ...(options.extraArgs ?? []), "-p", prompt]),
+      (({ prompt }) => ["--mode", "json", ...modelAndExtraArgs(options), "-p", prompt]),
     parse: createPiOutputParser,
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...presetProcessOptions(options),
   });
 }
 
