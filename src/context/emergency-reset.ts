@@ -39,11 +39,14 @@ export interface NeedsEmergencyResetResult {
  * @throws InvalidArgumentError when `limit` is not a positive number.
  */
 export function needsEmergencyReset(messages: readonly Message[], options: NeedsEmergencyResetOptions = {}): NeedsEmergencyResetResult {
-  const limit = options.limit ?? EMERGENCY_CONTEXT_LIMIT;
+  return emergencyVerdict(estimateTokens(messages, options.system), options.limit);
+}
+
+/** {@link needsEmergencyReset}'s verdict for an estimate already made (the runtime keeps a running sum). */
+export function emergencyVerdict(estimatedTokens: number, limit: number = EMERGENCY_CONTEXT_LIMIT): NeedsEmergencyResetResult {
   if (typeof limit !== "number" || Number.isNaN(limit) || limit <= 0) {
     throw new InvalidArgumentError(`needsEmergencyReset: limit must be a positive number (got ${String(limit)})`);
   }
-  const estimatedTokens = estimateTokens(messages, options.system);
   return { needed: estimatedTokens >= limit, estimatedTokens, limit };
 }
 

@@ -12,11 +12,14 @@ import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
 import { SessionInbox } from "./session-inbox.js";
-import { readSessionState, type RuntimeTurnRecord } from "./session-state.js";
+import { readFresh, SessionStateCache } from "./session-state-cache.js";
 import { eventStream } from "./event-stream.js";
 import { createAgentTools } from "./agent-tools.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
 import { isBackground, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
+
+/** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
+const DEFAULT_SESSION_CACHE_SIZE = 256;
 
 /**
  * The host-facing runtime: resolves agent and session, composes the toolbelt, builds the prompt,
@@ -46,6 +49,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     admissionTail = result.catch(() => undefined);
     return result;
   };
+  const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
   const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq, approvalSessions: new Map() };
 
   const agentOf = (agentId: string): AgentDefinition => {
@@ -62,8 +66,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const { agent, session, chatContext } = request;
     const turn = context.inbox.run(session.sessionId, async () => {
       const prepared = prepare(agent, session, chatContext);
-      const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
-      const repair = emergencyReset(repairSession(readSessionState(records)), request.input, prepared.systemPrompt, options.emergencyContextLimit);
+      const repair = emergencyReset(repairSession(await states.read(session)), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
         agent,
         session,
@@ -161,8 +164,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
     if (session) return session;
     for (const session of await storeCall("listSessions", () => store.listSessions())) {
-      const state = readSessionState(await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true })));
-      if (state.approvals.has(requestId)) return session;
+      // A scan reads past the cache: it would push out the sessions that are in use.
+      if ((await readFresh(store, session.sessionId)).approvals.has(requestId)) return session;
     }
     throw new ApprovalNotFoundError(requestId);
   }
@@ -202,7 +205,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
           : await storeCall("listSessions", () => store.listSessions());
       const pending: PendingApproval[] = [];
       for (const session of sessions) {
-        const state = readSessionState(await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true })));
+        const state = query.sessionId !== undefined ? await states.read(session) : await readFresh(store, session.sessionId);
         for (const record of state.pending) {
           pending.push({
             requestId: record.request.requestId,
@@ -221,8 +224,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const session = await findApproval(requestId);
       const agent = agentOf(session.agentId);
       return context.inbox.run(session.sessionId, async () => {
-        const records = await storeCall("load", () => store.load(session.sessionId, { sinceLastReset: true }));
-        const state = readSessionState(records);
+        const state = await states.read(session);
         const entry = state.approvals.get(requestId);
         if (!entry) throw new ApprovalNotFoundError(requestId);
         if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
@@ -249,7 +251,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         }
         decisions[request.toolCallId] = { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) };
         if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
-        const chatContext = chatContextOf(records, suspendedRun);
+        const chatContext = state.chatContexts.get(suspendedRun) ?? { kind: "thread" };
         const prepared = prepare(agent, session, chatContext);
         return runTurn(context, {
           agent,
@@ -272,14 +274,6 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
   };
   return runtime;
-}
-
-function chatContextOf(records: readonly { kind: string }[], runId: string): ChatContext {
-  for (const record of records) {
-    const turn = record as RuntimeTurnRecord;
-    if (turn.kind === "turn" && turn.phase === "start" && turn.chatContext && (turn.runId === runId || turn.resumeOf === runId)) return turn.chatContext;
-  }
-  return { kind: "thread" };
 }
 
 function stillSuspended(session: SessionSummary, agent: AgentDefinition, runId: string, pending: PendingApproval["request"][]): TurnResult {

@@ -1,4 +1,5 @@
-import { needsEmergencyReset, summarizeForReset } from "../context/emergency-reset.js";
+import { emergencyVerdict, summarizeForReset } from "../context/emergency-reset.js";
+import { estimateMessageTokens, estimateSystemTokens } from "../context/estimate-tokens.js";
 import type { Message } from "../messages/message.js";
 import { systemMessage } from "../messages/system-message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
@@ -11,6 +12,8 @@ export interface SessionRepair {
   events: LoopEvent[];
   /** The root history, valid for every provider (every tool call answered). */
   history: Message[];
+  /** `estimateMessageTokens` summed over `history`. */
+  historyTokens: number;
 }
 
 const CRASHED = "Not completed: the run executing this call stopped before it finished (the process ended). It may or may not have taken effect.";
@@ -25,6 +28,7 @@ export function repairSession(state: SessionState): SessionRepair {
   const records: NewRecord[] = [];
   const events: LoopEvent[] = [];
   const history = state.history.slice();
+  let historyTokens = state.historyTokens;
   const id = () => globalThis.crypto.randomUUID();
   let why = CRASHED;
   if (state.openTurn !== undefined) {
@@ -43,8 +47,9 @@ export function repairSession(state: SessionState): SessionRepair {
     const message = closingToolMessage(calls, state.suspended?.results ?? {}, why);
     records.push({ id: id(), frame: null, kind: "message", message });
     history.push(message);
+    historyTokens += estimateMessageTokens(message);
   }
-  return { records, events, history };
+  return { records, events, history, historyTokens };
 }
 
 /** Origin of the notes the runtime itself writes into a session. */
@@ -56,7 +61,8 @@ export const RUNTIME_ORIGIN = "agentry";
  * silent summary note, and a `context_reset` warning says so.
  */
 export function emergencyReset(repair: SessionRepair, input: Message | undefined, system: string, limit?: number): SessionRepair {
-  const check = needsEmergencyReset(input ? [...repair.history, input] : repair.history, { system, ...(limit !== undefined && { limit }) });
+  // The same verdict as needsEmergencyReset over history + input + system, from the kept sum.
+  const check = emergencyVerdict(repair.historyTokens + (input ? estimateMessageTokens(input) : 0) + estimateSystemTokens(system), limit);
   if (!check.needed) return repair;
   const summary = summarizeForReset(repair.history);
   const note = systemMessage(
@@ -72,5 +78,6 @@ export function emergencyReset(repair: SessionRepair, input: Message | undefined
       { type: "warning", code: "context_reset", message: `Context reset: ~${check.estimatedTokens} estimated tokens reached the emergency limit (${check.limit}); a summary note replaces the earlier history.`, depth: 0, parentId: null },
     ],
     history: [note],
+    historyTokens: estimateMessageTokens(note),
   };
 }

@@ -52,8 +52,16 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const runId = setup.runId ?? globalThis.crypto.randomUUID();
   let counter = 0;
   const recordId = () => `${runId}:${counter++}`;
+  // Stamps the event in place: the loop makes a fresh object for every event and hands it over
+  // once (a spread here cost more than the rest of the event's trip). Events the runtime keeps
+  // (the prepared agent's warnings, repairs) are copied before they come here.
   const publish = (event: LoopEvent) => {
-    const full = { ...event, sessionId, agentId: agent.agentId, runId, seq: context.nextSeq(), ts: Date.now() };
+    const full = event as RuntimeEvent;
+    full.sessionId = sessionId;
+    full.agentId = agent.agentId;
+    full.runId = runId;
+    full.seq = context.nextSeq();
+    full.ts = Date.now();
     setup.onEvent(full);
     try {
       context.events.emit("event", full);
@@ -69,8 +77,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const opening: NewRecord[] = [...(setup.preface ?? []), start];
   if (setup.input) opening.push({ id: recordId(), frame: null, kind: "message", message: setup.input });
   await append(opening);
-  for (const event of prepared.warnings) publish(event);
-  for (const event of setup.prefaceEvents ?? []) publish(event);
+  for (const event of prepared.warnings) publish({ ...event });
+  for (const event of setup.prefaceEvents ?? []) publish({ ...event });
 
   const hostApprove = context.options.approve;
   const approve: ApprovalHandler = async (request) => {

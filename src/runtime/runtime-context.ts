@@ -47,6 +47,13 @@ export interface AgentRuntimeOptions {
    * @default 200_000 (EMERGENCY_CONTEXT_LIMIT)
    */
   emergencyContextLimit?: number;
+  /**
+   * How many sessions' state the runtime keeps between turns. A kept session's next turn loads
+   * only the records appended since (`load(sessionId, { afterSeq })`, so records written by other
+   * processes are still seen) instead of its whole history. `0` loads every session afresh each turn.
+   * @default 256
+   */
+  sessionCacheSize?: number;
 }
 
 /** What the runtime's parts share. */

@@ -1,6 +1,7 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../messages/message.js";
 import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
+import { estimateMessageTokens } from "../context/estimate-tokens.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
 export interface StoredResume {
@@ -16,6 +17,8 @@ export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 export interface SessionState {
   /** Root-frame messages, in order. */
   history: Message[];
+  /** `estimateMessageTokens` summed over `history`. */
+  historyTokens: number;
   /** Child conversations of the current turn chain, by `run_subtask` call id. */
   frames: Record<string, Message[]>;
   /** A turn that started and never ended (the process died). */
@@ -28,69 +31,122 @@ export interface SessionState {
   decisions: Map<string, ApprovalRecord>;
   /** Every approval request id seen, with its decision record if any. */
   approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
+  /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
+  chatContexts: Map<string, ChatContext>;
   lastSeq: number;
+}
+
+/**
+ * Reads a session's records into its current state, incrementally: `apply` the records as they
+ * come (a whole `sinceLastReset` load, then only what was appended after `lastSeq`), and take
+ * `state()` whenever a turn needs it. Records at or below `lastSeq` are ignored, so applying an
+ * overlapping load twice changes nothing. Also keeps the root history's token estimate
+ * (`estimateMessageTokens` summed), so checking the emergency limit never walks the history.
+ */
+export class SessionStateReader {
+  lastSeq = 0;
+  /** Sum of `estimateMessageTokens` over the root history. */
+  historyTokens = 0;
+  #history: Message[] = [];
+  #frames: Record<string, Message[]> = {};
+  #openTurn: string | undefined;
+  #suspended: SessionState["suspended"];
+  #decisions = new Map<string, ApprovalRecord>();
+  #approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
+  /** Chat context of each turn of the current chain, by run id (and by the run id it resumes). */
+  #chatContexts = new Map<string, ChatContext>();
+  /** A root message was recorded between an assistant's tool calls and their results. */
+  #unordered = false;
+
+  apply(records: readonly HistoryRecord[]): void {
+    for (const record of records) {
+      if (record.seq <= this.lastSeq) continue;
+      this.lastSeq = record.seq;
+      switch (record.kind) {
+        case "reset":
+          this.#history = [];
+          this.historyTokens = 0;
+          this.#unordered = false;
+          this.#frames = {};
+          this.#approvals.clear();
+          this.#decisions.clear();
+          this.#chatContexts.clear();
+          this.#suspended = undefined;
+          this.#openTurn = undefined;
+          break;
+        case "message":
+          if (record.frame === null) {
+            const last = this.#history[this.#history.length - 1];
+            if (record.message.role === "user" && last?.role === "assistant" && last.content.some((part) => part.type === "tool_call")) this.#unordered = true;
+            this.#history.push(record.message);
+            this.historyTokens += estimateMessageTokens(record.message);
+          } else (this.#frames[record.frame] ??= []).push(record.message);
+          break;
+        case "turn": {
+          const turn = record as RuntimeTurnRecord;
+          if (turn.phase === "start") {
+            this.#openTurn = turn.runId;
+            if (turn.resumeOf === undefined) {
+              this.#frames = {};
+              this.#decisions.clear();
+              this.#chatContexts.clear();
+            }
+            if (turn.chatContext) {
+              if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
+              if (turn.resumeOf !== undefined && !this.#chatContexts.has(turn.resumeOf)) this.#chatContexts.set(turn.resumeOf, turn.chatContext);
+            }
+            this.#suspended = undefined;
+          } else {
+            if (this.#openTurn === turn.runId) this.#openTurn = undefined;
+            this.#suspended = turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
+          }
+          break;
+        }
+        case "approval": {
+          const entry = this.#approvals.get(record.request.requestId);
+          if (record.decision === undefined) {
+            if (!entry) this.#approvals.set(record.request.requestId, { request: record, decision: undefined });
+          } else {
+            if (entry) entry.decision = record;
+            else this.#approvals.set(record.request.requestId, { request: record, decision: record });
+            this.#decisions.set(record.request.toolCallId, record);
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
+  state(): SessionState {
+    const frames: Record<string, Message[]> = {};
+    for (const key in this.#frames) frames[key] = this.#frames[key]!.slice();
+    const approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
+    const pending: ApprovalRecord[] = [];
+    for (const [requestId, { request, decision }] of this.#approvals) {
+      approvals.set(requestId, { request, decision });
+      if (this.#suspended && !decision) pending.push(request);
+    }
+    return {
+      history: this.#unordered ? keepCallsTogether(this.#history) : this.#history.slice(),
+      historyTokens: this.historyTokens,
+      frames,
+      openTurn: this.#openTurn,
+      suspended: this.#suspended,
+      pending,
+      decisions: new Map(this.#decisions),
+      approvals,
+      chatContexts: new Map(this.#chatContexts),
+      lastSeq: this.lastSeq,
+    };
+  }
 }
 
 /** Reads a session's records (as loaded with `sinceLastReset`) into its current state. */
 export function readSessionState(records: readonly HistoryRecord[]): SessionState {
-  const state: SessionState = {
-    history: [],
-    frames: {},
-    openTurn: undefined,
-    suspended: undefined,
-    pending: [],
-    decisions: new Map(),
-    approvals: new Map(),
-    lastSeq: 0,
-  };
-  for (const record of records) {
-    state.lastSeq = record.seq;
-    switch (record.kind) {
-      case "reset":
-        state.history = [];
-        state.frames = {};
-        state.approvals.clear();
-        state.decisions.clear();
-        state.suspended = undefined;
-        state.openTurn = undefined;
-        break;
-      case "message":
-        if (record.frame === null) state.history.push(record.message);
-        else (state.frames[record.frame] ??= []).push(record.message);
-        break;
-      case "turn": {
-        const turn = record as RuntimeTurnRecord;
-        if (turn.phase === "start") {
-          state.openTurn = turn.runId;
-          if (turn.resumeOf === undefined) {
-            state.frames = {};
-            state.decisions.clear();
-          }
-          state.suspended = undefined;
-        } else {
-          if (state.openTurn === turn.runId) state.openTurn = undefined;
-          state.suspended = turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
-        }
-        break;
-      }
-      case "approval": {
-        const entry = state.approvals.get(record.request.requestId);
-        if (record.decision === undefined) {
-          if (!entry) state.approvals.set(record.request.requestId, { request: record, decision: undefined });
-        } else {
-          if (entry) entry.decision = record;
-          else state.approvals.set(record.request.requestId, { request: record, decision: record });
-          state.decisions.set(record.request.toolCallId, record);
-        }
-        break;
-      }
-    }
-  }
-  if (state.suspended) {
-    for (const { request, decision } of state.approvals.values()) if (!decision) state.pending.push(request);
-  }
-  state.history = keepCallsTogether(state.history);
-  return state;
+  const reader = new SessionStateReader();
+  reader.apply(records);
+  return reader.state();
 }
 
 /**

@@ -23,6 +23,8 @@ interface MemorySession {
   records: HistoryRecord[];
   /** Record id → index in `records`, built once the session outgrows {@link SCAN_LIMIT}. */
   ids?: Map<string, number>;
+  /** Index of this session's latest entry in the store's touch log. */
+  touched: number;
 }
 
 /**
@@ -45,8 +47,13 @@ interface MemorySession {
  * await store.append(session.sessionId, [{ id: "m1", kind: "message", frame: null, message: { role: "user", content: "hi" } }]);
  */
 export class MemorySessionStore implements PrunableSessionStore {
-  /** Kept in touch order (least recently updated first): a touch re-inserts the entry. */
   readonly #sessions = new Map<string, MemorySession>();
+  /**
+   * Touch log, least recently updated first: a touch appends the session, and earlier entries of
+   * it go stale (skipped, and dropped when stale entries outnumber live ones). Listing walks it
+   * from the end, so "latest" costs the same with ten sessions or a hundred thousand.
+   */
+  #order: MemorySession[] = [];
   readonly #clock = new SessionClock();
 
   async createSession(init: CreateSessionInit): Promise<SessionSummary> {
@@ -54,7 +61,9 @@ export class MemorySessionStore implements PrunableSessionStore {
     if (this.#sessions.has(summary.sessionId)) {
       throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
     }
-    this.#sessions.set(summary.sessionId, { summary, records: [] });
+    const session: MemorySession = { summary, records: [], touched: -1 };
+    this.#sessions.set(summary.sessionId, session);
+    this.#log(session);
     return copyPlainJson(summary);
   }
 
@@ -68,10 +77,11 @@ export class MemorySessionStore implements PrunableSessionStore {
     const { agentId, limit } = checkListQuery(query);
     const listed: SessionSummary[] = [];
     if (limit === 0) return listed;
-    const sessions = [...this.#sessions.values()];
-    for (let index = sessions.length - 1; index >= 0 && listed.length < limit; index--) {
-      const { summary } = sessions[index]!;
-      if (agentId === undefined || summary.agentId === agentId) listed.push(copyPlainJson(summary));
+    const order = this.#order;
+    for (let index = order.length - 1; index >= 0 && listed.length < limit; index--) {
+      const session = order[index]!;
+      if (!this.#live(session, index)) continue;
+      if (agentId === undefined || session.summary.agentId === agentId) listed.push(copyPlainJson(session.summary));
     }
     return listed;
   }
@@ -133,10 +143,13 @@ export class MemorySessionStore implements PrunableSessionStore {
   async prune(options: { olderThan: string }): Promise<number> {
     const olderThan = parseOlderThan(options);
     let pruned = 0;
-    for (const [sessionId, session] of this.#sessions) {
+    const order = this.#order;
+    for (let index = 0; index < order.length; index++) {
+      const session = order[index]!;
+      if (!this.#live(session, index)) continue;
       // Touch order is updatedAt order: stop at the first session that is recent enough.
       if (Date.parse(session.summary.updatedAt) >= olderThan) break;
-      this.#sessions.delete(sessionId);
+      this.#sessions.delete(session.summary.sessionId);
       pruned++;
     }
     return pruned;
@@ -162,8 +175,22 @@ export class MemorySessionStore implements PrunableSessionStore {
 
   #touch(session: MemorySession, at = this.#clock.tick().iso): void {
     session.summary.updatedAt = at;
-    this.#sessions.delete(session.summary.sessionId);
-    this.#sessions.set(session.summary.sessionId, session);
+    this.#log(session);
+  }
+
+  /** Appends `session` to the touch log, compacting the log when it is mostly stale. */
+  #log(session: MemorySession): void {
+    if (this.#order.length >= 2 * this.#sessions.size + 64) {
+      this.#order = this.#order.filter((entry, index) => this.#live(entry, index));
+      this.#order.forEach((entry, index) => (entry.touched = index));
+    }
+    session.touched = this.#order.length;
+    this.#order.push(session);
+  }
+
+  /** Whether the touch log's entry at `index` is that session's latest, and the session still exists. */
+  #live(session: MemorySession, index: number): boolean {
+    return session.touched === index && this.#sessions.get(session.summary.sessionId) === session;
   }
 }
 

@@ -69,3 +69,36 @@ describe("MemorySessionStore", () => {
     await expect(store.prune({ olderThan: "yesterday" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
   });
 });
+
+describe("MemorySessionStore listing order under many touches", () => {
+  it("lists like a reference model through creates, appends, updates, deletes, re-creates and prunes (touch-log compaction included)", async () => {
+    const { default: fc } = await import("fast-check");
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("create" as const), id: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ kind: fc.constant("append" as const), id: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ kind: fc.constant("update" as const), id: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ kind: fc.constant("delete" as const), id: fc.integer({ min: 0, max: 12 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 50, maxLength: 400 }), async (ops) => {
+        const store = new MemorySessionStore();
+        let model: string[] = []; // least recently updated first
+        const touch = (id: string) => (model = [...model.filter((m) => m !== id), id]);
+        for (const [n, { kind, id: i }] of ops.entries()) {
+          const id = `s${i}`;
+          const exists = model.includes(id);
+          if (kind === "create" && !exists) (await store.createSession({ agentId: i % 2 ? "odd" : "even", sessionId: id }), touch(id));
+          else if (kind === "append" && exists) (await store.append(id, [{ id: `r${n}`, frame: null, kind: "reset" }]), touch(id));
+          else if (kind === "update" && exists) (await store.updateSession(id, { name: `n${n}` }), touch(id));
+          else if (kind === "delete") (await store.deleteSession(id), (model = model.filter((m) => m !== id)));
+        }
+        expect((await store.listSessions()).map((s) => s.sessionId)).toEqual([...model].reverse());
+        expect((await store.listSessions({ agentId: "odd", limit: 2 })).map((s) => s.sessionId)).toEqual([...model].reverse().filter((id) => Number(id.slice(1)) % 2 === 1).slice(0, 2));
+        const pruned = await store.prune({ olderThan: new Date(Date.now() + 60_000).toISOString() });
+        expect(pruned).toBe(model.length);
+        expect(await store.listSessions()).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,170 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { MemorySessionStore, type HistoryRecord, type Message, type SessionStore } from "@agentry/core";
+import { keepCallsTogether, readSessionState, SessionStateReader } from "../../src/runtime/session-state.js";
+import { estimateTokens } from "../../src/context/estimate-tokens.js";
+import { makeRuntime } from "./helpers.js";
+
+/** A memory store that remembers the options of every `load`. */
+class CountingStore extends MemorySessionStore {
+  loads: { sessionId: string; options: Parameters<SessionStore["load"]>[1] }[] = [];
+  override load(sessionId: string, options?: Parameters<SessionStore["load"]>[1]) {
+    this.loads.push({ sessionId, options });
+    return super.load(sessionId, options);
+  }
+}
+
+const replyWithCount = (request: { messages: Message[] }) => ({ text: `seen ${request.messages.length}` });
+
+describe("session state kept between turns", () => {
+  it("loads a session whole once, then only the records appended since", async () => {
+    const store = new CountingStore();
+    const { runtime, provider } = makeRuntime(replyWithCount, { store });
+    const first = await runtime.send({ agentId: "general", content: "one" });
+    for (const content of ["two", "three", "four"]) await runtime.send({ agentId: "general", content, session: first.sessionId });
+    const options = store.loads.filter((l) => l.sessionId === first.sessionId).map((l) => l.options);
+    expect(options[0]).toEqual({ sinceLastReset: true });
+    // Each turn reads what was appended since the last read: the previous turn's four records.
+    expect(options.slice(1)).toEqual([{ afterSeq: 0 }, { afterSeq: 4 }, { afterSeq: 8 }]);
+    // And the model still saw the whole conversation each turn.
+    expect(provider.calls.map((c) => c.messages.length)).toEqual([1, 3, 5, 7]);
+  });
+
+  it("sees what another process appended between turns, a clear, and a session deleted and made again", async () => {
+    const store = new MemorySessionStore();
+    const { runtime, provider } = makeRuntime(replyWithCount, { store });
+    const a = await runtime.send({ agentId: "general", content: "one" });
+
+    // Another writer (another process, say) adds a silent note.
+    await store.append(a.sessionId, [{ id: "note", frame: null, kind: "message", message: { role: "user", content: "a note", origin: "x", silent: true } }]);
+    await runtime.send({ agentId: "general", content: "two", session: a.sessionId });
+    expect(provider.calls.at(-1)!.messages.map((m) => (typeof m.content === "string" ? m.content : m.role))).toEqual(["one", "assistant", "a note", "two"]);
+
+    await store.clear(a.sessionId);
+    await runtime.send({ agentId: "general", content: "three", session: a.sessionId });
+    expect(provider.calls.at(-1)!.messages).toEqual([{ role: "user", content: "three" }]);
+
+    await store.deleteSession(a.sessionId);
+    await new Promise((resolve) => setTimeout(resolve, 2)); // a later createdAt
+    await store.createSession({ agentId: "general", sessionId: a.sessionId });
+    await runtime.send({ agentId: "general", content: "four", session: a.sessionId });
+    expect(provider.calls.at(-1)!.messages).toEqual([{ role: "user", content: "four" }]);
+  });
+
+  it("a second runtime over the same store continues where the first left off", async () => {
+    const store = new MemorySessionStore();
+    const one = makeRuntime(replyWithCount, { store });
+    const two = makeRuntime(replyWithCount, { store });
+    const a = await one.runtime.send({ agentId: "general", content: "one" });
+    await two.runtime.send({ agentId: "general", content: "two", session: a.sessionId });
+    await one.runtime.send({ agentId: "general", content: "three", session: a.sessionId });
+    expect(one.provider.calls.at(-1)!.messages).toHaveLength(5);
+  });
+
+  it("sessionCacheSize: 0 loads every turn afresh; a full cache drops the least recently used session", async () => {
+    const off = new CountingStore();
+    const { runtime } = makeRuntime(replyWithCount, { store: off, sessionCacheSize: 0 });
+    const s = await runtime.send({ agentId: "general", content: "one" });
+    await runtime.send({ agentId: "general", content: "two", session: s.sessionId });
+    expect(off.loads.map((l) => l.options)).toEqual([{ sinceLastReset: true }, { sinceLastReset: true }]);
+
+    const small = new CountingStore();
+    const tiny = makeRuntime(replyWithCount, { store: small, sessionCacheSize: 1 });
+    const x = await tiny.runtime.send({ agentId: "general", content: "x1", session: "create" });
+    const y = await tiny.runtime.send({ agentId: "general", content: "y1", session: "create" });
+    await tiny.runtime.send({ agentId: "general", content: "y2", session: y.sessionId });
+    await tiny.runtime.send({ agentId: "general", content: "x2", session: x.sessionId });
+    expect(small.loads.map((l) => [l.sessionId === x.sessionId ? "x" : "y", l.options])).toEqual([
+      ["x", { sinceLastReset: true }],
+      ["y", { sinceLastReset: true }],
+      ["y", { afterSeq: 0 }],
+      ["x", { sinceLastReset: true }],
+    ]);
+    expect(tiny.provider.calls.at(-1)!.messages).toHaveLength(3);
+  });
+
+  it("a failed load is a SessionStoreError and the next turn reads the session afresh", async () => {
+    const store = new CountingStore();
+    const { runtime } = makeRuntime(replyWithCount, { store });
+    const a = await runtime.send({ agentId: "general", content: "one" });
+    const load = store.load.bind(store);
+    store.load = () => Promise.reject(new Error("disk on fire"));
+    await expect(runtime.send({ agentId: "general", content: "two", session: a.sessionId })).rejects.toThrow(/disk on fire/);
+    store.load = load;
+    const b = await runtime.send({ agentId: "general", content: "three", session: a.sessionId });
+    expect(b.status).toBe("complete");
+  });
+});
+
+/** Random session logs: messages (root and frames), turns, approvals, resets. */
+const recordsArb = fc
+  .array(
+    fc.oneof(
+      fc.record({ kind: fc.constant("message" as const), frame: fc.constantFrom(null, null, "sub1"), role: fc.constantFrom("user", "assistant", "assistant-call", "tool"), text: fc.string({ maxLength: 30 }) }),
+      fc.record({ kind: fc.constant("turn" as const), phase: fc.constantFrom("start" as const, "end" as const), run: fc.constantFrom("r1", "r2", "r3"), resume: fc.boolean(), status: fc.constantFrom("complete" as const, "suspended" as const) }),
+      fc.record({ kind: fc.constant("approval" as const), req: fc.constantFrom("q1", "q2"), decided: fc.boolean() }),
+      fc.record({ kind: fc.constant("reset" as const) }),
+    ),
+    { maxLength: 40 },
+  )
+  .map((specs) =>
+    specs.map((spec, index): HistoryRecord => {
+      const base = { id: `r${index}`, seq: index + 1, at: "2026-01-01T00:00:00.000Z" };
+      switch (spec.kind) {
+        case "message": {
+          const message: Message =
+            spec.role === "user"
+              ? { role: "user", content: spec.text }
+              : spec.role === "assistant"
+                ? { role: "assistant", content: [{ type: "text", text: spec.text }] }
+                : spec.role === "assistant-call"
+                  ? { role: "assistant", content: [{ type: "tool_call", id: `c${index}`, name: "t", args: { text: spec.text } }] }
+                  : { role: "tool", content: [{ type: "tool_result", toolCallId: `c${index - 1}`, name: "t", result: spec.text }] };
+          return { ...base, frame: spec.frame, kind: "message", message };
+        }
+        case "turn":
+          return { ...base, frame: null, kind: "turn", runId: spec.run, phase: spec.phase, ...(spec.phase === "end" && { status: spec.status }), ...(spec.resume && spec.phase === "start" && { resumeOf: "r1" }), ...(spec.phase === "start" && { chatContext: { kind: spec.run } }) } as HistoryRecord;
+        case "approval": {
+          const request = { requestId: spec.req, toolCallId: `call-${spec.req}`, name: "t", args: {}, depth: 0, parentId: null };
+          return { ...base, frame: null, kind: "approval", request, ...(spec.decided && { decision: "approved" as const }) } as HistoryRecord;
+        }
+        case "reset":
+          return { ...base, frame: null, kind: "reset" };
+      }
+    }),
+  );
+
+const comparable = (state: ReturnType<typeof readSessionState>) => ({ ...state, decisions: [...state.decisions], approvals: [...state.approvals], chatContexts: [...state.chatContexts] });
+
+describe("SessionStateReader", () => {
+  it("reads in pieces (with overlaps) exactly what it reads in one go, and keeps the token sum of the history", () => {
+    fc.assert(
+      fc.property(recordsArb, fc.array(fc.nat(40), { maxLength: 6 }), (records, cuts) => {
+        const whole = readSessionState(records);
+        const reader = new SessionStateReader();
+        let from = 0;
+        for (const cut of [...cuts].sort((a, b) => a - b)) {
+          reader.apply(records.slice(Math.max(0, from - 2), cut)); // overlapping loads apply once
+          from = Math.max(from, cut);
+        }
+        reader.apply(records.slice(Math.max(0, from - 2)));
+        expect(comparable(reader.state())).toEqual(comparable(whole));
+        const rootSinceReset = records.slice(records.findLastIndex((r) => r.kind === "reset") + 1).filter((r) => r.kind === "message" && r.frame === null);
+        const raw = rootSinceReset.map((r) => (r as Extract<HistoryRecord, { kind: "message" }>).message);
+        expect(whole.historyTokens).toBe(estimateTokens(raw));
+        // Reordering is skipped only when it would change nothing.
+        expect(whole.history).toEqual(keepCallsTogether(raw));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("hands out copies: changing a state's arrays and maps does not change the next state", () => {
+    const reader = new SessionStateReader();
+    reader.apply([{ id: "a", seq: 1, at: "t", frame: null, kind: "message", message: { role: "user", content: "hi" } }]);
+    const first = reader.state();
+    first.history.push({ role: "user", content: "extra" });
+    first.approvals.clear();
+    expect(reader.state().history).toHaveLength(1);
+  });
+});
