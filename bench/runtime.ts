@@ -5,9 +5,13 @@
  *
  *   npx tsx --expose-gc bench/runtime.ts        (from the project root; imports ../src)
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, runUnifiedAgentLoop, type Message } from "../src/index.js";
+import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, runUnifiedAgentLoop, type Message, type NewRecord, type SessionStore } from "../src/index.js";
+import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
 const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => text });
@@ -79,11 +83,35 @@ async function main() {
   }));
   const turnsPerSec = 1000 / ((performance.now() - t0) / 1000);
 
+  // One turn on a long session (2,000 stored messages), with the runtime's session cache (the
+  // default) and without it (sessionCacheSize: 0: the whole history is loaded every turn).
+  const longRows: string[][] = [];
+  const dir = mkdtempSync(join(tmpdir(), "agentry-bench-"));
+  const stores: [string, () => SessionStore][] = [
+    ["MemorySessionStore", () => new MemorySessionStore()],
+    ["SqliteSessionStore (file, WAL)", () => new SqliteSessionStore({ path: join(dir, `long-${longRows.length}-${Math.random()}.db`) })],
+  ];
+  for (const [name, makeStore] of stores) {
+    const cells: string[] = [];
+    for (const sessionCacheSize of [256, 0]) {
+      const longStore = makeStore();
+      const rt = createAgentRuntime({ registry, store: longStore, providers: { fake: provider }, defaultModel: "fake", tools: [echo], sessionCacheSize });
+      const { sessionId } = await longStore.createSession({ agentId: "bench" });
+      for (let i = 0; i < 2_000; i += 100) {
+        await longStore.append(sessionId, Array.from({ length: 100 }, (_, j): NewRecord => ({ id: `pre-${i + j}`, frame: null, kind: "message", message: (i + j) % 2 === 0 ? { role: "user", content: `question ${i + j}` } : { role: "assistant", content: [{ type: "text", text: `answer ${i + j}` }] } })));
+      }
+      cells.push((await timeIt(`${name}, 2,000-message session, cache ${sessionCacheSize}`, 100, () => rt.send({ agentId: "bench", content: "go", session: sessionId }))).toFixed(0));
+    }
+    longRows.push([`runtime, a turn on a 2,000-message session, ${name}`, `${cells[0]} µs/turn`, `${cells[1]} µs/turn without the session cache (sessionCacheSize: 0)`]);
+  }
+  rmSync(dir, { recursive: true, force: true });
+
   const rows = [
     ["bare loop (2 model calls, 1 tool call)", `${bare.toFixed(1)} µs/turn`, ""],
     ["bare loop + the same store writes by hand (new session per turn)", `${persisted.toFixed(1)} µs/turn`, `+${(((persisted - bare) / bare) * 100).toFixed(0)}% over the bare loop`],
     ["runtime, new session per turn", `${fresh.toFixed(1)} µs/turn`, `+${(((fresh - bare) / bare) * 100).toFixed(0)}% over the bare loop, +${(((fresh - persisted) / persisted) * 100).toFixed(0)}% over the loop with the same writes`],
     ["runtime, turns in a growing session (avg of turns 1-10)", `${inSession.toFixed(1)} µs/turn`, `+${(((inSession - bare) / bare) * 100).toFixed(0)}%`],
+    ...longRows,
     ["100 sessions × 10 turns, concurrent, one runtime", `${Math.round(turnsPerSec).toLocaleString("en")} turns/s`, ""],
   ];
   console.log("| measure | value | note |\n| --- | --- | --- |");

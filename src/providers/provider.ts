@@ -49,6 +49,9 @@ export type ModelEvent =
  * `stream()` yields deltas and complete `tool_call`s as they arrive, at most one `usage` (that
  * response's totals), then exactly one `finish`, last. On abort it rejects promptly with an error
  * named `AbortError` and yields no `finish`. Failures are `ProviderError`s.
+ *
+ * `request` is read-only: its messages are the caller's history (the runtime keeps them between
+ * turns), so a provider that needs to rewrite them works on copies.
  */
 export interface Provider {
   readonly id: string;
