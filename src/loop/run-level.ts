@@ -1,4 +1,4 @@
-import { estimateMessageTokens, estimateTokens } from "../context/estimate-tokens.js";
+import { estimateMessageTokens, estimateSystemTokens, estimateTokens } from "../context/estimate-tokens.js";
 import { pruneHistory } from "../context/prune-history.js";
 import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../messages/message.js";
 import type { Tool } from "../tools/tool.js";
@@ -57,7 +57,7 @@ export type LevelRun = ChildOutcome;
  * One level of the loop: call the model, run its tool calls, repeat until it answers without
  * tools, a limit is hit, or the turn is aborted or suspended.
  */
-export async function runLevel(level: Level, history: Message[], appended: Message[]): Promise<LevelRun> {
+export async function runLevel(level: Level, history: Message[], appended: Message[], historyTokens?: number): Promise<LevelRun> {
   const { turn, depth, parentId } = level;
   const { budget, sink } = turn;
   let text = "";
@@ -75,7 +75,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     return { result, history, resume, pendingApprovals };
   };
   // Running estimate of the request context, so pruning is only considered when it may be needed.
-  let tokens = estimateTokens(history, level.systemPrompt);
+  let tokens = historyTokens === undefined ? estimateTokens(history, level.systemPrompt) : historyTokens + estimateSystemTokens(level.systemPrompt);
   /** Appends a message of this level and holds the level until the consumer has it. */
   const push = (message: Message): Promise<void> => {
     history.push(message);

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
+import { knownHistoryTokens } from "./history-estimate.js";
 import type { Message } from "../messages/message.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
 import type { ModelRequest, PricingTable, Provider } from "../providers/provider.js";
@@ -152,7 +153,7 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
   level.modelTools = modelToolsFor(level);
 
   let outcome: { result: LoopResult } | { error: unknown } | undefined;
-  runLevel(level, options.history.slice(), []).then(
+  runLevel(level, options.history.slice(), [], knownHistoryTokens.get(options.history)).then(
     (run) => {
       outcome = { result: run.result };
       sink.notify();

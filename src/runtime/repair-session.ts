@@ -22,12 +22,13 @@ const SUPERSEDED = "Not run: its approval was superseded by a new message.";
 /**
  * Closes what an earlier run left open: a turn that never ended (the process died) ends as
  * `error`; a suspended turn's pending approvals are denied as `"superseded"`; dangling root tool
- * calls get results (kept results of a suspended batch, else a synthetic error).
+ * calls get results (kept results of a suspended batch, else a synthetic error). Takes over
+ * `state.history` (each state read hands out a fresh array) and extends it.
  */
 export function repairSession(state: SessionState): SessionRepair {
   const records: NewRecord[] = [];
   const events: LoopEvent[] = [];
-  const history = state.history.slice();
+  const history = state.history; // a fresh array per state read: ours to extend
   let historyTokens = state.historyTokens;
   const id = () => globalThis.crypto.randomUUID();
   let why = CRASHED;

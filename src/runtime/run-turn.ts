@@ -3,6 +3,8 @@ import type { Message } from "../messages/message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../loop/loop-types.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import { knownHistoryTokens } from "../loop/history-estimate.js";
+import { estimateMessageTokens } from "../context/estimate-tokens.js";
 import type { NewRecord, SessionSummary } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
@@ -17,8 +19,10 @@ export interface TurnSetup {
   session: SessionSummary;
   created: boolean;
   prepared: PreparedAgent;
-  /** The root history before this turn's input. */
+  /** The root history before this turn's input; the turn takes it over (the input is appended to it). */
   history: Message[];
+  /** `estimateMessageTokens` summed over `history` (the session state keeps it). */
+  historyTokens: number;
   /** The new message this turn answers; absent when continuing a suspended turn. */
   input: Message | undefined;
   resume?: ResumeState;
@@ -99,11 +103,19 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     return decision;
   };
 
+  // setup.history is this turn's own array (a fresh copy of the session's state): extend it in place.
+  const history = setup.history;
+  let historyTokens = setup.historyTokens;
+  if (setup.input) {
+    history.push(setup.input);
+    historyTokens += estimateMessageTokens(setup.input);
+  }
+  knownHistoryTokens.set(history, historyTokens);
   const loop = runUnifiedAgentLoop({
     provider: prepared.provider,
     model: prepared.model,
     systemPrompt: prepared.systemPrompt,
-    history: setup.input ? [...setup.history, setup.input] : setup.history,
+    history,
     tools: prepared.tools,
     budget: prepared.budget,
     policy: prepared.policy,

@@ -96,6 +96,33 @@ describe("session state kept between turns", () => {
   });
 });
 
+describe("the session cache changes nothing a model or host can see", () => {
+  it("same requests and events with and without it, through tool calls, notes from outside, pruning and an emergency reset", async () => {
+    const script = (request: { messages: Message[] }) => {
+      const last = request.messages.at(-1)!;
+      if (last.role === "user" && typeof last.content === "string" && last.content.startsWith("add ")) return { toolCalls: [{ name: "todo_add", args: { item: last.content.slice(4) } }] };
+      return { text: `ok after ${request.messages.length} messages: ${"x".repeat(200)}` };
+    };
+    const run = async (sessionCacheSize: number) => {
+      const store = new MemorySessionStore();
+      const { runtime, provider, events } = makeRuntime(script, { store, sessionCacheSize, budget: { maxHistoryTokens: 400 }, emergencyContextLimit: 900 });
+      const first = await runtime.send({ agentId: "todo", content: "add milk" });
+      for (let i = 0; i < 14; i++) {
+        if (i % 4 === 1) await store.append(first.sessionId, [{ id: `note-${i}`, frame: null, kind: "message", message: { role: "user", content: `note ${i}`, origin: "elsewhere", silent: true } }]);
+        await runtime.send({ agentId: "todo", content: i % 3 === 0 ? `add item ${i}` : `question ${i}`, session: first.sessionId });
+      }
+      const seen = events.map((e) => (e.type === "warning" ? `${e.type}:${e.code}` : e.type));
+      return { requests: provider.calls.map((c) => c.messages), seen };
+    };
+    const cached = await run(256);
+    const uncached = await run(0);
+    expect(cached.seen).toContain("warning:history_pruned");
+    expect(cached.seen).toContain("warning:context_reset");
+    expect(cached.requests).toEqual(uncached.requests);
+    expect(cached.seen).toEqual(uncached.seen);
+  });
+});
+
 /** Random session logs: messages (root and frames), turns, approvals, resets. */
 const recordsArb = fc
   .array(
