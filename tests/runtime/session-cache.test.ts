@@ -150,7 +150,7 @@ const recordsArb = fc
           return { ...base, frame: spec.frame, kind: "message", message };
         }
         case "turn":
-          return { ...base, frame: null, kind: "turn", runId: spec.run, phase: spec.phase, ...(spec.phase === "end" && { status: spec.status }), ...(spec.resume && spec.phase === "start" && { resumeOf: "r1" }), ...(spec.phase === "start" && { chatContext: { kind: spec.run } }) } as HistoryRecord;
+          return { ...base, frame: null, kind: "turn", runId: spec.run, phase: spec.phase, ...(spec.phase === "end" && { status: spec.status }), ...(spec.resume && spec.phase === "start" && { resumeOf: "r1" }), ...(spec.phase === "start" && { chatContext: { kind: spec.run } }) };
         case "approval": {
           const request = { requestId: spec.req, toolCallId: `call-${spec.req}`, name: "t", args: {}, depth: 0, parentId: null };
           return { ...base, frame: null, kind: "approval", request, ...(spec.decided && { decision: "approved" as const }) } as HistoryRecord;

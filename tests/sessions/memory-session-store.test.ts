@@ -87,10 +87,19 @@ describe("MemorySessionStore listing order under many touches", () => {
         for (const [n, { kind, id: i }] of ops.entries()) {
           const id = `s${i}`;
           const exists = model.includes(id);
-          if (kind === "create" && !exists) (await store.createSession({ agentId: i % 2 ? "odd" : "even", sessionId: id }), touch(id));
-          else if (kind === "append" && exists) (await store.append(id, [{ id: `r${n}`, frame: null, kind: "reset" }]), touch(id));
-          else if (kind === "update" && exists) (await store.updateSession(id, { name: `n${n}` }), touch(id));
-          else if (kind === "delete") (await store.deleteSession(id), (model = model.filter((m) => m !== id)));
+          if (kind === "create" && !exists) {
+            await store.createSession({ agentId: i % 2 ? "odd" : "even", sessionId: id });
+            touch(id);
+          } else if (kind === "append" && exists) {
+            await store.append(id, [{ id: `r${n}`, frame: null, kind: "reset" }]);
+            touch(id);
+          } else if (kind === "update" && exists) {
+            await store.updateSession(id, { name: `n${n}` });
+            touch(id);
+          } else if (kind === "delete") {
+            await store.deleteSession(id);
+            model = model.filter((m) => m !== id);
+          }
         }
         expect((await store.listSessions()).map((s) => s.sessionId)).toEqual([...model].reverse());
         expect((await store.listSessions({ agentId: "odd", limit: 2 })).map((s) => s.sessionId)).toEqual([...model].reverse().filter((id) => Number(id.slice(1)) % 2 === 1).slice(0, 2));
