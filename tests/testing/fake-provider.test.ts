@@ -86,4 +86,22 @@ describe("createFakeProvider", () => {
     await expect(drain(provider.stream(request(), { signal: controller.signal }))).rejects.toMatchObject({ name: "AbortError" });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
+
+  it("starts when read, stops at abort between events and after return()", async () => {
+    const provider = createFakeProvider([{ text: "one two three four" }, { text: "again" }]);
+    const controller = new AbortController();
+    const stream = provider.stream(request(), { signal: controller.signal });
+    expect(provider.calls).toHaveLength(0); // nothing happens before the first read
+    const iterator = stream[Symbol.asyncIterator]();
+    expect(await iterator.next()).toEqual({ value: { type: "text_delta", text: "one " }, done: false });
+    expect(provider.calls).toHaveLength(1);
+    controller.abort();
+    await expect(iterator.next()).rejects.toMatchObject({ name: "AbortError" });
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+
+    const second = provider.stream(request(), { signal: new AbortController().signal })[Symbol.asyncIterator]();
+    await second.next();
+    expect(await second.return!()).toEqual({ value: undefined, done: true });
+    expect(await second.next()).toEqual({ value: undefined, done: true });
+  });
 });
