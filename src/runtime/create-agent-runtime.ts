@@ -35,6 +35,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   if (!options?.registry || typeof options.registry.get !== "function") problems.push("registry is required");
   if (!options?.store || typeof options.store.append !== "function") problems.push("store is required");
   if (!options?.providers || typeof options.providers !== "object") problems.push("providers is required");
+  const cacheSize = options?.sessionCacheSize;
+  if (cacheSize !== undefined && !(Number.isInteger(cacheSize) && cacheSize >= 0)) problems.push("sessionCacheSize must be a whole number, 0 or more");
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
 
   const { registry, store } = options;

@@ -56,11 +56,6 @@ export class SessionStateCache {
     current.tail = result.catch(() => undefined);
     return result;
   }
-
-  /** Drops what is kept of a session (the next read loads it afresh). */
-  forget(sessionId: string): void {
-    this.#entries.delete(sessionId);
-  }
 }
 
 /** A session's state read from scratch (records since the last reset), without touching any cache. */

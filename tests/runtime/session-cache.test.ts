@@ -83,6 +83,12 @@ describe("session state kept between turns", () => {
     expect(tiny.provider.calls.at(-1)!.messages).toHaveLength(3);
   });
 
+  it("rejects a sessionCacheSize that is not a whole number of 0 or more", () => {
+    for (const sessionCacheSize of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => makeRuntime(replyWithCount, { sessionCacheSize })).toThrow(/sessionCacheSize must be a whole number/);
+    }
+  });
+
   it("a failed load is a SessionStoreError and the next turn reads the session afresh", async () => {
     const store = new CountingStore();
     const { runtime } = makeRuntime(replyWithCount, { store });
