@@ -1,6 +1,6 @@
 import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
 import { storeCall } from "./runtime-context.js";
-import { SessionStateReader, type SessionState } from "./session-state.js";
+import { readSessionState, SessionStateReader, type SessionState } from "./session-state.js";
 
 interface Entry {
   /** Tells a session apart from a later one with the same id (deleted and created again). */
@@ -60,7 +60,5 @@ export class SessionStateCache {
 
 /** A session's state read from scratch (records since the last reset), without touching any cache. */
 export async function readFresh(store: SessionStore, sessionId: string): Promise<SessionState> {
-  const reader = new SessionStateReader();
-  reader.apply(await storeCall("load", () => store.load(sessionId, { sinceLastReset: true })));
-  return reader.state();
+  return readSessionState(await storeCall("load", () => store.load(sessionId, { sinceLastReset: true })));
 }
