@@ -52,6 +52,18 @@ const usage = (): Usage => ({
 
 type Turn = { calls: ToolCall[] } | { text: string; deltas: number };
 
+/** An assistant message of the fake model, as pi-ai's providers make them. */
+const assistantMessage = (content: AssistantMessage["content"]): AssistantMessage => ({
+  role: "assistant",
+  content,
+  api: model.api,
+  provider: model.provider,
+  model: model.id,
+  usage: usage(),
+  stopReason: "stop",
+  timestamp: Date.now(),
+});
+
 /**
  * An `AssistantMessageEventStream` (pi-ai's `EventStream` of assistant events, completed by `done`
  * or `error`) whose events are generated as the consumer pulls them instead of being pushed into
@@ -67,16 +79,7 @@ class LazyAssistantStream extends EventStream<AssistantMessageEvent, AssistantMe
   }
   override async *[Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
     const turn = this.turn;
-    const output: AssistantMessage = {
-      role: "assistant",
-      content: [],
-      api: model.api,
-      provider: model.provider,
-      model: model.id,
-      usage: usage(),
-      stopReason: "stop",
-      timestamp: Date.now(),
-    };
+    const output = assistantMessage([]);
     yield { type: "start", partial: output };
     if ("calls" in turn) {
       output.stopReason = "toolUse";
@@ -197,16 +200,7 @@ const sdk: BenchSdk = {
         messages.push(
           i % 2 === 0
             ? { role: "user", content: [{ type: "text", text }], timestamp: Date.now() }
-            : {
-                role: "assistant",
-                content: [{ type: "text", text }],
-                api: model.api,
-                provider: model.provider,
-                model: model.id,
-                usage: usage(),
-                stopReason: "stop",
-                timestamp: Date.now(),
-              },
+            : assistantMessage([{ type: "text", text }]),
         );
       }
       store.push(new Agent({ initialState: { systemPrompt, model, tools, messages } }));
