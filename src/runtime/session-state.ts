@@ -33,7 +33,6 @@ export interface SessionState {
   approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
   /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
   chatContexts: Map<string, ChatContext>;
-  lastSeq: number;
 }
 
 /**
@@ -137,7 +136,6 @@ export class SessionStateReader {
       decisions: new Map(this.#decisions),
       approvals,
       chatContexts: new Map(this.#chatContexts),
-      lastSeq: this.lastSeq,
     };
   }
 }
