@@ -1,7 +1,6 @@
 /**
  * What each recorded wire fixture must produce, derived by hand from the bytes in
- * `shared/wire-fixtures/` and checked against its README notes (see the report for the one
- * place where the README's wording and the bytes differ).
+ * `tests/fixtures/wire/` and checked against its README notes; where the two differ, the bytes win.
  *
  * Shapes: `stream` fixtures are replayed as a 200 event stream through `openai()` or
  * `anthropic()`; `http-error` fixtures are served as an error body with their recorded status;
@@ -100,7 +99,7 @@ const stream = (e: Omit<StreamExpectation, "shape" | "thinking" | "calls" | "tex
   ...e,
 });
 
-/** Keyed by the path under `shared/wire-fixtures/`. `.meta.json` files are read for the status of their partner. */
+/** Keyed by the path under `tests/fixtures/wire/`. `.meta.json` files are read for the status of their partner. */
 export const FIXTURES: Record<string, FixtureExpectation> = {
   // ---- OpenAI Chat Completions ----
   "openai-chat/text-gpt-4.1-nano.chunks.jsonl": stream({

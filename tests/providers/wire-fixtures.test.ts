@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,7 +10,8 @@ import { parseSseStream } from "../../src/providers/sse/parse-sse-stream.js";
 import { collect, piecesFetch, randomPieces, startServer, writePieces, type Collected, type TestServer } from "./helpers.js";
 import { FIXTURES, type ResponsesExpectation, type StreamExpectation } from "./wire-fixture-expectations.js";
 
-const FIXTURE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../shared/wire-fixtures");
+/** The recorded streams, vendored into the repository (provenance: `tests/fixtures/README.md`). */
+const FIXTURE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/wire");
 const SEEDS = [1, 2, 3, 4, 5];
 
 function listFiles(dir: string, prefix = ""): string[] {
@@ -100,6 +102,18 @@ describe("wire fixtures: coverage", () => {
     expect(uncovered).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(FIXTURE_DIR, "MANIFEST.json"), "utf8")) as { file: string }[];
     expect(manifest.map((entry) => entry.file).sort()).toEqual(Object.keys(FIXTURES).sort());
+  });
+
+  it("holds the recorded bytes unchanged (sha256 and size as in MANIFEST.json)", () => {
+    const manifest = JSON.parse(readFileSync(join(FIXTURE_DIR, "MANIFEST.json"), "utf8")) as { file: string; bytes: number; sha256: string }[];
+    for (const entry of manifest) {
+      const bytes = readFileSync(join(FIXTURE_DIR, entry.file));
+      expect({ file: entry.file, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") }).toEqual({
+        file: entry.file,
+        bytes: entry.bytes,
+        sha256: entry.sha256,
+      });
+    }
   });
 
   it("matches the recorded HTTP status of each fixture that has one", () => {
