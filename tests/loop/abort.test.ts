@@ -1,28 +1,39 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runUnifiedAgentLoop, type LoopEvent } from "@agentry/core";
 import { createFakeProvider, historyProblems } from "@agentry/core/testing";
-import { ofType, run, sleeper, unmatchedStarts, user } from "./helpers.js";
+import { heldTool, ofType, run, sleeper, unmatchedStarts, user } from "./helpers.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("abort", () => {
   it("reaches the provider call promptly", async () => {
+    vi.useFakeTimers();
     const controller = new AbortController();
     const provider = createFakeProvider([{ text: "never", delayMs: 10_000 }]);
-    setTimeout(() => controller.abort(), 20);
-    const started = Date.now();
-    const { result, events } = await run({ provider, signal: controller.signal });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    let settled = false;
+    const running = run({ provider, signal: controller.signal }).finally(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(20);
+    expect(provider.calls).toHaveLength(1); // the model call is under way
+    controller.abort();
+    // A second of (fake) time, far from the provider's 10 s: the abort must have ended the call.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(settled).toBe(true);
+    const { result, events } = await running;
     expect(result.status).toBe("aborted");
     expect(ofType(events, "error")).toHaveLength(0);
   });
 
   it("reaches every running tool, ends every start, and leaves a valid history", async () => {
     const controller = new AbortController();
-    const { tool, stats } = sleeper();
+    const { tool, stats, whenStarted } = sleeper();
     const provider = createFakeProvider((request) => {
       if (request.system.startsWith("You are a sub-agent")) return { toolCalls: [{ name: "sleep", args: { ms: 10_000 } }] };
       return { toolCalls: [{ name: "sleep", args: { ms: 10_000 } }, { name: "sleep", args: { ms: 10_000 } }, { name: "run_subtask", args: { title: "t", instructions: "i" } }] };
     });
-    setTimeout(() => controller.abort(), 30);
+    // Abort once all three sleeps run (two here, one in the sub-task), whatever the machine's speed.
+    void whenStarted(3).then(() => controller.abort());
     const { result, events } = await run({ provider, tools: [tool], signal: controller.signal });
     expect(result.status).toBe("aborted");
     expect(stats.running).toBe(0);
@@ -41,14 +52,20 @@ describe("abort", () => {
   });
 
   it("stops running tools when the consumer stops reading", async () => {
-    const { tool, stats } = sleeper();
-    const provider = createFakeProvider([{ toolCalls: [{ name: "sleep", args: { ms: 10_000 } }, { name: "sleep", args: { ms: 10_000 } }] }]);
-    const loop = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [user("x")], tools: [tool] });
+    // Held calls end only when released or aborted: if leaving did not abort them, this would hang.
+    const held = heldTool();
+    const provider = createFakeProvider([{ toolCalls: [{ name: "held", args: { tag: "a" } }, { name: "held", args: { tag: "b" } }] }]);
+    const loop = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [user("x")], tools: [held.tool] });
+    const bothRunning = held.whenStarted(2);
     for await (const event of loop) {
-      if (event.type === "tool_call_update" && event.status === "start") break;
+      if (event.type === "tool_call_update" && event.status === "start") {
+        await bothRunning;
+        break;
+      }
     }
-    await new Promise((r) => setTimeout(r, 20));
-    expect(stats.running).toBe(0);
+    await held.whenIdle();
+    expect(held.stats.aborted).toBe(2);
+    expect(held.stats.running).toBe(0);
   });
 
   it("keeps partial streamed text when aborted mid-stream", async () => {
@@ -57,10 +74,13 @@ describe("abort", () => {
       id: "slow",
       async *stream(_request: unknown, { signal }: { signal: AbortSignal }) {
         yield { type: "text_delta" as const, text: "partial " };
-        await new Promise((_, reject) => signal.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" }))));
+        // The loop has taken the text (it asked for more): the host aborts now, mid-stream.
+        await new Promise((_, reject) => {
+          signal.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })));
+          controller.abort();
+        });
       },
     };
-    setTimeout(() => controller.abort(), 20);
     const { result } = await run({ provider, signal: controller.signal });
     expect(result.status).toBe("aborted");
     expect(result.messages).toEqual([{ role: "assistant", content: [{ type: "text", text: "partial " }] }]);

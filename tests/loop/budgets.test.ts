@@ -1,8 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createTurnBudget, DEFAULT_BUDGET, defineTool, type ModelRequest } from "@agentry/core";
 import { createFakeProvider } from "@agentry/core/testing";
 import { echo, ofType, run, sleeper, unmatchedStarts } from "./helpers.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const isChild = (r: ModelRequest) => r.system.startsWith("You are a sub-agent");
 const alwaysEcho = () => createFakeProvider(() => ({ toolCalls: [{ name: "echo", args: { text: "again" } }], usage: { inputTokens: 60, outputTokens: 0 } }));
@@ -106,10 +110,19 @@ describe("budgets (seed 001 AC 5)", () => {
   });
 
   it("wall_clock: a hard deadline stops a hanging tool and the turn", async () => {
-    const { tool } = sleeper();
-    const started = Date.now();
-    const { events, result } = await run({ script: [{ toolCalls: [{ name: "sleep", args: { ms: 5_000 } }] }, { text: "never" }], tools: [tool], budget: { maxWallClockMs: 60 } });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    vi.useFakeTimers();
+    const { tool, stats } = sleeper();
+    let settled = false;
+    const running = run({ script: [{ toolCalls: [{ name: "sleep", args: { ms: 5_000 } }] }, { text: "never" }], tools: [tool], budget: { maxWallClockMs: 60 } }).finally(
+      () => (settled = true),
+    );
+    await vi.advanceTimersByTimeAsync(59);
+    expect(stats.running).toBe(1); // the tool hangs, and the deadline has not come
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(true); // at 60 ms of (fake) time, not at the tool's 5 s
+    const { events, result } = await running;
+    expect(stats.running).toBe(0);
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "wall_clock", limit: 60 });
     expect(result.status).toBe("budget_exceeded");
@@ -117,8 +130,13 @@ describe("budgets (seed 001 AC 5)", () => {
   });
 
   it("wall_clock: also stops a slow provider", async () => {
+    vi.useFakeTimers();
     const provider = createFakeProvider([{ text: "late", delayMs: 5_000 }]);
-    const { result, events } = await run({ provider, budget: { maxWallClockMs: 50 } });
+    let settled = false;
+    const running = run({ provider, budget: { maxWallClockMs: 50 } }).finally(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(50);
+    expect(settled).toBe(true);
+    const { result, events } = await running;
     expect(result.status).toBe("budget_exceeded");
     expect(ofType(events, "budget_exceeded")[0]?.reason).toBe("wall_clock");
   });

@@ -11,9 +11,35 @@ export const echo = defineTool({
   execute: ({ text }) => text,
 });
 
-/** A tool that sleeps `ms` (honouring abort) and records concurrency. */
+/** Resolves the returned promises when `count()` reaches a number: waits on events, never on a clock. */
+function countWaiters(count: () => number) {
+  const waiting: { n: number; resolve: () => void }[] = [];
+  return {
+    /** Resolves once `count()` is at least `n`. */
+    until(n: number): Promise<void> {
+      if (count() >= n) return Promise.resolve();
+      return new Promise((resolve) => waiting.push({ n, resolve }));
+    },
+    /** Call after `count()` changed. */
+    check() {
+      for (const waiter of [...waiting]) {
+        if (count() >= waiter.n) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve();
+        }
+      }
+    },
+  };
+}
+
+/**
+ * A tool that sleeps `ms` (honouring abort) and records concurrency. `whenStarted(n)` resolves
+ * once `n` calls have started, so a test can act at that point instead of after a guessed delay.
+ */
 export function sleeper(name = "sleep", extra: { parallelSafe?: boolean; exclusiveLock?: string } = {}) {
   const stats = { running: 0, maxRunning: 0, order: [] as string[] };
+  let started = 0;
+  const starts = countWaiters(() => started);
   const tool = defineTool({
     name,
     description: "Sleep",
@@ -23,6 +49,8 @@ export function sleeper(name = "sleep", extra: { parallelSafe?: boolean; exclusi
       stats.running++;
       stats.maxRunning = Math.max(stats.maxRunning, stats.running);
       stats.order.push(`start:${tag ?? ""}`);
+      started++;
+      starts.check();
       try {
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, ms);
@@ -38,7 +66,67 @@ export function sleeper(name = "sleep", extra: { parallelSafe?: boolean; exclusi
       return `slept ${ms}${tag ? ` ${tag}` : ""}`;
     },
   });
-  return { tool, stats };
+  return { tool, stats, whenStarted: starts.until };
+}
+
+/**
+ * A tool whose calls run until the test releases them (or their signal aborts): no timers, so what
+ * a test sees does not depend on the machine's speed. Counts concurrency like {@link sleeper}.
+ */
+export function heldTool(name = "held", extra: { parallelSafe?: boolean; exclusiveLock?: string } = {}) {
+  const stats = { running: 0, maxRunning: 0, started: 0, aborted: 0, order: [] as string[] };
+  const held = new Map<string, () => void>();
+  let releaseAll = false;
+  const starts = countWaiters(() => stats.started);
+  const idle = countWaiters(() => (stats.running === 0 ? 1 : 0));
+  const tool = defineTool({
+    name,
+    description: "Runs until released",
+    input: z.object({ tag: z.string() }),
+    ...extra,
+    execute: async ({ tag }, ctx) => {
+      stats.running++;
+      stats.maxRunning = Math.max(stats.maxRunning, stats.running);
+      stats.started++;
+      stats.order.push(`start:${tag}`);
+      starts.check();
+      try {
+        await new Promise<void>((resolve, reject) => {
+          if (releaseAll) return resolve();
+          held.set(tag, resolve);
+          ctx.signal.addEventListener("abort", () => {
+            stats.aborted++;
+            reject(new Error("aborted by signal"));
+          });
+        });
+      } finally {
+        held.delete(tag);
+        stats.running--;
+        stats.order.push(`end:${tag}`);
+        idle.check();
+      }
+      return `released ${tag}`;
+    },
+  });
+  return {
+    tool,
+    stats,
+    /** Resolves once `n` calls have started. */
+    whenStarted: starts.until,
+    /** Resolves once no call is running. */
+    whenIdle: () => idle.until(1),
+    /** Lets the running call with this tag finish. */
+    release(tag: string) {
+      const resolve = held.get(tag);
+      if (!resolve) throw new Error(`no running call tagged ${tag}`);
+      resolve();
+    },
+    /** Lets every running call finish, and every later one finish at once. */
+    releaseAll() {
+      releaseAll = true;
+      for (const resolve of held.values()) resolve();
+    },
+  };
 }
 
 export type RunOptions = Partial<LoopOptions> & { script?: FakeScript };

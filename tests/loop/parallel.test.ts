@@ -1,17 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { ofType, run, sleeper } from "./helpers.js";
+import { heldTool, ofType, run, sleeper } from "./helpers.js";
 
 const calls = (n: number, name = "sleep", ms = 20) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, name, args: { ms, tag: `${i}` } }));
 
 describe("parallel execution", () => {
-  it("runs parallel-safe calls concurrently, capped by maxParallelPerTurn", async () => {
-    const { tool, stats } = sleeper();
-    const started = Date.now();
-    const { result } = await run({ script: [{ toolCalls: calls(12) }, { text: "ok" }], tools: [tool], budget: { maxParallelPerTurn: 4 } });
+  it("runs parallel-safe calls concurrently, capped by maxParallelPerTurn, refilling a slot as soon as one frees", async () => {
+    const held = heldTool();
+    const toolCalls = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: "held", args: { tag: `${i}` } }));
+    const running = run({ script: [{ toolCalls }, { text: "ok" }], tools: [held.tool], budget: { maxParallelPerTurn: 4 } });
+    // Four run at once (a serial loop would never get past the first).
+    await held.whenStarted(4);
+    expect(held.stats.running).toBe(4);
+    // Ending one starts the next while the other three still run: a pool, not waves of four.
+    held.release("0");
+    await held.whenStarted(5);
+    expect(held.stats.running).toBe(4);
+    expect(held.stats.order.slice(0, 6)).toEqual(["start:0", "start:1", "start:2", "start:3", "end:0", "start:4"]);
+    held.releaseAll();
+    const { result } = await running;
     expect(result.status).toBe("complete");
-    expect(stats.maxRunning).toBe(4);
-    // 12 calls of 20 ms, 4 at a time: three waves, well under the 240 ms of a serial run.
-    expect(Date.now() - started).toBeLessThan(200);
+    expect(held.stats.started).toBe(12);
+    expect(held.stats.maxRunning).toBe(4);
   });
 
   it("runs parallel-unsafe calls one at a time", async () => {

@@ -1,17 +1,27 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { z } from "zod";
-import { defineTool, type LoopEvent, type Message } from "@agentry/core";
+import { defineTool, runUnifiedAgentLoop, type LoopEvent, type LoopResult, type Message } from "@agentry/core";
 import { createFakeProvider, historyProblems, type FakeTurn } from "@agentry/core/testing";
-import { echo, run, unmatchedStarts, user } from "./helpers.js";
+import { echo, unmatchedStarts, user } from "./helpers.js";
 
+/**
+ * Waits `ticks` turns of the event loop (setImmediate), not a time: the order in which parallel
+ * waits end is then fixed by the script, so a failing seed replays the same run.
+ */
 const wait = defineTool({
   name: "wait",
   description: "w",
-  input: z.object({ ms: z.number() }),
+  input: z.object({ ticks: z.number() }),
   execute: (args, ctx) => new Promise((resolve, reject) => {
-    const t = setTimeout(() => resolve("waited"), args.ms);
-    ctx.signal.addEventListener("abort", () => (clearTimeout(t), reject(new Error("aborted"))));
+    let left = args.ticks;
+    let pending: ReturnType<typeof setImmediate> | undefined;
+    const step = () => {
+      if (left-- <= 0) return resolve("waited");
+      pending = setImmediate(step);
+    };
+    ctx.signal.addEventListener("abort", () => (clearImmediate(pending), reject(new Error("aborted"))));
+    step();
   }),
 });
 const locked = defineTool({ name: "locked", description: "l", input: z.object({}), exclusiveLock: "L", parallelSafe: false, execute: () => "locked ok" });
@@ -19,7 +29,7 @@ const fails = defineTool({ name: "fails", description: "f", input: z.object({}),
 
 const callArb = fc.oneof(
   fc.record({ name: fc.constant("echo"), args: fc.record({ text: fc.string({ maxLength: 8 }) }) }),
-  fc.record({ name: fc.constant("wait"), args: fc.record({ ms: fc.integer({ min: 0, max: 3 }) }) }),
+  fc.record({ name: fc.constant("wait"), args: fc.record({ ticks: fc.integer({ min: 0, max: 3 }) }) }),
   fc.record({ name: fc.constant("locked"), args: fc.constant({}) }),
   fc.record({ name: fc.constant("fails"), args: fc.constant({}) }),
   fc.record({ name: fc.constant("ghost"), args: fc.constant({}) }),
@@ -77,11 +87,29 @@ function checkCallOrder(messages: Message[]): string[] {
 describe("loop invariants over random scripts", () => {
   it("start/end pairs, budgets, tree consistency, call order, valid histories (also after aborts)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 12 }), limitsArb, fc.option(fc.integer({ min: 0, max: 8 })), async (turns, limits, abortAfterMs) => {
+      // Aborts after the consumer has seen `abortAfterEvents` events (0: before the first one), so
+      // where the abort lands depends on the drawn values only and a failing seed replays exactly.
+      fc.asyncProperty(fc.array(turnArb, { minLength: 1, maxLength: 12 }), limitsArb, fc.option(fc.integer({ min: 0, max: 60 })), async (turns, limits, abortAfterEvents) => {
         const provider = createFakeProvider((_request, index) => (index < 40 ? turns[index % turns.length]! : { text: "enough" }));
         const controller = new AbortController();
-        if (abortAfterMs !== null) setTimeout(() => controller.abort(), abortAfterMs);
-        const { events, result } = await run({ provider, tools: [echo, wait, locked, fails], budget: limits, signal: controller.signal });
+        const loop = runUnifiedAgentLoop({
+          provider,
+          model: "test-model",
+          systemPrompt: "You are a test agent.",
+          history: [user("hello")],
+          tools: [echo, wait, locked, fails],
+          budget: limits,
+          signal: controller.signal,
+        });
+        const events: LoopEvent[] = [];
+        if (abortAfterEvents === 0) controller.abort();
+        let step = await loop.next();
+        while (!step.done) {
+          events.push(step.value);
+          if (events.length === abortAfterEvents) controller.abort();
+          step = await loop.next();
+        }
+        const result: LoopResult = step.value;
 
         expect(unmatchedStarts(events)).toEqual([]);
         expect(events.at(-1)?.type).toBe("done");

@@ -1,9 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AgentryError, ProviderError, type ModelEvent, type ModelRequest } from "@agentry/core";
 import { collectEvents, createFakeProvider, FakeScriptExhaustedError, wordChunks } from "@agentry/core/testing";
 
 const request = (text = "hi"): ModelRequest => ({ model: "m", system: "s", messages: [{ role: "user", content: text }], tools: [] });
 const drain = async (iterable: AsyncIterable<ModelEvent>) => (await collectEvents(iterable)).events;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("createFakeProvider", () => {
   it("streams text as word chunks that keep their spaces, then finish", async () => {
@@ -79,12 +83,21 @@ describe("createFakeProvider", () => {
   });
 
   it("honours abort during delayMs with an AbortError and no finish", async () => {
+    vi.useFakeTimers();
     const provider = createFakeProvider([{ text: "late", delayMs: 5_000 }]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 10);
-    const started = Date.now();
-    await expect(drain(provider.stream(request(), { signal: controller.signal }))).rejects.toMatchObject({ name: "AbortError" });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const outcome = drain(provider.stream(request(), { signal: controller.signal })).then(
+      (events) => ({ events }),
+      (error: unknown) => ({ error }),
+    );
+    await vi.advanceTimersByTimeAsync(10);
+    expect(provider.calls).toHaveLength(1); // waiting out its delay
+    controller.abort();
+    // One (fake) millisecond later, not after the 5 s delay: settled, with an AbortError.
+    let settled: { events?: ModelEvent[]; error?: unknown } | undefined;
+    void outcome.then((value) => (settled = value));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toMatchObject({ error: { name: "AbortError" } });
   });
 
   it("starts when read, stops at abort between events and after return()", async () => {
