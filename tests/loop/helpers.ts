@@ -16,12 +16,12 @@ function countWaiters(count: () => number) {
   const waiting: { n: number; resolve: () => void }[] = [];
   return {
     /** Resolves once `count()` is at least `n`. */
-    until(n: number): Promise<void> {
+    until: (n: number): Promise<void> => {
       if (count() >= n) return Promise.resolve();
       return new Promise((resolve) => waiting.push({ n, resolve }));
     },
     /** Call after `count()` changed. */
-    check() {
+    check: () => {
       for (const waiter of [...waiting]) {
         if (count() >= waiter.n) {
           waiting.splice(waiting.indexOf(waiter), 1);
