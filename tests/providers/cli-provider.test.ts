@@ -1,13 +1,28 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError, type ModelRequest } from "@agentry/core";
 import { claudeCli, cliPrompt, codexCli, createCliProvider, piCli } from "@agentry/core/node";
 import { baseRequest, collect } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentry-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The real setTimeout, for polling another process while this one's timers are fake. */
+const realSetTimeout = globalThis.setTimeout;
+
+/** Resolves when `check()` is true, polling every 20 ms of real time (at most `polls` times). */
+async function pollUntil(check: () => boolean, what: string, polls = 1_500): Promise<void> {
+  for (let i = 0; i < polls; i++) {
+    if (check()) return;
+    await new Promise((resolve) => realSetTimeout(resolve, 20));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
 
 /** Writes an executable node script (shebang) and returns its path. */
 function script(name: string, body: string): string {
@@ -72,10 +87,13 @@ describe("createCliProvider", () => {
   });
 
   it("on abort rejects with AbortError at once, sends SIGTERM, then SIGKILL after the grace period", async () => {
+    // Only this process's timers are fake: the grace period runs when the test says so.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const pidFile = join(dir, "stubborn.pid");
+    const termFile = join(dir, "stubborn.sigterm");
     const command = script(
       "stubborn.cjs",
-      `require("node:fs").writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.on("SIGTERM", () => process.stdout.write("ignoring SIGTERM"));\nprocess.stdout.write("working");\nsetInterval(() => {}, 1000);`,
+      `const fs = require("node:fs");\nfs.writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.on("SIGTERM", () => fs.writeFileSync(${JSON.stringify(termFile)}, "ignored"));\nprocess.stdout.write("working");\nsetInterval(() => {}, 1000);`,
     );
     const controller = new AbortController();
     const received: string[] = [];
@@ -99,9 +117,12 @@ describe("createCliProvider", () => {
         return false;
       }
     };
-    expect(alive()).toBe(true); // SIGTERM was ignored; SIGKILL comes after the grace period
-    for (let i = 0; i < 100 && alive(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(alive()).toBe(false);
+    await pollUntil(() => existsSync(termFile), "the child got SIGTERM");
+    expect(alive()).toBe(true); // it ignores SIGTERM, and the grace period has not run
+    vi.advanceTimersByTime(299);
+    expect(alive()).toBe(true);
+    vi.advanceTimersByTime(1); // SIGKILL
+    await pollUntil(() => !alive(), "the child died of SIGKILL");
   });
 });
 
