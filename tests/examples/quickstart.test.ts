@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runQuickstart } from "./run-quickstart.js";
+import { QUICKSTART_TEST_TIMEOUT_MS, runQuickstart } from "./run-quickstart.js";
 
 describe("examples/quickstart.ts", () => {
-  it("runs offline on the scripted provider and prints the nested event stream", async () => {
+  it("runs offline on the scripted provider and prints the nested event stream", { timeout: QUICKSTART_TEST_TIMEOUT_MS }, async () => {
     const out = await runQuickstart();
     expect(out).toMatch(/Using the bundled scripted provider \(offline/);
     expect(out).toMatch(/→ run_subtask\(.*Weather in Lisbon/);

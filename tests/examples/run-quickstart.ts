@@ -5,6 +5,12 @@ import { promisify } from "node:util";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);
 
+/**
+ * How long a test that runs the quickstart may take: the child starts through tsx, which takes
+ * seconds on a loaded machine. Generous, so that only a hung child fails on it.
+ */
+export const QUICKSTART_TEST_TIMEOUT_MS = 90_000;
+
 /** Runs the quickstart as `npm start` does, with only the given provider variables set. */
 export async function runQuickstart(env: Record<string, string> = {}) {
   const clean = Object.fromEntries(

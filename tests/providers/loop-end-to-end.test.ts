@@ -4,7 +4,7 @@ import { defineTool, runUnifiedAgentLoop, type Message, type ModelRequest, type 
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
 import { collectEvents, createFakeAnthropicServer, createFakeOpenAIServer, historyProblems, type FakeScript, type FakeServer, type FakeTurn } from "@agentry/core/testing";
-import { runQuickstart } from "../examples/run-quickstart.js";
+import { QUICKSTART_TEST_TIMEOUT_MS, runQuickstart } from "../examples/run-quickstart.js";
 
 const lookup = defineTool({
   name: "lookup",
@@ -107,7 +107,7 @@ describe.each(adapters)("the whole loop over HTTP: $name", ({ make }) => {
 });
 
 describe("examples/quickstart.ts with a real provider adapter", () => {
-  it("uses openai() when OPENAI_BASE_URL is set", async () => {
+  it("uses openai() when OPENAI_BASE_URL is set", { timeout: QUICKSTART_TEST_TIMEOUT_MS }, async () => {
     const server = await createFakeOpenAIServer((request) => {
       const last = request.messages.at(-1)!;
       return last.role === "tool" ? { text: "Lisbon it is." } : { toolCalls: [{ name: "get_weather", args: { city: "Lisbon" } }] };
@@ -120,7 +120,7 @@ describe("examples/quickstart.ts with a real provider adapter", () => {
     expect(server.calls[0]!.model).toBe("fake-model");
   });
 
-  it("uses anthropic() when ANTHROPIC_API_KEY is set", async () => {
+  it("uses anthropic() when ANTHROPIC_API_KEY is set", { timeout: QUICKSTART_TEST_TIMEOUT_MS }, async () => {
     const server = await createFakeAnthropicServer([{ text: "Oslo, bring a coat." }]);
     servers.push(server);
     const out = await runQuickstart({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_MODEL: "fake-claude" });

@@ -1,30 +1,86 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRegistry, createAgentRuntime, defineTool, type HistoryRecord, type SessionStore } from "@agentry/core";
 import { JsonlSessionStore } from "@agentry/core/node";
 import { createFakeProvider, historyProblems } from "@agentry/core/testing";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const worker = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
+const workerSource = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
 
-/** Starts the worker; resolves with its stdout when it exits, or kills it (SIGKILL) when `killOn` is printed. */
+/**
+ * Limits for a hung child, far above what a run takes even on a loaded machine: they turn a hang
+ * into a clear failure, and are not what a passing run depends on. Each test starts up to 3 children.
+ */
+const WORKER_LIMIT_MS = 60_000;
+const TEST_LIMIT_MS = 3 * WORKER_LIMIT_MS + 10_000;
+
+/**
+ * The worker, bundled once into one plain JavaScript file (esbuild, the compiler tsx uses): each
+ * child then starts with plain `node`, without transpiling the sources again through a loader.
+ * Starting every child through tsx took seconds apiece on a loaded machine, and three of them in
+ * one test ran past the test time limit. better-sqlite3 (native) stays outside the bundle.
+ */
+let bundleDir: string;
+let worker: string;
+beforeAll(async () => {
+  bundleDir = mkdtempSync(join(tmpdir(), "agentry-worker-"));
+  worker = join(bundleDir, "worker.mjs");
+  const betterSqlite3 = createRequire(join(root, "package.json")).resolve("better-sqlite3");
+  await build({
+    entryPoints: [workerSource],
+    outfile: worker,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    tsconfig: join(root, "tsconfig.tests.json"),
+    logLevel: "error",
+    plugins: [
+      {
+        name: "native-outside",
+        setup(plugin) {
+          plugin.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite3, external: true }));
+        },
+      },
+    ],
+  });
+}, WORKER_LIMIT_MS);
+afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+
+/**
+ * Starts the worker; resolves with its stdout when it exits, or kills it (SIGKILL) as soon as it
+ * prints `killOn` (the child says when it is where the test wants it; no sleeping).
+ */
 function runWorker(args: string[], killOn?: string): Promise<{ stdout: string; signal: NodeJS.Signals | null; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", worker, ...args], { cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" } });
+    const child = spawn(process.execPath, [worker, ...args], { cwd: root });
     let stdout = "";
     let stderr = "";
+    const limit = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`worker ${args.join(" ")} still running after ${WORKER_LIMIT_MS} ms; stdout: ${stdout}; stderr: ${stderr}`));
+    }, WORKER_LIMIT_MS);
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       if (killOn && stdout.includes(killOn)) child.kill("SIGKILL");
     });
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("exit", (code, signal) => (code && code !== 0 ? reject(new Error(`worker failed (${code}): ${stderr}`)) : resolve({ stdout, signal, code })));
+    child.on("error", (error) => {
+      clearTimeout(limit);
+      reject(error);
+    });
+    child.on("exit", (code, signal) => {
+      clearTimeout(limit);
+      if (code && code !== 0) reject(new Error(`worker failed (${code}): ${stderr}`));
+      else resolve({ stdout, signal, code });
+    });
   });
 }
 
@@ -38,7 +94,7 @@ const stores: { kind: "jsonl" | "sqlite"; open: (path: string) => Promise<Sessio
 ];
 
 describe.each(stores)("crash recovery and restarts over the $kind store", ({ kind, open, path: pathIn }) => {
-  it("a process killed (SIGKILL) mid tool call leaves a session the next turn repairs", async () => {
+  it("a process killed (SIGKILL) mid tool call leaves a session the next turn repairs", { timeout: TEST_LIMIT_MS }, async () => {
     const path = pathIn(mkdtempSync(join(tmpdir(), "agentry-crash-")));
     const killed = await runWorker([kind, path, "crash"], "TOOL_STARTED");
     expect(killed.signal).toBe("SIGKILL");
@@ -72,7 +128,7 @@ describe.each(stores)("crash recovery and restarts over the $kind store", ({ kin
     store.close?.();
   });
 
-  it("an approval suspended in one process is resolved in another; the tool runs once", async () => {
+  it("an approval suspended in one process is resolved in another; the tool runs once", { timeout: TEST_LIMIT_MS }, async () => {
     const path = pathIn(mkdtempSync(join(tmpdir(), "agentry-approve-")));
     const a = JSON.parse((await runWorker([kind, path, "suspend"])).stdout.trim()) as { status: string; requestId: string };
     expect(a.status).toBe("suspended");

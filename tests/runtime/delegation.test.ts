@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore, type SessionStore } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
-import { eventually, lastText, multiRuntime, toolResultOf } from "./multi-agent-helpers.js";
+import { eventually, gate, lastText, multiRuntime, toolResultOf } from "./multi-agent-helpers.js";
 
 const stores: { name: string; make: () => SessionStore }[] = [
   { name: "memory", make: () => new MemorySessionStore() },
@@ -46,18 +46,20 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
   });
 
   it("sync timeout returns status timeout and leaves the target running to completion", async () => {
+    // The target answers only when the test lets it: the caller's answer cannot have waited for it.
+    const slowAnswer = gate();
     const { runtime, store } = multiRuntime(
       {
         general: generalAsks({ agentId: "slow", content: "take your time", timeout: 0.05 }),
-        slow: () => ({ text: "finally done", delayMs: 300 }),
+        slow: async () => (await slowAnswer.promise, { text: "finally done" }),
       },
       { store: make() },
     );
-    const started = Date.now();
     const result = await runtime.send({ agentId: "general", content: "go" });
-    expect(Date.now() - started).toBeLessThan(290);
     expect(JSON.parse(result.text)).toMatchObject({ mode: "sync", status: "timeout", agentId: "slow", timeoutSeconds: 0.05 });
     const [slowSession] = await store.listSessions({ agentId: "slow" });
+    expect((await store.load(slowSession!.sessionId)).some((r) => r.kind === "turn" && r.phase === "end")).toBe(false);
+    slowAnswer.open();
     await eventually(async () => (await store.load(slowSession!.sessionId)).some((r) => r.kind === "turn" && r.phase === "end"));
     const records = await store.load(slowSession!.sessionId);
     expect(records.some((r) => r.kind === "message" && r.message.role === "assistant" && JSON.stringify(r.message).includes("finally done"))).toBe(true);

@@ -45,13 +45,22 @@ export function multiRuntime(scripts: Record<string, AgentScript>, overrides: Pa
   return { runtime, provider, store, events, added };
 }
 
-/** Resolves when `check` is true, polling every few ms (fails after `ms`). */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 3_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
+/**
+ * Resolves when `check` is true, polling every 5 ms. Gives up after `polls` polls, a count rather
+ * than a time, so a loaded machine (slower polls) gets more time, not less.
+ */
+export async function eventually(check: () => boolean | Promise<boolean>, polls = 2_000): Promise<void> {
+  for (let i = 0; !(await check()); i++) {
+    if (i >= polls) throw new Error(`condition not met after ${polls} polls`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** A promise the test resolves: lets a scripted turn wait for the test instead of a delay. */
+export function gate<T = void>() {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (open = resolve));
+  return { promise, open };
 }
 
 /** The tool result the caller's model got for its first `name` call. */

@@ -73,10 +73,16 @@ describe("createAgentRuntime", () => {
 
   it("processes one session's messages one at a time in arrival order, and sessions concurrently", async () => {
     const log: string[] = [];
+    let b1Started!: () => void;
+    const b1Running = new Promise<void>((resolve) => (b1Started = resolve));
     const { runtime } = makeRuntime(async (request) => {
       const text = textOf(request.messages.at(-1));
       log.push(`start ${text}`);
-      await new Promise((r) => setTimeout(r, text.startsWith("b") ? 5 : 20));
+      if (text === "b1") b1Started();
+      // a1 ends only once b1 has started: b1 must run while a1 runs (one queue for all would hang).
+      // The others yield a few event-loop turns, time in which a broken per-session queue would start the next.
+      if (text === "a1") await b1Running;
+      else for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
       log.push(`end ${text}`);
       return { text: `re ${text}` };
     });
@@ -147,11 +153,22 @@ describe("createAgentRuntime", () => {
   });
 
   it("close() drains queued turns and refuses new ones", async () => {
-    const { runtime } = makeRuntime(async () => (await new Promise((r) => setTimeout(r, 10)), { text: "ok" }));
+    let modelCalled!: () => void;
+    const inModel = new Promise<void>((resolve) => (modelCalled = resolve));
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const { runtime } = makeRuntime(async () => (modelCalled(), await answered, { text: "ok" }));
     const pending = runtime.send({ agentId: "general", content: "x" });
-    await new Promise((r) => setTimeout(r, 1));
-    await runtime.close();
+    const queued = runtime.send({ agentId: "general", content: "x2" });
+    await inModel; // the first turn is running, the second waits behind it
+    let closed = false;
+    const closing = runtime.close().then(() => (closed = true));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(false); // close() waits for the turns
+    answer();
+    await closing;
     await expect(pending).resolves.toMatchObject({ status: "complete" });
+    await expect(queued).resolves.toMatchObject({ status: "complete" });
     await expect(runtime.send({ agentId: "general", content: "y" })).rejects.toThrow(/closed/);
   });
 });

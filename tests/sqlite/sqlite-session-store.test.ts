@@ -72,7 +72,8 @@ describe("SqliteSessionStore", () => {
     b.close();
   });
 
-  it("two processes appending to one session at once get seq 1..n with no gaps or duplicates", async () => {
+  // Two children started through tsx take seconds each on a loaded machine: explicit, generous limits.
+  it("two processes appending to one session at once get seq 1..n with no gaps or duplicates", { timeout: 150_000 }, async () => {
     const path = await newFile();
     const store = new SqliteSessionStore({ path });
     const { sessionId } = await store.createSession({ agentId: "todo" });
@@ -88,7 +89,7 @@ for (let n = 0; n < 150; n++) {
 }
 store.close();`,
     );
-    const run = (name: string) => promisify(execFile)(process.execPath, ["--import", "tsx", script, path, sessionId, name]);
+    const run = (name: string) => promisify(execFile)(process.execPath, ["--import", "tsx", script, path, sessionId, name], { timeout: 120_000 });
     await Promise.all([run("a"), run("b")]);
     const loaded = await store.load(sessionId);
     expect(loaded.map((r) => r.seq)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
