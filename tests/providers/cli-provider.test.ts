@@ -1,3 +1,4 @@
+import { ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,6 +90,7 @@ describe("createCliProvider", () => {
   it("on abort rejects with AbortError at once, sends SIGTERM, then SIGKILL after the grace period", async () => {
     // Only this process's timers are fake: the grace period runs when the test says so.
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const kills = vi.spyOn(ChildProcess.prototype, "kill");
     const pidFile = join(dir, "stubborn.pid");
     const termFile = join(dir, "stubborn.sigterm");
     const command = script(
@@ -117,12 +119,20 @@ describe("createCliProvider", () => {
         return false;
       }
     };
-    await pollUntil(() => existsSync(termFile), "the child got SIGTERM");
-    expect(alive()).toBe(true); // it ignores SIGTERM, and the grace period has not run
-    vi.advanceTimersByTime(299);
-    expect(alive()).toBe(true);
-    vi.advanceTimersByTime(1); // SIGKILL
-    await pollUntil(() => !alive(), "the child died of SIGKILL");
+    try {
+      await pollUntil(() => existsSync(termFile), "the child got SIGTERM");
+      expect(alive()).toBe(true); // it ignores SIGTERM
+      const signals = () => new Set(kills.mock.calls.map(([signal]) => signal));
+      expect(signals()).toEqual(new Set(["SIGTERM"]));
+      vi.advanceTimersByTime(299);
+      expect(signals()).toEqual(new Set(["SIGTERM"])); // the grace period is not over
+      vi.advanceTimersByTime(1);
+      expect(signals()).toEqual(new Set(["SIGTERM", "SIGKILL"]));
+      await pollUntil(() => !alive(), "the child died of SIGKILL");
+    } finally {
+      kills.mockRestore();
+      if (alive()) process.kill(pid, "SIGKILL"); // never leave the child behind when the test fails
+    }
   });
 });
 
