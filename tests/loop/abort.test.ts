@@ -52,7 +52,7 @@ describe("abort", () => {
   });
 
   it("stops running tools when the consumer stops reading", async () => {
-    // Held calls end only when released or aborted: if leaving did not abort them, this would hang.
+    // Held calls end only when released or aborted.
     const held = heldTool();
     const provider = createFakeProvider([{ toolCalls: [{ name: "held", args: { tag: "a" } }, { name: "held", args: { tag: "b" } }] }]);
     const loop = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [user("x")], tools: [held.tool] });
@@ -63,8 +63,9 @@ describe("abort", () => {
         break;
       }
     }
-    await held.whenIdle();
+    // Leaving (break awaits the loop's return()) has aborted both calls' signals.
     expect(held.stats.aborted).toBe(2);
+    await held.whenIdle();
     expect(held.stats.running).toBe(0);
   });
 

@@ -1,10 +1,14 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemorySessionStore, type SessionStore } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { eventually, gate, lastText, multiRuntime, toolResultOf } from "./multi-agent-helpers.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const stores: { name: string; make: () => SessionStore }[] = [
   { name: "memory", make: () => new MemorySessionStore() },
@@ -48,14 +52,24 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
   it("sync timeout returns status timeout and leaves the target running to completion", async () => {
     // The target answers only when the test lets it: the caller's answer cannot have waited for it.
     const slowAnswer = gate();
+    const slowCalled = gate();
     const { runtime, store } = multiRuntime(
       {
         general: generalAsks({ agentId: "slow", content: "take your time", timeout: 0.05 }),
-        slow: async () => (await slowAnswer.promise, { text: "finally done" }),
+        slow: async () => (slowCalled.open(), await slowAnswer.promise, { text: "finally done" }),
       },
       { store: make() },
     );
-    const result = await runtime.send({ agentId: "general", content: "go" });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    let settled = false;
+    const sending = runtime.send({ agentId: "general", content: "go" }).finally(() => (settled = true));
+    await slowCalled.promise; // delegated: the caller waits, the target's model call is under way
+    await vi.advanceTimersByTimeAsync(49);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(true); // at the 0.05 s timeout, with the target still running
+    vi.useRealTimers();
+    const result = await sending;
     expect(JSON.parse(result.text)).toMatchObject({ mode: "sync", status: "timeout", agentId: "slow", timeoutSeconds: 0.05 });
     const [slowSession] = await store.listSessions({ agentId: "slow" });
     expect((await store.load(slowSession!.sessionId)).some((r) => r.kind === "turn" && r.phase === "end")).toBe(false);
