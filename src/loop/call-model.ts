@@ -1,3 +1,4 @@
+import { messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
 import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../messages/message.js";
 import type { FinishReason, ModelRequest } from "../providers/provider.js";
@@ -104,7 +105,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
     const kept = parts.filter((p) => p.type !== "tool_call");
-    const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept } : undefined;
+    const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept, messageType: messageTypeOf(text) } : undefined;
     return { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted };
   }
   if (finish === "length" && toolCalls.length > 0) {
@@ -112,7 +113,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     toolCalls.length = 0;
     for (let i = parts.length - 1; i >= 0; i--) if (parts[i]!.type === "tool_call") parts.splice(i, 1);
   }
-  const message: AssistantMessage | undefined = parts.length > 0 ? { role: "assistant", content: parts } : undefined;
+  const message: AssistantMessage | undefined = parts.length > 0 ? { role: "assistant", content: parts, messageType: messageTypeOf(text) } : undefined;
   return { message, text, toolCalls, finish, error: undefined, aborted: false };
 }
 

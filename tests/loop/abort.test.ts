@@ -63,6 +63,6 @@ describe("abort", () => {
     setTimeout(() => controller.abort(), 20);
     const { result } = await run({ provider, signal: controller.signal });
     expect(result.status).toBe("aborted");
-    expect(result.messages).toEqual([{ role: "assistant", content: [{ type: "text", text: "partial " }] }]);
+    expect(result.messages).toEqual([{ role: "assistant", content: [{ type: "text", text: "partial " }], messageType: "text" }]);
   });
 });
