@@ -56,8 +56,6 @@ export type { InferToolInput, ToolDefinition } from "./tools/define-tool.js";
 export type { ChatContext, PermissionClass, ToolPolicy } from "./policy/tool-policy.js";
 // (policy functions: see block below)
 // >>> policy block
-export { applyRole, roles } from "./policy/roles.js";
-export type { RoleDefinition } from "./policy/roles.js";
 export { composeToolbelt } from "./policy/compose-toolbelt.js";
 export type { ComposeToolbeltOptions, ToolbeltWarningCode } from "./policy/compose-toolbelt.js";
 export { defaultPolicy } from "./policy/default-policy.js";
@@ -67,6 +65,17 @@ export { resolveWorkspacePath } from "./policy/resolve-workspace-path.js";
 export type { WorkspacePathResult } from "./policy/resolve-workspace-path.js";
 export { scopeTools } from "./policy/scope-tools.js";
 // <<< policy block
+
+// --- plan, review, act ---
+export { applyRole, roles } from "./modes/roles.js";
+export type { RoleDefinition } from "./modes/roles.js";
+export { defineRole } from "./modes/define-role.js";
+export { FORMAT_VERSION, PlanSchema, QuestionFieldsSchema, QuestionSchema } from "./modes/plan-format.js";
+export type { Plan, PlanStep, Question, QuestionOption } from "./modes/plan-format.js";
+export { checkQuestion, parsePlan, parseQuestion } from "./modes/parse-plan.js";
+export type { FormatParseResult } from "./modes/parse-plan.js";
+export { messageTypeOf } from "./modes/message-type-of.js";
+export { isDeclaredReadOnly } from "./tools/declared-read-only.js";
 
 // --- providers (contract) ---
 export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./providers/provider.js";
@@ -87,6 +96,9 @@ export type {
   ApprovalResolvedEvent,
   BudgetExceededEvent,
   ChunkEvent,
+  MessageStreamCancelledEvent,
+  MessageStreamCompletedEvent,
+  MessageStreamStartedEvent,
   DoneEvent,
   ErrorEvent,
   EventOrigin,
@@ -122,7 +134,7 @@ export type { AgentVisibility } from "./agents/agent-visibility.js";
 export { scopeSkills } from "./agents/scope-skills.js";
 export type { Skill } from "./agents/skill.js";
 export type { PromptSection, PromptSectionContext, PromptSectionSource } from "./agents/prompt-section.js";
-export { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT } from "./agents/build-system-prompt.js";
+export { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT, SUBTASK_PROMPT_LINE } from "./agents/build-system-prompt.js";
 export type { BuildSystemPromptOptions } from "./agents/build-system-prompt.js";
 // <<< agents block
 export type { AgentDefinition } from "./agents/agent-definition.js";

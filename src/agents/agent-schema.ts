@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { compileGlobs } from "../internal/glob.js";
 import type { BudgetLimits } from "../loop/budget-types.js";
-import { roles } from "../policy/roles.js";
+import { roles } from "../modes/roles.js";
 import type { AnyZodSchema } from "../schema/to-json-schema.js";
 
 // Written with APIs that zod 3.25 and zod 4 share (the peer range is `^3.25 || ^4`): messages
@@ -34,6 +34,7 @@ type MissingBudgetKey = Exclude<keyof BudgetLimits, (typeof BUDGET_KEYS)[number]
 const _budgetKeysComplete: [MissingBudgetKey] extends [never] ? true : MissingBudgetKey = true;
 
 const ROLE_NAMES = Object.keys(roles);
+const ROLE_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 const compiles = (pattern: string): boolean => {
   try {
@@ -93,11 +94,9 @@ export const agentDefinitionZodSchema = z
     agentDenylist: globList,
     uiVisible: z.boolean().nullable().optional(),
     apiExposed: z.boolean().nullable().optional(),
-    role: z
-      .string()
-      .refine((r) => Object.hasOwn(roles, r), `must be one of the roles ${ROLE_NAMES.map((r) => `"${r}"`).join(", ")}`)
-      .nullable()
-      .optional(),
+    // Any role name: host roles are known to the runtime (`createAgentRuntime({ roles })`), which
+    // rejects an agent whose role it does not know.
+    role: z.string().regex(ROLE_NAME_PATTERN, `must be a role name (the presets ${ROLE_NAMES.map((r) => `"${r}"`).join(", ")}, or a host role): 1 to 64 letters, digits, "_", "." or "-"`).nullable().optional(),
     budget: z.object(budgetShape).strict().nullable().optional(),
   })
   .strict();

@@ -1,4 +1,4 @@
-import { roles, type RoleDefinition } from "../policy/roles.js";
+import { roles, type RoleDefinition } from "../modes/roles.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import type { Tool } from "../tools/tool.js";
 import type { AgentDefinition } from "./agent-definition.js";
@@ -39,7 +39,18 @@ export interface BuildSystemPromptOptions {
    * @default the agent's `role` looked up in `roles`, if it names one
    */
   role?: RoleDefinition | null;
+  /**
+   * The loop offers `run_subtask` to this run (its policy enables `subagent` and `maxDepth` > 0):
+   * the tools list names it, with one line on when to decompose (seed 001's root chat prompt).
+   * @default false
+   */
+  subtasks?: boolean;
 }
+
+/** What the root prompt says about `run_subtask` when the loop offers it. */
+export const SUBTASK_PROMPT_LINE =
+  "- run_subtask: hand a self-contained part of the work to a focused sub-agent that starts from your instructions alone and returns its result; " +
+  "call it several times in one response to work in parallel. Decompose only when a part is independent and big enough to deserve its own context; do small steps yourself.";
 
 /** Longest one-line description shown for a tool, skill or agent, in characters. */
 const MAX_SUMMARY = 160;
@@ -144,10 +155,15 @@ export function buildSystemPrompt(options: BuildSystemPromptOptions): string {
 
   const blocks = [
     basePrompt(agent, options.defaultPrompt),
-    listed.length === 0 ? "" : heading("Available tools", listed.map((tool) => {
-      const description = summarize(tool.description, true);
-      return description ? `- ${tool.name}: ${description}` : `- ${tool.name}`;
-    })),
+    listed.length === 0 && options.subtasks !== true
+      ? ""
+      : heading("Available tools", [
+          ...listed.map((tool) => {
+            const description = summarize(tool.description, true);
+            return description ? `- ${tool.name}: ${description}` : `- ${tool.name}`;
+          }),
+          ...(options.subtasks === true ? [SUBTASK_PROMPT_LINE] : []),
+        ]),
     agent && tools.length > 0 ? skillsSection(agent, options.skills ?? []) : "",
     ...(options.sections ?? []).map((source) => hostSection(source, context)),
     options.registry ? agentsSection(agent, options.registry) : "",

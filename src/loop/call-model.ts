@@ -1,3 +1,4 @@
+import { messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
 import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../messages/message.js";
 import type { FinishReason, ModelRequest } from "../providers/provider.js";
@@ -34,6 +35,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   let usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
   let error: unknown;
   let aborted = false;
+  let streamId: string | undefined;
   try {
     const request: ModelRequest = { model: turn.model, system: level.systemPrompt, messages: history.slice(), tools: level.modelTools };
     if (turn.hasRequestOptions) Object.assign(request, turn.request);
@@ -50,7 +52,11 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
             textParts.push([openText, openPieces]);
           }
           openPieces!.push(event.text);
-          sink.emit({ type: "chunk", content: event.text, depth, parentId });
+          if (streamId === undefined) {
+            streamId = turn.streamIds();
+            sink.emit({ type: "message_stream_started", streamId, depth, parentId });
+          }
+          sink.emit({ type: "chunk", content: event.text, streamId, depth, parentId });
           break;
         }
         case "thinking_delta": {
@@ -83,7 +89,13 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     part.text = pieces.join("");
     text += part.text;
   }
-  if (textParts.length > 0) sink.emit({ type: "chunk", content: "", done: true, depth, parentId });
+  if (streamId !== undefined) {
+    sink.emit({ type: "chunk", content: "", done: true, streamId, depth, parentId });
+    // Seed 004: a stream that did not end as the level's answer is "cancelled" (its text stays in
+    // the assistant message, as the preamble of the tool calls or what was said before a failure).
+    const reason = aborted || turn.signal.aborted ? "aborted" : error !== undefined ? "error" : toolCalls.length > 0 ? "tool_calls" : undefined;
+    sink.emit(reason === undefined ? { type: "message_stream_completed", streamId, depth, parentId } : { type: "message_stream_cancelled", streamId, reason, depth, parentId });
+  }
   if (usage) {
     const cached = usage.cachedInputTokens ?? 0;
     const pricing = turn.pricing?.[turn.model];
@@ -104,7 +116,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
     const kept = parts.filter((p) => p.type !== "tool_call");
-    const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept } : undefined;
+    const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept, messageType: messageTypeOf(text) } : undefined;
     return { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted };
   }
   if (finish === "length" && toolCalls.length > 0) {
@@ -112,7 +124,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     toolCalls.length = 0;
     for (let i = parts.length - 1; i >= 0; i--) if (parts[i]!.type === "tool_call") parts.splice(i, 1);
   }
-  const message: AssistantMessage | undefined = parts.length > 0 ? { role: "assistant", content: parts } : undefined;
+  const message: AssistantMessage | undefined = parts.length > 0 ? { role: "assistant", content: parts, messageType: messageTypeOf(text) } : undefined;
   return { message, text, toolCalls, finish, error: undefined, aborted: false };
 }
 

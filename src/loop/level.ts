@@ -40,6 +40,8 @@ export interface Turn {
   signals: SignalHub;
   /** Rejects when the turn is aborted (shared, so racing a tool against it adds no listener). */
   aborted: Promise<never>;
+  /** A new id for a streamed assistant message, unique in the turn (and, by its prefix, across turns). */
+  streamIds: () => string;
 }
 
 /** One depth of the recursion. */

@@ -12,8 +12,17 @@ export interface EventOrigin {
 
 /** A model call is about to start (`iteration` counts from 1 within the level). */
 export interface LlmCallStartEvent extends EventOrigin { type: "llm_call_start"; iteration: number }
-/** Streamed assistant text. `done: true` closes a streamed message. */
-export interface ChunkEvent extends EventOrigin { type: "chunk"; content: string; done?: boolean }
+/** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream (seed 004). */
+export interface ChunkEvent extends EventOrigin { type: "chunk"; content: string; done?: boolean; streamId?: string }
+/** An assistant message began streaming text (seed 004 `agent.message_stream_started`). */
+export interface MessageStreamStartedEvent extends EventOrigin { type: "message_stream_started"; streamId: string }
+/** A streamed assistant message ended as the level's answer. */
+export interface MessageStreamCompletedEvent extends EventOrigin { type: "message_stream_completed"; streamId: string }
+/**
+ * A streamed message did not end as an answer: `reason` is `"tool_calls"` (the model went on to
+ * call tools; its text stays in the message as their preamble), `"aborted"` or `"error"`.
+ */
+export interface MessageStreamCancelledEvent extends EventOrigin { type: "message_stream_cancelled"; streamId: string; reason: string }
 /** Streamed model reasoning. */
 export interface ThinkingEvent extends EventOrigin { type: "thinking"; content: string }
 /** A finished message of this level, to persist. */
@@ -57,6 +66,9 @@ export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResul
 export type LoopEvent =
   | LlmCallStartEvent
   | ChunkEvent
+  | MessageStreamStartedEvent
+  | MessageStreamCompletedEvent
+  | MessageStreamCancelledEvent
   | ThinkingEvent
   | MessageEvent
   | ToolCallsPreparingEvent

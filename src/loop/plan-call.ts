@@ -1,5 +1,6 @@
 import type { ToolCallPart } from "../messages/message.js";
 import { validateToolArgs } from "../tools/validate-tool-args.js";
+import { classRefusal } from "../tools/declared-read-only.js";
 import type { CallPlan, Level } from "./level.js";
 import { FINISH_SUBTASK, RUN_SUBTASK } from "./subtask-tools.js";
 import { createJsonSchemaValidator } from "../schema/validate.js";
@@ -79,8 +80,9 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     plan.refusal = `Unknown tool "${call.name}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`;
     return plan;
   }
-  if (turn.policy && !turn.policy.classes.includes(tool.permissionClass)) {
-    plan.refusal = `Tool "${call.name}" is not permitted: its permission class "${tool.permissionClass}" is not enabled for this session.`;
+  const refused = turn.policy && classRefusal(tool, turn.policy);
+  if (refused) {
+    plan.refusal = `Tool "${call.name}" is not permitted: ${refused}.`;
     return plan;
   }
   const checked = validateToolArgs(tool, args);

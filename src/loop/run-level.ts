@@ -150,7 +150,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
         await push({ role: "user", content: `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
         continue;
       }
-      const final: AssistantMessage = message ?? { role: "assistant", content: [] };
+      const final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
       if (depth === 0 && turn.tree.size > 0) final.executionTree = tree = turn.tree.snapshot();
       if (depth === 0) final.usage = usageOf(budget, turn.pricing !== undefined);
       await push(final);

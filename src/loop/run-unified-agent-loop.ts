@@ -16,6 +16,13 @@ import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.j
 import { buildSubtaskSystemPrompt, type SubtaskPromptInfo } from "./subtask-tools.js";
 import { errorMessage } from "./tool-result.js";
 
+/** Stream ids unique across turns: one random prefix per turn, then a counter. */
+function createStreamIds(): () => string {
+  const prefix = globalThis.crypto.randomUUID().slice(0, 8);
+  let count = 0;
+  return () => `stream_${prefix}_${++count}`;
+}
+
 /** Options of {@link runUnifiedAgentLoop}. */
 export interface LoopOptions {
   provider: Provider;
@@ -134,6 +141,7 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     request: options.modelOptions ?? {},
     hasRequestOptions: options.modelOptions !== undefined && Object.keys(options.modelOptions).length > 0,
     subtaskPrompt: options.subtaskSystemPrompt ?? buildSubtaskSystemPrompt,
+    streamIds: createStreamIds(),
   };
   const depth = options.depth ?? 0;
   const parentId = options.parentId ?? null;

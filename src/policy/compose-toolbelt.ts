@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { Tool } from "../tools/tool.js";
 import { scopeTools } from "./scope-tools.js";
+import { classRefusal } from "../tools/declared-read-only.js";
 import type { ChatContext, ToolPolicy } from "./tool-policy.js";
 
 /** Why {@link composeToolbelt} warned; stable, for hosts that log or forward warnings. */
@@ -31,7 +32,8 @@ export interface ComposeToolbeltOptions {
 
 /**
  * The toolbelt of a run: (registered tools) ∩ (agent's glob scope) ∩ (policy classes) ∩ (chat
- * context), in registration order (seed 001 `composeToolbelt`).
+ * context), in registration order (seed 001 `composeToolbelt`). Under a read-only policy
+ * (`declaredReadOnly`, the planner) only tools declared read-only are kept.
  *
  * A tool with `contexts` is offered only when the chat context kind (default `"thread"`) is one
  * of them; a tool without `contexts` is offered in every context. Duplicate names keep the first
@@ -59,7 +61,6 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
   });
 
   const inScope = new Set(agent ? scopeTools(agent, registered) : registered);
-  const enabled = new Set(policy.classes);
   let gatedToKind = false;
 
   const toolbelt = registered.filter((tool) => {
@@ -67,9 +68,8 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
     gatedToKind ||= unlockedHere;
     if (tool.contexts && !unlockedHere) return false;
     const reasons: string[] = [];
-    if (!enabled.has(tool.permissionClass)) {
-      reasons.push(`its permission class "${tool.permissionClass}" is not enabled by the policy`);
-    }
+    const refused = classRefusal(tool, policy);
+    if (refused) reasons.push(refused);
     if (!inScope.has(tool)) reasons.push(`agent "${agent?.agentId ?? ""}" is not scoped to it`);
     if (reasons.length === 0) return true;
     if (unlockedHere) {

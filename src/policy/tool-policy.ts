@@ -21,6 +21,19 @@ export interface ToolPolicy {
   allowedMcpServers: string[];
   /** Always ask the approval handler for these classes or tool names. */
   approval?: { classes?: PermissionClass[]; tools?: string[] };
+  /**
+   * Only tools their author declared read-only are offered and dispatched (see
+   * `isDeclaredReadOnly`); set by `applyRole` for a read-only role such as the planner.
+   * @default false
+   */
+  declaredReadOnly?: boolean;
+  /**
+   * Under `declaredReadOnly`: the classes in which a tool flagged `readOnly: true` may still run
+   * (`applyRole` keeps the policy's classes from before the role narrowed them, so an MCP tool with
+   * `readOnlyHint` and class `network` runs under the planner only where the host enables network).
+   * @default `classes`
+   */
+  readOnlyToolClasses?: PermissionClass[];
 }
 
 /** Where a chat runs: `"thread"` (default), `"editor"`, or a host-defined kind. */

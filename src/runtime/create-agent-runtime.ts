@@ -15,6 +15,7 @@ import { SessionInbox } from "./session-inbox.js";
 import { readFresh, SessionStateCache } from "./session-state-cache.js";
 import { eventStream } from "./event-stream.js";
 import { createAgentTools } from "./agent-tools.js";
+import { createRoleLookup } from "../modes/role-lookup.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
 import { isBackground, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
 
@@ -52,7 +53,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     return result;
   };
   const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
-  const context: RuntimeContext = { options, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq, approvalSessions: new Map() };
+  const roleOf = createRoleLookup(options.roles, registry);
+  const context: RuntimeContext = { options, roleOf, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq, approvalSessions: new Map() };
 
   const agentOf = (agentId: string): AgentDefinition => {
     const agent = registry.get(agentId);
@@ -133,12 +135,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
   const prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
   const prepare = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext): PreparedAgent => {
-    if (perSession) return prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools });
+    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools });
     const key = JSON.stringify(chatContext);
     let byContext = prepared.get(agent);
     if (!byContext) prepared.set(agent, (byContext = new Map()));
     let entry = byContext.get(key);
-    if (!entry) byContext.set(key, (entry = prepareAgent({ options, agent, session, chatContext, builtinTools: agentTools })));
+    if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools })));
     return entry;
   };
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);

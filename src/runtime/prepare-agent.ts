@@ -2,10 +2,12 @@ import type { AgentDefinition } from "../agents/agent-definition.js";
 import { buildSystemPrompt } from "../agents/build-system-prompt.js";
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { BudgetLimits } from "../loop/budget-types.js";
+import { DEFAULT_BUDGET } from "../loop/budget.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import { composeToolbelt } from "../policy/compose-toolbelt.js";
 import { defaultPolicy } from "../policy/default-policy.js";
-import { applyRole, roles, type RoleDefinition } from "../policy/roles.js";
+import { applyRole, type RoleDefinition } from "../modes/roles.js";
+import type { RoleLookup } from "../modes/role-lookup.js";
 import type { ChatContext, ToolPolicy } from "../policy/tool-policy.js";
 import type { Provider } from "../providers/provider.js";
 import type { SessionSummary } from "../sessions/session-store.js";
@@ -27,6 +29,8 @@ export interface PreparedAgent {
 /** Everything an agent turn depends on that is not in the session. */
 export interface PrepareAgentInput {
   options: AgentRuntimeOptions;
+  /** The runtime's roles. */
+  roleOf: RoleLookup;
   agent: AgentDefinition;
   session: SessionSummary;
   chatContext: ChatContext;
@@ -39,9 +43,9 @@ export interface PrepareAgentInput {
  * policy ∩ context) and system prompt. Throws `InvalidArgumentError` for a misconfiguration before
  * anything is stored.
  */
-export function prepareAgent({ options, agent, session, chatContext, builtinTools }: PrepareAgentInput): PreparedAgent {
+export function prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools }: PrepareAgentInput): PreparedAgent {
   const { provider, model } = resolveModel(options, agent);
-  const role: RoleDefinition | undefined = agent.role === undefined ? undefined : roles[agent.role as keyof typeof roles];
+  const role: RoleDefinition | undefined = agent.role === undefined ? undefined : roleOf(agent.role);
   const base = typeof options.policy === "function" ? options.policy(session, agent) : (options.policy ?? defaultPolicy(chatContext.kind));
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
@@ -60,7 +64,8 @@ export function prepareAgent({ options, agent, session, chatContext, builtinTool
     sessionId: session.sessionId,
     ...(options.skills && { skills: options.skills }),
     ...(options.promptSections && { sections: options.promptSections }),
-    ...(role && { role }),
+    role: role ?? null,
+    subtasks: policy.classes.includes("subagent") && (agent.budget?.maxDepth ?? options.budget?.maxDepth ?? DEFAULT_BUDGET.maxDepth) > 0,
   });
   return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, warnings };
 }

@@ -1,3 +1,5 @@
+import type { RoleDefinition } from "../modes/roles.js";
+import type { RoleLookup } from "../modes/role-lookup.js";
 import type EventEmitter from "eventemitter3";
 import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { AgentRegistry } from "../agents/agent-registry.js";
@@ -54,11 +56,19 @@ export interface AgentRuntimeOptions {
    * @default 256
    */
   sessionCacheSize?: number;
+  /**
+   * Host roles beside the `planner` and `actor` presets (made with `defineRole`); an agent's
+   * `role` may name any of them. A host role with a preset's name replaces the preset.
+   * @default none
+   */
+  roles?: RoleDefinition[];
 }
 
 /** What the runtime's parts share. */
 export interface RuntimeContext {
   options: AgentRuntimeOptions;
+  /** The roles this runtime knows (presets and the host's). */
+  roleOf: RoleLookup;
   store: SessionStore;
   events: EventEmitter<RuntimeEvents>;
   inbox: SessionInbox;

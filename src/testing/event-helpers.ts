@@ -84,6 +84,9 @@ export function formatEvent(event: LoopEvent): string | undefined {
     case "chunk":
     case "thinking":
     case "tool_calls_preparing":
+    case "message_stream_started":
+    case "message_stream_completed":
+    case "message_stream_cancelled":
       return undefined;
     default:
       return assertNever(event);

@@ -5,6 +5,7 @@ import { isZodSchema, toJsonSchema, type AnyZodSchema } from "../schema/to-json-
 import { createZodValidator } from "../schema/validate.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { TOOL_VALIDATOR } from "./validate-tool-args.js";
+import { CLASS_DEFAULTED } from "./declared-read-only.js";
 
 /** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */
 export type InferToolInput<S> = S extends { _zod: { output: infer O } }
@@ -20,8 +21,13 @@ export interface ToolDefinition<S, O> {
   description: string;
   /** A zod schema (3.25+ or 4) or a plain JSON Schema object. */
   input: S;
-  /** @default "safe" */
+  /**
+   * @default "safe". Give it explicitly for a tool that may run under the planner: a tool whose
+   * class was left to the default never runs in plan mode (it is not declared read-only).
+   */
   permissionClass?: PermissionClass;
+  /** Declares the tool read-only whatever its class (it may run under the planner). @default false */
+  readOnly?: boolean;
   capabilities?: string[];
   /** @default true */
   parallelSafe?: boolean;
@@ -64,6 +70,8 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: T
   if (definition.requiresApproval !== undefined) tool.requiresApproval = definition.requiresApproval;
   if (definition.contexts !== undefined) tool.contexts = definition.contexts;
   if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
+  if (definition.readOnly !== undefined) tool.readOnly = definition.readOnly;
+  if (definition.permissionClass === undefined) Object.defineProperty(tool, CLASS_DEFAULTED, { value: true, enumerable: false });
   if (isZodSchema(definition.input)) {
     Object.defineProperty(tool, TOOL_VALIDATOR, { value: createZodValidator(definition.input), enumerable: false });
   }

@@ -40,5 +40,11 @@ export interface Tool<I = any, O = any> {
   contexts?: string[];
   /** Per-call time limit in milliseconds; a timed-out call becomes an error result. */
   timeoutMs?: number;
+  /**
+   * The author's word that the tool changes nothing: it may run under a read-only role (the
+   * planner) whatever its class. An explicit read class (`safe`, `knowledge`, `workspace_read`)
+   * says the same. @default false
+   */
+  readOnly?: boolean;
   execute(args: I, ctx: ToolContext): O | Promise<O>;
 }

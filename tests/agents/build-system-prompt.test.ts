@@ -172,7 +172,7 @@ Use agents_message to ask another agent to perform a task.`);
 describe("buildSystemPrompt: roles, order and determinism", () => {
   it("appends the role prompt last, by default the agent's role", () => {
     const agent = def("a", { systemPrompt: "Base.", role: "planner" });
-    expect(buildSystemPrompt({ agent, tools: [tool("read_file")], registry: seed })).toMatch(/Use agents_message to ask another agent to perform a task\.\n\n# CURRENT ROLE: PLANNER\n[\s\S]*switch you to the ACTOR role$/);
+    expect(buildSystemPrompt({ agent, tools: [tool("read_file")], registry: seed })).toMatch(/Use agents_message to ask another agent to perform a task\.\n\n# CURRENT ROLE: PLANNER\n[\s\S]*"format_version": "1.0"[\s\S]*switch you to the ACTOR role for execution\.$/);
     expect(buildSystemPrompt({ agent, tools: [], role: roles.actor })).toBe(`Base.\n\n${roles.actor.prompt}`);
     expect(buildSystemPrompt({ agent, tools: [], role: null })).toBe("Base.");
   });

@@ -113,7 +113,7 @@ describe("createAgentRegistry: every problem at once", () => {
         { agentId: "todo", displayName: "Todo", toolAllowlist: ["todo_*", ""], toolAllowList: ["x"] },
         { agentId: "journal", displayName: 42, uiVisible: "yes", budget: { maxDepth: -1, maxSteps: 3 } },
         { agentId: "todo", displayName: "Second todo", agentDenylist: ["!general"], toolExposure: "plugins" },
-        { agentId: "has space", displayName: "Bad id", role: "commander", chat: { provider: "openai", modle: "m" } },
+        { agentId: "has space", displayName: "Bad id", role: "command er", chat: { provider: "openai", modle: "m" } },
         { displayName: "No id", capabilityAllowlist: "lists.*" },
       ],
     };
@@ -140,7 +140,7 @@ describe("createAgentRegistry: every problem at once", () => {
       "agents[2].toolExposure", // not an exposure mode
       "agents[3].agentId", // bad characters
       "agents[3].chat.modle", // unknown chat key
-      "agents[3].role", // unknown role
+      "agents[3].role", // not a role name
       "agents[4].agentId", // missing
       "agents[4].capabilityAllowlist", // a string, not a list
     ]);
@@ -150,7 +150,7 @@ describe("createAgentRegistry: every problem at once", () => {
     expect(message("agents[1].displayName")).toBe("expected string, got number 42");
     expect(message("agents[2].agentId")).toBe('duplicate agentId "todo" (already used by agents[0])');
     expect(message("agents[2].toolExposure")).toBe('expected one of "tools", "skills", "mixed", got string "plugins"');
-    expect(message("agents[3].role")).toBe('must be one of the roles "planner", "actor", got string "commander"');
+    expect(message("agents[3].role")).toMatch(/^must be a role name \(the presets "planner", "actor", or a host role\)/);
     expect(message("agents[3].chat.modle")).toBe("unknown key (did you mean \"model\"?); allowed keys: provider, model");
     expect(message("agents[4].agentId")).toBe("is required");
     // The error's message names every problem too, for logs.

@@ -84,6 +84,6 @@ describe("abort", () => {
     };
     const { result } = await run({ provider, signal: controller.signal });
     expect(result.status).toBe("aborted");
-    expect(result.messages).toEqual([{ role: "assistant", content: [{ type: "text", text: "partial " }] }]);
+    expect(result.messages).toEqual([{ role: "assistant", content: [{ type: "text", text: "partial " }], messageType: "text" }]);
   });
 });
