@@ -40,6 +40,8 @@ export interface Turn {
   signals: SignalHub;
   /** Rejects when the turn is aborted (shared, so racing a tool against it adds no listener). */
   aborted: Promise<never>;
+  /** Tool-call ids used in this turn at any depth: a provider's duplicates are rewritten against it. */
+  callIds: Set<string>;
 }
 
 /** One depth of the recursion. */
