@@ -99,9 +99,11 @@ describe("budgets (seed 001 AC 5)", () => {
     // The second is cut to the 40 bytes left, its truncation notice included.
     expect(String(results[1]!.result)).toMatch(/^x+\n…\[truncated: kept \d+ of 60 bytes\]$/);
     expect(new TextEncoder().encode(String(results[1]!.result)).length).toBeLessThanOrEqual(40);
-    // The third call comes after the budget is spent: it is not run at all, and with no bytes
-    // left its refusal is empty: the total never passes the limit.
-    expect(results[2]).toMatchObject({ isError: true, result: "" });
+    // The third call comes after the budget is spent: it is not run at all, and its refusal is
+    // cut to the byte left: the total never passes the limit.
+    expect(results[2]).toMatchObject({ isError: true });
+    expect("Not run: the turn's budget is spent".startsWith(String(results[2]!.result))).toBe(true);
+    expect(results.reduce((sum, r) => sum + new TextEncoder().encode(String(r.result)).length, 0)).toBeLessThanOrEqual(100);
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "bytes", limit: 100 });
     expect(result.status).toBe("budget_exceeded");
