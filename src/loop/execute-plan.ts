@@ -174,9 +174,9 @@ function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcom
     return failed(level, plan, error, turn.signal, false, undefined);
   }
   const pending = thenableOf(raw);
-  if (pending === undefined) {
+  if (!(pending instanceof Promise)) {
     ctx.release();
-    return readResult(raw);
+    return pending ?? readResult(raw);
   }
   return Promise.race([pending, turn.aborted]).then(
     (value) => (ctx.release(), readResult(value)),
@@ -186,9 +186,10 @@ function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcom
 
 /**
  * A promise of `value` when it is a thenable (an object or function with a callable `then`),
- * else `undefined`. Reading or calling `then` may throw (a Proxy): the promise rejects with that.
+ * `undefined` when it is not, or an error outcome when even that cannot be read (a Proxy whose
+ * traps throw). Calling `then` may throw too: the promise rejects with that.
  */
-function thenableOf(value: unknown): Promise<unknown> | undefined {
+function thenableOf(value: unknown): Promise<unknown> | ToolOutcome | undefined {
   if ((typeof value !== "object" || value === null) && typeof value !== "function") return undefined;
   let then: unknown;
   try {
@@ -196,7 +197,7 @@ function thenableOf(value: unknown): Promise<unknown> | undefined {
     if (typeof then !== "function") return undefined;
     if (then === Promise.prototype.then && value instanceof Promise) return value as Promise<unknown>;
   } catch (error) {
-    return Promise.reject(asError(error));
+    return { value: `The tool returned a value that could not be read: ${errorMessage(error)}`, isError: true };
   }
   return new Promise((resolve, reject) => {
     try {
@@ -281,6 +282,7 @@ async function runToolWithTimeout(level: Level, plan: CallPlan, timeoutMs: numbe
     raw = tool.execute(plan.input, ctx);
     // A tool that ignores its signal must not hold the turn: race it against the abort.
     const pending = thenableOf(raw);
+    if (pending !== undefined && !(pending instanceof Promise)) return pending;
     if (pending !== undefined) raw = await Promise.race([pending, stop]);
   } catch (error) {
     return failed(level, plan, error, signal, timedOut, timeoutMs);

@@ -49,6 +49,7 @@ const FORBIDDEN: Record<string, string> = {
   $recursiveAnchor: "$recursiveAnchor is not supported",
   patternProperties: "patternProperties is not supported: list the properties, or use additionalProperties",
 };
+const TYPES = new Set(["null", "boolean", "object", "array", "number", "string", "integer"]);
 const REF = /^#\/(\$defs|definitions)\/([A-Za-z0-9_.-]{1,64})$/;
 
 interface Compiled {
@@ -121,6 +122,11 @@ function compile(root: unknown): Compiled {
             throw new ModelSchemaError(`${at}: unsupported pattern ${JSON.stringify(value)}: ${error.message}`);
           }
         }
+        out[key] = value;
+      } else if (key === "type") {
+        const types = Array.isArray(value) ? (value as unknown[]) : [value];
+        const bad = types.find((t) => typeof t !== "string" || !TYPES.has(t));
+        if (bad !== undefined || types.length === 0) throw new ModelSchemaError(`${at}: must be one of ${[...TYPES].join(", ")} (or an array of them), got ${JSON.stringify(bad ?? value).slice(0, 40)}`);
         out[key] = value;
       } else if (key === "uniqueItems") {
         usesUniqueItems ||= value === true;

@@ -10,7 +10,7 @@ const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "example"
  * value reaches the reference, then throws; `defineTool` rejects it up front instead.
  */
 export function unresolvedRefs(schema: JsonSchema): string[] {
-  const lookup: Record<string, unknown> = dereference(schema as never);
+  const lookup: Record<string, unknown> = dereference(schema);
   const found: string[] = [];
   const seen = new Set<object>();
   const walk = (node: unknown): void => {
