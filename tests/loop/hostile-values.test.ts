@@ -31,6 +31,7 @@ describe("values from tools: Proxies and thenables", () => {
       // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw hostile();
     });
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     const rejects = tool("rejects", () => Promise.reject(hostile()));
     const resolves = tool("resolves", () => Promise.resolve(hostile()));
     const { result, events } = await run({
