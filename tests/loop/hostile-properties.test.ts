@@ -48,7 +48,7 @@ const chaos = defineTool({
   description: "c",
   input: z.object({ kind: z.number().int(), raise: z.boolean() }),
   execute: ({ kind, raise }) => {
-    // eslint-disable-next-line @typescript-eslint/only-throw-error
+     
     if (raise) throw kind % 2 === 0 ? hostileValue(kind) : new Error(HUGE);
     return hostileValue(kind);
   },
