@@ -146,7 +146,6 @@ async function runSubtask(level: Level, plan: CallPlan, runChild: RunChild): Pro
   return { result: endCall(level, plan, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
   }
 
-
 interface ToolOutcome {
   value: unknown;
   isError: boolean;
