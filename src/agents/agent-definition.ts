@@ -4,8 +4,11 @@ import type { BudgetLimits } from "../loop/budget-types.js";
  * A configured agent (seed 000): a persona with its own prompt and a scoped set of tools, skills
  * and peers. Usually loaded with `createAgentRegistry`, which validates it and turns every `null`
  * into an absent field. Glob lists are unset when absent or `null` (no restriction) and set when
- * an array: an empty allowlist allows nothing. Globs support `*`, `?`, `[...]`, `{a,b}`; no
- * negation (use the denylist).
+ * an array: an empty allowlist allows nothing. Globs (one dialect for tool names, capabilities,
+ * skill ids and agent ids): `*` matches any run of characters and crosses `/`, `.` and `:`
+ * (`secrets*` denies `secrets/mail.send`), `?` one character, `[a-z]` / `[!a-z]` one of (not of)
+ * a set, `{a,b}` alternatives (at most 256 after expansion; ranges such as `{1..9}` are
+ * rejected); `\x` is a literal `x`; no negation (use the denylist), whole-value matches.
  */
 export interface AgentDefinition {
   /** Unique id, 1-64 letters, digits, `_`, `.` or `-`, e.g. `"reading-list"`. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { compileGlobs } from "../internal/glob.js";
+import { compileGlobs, MAX_GLOB_ALTERNATIVES } from "../internal/glob.js";
 import type { BudgetLimits } from "../loop/budget-types.js";
 import { roles } from "../modes/roles.js";
 import type { AnyZodSchema } from "../schema/to-json-schema.js";
@@ -55,7 +55,10 @@ const glob = z
   // eslint-disable-next-line no-control-regex
   .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), "must not contain control characters (such as NUL or a newline)")
   .refine((p) => !p.startsWith("!"), 'negation ("!") is not supported: put the pattern in the matching denylist instead')
-  .refine(compiles, "is not a valid glob pattern");
+  .refine(
+    compiles,
+    `is not a valid glob pattern: brace ranges such as {1..9} are not supported, and {a,b} groups may expand to at most ${MAX_GLOB_ALTERNATIVES} alternatives`,
+  );
 
 const globList = z.array(glob).nullable().optional();
 const limit = z.number().min(0, "must be a non-negative number").refine(Number.isFinite, "must be a finite number");

@@ -38,7 +38,8 @@ function check(from: AgentDefinition, to: AgentDefinition, allow: GlobMatcher | 
  *    Unset (`undefined` or `null`) allows every agent; an empty list allows none.
  * 4. `from.agentDenylist`, when set, has no glob matching `to.agentId`: code `"denied"`.
  *
- * Globs are matched like tool globs (`*`, `?`, `[...]`, `{a,b}`; no negation).
+ * Globs are matched like tool globs (see `AgentDefinition`: `*` crosses `/`, `.` and `:`; `?`,
+ * `[...]`, `{a,b}`; no negation).
  */
 export function agentVisibility(from: AgentDefinition, to: AgentDefinition): AgentVisibility {
   return check(from, to, compileList(from.agentAllowlist), compileList(from.agentDenylist));

@@ -1,3 +1,5 @@
+import { timerDelay } from "./timer-delay.js";
+
 /** An error named `AbortError` for an aborted signal (its reason when that already is one). */
 export function abortError(signal?: AbortSignal): Error {
   const reason: unknown = signal?.reason;
@@ -13,7 +15,10 @@ export function isAbortError(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "AbortError";
 }
 
-/** Resolves after `ms`, or rejects with an `AbortError` as soon as `signal` aborts. */
+/**
+ * Resolves after `ms`, or rejects with an `AbortError` as soon as `signal` aborts. A delay no
+ * timer can wait (`Infinity`, above 2^31-1 ms) waits for the abort alone, never "fires at once".
+ */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
@@ -21,10 +26,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       clearTimeout(timer);
       reject(abortError(signal));
     };
-    const timer = setTimeout(() => {
+    const delay = timerDelay(ms);
+    const timer = delay === undefined ? undefined : setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, ms);
+    }, delay);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

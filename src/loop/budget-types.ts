@@ -12,9 +12,18 @@ export interface BudgetLimits {
   maxTotalLlmCalls: number;
   /** @default 200 */
   maxTotalToolCalls: number;
-  /** @default 180_000 */
+  /**
+   * Wall-clock limit of the turn in ms, enforced by a timer and at every boundary. `Infinity` (or
+   * more than 2^31-1 ms, which no timer can wait) sets no timer: only the boundary checks remain.
+   * @default 180_000
+   */
   maxWallClockMs: number;
-  /** @default 50_000 */
+  /**
+   * Largest result the model sees for one call, in bytes of UTF-8 (of its JSON when not a
+   * string): tool values, thrown error messages, refusals, sub-task results, and the truncation
+   * notice itself, which is kept only when it fits.
+   * @default 50_000
+   */
   maxToolResultBytes: number;
   /** @default 128_000 */
   maxHistoryTokens: number;
@@ -22,7 +31,10 @@ export interface BudgetLimits {
   maxTotalTokens?: number;
   /** Unset = unlimited; needs a pricing table. */
   maxCostUsd?: number;
-  /** Sum of tool-result bytes in a turn. Unset = unlimited. */
+  /**
+   * Sum of the bytes of every result the model sees in a turn, at every depth (measured as for
+   * `maxToolResultBytes`). A result cut short because this ran out spends the budget. Unset = unlimited.
+   */
   maxTotalResultBytes?: number;
 }
 

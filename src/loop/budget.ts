@@ -139,21 +139,28 @@ export class TurnBudget {
   }
 
   /**
-   * How many bytes of tool result may still be kept, given the per-result cap and the turn's
-   * result-byte budget. Records `wanted` bytes (capped); when the turn budget runs out it is exceeded.
+   * Room for the next tool result, in bytes: `maxToolResultBytes`, or what is left of
+   * `maxTotalResultBytes` when that is less. Every result the model sees (tool values, errors,
+   * refusals, sub-task results, truncation notices) is cut to it.
    */
-  admitResultBytes(wanted: number): number {
+  resultRoom(): number {
     const l = this.limits;
-    let allowed = Math.min(wanted, l.maxToolResultBytes);
-    if (l.maxTotalResultBytes !== undefined) {
-      const left = Math.max(0, l.maxTotalResultBytes - this.counters.resultBytes);
-      if (allowed >= left) {
-        allowed = left;
-        if (wanted > left) this.fail("bytes", l.maxTotalResultBytes, this.counters.resultBytes + Math.min(wanted, l.maxToolResultBytes));
-      }
+    if (l.maxTotalResultBytes === undefined) return l.maxToolResultBytes;
+    return Math.min(l.maxToolResultBytes, Math.max(0, l.maxTotalResultBytes - this.counters.resultBytes));
+  }
+
+  /**
+   * Records a result of `keptBytes` (after cutting) whose full size was `fullBytes`. A result cut
+   * because `maxTotalResultBytes` ran out spends the budget (reason `"bytes"`).
+   */
+  recordResult(fullBytes: number, keptBytes: number): BudgetViolation | null {
+    const l = this.limits;
+    const used = this.counters.resultBytes;
+    this.counters.resultBytes += keptBytes;
+    if (l.maxTotalResultBytes !== undefined && used + Math.min(fullBytes, l.maxToolResultBytes) > l.maxTotalResultBytes) {
+      return this.fail("bytes", l.maxTotalResultBytes, used + Math.min(fullBytes, l.maxToolResultBytes));
     }
-    this.counters.resultBytes += allowed;
-    return allowed;
+    return null;
   }
 
   private clock(): BudgetViolation | null {

@@ -66,7 +66,9 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
           break;
         }
         case "tool_call": {
-          const call: ToolCallPart = { type: "tool_call", id: event.id, name: event.name, args: event.args };
+          // Ids are made unique within the turn before anything sees them (the store, resume frames).
+          const name = typeof event.name === "string" ? event.name : String(event.name);
+          const call: ToolCallPart = { type: "tool_call", id: uniqueCallId(turn.callIds, event.id), name, args: event.args };
           toolCalls.push(call);
           parts.push(call);
           openText = undefined;
@@ -97,6 +99,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     sink.emit(reason === undefined ? { type: "message_stream_completed", streamId, depth, parentId } : { type: "message_stream_cancelled", streamId, reason, depth, parentId });
   }
   if (usage) {
+    usage = checkedUsage(level, usage);
     const cached = usage.cachedInputTokens ?? 0;
     const pricing = turn.pricing?.[turn.model];
     const costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
@@ -140,4 +143,56 @@ function appendThinking(parts: AssistantPart[], delta: { text: string; signature
   if (delta.signature !== undefined) part.signature = delta.signature;
   if (delta.redacted) part.redacted = true;
   parts.push(part);
+}
+
+/** Longest tool-call id kept as the provider sent it. */
+const MAX_CALL_ID_LENGTH = 256;
+
+/**
+ * The id a tool call is stored under: the provider's, unless it is empty, not a string, longer
+ * than 256 characters, or already used in this turn (at any depth). A duplicate `x` becomes
+ * `x_2` (`x_3`, ...), an unusable id `call_<n>`; deterministic, and recorded in `used`.
+ */
+export function uniqueCallId(used: Set<string>, id: unknown): string {
+  let base = typeof id === "string" && id !== "" && id.length <= MAX_CALL_ID_LENGTH ? id : "";
+  let unique = base;
+  if (base === "") {
+    base = "call";
+    unique = `call_${used.size + 1}`;
+  }
+  for (let n = 2; used.has(unique); n++) unique = `${base}_${n}`;
+  used.add(unique);
+  return unique;
+}
+
+/** More tokens than any one response can report; larger figures are clamped to it. */
+export const MAX_TOKENS_PER_RESPONSE = 1_000_000_000;
+
+type UsageFigures = { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+
+/**
+ * Usage as reported, made sane: a figure that is not a number, negative, NaN, fractional or
+ * above {@link MAX_TOKENS_PER_RESPONSE} is clamped (to 0, rounded, or to the maximum), with one
+ * `invalid_usage` warning. A negative count would otherwise lower the turn's totals and switch
+ * the token budget off.
+ */
+function checkedUsage(level: Level, usage: UsageFigures): UsageFigures {
+  const wrong: string[] = [];
+  const clamp = (key: keyof UsageFigures, value: unknown): number => {
+    const n = typeof value === "number" && !Number.isNaN(value) ? Math.min(MAX_TOKENS_PER_RESPONSE, Math.max(0, Math.round(value))) : 0;
+    if (n !== value) wrong.push(`${key} ${typeof value === "number" ? String(value) : typeof value}`);
+    return n;
+  };
+  const out: UsageFigures = { inputTokens: clamp("inputTokens", usage.inputTokens), outputTokens: clamp("outputTokens", usage.outputTokens) };
+  if (usage.cachedInputTokens !== undefined) out.cachedInputTokens = Math.min(clamp("cachedInputTokens", usage.cachedInputTokens), out.inputTokens);
+  if (wrong.length > 0) {
+    level.turn.sink.emit({
+      type: "warning",
+      code: "invalid_usage",
+      message: `The provider reported invalid usage (${wrong.join(", ")}); clamped to 0..${MAX_TOKENS_PER_RESPONSE} whole tokens.`,
+      depth: level.depth,
+      parentId: level.parentId,
+    });
+  }
+  return out;
 }

@@ -6,7 +6,8 @@ import type { CallPlan, Level, Turn } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "./loop-types.js";
 import type { RunSubtaskArgs } from "./subtask-tools.js";
-import { errorMessage, normaliseResult, truncateResult } from "./tool-result.js";
+import { timerDelay } from "../internal/timer-delay.js";
+import { capResult, errorMessage, readResult } from "./tool-result.js";
 
 /** How a child level ended, as the parent needs it. */
 export interface ChildOutcome {
@@ -46,9 +47,18 @@ export function startCall(level: Level, plan: CallPlan): void {
   level.turn.sink.emit({ type: "tool_call_update", toolCallId: call.id, name: call.name, status: "start", args: plan.args, depth: level.depth, parentId: level.parentId });
 }
 
-/** Emits the `end` event of a call (its `start` first, if it never had one) and closes its tree node. */
-function endCall(level: Level, plan: CallPlan, result: unknown, isError: boolean): ToolResultPart {
+/**
+ * Emits the `end` event of a call (its `start` first, if it never had one) and closes its tree node.
+ * Every result the model sees passes here and is cut to the turn's result-byte room
+ * (`maxToolResultBytes`, and what is left of `maxTotalResultBytes`), truncation notice included.
+ */
+function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, text?: string): ToolResultPart {
   startCall(level, plan);
+  const budget = level.turn.budget;
+  const capped = capResult(raw, budget.resultRoom(), text);
+  const spent = budget.recordResult(capped.fullBytes, capped.bytes);
+  if (spent) reportBudget(level, spent);
+  const result = capped.value;
   const durationMs = Date.now() - plan.startedAt;
   const { call } = plan;
   level.turn.tree.end(call.id, result, isError, durationMs);
@@ -73,7 +83,7 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
     return { result: endCall(level, plan, `Denied: the call was not approved${plan.decision.reason ? ` (${plan.decision.reason})` : ""}.`, true) };
   }
   if (plan.kind === "finish") {
-    const checked = level.outputValidator!((plan.input as { result?: unknown } | undefined)?.result);
+    const checked = validateFinish(level, plan);
     if (!checked.ok) return { result: endCall(level, plan, `The result does not match the required output_schema: ${checked.message}. Fix it and call finish_subtask again.`, true) };
     return { result: endCall(level, plan, "Result accepted.", false), finished: { value: checked.value } };
   }
@@ -94,8 +104,16 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
 }
 
 function toolDone(level: Level, plan: CallPlan, outcome: ToolOutcome): PlanOutcome {
-  if (outcome.budget) reportBudget(level, outcome.budget);
-  return { result: endCall(level, plan, outcome.value, outcome.isError) };
+  return { result: endCall(level, plan, outcome.value, outcome.isError, outcome.text) };
+}
+
+/** Checks a `finish_subtask` result; a validator that throws is an error result, never the turn's end. */
+function validateFinish(level: Level, plan: CallPlan): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return level.outputValidator!((plan.input as { result?: unknown } | undefined)?.result);
+  } catch (error) {
+    return { ok: false, message: `it could not be checked (${errorMessage(error)})` };
+  }
 }
 
 async function runLocked(level: Level, plan: CallPlan, lockName: string): Promise<PlanOutcome> {
@@ -131,33 +149,65 @@ async function runSubtask(level: Level, plan: CallPlan, runChild: RunChild): Pro
 interface ToolOutcome {
   value: unknown;
   isError: boolean;
-  budget?: BudgetViolation | undefined;
+  /** The value as the model reads it, when already known. */
+  text?: string | undefined;
 }
 
-/** Runs the tool; synchronous tools (without a timeout) are handled without a promise. */
+/**
+ * Runs the tool; synchronous tools (without a timeout) are handled without a promise. Whatever the
+ * tool returns is awaited when it is a thenable (a native Promise or not: query builders, other
+ * realms), bounded by the timeout and the turn's abort; a value or error that cannot even be read
+ * (a hostile Proxy) becomes an error result.
+ */
 function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcome> {
   const { turn } = level;
   const tool = plan.tool!;
-  if (tool.timeoutMs === undefined && turn.toolTimeoutMs === undefined) {
-    const ctx = new CallContext(level, plan, turn.signals);
-    let raw: unknown;
-    try {
-      raw = tool.execute(plan.input, ctx);
-    } catch (error) {
-      ctx.release();
-      return failed(level, plan, error, turn.signal, false, undefined);
-    }
-    if (!(raw instanceof Promise)) {
-      ctx.release();
-      return finishResult(level, raw);
-    }
-    return Promise.race([raw, turn.aborted]).then(
-      (value) => (ctx.release(), finishResult(level, value)),
-      (error: unknown) => (ctx.release(), failed(level, plan, error, turn.signal, false, undefined)),
-    );
+  const timeoutMs = timerDelay(tool.timeoutMs ?? turn.toolTimeoutMs);
+  if (timeoutMs !== undefined) return runToolWithTimeout(level, plan, timeoutMs);
+  const ctx = new CallContext(level, plan, turn.signals);
+  let raw: unknown;
+  try {
+    raw = tool.execute(plan.input, ctx);
+  } catch (error) {
+    ctx.release();
+    return failed(level, plan, error, turn.signal, false, undefined);
   }
-  return runToolWithTimeout(level, plan);
+  const pending = thenableOf(raw);
+  if (!(pending instanceof Promise)) {
+    ctx.release();
+    return pending ?? readResult(raw);
+  }
+  return Promise.race([pending, turn.aborted]).then(
+    (value) => (ctx.release(), readResult(value)),
+    (error: unknown) => (ctx.release(), failed(level, plan, error, turn.signal, false, undefined)),
+  );
 }
+
+/**
+ * A promise of `value` when it is a thenable (an object or function with a callable `then`),
+ * `undefined` when it is not, or an error outcome when even that cannot be read (a Proxy whose
+ * traps throw). Calling `then` may throw too: the promise rejects with that.
+ */
+function thenableOf(value: unknown): Promise<unknown> | ToolOutcome | undefined {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return undefined;
+  let then: unknown;
+  try {
+    then = (value as { then?: unknown }).then;
+    if (typeof then !== "function") return undefined;
+    if (then === Promise.prototype.then && value instanceof Promise) return value as Promise<unknown>;
+  } catch (error) {
+    return { value: `The tool returned a value that could not be read: ${errorMessage(error)}`, isError: true };
+  }
+  return new Promise((resolve, reject) => {
+    try {
+      (then as (onValue: (v: unknown) => void, onError: (e: unknown) => void) => unknown).call(value, resolve, reject);
+    } catch (error) {
+      reject(asError(error));
+    }
+  });
+}
+
+const asError = (error: unknown): Error => new Error(errorMessage(error));
 
 /**
  * A tool's context. `signal` is a getter that makes the call's own signal on first use (most tools
@@ -196,57 +246,50 @@ class CallContext implements ToolContext {
   }
 }
 
+
 function failed(level: Level, plan: CallPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
   if (timedOut) return { value: `Tool "${plan.tool!.name}" timed out after ${timeoutMs} ms.`, isError: true };
-  if (level.turn.signal.aborted && (isAbortError(error) || signal.aborted)) return { value: "Aborted: the turn was stopped.", isError: true };
+  if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error))) return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };
 }
 
-/** Normalises and truncates a tool's return value under the result-byte budgets. */
-function finishResult(level: Level, raw: unknown): ToolOutcome {
-  const budget = level.turn.budget;
-  const normal = normaliseResult(raw);
-  const kept = budget.admitResultBytes(normal.bytes);
-  const spent = budget.exceeded?.reason === "bytes" ? budget.exceeded : undefined;
-  if (kept >= normal.bytes) return { value: normal.value, isError: false, budget: spent };
-  const text = normal.text ?? JSON.stringify(normal.value);
-  return { value: truncateResult(text, normal.bytes, kept), isError: false, budget: spent };
+/** `isAbortError` for a thrown value that may be a hostile Proxy. */
+function safeIsAbortError(error: unknown): boolean {
+  try {
+    return isAbortError(error);
+  } catch {
+    return false;
+  }
 }
 
-async function runToolWithTimeout(level: Level, plan: CallPlan): Promise<ToolOutcome> {
+async function runToolWithTimeout(level: Level, plan: CallPlan, timeoutMs: number): Promise<ToolOutcome> {
   const { turn } = level;
   const tool = plan.tool!;
-  const timeoutMs = tool.timeoutMs ?? turn.toolTimeoutMs;
-  let signal = turn.signal;
-  let stop = turn.aborted;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let timedOut = false;
-  let unlink: (() => void) | undefined;
   const ctx = new CallContext(level, plan, turn.signals);
-  if (timeoutMs !== undefined) {
-    const controller = turn.signals.child();
-    ctx.controller = controller;
-    signal = controller.signal;
-    unlink = () => ctx.release();
-    stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
-    stop.catch(() => undefined);
-    timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-    }, timeoutMs);
-  }
+  const controller = turn.signals.child();
+  ctx.controller = controller;
+  const signal = controller.signal;
+  const stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+  stop.catch(() => undefined);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
   let raw: unknown;
   try {
     raw = tool.execute(plan.input, ctx);
     // A tool that ignores its signal must not hold the turn: race it against the abort.
-    if (raw instanceof Promise) raw = await Promise.race([raw, stop]);
+    const pending = thenableOf(raw);
+    if (pending !== undefined && !(pending instanceof Promise)) return pending;
+    if (pending !== undefined) raw = await Promise.race([pending, stop]);
   } catch (error) {
     return failed(level, plan, error, signal, timedOut, timeoutMs);
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    unlink?.();
+    clearTimeout(timer);
+    ctx.release();
   }
-  return finishResult(level, raw);
+  return readResult(raw);
 }
 
 async function acquire(locks: Map<string, Promise<void>>, name: string): Promise<() => void> {

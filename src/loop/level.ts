@@ -42,6 +42,8 @@ export interface Turn {
   aborted: Promise<never>;
   /** A new id for a streamed assistant message, unique in the turn (and, by its prefix, across turns). */
   streamIds: () => string;
+  /** Tool-call ids used in this turn at any depth: a provider's duplicates are rewritten against it. */
+  callIds: Set<string>;
 }
 
 /** One depth of the recursion. */

@@ -4,7 +4,8 @@ import { classRefusal } from "../tools/declared-read-only.js";
 import type { CallPlan, Level } from "./level.js";
 import { FINISH_SUBTASK, RUN_SUBTASK } from "./subtask-tools.js";
 import { createJsonSchemaValidator } from "../schema/validate.js";
-import type { JsonSchema } from "../schema/json-schema.js";
+import { createModelSchemaValidator } from "../schema/model-schema-validator.js";
+import { echoName, errorMessage } from "./tool-result.js";
 
 const runSubtaskValidator = createJsonSchemaValidator({
   type: "object",
@@ -43,7 +44,7 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     try {
       args = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
     } catch {
-      plan.refusal = `Invalid arguments for "${call.name}": not valid JSON. Send the arguments as a JSON object.`;
+      plan.refusal = `Invalid arguments for "${echoName(call.name)}": not valid JSON. Send the arguments as a JSON object.`;
       return plan;
     }
   }
@@ -57,16 +58,16 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     } else {
       const checked = runSubtaskValidator(args);
       if (checked.ok) {
-        const schema = (args as { output_schema?: JsonSchema }).output_schema;
+        const schema = (args as { output_schema?: unknown }).output_schema;
         try {
-          if (schema !== undefined) plan.outputValidator = createJsonSchemaValidator(schema);
+          // The model wrote this schema: bounded checks only (see createModelSchemaValidator).
+          if (schema !== undefined) plan.outputValidator = createModelSchemaValidator(schema, { maxValueBytes: turn.budget.limits.maxToolResultBytes });
           plan.kind = "subtask";
           plan.input = args;
         } catch (error) {
-          plan.refusal = `Invalid output_schema for "${RUN_SUBTASK}": ${error instanceof Error ? error.message : String(error)}`;
+          plan.refusal = `Invalid output_schema for "${RUN_SUBTASK}": ${errorMessage(error)}. Fix the schema and call ${RUN_SUBTASK} again.`;
         }
-      }
-      else plan.refusal = `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`;
+      } else plan.refusal = `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`;
     }
     return plan;
   }
@@ -77,7 +78,7 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
   }
   const tool = level.tools.get(call.name);
   if (!tool) {
-    plan.refusal = `Unknown tool "${call.name}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`;
+    plan.refusal = `Unknown tool "${echoName(call.name)}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`;
     return plan;
   }
   const refused = turn.policy && classRefusal(tool, turn.policy);
@@ -85,7 +86,14 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     plan.refusal = `Tool "${call.name}" is not permitted: ${refused}.`;
     return plan;
   }
-  const checked = validateToolArgs(tool, args);
+  let checked: ReturnType<typeof validateToolArgs>;
+  try {
+    checked = validateToolArgs(tool, args);
+  } catch (error) {
+    // A host schema the validator cannot use (a $ref to nothing in a hand-made Tool): the call
+    // is refused, the turn goes on.
+    checked = { ok: false, message: `the tool's input schema could not be used (${errorMessage(error)})` };
+  }
   if (!checked.ok) {
     plan.refusal = `Invalid arguments for "${call.name}": ${checked.message}`;
     return plan;

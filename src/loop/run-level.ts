@@ -9,6 +9,7 @@ import type { BatchOutcome, CallPlan, Level } from "./level.js";
 import type { LoopResult, LoopStatus } from "./loop-types.js";
 import { runBatch } from "./run-batch.js";
 import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, type RunSubtaskArgs } from "./subtask-tools.js";
+import { echoName } from "./tool-result.js";
 
 /** Usage of the turn so far, as results report it. */
 export function usageOf(budget: TurnBudget, priced: boolean): Usage {
@@ -212,7 +213,9 @@ const runChild: RunChild = async (parent: Level, plan: CallPlan) => {
     }
     const unknown = args.tools.filter((name) => !parent.tools.has(name));
     if (unknown.length > 0) {
-      turn.sink.emit({ type: "warning", code: "subtask_tools_ignored", message: `Sub-task "${args.title}" asked for tools its parent lacks; ignored: ${unknown.join(", ")}.`, depth, parentId: plan.call.id });
+      // Names and title come from the model: quoted cut short, so a warning stays small.
+      const listed = unknown.slice(0, 20).map(echoName).join(", ") + (unknown.length > 20 ? `, and ${unknown.length - 20} more` : "");
+      turn.sink.emit({ type: "warning", code: "subtask_tools_ignored", message: `Sub-task "${echoName(args.title)}" asked for tools its parent lacks; ignored: ${listed}.`, depth, parentId: plan.call.id });
     }
   }
   const outputSchema = args.output_schema;

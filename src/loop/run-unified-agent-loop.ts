@@ -15,6 +15,7 @@ import type { ApprovalHandler, LoopResult, ResumeState } from "./loop-types.js";
 import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
 import { buildSubtaskSystemPrompt, type SubtaskPromptInfo } from "./subtask-tools.js";
 import { errorMessage } from "./tool-result.js";
+import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
 
 /** Stream ids unique across turns: one random prefix per turn, then a counter. */
 function createStreamIds(): () => string {
@@ -49,7 +50,10 @@ export interface LoopOptions {
   resume?: ResumeState;
   /** Prices per model; turns usage into `costUsd` and enables `maxCostUsd`. */
   pricing?: PricingTable;
-  /** Per-call time limit for tools without their own `timeoutMs`. Unset = none. */
+  /**
+   * Per-call time limit for tools without their own `timeoutMs`, in ms. Unset, `Infinity` or
+   * above 2^31-1 = none; negative or NaN throws `InvalidArgumentError`.
+   */
   toolTimeoutMs?: number;
   /** Passed to tools as `ctx.sessionId`. */
   sessionId?: string;
@@ -59,6 +63,22 @@ export interface LoopOptions {
   modelOptions?: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Replaces the built-in sub-task system prompt. */
   subtaskSystemPrompt?: (info: SubtaskPromptInfo) => string;
+}
+
+/**
+ * The tool-call ids a turn already used: none for a new turn; for a resumed one, those of its
+ * open sub-task frames and of the root history since its last user message.
+ */
+function callIdsOf(options: LoopOptions): Set<string> {
+  const ids = new Set<string>();
+  if (!options.resume) return ids;
+  const add = (message: Message) => {
+    if (message.role === "assistant") for (const part of message.content) if (part.type === "tool_call") ids.add(part.id);
+  };
+  for (const frame of Object.values(options.resume.frames)) frame.forEach(add);
+  const history = options.history;
+  for (let i = history.length - 1; i >= 0 && history[i]!.role !== "user"; i--) add(history[i]!);
+  return ids;
 }
 
 function checkOptions(options: LoopOptions): void {
@@ -75,7 +95,13 @@ function checkOptions(options: LoopOptions): void {
       if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") problems.push("every tool needs a name and an execute()");
       else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
       else seen.add(tool.name);
+      if (tool?.timeoutMs !== undefined && !isTimeLimit(tool.timeoutMs)) {
+        problems.push(`tool "${String(tool.name)}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(tool.timeoutMs)}`);
+      }
     }
+  }
+  if (options.toolTimeoutMs !== undefined && !isTimeLimit(options.toolTimeoutMs)) {
+    problems.push(`toolTimeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(options.toolTimeoutMs)}`);
   }
   if (problems.length > 0) throw new InvalidArgumentError(`runUnifiedAgentLoop: ${problems.join("; ")}`);
 }
@@ -106,11 +132,16 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
   const onOuterAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) controller.abort(outer.reason);
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
-  const deadline = setTimeout(() => {
-    budget.fail("wall_clock", budget.limits.maxWallClockMs, Date.now() - budget.startedAt);
-    controller.abort(new Error("wall-clock budget spent"));
-  }, Math.max(0, budget.remainingMs()));
-  (deadline as { unref?: () => void }).unref?.();
+  // A wall clock no timer can wait (Infinity, over 2^31-1 ms) is no limit, never "spent at once".
+  const wait = timerDelay(Math.max(0, budget.remainingMs()));
+  const deadline =
+    wait === undefined
+      ? undefined
+      : setTimeout(() => {
+          budget.fail("wall_clock", budget.limits.maxWallClockMs, Date.now() - budget.startedAt);
+          controller.abort(new Error("wall-clock budget spent"));
+        }, wait);
+  (deadline as { unref?: () => void } | undefined)?.unref?.();
 
   const policy = options.policy;
   const sink = new EventSink();
@@ -142,6 +173,7 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     hasRequestOptions: options.modelOptions !== undefined && Object.keys(options.modelOptions).length > 0,
     subtaskPrompt: options.subtaskSystemPrompt ?? buildSubtaskSystemPrompt,
     streamIds: createStreamIds(),
+    callIds: callIdsOf(options),
   };
   const depth = options.depth ?? 0;
   const parentId = options.parentId ?? null;
@@ -187,7 +219,7 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     }
     settled = true;
   } finally {
-    clearTimeout(deadline);
+    if (deadline !== undefined) clearTimeout(deadline);
     outer?.removeEventListener("abort", onOuterAbort);
     if (!settled) {
       // The consumer left early: stop running tools and the provider call, release waiting levels.

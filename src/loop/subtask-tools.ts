@@ -14,7 +14,18 @@ export interface RunSubtaskArgs {
   output_schema?: JsonSchema;
 }
 
-/** The model-facing definition of `run_subtask`. */
+/**
+ * The model-facing definition of `run_subtask`.
+ *
+ * `output_schema` is written by the model, so it is checked with bounded cost before the child
+ * starts (`createModelSchemaValidator`, limits in `MODEL_SCHEMA_LIMITS`): at most 16 KB, 32
+ * levels and 5,000 subschemas with `$ref`s inlined; `$ref`s only to `#/$defs/<name>` (or
+ * `#/definitions/<name>`) that exist, never in a cycle; no `$id`, `$anchor`, dynamic or recursive
+ * references, no `patternProperties`; `pattern`s run on a linear-time engine (no backreferences,
+ * lookaround or `\p{...}`); `format` is an annotation. A schema that breaks a rule is an error
+ * result saying what to change; a `finish_subtask` result larger than `maxToolResultBytes` is
+ * refused to the child.
+ */
 export const runSubtaskTool: ModelTool = {
   name: RUN_SUBTASK,
   description:
@@ -32,7 +43,10 @@ export const runSubtaskTool: ModelTool = {
       },
       output_schema: {
         type: "object",
-        description: "Optional: JSON Schema the sub-task's result must match; the result then comes back as JSON.",
+        description:
+          "Optional: JSON Schema the sub-task's result must match; the result then comes back as JSON. " +
+          "Limits: at most 16 KB and 32 levels; $ref only to \"#/$defs/<name>\" (no recursion); no $id, anchors or patternProperties; " +
+          "pattern without backreferences or lookaround; format is not checked; the result must fit the tool-result size limit.",
       },
     },
     required: ["title", "instructions"],

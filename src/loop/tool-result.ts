@@ -54,6 +54,7 @@ export function normaliseResult(value: unknown): { value: unknown; bytes: number
     return { value, bytes: value.length * 3 <= 1024 ? value.length : utf8Length(value), text: value };
   }
   if (value === undefined || value === null) return { value: null, bytes: 4, text: undefined };
+  if (typeof value === "number" && !Number.isFinite(value)) return { value: null, bytes: 4, text: undefined }; // as JSON has it
   if (typeof value === "number" || typeof value === "boolean") return { value, bytes: String(value).length, text: undefined };
   const text = resultText(value);
   let plain: unknown;
@@ -70,19 +71,64 @@ export function truncationNotice(keptBytes: number, totalBytes: number): string 
   return `\n…[truncated: kept ${keptBytes} of ${totalBytes} bytes]`;
 }
 
-/** A result cut to `maxBytes` of UTF-8, as text with a truncation notice. */
-export function truncateResult(text: string, totalBytes: number, maxBytes: number): string {
-  const kept = utf8Prefix(text, maxBytes);
-  return kept + truncationNotice(utf8Length(kept), totalBytes);
-}
-
-/** Message of any thrown value. */
+/** Message of any thrown value; never throws (a hostile Proxy included). */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === "string") return error;
   try {
+    if (error instanceof Error) return String(error.message || error.name);
+    if (typeof error === "string") return error;
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return String(error);
+    try {
+      return String(error);
+    } catch {
+      return "a value that could not be read";
+    }
   }
+}
+
+/**
+ * {@link normaliseResult} for a value that may be hostile (a Proxy whose traps throw, a getter
+ * that throws): any throw becomes an error text the model can read.
+ */
+export function readResult(value: unknown): { value: unknown; isError: boolean; text: string | undefined } {
+  try {
+    const normal = normaliseResult(value);
+    return { value: normal.value, isError: false, text: normal.text };
+  } catch (error) {
+    return { value: `The tool returned a value that could not be read: ${errorMessage(error)}`, isError: true, text: undefined };
+  }
+}
+
+/** Longest part of a model-supplied name echoed back in a refusal. */
+const MAX_ECHOED_NAME = 64;
+
+/** A model-supplied name as refusals quote it: cut to 64 characters. */
+export function echoName(name: string): string {
+  return name.length <= MAX_ECHOED_NAME ? name : `${name.slice(0, MAX_ECHOED_NAME)}…`;
+}
+
+/**
+ * Cuts a result to `maxBytes` of UTF-8 measured as the model reads it ({@link resultText}),
+ * truncation notice included: the notice is kept only when it fits, so the result never exceeds
+ * `maxBytes`. Returns the value unchanged when it fits. `knownText` is `resultText(value)` when
+ * the caller has it already.
+ */
+export function capResult(value: unknown, maxBytes: number, knownText?: string): { value: unknown; bytes: number; fullBytes: number } {
+  let text: string;
+  try {
+    text = knownText ?? resultText(value);
+  } catch (error) {
+    value = text = `The result could not be read: ${errorMessage(error)}`;
+  }
+  const bytes = utf8Length(text);
+  if (bytes <= maxBytes) return { value, bytes, fullBytes: bytes };
+  // The notice with `bytes` for both figures is at least as long as the real one (kept <= bytes).
+  const noticeBytes = utf8Length(truncationNotice(bytes, bytes));
+  if (noticeBytes >= maxBytes) {
+    const kept = utf8Prefix(text, maxBytes);
+    return { value: kept, bytes: utf8Length(kept), fullBytes: bytes };
+  }
+  const kept = utf8Prefix(text, maxBytes - noticeBytes);
+  const out = kept + truncationNotice(utf8Length(kept), bytes);
+  return { value: out, bytes: utf8Length(out), fullBytes: bytes };
 }

@@ -5,6 +5,7 @@ import { stat } from "node:fs/promises";
 import process from "node:process";
 import { z } from "zod/v4";
 import { abortError } from "../internal/abort.js";
+import { timerDelay } from "../internal/timer-delay.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../tools/tool.js";
 import { confineWorkspacePath, describeFsError } from "./workspace-path.js";
@@ -77,10 +78,14 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
       kill("SIGTERM");
       graceTimer ??= setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, timeoutMs);
+    const delay = timerDelay(timeoutMs); // over 2^31-1 ms: no limit, never "time out at once"
+    const timer =
+      delay === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            stop();
+          }, delay);
     signal.addEventListener("abort", stop, { once: true });
     const cleanup = () => {
       clearTimeout(timer);

@@ -15,6 +15,8 @@ const compileList = (patterns: string[] | null | undefined): GlobMatcher | undef
  *   matches some `capabilityAllowlist` pattern (if set) and none matches `capabilityDenylist`
  *   (if set). Tools without capabilities skip the capability checks.
  * - An empty list is set: an empty allowlist allows nothing.
+ * - Globs are whole-value matches in one dialect (see `AgentDefinition`): `*` crosses `/`, `.`
+ *   and `:`, so a deny pattern such as `secrets*` also takes away `secrets/mail.send` (fail closed).
  *
  * Order is kept; the input array is not modified.
  */

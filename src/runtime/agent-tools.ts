@@ -3,6 +3,7 @@ import type { AgentDefinition } from "../agents/agent-definition.js";
 import { agentVisibility } from "../agents/agent-visibility.js";
 import type { AssistantMessage } from "../messages/message.js";
 import { systemMessage } from "../messages/system-message.js";
+import { timerDelay } from "../internal/timer-delay.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
@@ -68,7 +69,7 @@ function agentsMessage(core: RuntimeCore): Tool {
       content: z.string().describe("The message, as a user message to that agent."),
       session: z.string().optional().describe('"latest", "create", "latest-or-create" (default) or a session id of that agent.'),
       mode: z.enum(["sync", "async"]).optional().describe('"sync" (default) waits for the answer; "async" returns at once.'),
-      timeout: z.number().positive().optional().describe("Seconds to wait in sync mode (default 300). The run goes on after a timeout."),
+      timeout: z.number().positive().optional().describe("Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout."),
     }),
     async execute(args, ctx) {
       const caller = await callerOf(core, ctx);
@@ -139,10 +140,15 @@ function waitFor(turn: Promise<TurnResult>, ms: number, signal: AbortSignal): Pr
       clearTimeout(timer);
       reject(new Error("Aborted while waiting for the delegated agent (its run goes on)."));
     };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve("timeout");
-    }, ms);
+    // A wait no timer can hold (over 2^31-1 ms) means no time limit, never "time out at once".
+    const delay = timerDelay(ms);
+    const timer =
+      delay === undefined
+        ? undefined
+        : setTimeout(() => {
+            signal.removeEventListener("abort", onAbort);
+            resolve("timeout");
+          }, delay);
     signal.addEventListener("abort", onAbort, { once: true });
     turn.then(
       (result) => {

@@ -1,4 +1,6 @@
+import { InvalidArgumentError } from "../errors/errors.js";
 import { abortError, sleep } from "../internal/abort.js";
+import { isTimeLimit } from "../internal/timer-delay.js";
 import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
 import { iterateFakeTurnEvents, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
 
@@ -47,6 +49,9 @@ export function createFakeProvider(script: FakeScript, options: FakeProviderOpti
         if (signal.aborted) throw abortError(signal);
         const resolved = resolveFakeTurn(script, request, callIndex);
         const turn = resolved instanceof Promise ? await resolved : resolved;
+        if (turn.delayMs !== undefined && !isTimeLimit(turn.delayMs)) {
+          throw new InvalidArgumentError(`Fake provider: delayMs of call ${callIndex} must be a number of 0 or more (Infinity waits for the abort), got ${String(turn.delayMs)}`);
+        }
         if (turn.delayMs) await sleep(turn.delayMs, signal);
         return { turn, events: iterateFakeTurnEvents(turn, callIndex) };
       }, signal);

@@ -1,4 +1,5 @@
 import { FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
+import { timerDelay } from "../internal/timer-delay.js";
 import type { ModelRequest } from "../providers/provider.js";
 
 /** A fake model server on 127.0.0.1 (ephemeral port) that plays a `FakeScript` in one wire format. */
@@ -94,7 +95,9 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
     if (turn.delayMs) {
       // Like the fake provider's abortable delay: a client that hangs up ends the wait.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, turn.delayMs);
+        // Over 2^31-1 ms (or Infinity): wait until the client hangs up, never "at once".
+        const delay = timerDelay(turn.delayMs);
+        const timer = delay === undefined ? undefined : setTimeout(resolve, delay);
         wakeOnClose = () => {
           clearTimeout(timer);
           resolve();

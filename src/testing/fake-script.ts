@@ -12,7 +12,7 @@ export interface FakeTurn {
   usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
   /** The stream throws this (after any content above), e.g. a `ProviderError`. */
   error?: unknown;
-  /** Wait before the first event; honours the abort signal. */
+  /** Wait before the first event; honours the abort signal. `Infinity` (or over 2^31-1) waits for the abort; negative or NaN is an error. */
   delayMs?: number;
   /** Override the finish reason (default: `tool_calls` when there are calls, else `stop`). */
   finishReason?: Extract<ModelEvent, { type: "finish" }>["reason"];

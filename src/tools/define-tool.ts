@@ -2,7 +2,9 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import type { PermissionClass } from "../policy/tool-policy.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import { isZodSchema, toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
+import { unresolvedRefs } from "../schema/unresolved-refs.js";
 import { createZodValidator } from "../schema/validate.js";
+import { isTimeLimit } from "../internal/timer-delay.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { TOOL_VALIDATOR } from "./validate-tool-args.js";
 import { CLASS_DEFAULTED } from "./declared-read-only.js";
@@ -34,7 +36,10 @@ export interface ToolDefinition<S, O> {
   exclusiveLock?: string;
   requiresApproval?: boolean | ((args: InferToolInput<S>, ctx: ToolContext) => boolean | Promise<boolean>);
   contexts?: string[];
-  /** Per-call time limit in milliseconds. Unset = no limit beyond the turn's. */
+  /**
+   * Per-call time limit in milliseconds. Unset, `Infinity` or above 2^31-1 = no limit beyond the
+   * turn's; negative or NaN throws `InvalidArgumentError`.
+   */
   timeoutMs?: number;
   execute(args: InferToolInput<S>, ctx: ToolContext): O | Promise<O>;
 }
@@ -44,6 +49,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 /**
  * Declares a tool. With a zod schema, `args` is typed from it and validated by zod (defaults and
  * transforms apply); with a JSON Schema, arguments are validated by an interpreter that needs no `eval`.
+ *
+ * Throws `InvalidArgumentError` for a name outside `/^[a-zA-Z0-9_.-]{1,64}$/`, a negative or NaN
+ * `timeoutMs`, and a JSON Schema with a `$ref` that resolves to nothing (named in the message).
  *
  * @example
  * const add = defineTool({
@@ -56,10 +64,25 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: T
   if (!TOOL_NAME.test(definition.name)) {
     throw new InvalidArgumentError(`Invalid tool name "${definition.name}": must match ${String(TOOL_NAME)}`);
   }
+  if (definition.timeoutMs !== undefined && !isTimeLimit(definition.timeoutMs)) {
+    throw new InvalidArgumentError(`Tool "${definition.name}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(definition.timeoutMs)}`);
+  }
+  const inputSchema = toJsonSchema(definition.input);
+  if (!isZodSchema(definition.input)) {
+    let dangling: string[];
+    try {
+      dangling = unresolvedRefs(inputSchema);
+    } catch (error) {
+      throw new InvalidArgumentError(`Tool "${definition.name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    if (dangling.length > 0) {
+      throw new InvalidArgumentError(`Tool "${definition.name}": input schema has $ref${dangling.length === 1 ? "" : "s"} that resolve${dangling.length === 1 ? "s" : ""} to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`);
+    }
+  }
   const tool: Tool<InferToolInput<S>, O> = {
     name: definition.name,
     description: definition.description,
-    inputSchema: toJsonSchema(definition.input),
+    inputSchema,
     permissionClass: definition.permissionClass ?? "safe",
     parallelSafe: definition.parallelSafe ?? true,
     // Called as a method, so an `execute` that uses `this` still sees the definition.

@@ -100,10 +100,14 @@ describe("budgets (seed 001 AC 5)", () => {
     const { events, result } = await run({ script: [{ toolCalls: [{ name: "big", args: {} }, { name: "big", args: {} }, { name: "big", args: {} }] }], tools: [big], budget: { maxTotalResultBytes: 100 } });
     const results = (result.messages[1] as { content: { result: unknown; isError?: boolean }[] }).content;
     expect(results[0]!.result).toBe("x".repeat(60));
-    expect(String(results[1]!.result).startsWith("x".repeat(40) + "\n…[truncated")).toBe(true);
-    // The third call comes after the budget is spent: it is not run at all.
+    // The second is cut to the 40 bytes left, its truncation notice included.
+    expect(String(results[1]!.result)).toMatch(/^x+\n…\[truncated: kept \d+ of 60 bytes\]$/);
+    expect(new TextEncoder().encode(String(results[1]!.result)).length).toBeLessThanOrEqual(40);
+    // The third call comes after the budget is spent: it is not run at all, and its refusal is
+    // cut to the byte left: the total never passes the limit.
     expect(results[2]).toMatchObject({ isError: true });
-    expect(String(results[2]!.result)).toMatch(/budget is spent \(bytes/);
+    expect("Not run: the turn's budget is spent".startsWith(String(results[2]!.result))).toBe(true);
+    expect(results.reduce((sum, r) => sum + new TextEncoder().encode(String(r.result)).length, 0)).toBeLessThanOrEqual(100);
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "bytes", limit: 100 });
     expect(result.status).toBe("budget_exceeded");

@@ -96,12 +96,17 @@ describe("tool dispatch", () => {
     });
     const [a, b] = toolResults(result.messages);
     const text = String(a!.result);
-    expect(text.startsWith("é".repeat(500))).toBe(true);
-    expect(text).not.toContain("é".repeat(501));
-    expect(text).toMatch(/truncated: kept 1000 of 20000 bytes/);
+    // The notice is part of the result: result and notice together fit in maxToolResultBytes.
+    expect(text.startsWith("é".repeat(450))).toBe(true);
+    expect(text).toMatch(/\n…\[truncated: kept (\d+) of 20000 bytes\]$/);
+    const kept = Number(/kept (\d+) of/.exec(text)![1]);
+    expect(new TextEncoder().encode(text.slice(0, kept / 2)).length).toBe(kept);
+    expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(1000);
+    expect(new TextEncoder().encode(text).length).toBeGreaterThan(990);
     expect(typeof b!.result).toBe("string");
     expect(String(b!.result)).toMatch(/^\{"rows":\[/);
-    expect(String(b!.result)).toMatch(/truncated: kept 1000 of \d+ bytes/);
+    expect(String(b!.result)).toMatch(/truncated: kept \d+ of \d+ bytes\]$/);
+    expect(new TextEncoder().encode(String(b!.result)).length).toBeLessThanOrEqual(1000);
   });
 
   it("keeps small structured results as JSON values", async () => {
