@@ -1,14 +1,11 @@
 /// <reference types="node" />
-import { Buffer } from "node:buffer";
-import { constants } from "node:fs";
-import { mkdir, open, readdir, stat } from "node:fs/promises";
-import { dirname } from "node:path";
 import process from "node:process";
 import { z } from "zod/v4";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../tools/tool.js";
 import { createRunCommandTool } from "./workspace-command.js";
-import { confineWorkspacePath, describeFsError } from "./workspace-path.js";
+import { listConfinedDirectory, readConfinedFile, writeConfinedFile } from "./workspace-fs.js";
+import { resolveConfinedPath } from "./workspace-path.js";
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -31,13 +28,8 @@ export interface WorkspaceToolsOptions {
 }
 
 const ENV_KEYS = ["PATH", "HOME", "USERPROFILE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL"];
-// O_NOFOLLOW refuses a symlink swapped in as the final component after the checks (0 on Windows).
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 const pathArg = (what: string) => z.string().describe(`${what}, relative to the workspace root`);
-const fail = (action: string, path: string, error: unknown): never => {
-  throw new Error(`Cannot ${action} ${JSON.stringify(path)}: ${describeFsError(error)}.`, { cause: error });
-};
 
 /**
  * File and command tools confined to the session's workspace (`ctx.policy.workspaceRoot`):
@@ -70,21 +62,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     input: z.object({ path: pathArg("File path"), offset: z.number().int().nonnegative().default(0).describe("Byte offset to start at") }),
     permissionClass: "workspace_read",
     async execute({ path, offset = 0 }, ctx) {
-      const real = await confineWorkspacePath(ctx.policy, path);
-      const info = await stat(real).catch((error: unknown) => fail("read", path, error));
-      if (info.isDirectory()) throw new Error(`Cannot read ${JSON.stringify(path)}: it is a directory; use list_directory.`);
-      if (!info.isFile()) throw new Error(`Cannot read ${JSON.stringify(path)}: not a regular file.`);
-      const handle = await open(real, constants.O_RDONLY | NOFOLLOW).catch((error: unknown) => fail("read", path, error));
-      try {
-        const buffer = Buffer.alloc(Math.max(0, Math.min(maxReadBytes, info.size - offset)));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-        const bytes = buffer.subarray(0, bytesRead);
-        const truncated = offset + bytesRead < info.size;
-        if (bytes.includes(0)) return { path, size: info.size, binary: true, content: "", truncated };
-        return { path, size: info.size, offset, content: bytes.toString("utf8"), truncated };
-      } finally {
-        await handle.close();
-      }
+      const target = await resolveConfinedPath(ctx.policy, path);
+      const { size, bytes } = await readConfinedFile(target, path, { offset, maxBytes: maxReadBytes });
+      const truncated = offset + bytes.length < size;
+      if (bytes.includes(0)) return { path, size, binary: true, content: "", truncated };
+      return { path, size, offset, content: bytes.toString("utf8"), truncated };
     },
   });
 
@@ -94,15 +76,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     input: z.object({ path: pathArg("Directory path").default(".") }),
     permissionClass: "workspace_read",
     async execute({ path = "." }, ctx) {
-      const real = await confineWorkspacePath(ctx.policy, path);
-      const dirents = await readdir(real, { withFileTypes: true }).catch((error: unknown) => fail("list", path, error));
-      const entries = dirents
-        .map((d) => ({
-          name: d.name,
-          type: d.isDirectory() ? "directory" : d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : "other",
-        }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      return { path, entries: entries.slice(0, maxListEntries), truncated: entries.length > maxListEntries };
+      const target = await resolveConfinedPath(ctx.policy, path);
+      return { path, ...(await listConfinedDirectory(target, path, maxListEntries)) };
     },
   });
 
@@ -114,16 +89,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     parallelSafe: false,
     exclusiveLock: "workspace_fs",
     async execute({ path, content }, ctx) {
-      const real = await confineWorkspacePath(ctx.policy, path);
-      await mkdir(dirname(real), { recursive: true }).catch((error: unknown) => fail("create the parent of", path, error));
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW;
-      const handle = await open(real, flags, 0o666).catch((error: unknown) => fail("write", path, error));
-      try {
-        const { bytesWritten } = await handle.write(content, null, "utf8");
-        return { path, bytesWritten };
-      } finally {
-        await handle.close();
-      }
+      const target = await resolveConfinedPath(ctx.policy, path);
+      return { path, bytesWritten: await writeConfinedFile(target, path, content) };
     },
   });
 
