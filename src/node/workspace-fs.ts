@@ -242,3 +242,20 @@ export async function writeConfinedFile(target: ConfinedPath, shown: string, con
     await dir.close();
   }
 }
+
+/**
+ * Opens a confined directory for a child process to start in. `path` names the verified
+ * directory until `close()`: with /proc it is `/proc/self/fd/N`, which a child inherits and
+ * `chdir`s through before it runs (Node spawns by fork and exec), so a swap cannot redirect it.
+ */
+export async function openConfinedDirectory(target: ConfinedPath, shown: string, options: WorkspaceFsOptions = {}): Promise<{ path: string; close(): Promise<void> }> {
+  const proc = await useProcFd(options);
+  return openDirectory(target.real, target.realRoot, shown, proc, "use").catch((error: unknown) => {
+    const cause = (error as Error).cause;
+    if (codeOf(cause) === "ENOTDIR" || /not a directory/.test((error as Error).message)) {
+      throw new Error(`Working directory ${JSON.stringify(shown)} is not a directory.`);
+    }
+    if (cause === undefined) throw error;
+    throw new Error(`Cannot use ${JSON.stringify(shown)} as working directory: ${describeFsError(cause)}.`, { cause });
+  });
+}
