@@ -8,7 +8,7 @@ import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../tools/tool.js";
 import { openConfinedDirectory } from "./workspace-fs.js";
 import { describeFsError, resolveConfinedPath } from "./workspace-path.js";
-import { createProcessTree, outputEndsOf } from "./workspace-process-tree.js";
+import { createProcessTree } from "./workspace-process-tree.js";
 
 /** What `run_command` returns. Output streams are cut to their last bytes when long. */
 export interface RunCommandResult {
@@ -62,7 +62,7 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
     // Session and group leader on POSIX (Node calls setsid), so a kill reaches its children too.
     const child = spawn(command, args, { cwd, env: settings.env, shell: false, detached: !isWindows, windowsHide: true, stdio: ["ignore", "pipe", "pipe"] });
     // Read now, while the program has just started: how to find processes that keep its output.
-    const tree = createProcessTree(child.pid, outputEndsOf(child.pid));
+    const tree = createProcessTree(child.pid);
     const stdout = createTail(settings.maxOutputBytes);
     const stderr = createTail(settings.maxOutputBytes);
     child.stdout.on("data", stdout.push);

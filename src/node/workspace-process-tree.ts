@@ -1,5 +1,5 @@
 /// <reference types="node" />
-import { readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { readFile, readdir, readlink } from "node:fs/promises";
 import process from "node:process";
 
@@ -17,8 +17,7 @@ interface ProcessInfo {
 
 const isLinux = process.platform === "linux";
 
-async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
-  const text = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+function parseStat(pid: number, text: string | undefined): ProcessInfo | undefined {
   if (text === undefined) return undefined;
   // "pid (comm) state ppid pgrp session ... starttime(22nd)"; comm may hold spaces and parens.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
@@ -27,15 +26,26 @@ async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
   return { pid, ppid: Number(ppid), pgrp: Number(pgrp), session: Number(session), start };
 }
 
+async function readProcess(pid: number): Promise<ProcessInfo | undefined> {
+  return parseStat(pid, await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined));
+}
+
+function readProcessNow(pid: number): ProcessInfo | undefined {
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 async function readProcesses(): Promise<ProcessInfo[]> {
   const names = await readdir("/proc").catch(() => [] as string[]);
   const all = await Promise.all(names.filter((name) => /^\d+$/.test(name)).map((name) => readProcess(Number(name))));
   return all.filter((info): info is ProcessInfo => info !== undefined);
 }
 
-/** The sockets or pipes a process has as stdout and stderr (`socket:[ino]`), read at once. */
-export function outputEndsOf(pid: number | undefined): string[] {
-  if (!isLinux || pid === undefined) return [];
+/** The sockets or pipes a process has as stdout and stderr (e.g. `socket:[ino]`), read at once. */
+function outputEndsOf(pid: number): string[] {
   const ends: string[] = [];
   for (const fd of [1, 2]) {
     try {
@@ -57,10 +67,12 @@ async function holdsAny(pid: number, ends: ReadonlySet<string>): Promise<boolean
  * The processes of a command started as session and group leader `rootPid`, on Linux: the root,
  * every process in its session or process group, every process holding one of the command's
  * output ends (`ends`, from {@link outputEndsOf}: this finds a daemon that left the session and
- * whose parent exited), and every descendant of those by parent chain. A process that left the
- * session, closed the output and lost its parent before this runs is not found.
+ * whose parent exited; only processes started after the command are searched), and every
+ * descendant of those by parent chain. A process that left the session, closed the output and
+ * lost its parent before this runs is not found; nor is one that got the output passed over a
+ * socket while older than the command.
  */
-async function findTree(rootPid: number, ends: ReadonlySet<string>): Promise<ProcessInfo[]> {
+async function findTree(rootPid: number, rootStart: number, ends: ReadonlySet<string>): Promise<ProcessInfo[]> {
   const all = await readProcesses();
   const self = process.pid;
   const found = new Map<number, ProcessInfo>();
@@ -70,7 +82,8 @@ async function findTree(rootPid: number, ends: ReadonlySet<string>): Promise<Pro
   }
   if (ends.size > 0) {
     // Other users' descriptors are not readable: those reads fail at once.
-    const candidates = all.filter((info) => info.pid !== self && !found.has(info.pid));
+    // Holders inherited the output, so they started after the command: older ones are skipped.
+    const candidates = all.filter((info) => info.pid !== self && !found.has(info.pid) && Number(info.start) >= rootStart);
     const holders = await Promise.all(candidates.map(async (info) => ((await holdsAny(info.pid, ends)) ? info : undefined)));
     for (const info of holders) if (info !== undefined) found.set(info.pid, info);
   }
@@ -102,9 +115,14 @@ export interface ProcessTree {
   kill(): Promise<void>;
 }
 
-/** The process tree of a command started with `detached: true` (group and session leader `pid`). */
-export function createProcessTree(pid: number | undefined, ends: readonly string[]): ProcessTree {
-  const endSet = new Set(ends);
+/**
+ * The process tree of a command started with `detached: true` (group and session leader `pid`).
+ * Call it right after `spawn()`: it notes the command's start time and output ends then.
+ */
+export function createProcessTree(pid: number | undefined): ProcessTree {
+  const root = isLinux && pid !== undefined ? readProcessNow(pid) : undefined;
+  const rootStart = root === undefined ? 0 : Number(root.start);
+  const endSet = new Set(root === undefined || pid === undefined ? [] : outputEndsOf(pid));
   const remembered = new Map<number, string>();
   const group = (signal: NodeJS.Signals) => {
     if (pid !== undefined && process.platform !== "win32") send(-pid, signal);
@@ -115,14 +133,18 @@ export function createProcessTree(pid: number | undefined, ends: readonly string
     async terminate() {
       if (!isLinux || pid === undefined) return group("SIGTERM");
       group("SIGSTOP");
-      const found = await findTree(pid, endSet);
-      for (const info of found) {
-        remembered.set(info.pid, info.start);
-        send(info.pid, "SIGTERM");
+      let found: ProcessInfo[] = [];
+      try {
+        found = await findTree(pid, rootStart, endSet);
+        for (const info of found) {
+          remembered.set(info.pid, info.start);
+          send(info.pid, "SIGTERM");
+        }
+      } finally {
+        group("SIGTERM");
+        for (const info of found) send(info.pid, "SIGCONT");
+        group("SIGCONT");
       }
-      group("SIGTERM");
-      for (const info of found) send(info.pid, "SIGCONT");
-      group("SIGCONT");
     },
     async kill() {
       if (!isLinux || pid === undefined) return group("SIGKILL");
@@ -135,7 +157,7 @@ export function createProcessTree(pid: number | undefined, ends: readonly string
       }
       for (const known of stopped) send(known, "SIGSTOP");
       for (let round = 0; round < 4; round++) {
-        const fresh = (await findTree(pid, endSet)).filter((info) => !stopped.has(info.pid));
+        const fresh = (await findTree(pid, rootStart, endSet)).filter((info) => !stopped.has(info.pid));
         if (fresh.length === 0) break;
         for (const info of fresh) {
           stopped.add(info.pid);
