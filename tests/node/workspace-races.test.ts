@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
 import { constants, closeSync, lstatSync, openSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defaultPolicy, type Tool, type ToolPolicy } from "@agentry/core";
-import { createWorkspaceTools } from "@agentry/core/node";
+import { createWorkspaceTools, type RunCommandResult } from "@agentry/core/node";
 import { validateToolArgs } from "../../src/tools/validate-tool-args.js";
 
 // Hostile workspaces: a concurrent attacker swapping directories for symlinks, and FIFOs. Linux
@@ -15,7 +15,7 @@ const posix = process.platform !== "win32";
 
 let base: string;
 let policy: ToolPolicy;
-const tools = createWorkspaceTools({ maxReadBytes: 1_000 });
+const tools = createWorkspaceTools({ maxReadBytes: 1_000, commandAllowlist: ["pwd"] });
 const tool = (name: string): Tool => tools.find((t) => t.name === name)!;
 
 async function call(name: string, args: unknown): Promise<any> {
@@ -69,23 +69,29 @@ function startAttacker(ws: string) {
   };
 }
 
-describe.skipIf(!posix)("confinement against a concurrent attacker in the workspace", () => {
-  it("never reads, lists or writes outside while a directory is swapped for a symlink", async () => {
-    // `dir` is swapped; `dir/sub` exists on both sides, so the swapped component is sometimes the
-    // last one opened (O_NOFOLLOW's case) and sometimes an intermediate one (only a check of the
-    // opened handle catches that).
-    const ws = join(base, "ws");
-    const outside = join(base, "outside");
-    for (const side of [join(ws, "dir"), outside]) await mkdir(join(side, "sub"), { recursive: true });
-    for (const at of ["", "sub"]) {
-      await writeFile(join(ws, "dir", at, "file"), "inside");
-      await writeFile(join(outside, at, "file"), "SECRET");
-      await writeFile(join(outside, at, "only-outside"), "");
-    }
-    const outsideBefore = await readdir(outside, { recursive: true });
-    await symlink(outside, join(ws, "link-parked"));
-    policy = defaultPolicy("thread", { workspaceRoot: ws });
+/**
+ * `<name>/ws/dir` (to be swapped) and `<name>/outside`. `dir/sub` exists on both sides, so the
+ * swapped component is sometimes the last one opened (O_NOFOLLOW's case) and sometimes an
+ * intermediate one (only a check of the opened handle catches that).
+ */
+async function prepare(name: string) {
+  const ws = join(base, name, "ws");
+  const outside = join(base, name, "outside");
+  for (const side of [join(ws, "dir"), outside]) await mkdir(join(side, "sub"), { recursive: true });
+  for (const at of ["", "sub"]) {
+    await writeFile(join(ws, "dir", at, "file"), "inside");
+    await writeFile(join(outside, at, "file"), "SECRET");
+    await writeFile(join(outside, at, "only-outside"), "");
+  }
+  const outsideBefore = await readdir(outside, { recursive: true });
+  await symlink(outside, join(ws, "link-parked"));
+  policy = defaultPolicy("thread", { workspaceRoot: ws });
+  return { ws, outside, outsideBefore };
+}
 
+describe.skipIf(!posix)("confinement against a concurrent attacker in the workspace", () => {
+  it("never reads, lists or writes outside while a directory is swapped for a symlink", { timeout: 60_000 }, async () => {
+    const { ws, outside, outsideBefore } = await prepare("files");
     const stopAttacker = startAttacker(ws);
     const leaks: string[] = [];
     let succeeded = 0;
@@ -115,6 +121,30 @@ describe.skipIf(!posix)("confinement against a concurrent attacker in the worksp
     expect(leaks).toEqual([]);
     // The race really was run: calls got through (the attacker does not make every call fail).
     expect(succeeded).toBeGreaterThan(0);
+  });
+
+  // Generous limits: these loops run hundreds of calls on a possibly busy machine.
+  it("never starts a command outside while a directory is swapped for a symlink", { timeout: 60_000 }, async () => {
+    const { ws } = await prepare("commands");
+    const realWs = await realpath(ws);
+    const stopAttacker = startAttacker(ws);
+    const escaped: string[] = [];
+    let started = 0;
+    try {
+      for (let round = 0; round < 50; round++) {
+        const results = await Promise.all(["dir", "dir/sub", "dir", "dir/sub"].map((cwd) => settle(call("run_command", { command: "pwd", cwd }))));
+        for (const result of results) {
+          if (!result.ok) continue;
+          started++;
+          const cwd = (result.value as RunCommandResult).stdout.trim();
+          if (!cwd.startsWith(`${realWs}/`)) escaped.push(cwd);
+        }
+      }
+    } finally {
+      await stopAttacker();
+    }
+    expect(escaped).toEqual([]);
+    expect(started).toBeGreaterThan(0);
   });
 });
 
