@@ -7,6 +7,8 @@ import { Worker } from "node:worker_threads";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { defaultPolicy, type Tool, type ToolPolicy } from "@agentry/core";
 import { createWorkspaceTools, type RunCommandResult } from "@agentry/core/node";
+import { readConfinedFile } from "../../src/node/workspace-fs.js";
+import { resolveConfinedPath } from "../../src/node/workspace-path.js";
 import { validateToolArgs } from "../../src/tools/validate-tool-args.js";
 
 // Hostile workspaces: a concurrent attacker swapping directories for symlinks, and FIFOs. Linux
@@ -120,6 +122,32 @@ describe.skipIf(!posix)("confinement against a concurrent attacker in the worksp
     expect(await readFile(join(outside, "sub", "file"), "utf8")).toBe("SECRET");
     expect(leaks).toEqual([]);
     // The race really was run: calls got through (the attacker does not make every call fail).
+    expect(succeeded).toBeGreaterThan(0);
+  });
+
+  // The portable fallback (macOS, Windows) guarantees reads too: the opened file must be the one
+  // the real path names afterwards. (Its writes and listings are only checked afterwards.)
+  it("never reads outside in the fallback mode either", { timeout: 60_000 }, async () => {
+    const { ws } = await prepare("fallback-reads");
+    const stopAttacker = startAttacker(ws);
+    const leaks: string[] = [];
+    let succeeded = 0;
+    try {
+      for (let round = 0; round < 300; round++) {
+        const reads = ["dir/file", "dir/sub/file", "dir/file", "dir/sub/file"].map(async (path) =>
+          readConfinedFile(await resolveConfinedPath(policy, path), path, { offset: 0, maxBytes: 100 }, { procFd: false }),
+        );
+        for (const result of await Promise.all(reads.map(settle))) {
+          if (!result.ok) continue;
+          succeeded++;
+          const text = (result.value as { bytes: Buffer }).bytes.toString();
+          if (text !== "inside") leaks.push(text);
+        }
+      }
+    } finally {
+      await stopAttacker();
+    }
+    expect(leaks).toEqual([]);
     expect(succeeded).toBeGreaterThan(0);
   });
 
