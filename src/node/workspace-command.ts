@@ -12,10 +12,14 @@ import { createProcessTree } from "./workspace-process-tree.js";
 
 /** What `run_command` returns. Output streams are cut to their last bytes when long. */
 export interface RunCommandResult {
-  /** Exit code, or null when the process was ended by a signal. */
+  /** Exit code, or null when the process was ended by a signal (or had not ended when the call returned). */
   exitCode: number | null;
+  /** The signal that ended the process, or null. */
   signal: string | null;
-  /** True when the time limit ended the process. */
+  /**
+   * True when the time limit was reached: the command, or a process it left holding its output,
+   * was still running and was ended (see `createWorkspaceTools`).
+   */
   timedOut: boolean;
   stdout: string;
   stderr: string;
@@ -95,15 +99,21 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
       });
     };
     let killing = false;
+    // Windows has no process groups: there only the process itself is signalled.
+    const killOnWindows = (killSignal: NodeJS.Signals) => {
+      if (isWindows) child.kill(killSignal);
+    };
     const forceEnd = () => {
       if (killing) return;
       killing = true;
+      killOnWindows("SIGKILL");
       void tree.kill().then(() => finish(), () => finish());
     };
     function stop() {
       if (stopping || finished) return;
       stopping = true;
       graceTimer = setTimeout(forceEnd, KILL_GRACE_MS);
+      killOnWindows("SIGTERM");
       void tree.terminate().catch(() => {});
     }
     const timer = setTimeout(() => {

@@ -16,9 +16,9 @@ import { describeFsError, type ConfinedPath } from "./workspace-path.js";
 //   and listing go through `/proc/self/fd/<dir>/name`, i.e. relative to a directory handle that was
 //   verified, so swapping a directory for a symlink meanwhile cannot redirect them.
 // - Without /proc (macOS, BSD, Windows): the real path is checked again after opening and the
-//   opened handle must be the same file (dev/ino) as the path now names. Reads are covered as
-//   well; creating directories, writing and listing keep a short window in which a concurrent
-//   swap can redirect them, which is detected afterwards (the call fails) but not prevented.
+//   opened handle must be the same file (dev/ino) as the path now names, which covers reads.
+//   Creating directories, writing and listing go by path: checks before and after narrow the
+//   window in which a concurrent swap can redirect them, but cannot close it.
 
 /** How the confined operations verify what they opened. */
 export interface WorkspaceFsOptions {

@@ -15,7 +15,10 @@ export interface WorkspaceToolsOptions {
   maxReadBytes?: number;
   /** Entries `list_directory` returns at most. @default 1_000 */
   maxListEntries?: number;
-  /** Longest a command may run before it is killed; a call may ask for less. @default 60_000 */
+  /**
+   * Longest a command may run before it is stopped (SIGTERM, then SIGKILL 2 s later, when the call
+   * returns at the latest); a call may ask for less. @default 60_000
+   */
   commandTimeoutMs?: number;
   /** Bytes kept from the end of each of stdout and stderr. @default 16_000 */
   maxOutputBytes?: number;
@@ -34,18 +37,46 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
 /**
  * File and command tools confined to the session's workspace (`ctx.policy.workspaceRoot`):
  *
- * - `read_file` (`workspace_read`): a file's text, from a byte `offset`, at most `maxReadBytes`.
- * - `list_directory` (`workspace_read`): entries with their type, sorted by name.
+ * - `read_file` (`workspace_read`): a regular file's text, from a byte `offset`, at most
+ *   `maxReadBytes`.
+ * - `list_directory` (`workspace_read`): entries with their type, sorted by name, at most
+ *   `maxListEntries` (memory stays bounded however large the directory).
  * - `write_file` (`workspace_write`, not parallel-safe, lock `workspace_fs`): creates or replaces a
- *   file, creating missing parent directories.
+ *   regular file, creating missing parent directories. The content is written to a temporary file
+ *   (`.agentry-<random>.tmp`) in the target's directory, synced and renamed onto the target, so
+ *   the file is replaced whole (readers never see half of it; its permission bits are kept, its
+ *   owner and other hard links are not: a hard link is never written through). A directory,
+ *   symlink, FIFO, socket or device at the target is refused without being opened.
  * - `run_command` (`execute`, not parallel-safe, lock `workspace_fs`): starts an allowlisted
  *   program without a shell, in a workspace directory; honours the abort signal and a time limit.
  *   The allowlist is its boundary: an allowed program can do whatever it can do.
  *
- * Every path is confined lexically and by real path (symlinks leaving the workspace are refused);
- * with no workspace root every path is refused. Failures throw an `Error` whose message is fit for
- * the model (the loop turns it into an error result). Policy classes decide which tools a session
- * gets: `execute` is off by default.
+ * Confinement. Every path is confined lexically (`..`, absolute paths, NUL bytes) and by real path
+ * (symlinks leaving the workspace are refused); with no workspace root every path is refused. On
+ * Linux (with /proc mounted) it also holds against a concurrent process that swaps directories for
+ * symlinks while a tool runs: each file or directory is opened first and the kernel's path of the
+ * open handle (`/proc/self/fd/N`) must lie inside the workspace's real root before anything is
+ * read, listed or written; files and directories are created, and commands started, through a
+ * verified directory handle. Elsewhere (macOS, BSD, Windows) the opened file must still be the
+ * one (same device and inode) that the re-checked real path names, which covers reads; creating
+ * directories, writing, listing and a command's working directory go by path, and checks before
+ * and after narrow, but cannot close, the window in which a concurrent swap redirects them (a
+ * write may then land outside and the call fail). A hard link is the file it links to: reading a
+ * hard link that someone placed in the workspace reads that file.
+ *
+ * Cost. Reads, listings and command output are bounded by the options above. Opening never blocks
+ * on a FIFO. When a command reaches its time limit (or the call is aborted) its process group gets
+ * SIGTERM, then SIGKILL after a 2 s grace period, and the call returns by then at the latest, with
+ * the output read so far, even if something still holds the command's output open. On Linux the
+ * signals also reach every process found through /proc that descends from the command (by parent
+ * chain, session or process group) or holds its output, `setsid` daemons included; a process that
+ * left the command's session, closed its output and lost its parent before the time limit cannot be
+ * found and survives. A command counts as running while anything holds its output open; once it
+ * has ended and its output is closed, what it left in the background keeps running. Elsewhere
+ * only the process group (on Windows: the process) is signalled.
+ *
+ * Failures throw an `Error` whose message is fit for the model (the loop turns it into an error
+ * result). Policy classes decide which tools a session gets: `execute` is off by default.
  *
  * @example
  * const runtime = createAgentRuntime({ ..., tools: createWorkspaceTools({ commandAllowlist: ["npm"] }),
