@@ -103,11 +103,13 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
     const killOnWindows = (killSignal: NodeJS.Signals) => {
       if (isWindows) child.kill(killSignal);
     };
+    // Returns at once: the search for what to kill (bounded) finishes after the call returned.
     const forceEnd = () => {
       if (killing) return;
       killing = true;
       killOnWindows("SIGKILL");
-      void tree.kill().then(() => finish(), () => finish());
+      void tree.kill().catch(() => {});
+      finish();
     };
     function stop() {
       if (stopping || finished) return;

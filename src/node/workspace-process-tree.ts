@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import { readFileSync, readlinkSync } from "node:fs";
-import { readFile, readdir, readlink } from "node:fs/promises";
+import { opendir, readFile, readdir, readlink } from "node:fs/promises";
 import process from "node:process";
 
 // Finding and ending everything a command started (not public). Linux only (through /proc);
@@ -57,8 +57,19 @@ function outputEndsOf(pid: number): string[] {
   return ends;
 }
 
+/** Descriptors looked at per process, so a process holding a million of them costs little. */
+const MAX_FDS_SCANNED = 4_096;
+
 async function holdsAny(pid: number, ends: ReadonlySet<string>): Promise<boolean> {
-  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  const fds: string[] = [];
+  try {
+    for await (const entry of await opendir(`/proc/${pid}/fd`)) {
+      fds.push(entry.name);
+      if (fds.length >= MAX_FDS_SCANNED) break;
+    }
+  } catch {
+    // Gone, or another user's.
+  }
   const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")));
   return targets.some((target) => ends.has(target));
 }
@@ -70,7 +81,7 @@ async function holdsAny(pid: number, ends: ReadonlySet<string>): Promise<boolean
  * whose parent exited; only processes started after the command are searched), and every
  * descendant of those by parent chain. A process that left the session, closed the output and
  * lost its parent before this runs is not found; nor is one that got the output passed over a
- * socket while older than the command.
+ * socket while older than the command, or holds it only above its first 4,096 descriptors.
  */
 async function findTree(rootPid: number, rootStart: number, ends: ReadonlySet<string>): Promise<ProcessInfo[]> {
   const all = await readProcesses();
