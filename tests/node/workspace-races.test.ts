@@ -116,7 +116,6 @@ describe.skipIf(!posix)("confinement against a concurrent attacker in the worksp
     } finally {
       await stopAttacker();
     }
-    if (process.env.RACE_DEBUG) console.log({ succeeded, leaks, outside: await readdir(outside, { recursive: true }) });
     // A write that landed outside would show there; a read or listing from outside shows its markers.
     expect((await readdir(outside, { recursive: true })).sort()).toEqual(outsideBefore.sort());
     expect(await readFile(join(outside, "sub", "file"), "utf8")).toBe("SECRET");
