@@ -125,7 +125,7 @@ describe.skipIf(!posix)("confinement against a concurrent attacker in the worksp
   });
 
   // The portable fallback (macOS, Windows) guarantees reads too: the opened file must be the one
-  // the real path names afterwards. (Its writes and listings are only checked afterwards.)
+  // the real path names afterwards. (Its writes and listings are only narrowed, not guaranteed.)
   it("never reads outside in the fallback mode either", { timeout: 60_000 }, async () => {
     const { ws } = await prepare("fallback-reads");
     const stopAttacker = startAttacker(ws);
