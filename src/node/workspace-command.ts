@@ -1,21 +1,26 @@
 /// <reference types="node" />
 import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
-import { stat } from "node:fs/promises";
 import process from "node:process";
 import { z } from "zod/v4";
 import { abortError } from "../internal/abort.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../tools/tool.js";
-import { confineWorkspacePath, describeFsError } from "./workspace-path.js";
+import { openConfinedDirectory } from "./workspace-fs.js";
+import { describeFsError, resolveConfinedPath } from "./workspace-path.js";
+import { createProcessTree } from "./workspace-process-tree.js";
 
 /** What `run_command` returns. Output streams are cut to their last bytes when long. */
 export interface RunCommandResult {
-  /** Exit code, or null when the process was ended by a signal. */
+  /** Exit code, or null when the process was ended by a signal (or had not ended when the call returned). */
   exitCode: number | null;
+  /** The signal that ended the process, or null. */
   signal: string | null;
-  /** True when the time limit ended the process. */
+  /**
+   * True when the time limit was reached: the command, or a process it left holding its output,
+   * was still running and was ended (see `createWorkspaceTools`).
+   */
   timedOut: boolean;
   stdout: string;
   stderr: string;
@@ -31,6 +36,7 @@ export interface RunCommandSettings {
   env: Record<string, string | undefined>;
 }
 
+/** Time between SIGTERM and SIGKILL when a command is stopped. */
 const KILL_GRACE_MS = 2_000;
 const isWindows = process.platform === "win32";
 
@@ -58,26 +64,61 @@ function createTail(max: number) {
 function runProcess(command: string, args: string[], cwd: string, settings: RunCommandSettings, timeoutMs: number, signal: AbortSignal) {
   return new Promise<RunCommandResult>((resolve, reject) => {
     if (signal.aborted) return reject(abortError(signal));
-    // Own process group on POSIX, so a kill reaches the command's children too.
+    // Session and group leader on POSIX (Node calls setsid), so a kill reaches its children too.
     const child = spawn(command, args, { cwd, env: settings.env, shell: false, detached: !isWindows, windowsHide: true, stdio: ["ignore", "pipe", "pipe"] });
+    // Read now, while the program has just started: how to find processes that keep its output.
+    const tree = createProcessTree(child.pid);
     const stdout = createTail(settings.maxOutputBytes);
     const stderr = createTail(settings.maxOutputBytes);
     child.stdout.on("data", stdout.push);
     child.stderr.on("data", stderr.push);
     let timedOut = false;
+    let stopping = false;
+    let finished = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const kill = (killSignal: NodeJS.Signals) => {
-      try {
-        if (!isWindows && child.pid !== undefined) process.kill(-child.pid, killSignal);
-        else child.kill(killSignal);
-      } catch {
-        // Already gone.
-      }
+
+    const finish = (error?: Error) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      signal.removeEventListener("abort", stop);
+      // Stop reading: descendants that still hold the output get EPIPE, not a reader.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      if (error !== undefined) return reject(error);
+      if (signal.aborted) return reject(abortError(signal));
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        timedOut,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutTruncated: stdout.truncated(),
+        stderrTruncated: stderr.truncated(),
+      });
     };
-    const stop = () => {
-      kill("SIGTERM");
-      graceTimer ??= setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
+    let killing = false;
+    // Windows has no process groups: there only the process itself is signalled.
+    const killOnWindows = (killSignal: NodeJS.Signals) => {
+      if (isWindows) child.kill(killSignal);
     };
+    // Returns at once: the search for what to kill (bounded) finishes after the call returned.
+    const forceEnd = () => {
+      if (killing) return;
+      killing = true;
+      killOnWindows("SIGKILL");
+      void tree.kill().catch(() => {});
+      finish();
+    };
+    function stop() {
+      if (stopping || finished) return;
+      stopping = true;
+      graceTimer = setTimeout(forceEnd, KILL_GRACE_MS);
+      killOnWindows("SIGTERM");
+      void tree.terminate().catch(() => {});
+    }
     const delay = timerDelay(timeoutMs); // over 2^31-1 ms: no limit, never "time out at once"
     const timer =
       delay === undefined
@@ -87,28 +128,18 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
             stop();
           }, delay);
     signal.addEventListener("abort", stop, { once: true });
-    const cleanup = () => {
-      clearTimeout(timer);
-      clearTimeout(graceTimer);
-      signal.removeEventListener("abort", stop);
-    };
     child.once("error", (error) => {
-      cleanup();
       const why = (error as { code?: unknown }).code === "ENOENT" ? "not found (is it installed and on PATH?)" : describeFsError(error);
-      reject(new Error(`Command "${command}" could not be started: ${why}.`, { cause: error }));
+      finish(new Error(`Command "${command}" could not be started: ${why}.`, { cause: error }));
     });
-    child.once("close", (exitCode, exitSignal) => {
-      cleanup();
-      if (signal.aborted) return reject(abortError(signal));
-      resolve({
-        exitCode,
-        signal: exitSignal,
-        timedOut,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        stdoutTruncated: stdout.truncated(),
-        stderrTruncated: stderr.truncated(),
-      });
+    child.once("exit", (code, exitSignal) => {
+      exit = { code, signal: exitSignal };
+    });
+    // "close": exited and every holder of its output closed it. After a stop, whatever ignored
+    // SIGTERM without holding the output is still killed.
+    child.once("close", () => {
+      if (stopping) forceEnd();
+      else finish();
     });
   });
 }
@@ -138,13 +169,14 @@ export function createRunCommandTool(settings: RunCommandSettings): Tool {
         const hint = first !== command && allowed.includes(first) ? ` Pass the arguments in "args", not in "command".` : "";
         throw new Error(`Command ${JSON.stringify(command)} is not allowed. Allowed commands: ${allowedText}.${hint}`);
       }
-      const cwd = await confineWorkspacePath(ctx.policy, input.cwd ?? ".");
-      const cwdStat = await stat(cwd).catch((error: unknown) => {
-        throw new Error(`Cannot use ${JSON.stringify(input.cwd)} as working directory: ${describeFsError(error)}.`);
-      });
-      if (!cwdStat.isDirectory()) throw new Error(`Working directory ${JSON.stringify(input.cwd)} is not a directory.`);
+      const shown = input.cwd ?? ".";
+      const cwd = await openConfinedDirectory(await resolveConfinedPath(ctx.policy, shown), shown);
       const timeoutMs = Math.min(input.timeout_ms ?? settings.timeoutMs, settings.timeoutMs);
-      return runProcess(command, input.args ?? [], cwd, settings, timeoutMs, ctx.signal);
+      try {
+        return await runProcess(command, input.args ?? [], cwd.path, settings, timeoutMs, ctx.signal);
+      } finally {
+        await cwd.close();
+      }
     },
   });
 }

@@ -30,15 +30,27 @@ const exists = (path: string) => lstat(path).then(
   () => false,
 );
 
+/** A model-supplied path confined to the workspace, as {@link resolveConfinedPath} returns it. */
+export interface ConfinedPath {
+  /** Real path of the workspace root. */
+  realRoot: string;
+  /** Real path of the target (for a missing target: its nearest existing ancestor's real path joined with the rest). */
+  real: string;
+  /** Real path of the nearest existing ancestor of the target, or of the target itself when it exists. */
+  existing: string;
+  /** The names below `existing` that do not exist yet, outermost first (none when the target exists). */
+  missing: string[];
+}
+
 /**
- * The real path of `path`, or, when it does not exist yet, the real path of its nearest existing
- * ancestor joined with the missing rest (which, being lexically normalised, holds no `..`).
+ * The real path of `path`'s nearest existing ancestor (the path itself when it exists) and the
+ * names missing below it (which, being lexically normalised, hold no `..`).
  */
-async function realpathOfNearestExisting(path: string, shown: string): Promise<string> {
+async function realpathOfNearestExisting(path: string, shown: string): Promise<{ existing: string; missing: string[] }> {
   const missing: string[] = [];
   for (let current = path; ; ) {
     try {
-      return join(await realpath(current), ...missing.reverse());
+      return { existing: await realpath(current), missing: missing.reverse() };
     } catch (error) {
       if ((error as { code?: unknown }).code !== "ENOENT") {
         throw new Error(`Cannot resolve path ${JSON.stringify(shown)}: ${describeFsError(error)}.`, { cause: error });
@@ -57,13 +69,14 @@ async function realpathOfNearestExisting(path: string, shown: string): Promise<s
  * Confines a model-supplied path to `policy.workspaceRoot`: lexically (`..`, absolute paths, NUL
  * bytes, no root configured) and then by real path, so a symbolic link inside the workspace that
  * points outside it is refused too. A path that does not exist yet is checked through its nearest
- * existing parent. Returns the real absolute path to use; throws an `Error` whose message is fit
- * for the model (it names the given path, never the root).
+ * existing parent. Throws an `Error` whose message is fit for the model (it names the given path,
+ * never the root).
  *
- * Checks happen before the file operation: a concurrent swap of a directory for a symlink in
- * between is not covered (callers open the final component with `O_NOFOLLOW` where available).
+ * This check alone is a snapshot: a directory swapped for a symlink right after it can still
+ * redirect a later open. The workspace tools therefore open through `workspace-fs.ts`, which
+ * verifies what was actually opened.
  */
-export async function confineWorkspacePath(policy: ToolPolicy, path: string): Promise<string> {
+export async function resolveConfinedPath(policy: ToolPolicy, path: string): Promise<ConfinedPath> {
   const lexical = resolveWorkspacePath(policy, path);
   if (!lexical.ok) throw new Error(lexical.reason);
   let realRoot: string;
@@ -72,9 +85,18 @@ export async function confineWorkspacePath(policy: ToolPolicy, path: string): Pr
   } catch (error) {
     throw new Error(`The workspace root cannot be used: ${describeFsError(error)}.`, { cause: error });
   }
-  const real = await realpathOfNearestExisting(lexical.path, path);
-  if (!isPathInside(realRoot, real)) {
-    throw new Error(`Path ${JSON.stringify(path)} resolves outside the workspace (through a symbolic link).`);
-  }
-  return real;
+  const { existing, missing } = await realpathOfNearestExisting(lexical.path, path);
+  const real = join(existing, ...missing);
+  if (!isPathInside(realRoot, real)) throw outsideError(path);
+  return { realRoot, real, existing, missing };
+}
+
+/** The error for a path that leads outside the workspace. */
+export function outsideError(path: string): Error {
+  return new Error(`Path ${JSON.stringify(path)} resolves outside the workspace (through a symbolic link).`);
+}
+
+/** The real path of a confined model-supplied path; see {@link resolveConfinedPath}. */
+export async function confineWorkspacePath(policy: ToolPolicy, path: string): Promise<string> {
+  return (await resolveConfinedPath(policy, path)).real;
 }

@@ -1,14 +1,11 @@
 /// <reference types="node" />
-import { Buffer } from "node:buffer";
-import { constants } from "node:fs";
-import { mkdir, open, readdir, stat } from "node:fs/promises";
-import { dirname } from "node:path";
 import process from "node:process";
 import { z } from "zod/v4";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../tools/tool.js";
 import { createRunCommandTool } from "./workspace-command.js";
-import { confineWorkspacePath, describeFsError } from "./workspace-path.js";
+import { listConfinedDirectory, readConfinedFile, writeConfinedFile } from "./workspace-fs.js";
+import { resolveConfinedPath } from "./workspace-path.js";
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -18,7 +15,10 @@ export interface WorkspaceToolsOptions {
   maxReadBytes?: number;
   /** Entries `list_directory` returns at most. @default 1_000 */
   maxListEntries?: number;
-  /** Longest a command may run before it is killed; a call may ask for less. @default 60_000 */
+  /**
+   * Longest a command may run before it is stopped (SIGTERM, then SIGKILL 2 s later, when the call
+   * returns at the latest); a call may ask for less. @default 60_000
+   */
   commandTimeoutMs?: number;
   /** Bytes kept from the end of each of stdout and stderr. @default 16_000 */
   maxOutputBytes?: number;
@@ -31,29 +31,52 @@ export interface WorkspaceToolsOptions {
 }
 
 const ENV_KEYS = ["PATH", "HOME", "USERPROFILE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL"];
-// O_NOFOLLOW refuses a symlink swapped in as the final component after the checks (0 on Windows).
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 const pathArg = (what: string) => z.string().describe(`${what}, relative to the workspace root`);
-const fail = (action: string, path: string, error: unknown): never => {
-  throw new Error(`Cannot ${action} ${JSON.stringify(path)}: ${describeFsError(error)}.`, { cause: error });
-};
 
 /**
  * File and command tools confined to the session's workspace (`ctx.policy.workspaceRoot`):
  *
- * - `read_file` (`workspace_read`): a file's text, from a byte `offset`, at most `maxReadBytes`.
- * - `list_directory` (`workspace_read`): entries with their type, sorted by name.
+ * - `read_file` (`workspace_read`): a regular file's text, from a byte `offset`, at most
+ *   `maxReadBytes`.
+ * - `list_directory` (`workspace_read`): entries with their type, sorted by name, at most
+ *   `maxListEntries` (memory stays bounded however large the directory).
  * - `write_file` (`workspace_write`, not parallel-safe, lock `workspace_fs`): creates or replaces a
- *   file, creating missing parent directories.
+ *   regular file, creating missing parent directories. The content is written to a temporary file
+ *   (`.agentry-<random>.tmp`) in the target's directory, synced and renamed onto the target, so
+ *   the file is replaced whole (readers never see half of it; its permission bits are kept, its
+ *   owner and other hard links are not: a hard link is never written through). A directory,
+ *   symlink, FIFO, socket or device at the target is refused without being opened.
  * - `run_command` (`execute`, not parallel-safe, lock `workspace_fs`): starts an allowlisted
  *   program without a shell, in a workspace directory; honours the abort signal and a time limit.
  *   The allowlist is its boundary: an allowed program can do whatever it can do.
  *
- * Every path is confined lexically and by real path (symlinks leaving the workspace are refused);
- * with no workspace root every path is refused. Failures throw an `Error` whose message is fit for
- * the model (the loop turns it into an error result). Policy classes decide which tools a session
- * gets: `execute` is off by default.
+ * Confinement. Every path is confined lexically (`..`, absolute paths, NUL bytes) and by real path
+ * (symlinks leaving the workspace are refused); with no workspace root every path is refused. On
+ * Linux (with /proc mounted) it also holds against a concurrent process that swaps directories for
+ * symlinks while a tool runs: each file or directory is opened first and the kernel's path of the
+ * open handle (`/proc/self/fd/N`) must lie inside the workspace's real root before anything is
+ * read, listed or written; files and directories are created, and commands started, through a
+ * verified directory handle. Elsewhere (macOS, BSD, Windows) the opened file must still be the
+ * one (same device and inode) that the re-checked real path names, which covers reads; creating
+ * directories, writing, listing and a command's working directory go by path, and checks before
+ * and after narrow, but cannot close, the window in which a concurrent swap redirects them (a
+ * write may then land outside and the call fail). A hard link is the file it links to: reading a
+ * hard link that someone placed in the workspace reads that file.
+ *
+ * Cost. Reads, listings and command output are bounded by the options above. Opening never blocks
+ * on a FIFO. When a command reaches its time limit (or the call is aborted) its process group gets
+ * SIGTERM, then SIGKILL after a 2 s grace period, and the call returns by then at the latest, with
+ * the output read so far, even if something still holds the command's output open. On Linux the
+ * signals also reach every process found through /proc that descends from the command (by parent
+ * chain, session or process group) or holds its output, `setsid` daemons included; a process that
+ * left the command's session, closed its output and lost its parent before the time limit cannot be
+ * found and survives. A command counts as running while anything holds its output open; once it
+ * has ended and its output is closed, what it left in the background keeps running. Elsewhere
+ * only the process group (on Windows: the process) is signalled.
+ *
+ * Failures throw an `Error` whose message is fit for the model (the loop turns it into an error
+ * result). Policy classes decide which tools a session gets: `execute` is off by default.
  *
  * @example
  * const runtime = createAgentRuntime({ ..., tools: createWorkspaceTools({ commandAllowlist: ["npm"] }),
@@ -70,21 +93,11 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     input: z.object({ path: pathArg("File path"), offset: z.number().int().nonnegative().default(0).describe("Byte offset to start at") }),
     permissionClass: "workspace_read",
     async execute({ path, offset = 0 }, ctx) {
-      const real = await confineWorkspacePath(ctx.policy, path);
-      const info = await stat(real).catch((error: unknown) => fail("read", path, error));
-      if (info.isDirectory()) throw new Error(`Cannot read ${JSON.stringify(path)}: it is a directory; use list_directory.`);
-      if (!info.isFile()) throw new Error(`Cannot read ${JSON.stringify(path)}: not a regular file.`);
-      const handle = await open(real, constants.O_RDONLY | NOFOLLOW).catch((error: unknown) => fail("read", path, error));
-      try {
-        const buffer = Buffer.alloc(Math.max(0, Math.min(maxReadBytes, info.size - offset)));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-        const bytes = buffer.subarray(0, bytesRead);
-        const truncated = offset + bytesRead < info.size;
-        if (bytes.includes(0)) return { path, size: info.size, binary: true, content: "", truncated };
-        return { path, size: info.size, offset, content: bytes.toString("utf8"), truncated };
-      } finally {
-        await handle.close();
-      }
+      const target = await resolveConfinedPath(ctx.policy, path);
+      const { size, bytes } = await readConfinedFile(target, path, { offset, maxBytes: maxReadBytes });
+      const truncated = offset + bytes.length < size;
+      if (bytes.includes(0)) return { path, size, binary: true, content: "", truncated };
+      return { path, size, offset, content: bytes.toString("utf8"), truncated };
     },
   });
 
@@ -94,15 +107,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     input: z.object({ path: pathArg("Directory path").default(".") }),
     permissionClass: "workspace_read",
     async execute({ path = "." }, ctx) {
-      const real = await confineWorkspacePath(ctx.policy, path);
-      const dirents = await readdir(real, { withFileTypes: true }).catch((error: unknown) => fail("list", path, error));
-      const entries = dirents
-        .map((d) => ({
-          name: d.name,
-          type: d.isDirectory() ? "directory" : d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : "other",
-        }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      return { path, entries: entries.slice(0, maxListEntries), truncated: entries.length > maxListEntries };
+      const target = await resolveConfinedPath(ctx.policy, path);
+      return { path, ...(await listConfinedDirectory(target, path, maxListEntries)) };
     },
   });
 
@@ -114,16 +120,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     parallelSafe: false,
     exclusiveLock: "workspace_fs",
     async execute({ path, content }, ctx) {
-      const real = await confineWorkspacePath(ctx.policy, path);
-      await mkdir(dirname(real), { recursive: true }).catch((error: unknown) => fail("create the parent of", path, error));
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW;
-      const handle = await open(real, flags, 0o666).catch((error: unknown) => fail("write", path, error));
-      try {
-        const { bytesWritten } = await handle.write(content, null, "utf8");
-        return { path, bytesWritten };
-      } finally {
-        await handle.close();
-      }
+      const target = await resolveConfinedPath(ctx.policy, path);
+      return { path, bytesWritten: await writeConfinedFile(target, path, content) };
     },
   });
 
