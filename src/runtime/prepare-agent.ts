@@ -7,7 +7,7 @@ import { composeToolbelt } from "../policy/compose-toolbelt.js";
 import { defaultPolicy } from "../policy/default-policy.js";
 import { applyRole, roles, type RoleDefinition } from "../policy/roles.js";
 import type { ChatContext, ToolPolicy } from "../policy/tool-policy.js";
-import type { Provider } from "../providers/provider.js";
+import type { ModelRequest, Provider } from "../providers/provider.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { Tool } from "../tools/tool.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
@@ -20,6 +20,8 @@ export interface PreparedAgent {
   tools: Tool[];
   systemPrompt: string;
   budget: Partial<BudgetLimits>;
+  /** The agent's `chat.temperature`, `chat.maxOutputTokens` and `chat.providerOptions`, for every model call of its turns. */
+  modelOptions: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Toolbelt warnings, as loop events to publish at the start of the turn. */
   warnings: LoopEvent[];
 }
@@ -62,7 +64,13 @@ export function prepareAgent({ options, agent, session, chatContext, builtinTool
     ...(options.promptSections && { sections: options.promptSections }),
     ...(role && { role }),
   });
-  return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, warnings };
+  const chat = agent.chat;
+  const modelOptions: PreparedAgent["modelOptions"] = {
+    ...(chat?.temperature !== undefined && { temperature: chat.temperature }),
+    ...(chat?.maxOutputTokens !== undefined && { maxOutputTokens: chat.maxOutputTokens }),
+    ...(chat?.providerOptions !== undefined && { providerOptions: chat.providerOptions }),
+  };
+  return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, modelOptions, warnings };
 }
 
 /**
