@@ -23,7 +23,7 @@ function isApiCallError(error: unknown): error is ApiCallErrorLike {
  * A `ProviderError` for anything an AI SDK model throws or streams as an `error` part.
  *
  * - `APICallError` (an HTTP failure or a network error): `status` from `statusCode`; the error
- *   payload (`data`, else the parsed `responseBody`) read by the same rules as `openai()` and
+ *   payload (the parsed `responseBody`, else `data`) read by the same rules as `openai()` and
  *   `anthropic()` (message, `errorType`, permanent errors such as `insufficient_quota`);
  *   `retryAfterMs` from the `retry-after-ms` / `retry-after` response headers; retryable by the
  *   shared status rules, the `x-should-retry` header, or, with no status (a network error), the
@@ -40,14 +40,16 @@ export function providerErrorFromAiSdk(error: unknown, provider: string): Provid
     const retryAfterMs = parseRetryAfter(headers);
     const shouldRetry = headers.get("x-should-retry");
     const status = typeof error.statusCode === "number" ? error.statusCode : undefined;
-    let payload = error.data;
-    if (payload === undefined && typeof error.responseBody === "string") {
+    // The raw body first: `data` went through the provider's schema, which drops fields we read (OpenRouter's `metadata.raw`).
+    let payload: unknown;
+    if (typeof error.responseBody === "string") {
       try {
         payload = JSON.parse(error.responseBody);
       } catch {
         payload = undefined;
       }
     }
+    payload ??= error.data;
     const mapped = providerErrorFromPayload({
       provider,
       payload,
