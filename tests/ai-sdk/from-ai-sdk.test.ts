@@ -280,14 +280,13 @@ describe("fromAiSdk: errors", () => {
       ...(isRetryable !== undefined && { isRetryable }),
     });
 
-  function failing(errors: unknown[], then: LanguageModelV3StreamPart[] = [{ type: "text-delta", id: "0", delta: "ok" }, { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } }]) {
+  function failing(errors: Error[], then: LanguageModelV3StreamPart[] = [{ type: "text-delta", id: "0", delta: "ok" }, { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } }]) {
     let call = 0;
     const model = new MockLanguageModelV3({
       provider: "openai.chat",
       doStream: async () => {
         const error = errors[call++];
-        // Models may reject with anything; pass it through as it is.
-        if (error !== undefined) return Promise.reject(error);
+        if (error !== undefined) throw error;
         return { stream: partsStream(then) };
       },
     });

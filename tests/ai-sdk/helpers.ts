@@ -5,8 +5,9 @@ export function partsStream<T>(parts: T[]): ReadableStream<T> {
   let i = 0;
   return new ReadableStream<T>({
     pull(controller) {
-      if (i < parts.length) controller.enqueue(parts[i++] as T);
-      else controller.close();
+      const part = parts[i++];
+      if (part === undefined) controller.close();
+      else controller.enqueue(part);
     },
   });
 }
