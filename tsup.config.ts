@@ -8,6 +8,8 @@ export const entries = {
   anthropic: "src/entries/anthropic.ts",
   node: "src/entries/node.ts",
   sqlite: "src/entries/sqlite.ts",
+  "ai-sdk": "src/entries/ai-sdk.ts",
+  otel: "src/entries/otel.ts",
 };
 
 export default defineConfig([

@@ -137,7 +137,7 @@ export type { PromptSection, PromptSectionContext, PromptSectionSource } from ".
 export { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT, SUBTASK_PROMPT_LINE } from "./agents/build-system-prompt.js";
 export type { BuildSystemPromptOptions } from "./agents/build-system-prompt.js";
 // <<< agents block
-export type { AgentDefinition } from "./agents/agent-definition.js";
+export type { AgentChatSettings, AgentDefinition } from "./agents/agent-definition.js";
 
 // --- sessions ---
 export type {

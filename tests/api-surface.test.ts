@@ -1,8 +1,10 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as core from "@agentry/core";
+import * as aiSdk from "@agentry/core/ai-sdk";
 import * as anthropic from "@agentry/core/anthropic";
 import * as node from "@agentry/core/node";
 import * as openai from "@agentry/core/openai";
+import * as otel from "@agentry/core/otel";
 import * as sqlite from "@agentry/core/sqlite";
 import * as testing from "@agentry/core/testing";
 import type { AgentRegistry, ApprovalDecision, LoopEvent, ResumeState, RuntimeEvent, SessionSelector, TurnBudget, TurnResult } from "@agentry/core";
@@ -18,6 +20,8 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/anthropic": [anthropic, ["anthropic", "ProviderError"]],
   "@agentry/core/node": [node, ["JsonlSessionStore"]],
   "@agentry/core/sqlite": [sqlite, ["SqliteSessionStore"]],
+  "@agentry/core/ai-sdk": [aiSdk, ["fromAiSdk"]],
+  "@agentry/core/otel": [otel, ["instrumentRuntime", "tracedLoop"]],
 };
 
 describe("public API surface (API.md)", () => {
@@ -28,6 +32,7 @@ describe("public API surface (API.md)", () => {
   it("re-exports the one ProviderError from each provider entry", () => {
     expect(openai.ProviderError).toBe(core.ProviderError);
     expect(anthropic.ProviderError).toBe(core.ProviderError);
+    expect(aiSdk.ProviderError).toBe(core.ProviderError);
     expect(new core.ProviderError("x", { provider: "p" }).name).toBe("ProviderError");
   });
 

@@ -22,7 +22,7 @@ const sources = files(root).map((path) => {
 /** Folders whose code may use Node built-ins or optional peers. */
 const NODE_ONLY = /^(node|sqlite|postgres|mcp)\/|^entries\/(node|sqlite|postgres|mcp)\.ts$/;
 /** Adapters: may import contracts and shared helpers only. */
-const ADAPTERS = /^(providers\/(openai|anthropic|http|sse)|node|sqlite|postgres|mcp)\//;
+const ADAPTERS = /^(providers\/(openai|anthropic|http|sse)|node|sqlite|postgres|mcp|ai-sdk|otel)\//;
 
 describe("architecture", () => {
   it("the core imports nothing from node:* statically", () => {
@@ -35,6 +35,13 @@ describe("architecture", () => {
   it("only the sqlite adapter loads better-sqlite3", () => {
     const offenders = sources.filter((s) => !s.file.startsWith("sqlite/") && s.staticImports.includes("better-sqlite3")).map((s) => s.file);
     expect(offenders).toEqual([]);
+  });
+
+  it("only the otel adapter loads @opentelemetry/api; @ai-sdk/* is never loaded at run time", () => {
+    const otel = sources.filter((s) => !s.file.startsWith("otel/") && s.staticImports.some((i) => i.startsWith("@opentelemetry/"))).map((s) => s.file);
+    expect(otel).toEqual([]);
+    const aiSdk = sources.filter((s) => s.staticImports.some((i) => i.startsWith("@ai-sdk/") || i === "ai")).map((s) => s.file);
+    expect(aiSdk).toEqual([]);
   });
 
   it("adapters never import the loop or the runtime", () => {

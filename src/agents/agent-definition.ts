@@ -1,5 +1,24 @@
 import type { BudgetLimits } from "../loop/budget-types.js";
 
+/** The model settings of an agent (`AgentDefinition.chat`), passed to the provider on every model call of its turns. */
+export interface AgentChatSettings {
+  /** Key of a provider registered with the runtime. @default the runtime's `defaultProvider` */
+  provider?: string;
+  /** Model name sent to the provider. @default the runtime's `defaultModel` */
+  model?: string;
+  /** Sampling temperature, 0 to 2. @default unset (the provider's default) */
+  temperature?: number;
+  /** Most output tokens per model call, a positive whole number. @default unset (the provider's default) */
+  maxOutputTokens?: number;
+  /**
+   * Vendor-specific request options, plain JSON: `openai()` merges them into the request body
+   * (e.g. `{ "reasoning_effort": "low" }`), `fromAiSdk()` passes them as the AI SDK's
+   * `providerOptions` (e.g. `{ "anthropic": { "thinking": { "type": "enabled", "budgetTokens": 2048 } } }`).
+   * @default unset
+   */
+  providerOptions?: Record<string, unknown>;
+}
+
 /**
  * A configured agent (seed 000): a persona with its own prompt and a scoped set of tools, skills
  * and peers. Usually loaded with `createAgentRegistry`, which validates it and turns every `null`
@@ -21,8 +40,8 @@ export interface AgentDefinition {
   systemPrompt?: string;
   /** Runtime kind. @default "chat" */
   type?: "chat" | "external";
-  /** Which registered provider and model serve the agent. @default the runtime's defaults */
-  chat?: { provider?: string; model?: string };
+  /** Which registered provider and model serve the agent, and how they are called. */
+  chat?: AgentChatSettings;
   /** Globs of tool names the agent may use. @default all tools */
   toolAllowlist?: string[] | null;
   /** Globs of tool names taken away after the allowlist. @default none */

@@ -61,6 +61,20 @@ const glob = z
   );
 
 const globList = z.array(glob).nullable().optional();
+/** Deepest nesting accepted in `chat.providerOptions` (configuration, not data: a bound against hostile input). */
+export const MAX_PROVIDER_OPTIONS_DEPTH = 32;
+
+/** True for plain JSON data (null, booleans, strings, finite numbers, arrays, plain objects), at most `depth` levels deep. */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth <= 0) return false;
+  if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth - 1));
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.values(value).every((item) => isPlainJson(item, depth - 1));
+}
+
 const limit = z.number().min(0, "must be a non-negative number").refine(Number.isFinite, "must be a finite number");
 const budgetShape = Object.fromEntries(
   BUDGET_KEYS.map((key) => [key, (key === "maxParallelPerTurn" ? limit.refine((n) => n >= 1, "must be at least 1") : limit).nullable().optional()]),
@@ -82,6 +96,25 @@ export const agentDefinitionZodSchema = z
       .object({
         provider: z.string().min(1, "must not be empty").nullable().optional(),
         model: z.string().min(1, "must not be empty").nullable().optional(),
+        temperature: z
+          .number()
+          .refine(Number.isFinite, "must be a finite number")
+          .refine((n) => n >= 0 && n <= 2, "must be between 0 and 2")
+          .nullable()
+          .optional(),
+        maxOutputTokens: z
+          .number()
+          .refine((n) => Number.isSafeInteger(n) && n > 0, "must be a positive whole number")
+          .nullable()
+          .optional(),
+        providerOptions: z
+          .record(z.string(), z.unknown())
+          .refine(
+            (o) => isPlainJson(o, MAX_PROVIDER_OPTIONS_DEPTH),
+            `must be a JSON object (strings, finite numbers, booleans, null, arrays and plain objects, at most ${MAX_PROVIDER_OPTIONS_DEPTH} levels deep)`,
+          )
+          .nullable()
+          .optional(),
       })
       .strict()
       .nullable()
@@ -107,7 +140,7 @@ export const agentDefinitionZodSchema = z
 /** The keys an object at this place of an agent definition may have, for "unknown key" problems. */
 export const ALLOWED_KEYS: { readonly agent: readonly string[]; readonly chat: readonly string[]; readonly budget: readonly string[] } = {
   agent: Object.keys(agentDefinitionZodSchema.shape),
-  chat: ["provider", "model"],
+  chat: ["provider", "model", "temperature", "maxOutputTokens", "providerOptions"],
   budget: BUDGET_KEYS,
 };
 

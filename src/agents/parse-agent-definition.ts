@@ -1,4 +1,5 @@
 import type { ConfigProblem } from "../errors/errors.js";
+import { copyPlainJson } from "../internal/plain-json.js";
 import type { AgentDefinition } from "./agent-definition.js";
 import { agentDefinitionZodSchema, ALLOWED_KEYS } from "./agent-schema.js";
 
@@ -137,7 +138,11 @@ export function parseAgentDefinition(input: unknown, options: ParseAgentDefiniti
   }
   const { chat, budget, ...rest } = withoutNulls(result.data);
   const definition: AgentDefinition = { ...rest, agentId: result.data.agentId, displayName: result.data.displayName };
-  if (chat) definition.chat = withoutNulls(chat);
+  if (chat) {
+    definition.chat = withoutNulls(chat);
+    // A deep copy: the definition shares nothing with the input.
+    if (definition.chat.providerOptions) definition.chat.providerOptions = copyPlainJson(definition.chat.providerOptions);
+  }
   if (budget) definition.budget = withoutNulls(budget);
   return { success: true, definition };
 }

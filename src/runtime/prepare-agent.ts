@@ -9,7 +9,7 @@ import { defaultPolicy } from "../policy/default-policy.js";
 import { applyRole, type RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
 import type { ChatContext, ToolPolicy } from "../policy/tool-policy.js";
-import type { Provider } from "../providers/provider.js";
+import type { ModelRequest, Provider } from "../providers/provider.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { Tool } from "../tools/tool.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
@@ -22,6 +22,8 @@ export interface PreparedAgent {
   tools: Tool[];
   systemPrompt: string;
   budget: Partial<BudgetLimits>;
+  /** The agent's `chat.temperature`, `chat.maxOutputTokens` and `chat.providerOptions`, for every model call of its turns. */
+  modelOptions: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Toolbelt warnings, as loop events to publish at the start of the turn. */
   warnings: LoopEvent[];
 }
@@ -67,7 +69,13 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
     role: role ?? null,
     subtasks: policy.classes.includes("subagent") && (agent.budget?.maxDepth ?? options.budget?.maxDepth ?? DEFAULT_BUDGET.maxDepth) > 0,
   });
-  return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, warnings };
+  const chat = agent.chat;
+  const modelOptions: PreparedAgent["modelOptions"] = {
+    ...(chat?.temperature !== undefined && { temperature: chat.temperature }),
+    ...(chat?.maxOutputTokens !== undefined && { maxOutputTokens: chat.maxOutputTokens }),
+    ...(chat?.providerOptions !== undefined && { providerOptions: chat.providerOptions }),
+  };
+  return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, modelOptions, warnings };
 }
 
 /**

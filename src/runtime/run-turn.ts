@@ -118,6 +118,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     history,
     tools: prepared.tools,
     budget: prepared.budget,
+    modelOptions: prepared.modelOptions,
     policy: prepared.policy,
     approve,
     context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain } satisfies RuntimeToolHost,

@@ -15,10 +15,19 @@ const anthropicFormat: FakeWireFormat = {
     const events = fakeTurnEvents(turn, callIndex);
     const usage = turn.usage;
     const cached = usage?.cachedInputTokens;
-    const message: Record<string, unknown> = { id: `msg_fake_${callIndex}`, type: "message", role: "assistant", model: "fake", content: [], stop_reason: null };
-    if (usage) {
-      message.usage = { input_tokens: usage.inputTokens - (cached ?? 0), output_tokens: 1, ...(cached === undefined ? {} : { cache_read_input_tokens: cached }) };
-    }
+    // The real API always sends `usage` in message_start (clients such as the AI SDK's require it); zeros when the script has none.
+    const message: Record<string, unknown> = {
+      id: `msg_fake_${callIndex}`,
+      type: "message",
+      role: "assistant",
+      model: "fake",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usage
+        ? { input_tokens: usage.inputTokens - (cached ?? 0), output_tokens: 1, ...(cached === undefined ? {} : { cache_read_input_tokens: cached }) }
+        : { input_tokens: 0, output_tokens: 0 },
+    };
     const out = [event({ type: "message_start", message }), event({ type: "ping" })];
     let index = 0;
     if (turn.thinking) {
@@ -46,7 +55,7 @@ const anthropicFormat: FakeWireFormat = {
     }
     const finish = events.find((e) => e.type === "finish");
     const reason = finish?.type === "finish" ? finish.reason : "stop";
-    out.push(event({ type: "message_delta", delta: { stop_reason: STOP[reason] ?? "end_turn", stop_sequence: null }, ...(usage ? { usage: { output_tokens: usage.outputTokens } } : {}) }));
+    out.push(event({ type: "message_delta", delta: { stop_reason: STOP[reason] ?? "end_turn", stop_sequence: null }, usage: { output_tokens: usage?.outputTokens ?? 0 } }));
     out.push(event({ type: "message_stop" }));
     return out;
   },

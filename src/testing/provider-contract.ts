@@ -15,12 +15,20 @@ export interface ProviderContractOptions {
   it?: (name: string, body: () => Promise<void>, timeout?: number) => unknown;
   /** Per-case timeout in ms, passed to `it`. @default 15000 */
   timeoutMs?: number;
+  /**
+   * Whether the provider reports reasoning. `false` for one whose wire has reasoning the client
+   * does not read (the AI SDK's OpenAI chat model ignores `reasoning_content`, as OpenAI itself
+   * never sends it): the thinking case then checks that the text still arrives whole and no
+   * thinking is made up.
+   * @default true
+   */
+  thinking?: boolean;
 }
 
 interface Case {
   name: string;
   script: FakeScript;
-  check(run: (options?: RunOptions) => Promise<Outcome>): Promise<void>;
+  check(run: (options?: RunOptions) => Promise<Outcome>, options: ProviderContractOptions): Promise<void>;
 }
 
 interface RunOptions {
@@ -74,7 +82,7 @@ export function runProviderContract(
           const cleanups: (() => unknown)[] = [];
           try {
             const provider = await makeProvider(testCase.script, { onCleanup: (cleanup) => cleanups.push(cleanup) });
-            await testCase.check((run) => drain(provider, run));
+            await testCase.check((run) => drain(provider, run), options);
           } finally {
             for (const cleanup of cleanups.reverse()) await cleanup();
           }
@@ -171,8 +179,13 @@ const CASES: Case[] = [
   {
     name: "streams thinking before the text",
     script: [{ thinking: "First I think, then I answer.", text: "The answer." }],
-    async check(run) {
+    async check(run, options) {
       const events = completed(await run(), "stop");
+      if (options.thinking === false) {
+        same(textOf(events, "thinking_delta"), "", "thinking (the provider reports none)");
+        same(textOf(events, "text_delta"), "The answer.", "text");
+        return;
+      }
       same(textOf(events, "thinking_delta"), "First I think, then I answer.", "thinking");
       same(textOf(events, "text_delta"), "The answer.", "text");
       const firstThinking = events.findIndex((event) => event.type === "thinking_delta");

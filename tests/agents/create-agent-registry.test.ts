@@ -151,7 +151,7 @@ describe("createAgentRegistry: every problem at once", () => {
     expect(message("agents[2].agentId")).toBe('duplicate agentId "todo" (already used by agents[0])');
     expect(message("agents[2].toolExposure")).toBe('expected one of "tools", "skills", "mixed", got string "plugins"');
     expect(message("agents[3].role")).toMatch(/^must be a role name \(the presets "planner", "actor", or a host role\)/);
-    expect(message("agents[3].chat.modle")).toBe("unknown key (did you mean \"model\"?); allowed keys: provider, model");
+    expect(message("agents[3].chat.modle")).toBe("unknown key (did you mean \"model\"?); allowed keys: provider, model, temperature, maxOutputTokens, providerOptions");
     expect(message("agents[4].agentId")).toBe("is required");
     // The error's message names every problem too, for logs.
     for (const problem of problems) expect((thrown as Error).message).toContain(`${problem.path}: ${problem.message}`);

@@ -1,0 +1,147 @@
+import { ProviderError } from "../errors/errors.js";
+import { parseToolArgs } from "../providers/parse-tool-args.js";
+import type { FinishReason, ModelEvent } from "../providers/provider.js";
+import type { AiSdkSpecificationVersion, AiSdkStreamPart } from "./ai-sdk-types.js";
+import { providerErrorFromAiSdk } from "./provider-error-from-ai-sdk.js";
+
+/**
+ * Turns AI SDK stream parts into Agentry model events, for one response.
+ *
+ * - `text-delta` → `text_delta`; `reasoning-delta` → `thinking_delta`. A thinking signature
+ *   (`providerMetadata.<provider>.signature`, Anthropic's `signature_delta`) comes out as a
+ *   `thinking_delta` with `signature`, closing the block; a redacted block (`redactedData` on
+ *   `reasoning-start`) as one `thinking_delta` with `redacted: true` and the data as `signature`.
+ * - `tool-call` → `tool_call` with the JSON input parsed (invalid JSON passes as the raw string,
+ *   for the loop's validation to report); calls the provider ran itself (`providerExecuted`) are
+ *   not Agentry's to run and are skipped. Streaming input parts (`tool-input-*`) are ignored.
+ * - `finish` → at most one `usage` (V2: flat numbers; V3/V4: `{ total, noCache, cacheRead,
+ *   cacheWrite }` objects) and the `finish`, emitted when the stream ends. The reason is
+ *   `tool_calls` whenever calls were emitted (unless cut by `length` or a content filter).
+ * - `error` → a `ProviderError` thrown at once, even after output.
+ * - A stream that ends without `finish` throws a retryable `ProviderError` (a dropped connection).
+ */
+export function createAiSdkStreamReader(init: { provider: string; version: AiSdkSpecificationVersion; generateId: () => string }) {
+  const { provider, version } = init;
+  let finishPart: AiSdkStreamPart | undefined;
+  let calls = 0;
+  const signed = new Set<unknown>();
+
+  return {
+    push(part: AiSdkStreamPart): ModelEvent[] {
+      if (finishPart !== undefined) return [];
+      switch (part.type) {
+        case "text-delta": {
+          const text = textOf(part);
+          return text === "" ? [] : [{ type: "text_delta", text }];
+        }
+        case "reasoning-start": {
+          const redacted = metadataString(part.providerMetadata, "redactedData");
+          if (redacted === undefined) return [];
+          signed.add(part.id);
+          return [{ type: "thinking_delta", text: "", signature: redacted, redacted: true }];
+        }
+        case "reasoning-delta": {
+          const text = textOf(part);
+          const signature = metadataString(part.providerMetadata, "signature");
+          if (signature !== undefined) {
+            signed.add(part.id);
+            return [{ type: "thinking_delta", text, signature }];
+          }
+          return text === "" ? [] : [{ type: "thinking_delta", text }];
+        }
+        case "reasoning-end": {
+          // Some providers put the signature on the end part instead of a delta.
+          const signature = metadataString(part.providerMetadata, "signature");
+          if (signature === undefined || signed.has(part.id)) return [];
+          signed.add(part.id);
+          return [{ type: "thinking_delta", text: "", signature }];
+        }
+        case "tool-call": {
+          if (part.providerExecuted === true) return [];
+          const id = typeof part.toolCallId === "string" && part.toolCallId !== "" ? part.toolCallId : init.generateId();
+          const name = typeof part.toolName === "string" ? part.toolName : "";
+          const input = part.input;
+          calls++;
+          return [{ type: "tool_call", id, name, args: typeof input === "string" ? parseToolArgs(input) : (input ?? {}) }];
+        }
+        case "finish":
+          finishPart = part;
+          return [];
+        case "error":
+          throw providerErrorFromAiSdk(part.error, provider);
+        default:
+          // stream-start, response-metadata, text-start/-end, tool-input-*, source, file, raw, ping, ...
+          return [];
+      }
+    },
+
+    end(): ModelEvent[] {
+      if (finishPart === undefined) {
+        throw new ProviderError("The stream ended before the response was complete (no finish part)", { provider, retryable: true });
+      }
+      const out: ModelEvent[] = [];
+      const usage = toUsage(finishPart.usage, version);
+      if (usage) out.push(usage);
+      out.push({ type: "finish", reason: finishReason(finishPart.finishReason, version, calls) });
+      return out;
+    },
+  };
+}
+
+function textOf(part: AiSdkStreamPart): string {
+  return typeof part.delta === "string" ? part.delta : "";
+}
+
+/** A string field of any provider's metadata (`{ anthropic: { signature } }`, `{ bedrock: { signature } }`, ...). */
+function metadataString(metadata: unknown, field: string): string | undefined {
+  if (typeof metadata !== "object" || metadata === null) return undefined;
+  for (const value of Object.values(metadata)) {
+    if (typeof value === "object" && value !== null) {
+      const found = (value as Record<string, unknown>)[field];
+      if (typeof found === "string") return found;
+    }
+  }
+  return undefined;
+}
+
+const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
+
+function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent | undefined {
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const u = usage as Record<string, any>;
+  let input: number | undefined;
+  let output: number | undefined;
+  let cacheRead: number | undefined;
+  let cacheWrite: number | undefined;
+  if (version === "v2") {
+    input = count(u.inputTokens);
+    output = count(u.outputTokens);
+    cacheRead = count(u.cachedInputTokens);
+  } else {
+    const inTokens = (u.inputTokens ?? {}) as Record<string, unknown>;
+    const outTokens = (u.outputTokens ?? {}) as Record<string, unknown>;
+    cacheRead = count(inTokens.cacheRead);
+    cacheWrite = count(inTokens.cacheWrite);
+    const noCache = count(inTokens.noCache);
+    input = count(inTokens.total) ?? (noCache === undefined ? undefined : noCache + (cacheRead ?? 0) + (cacheWrite ?? 0));
+    output = count(outTokens.total) ?? (count(outTokens.text) === undefined ? undefined : count(outTokens.text)! + (count(outTokens.reasoning) ?? 0));
+  }
+  if (input === undefined && output === undefined) return undefined;
+  return {
+    type: "usage",
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    ...(cacheRead !== undefined && { cachedInputTokens: cacheRead }),
+    ...(cacheWrite !== undefined && cacheWrite > 0 && { cacheWriteInputTokens: cacheWrite }),
+  };
+}
+
+function finishReason(reason: unknown, version: AiSdkSpecificationVersion, calls: number): FinishReason {
+  // V2: a string; V3 and V4: { unified, raw }.
+  const unified = version === "v2" ? reason : typeof reason === "object" && reason !== null ? (reason as { unified?: unknown }).unified : undefined;
+  if (unified === "length") return "length";
+  if (unified === "content-filter") return "content_filter";
+  if (calls > 0) return "tool_calls";
+  if (unified === "stop" || unified === undefined) return "stop";
+  return "other";
+}

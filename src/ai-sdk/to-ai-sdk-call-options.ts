@@ -1,0 +1,87 @@
+import type { Message, UserPart } from "../messages/message.js";
+import type { ModelRequest } from "../providers/provider.js";
+import type { AiSdkCallOptions, AiSdkFilePart, AiSdkMessage, AiSdkSpecificationVersion, AiSdkTextPart } from "./ai-sdk-types.js";
+
+/** What the request mapping needs to know about the model. */
+export interface AiSdkTarget {
+  version: AiSdkSpecificationVersion;
+  /**
+   * The `providerOptions` key that thinking signatures are sent back under: the first segment of
+   * the model's `provider` (`"anthropic.messages"` → `"anthropic"`), as the AI SDK providers read it.
+   */
+  metadataKey: string;
+}
+
+/**
+ * The AI SDK call options for a model request.
+ *
+ * - `system` becomes a leading `system` message (none when empty).
+ * - User images become `file` parts (V2/V3: base64 `data`; V4: `{ type: "data", data }`).
+ * - Thinking parts become `reasoning` parts; a signature (or redacted data) goes back in
+ *   `providerOptions[metadataKey]` as `signature` (`redactedData`), where Anthropic reads it.
+ * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`.
+ * - `providerOptions` are the AI SDK's (keyed by provider name), passed through as they are.
+ */
+export function toAiSdkCallOptions(request: ModelRequest, target: AiSdkTarget, signal: AbortSignal, headers?: Record<string, string>): AiSdkCallOptions {
+  const prompt: AiSdkMessage[] = [];
+  if (request.system !== "") prompt.push({ role: "system", content: request.system });
+  for (const message of request.messages) {
+    const mapped = toAiSdkMessage(message, target);
+    if (mapped) prompt.push(mapped);
+  }
+  const options: AiSdkCallOptions = { prompt, abortSignal: signal };
+  if (request.tools.length > 0) {
+    options.tools = request.tools.map((tool) => ({ type: "function", name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+  }
+  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.providerOptions !== undefined) options.providerOptions = request.providerOptions as AiSdkCallOptions["providerOptions"];
+  if (headers !== undefined) options.headers = headers;
+  return options;
+}
+
+function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | undefined {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((part) => userPart(part, target)) };
+    case "assistant": {
+      const content: Extract<AiSdkMessage, { role: "assistant" }>["content"] = [];
+      for (const part of message.content) {
+        if (part.type === "text") {
+          if (part.text !== "") content.push({ type: "text", text: part.text });
+        } else if (part.type === "tool_call") {
+          content.push({ type: "tool-call", toolCallId: part.id, toolName: part.name, input: part.args ?? {} });
+        } else if (part.redacted) {
+          content.push({ type: "reasoning", text: "", providerOptions: { [target.metadataKey]: { redactedData: part.signature ?? "" } } });
+        } else {
+          content.push({
+            type: "reasoning",
+            text: part.text,
+            ...(part.signature !== undefined && { providerOptions: { [target.metadataKey]: { signature: part.signature } } }),
+          });
+        }
+      }
+      // An assistant message with nothing to say (e.g. an empty final answer) is left out: several providers reject empty content.
+      return content.length > 0 ? { role: "assistant", content } : undefined;
+    }
+    case "tool":
+      return {
+        role: "tool",
+        content: message.content.map((part) => ({
+          type: "tool-result",
+          toolCallId: part.toolCallId,
+          toolName: part.name,
+          output: part.isError
+            ? { type: "error-text", value: typeof part.result === "string" ? part.result : (JSON.stringify(part.result ?? null) ?? "null") }
+            : typeof part.result === "string"
+              ? { type: "text", value: part.result }
+              : { type: "json", value: part.result ?? null },
+        })),
+      };
+  }
+}
+
+function userPart(part: UserPart, target: AiSdkTarget): AiSdkTextPart | AiSdkFilePart {
+  if (part.type === "text") return { type: "text", text: part.text };
+  return { type: "file", mediaType: part.mediaType, data: target.version === "v4" ? { type: "data", data: part.data } : part.data };
+}

@@ -1,0 +1,301 @@
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from "@opentelemetry/api";
+import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopResult } from "../loop/loop-types.js";
+import { ATTR } from "./gen-ai-attributes.js";
+
+/** A loop event with where it came from (runtime events carry all of it; `tracedLoop` fills it in). */
+export type TracedEvent = LoopEvent & { sessionId?: string; agentId?: string; runId: string; ts?: number };
+
+/** What the recorder knows about an agent before its turn's first model call. */
+export interface TurnDescription {
+  agentName?: string;
+  model?: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+/** Settings of {@link createSpanRecorder}. */
+export interface SpanRecorderInit {
+  tracer: Tracer;
+  recordContent: boolean;
+  maxContentLength: number;
+  describeTurn?: (agentId: string | undefined) => TurnDescription;
+  /** The context a turn's span is parented to. @default the active context when its first event arrives */
+  parentContext?: () => Context;
+}
+
+interface ChatState { span: Span; finishReason?: string }
+interface TurnState {
+  span: Span;
+  runId: string;
+  sessionId: string;
+  agentId: string | undefined;
+  model: string | undefined;
+  chats: Map<string, ChatState>;
+  tools: Set<string>;
+}
+
+/** Recently finished or pending delegation targets kept for linking (by run id). */
+const MAX_REMEMBERED_RUNS = 1024;
+
+/**
+ * Builds OpenTelemetry spans from Agentry loop/runtime events, as they arrive:
+ *
+ * - `invoke_agent {agent}` per turn (run id), from its first event to its `done`;
+ * - `chat {model}` per model call, from `llm_call_start` to the end of that call (its assistant
+ *   `message`, an `error`, or the next event of the level that is not a delta);
+ * - `execute_tool {tool}` per tool call, from `tool_call_update` start to end;
+ * - the spans of a sub-task are children of its `run_subtask` span (events' `parentId`);
+ * - an `agents_message` span is linked to the delegated turn's span, and that turn's span back
+ *   to it, across sessions.
+ *
+ * Errors, budget stops, aborts and iteration limits set `ERROR` statuses (a complete or suspended
+ * turn keeps `UNSET`, as instrumentation libraries should). No message content is recorded unless
+ * `recordContent`. Span times come from the events' `ts` when present.
+ */
+export function createSpanRecorder(init: SpanRecorderInit) {
+  const { tracer } = init;
+  const turns = new Map<string, TurnState>();
+  const tools = new Map<string, Span>();
+  const runContexts = new Map<string, SpanContext>();
+  const pendingLinks = new Map<string, SpanContext>();
+
+  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
+    map.set(key, value);
+    if (map.size > MAX_REMEMBERED_RUNS) map.delete(map.keys().next().value!);
+  };
+  const content = (value: unknown): string => {
+    const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
+    return text.length > init.maxContentLength ? `${text.slice(0, init.maxContentLength)}…` : text;
+  };
+  const toolKey = (turn: TurnState, toolCallId: string) => `${turn.sessionId}\u0000${toolCallId}`;
+  const levelKey = (event: TracedEvent) => event.parentId ?? "";
+
+  function turnFor(event: TracedEvent, time: number): TurnState {
+    let turn = turns.get(event.runId);
+    if (turn) return turn;
+    const described = init.describeTurn?.(event.agentId) ?? {};
+    const agentLabel = described.agentName ?? event.agentId;
+    const attributes: Attributes = { [ATTR.operationName]: "invoke_agent", [ATTR.runId]: event.runId };
+    if (event.agentId !== undefined) attributes[ATTR.agentId] = event.agentId;
+    if (agentLabel !== undefined) attributes[ATTR.agentName] = agentLabel;
+    if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
+    if (described.model !== undefined) attributes[ATTR.requestModel] = described.model;
+    if (described.temperature !== undefined) attributes[ATTR.requestTemperature] = described.temperature;
+    if (described.maxOutputTokens !== undefined) attributes[ATTR.requestMaxTokens] = described.maxOutputTokens;
+    const pending = pendingLinks.get(event.runId);
+    const links: Link[] = pending ? [{ context: pending, attributes: { [ATTR.operationName]: "execute_tool" } }] : [];
+    pendingLinks.delete(event.runId);
+    const span = tracer.startSpan(
+      agentLabel === undefined ? "invoke_agent" : `invoke_agent ${agentLabel}`,
+      { kind: SpanKind.INTERNAL, attributes, links, startTime: time },
+      init.parentContext ? init.parentContext() : context.active(),
+    );
+    turn = { span, runId: event.runId, sessionId: event.sessionId ?? "", agentId: event.agentId, model: described.model, chats: new Map(), tools: new Set() };
+    turns.set(event.runId, turn);
+    remember(runContexts, event.runId, span.spanContext());
+    return turn;
+  }
+
+  /** The span a level's chat and tool spans hang under: the turn, or the sub-task's `run_subtask` span. */
+  function levelParent(turn: TurnState, event: TracedEvent): Context {
+    const parent = event.parentId === null ? undefined : tools.get(toolKey(turn, event.parentId));
+    return trace.setSpan(context.active(), parent ?? turn.span);
+  }
+
+  function levelAttributes(turn: TurnState, event: TracedEvent): Attributes {
+    const attributes: Attributes = { [ATTR.depth]: event.depth };
+    if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
+    if (turn.agentId !== undefined) attributes[ATTR.agentId] = turn.agentId;
+    if (event.parentId !== null) attributes[ATTR.parentToolCallId] = event.parentId;
+    return attributes;
+  }
+
+  function endChat(turn: TurnState, key: string, time: number): void {
+    const chat = turn.chats.get(key);
+    if (!chat) return;
+    turn.chats.delete(key);
+    if (chat.finishReason !== undefined) chat.span.setAttribute(ATTR.responseFinishReasons, [chat.finishReason]);
+    chat.span.end(time);
+  }
+
+  function endTool(turn: TurnState, key: string, time: number): void {
+    const span = tools.get(key);
+    if (!span) return;
+    tools.delete(key);
+    turn.tools.delete(key);
+    span.end(time);
+  }
+
+  function startTool(turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): Span {
+    const attributes: Attributes = {
+      ...levelAttributes(turn, event),
+      [ATTR.operationName]: "execute_tool",
+      [ATTR.toolName]: event.name,
+      [ATTR.toolCallId]: event.toolCallId,
+      [ATTR.toolType]: "function",
+    };
+    if (init.recordContent && event.args !== undefined) attributes[ATTR.toolCallArguments] = content(event.args);
+    const span = tracer.startSpan(`execute_tool ${event.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: time }, levelParent(turn, event));
+    const key = toolKey(turn, event.toolCallId);
+    tools.set(key, span);
+    turn.tools.add(key);
+    return span;
+  }
+
+  function finishTool(turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): void {
+    const key = toolKey(turn, event.toolCallId);
+    // The end of a call started in a suspended run arrives in the run that resumes it.
+    const span = tools.get(key) ?? startTool(turn, event, event.durationMs === undefined ? time : time - event.durationMs);
+    if (!turn.tools.has(key)) turn.tools.add(key);
+    if (init.recordContent && event.result !== undefined) span.setAttribute(ATTR.toolCallResult, content(event.result));
+    if (event.isError) {
+      span.setAttribute(ATTR.errorType, "tool_error");
+      span.setStatus({ code: SpanStatusCode.ERROR, message: init.recordContent ? content(event.result) : `${event.name} failed` });
+    }
+    if (event.name === "agents_message") linkDelegation(span, event.result);
+    endTool(turn, key, time);
+  }
+
+  function linkDelegation(span: Span, result: unknown): void {
+    if (typeof result !== "object" || result === null) return;
+    const { responseId, sessionId } = result as { responseId?: unknown; sessionId?: unknown };
+    if (typeof responseId !== "string") return;
+    span.setAttribute(ATTR.delegatedRunId, responseId);
+    if (typeof sessionId === "string") span.setAttribute(ATTR.delegatedSessionId, sessionId);
+    const target = runContexts.get(responseId);
+    if (target) {
+      span.addLink({ context: target, attributes: { [ATTR.operationName]: "invoke_agent" } });
+      const open = turns.get(responseId);
+      open?.span.addLink({ context: span.spanContext(), attributes: { [ATTR.operationName]: "execute_tool" } });
+    } else {
+      // An async delegation whose turn has not started yet: its span links back when it does.
+      remember(pendingLinks, responseId, span.spanContext());
+    }
+  }
+
+  function endTurn(turn: TurnState, result: LoopResult, time: number): void {
+    for (const key of [...turn.chats.keys()]) endChat(turn, key, time);
+    for (const key of [...turn.tools]) {
+      if (result.status === "suspended") tools.get(key)?.setAttribute(ATTR.toolSuspended, true);
+      endTool(turn, key, time);
+    }
+    const span = turn.span;
+    span.setAttributes({
+      [ATTR.turnStatus]: result.status,
+      [ATTR.usageInputTokens]: result.usage.inputTokens,
+      [ATTR.usageOutputTokens]: result.usage.outputTokens,
+      [ATTR.llmCalls]: result.usage.llmCalls,
+      [ATTR.toolCalls]: result.usage.toolCalls,
+    });
+    if (result.usage.costUsd !== undefined) span.setAttribute(ATTR.costUsd, result.usage.costUsd);
+    if (result.status !== "complete" && result.status !== "suspended") {
+      span.setAttribute(ATTR.errorType, result.error?.reason === undefined ? result.status : `budget_exceeded.${result.error.reason}`);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? result.status });
+    }
+    span.end(time);
+    turns.delete(turn.runId);
+  }
+
+  return {
+    /** Records one event. Never throws for odd input (events are data from the loop). */
+    record(event: TracedEvent): void {
+      const time = typeof event.ts === "number" ? event.ts : Date.now();
+      const turn = turnFor(event, time);
+      const key = levelKey(event);
+      switch (event.type) {
+        case "llm_call_start": {
+          endChat(turn, key, time);
+          const model = turn.model;
+          const attributes: Attributes = { ...levelAttributes(turn, event), [ATTR.operationName]: "chat", [ATTR.iteration]: event.iteration };
+          if (model !== undefined) attributes[ATTR.requestModel] = model;
+          const span = tracer.startSpan(model === undefined ? "chat" : `chat ${model}`, { kind: SpanKind.CLIENT, attributes, startTime: time }, levelParent(turn, event));
+          turn.chats.set(key, { span });
+          return;
+        }
+        case "chunk":
+        case "thinking":
+        case "message_stream_started":
+        case "message_stream_completed":
+        case "message_stream_cancelled":
+          return;
+        case "usage": {
+          const chat = turn.chats.get(key);
+          if (!chat) return;
+          if (turn.model === undefined) chat.span.updateName(`chat ${event.model}`);
+          chat.span.setAttributes({ [ATTR.requestModel]: event.model, [ATTR.usageInputTokens]: event.inputTokens, [ATTR.usageOutputTokens]: event.outputTokens });
+          if (event.cachedInputTokens !== undefined) chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
+          if (event.costUsd !== undefined) chat.span.setAttribute(ATTR.costUsd, event.costUsd);
+          return;
+        }
+        case "warning": {
+          const chat = turn.chats.get(key);
+          if (chat && event.code === "max_output_tokens") chat.finishReason = "length";
+          (chat?.span ?? turn.span).addEvent("agentry.warning", { "agentry.warning.code": event.code }, time);
+          return;
+        }
+        case "message": {
+          const chat = turn.chats.get(key);
+          if (chat && event.message.role === "assistant") {
+            const calls = event.message.content.some((part) => part.type === "tool_call");
+            chat.finishReason ??= calls ? "tool_calls" : "stop";
+            if (init.recordContent) chat.span.setAttribute(ATTR.outputMessages, content([{ role: "assistant", parts: event.message.content }]));
+          }
+          endChat(turn, key, time);
+          return;
+        }
+        case "error": {
+          const chat = turn.chats.get(key);
+          const span = chat?.span ?? turn.span;
+          span.setAttribute(ATTR.errorType, "provider_error");
+          span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+          if (chat) chat.finishReason = "error";
+          endChat(turn, key, time);
+          return;
+        }
+        case "tool_call_update":
+          endChat(turn, key, time);
+          if (event.status === "start") startTool(turn, event, time);
+          else finishTool(turn, event, time);
+          return;
+        case "approval_request":
+        case "approval_resolved": {
+          const toolCallId = event.type === "approval_request" ? event.request.toolCallId : undefined;
+          const span = (toolCallId === undefined ? undefined : tools.get(toolKey(turn, toolCallId))) ?? turn.span;
+          span.addEvent(`agentry.${event.type}`, event.type === "approval_resolved" ? { "agentry.approval.approved": event.approved } : {}, time);
+          return;
+        }
+        case "budget_exceeded":
+          endChat(turn, key, time);
+          turn.span.addEvent("agentry.budget_exceeded", { [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed }, time);
+          turn.span.setAttributes({ [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed });
+          return;
+        case "done":
+          endTurn(turn, event.result, time);
+          return;
+        default:
+          // tool_calls_preparing and any event added later: the model call of this level is over.
+          endChat(turn, key, time);
+          return;
+      }
+    },
+
+    /** Ends every open span (the host stops tracing, or a turn never reached `done`). */
+    endAll(): void {
+      const time = Date.now();
+      for (const turn of [...turns.values()]) {
+        for (const key of [...turn.chats.keys()]) endChat(turn, key, time);
+        for (const key of [...turn.tools]) endTool(turn, key, time);
+        turn.span.end(time);
+      }
+      turns.clear();
+    },
+
+    /** Open turns (for bounds and tests). */
+    get openTurns(): number {
+      return turns.size;
+    },
+  };
+}
+
+export type SpanRecorder = ReturnType<typeof createSpanRecorder>;
