@@ -2,11 +2,13 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import {
   checkListQuery,
   checkSessionId,
+  matchesListQuery,
   newSessionSummary,
   parseOlderThan,
   patchSessionSummary,
   sessionNotFound,
   type CreateSessionInit,
+  type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
 import { copyPlainJson, toPlainJson } from "../internal/plain-json.js";
@@ -73,15 +75,16 @@ export class MemorySessionStore implements PrunableSessionStore {
     return session && copyPlainJson(session.summary);
   }
 
-  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
-    const { agentId, limit } = checkListQuery(query);
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    const checked = checkListQuery(query);
+    const { limit } = checked;
     const listed: SessionSummary[] = [];
     if (limit === 0) return listed;
     const order = this.#order;
     for (let index = order.length - 1; index >= 0 && listed.length < limit; index--) {
       const session = order[index]!;
       if (!this.#live(session, index)) continue;
-      if (agentId === undefined || session.summary.agentId === agentId) listed.push(copyPlainJson(session.summary));
+      if (matchesListQuery(session.summary, checked)) listed.push(copyPlainJson(session.summary));
     }
     return listed;
   }

@@ -5,6 +5,12 @@ import type { ApprovalRequest, LoopStatus } from "../loop/loop-types.js";
 export interface SessionSummary {
   sessionId: string;
   agentId: string;
+  /**
+   * The tenant / end user the session belongs to (any string the host chooses, e.g. a user id).
+   * Set at creation, never changed. Unset = the unscoped space (single-user apps). Scope is a
+   * security boundary: routing, delegation and notices never cross it.
+   */
+  scope?: string;
   name?: string;
   /** When set, the session is pinned in the UI (timestamp of pinning). */
   pinnedAt?: string;
@@ -60,17 +66,38 @@ export interface LoadOptions {
   frame?: string | null;
 }
 
+/** What {@link SessionStore.createSession} takes. */
+export interface CreateSessionInit {
+  agentId: string;
+  /** The tenant / end user; omitted = unscoped. */
+  scope?: string;
+  name?: string;
+  attributes?: Record<string, unknown>;
+  sessionId?: string;
+}
+
+/** What {@link SessionStore.listSessions} takes. */
+export interface ListSessionsQuery {
+  agentId?: string;
+  /** Exact match; `null` = only unscoped sessions; omitted = sessions of every scope. */
+  scope?: string | null;
+  limit?: number;
+}
+
 /**
  * Where sessions live: one append-only log per session plus its metadata.
  * Implementations must pass `runSessionStoreContract` from `@agentry/core/testing`.
  */
 export interface SessionStore {
   /** Creates a session (id generated unless given). An explicit `sessionId` in use → `InvalidArgumentError`. */
-  createSession(init: { agentId: string; name?: string; attributes?: Record<string, unknown>; sessionId?: string }): Promise<SessionSummary>;
+  createSession(init: CreateSessionInit): Promise<SessionSummary>;
   /** The session, or `undefined` when there is none with this id. */
   getSession(sessionId: string): Promise<SessionSummary | undefined>;
-  /** Ordered by `updatedAt`, newest first; sessions touched in the same millisecond still in touch order. */
-  listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]>;
+  /**
+   * Ordered by `updatedAt`, newest first; sessions touched in the same millisecond still in touch
+   * order. `scope`: exact match; `null` = only unscoped sessions; omitted = every scope.
+   */
+  listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]>;
   /**
    * Sets the given metadata fields and bumps `updatedAt`. A field given as `undefined` is removed;
    * `attributes` replaces the whole object. Unknown session → `SessionNotFoundError`.

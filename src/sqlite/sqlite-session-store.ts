@@ -9,6 +9,7 @@ import {
   patchSessionSummary,
   sessionNotFound,
   type CreateSessionInit,
+  type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
 import { SessionClock, type SessionTick } from "../internal/session-clock.js";
@@ -80,7 +81,14 @@ export class SqliteSessionStore implements PrunableSessionStore {
     return this.#write("createSession", () => {
       const tick = this.#tick();
       const summary = newSessionSummary(init, () => crypto.randomUUID(), tick.iso);
-      const inserted = this.#sql.insertSession.run({ ...columnsOf(summary), session_id: summary.sessionId, agent_id: summary.agentId, created_at: summary.createdAt, touch: tick.order });
+      const inserted = this.#sql.insertSession.run({
+        ...columnsOf(summary),
+        session_id: summary.sessionId,
+        agent_id: summary.agentId,
+        scope: summary.scope ?? null,
+        created_at: summary.createdAt,
+        touch: tick.order,
+      });
       if (inserted.changes === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
       return summary;
     });
@@ -94,11 +102,19 @@ export class SqliteSessionStore implements PrunableSessionStore {
     });
   }
 
-  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
-    const { agentId, limit } = checkListQuery(query);
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    const { agentId, limit, scope } = checkListQuery(query);
     const sqlLimit = Number.isFinite(limit) ? limit : -1;
     return this.#run("listSessions", () => {
-      const rows = agentId === undefined ? this.#sql.listSessions.all(sqlLimit) : this.#sql.listAgentSessions.all(agentId, sqlLimit);
+      const sql = this.#sql;
+      const rows =
+        scope === undefined
+          ? agentId === undefined
+            ? sql.listSessions.all(sqlLimit)
+            : sql.listAgentSessions.all(agentId, sqlLimit)
+          : agentId === undefined
+            ? sql.listScopeSessions.all(scope, sqlLimit)
+            : sql.listScopeAgentSessions.all(scope, agentId, sqlLimit);
       return (rows as SessionRow[]).map(summaryOf);
     });
   }
@@ -231,6 +247,7 @@ function columnsOf(summary: SessionSummary) {
 
 function summaryOf(row: SessionRow): SessionSummary {
   const summary: SessionSummary = { sessionId: row.session_id, agentId: row.agent_id, createdAt: row.created_at, updatedAt: row.updated_at };
+  if (row.scope !== null) summary.scope = row.scope;
   if (row.name !== null) summary.name = row.name;
   if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;
   if (row.last_snippet !== null) summary.lastSnippet = row.last_snippet;

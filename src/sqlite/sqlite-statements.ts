@@ -4,6 +4,7 @@ import type BetterSqlite3 from "better-sqlite3";
 export interface SessionRow {
   session_id: string;
   agent_id: string;
+  scope: string | null;
   name: string | null;
   pinned_at: string | null;
   attributes: string | null;
@@ -48,17 +49,26 @@ export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS ${prefix}records_resets ON ${prefix}records (session_id, seq) WHERE kind = 'reset';
   `);
+  // Files made before scopes existed get the column (NULL = unscoped).
+  const columns = db.prepare(`PRAGMA table_info(${prefix}sessions)`).all() as { name: string }[];
+  if (!columns.some((column) => column.name === "scope")) db.exec(`ALTER TABLE ${prefix}sessions ADD COLUMN scope TEXT`);
+  db.exec(`
+    CREATE INDEX IF NOT EXISTS ${prefix}sessions_by_scope ON ${prefix}sessions (scope, touch);
+    CREATE INDEX IF NOT EXISTS ${prefix}sessions_by_scope_agent ON ${prefix}sessions (scope, agent_id, touch);
+  `);
 }
 
 /** The SQL of every statement the store runs; `pluck` ones return their single column. */
 function statementSql(sessions: string, records: string) {
   return {
-    insertSession: `INSERT INTO ${sessions} (session_id, agent_id, name, pinned_at, attributes, last_snippet, created_at, updated_at, touch)
-      VALUES (@session_id, @agent_id, @name, @pinned_at, @attributes, @last_snippet, @created_at, @updated_at, @touch)
+    insertSession: `INSERT INTO ${sessions} (session_id, agent_id, scope, name, pinned_at, attributes, last_snippet, created_at, updated_at, touch)
+      VALUES (@session_id, @agent_id, @scope, @name, @pinned_at, @attributes, @last_snippet, @created_at, @updated_at, @touch)
       ON CONFLICT (session_id) DO NOTHING`,
     getSession: `SELECT * FROM ${sessions} WHERE session_id = ?`,
     listSessions: `SELECT * FROM ${sessions} ORDER BY touch DESC LIMIT ?`,
     listAgentSessions: `SELECT * FROM ${sessions} WHERE agent_id = ? ORDER BY touch DESC LIMIT ?`,
+    listScopeSessions: `SELECT * FROM ${sessions} WHERE scope IS ? ORDER BY touch DESC LIMIT ?`,
+    listScopeAgentSessions: `SELECT * FROM ${sessions} WHERE scope IS ? AND agent_id = ? ORDER BY touch DESC LIMIT ?`,
     maxTouch: `SELECT MAX(touch) FROM ${sessions} -- pluck`,
     updateSession: `UPDATE ${sessions} SET name = @name, pinned_at = @pinned_at, attributes = @attributes,
       last_snippet = @last_snippet, updated_at = @updated_at, touch = @touch WHERE session_id = @session_id`,
