@@ -33,6 +33,8 @@ export interface SessionState {
   approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
   /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
   chatContexts: Map<string, ChatContext>;
+  /** Results of the current turn chain's tool calls, stored as each call finished, by toolCallId. */
+  toolResults: Record<string, ToolResultPart>;
 }
 
 /**
@@ -56,6 +58,7 @@ export class SessionStateReader {
   #chatContexts = new Map<string, ChatContext>();
   /** A root message was recorded between an assistant's tool calls and their results. */
   #unordered = false;
+  #toolResults: Record<string, ToolResultPart> = {};
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -72,6 +75,7 @@ export class SessionStateReader {
           this.#chatContexts.clear();
           this.#suspended = undefined;
           this.#openTurn = undefined;
+          this.#toolResults = {};
           break;
         case "message":
           if (record.frame === null) {
@@ -89,6 +93,7 @@ export class SessionStateReader {
               this.#frames = {};
               this.#decisions.clear();
               this.#chatContexts.clear();
+              this.#toolResults = {};
             }
             if (turn.chatContext) {
               if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
@@ -101,6 +106,9 @@ export class SessionStateReader {
           }
           break;
         }
+        case "tool_result":
+          this.#toolResults[record.toolCallId] = record.result;
+          break;
         case "approval": {
           const entry = this.#approvals.get(record.request.requestId);
           if (record.decision === undefined) {
@@ -136,6 +144,7 @@ export class SessionStateReader {
       decisions: new Map(this.#decisions),
       approvals,
       chatContexts: new Map(this.#chatContexts),
+      toolResults: { ...this.#toolResults },
     };
   }
 }

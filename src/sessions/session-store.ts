@@ -1,4 +1,4 @@
-import type { Message } from "../messages/message.js";
+import type { Message, ToolResultPart } from "../messages/message.js";
 import type { ApprovalRequest, LoopStatus } from "../loop/loop-types.js";
 
 /** A session as listed: metadata only, no history. */
@@ -46,9 +46,21 @@ export interface ApprovalRecord extends RecordBase {
   decision?: "approved" | "denied";
   reason?: string;
   runId?: string;
+  /** On a decision: unique per decider, so each can tell whether its decision was the one stored. */
+  decisionId?: string;
+}
+/**
+ * A tool call's result, stored as soon as the call finished (before the batch's `tool` message),
+ * so a crash or a suspension never runs a finished call again. `frame` is the call's frame.
+ */
+export interface ToolResultRecord extends RecordBase {
+  kind: "tool_result";
+  runId: string;
+  toolCallId: string;
+  result: ToolResultPart;
 }
 /** One entry of a session's append-only log. */
-export type HistoryRecord = MessageRecord | ResetRecord | TurnRecord | ApprovalRecord;
+export type HistoryRecord = MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord;
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;
 
@@ -128,4 +140,93 @@ export interface PrunableSessionStore extends SessionStore {
 /** True when the store implements `prune`. */
 export function isPrunableSessionStore(store: SessionStore): store is PrunableSessionStore {
   return typeof (store as Partial<PrunableSessionStore>).prune === "function";
+}
+
+/** A lease on a session, as granted by {@link LeasableSessionStore.acquireLease}. */
+export interface SessionLease {
+  /**
+   * The fencing token: greater than every token granted before for this session. Pass it to
+   * `append`; once another holder got a newer one, appends with this token are refused.
+   */
+  token: number;
+  /** When the lease runs out unless renewed (ISO). */
+  expiresAt: string;
+}
+
+/** Options of {@link LeasableSessionStore.append}. */
+export interface AppendOptions {
+  /**
+   * Fence the append: it is refused with `LeaseLostError` (nothing stored) unless this is the
+   * session's newest lease token. Omitted = no fencing (writes outside a lease).
+   */
+  leaseToken?: number;
+}
+
+/**
+ * A store that can lease a session to one runtime at a time, across processes (optional
+ * capability; SQLite and Postgres implement it). The runtime holds the lease while it runs a turn,
+ * so two runtimes never run turns of one session at once; the fencing token keeps a holder whose
+ * lease ran out (a paused process) from writing after another took over.
+ *
+ * Every method is async so that a SQL implementation can run one statement or transaction each.
+ */
+export interface LeasableSessionStore extends SessionStore {
+  /**
+   * Takes the session's lease for `ttlMs` when nobody else holds it (no lease, a released or an
+   * expired one, or one of the same `owner`); `undefined` when another owner holds it. Each
+   * grant has a new, greater token. Unknown session → `SessionNotFoundError`.
+   */
+  acquireLease(sessionId: string, options: { owner: string; ttlMs: number }): Promise<SessionLease | undefined>;
+  /** Extends a held lease by `ttlMs` from now; `undefined` when `token` is no longer the session's newest. */
+  renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined>;
+  /** Gives the lease up (a no-op unless `token` is the session's newest). */
+  releaseLease(sessionId: string, token: number): Promise<void>;
+  /** As {@link SessionStore.append}, fenced by `options.leaseToken` (see {@link AppendOptions}). */
+  append(sessionId: string, records: NewRecord[], options?: AppendOptions): Promise<HistoryRecord[]>;
+}
+
+/** True when the store implements session leases. */
+export function isLeasableSessionStore(store: SessionStore): store is LeasableSessionStore {
+  const candidate = store as Partial<LeasableSessionStore>;
+  return typeof candidate.acquireLease === "function" && typeof candidate.renewLease === "function" && typeof candidate.releaseLease === "function";
+}
+
+/** An approval request as an {@link ApprovalIndexStore} indexes it. */
+export interface IndexedApproval {
+  requestId: string;
+  sessionId: string;
+  agentId: string;
+  scope?: string;
+  /** The stored request record. */
+  request: ApprovalRecord;
+  /** Whether a decision record for it is stored (or a reset / deletion retired it). */
+  decided: boolean;
+}
+
+/**
+ * A store that indexes approval requests as they are appended (optional capability): finding
+ * one request, and listing the undecided ones, cost the same with 20 sessions as with 20,000.
+ * The index is kept by `append` itself: an `approval` record without a decision adds a pending
+ * entry, one with a decision marks it decided, in the same transaction; a root `reset` retires
+ * the session's pending entries and deleting a session drops its entries.
+ *
+ * Deciding exactly once needs nothing more: the decision record's id is `<requestId>:decision`
+ * and append is idempotent by id, so of several concurrent decisions exactly one is stored, and
+ * each writer sees in `append`'s result whether its own record (e.g. a unique `decisionId` field)
+ * was the one kept.
+ */
+export interface ApprovalIndexStore extends SessionStore {
+  /** The request with this id, decided or not; `undefined` when no store session has it. */
+  findApproval(requestId: string): Promise<IndexedApproval | undefined>;
+  /**
+   * Undecided requests, oldest first. `scope`: exact match, `null` = unscoped sessions only,
+   * omitted = every scope; `sessionId`: that session only.
+   */
+  listPendingApprovals(query?: { scope?: string | null; sessionId?: string; limit?: number }): Promise<IndexedApproval[]>;
+}
+
+/** True when the store indexes approval requests. */
+export function isApprovalIndexStore(store: SessionStore): store is ApprovalIndexStore {
+  const candidate = store as Partial<ApprovalIndexStore>;
+  return typeof candidate.findApproval === "function" && typeof candidate.listPendingApprovals === "function";
 }

@@ -37,7 +37,7 @@ const stores: { kind: "jsonl" | "sqlite"; open: (path: string) => Promise<Sessio
   },
 ];
 
-describe.each(stores)("crash recovery and restarts over the $kind store", ({ kind, open, path: pathIn }) => {
+describe.each(stores)("crash recovery and restarts over the $kind store", { timeout: 90_000 }, ({ kind, open, path: pathIn }) => {
   it("a process killed (SIGKILL) mid tool call leaves a session the next turn repairs", async () => {
     const path = pathIn(mkdtempSync(join(tmpdir(), "agentry-crash-")));
     const killed = await runWorker([kind, path, "crash"], "TOOL_STARTED");
