@@ -174,6 +174,10 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   if (!result) throw new Error("The loop ended without a done event");
   const end: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "end", status: result.status };
   if (result.status === "suspended") end.resume = { results: result.resume?.results ?? {} };
+  // Seed 001: a turn stopped early (budget, iteration limit, error, abort) still keeps its
+  // execution tree; a complete turn has it on its final assistant message.
+  else if (result.status !== "complete" && result.executionTree.nodes.length > 0) end.executionTree = result.executionTree;
+  if (result.error) end.error = result.error;
   await append([end]);
   const snippet = result.text.trim();
   if (snippet !== "") {

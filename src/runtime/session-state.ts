@@ -1,6 +1,8 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../messages/message.js";
 import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
+import type { ExecutionTreeSnapshot } from "../loop/execution-tree-types.js";
+import type { LoopResult } from "../loop/loop-types.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
@@ -9,7 +11,15 @@ export interface StoredResume {
 }
 
 /** A turn record as the runtime writes it (extra optional fields are allowed on records). */
-export type RuntimeTurnRecord = TurnRecord & { resumeOf?: string; resume?: StoredResume; chatContext?: ChatContext };
+export type RuntimeTurnRecord = TurnRecord & {
+  resumeOf?: string;
+  resume?: StoredResume;
+  chatContext?: ChatContext;
+  /** On the end of a turn that did not complete: what it had done (seed 001 keeps it). */
+  executionTree?: ExecutionTreeSnapshot;
+  /** On the end of a turn that did not complete: why. */
+  error?: LoopResult["error"];
+};
 /** A runtime turn record before the store stamps it. */
 export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 
