@@ -66,6 +66,12 @@ export interface JsonlSessionStoreOptions {
  * before appending. Writes to one session must not overlap across processes: one writer per
  * session at a time. Use the SQLite or Postgres store for concurrent writers.
  *
+ * Single process: this store has no session leases (`LeasableSessionStore`) and no approval
+ * index (`ApprovalIndexStore`), so run one runtime per root. The runtime then finds approvals by
+ * reading the sessions (cost grows with their number), and only its own per-session queue keeps
+ * two turns of a session apart. For several runtime processes use `SqliteSessionStore` (one
+ * machine) or `PostgresSessionStore`.
+ *
  * Session ids are directory names: 1 to 128 of `A-Z a-z 0-9 . _ -`, not starting with a dot;
  * anything else is an `InvalidArgumentError`. Deleting an unknown session is a no-op.
  *

@@ -152,7 +152,6 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
         await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
-        context.approvalSessions.set(event.request.requestId, sessionId);
         if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
       } else if (event.type === "tool_call_update" && event.status === "end") {
         // Stored as each call finishes: after a crash a finished call is reused, never run again.
@@ -173,10 +172,15 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   }
   if (!result) throw new Error("The loop ended without a done event");
   const end: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "end", status: result.status };
-  if (result.status === "suspended") end.resume = { results: result.resume?.results ?? {} };
-  // Seed 001: a turn stopped early (budget, iteration limit, error, abort) still keeps its
-  // execution tree; a complete turn has it on its final assistant message.
-  else if (result.status !== "complete" && result.executionTree.nodes.length > 0) end.executionTree = result.executionTree;
+  if (result.status === "suspended") {
+    end.resume = { results: result.resume?.results ?? {} };
+    // Remembered only while they wait (a store without the index then needs no scan for them).
+    for (const request of result.pendingApprovals ?? []) context.approvalSessions.set(request.requestId, sessionId);
+  } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
+    // Seed 001: a turn stopped early (budget, iteration limit, error, abort) still keeps its
+    // execution tree; a complete turn has it on its final assistant message.
+    end.executionTree = result.executionTree;
+  }
   if (result.error) end.error = result.error;
   await append([end]);
   const snippet = result.text.trim();

@@ -24,21 +24,23 @@ const NO_LEASE: HeldLease = { token: undefined, lost: new AbortController().sign
 
 /**
  * Takes the session's lease when the store has leases (else a no-op lease: single-process stores
- * rely on the runtime's per-session inbox), waiting with backoff while another runtime holds it,
- * at most `waitMs` (then `SessionBusyError`). The lease is renewed every third of its ttl until
+ * rely on the runtime's per-session inbox), waiting with backoff while another runtime holds it
+ * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`). The lease is renewed every third of its ttl until
  * released; when a renewal finds it lost, `lost` is aborted.
  */
 export async function acquireSessionLease(store: SessionStore, sessionId: string, options: SessionLeaseOptions): Promise<HeldLease> {
   if (!isLeasableSessionStore(store)) return NO_LEASE;
   const { owner, ttlMs, waitMs } = options;
   const started = Date.now();
+  // One ticket per wait: the store serves waiting runtimes in the order they started asking.
+  const ticket = globalThis.crypto.randomUUID();
   let delay = 5;
-  let lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs }));
+  let lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs, ticket }));
   while (lease === undefined) {
     if (Date.now() - started >= waitMs) throw new SessionBusyError(sessionId, Date.now() - started);
     await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 250);
-    lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs }));
+    delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
+    lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs, ticket }));
   }
   const token = lease.token;
   const lost = new AbortController();

@@ -162,6 +162,21 @@ export interface AppendOptions {
   leaseToken?: number;
 }
 
+/** Options of {@link LeasableSessionStore.acquireLease}. */
+export interface AcquireLeaseOptions {
+  /** Who asks (one id per runtime instance). */
+  owner: string;
+  /** How long the lease lasts unless renewed. */
+  ttlMs: number;
+  /**
+   * Queue for the lease in arrival order: a caller that keeps asking with the same ticket (one
+   * per wait) while the lease is held is served before any caller that started asking later.
+   * A ticket not asked with again for `ttlMs` (its process died) loses its place.
+   * @default no ticket: served only when nobody is queued
+   */
+  ticket?: string;
+}
+
 /**
  * A store that can lease a session to one runtime at a time, across processes (optional
  * capability; SQLite and Postgres implement it). The runtime holds the lease while it runs a turn,
@@ -173,10 +188,11 @@ export interface AppendOptions {
 export interface LeasableSessionStore extends SessionStore {
   /**
    * Takes the session's lease for `ttlMs` when nobody else holds it (no lease, a released or an
-   * expired one, or one of the same `owner`); `undefined` when another owner holds it. Each
-   * grant has a new, greater token. Unknown session → `SessionNotFoundError`.
+   * expired one, or one of the same `owner`) and no earlier ticket is queued for it (see
+   * {@link AcquireLeaseOptions.ticket}); else `undefined`. Each grant has a new, greater token.
+   * Unknown session → `SessionNotFoundError`.
    */
-  acquireLease(sessionId: string, options: { owner: string; ttlMs: number }): Promise<SessionLease | undefined>;
+  acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined>;
   /** Extends a held lease by `ttlMs` from now; `undefined` when `token` is no longer the session's newest. */
   renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined>;
   /** Gives the lease up (a no-op unless `token` is the session's newest). */

@@ -15,6 +15,7 @@ import {
 import { SessionClock, type SessionTick } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, stampRecord } from "../internal/session-records.js";
 import type {
+  AcquireLeaseOptions,
   AppendOptions,
   ApprovalIndexStore,
   ApprovalRecord,
@@ -221,14 +222,22 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     });
   }
 
-  async acquireLease(sessionId: string, options: { owner: string; ttlMs: number }): Promise<SessionLease | undefined> {
+  async acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined> {
     checkSessionId(sessionId);
     const { owner, ttlMs } = checkLeaseOptions(options);
+    const ticket = options.ticket;
+    if (ticket !== undefined && (typeof ticket !== "string" || ticket === "")) throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
     return this.#write("acquireLease", () => {
       if (this.#sql.getSession.get(sessionId) === undefined) throw sessionNotFound(sessionId);
       const now = Date.now();
+      // Arrival order: a ticket keeps its place while its holder keeps asking.
+      this.#sql.dropStaleWaiters.run(sessionId, now - ttlMs);
+      if (ticket !== undefined) this.#sql.touchWaiter.run({ session_id: sessionId, ticket, seen_at: now });
+      const first = this.#sql.firstWaiter.get(sessionId) as string | undefined;
+      if (first !== undefined && first !== ticket) return undefined;
       const lease = this.#sql.getLease.get(sessionId) as LeaseRow | undefined;
       if (lease !== undefined && lease.expires_at > now && lease.owner !== owner) return undefined;
+      if (ticket !== undefined) this.#sql.dropWaiter.run(sessionId, ticket);
       const granted = { session_id: sessionId, owner, token: (lease?.token ?? 0) + 1, expires_at: now + ttlMs };
       this.#sql.putLease.run(granted);
       return { token: granted.token, expiresAt: new Date(granted.expires_at).toISOString() };
@@ -297,6 +306,7 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     this.#sql.deleteRecords.run(sessionId);
     this.#sql.deleteApprovals.run(sessionId);
     this.#sql.deleteLease.run(sessionId);
+    this.#sql.dropWaiters.run(sessionId);
     this.#sql.deleteSession.run(sessionId);
   }
 

@@ -19,7 +19,8 @@ export interface SessionRow {
  * Creates the tables when missing: `<prefix>sessions` (one row per session; `touch` orders
  * sessions updated in the same millisecond), `<prefix>records` (one row per history record,
  * the record as JSON text in `data`; primary key (session_id, seq), unique (session_id, record_id)),
- * `<prefix>leases` (one row per leased session: owner, fencing token, expiry in epoch ms) and
+ * `<prefix>leases` (one row per leased session: owner, fencing token, expiry in epoch ms),
+ * `<prefix>lease_waiters` (the arrival-order queue of runtimes waiting for a lease) and
  * `<prefix>approvals` (the approval request index: one row per request, `decided` 0 or 1).
  */
 export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
@@ -61,6 +62,13 @@ export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
       token INTEGER NOT NULL,
       expires_at INTEGER NOT NULL
     );
+    CREATE TABLE IF NOT EXISTS ${prefix}lease_waiters (
+      session_id TEXT NOT NULL,
+      ticket TEXT NOT NULL,
+      ord INTEGER NOT NULL,
+      seen_at INTEGER NOT NULL,
+      PRIMARY KEY (session_id, ticket)
+    );
     CREATE TABLE IF NOT EXISTS ${prefix}approvals (
       request_id TEXT PRIMARY KEY NOT NULL,
       session_id TEXT NOT NULL,
@@ -98,7 +106,7 @@ export interface LeaseRow {
 }
 
 /** The SQL of every statement the store runs; `pluck` ones return their single column. */
-function statementSql(sessions: string, records: string, leases: string, approvals: string) {
+function statementSql(sessions: string, records: string, leases: string, approvals: string, waiters: string) {
   return {
     getLease: `SELECT * FROM ${leases} WHERE session_id = ?`,
     putLease: `INSERT INTO ${leases} (session_id, owner, token, expires_at) VALUES (@session_id, @owner, @token, @expires_at)
@@ -106,6 +114,13 @@ function statementSql(sessions: string, records: string, leases: string, approva
     renewLease: `UPDATE ${leases} SET expires_at = ? WHERE session_id = ? AND token = ?`,
     releaseLease: `UPDATE ${leases} SET expires_at = 0 WHERE session_id = ? AND token = ?`,
     deleteLease: `DELETE FROM ${leases} WHERE session_id = ?`,
+    touchWaiter: `INSERT INTO ${waiters} (session_id, ticket, ord, seen_at)
+      VALUES (@session_id, @ticket, (SELECT COALESCE(MAX(ord), 0) + 1 FROM ${waiters} WHERE session_id = @session_id), @seen_at)
+      ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at`,
+    dropStaleWaiters: `DELETE FROM ${waiters} WHERE session_id = ? AND seen_at < ?`,
+    firstWaiter: `SELECT ticket FROM ${waiters} WHERE session_id = ? ORDER BY ord LIMIT 1 -- pluck`,
+    dropWaiter: `DELETE FROM ${waiters} WHERE session_id = ? AND ticket = ?`,
+    dropWaiters: `DELETE FROM ${waiters} WHERE session_id = ?`,
     insertApproval: `INSERT INTO ${approvals} (request_id, session_id, agent_id, scope, ord, decided, data) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (request_id) DO NOTHING`,
     decideApproval: `UPDATE ${approvals} SET decided = 1 WHERE request_id = ?`,
@@ -144,7 +159,7 @@ export type SqliteStatements = Record<keyof ReturnType<typeof statementSql>, Bet
 
 /** Prepares every statement once (numbers as JS numbers even if the caller's database defaults to BigInt). */
 export function prepareStatements(db: BetterSqlite3.Database, prefix: string): SqliteStatements {
-  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`, `${prefix}leases`, `${prefix}approvals`)).map(([name, sql]) => {
+  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`, `${prefix}leases`, `${prefix}approvals`, `${prefix}lease_waiters`)).map(([name, sql]) => {
     const statement = db.prepare(sql).safeIntegers(false);
     return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
   });

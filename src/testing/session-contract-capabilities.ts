@@ -65,6 +65,24 @@ export const capabilityCases: ContractCase[] = [
     },
   },
   {
+    name: "leases (when implemented): waiting tickets are served in arrival order",
+    async run(store) {
+      if (!isLeasableSessionStore(store)) return;
+      const { sessionId } = await store.createSession({ agentId: "agent-a" });
+      const held = (await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }))!;
+      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" }), undefined, "queued behind the holder");
+      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }), undefined, "queued second");
+      await store.releaseLease(sessionId, held.token);
+      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }), undefined, "the later ticket waits for the earlier one");
+      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }), undefined, "a caller without a ticket does not jump the queue");
+      const early = await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" });
+      check(early !== undefined && early.token > held.token, "the earliest ticket gets the lease");
+      await store.releaseLease(sessionId, early.token);
+      const late = await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" });
+      check(late !== undefined && late.token > early.token, "then the next ticket");
+    },
+  },
+  {
     name: "approval index (when implemented): pending by scope and session, decided once, retired by reset and deletion",
     async run(store) {
       if (!isApprovalIndexStore(store)) return;

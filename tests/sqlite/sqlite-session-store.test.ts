@@ -31,7 +31,7 @@ describe("SqliteSessionStore", () => {
     const store = new SqliteSessionStore({ path });
     expect(store.database.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = store.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["agentry_approvals", "agentry_leases", "agentry_records", "agentry_sessions"]);
+    expect(tables).toEqual(["agentry_approvals", "agentry_lease_waiters", "agentry_leases", "agentry_records", "agentry_sessions"]);
     store.close();
     expect(store.database.open).toBe(false);
   });
