@@ -131,6 +131,7 @@ export type { AgentDefinition } from "./agents/agent-definition.js";
 
 // --- sessions ---
 export type {
+  AcquireLeaseOptions,
   AppendOptions,
   ApprovalIndexStore,
   ApprovalRecord,
