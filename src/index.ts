@@ -22,6 +22,8 @@ export {
   SessionNotFoundError,
   SessionOwnershipError,
   SessionStoreError,
+  LeaseLostError,
+  SessionBusyError,
 } from "./errors/errors.js";
 export type { ConfigProblem } from "./errors/errors.js";
 
@@ -141,30 +143,39 @@ export type { AgentChatSettings, AgentDefinition } from "./agents/agent-definiti
 
 // --- sessions ---
 export type {
+  AcquireLeaseOptions,
+  AppendOptions,
+  ApprovalIndexStore,
   ApprovalRecord,
+  CreateSessionInit,
   HistoryRecord,
+  IndexedApproval,
+  LeasableSessionStore,
+  ListSessionsQuery,
   LoadOptions,
   MessageRecord,
   NewRecord,
   PrunableSessionStore,
   RecordBase,
   ResetRecord,
+  SessionLease,
   SessionStore,
   SessionSummary,
+  ToolResultRecord,
   TurnRecord,
 } from "./sessions/session-store.js";
-export { isPrunableSessionStore } from "./sessions/session-store.js";
+export { isApprovalIndexStore, isLeasableSessionStore, isPrunableSessionStore } from "./sessions/session-store.js";
 // >>> sessions block
 export { MemorySessionStore } from "./sessions/memory-session-store.js";
 export { resolveSession } from "./sessions/resolve-session.js";
-export type { ResolveSessionResult, SessionSelector } from "./sessions/resolve-session.js";
+export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } from "./sessions/resolve-session.js";
 // <<< sessions block
 
 // --- runtime ---
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
-export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./runtime/agent-runtime.js";
+export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 

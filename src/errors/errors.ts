@@ -112,3 +112,30 @@ export class ApprovalAlreadyResolvedError extends AgentryError {
     this.requestId = requestId;
   }
 }
+
+/**
+ * A session lease holder tried to write after losing its lease (it expired and another runtime
+ * took the session): the write was refused, nothing was stored. The fencing that keeps two
+ * processes from interleaving one session's records.
+ */
+export class LeaseLostError extends AgentryError {
+  static override readonly errorName: string = "LeaseLostError";
+  readonly sessionId: string;
+  /** The token the writer held. */
+  readonly leaseToken: number;
+  constructor(sessionId: string, leaseToken: number, options?: AgentryErrorOptions) {
+    super(`The lease on session "${sessionId}" (token ${leaseToken}) was lost: another runtime holds the session now`, options);
+    this.sessionId = sessionId;
+    this.leaseToken = leaseToken;
+  }
+}
+
+/** Another runtime kept a session busy longer than this runtime was willing to wait for it. */
+export class SessionBusyError extends AgentryError {
+  static override readonly errorName: string = "SessionBusyError";
+  readonly sessionId: string;
+  constructor(sessionId: string, waitedMs: number, options?: AgentryErrorOptions) {
+    super(`Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`, options);
+    this.sessionId = sessionId;
+  }
+}

@@ -4,10 +4,17 @@ import { toPlainJson } from "./plain-json.js";
 
 /** The argument of {@link SessionStore.createSession}. */
 export type CreateSessionInit = Parameters<SessionStore["createSession"]>[0];
+/** The query of {@link SessionStore.listSessions}. */
+export type ListSessionsQuery = NonNullable<Parameters<SessionStore["listSessions"]>[0]>;
 /** The patch of {@link SessionStore.updateSession}. */
 export type SessionPatch = Parameters<SessionStore["updateSession"]>[1];
 /** The query of {@link SessionStore.listSessions}, checked: `limit` is `Infinity` when not given. */
-export interface ListQuery { agentId: string | undefined; limit: number }
+export interface ListQuery {
+  agentId: string | undefined;
+  /** `undefined` = every scope, `null` = unscoped only. */
+  scope: string | null | undefined;
+  limit: number;
+}
 
 const PATCH_KEYS: readonly string[] = ["name", "pinnedAt", "attributes", "lastSnippet"];
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -31,10 +38,12 @@ export function newSessionSummary(init: CreateSessionInit, generatedId: () => st
   if (init.sessionId !== undefined && (typeof init.sessionId !== "string" || init.sessionId === "")) {
     problems.push("sessionId: must be a non-empty string when set");
   }
+  if (init.scope !== undefined && (typeof init.scope !== "string" || init.scope === "")) problems.push("scope: must be a non-empty string when set");
   if (init.name !== undefined && typeof init.name !== "string") problems.push("name: must be a string when set");
   if (init.attributes !== undefined && !isObject(init.attributes)) problems.push("attributes: must be an object when set");
   if (problems.length > 0) throw new InvalidArgumentError(`createSession: ${problems.join("; ")}`);
   const summary: SessionSummary = { sessionId: init.sessionId ?? generatedId(), agentId: init.agentId, createdAt: now, updatedAt: now };
+  if (init.scope !== undefined) summary.scope = init.scope;
   if (init.name !== undefined) summary.name = init.name;
   if (init.attributes !== undefined) summary.attributes = toPlainJson(init.attributes, "createSession: attributes");
   return summary;
@@ -67,13 +76,21 @@ export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch
 }
 
 /** Checks a list query. */
-export function checkListQuery(query: { agentId?: string; limit?: number } = {}): ListQuery {
-  const { agentId, limit } = query;
+export function checkListQuery(query: ListSessionsQuery = {}): ListQuery {
+  const { agentId, limit, scope } = query;
   if (agentId !== undefined && typeof agentId !== "string") throw new InvalidArgumentError("listSessions: agentId must be a string");
+  if (scope !== undefined && scope !== null && typeof scope !== "string") throw new InvalidArgumentError("listSessions: scope must be a string, null or omitted");
   if (limit !== undefined && (typeof limit !== "number" || !(limit >= 0) || !Number.isInteger(limit))) {
     throw new InvalidArgumentError("listSessions: limit must be a non-negative integer");
   }
-  return { agentId, limit: limit ?? Number.POSITIVE_INFINITY };
+  return { agentId, scope, limit: limit ?? Number.POSITIVE_INFINITY };
+}
+
+/** Whether a session matches a checked list query's agent and scope filters. */
+export function matchesListQuery(summary: SessionSummary, query: ListQuery): boolean {
+  if (query.agentId !== undefined && summary.agentId !== query.agentId) return false;
+  if (query.scope === undefined) return true;
+  return query.scope === null ? summary.scope === undefined : summary.scope === query.scope;
 }
 
 /** Parses `prune`'s `olderThan` to epoch milliseconds. */

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import type { HistoryRecord, LoadOptions, NewRecord } from "../sessions/session-store.js";
 
 const KINDS: readonly string[] = ["message", "reset", "turn", "approval"];
+const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
 const ROLES: readonly string[] = ["user", "assistant", "tool"];
 const STATUSES: readonly string[] = ["complete", "budget_exceeded", "iteration_limit", "aborted", "error", "suspended"];
 
@@ -46,7 +47,10 @@ function recordProblems(record: unknown, at: string, problems: string[]): void {
       if (!isOptionalString(record.runId)) problems.push(`${at}.runId: must be a string when set`);
       break;
     default:
-      problems.push(`${at}.kind: must be one of ${KINDS.join(", ")}`);
+      // Further kinds (tool results, roles, artifacts, ...) are kept as JSON; the name must be sane.
+      if (typeof record.kind !== "string" || !FURTHER_KIND.test(record.kind)) {
+        problems.push(`${at}.kind: must be one of ${KINDS.join(", ")}, or another kind name (1-64 of a-z 0-9 _ . -, starting with a letter)`);
+      }
   }
 }
 

@@ -58,7 +58,18 @@ export interface BudgetExceededEvent extends EventOrigin { type: "budget_exceede
 /** Something the host should know about; the run goes on. */
 export interface WarningEvent extends EventOrigin { type: "warning"; code: string; message: string }
 /** The level failed (provider error, script ran out, ...). */
-export interface ErrorEvent extends EventOrigin { type: "error"; message: string }
+export interface ErrorEvent extends EventOrigin {
+  type: "error";
+  message: string;
+  /** A provider error's type or code, when it had one. */
+  code?: string;
+  /** A provider error's HTTP status. */
+  status?: number;
+  /** Whether a provider error may succeed on retry. */
+  retryable?: boolean;
+  /** The provider's id, for a provider error. */
+  provider?: string;
+}
 /** Last event of the root level. */
 export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResult }
 

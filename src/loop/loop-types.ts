@@ -34,7 +34,8 @@ export interface LoopResult {
   executionTree: ExecutionTreeSnapshot;
   /** Summed over every depth. */
   usage: Usage;
-  error?: { message: string; reason?: BudgetReason };
+  /** Why the run did not complete; a provider error's details are kept (`code`: its error type). */
+  error?: { message: string; reason?: BudgetReason; code?: string; status?: number; retryable?: boolean; provider?: string };
   /** When `suspended`: the approvals awaited, at any depth. */
   pendingApprovals?: ApprovalRequest[];
   /**

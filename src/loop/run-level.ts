@@ -1,3 +1,4 @@
+import { ProviderError } from "../errors/errors.js";
 import { estimateMessageTokens, estimateSystemTokens, estimateTokens } from "../context/estimate-tokens.js";
 import { pruneHistory } from "../context/prune-history.js";
 import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../messages/message.js";
@@ -137,8 +138,10 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
       const halted = stopped();
       if (halted) return halted;
       const reason = response.error instanceof Error ? response.error.message : String(response.error);
-      sink.emit({ type: "error", message: reason, depth, parentId });
-      return finish("error", { error: { message: reason } });
+      // A provider's details (a 400 and a 401 must not look alike) travel with the message.
+      const details = providerDetails(response.error);
+      sink.emit({ type: "error", message: reason, ...details, depth, parentId });
+      return finish("error", { error: { message: reason, ...details } });
     }
     const calls = response.toolCalls;
     if (calls.length === 0) {
@@ -245,3 +248,14 @@ const runChild: RunChild = async (parent: Level, plan: CallPlan) => {
   }
   return runLevel(child, history, appended);
 };
+
+/** `code`, `status`, `retryable` and `provider` of a `ProviderError` (empty for other errors). */
+function providerDetails(error: unknown): { code?: string; status?: number; retryable?: boolean; provider?: string } {
+  if (!ProviderError.isInstance(error)) return {};
+  return {
+    ...(error.errorType !== undefined && { code: error.errorType }),
+    ...(error.status !== undefined && { status: error.status }),
+    retryable: error.retryable,
+    provider: error.provider,
+  };
+}

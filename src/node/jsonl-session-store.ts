@@ -5,11 +5,13 @@ import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
 import {
   checkListQuery,
+  matchesListQuery,
   newSessionSummary,
   parseOlderThan,
   patchSessionSummary,
   sessionNotFound,
   type CreateSessionInit,
+  type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
 import { KeyedQueue } from "../internal/keyed-queue.js";
@@ -27,14 +29,14 @@ const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const MAX_INDEXES = 1000;
 
 /** `descriptor.json`: who the session is. Written once. */
-interface Descriptor { version: 1; sessionId: string; agentId: string; createdAt: string }
+interface Descriptor { version: 1; sessionId: string; agentId: string; createdAt: string; scope?: string }
 /**
  * `state.json`: what changes. `order` sorts sessions updated in the same millisecond. It repeats
  * `agentId` and `createdAt` so that listing reads one file per session (`descriptor.json` stays
  * the identity: it is written first and read when the copy is missing).
  */
 type State = Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet" | "updatedAt"> &
-  Partial<Pick<SessionSummary, "agentId" | "createdAt">> & { lastSeq: number; order?: number };
+  Partial<Pick<SessionSummary, "agentId" | "createdAt" | "scope">> & { lastSeq: number; order?: number };
 
 /** Options of {@link JsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -64,6 +66,12 @@ export interface JsonlSessionStoreOptions {
  * before appending. Writes to one session must not overlap across processes: one writer per
  * session at a time. Use the SQLite or Postgres store for concurrent writers.
  *
+ * Single process: this store has no session leases (`LeasableSessionStore`) and no approval
+ * index (`ApprovalIndexStore`), so run one runtime per root. The runtime then finds approvals by
+ * reading the sessions (cost grows with their number), and only its own per-session queue keeps
+ * two turns of a session apart. For several runtime processes use `SqliteSessionStore` (one
+ * machine) or `PostgresSessionStore`.
+ *
  * Session ids are directory names: 1 to 128 of `A-Z a-z 0-9 . _ -`, not starting with a dot;
  * anything else is an `InvalidArgumentError`. Deleting an unknown session is a no-op.
  *
@@ -91,6 +99,7 @@ export class JsonlSessionStore implements PrunableSessionStore {
     return this.#write("createSession", summary.sessionId, async () => {
       await mkdir(dir, { recursive: true });
       const descriptor: Descriptor = { version: 1, sessionId: summary.sessionId, agentId: summary.agentId, createdAt: summary.createdAt };
+      if (summary.scope !== undefined) descriptor.scope = summary.scope;
       if (!(await createFileExclusive(join(dir, DESCRIPTOR), json(descriptor), this.#fsync))) {
         throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
       }
@@ -106,11 +115,11 @@ export class JsonlSessionStore implements PrunableSessionStore {
     return this.#read("getSession", async () => (await this.#readSession(dir))?.summary);
   }
 
-  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
-    const { agentId, limit } = checkListQuery(query);
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    const checked = checkListQuery(query);
     return this.#read("listSessions", async () => {
-      const found = (await this.#readAll()).filter(({ summary }) => agentId === undefined || summary.agentId === agentId);
-      return found.sort((a, b) => b.order - a.order).slice(0, limit).map(({ summary }) => summary);
+      const found = (await this.#readAll()).filter(({ summary }) => matchesListQuery(summary, checked));
+      return found.sort((a, b) => b.order - a.order).slice(0, checked.limit).map(({ summary }) => summary);
     });
   }
 
@@ -267,7 +276,7 @@ export class JsonlSessionStore implements PrunableSessionStore {
     if (state !== undefined) return state;
     const descriptor = await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
     if (descriptor === undefined) throw sessionNotFound(sessionId);
-    return { agentId: descriptor.agentId, createdAt: descriptor.createdAt, updatedAt: descriptor.createdAt, lastSeq: 0 };
+    return { agentId: descriptor.agentId, createdAt: descriptor.createdAt, ...(descriptor.scope !== undefined && { scope: descriptor.scope }), updatedAt: descriptor.createdAt, lastSeq: 0 };
   }
 
   /** The session's summary; `state.json` alone when it carries the identity (it is written after the descriptor). */
@@ -275,8 +284,9 @@ export class JsonlSessionStore implements PrunableSessionStore {
     const state = await readJsonFile<State>(join(dir, STATE));
     const identity = state?.agentId !== undefined && state.createdAt !== undefined ? state : await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
     if (identity?.agentId === undefined || identity.createdAt === undefined) return undefined;
-    const { lastSeq = 0, order, agentId: _agentId, createdAt: _createdAt, ...meta } = state ?? { updatedAt: identity.createdAt, lastSeq: 0 };
+    const { lastSeq = 0, order, agentId: _agentId, createdAt: _createdAt, scope: _scope, ...meta } = state ?? { updatedAt: identity.createdAt, lastSeq: 0 };
     const summary: SessionSummary = { sessionId: basename(dir), agentId: identity.agentId, createdAt: identity.createdAt, ...meta };
+    if (identity.scope !== undefined) summary.scope = identity.scope;
     return { summary, lastSeq, order: order ?? orderFromIso(summary.updatedAt) };
   }
 

@@ -14,9 +14,26 @@ export interface SendInput {
   content: string | UserPart[];
   /** @default "latest-or-create" */
   session?: SessionSelector;
+  /**
+   * The tenant / end user the message comes from. Sessions are resolved (and created) only in
+   * this scope, and everything the turn sets off (delegation, background agents, notices) stays
+   * in it. An explicit session id of another scope is "not found".
+   * @default undefined (the unscoped space, for single-user apps)
+   */
+  scope?: string;
   /** @default { kind: "thread" } */
   chatContext?: ChatContext;
   signal?: AbortSignal;
+}
+
+/** Where `postSystemMessage` goes. */
+export interface SystemMessageTarget {
+  /** That session (when `scope` is given, it must be in it, else "not found"). */
+  sessionId?: string;
+  /** That agent's `latest-or-create` session in `scope`. */
+  agentId?: string;
+  /** The scope to stay in. @default undefined (the unscoped space, for `agentId` targets) */
+  scope?: string;
 }
 
 /** The outcome of one turn. */
@@ -49,20 +66,38 @@ export type RuntimeEvents = { event: [RuntimeEvent] };
 export interface AgentRuntime {
   /** Runs one turn; queued per session (one message at a time, in arrival order). */
   send(input: SendInput): Promise<TurnResult>;
-  /** The same as `send`, as events; ends with the turn's `done`, after its end record is stored. */
+  /**
+   * The same as `send`, as events; ends with the turn's `done`, after its end record is stored.
+   *
+   * Breaking out of the loop (or never reading) does not stop the turn: it is stored as it runs
+   * and others may be listening on `events`. To stop a turn, abort the `signal` you passed:
+   * @example
+   * const controller = new AbortController();
+   * for await (const event of runtime.stream({ agentId: "todo", content: "Plan my week", signal: controller.signal })) {
+   *   if (event.type === "chunk" && userPressedStop()) controller.abort(); // the turn ends "aborted"
+   * }
+   */
   stream(input: SendInput): AsyncIterable<RuntimeEvent>;
   /**
    * Records `text` from agent `origin` as a `<system_message>` in the target session and, unless
    * `silent`, runs a turn on it. Resolves once recorded and, unless silent, once that turn finished.
    */
-  postSystemMessage(target: { sessionId?: string; agentId?: string }, text: string, options: { origin: string; silent?: boolean }): Promise<void>;
+  postSystemMessage(target: SystemMessageTarget, text: string, options: { origin: string; silent?: boolean }): Promise<void>;
   /** Every session's events. */
   events: EventEmitter<RuntimeEvents>;
   store: SessionStore;
   registry: AgentRegistry;
-  /** Approvals awaiting a decision, read from the store (so also those of other processes). */
-  pendingApprovals(query?: { sessionId?: string }): Promise<PendingApproval[]>;
-  /** Decides an approval and, once every approval of that turn is decided, resumes the turn. */
+  /**
+   * Approvals awaiting a decision, read from the store (so also those of other processes).
+   * `scope`: that scope's only (exact match); omitted: every scope. With a store that indexes
+   * approvals (`ApprovalIndexStore`: memory, SQLite) the cost does not grow with the number of sessions.
+   */
+  pendingApprovals(query?: { sessionId?: string; scope?: string }): Promise<PendingApproval[]>;
+  /**
+   * Decides an approval and, once every approval of that turn is decided, resumes the turn.
+   * Exactly once: of several calls for one request, in one process or many, one resumes the
+   * turn; the others reject with `ApprovalAlreadyResolvedError`.
+   */
   resolveApproval(requestId: string, decision: { approved: boolean; reason?: string }): Promise<TurnResult>;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;

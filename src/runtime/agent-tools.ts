@@ -9,7 +9,7 @@ import type { SessionSummary } from "../sessions/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import type { TurnResult } from "./agent-runtime.js";
-import { isBackground, type BackgroundAttributes, type RuntimeCore } from "./runtime-core.js";
+import { isBackground, type BackgroundAttributes, type Lineage, type RuntimeCore } from "./runtime-core.js";
 
 /** Who is calling the agent tools. */
 export interface AgentToolCaller {
@@ -17,6 +17,8 @@ export interface AgentToolCaller {
   session: SessionSummary;
   /** Agents already waiting in this delegation chain (outermost first), not counting the caller. */
   chain: readonly string[];
+  /** The caller turn's lineage (shared background limits). */
+  lineage: Lineage;
 }
 
 /** What the runtime hands its tools as `ctx.host`. */
@@ -26,6 +28,8 @@ export interface RuntimeToolHost {
   runId: string;
   /** Agents waiting on this turn through `agents_message`, outermost first. */
   chain: readonly string[];
+  /** Limits shared with the root turn and everything it started in the background. */
+  lineage: Lineage;
 }
 
 /** The caller of a built-in tool, from its context (the runtime's `ctx.host`). */
@@ -33,8 +37,27 @@ async function callerOf(core: RuntimeCore, ctx: ToolContext): Promise<AgentToolC
   const host = ctx.host as Partial<RuntimeToolHost> | undefined;
   const agent = host?.agentId === undefined ? undefined : core.registry.get(host.agentId);
   const session = host?.sessionId === undefined ? undefined : await core.store.getSession(host.sessionId);
-  if (!agent || !session) throw new Error("This tool runs only inside an agent runtime turn.");
-  return { agent, session, chain: host?.chain ?? [] };
+  if (!agent || !session || !host?.lineage) throw new Error("This tool runs only inside an agent runtime turn.");
+  return { agent, session, chain: host.chain ?? [], lineage: host.lineage };
+}
+
+/** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
+async function sessionInScope(core: RuntimeCore, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
+  const session = await core.store.getSession(sessionId);
+  return session !== undefined && session.scope === caller.session.scope ? session : undefined;
+}
+
+/** The lineage of a turn the caller triggers by messaging another agent: one hop further, refused past the limit. */
+function nextHop(core: RuntimeCore, caller: AgentToolCaller): Lineage {
+  const hops = caller.lineage.hops + 1;
+  if (hops > core.maxAgentHops) {
+    throw new Error(`Refused: agent-to-agent messages from one user message are limited to ${core.maxAgentHops} hops; this one would be hop ${hops}.`);
+  }
+  const { counters } = caller.lineage;
+  if (counters.llmCalls >= counters.maxLlmCalls) {
+    throw new Error(`Refused: the model calls budget shared by this conversation and its background agents (${counters.maxLlmCalls}) is spent.`);
+  }
+  return { counters, hops };
 }
 
 /** Longest response text returned by `agents_message` before it is cut. */
@@ -85,9 +108,12 @@ function agentsMessage(core: RuntimeCore): Tool {
       const runId = globalThis.crypto.randomUUID();
       const started = Date.now();
       const { session, created, turn } = await core.admit(async () => {
-        const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create");
+        const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
         const input = { role: "user" as const, content: args.content };
-        return { ...resolved, turn: core.runTurn({ agent: target, session: resolved.session, created: resolved.created, input, chatContext: { kind: "thread" }, chain, runId }) };
+        return {
+          ...resolved,
+          turn: core.runTurn({ agent: target, session: resolved.session, created: resolved.created, input, chatContext: { kind: "thread" }, chain, runId, lineage: caller.lineage }),
+        };
       });
       const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: runId };
       if (args.mode === "async") {
@@ -179,8 +205,18 @@ function startBackgroundAgent(core: RuntimeCore): Tool {
     async execute(args, ctx) {
       const caller = await callerOf(core, ctx);
       const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(core, caller, args.agentId);
+      const lineage = nextHop(core, caller);
+      if (lineage.counters.backgroundAgents >= core.maxBackgroundAgents) {
+        throw new Error(`Refused: one user message may start at most ${core.maxBackgroundAgents} background agents (counting those they start).`);
+      }
+      lineage.counters.backgroundAgents++;
       const attributes: BackgroundAttributes = { background: true, parentSessionId: caller.session.sessionId, parentAgentId: caller.agent.agentId };
-      const session = await core.store.createSession({ agentId: target.agentId, attributes: { ...attributes }, ...(args.name !== undefined && { name: args.name }) });
+      const session = await core.store.createSession({
+        agentId: target.agentId,
+        attributes: { ...attributes },
+        ...scopeOf(caller.session),
+        ...(args.name !== undefined && { name: args.name }),
+      });
       const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
       const turn = core.runTurn({
         agent: target,
@@ -189,6 +225,7 @@ function startBackgroundAgent(core: RuntimeCore): Tool {
         input: systemMessage(caller.agent.agentId, text),
         chatContext: { kind: "thread" },
         chain: [],
+        lineage,
       });
       turn.catch(() => undefined); // failures reach the parent as one notification
       return { status: "started", agentId: target.agentId, sessionId: session.sessionId };
@@ -199,7 +236,8 @@ function startBackgroundAgent(core: RuntimeCore): Tool {
 function sendAgentMessage(core: RuntimeCore): Tool {
   return defineTool({
     name: "send_agent_message",
-    description: "Send a message to another agent's session (default: the most recent foreground agent). It is delivered as a system message and the agent answers it on its own.",
+    description:
+      "Send a message to another agent's session. Default target: the agent that started you (for a background agent), else the most recent foreground session you may see. It is delivered as a system message and the agent answers it on its own.",
     permissionClass: "subagent",
     input: z.object({
       text: z.string().describe("What to tell the agent."),
@@ -208,27 +246,36 @@ function sendAgentMessage(core: RuntimeCore): Tool {
     }),
     async execute(args, ctx) {
       const caller = await callerOf(core, ctx);
+      const parentId = caller.session.attributes?.parentSessionId;
       let session: SessionSummary | undefined;
       if (args.sessionId !== undefined) {
-        session = await core.store.getSession(args.sessionId);
+        session = await sessionInScope(core, caller, args.sessionId);
         if (!session) throw new Error(`Unknown session "${args.sessionId}".`);
-        const related = session.attributes?.parentSessionId === caller.session.sessionId || caller.session.attributes?.parentSessionId === session.sessionId;
+        const related = session.attributes?.parentSessionId === caller.session.sessionId || parentId === session.sessionId;
         if (!related && session.agentId !== caller.agent.agentId) reachable(core, caller, session.agentId);
       } else if (args.agentId !== undefined) {
         reachable(core, caller, args.agentId);
-        session = (await resolveSession(core.store, args.agentId, "latest-or-create")).session;
+        session = (await resolveSession(core.store, args.agentId, "latest-or-create", scopeOf(caller.session))).session;
       } else {
-        session = await core.foregroundSession(caller.session.sessionId);
-        if (!session) throw new Error("There is no foreground agent to message.");
+        // A background agent reports to the session that started it, never to another conversation.
+        if (typeof parentId === "string") session = await sessionInScope(core, caller, parentId);
+        session ??= await core.foregroundSession(caller.session.scope, caller.session.sessionId, (agent) => agentVisibility(caller.agent, agent).visible);
+        if (!session) throw new Error("There is no agent you may message: give sessionId or agentId.");
       }
       const agent = core.registry.get(session.agentId);
       if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
+      const lineage = nextHop(core, caller);
       const message = systemMessage(caller.agent.agentId, args.text);
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [] }).catch(() => undefined);
+      core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [], lineage }).catch(() => undefined);
       return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
     },
   });
+}
+
+/** `{ scope }` of a session when it has one (spread into create and resolve calls). */
+function scopeOf(session: SessionSummary): { scope?: string } {
+  return session.scope === undefined ? {} : { scope: session.scope };
 }
 
 function requestPermission(): Tool {

@@ -10,17 +10,27 @@ import { systemMessage } from "../messages/system-message.js";
 import { prepareAgent, resolveModel, type PreparedAgent } from "./prepare-agent.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
-import { storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
 import { SessionInbox } from "./session-inbox.js";
 import { readFresh, SessionStateCache } from "./session-state-cache.js";
 import { eventStream } from "./event-stream.js";
 import { createAgentTools } from "./agent-tools.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
-import { isBackground, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
+import { isBackground, type Lineage, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
+import { acquireSessionLease, type HeldLease } from "./session-lease.js";
+import type { SessionState } from "./session-state.js";
+import { DEFAULT_BUDGET } from "../loop/budget.js";
+import { isApprovalIndexStore } from "../sessions/session-store.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
+const DEFAULT_LEASE_TTL_MS = 30_000;
+const DEFAULT_LEASE_WAIT_MS = 600_000;
+const DEFAULT_MAX_BACKGROUND_AGENTS = 8;
+const DEFAULT_MAX_AGENT_HOPS = 8;
+/** Sessions looked at (newest first) for the default target of a notice or message. */
+const FOREGROUND_CANDIDATES = 64;
 
 /**
  * The host-facing runtime: resolves agent and session, composes the toolbelt, builds the prompt,
@@ -38,6 +48,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   if (!options?.providers || typeof options.providers !== "object") problems.push("providers is required");
   const cacheSize = options?.sessionCacheSize;
   if (cacheSize !== undefined && !(Number.isInteger(cacheSize) && cacheSize >= 0)) problems.push("sessionCacheSize must be a whole number, 0 or more");
+  for (const key of ["leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
+    const value = options?.[key];
+    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && (key === "maxBackgroundAgents" || key === "maxAgentHops" || value > 0))) {
+      problems.push(`${key} must be a whole number${key.startsWith("lease") ? " above 0" : ", 0 or more"}`);
+    }
+  }
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
 
   const { registry, store } = options;
@@ -55,6 +71,22 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
   const roleOf = createRoleLookup(options.roles, registry);
   const context: RuntimeContext = { options, roleOf, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq, approvalSessions: new Map() };
+  const leaseOptions = { owner: globalThis.crypto.randomUUID(), ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS };
+
+  /**
+   * Runs `task` as the session's next piece of work: after the session's earlier work in this
+   * process (inbox) and, with a store that has leases, while holding its lease, so no other
+   * runtime works on it meanwhile.
+   */
+  const withSession = <T>(sessionId: string, task: (lease: HeldLease) => Promise<T>): Promise<T> =>
+    context.inbox.run(sessionId, async () => {
+      const lease = await acquireSessionLease(store, sessionId, leaseOptions);
+      try {
+        return await task(lease);
+      } finally {
+        await lease.release();
+      }
+    });
 
   const agentOf = (agentId: string): AgentDefinition => {
     const agent = registry.get(agentId);
@@ -64,13 +96,21 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const checkOpen = () => {
     if (closed) throw new InvalidArgumentError("The runtime is closed");
   };
+  const newLineage = (agent: AgentDefinition): Lineage => ({
+    counters: { backgroundAgents: 0, llmCalls: 0, maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls },
+    hops: 0,
+  });
 
   /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
   function enqueueTurn(request: TurnRequest): Promise<TurnResult> {
     const { agent, session, chatContext } = request;
-    const turn = context.inbox.run(session.sessionId, async () => {
+    const lineage = request.lineage ?? newLineage(agent);
+    const turn = withSession(session.sessionId, async (lease) => {
+      // A suspended turn whose approvals were all decided (by a process that died before it
+      // resumed the turn) runs first: the decision is never lost.
+      const state = await recoverDecided(session, lease, lineage);
       const prepared = prepare(agent, session, chatContext);
-      const repair = emergencyReset(repairSession(await states.read(session)), request.input, prepared.systemPrompt, options.emergencyContextLimit);
+      const repair = emergencyReset(repairSession(state), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
         agent,
         session,
@@ -83,6 +123,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         prefaceEvents: repair.events,
         chatContext,
         chain: request.chain,
+        lineage,
+        leaseToken: lease.token,
+        leaseLost: lease.lost,
         ...(request.runId !== undefined && { runId: request.runId }),
         ...(request.signal && { signal: request.signal }),
         onEvent: request.onEvent ?? (() => undefined),
@@ -90,15 +133,64 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     });
     if (isBackground(session)) {
       turn.then(
-        (result) => result.status === "error" && notifyParentOfFailure(session, result.error?.message ?? "the run failed"),
-        (error: unknown) => notifyParentOfFailure(session, error instanceof Error ? error.message : String(error)),
+        (result) => {
+          if (result.status !== "complete" && result.status !== "suspended") {
+            const detail = result.error ? `: ${result.error.message}` : "";
+            notifyParentOfEnd(session, lineage, result.status === "error" ? `failed${detail}` : `ended with status "${result.status}"${detail}`);
+          }
+        },
+        (error: unknown) => notifyParentOfEnd(session, lineage, `failed: ${error instanceof Error ? error.message : String(error)}`),
       );
     }
     return turn;
   }
 
-  /** Tells a background agent's parent, once, that it failed. */
-  function notifyParentOfFailure(session: SessionSummary, why: string): void {
+  /** The session's state, after resuming a suspended turn whose approvals are all decided but that never resumed. */
+  async function recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage): Promise<SessionState> {
+    const state = await states.read(session);
+    if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
+    await resumeSuspended(session, state, lease, lineage, {});
+    return states.read(session);
+  }
+
+  /** Resumes the suspended turn of `state` with its stored decisions (and `extra` ones). */
+  function resumeSuspended(
+    session: SessionSummary,
+    state: SessionState,
+    lease: HeldLease,
+    lineage: Lineage,
+    extra: Record<string, { approved: boolean; reason?: string; requestId?: string }>,
+  ): Promise<TurnResult> {
+    const agent = agentOf(session.agentId);
+    const suspended = state.suspended!;
+    const decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }> = {};
+    for (const [toolCallId, record] of state.decisions) {
+      decisions[toolCallId] = { approved: record.decision === "approved", requestId: record.request.requestId, ...(record.reason !== undefined && { reason: record.reason }) };
+    }
+    Object.assign(decisions, extra);
+    const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
+    return runTurn(context, {
+      agent,
+      session,
+      created: false,
+      prepared: prepare(agent, session, chatContext),
+      history: state.history,
+      historyTokens: state.historyTokens,
+      input: undefined,
+      // Results stored per call are reused: a finished call never runs again.
+      resume: { frames: state.frames, decisions, results: { ...state.toolResults, ...suspended.results } },
+      resumeOf: suspended.runId,
+      chain: [],
+      chatContext,
+      lineage,
+      leaseToken: lease.token,
+      leaseLost: lease.lost,
+      onEvent: () => undefined,
+    });
+  }
+
+  /** Tells a background agent's parent, once, that its run did not complete. */
+  function notifyParentOfEnd(session: SessionSummary, lineage: Lineage, why: string): void {
     if (notified.has(session.sessionId)) return;
     notified.add(session.sessionId);
     void (async () => {
@@ -108,9 +200,18 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const parentId = current.attributes?.parentSessionId;
       const parent = typeof parentId === "string" ? await store.getSession(parentId) : undefined;
       const parentAgent = parent && registry.get(parent.agentId);
-      if (!parent || !parentAgent) return;
-      const text = `Background agent "${current.agentId}" (session ${current.sessionId}) failed: ${why}`;
-      await enqueueTurn({ agent: parentAgent, session: parent, created: false, input: systemMessage(current.agentId, text), chatContext: { kind: "thread" }, chain: [] });
+      // Never across scopes, whatever the attributes say.
+      if (!parent || !parentAgent || parent.scope !== current.scope) return;
+      const text = `Background agent "${current.agentId}" (session ${current.sessionId}) ${why}`;
+      await enqueueTurn({
+        agent: parentAgent,
+        session: parent,
+        created: false,
+        input: systemMessage(current.agentId, text),
+        chatContext: { kind: "thread" },
+        chain: [],
+        lineage: { counters: lineage.counters, hops: lineage.hops + 1 },
+      });
     })().catch(() => undefined);
   }
 
@@ -119,14 +220,20 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     store,
     runTurn: enqueueTurn,
     record: (session, message) =>
-      context.inbox.run(session.sessionId, async () => {
-        await storeCall("append", () => store.append(session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }]));
+      withSession(session.sessionId, async (lease) => {
+        await appendRecords(store, session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }], lease.token);
       }),
-    async foregroundSession(except) {
-      const sessions = await storeCall("listSessions", () => store.listSessions());
-      return sessions.find((s) => !isBackground(s) && s.sessionId !== except);
+    async foregroundSession(scope, except, accept) {
+      const sessions = await storeCall("listSessions", () => store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES }));
+      return sessions.find((s) => {
+        if (isBackground(s) || s.sessionId === except) return false;
+        const agent = registry.get(s.agentId);
+        return agent !== undefined && accept(agent);
+      });
     },
     maxDelegationDepth: options.maxDelegationDepth ?? 3,
+    maxBackgroundAgents: options.maxBackgroundAgents ?? DEFAULT_MAX_BACKGROUND_AGENTS,
+    maxAgentHops: options.maxAgentHops ?? DEFAULT_MAX_AGENT_HOPS,
     admit,
   };
   const agentTools = createAgentTools(core);
@@ -152,22 +259,31 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
       throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
     }
+    checkScope("send", input.scope);
     const chatContext = input.chatContext ?? { kind: "thread" };
     // Fail on a misconfigured agent before a session is created.
     resolveModel(options, agent);
     const admitted = await admit(async () => {
-      const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session));
+      const scope = input.scope === undefined ? {} : { scope: input.scope };
+      const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session, scope));
       // Wrapped so the admission step does not wait for the turn itself.
       return { turn: enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), onEvent }) };
     });
     return admitted.turn;
   }
 
-  /** The session of an approval request: known to this process, else found by scanning the store. */
+  /** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
   async function findApproval(requestId: string): Promise<SessionSummary> {
+    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
     const known = context.approvalSessions.get(requestId);
     const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
     if (session) return session;
+    if (isApprovalIndexStore(store)) {
+      const indexed = await storeCall("findApproval", () => store.findApproval(requestId));
+      const found = indexed && (await storeCall("getSession", () => store.getSession(indexed.sessionId)));
+      if (found) return found;
+      throw new ApprovalNotFoundError(requestId);
+    }
     for (const session of await storeCall("listSessions", () => store.listSessions())) {
       // A scan reads past the cache: it would push out the sessions that are in use.
       if ((await readFresh(store, session.sessionId)).approvals.has(requestId)) return session;
@@ -185,16 +301,21 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       checkOpen();
       if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
       if (target.sessionId === undefined && target.agentId === undefined) throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
+      checkScope("postSystemMessage", target.scope);
       if (target.sessionId === undefined) agentOf(target.agentId!);
       const admitted = await admit(async () => {
         let session: SessionSummary;
         let created = false;
         if (target.sessionId !== undefined) {
           const found = await storeCall("getSession", () => store.getSession(target.sessionId!));
-          if (!found) throw new SessionNotFoundError(`Unknown session "${target.sessionId}"`, { sessionId: target.sessionId });
+          // A session of another scope is as unknown as a missing one.
+          if (!found || (target.scope !== undefined && found.scope !== target.scope)) {
+            throw new SessionNotFoundError(`Unknown session "${target.sessionId}"`, { sessionId: target.sessionId });
+          }
           session = found;
         } else {
-          ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, target.agentId!, "latest-or-create")));
+          const scope = target.scope === undefined ? {} : { scope: target.scope };
+          ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, target.agentId!, "latest-or-create", scope)));
         }
         const agent = agentOf(session.agentId);
         const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });
@@ -204,10 +325,24 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await admitted.done;
     },
     async pendingApprovals(query = {}) {
+      checkScope("pendingApprovals", query.scope);
+      if (isApprovalIndexStore(store)) {
+        const entries = await storeCall("listPendingApprovals", () =>
+          store.listPendingApprovals({ ...(query.sessionId !== undefined && { sessionId: query.sessionId }), ...(query.scope !== undefined && { scope: query.scope }) }),
+        );
+        return entries.map((entry) => ({
+          requestId: entry.requestId,
+          sessionId: entry.sessionId,
+          agentId: entry.agentId,
+          runId: entry.request.runId ?? "",
+          request: entry.request.request,
+          at: entry.request.at,
+        }));
+      }
       const sessions =
         query.sessionId !== undefined
-          ? [await storeCall("getSession", () => store.getSession(query.sessionId!))].filter((s): s is SessionSummary => s !== undefined)
-          : await storeCall("listSessions", () => store.listSessions());
+          ? [await storeCall("getSession", () => store.getSession(query.sessionId!))].filter((s): s is SessionSummary => s !== undefined && (query.scope === undefined || s.scope === query.scope))
+          : await storeCall("listSessions", () => store.listSessions(query.scope === undefined ? {} : { scope: query.scope }));
       const pending: PendingApproval[] = [];
       for (const session of sessions) {
         const state = query.sessionId !== undefined ? await states.read(session) : await readFresh(store, session.sessionId);
@@ -228,50 +363,40 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       checkOpen();
       const session = await findApproval(requestId);
       const agent = agentOf(session.agentId);
-      return context.inbox.run(session.sessionId, async () => {
-        const state = await states.read(session);
+      return withSession(session.sessionId, async (lease) => {
+        const lineage = newLineage(agent);
+        const state = await recoverDecided(session, lease, lineage);
         const entry = state.approvals.get(requestId);
         if (!entry) throw new ApprovalNotFoundError(requestId);
         if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
         const request = entry.request.request;
-        await storeCall("append", () =>
-          store.append(session.sessionId, [
+        // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
+        // decider's record is stored; whoever finds another decisionId there lost.
+        const decisionId = globalThis.crypto.randomUUID();
+        const [stored] = await appendRecords(
+          store,
+          session.sessionId,
+          [
             {
               id: `${requestId}:decision`,
               frame: entry.request.frame,
               kind: "approval",
               request,
               decision: decision.approved ? "approved" : "denied",
+              decisionId,
               ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
             },
-          ]),
+          ],
+          lease.token,
         );
+        if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
         const suspendedRun = state.suspended.runId;
         context.approvalSessions.delete(requestId);
         const remaining = state.pending.filter((p) => p !== entry.request);
         if (remaining.length > 0) return stillSuspended(session, agent, suspendedRun, remaining.map((p) => p.request));
-        const decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }> = {};
-        for (const [toolCallId, record] of state.decisions) {
-          decisions[toolCallId] = { approved: record.decision === "approved", requestId: record.request.requestId, ...(record.reason !== undefined && { reason: record.reason }) };
-        }
-        decisions[request.toolCallId] = { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) };
         if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
-        const chatContext = state.chatContexts.get(suspendedRun) ?? { kind: "thread" };
-        const prepared = prepare(agent, session, chatContext);
-        return runTurn(context, {
-          agent,
-          session,
-          created: false,
-          prepared,
-          history: state.history,
-          historyTokens: state.historyTokens,
-          input: undefined,
-          resume: { frames: state.frames, decisions, results: state.suspended.results },
-          resumeOf: suspendedRun,
-          chain: [],
-          chatContext,
-          onEvent: () => undefined,
-        });
+        const extra = { [request.toolCallId]: { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) } };
+        return resumeSuspended(session, state, lease, lineage, extra);
       });
     },
     async close() {
@@ -280,6 +405,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
   };
   return runtime;
+}
+
+function checkScope(operation: string, scope: unknown): void {
+  if (scope !== undefined && (typeof scope !== "string" || scope === "")) throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
 }
 
 function stillSuspended(session: SessionSummary, agent: AgentDefinition, runId: string, pending: PendingApproval["request"][]): TurnResult {

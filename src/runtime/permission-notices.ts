@@ -6,10 +6,28 @@ import type { RuntimeCore } from "./runtime-core.js";
 /** When a permission request is announced to the foreground agent. */
 export type PermissionPhase = "requested" | "decided";
 
+/** Longest model-written text (permission, reason) quoted in a notice. */
+const MAX_QUOTED_CHARS = 500;
+
 /**
- * Seed 003 permission forwarding: the most recent foreground agent gets a silent system message
- * when a `request_permission` call is presented for approval and another when it is decided.
- * Fire and forget: the foreground session may be busy; the notes queue behind its turn.
+ * Where a permission notice of `asker` goes: the session that started it (a background agent's
+ * parent), else the most recent foreground session of the asker's scope. Never another scope.
+ */
+export async function permissionNoticeTarget(core: RuntimeCore, asker: SessionSummary): Promise<SessionSummary | undefined> {
+  const parentId = asker.attributes?.parentSessionId;
+  if (typeof parentId === "string") {
+    const parent = await core.store.getSession(parentId);
+    if (parent !== undefined && parent.scope === asker.scope) return parent;
+  }
+  return core.foregroundSession(asker.scope, asker.sessionId, () => true);
+}
+
+/**
+ * Seed 003 permission forwarding: the asker's parent session (or the most recent foreground
+ * session of its scope) gets a silent system message when a `request_permission` call is
+ * presented for approval and another when it is decided. The model-written parts are cut at 500
+ * characters and the wrapper escapes them, so they cannot close or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue
+ * behind its turn.
  */
 export function notifyPermission(
   core: RuntimeCore,
@@ -19,14 +37,20 @@ export function notifyPermission(
   decision?: { approved: boolean; reason?: string },
 ): void {
   void (async () => {
-    const foreground = await core.foregroundSession(asker.sessionId);
-    if (!foreground) return;
-    const { permission, reason } = (request.args ?? {}) as { permission?: string; reason?: string };
+    const target = await permissionNoticeTarget(core, asker);
+    if (!target) return;
+    const { permission, reason } = (request.args ?? {}) as { permission?: unknown; reason?: unknown };
     const who = `Agent "${asker.agentId}" (session ${asker.sessionId})`;
     const text =
       phase === "requested"
-        ? `${who} asked the user for permission: ${permission ?? "(unspecified)"}${reason ? ` (reason: ${reason})` : ""}. Request ${request.requestId} is waiting for a decision.`
-        : `${who} was ${decision?.approved ? "granted" : "refused"} permission: ${permission ?? "(unspecified)"}${decision?.reason ? ` (${decision.reason})` : ""}.`;
-    await core.record(foreground, systemMessage(asker.agentId, text, { silent: true }));
+        ? `${who} asked the user for permission: ${quote(permission)}${reason !== undefined ? ` (reason: ${quote(reason)})` : ""}. Request ${request.requestId} is waiting for a decision.`
+        : `${who} was ${decision?.approved ? "granted" : "refused"} permission: ${quote(permission)}${decision?.reason ? ` (${quote(decision.reason)})` : ""}.`;
+    await core.record(target, systemMessage(asker.agentId, text, { silent: true }));
   })().catch(() => undefined);
+}
+
+function quote(value: unknown): string {
+  if (value === undefined) return "(unspecified)";
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "(unspecified)");
+  return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}…` : text;
 }

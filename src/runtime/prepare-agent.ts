@@ -61,7 +61,8 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
   const systemPrompt = buildSystemPrompt({
     agent,
     tools,
-    registry: options.registry,
+    // Listing agents the model cannot message would only invite calls that fail.
+    ...(tools.some((tool) => tool.name === "agents_message") && { registry: options.registry }),
     chatContext,
     sessionId: session.sessionId,
     ...(options.skills && { skills: options.skills }),
@@ -80,11 +81,13 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
 
 /**
  * The provider and model an agent runs on (`chat.provider`/`chat.model`, else the runtime's
- * defaults). Throws `InvalidArgumentError` naming what is missing.
+ * defaults: `defaultProvider`, else the only provider, else `"openai"` when registered). Throws `InvalidArgumentError` naming what is missing.
  */
 export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinition): { provider: Provider; model: string } {
   const providerIds = Object.keys(options.providers);
-  const providerId = agent.chat?.provider ?? options.defaultProvider ?? (providerIds.length === 1 ? providerIds[0] : undefined);
+  // Seed 000: chat.provider defaults to "openai" (with one provider registered, that one).
+  const fallback = providerIds.length === 1 ? providerIds[0] : providerIds.includes("openai") ? "openai" : undefined;
+  const providerId = agent.chat?.provider ?? options.defaultProvider ?? fallback;
   const provider = providerId === undefined ? undefined : options.providers[providerId];
   if (!provider) {
     throw new InvalidArgumentError(

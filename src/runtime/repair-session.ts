@@ -36,6 +36,10 @@ export function repairSession(state: SessionState): SessionRepair {
     const end: NewRuntimeTurnRecord = { id: id(), frame: null, kind: "turn", runId: state.openTurn, phase: "end", status: "error" };
     records.push(end);
     events.push({ type: "warning", code: "crash_recovered", message: `The previous turn (${state.openTurn}) did not finish; it was closed as an error.`, depth: 0, parentId: null });
+    // Its undecided approvals can no longer be decided: retire them (they leave the pending index).
+    for (const [requestId, { request, decision }] of state.approvals) {
+      if (decision === undefined) records.push({ id: `${requestId}:decision`, frame: request.frame, kind: "approval", request: request.request, decision: "denied", reason: "interrupted" });
+    }
   } else if (state.suspended) {
     why = SUPERSEDED;
     for (const pending of state.pending) {
@@ -45,7 +49,8 @@ export function repairSession(state: SessionState): SessionRepair {
   }
   const calls = danglingCalls(history);
   if (calls.length > 0) {
-    const message = closingToolMessage(calls, state.suspended?.results ?? {}, why);
+    // A call whose result was stored finished: its result is kept, never the "may or may not" notice.
+    const message = closingToolMessage(calls, { ...state.toolResults, ...state.suspended?.results }, why);
     records.push({ id: id(), frame: null, kind: "message", message });
     history.push(message);
     historyTokens += estimateMessageTokens(message);

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { Message } from "../messages/message.js";
+import type { Message, ToolResultPart } from "../messages/message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../loop/loop-types.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
@@ -10,8 +10,10 @@ import type { ChatContext } from "../policy/tool-policy.js";
 import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
 import type { PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeToolHost } from "./agent-tools.js";
-import { storeCall, type RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
+import { DEFAULT_BUDGET } from "../loop/budget.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -39,6 +41,12 @@ export interface TurnSetup {
   /** Events produced before the loop starts (e.g. superseded approvals). */
   prefaceEvents?: LoopEvent[];
   onEvent: (event: RuntimeEvent) => void;
+  /** The session lease's fencing token: every append of the turn carries it. */
+  leaseToken?: number;
+  /** Aborted when the session lease is lost: the turn stops. */
+  leaseLost?: AbortSignal;
+  /** Limits shared with the root turn (and hops from it). */
+  lineage: Lineage;
 }
 
 const SNIPPET_CHARS = 200;
@@ -73,7 +81,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       // A host listener that throws must not break the turn.
     }
   };
-  const append = (records: NewRecord[]) => storeCall("append", () => store.append(sessionId, records));
+  const append = (records: NewRecord[]) => appendRecords(store, sessionId, records, setup.leaseToken);
+  const { lineage } = setup;
 
   const start: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "start" };
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
@@ -111,20 +120,28 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     historyTokens += estimateMessageTokens(setup.input);
   }
   knownHistoryTokens.set(history, historyTokens);
+  // A turn set off by another agent shares the root turn's model calls budget.
+  let budget = prepared.budget;
+  if (lineage.hops > 0) {
+    const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
+    budget = { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
+  }
+  const signals = [setup.signal, setup.leaseLost].filter((signal): signal is AbortSignal => signal !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const loop = runUnifiedAgentLoop({
     provider: prepared.provider,
     model: prepared.model,
     systemPrompt: prepared.systemPrompt,
     history,
     tools: prepared.tools,
-    budget: prepared.budget,
+    budget,
     modelOptions: prepared.modelOptions,
     policy: prepared.policy,
     approve,
-    context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain } satisfies RuntimeToolHost,
+    context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain, lineage } satisfies RuntimeToolHost,
     sessionId,
     agentId: agent.agentId,
-    ...(setup.signal && { signal: setup.signal }),
+    ...(signal && { signal }),
     ...(setup.resume && { resume: setup.resume }),
     ...(context.options.pricing && { pricing: context.options.pricing }),
     ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
@@ -136,8 +153,14 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
         await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
-        context.approvalSessions.set(event.request.requestId, sessionId);
         if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
+      } else if (event.type === "tool_call_update" && event.status === "end") {
+        // Stored as each call finishes: after a crash a finished call is reused, never run again.
+        const part: ToolResultPart = { type: "tool_result", toolCallId: event.toolCallId, name: event.name, result: event.result };
+        if (event.isError) part.isError = true;
+        await append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }]);
+      } else if (event.type === "llm_call_start") {
+        lineage.counters.llmCalls++;
       } else if (event.type === "done") {
         result = event.result;
         break;
@@ -150,7 +173,16 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   }
   if (!result) throw new Error("The loop ended without a done event");
   const end: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "end", status: result.status };
-  if (result.status === "suspended") end.resume = { results: result.resume?.results ?? {} };
+  if (result.status === "suspended") {
+    end.resume = { results: result.resume?.results ?? {} };
+    // Remembered only while they wait (a store without the index then needs no scan for them).
+    for (const request of result.pendingApprovals ?? []) context.approvalSessions.set(request.requestId, sessionId);
+  } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
+    // Seed 001: a turn stopped early (budget, iteration limit, error, abort) still keeps its
+    // execution tree; a complete turn has it on its final assistant message.
+    end.executionTree = result.executionTree;
+  }
+  if (result.error) end.error = result.error;
   await append([end]);
   const snippet = result.text.trim();
   if (snippet !== "") {

@@ -10,7 +10,7 @@ import type { BudgetLimits } from "../loop/budget-types.js";
 import type { ApprovalHandler, ApprovalRequest } from "../loop/loop-types.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
 import type { PricingTable, Provider } from "../providers/provider.js";
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+import { isLeasableSessionStore, type HistoryRecord, type NewRecord, type SessionStore, type SessionSummary } from "../sessions/session-store.js";
 import type { Tool } from "../tools/tool.js";
 import type { RuntimeEvents } from "./agent-runtime.js";
 import type { SessionInbox } from "./session-inbox.js";
@@ -21,7 +21,7 @@ export interface AgentRuntimeOptions {
   store: SessionStore;
   /** Providers by id; an agent picks one with `chat.provider`. */
   providers: Record<string, Provider>;
-  /** @default the only provider, when exactly one is given */
+  /** @default the only provider when exactly one is given, else `"openai"` when registered (seed 000) */
   defaultProvider?: string;
   /** Model for agents without `chat.model`. */
   defaultModel?: string;
@@ -62,6 +62,26 @@ export interface AgentRuntimeOptions {
    * @default none
    */
   roles?: RoleDefinition[];
+  /**
+   * How long a session lease lasts before it must be renewed (stores with leases: SQLite,
+   * Postgres). The runtime renews it every third of this while it works on the session; a
+   * runtime that died holding one blocks the session for at most this long.
+   * @default 30_000
+   */
+  leaseTtlMs?: number;
+  /**
+   * Longest wait for a session that another runtime (process) holds; then the call rejects with
+   * `SessionBusyError`.
+   * @default 600_000
+   */
+  leaseWaitMs?: number;
+  /** Background agents one root turn may start, counting those they start in turn. @default 8 */
+  maxBackgroundAgents?: number;
+  /**
+   * Longest chain of agent-to-agent hops (`send_agent_message`, `start_background_agent`) that
+   * one root turn may set off; ends ping-pong between two agents. @default 8
+   */
+  maxAgentHops?: number;
 }
 
 /** What the runtime's parts share. */
@@ -73,10 +93,20 @@ export interface RuntimeContext {
   events: EventEmitter<RuntimeEvents>;
   inbox: SessionInbox;
   nextSeq(): number;
-  /** Sessions of approval requests stored by this process (others are found by scanning the store). */
+  /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */
   onPermission?: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
+}
+
+/**
+ * Appends records, fenced by the lease token when there is one (and the store has leases): a
+ * runtime that lost its lease cannot write into the session any more (`LeaseLostError`).
+ */
+export function appendRecords(store: SessionStore, sessionId: string, records: NewRecord[], leaseToken: number | undefined): Promise<HistoryRecord[]> {
+  return storeCall("append", () =>
+    leaseToken !== undefined && isLeasableSessionStore(store) ? store.append(sessionId, records, { leaseToken }) : store.append(sessionId, records),
+  );
 }
 
 /** Runs a store call; a failure becomes a `SessionStoreError` naming the operation (typed errors pass through). */

@@ -5,6 +5,26 @@ import type { ChatContext } from "../policy/tool-policy.js";
 import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
 import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
 
+/**
+ * What a root turn and everything it starts in the background share: one user message can never
+ * fan out without bound. Kept in memory (a new process starts a new lineage).
+ */
+export interface LineageCounters {
+  /** Background agents started so far. */
+  backgroundAgents: number;
+  /** Model calls made so far by every turn of the lineage. */
+  llmCalls: number;
+  /** Limit of `llmCalls`: the root turn's `maxTotalLlmCalls`. */
+  maxLlmCalls: number;
+}
+
+/** The lineage of one turn: the shared counters and how many agent-to-agent hops led to it. */
+export interface Lineage {
+  counters: LineageCounters;
+  /** `send_agent_message` / background hops from the root turn to this one. */
+  hops: number;
+}
+
 /** A turn to queue on a session. */
 export interface TurnRequest {
   agent: AgentDefinition;
@@ -18,6 +38,8 @@ export interface TurnRequest {
   runId?: string;
   signal?: AbortSignal;
   onEvent?: (event: RuntimeEvent) => void;
+  /** Shared limits of the root turn this one descends from. @default a new lineage (a root turn) */
+  lineage?: Lineage;
 }
 
 /** What the runtime's built-in agent tools need from it. */
@@ -28,10 +50,17 @@ export interface RuntimeCore {
   runTurn(request: TurnRequest): Promise<TurnResult>;
   /** Records a message in a session without running a turn (queued behind the session's turns). */
   record(session: SessionSummary, message: UserMessage): Promise<void>;
-  /** The most recently updated session that is not a background agent's (excluding `except`). */
-  foregroundSession(except?: string): Promise<SessionSummary | undefined>;
+  /**
+   * The most recently updated session of `scope` (`undefined` = unscoped) that is not a
+   * background agent's, not `except`, and whose agent `accept` takes.
+   */
+  foregroundSession(scope: string | undefined, except: string, accept: (agent: AgentDefinition) => boolean): Promise<SessionSummary | undefined>;
   /** Longest `agents_message` chain. */
   maxDelegationDepth: number;
+  /** Background agents one root turn may start, counting those they start. */
+  maxBackgroundAgents: number;
+  /** Longest chain of `send_agent_message` / background hops from one root turn. */
+  maxAgentHops: number;
   /** Runs a session-resolution step in call order with every other (see `createAgentRuntime`). */
   admit<T>(step: () => Promise<T>): Promise<T>;
 }

@@ -1,6 +1,8 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../messages/message.js";
 import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
+import type { ExecutionTreeSnapshot } from "../loop/execution-tree-types.js";
+import type { LoopResult } from "../loop/loop-types.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
@@ -9,7 +11,15 @@ export interface StoredResume {
 }
 
 /** A turn record as the runtime writes it (extra optional fields are allowed on records). */
-export type RuntimeTurnRecord = TurnRecord & { resumeOf?: string; resume?: StoredResume; chatContext?: ChatContext };
+export type RuntimeTurnRecord = TurnRecord & {
+  resumeOf?: string;
+  resume?: StoredResume;
+  chatContext?: ChatContext;
+  /** On the end of a turn that did not complete: what it had done (seed 001 keeps it). */
+  executionTree?: ExecutionTreeSnapshot;
+  /** On the end of a turn that did not complete: why. */
+  error?: LoopResult["error"];
+};
 /** A runtime turn record before the store stamps it. */
 export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 
@@ -33,6 +43,8 @@ export interface SessionState {
   approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
   /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
   chatContexts: Map<string, ChatContext>;
+  /** Results of the current turn chain's tool calls, stored as each call finished, by toolCallId. */
+  toolResults: Record<string, ToolResultPart>;
 }
 
 /**
@@ -56,6 +68,7 @@ export class SessionStateReader {
   #chatContexts = new Map<string, ChatContext>();
   /** A root message was recorded between an assistant's tool calls and their results. */
   #unordered = false;
+  #toolResults: Record<string, ToolResultPart> = {};
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -72,6 +85,7 @@ export class SessionStateReader {
           this.#chatContexts.clear();
           this.#suspended = undefined;
           this.#openTurn = undefined;
+          this.#toolResults = {};
           break;
         case "message":
           if (record.frame === null) {
@@ -89,6 +103,7 @@ export class SessionStateReader {
               this.#frames = {};
               this.#decisions.clear();
               this.#chatContexts.clear();
+              this.#toolResults = {};
             }
             if (turn.chatContext) {
               if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
@@ -101,6 +116,9 @@ export class SessionStateReader {
           }
           break;
         }
+        case "tool_result":
+          this.#toolResults[record.toolCallId] = record.result;
+          break;
         case "approval": {
           const entry = this.#approvals.get(record.request.requestId);
           if (record.decision === undefined) {
@@ -136,6 +154,7 @@ export class SessionStateReader {
       decisions: new Map(this.#decisions),
       approvals,
       chatContexts: new Map(this.#chatContexts),
+      toolResults: { ...this.#toolResults },
     };
   }
 }

@@ -2,17 +2,28 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import {
   checkListQuery,
   checkSessionId,
+  matchesListQuery,
   newSessionSummary,
   parseOlderThan,
   patchSessionSummary,
   sessionNotFound,
   type CreateSessionInit,
+  type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
 import { copyPlainJson, toPlainJson } from "../internal/plain-json.js";
 import { SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
-import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "./session-store.js";
+import type {
+  ApprovalIndexStore,
+  ApprovalRecord,
+  HistoryRecord,
+  IndexedApproval,
+  LoadOptions,
+  NewRecord,
+  PrunableSessionStore,
+  SessionSummary,
+} from "./session-store.js";
 
 /** Sessions up to this many records find a duplicate id by scanning; longer ones keep an index. */
 const SCAN_LIMIT = 32;
@@ -39,15 +50,21 @@ interface MemorySession {
  *   an `InvalidArgumentError`.
  * - `updatedAt` is monotonic; sessions touched in the same millisecond still list in touch order.
  * - `deleteSession` of an unknown id is a no-op (idempotent delete).
- * - Implements `prune` ({@link PrunableSessionStore}).
+ * - Implements `prune` ({@link PrunableSessionStore}) and the approval index
+ *   ({@link ApprovalIndexStore}). It has no session leases: it lives in one process, whose
+ *   runtime already runs one turn per session at a time.
  *
  * @example
  * const store = new MemorySessionStore();
  * const session = await store.createSession({ agentId: "todo" });
  * await store.append(session.sessionId, [{ id: "m1", kind: "message", frame: null, message: { role: "user", content: "hi" } }]);
  */
-export class MemorySessionStore implements PrunableSessionStore {
+export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexStore {
   readonly #sessions = new Map<string, MemorySession>();
+  /** Approval requests by id (the session they belong to, the request record, decided or not). */
+  readonly #approvals = new Map<string, { session: MemorySession; request: ApprovalRecord; decided: boolean }>();
+  /** The undecided ones, oldest first (a Map keeps insertion order). */
+  readonly #pending = new Map<string, true>();
   /**
    * Touch log, least recently updated first: a touch appends the session, and earlier entries of
    * it go stale (skipped, and dropped when stale entries outnumber live ones). Listing walks it
@@ -73,15 +90,16 @@ export class MemorySessionStore implements PrunableSessionStore {
     return session && copyPlainJson(session.summary);
   }
 
-  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
-    const { agentId, limit } = checkListQuery(query);
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    const checked = checkListQuery(query);
+    const { limit } = checked;
     const listed: SessionSummary[] = [];
     if (limit === 0) return listed;
     const order = this.#order;
     for (let index = order.length - 1; index >= 0 && listed.length < limit; index--) {
       const session = order[index]!;
       if (!this.#live(session, index)) continue;
-      if (agentId === undefined || session.summary.agentId === agentId) listed.push(copyPlainJson(session.summary));
+      if (matchesListQuery(session.summary, checked)) listed.push(copyPlainJson(session.summary));
     }
     return listed;
   }
@@ -121,6 +139,7 @@ export class MemorySessionStore implements PrunableSessionStore {
     for (const record of fresh.values()) {
       session.records.push(record);
       session.ids?.set(record.id, record.seq - 1);
+      this.#indexApproval(session, record);
     }
     if (session.ids === undefined && session.records.length > SCAN_LIMIT) {
       session.ids = new Map(session.records.map((record, index) => [record.id, index]));
@@ -153,6 +172,67 @@ export class MemorySessionStore implements PrunableSessionStore {
       pruned++;
     }
     return pruned;
+  }
+
+  async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
+    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
+    const entry = this.#approvals.get(requestId);
+    if (entry === undefined || !this.#exists(entry.session)) return undefined;
+    return indexed(entry.session, entry.request, entry.decided);
+  }
+
+  async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
+    const { scope, sessionId, limit = Number.POSITIVE_INFINITY } = query ?? {};
+    const listed: IndexedApproval[] = [];
+    for (const requestId of this.#pending.keys()) {
+      if (listed.length >= limit) break;
+      const entry = this.#approvals.get(requestId)!;
+      const summary = entry.session.summary;
+      if (!this.#exists(entry.session)) continue;
+      if (sessionId !== undefined && summary.sessionId !== sessionId) continue;
+      if (scope !== undefined && (summary.scope ?? null) !== scope) continue;
+      listed.push(indexed(entry.session, entry.request, false));
+    }
+    return listed;
+  }
+
+  #indexApproval(session: MemorySession, record: HistoryRecord): void {
+    if (record.kind === "approval") {
+      const requestId = record.request.requestId;
+      const entry = this.#approvals.get(requestId);
+      if (record.decision === undefined) {
+        if (entry === undefined) {
+          this.#approvals.set(requestId, { session, request: record, decided: false });
+          this.#pending.set(requestId, true);
+        }
+      } else {
+        if (entry === undefined) this.#approvals.set(requestId, { session, request: record, decided: true });
+        else entry.decided = true;
+        this.#pending.delete(requestId);
+      }
+    } else if (record.kind === "reset" && record.frame === null) {
+      for (const requestId of this.#pending.keys()) {
+        const entry = this.#approvals.get(requestId)!;
+        if (entry.session === session) {
+          entry.decided = true;
+          this.#pending.delete(requestId);
+        }
+      }
+    }
+  }
+
+  /** Whether the session is still stored (deleted and pruned sessions drop out of the index lazily). */
+  #exists(session: MemorySession): boolean {
+    const live = this.#sessions.get(session.summary.sessionId) === session;
+    if (!live) {
+      for (const [requestId, entry] of this.#approvals) {
+        if (entry.session === session) {
+          this.#approvals.delete(requestId);
+          this.#pending.delete(requestId);
+        }
+      }
+    }
+    return live;
   }
 
   #require(sessionId: string): MemorySession {
@@ -194,3 +274,7 @@ export class MemorySessionStore implements PrunableSessionStore {
   }
 }
 
+function indexed(session: MemorySession, request: ApprovalRecord, decided: boolean): IndexedApproval {
+  const { sessionId, agentId, scope } = session.summary;
+  return { requestId: request.request.requestId, sessionId, agentId, ...(scope !== undefined && { scope }), request: copyPlainJson(request), decided };
+}

@@ -6,9 +6,19 @@ import type { SessionStore, SessionSummary } from "./session-store.js";
  * - `"latest"`: the agent's most recently updated session; it must exist.
  * - `"create"`: always a new session.
  * - `"latest-or-create"`: the most recently updated session, or a new one when the agent has none.
- * - any other string: that session id; it must exist and belong to the agent.
+ * - any other string: that session id; it must exist, be in the caller's scope and belong to the agent.
  */
 export type SessionSelector = "latest" | "create" | "latest-or-create" | (string & {});
+
+/** Options of {@link resolveSession}. */
+export interface ResolveSessionOptions {
+  /**
+   * The tenant / end user: `latest` looks only at this scope's sessions, `create` creates the
+   * session in it, and an explicit id of a session in another scope is "not found".
+   * @default undefined (the unscoped space: only sessions created without a scope)
+   */
+  scope?: string;
+}
 
 /** What {@link resolveSession} returns. */
 export interface ResolveSessionResult {
@@ -22,8 +32,11 @@ export interface ResolveSessionResult {
  * first session of `store.listSessions({ agentId, limit: 1 })`: pinning is a UI concern and plays
  * no part in routing.
  *
- * Throws `SessionNotFoundError` (with `agentId`) for `"latest"` when the agent has no session and
- * (with `sessionId`) for an unknown explicit id; `SessionOwnershipError` when an explicit id
+ * Routing never leaves `options.scope`: an explicit id of a session in another scope is an
+ * unknown id (nothing about it is revealed).
+ *
+ * Throws `SessionNotFoundError` (with `agentId`) for `"latest"` when the agent has no session in
+ * the scope and (with `sessionId`) for an unknown explicit id; `SessionOwnershipError` when an explicit id
  * belongs to another agent; `InvalidArgumentError` for an empty selector or agent id.
  *
  * Two concurrent `"latest-or-create"` calls for an agent with no session may create two sessions;
@@ -32,6 +45,7 @@ export interface ResolveSessionResult {
  * @param store - Where the agent's sessions live.
  * @param agentId - The agent the message is for.
  * @param selector - Which session; `"latest-or-create"` when omitted.
+ * @param options - The scope to stay in.
  * @example
  * const { session, created } = await resolveSession(store, "todo", "latest-or-create");
  */
@@ -39,23 +53,29 @@ export async function resolveSession(
   store: SessionStore,
   agentId: string,
   selector: SessionSelector = "latest-or-create",
+  options: ResolveSessionOptions = {},
 ): Promise<ResolveSessionResult> {
   if (typeof agentId !== "string" || agentId === "") throw new InvalidArgumentError("resolveSession: agentId must be a non-empty string");
+  const scope = options?.scope;
+  if (scope !== undefined && (typeof scope !== "string" || scope === "")) throw new InvalidArgumentError("resolveSession: scope must be a non-empty string when set");
+  const init = { agentId, ...(scope !== undefined && { scope }) };
   if (typeof selector !== "string" || selector === "") {
     throw new InvalidArgumentError(`resolveSession: session selector must be "latest", "create", "latest-or-create" or a session id`);
   }
   switch (selector) {
     case "create":
-      return { session: await store.createSession({ agentId }), created: true };
+      return { session: await store.createSession(init), created: true };
     case "latest":
     case "latest-or-create": {
-      const [latest] = await store.listSessions({ agentId, limit: 1 });
+      const [latest] = await store.listSessions({ agentId, scope: scope ?? null, limit: 1 });
       if (latest !== undefined) return { session: latest, created: false };
       if (selector === "latest") throw new SessionNotFoundError(`Agent "${agentId}" has no session`, { agentId });
-      return { session: await store.createSession({ agentId }), created: true };
+      return { session: await store.createSession(init), created: true };
     }
     default: {
-      const session = await store.getSession(selector);
+      const found = await store.getSession(selector);
+      // Another scope's session is not revealed: it is as unknown as a missing one.
+      const session = found !== undefined && found.scope === scope ? found : undefined;
       if (session === undefined) throw new SessionNotFoundError(`Session "${selector}" not found`, { sessionId: selector, agentId });
       if (session.agentId !== agentId) throw new SessionOwnershipError({ sessionId: selector, agentId, ownerAgentId: session.agentId });
       return { session, created: false };

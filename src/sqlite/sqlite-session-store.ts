@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { AgentryError } from "../errors/agentry-error.js";
-import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
+import { InvalidArgumentError, LeaseLostError, SessionStoreError } from "../errors/errors.js";
 import {
   checkListQuery,
   checkSessionId,
@@ -9,12 +9,26 @@ import {
   patchSessionSummary,
   sessionNotFound,
   type CreateSessionInit,
+  type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
 import { SessionClock, type SessionTick } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, stampRecord } from "../internal/session-records.js";
-import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
-import { createSchema, prepareStatements, type SessionRow, type SqliteStatements } from "./sqlite-statements.js";
+import type {
+  AcquireLeaseOptions,
+  AppendOptions,
+  ApprovalIndexStore,
+  ApprovalRecord,
+  HistoryRecord,
+  IndexedApproval,
+  LeasableSessionStore,
+  LoadOptions,
+  NewRecord,
+  PrunableSessionStore,
+  SessionLease,
+  SessionSummary,
+} from "../sessions/session-store.js";
+import { createSchema, prepareStatements, type ApprovalRow, type LeaseRow, type SessionRow, type SqliteStatements } from "./sqlite-statements.js";
 
 /** Options of {@link SqliteSessionStore}: a file path to open, or an open better-sqlite3 database. */
 export type SqliteSessionStoreOptions = ({ path: string } | { database: Database.Database }) & {
@@ -44,13 +58,18 @@ export type SqliteSessionStoreOptions = ({ path: string } | { database: Database
  * - Given `{ path }`, the store owns the connection and `close()` closes it; given `{ database }`,
  *   the caller owns it and `close()` leaves it open.
  * - Deleting an unknown session is a no-op.
+ * - Session leases ({@link LeasableSessionStore}): a `<prefix>leases` row per session with the
+ *   fencing token; acquiring, renewing and fenced appends are `BEGIN IMMEDIATE` transactions, so
+ *   runtimes in several processes on one file never run turns of one session at once. Expiry
+ *   uses each process's clock (fine on one machine).
+ * - Approval index ({@link ApprovalIndexStore}): kept by `append` in the same transaction.
  *
  * @example
  * const store = new SqliteSessionStore({ path: "agentry.db" });
  * // ...
  * store.close();
  */
-export class SqliteSessionStore implements PrunableSessionStore {
+export class SqliteSessionStore implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore {
   /** The underlying connection. */
   readonly database: Database.Database;
   readonly #owned: boolean;
@@ -80,7 +99,14 @@ export class SqliteSessionStore implements PrunableSessionStore {
     return this.#write("createSession", () => {
       const tick = this.#tick();
       const summary = newSessionSummary(init, () => crypto.randomUUID(), tick.iso);
-      const inserted = this.#sql.insertSession.run({ ...columnsOf(summary), session_id: summary.sessionId, agent_id: summary.agentId, created_at: summary.createdAt, touch: tick.order });
+      const inserted = this.#sql.insertSession.run({
+        ...columnsOf(summary),
+        session_id: summary.sessionId,
+        agent_id: summary.agentId,
+        scope: summary.scope ?? null,
+        created_at: summary.createdAt,
+        touch: tick.order,
+      });
       if (inserted.changes === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
       return summary;
     });
@@ -94,11 +120,19 @@ export class SqliteSessionStore implements PrunableSessionStore {
     });
   }
 
-  async listSessions(query?: { agentId?: string; limit?: number }): Promise<SessionSummary[]> {
-    const { agentId, limit } = checkListQuery(query);
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    const { agentId, limit, scope } = checkListQuery(query);
     const sqlLimit = Number.isFinite(limit) ? limit : -1;
     return this.#run("listSessions", () => {
-      const rows = agentId === undefined ? this.#sql.listSessions.all(sqlLimit) : this.#sql.listAgentSessions.all(agentId, sqlLimit);
+      const sql = this.#sql;
+      const rows =
+        scope === undefined
+          ? agentId === undefined
+            ? sql.listSessions.all(sqlLimit)
+            : sql.listAgentSessions.all(agentId, sqlLimit)
+          : agentId === undefined
+            ? sql.listScopeSessions.all(scope, sqlLimit)
+            : sql.listScopeAgentSessions.all(scope, agentId, sqlLimit);
       return (rows as SessionRow[]).map(summaryOf);
     });
   }
@@ -118,18 +152,22 @@ export class SqliteSessionStore implements PrunableSessionStore {
 
   async deleteSession(sessionId: string): Promise<void> {
     checkSessionId(sessionId);
-    this.#write("deleteSession", () => {
-      this.#sql.deleteRecords.run(sessionId);
-      this.#sql.deleteSession.run(sessionId);
-    });
+    this.#write("deleteSession", () => this.#deleteAll(sessionId));
   }
 
-  async append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]> {
+  async append(sessionId: string, records: NewRecord[], options: AppendOptions = {}): Promise<HistoryRecord[]> {
     checkNewRecords(records);
     checkSessionId(sessionId);
+    const { leaseToken } = options ?? {};
+    if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken)) throw new InvalidArgumentError("append: leaseToken must be an integer");
     return this.#write("append", () => {
       const row = this.#sql.getSession.get(sessionId) as SessionRow | undefined;
       if (row === undefined) throw sessionNotFound(sessionId);
+      if (leaseToken !== undefined) {
+        // Fencing: a newer lease was granted since this token, so its holder lost the session.
+        const lease = this.#sql.getLease.get(sessionId) as LeaseRow | undefined;
+        if (lease !== undefined && lease.token !== leaseToken) throw new LeaseLostError(sessionId, leaseToken);
+      }
       let lastSeq = row.last_seq;
       let tick: SessionTick | undefined;
       const seen = new Map<string, HistoryRecord>();
@@ -142,6 +180,7 @@ export class SqliteSessionStore implements PrunableSessionStore {
           const json = toJson(stampRecord(record, ++lastSeq, tick.iso), index);
           this.#sql.insertRecord.run(sessionId, lastSeq, record.id, record.kind, record.frame, tick.iso, json);
           kept = JSON.parse(json) as HistoryRecord;
+          this.#index(row, kept, tick.order, json);
         }
         seen.set(record.id, kept);
         return kept;
@@ -178,17 +217,97 @@ export class SqliteSessionStore implements PrunableSessionStore {
     const olderThan = new Date(parseOlderThan(options)).toISOString();
     return this.#write("prune", () => {
       const stale = this.#sql.staleSessions.all(olderThan) as string[];
-      for (const sessionId of stale) {
-        this.#sql.deleteRecords.run(sessionId);
-        this.#sql.deleteSession.run(sessionId);
-      }
+      for (const sessionId of stale) this.#deleteAll(sessionId);
       return stale.length;
+    });
+  }
+
+  async acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined> {
+    checkSessionId(sessionId);
+    const { owner, ttlMs } = checkLeaseOptions(options);
+    const ticket = options.ticket;
+    if (ticket !== undefined && (typeof ticket !== "string" || ticket === "")) throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
+    return this.#write("acquireLease", () => {
+      if (this.#sql.getSession.get(sessionId) === undefined) throw sessionNotFound(sessionId);
+      const now = Date.now();
+      // Arrival order: a ticket keeps its place while its holder keeps asking.
+      this.#sql.dropStaleWaiters.run(sessionId, now - ttlMs);
+      if (ticket !== undefined) this.#sql.touchWaiter.run({ session_id: sessionId, ticket, seen_at: now });
+      const first = this.#sql.firstWaiter.get(sessionId) as string | undefined;
+      if (first !== undefined && first !== ticket) return undefined;
+      const lease = this.#sql.getLease.get(sessionId) as LeaseRow | undefined;
+      if (lease !== undefined && lease.expires_at > now && lease.owner !== owner) return undefined;
+      if (ticket !== undefined) this.#sql.dropWaiter.run(sessionId, ticket);
+      const granted = { session_id: sessionId, owner, token: (lease?.token ?? 0) + 1, expires_at: now + ttlMs };
+      this.#sql.putLease.run(granted);
+      return { token: granted.token, expiresAt: new Date(granted.expires_at).toISOString() };
+    });
+  }
+
+  async renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined> {
+    checkSessionId(sessionId);
+    const { ttlMs } = checkLeaseOptions({ owner: "-", ...options });
+    return this.#write("renewLease", () => {
+      const expires = Date.now() + ttlMs;
+      if (this.#sql.renewLease.run(expires, sessionId, token).changes === 0) return undefined;
+      return { token, expiresAt: new Date(expires).toISOString() };
+    });
+  }
+
+  async releaseLease(sessionId: string, token: number): Promise<void> {
+    checkSessionId(sessionId);
+    this.#write("releaseLease", () => void this.#sql.releaseLease.run(sessionId, token));
+  }
+
+  async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
+    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
+    return this.#run("findApproval", () => {
+      const row = this.#sql.getApproval.get(requestId) as ApprovalRow | undefined;
+      return row && approvalOf(row);
+    });
+  }
+
+  async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
+    const { scope, sessionId, limit } = query ?? {};
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
+    const sqlLimit = limit ?? -1;
+    return this.#run("listPendingApprovals", () => {
+      const rows = (
+        sessionId !== undefined
+          ? this.#sql.pendingSession.all(sessionId, sqlLimit)
+          : scope !== undefined
+            ? this.#sql.pendingScope.all(scope, sqlLimit)
+            : this.#sql.pendingAll.all(sqlLimit)
+      ) as ApprovalRow[];
+      return rows.map(approvalOf).filter((entry) => scope === undefined || (entry.scope ?? null) === scope);
     });
   }
 
   /** Closes the connection when the store opened it (`{ path }`); a no-op otherwise, and when closed. */
   close(): void {
     if (this.#owned && this.database.open) this.database.close();
+  }
+
+  /** Keeps the approval index in step with a newly stored record (inside the append's transaction). */
+  #index(session: SessionRow, record: HistoryRecord, order: number, json: string): void {
+    if (record.kind === "approval") {
+      const requestId = record.request.requestId;
+      if (record.decision === undefined) {
+        this.#sql.insertApproval.run(requestId, session.session_id, session.agent_id, session.scope, order, 0, json);
+      } else if (this.#sql.decideApproval.run(requestId).changes === 0) {
+        this.#sql.insertApproval.run(requestId, session.session_id, session.agent_id, session.scope, order, 1, json);
+      }
+    } else if (record.kind === "reset" && record.frame === null) {
+      this.#sql.retireApprovals.run(session.session_id);
+    }
+  }
+
+  #deleteAll(sessionId: string): void {
+    this.#sql.deleteRecords.run(sessionId);
+    this.#sql.deleteApprovals.run(sessionId);
+    this.#sql.deleteLease.run(sessionId);
+    this.#sql.dropWaiters.run(sessionId);
+    this.#sql.deleteSession.run(sessionId);
   }
 
   /** A tick later than any session's, across every connection to the file (called inside a write transaction). */
@@ -211,6 +330,26 @@ export class SqliteSessionStore implements PrunableSessionStore {
   }
 }
 
+function checkLeaseOptions(options: { owner: string; ttlMs: number }): { owner: string; ttlMs: number } {
+  const owner = options?.owner;
+  const ttlMs = options?.ttlMs;
+  if (typeof owner !== "string" || owner === "") throw new InvalidArgumentError("lease: owner must be a non-empty string");
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new InvalidArgumentError("lease: ttlMs must be a positive number");
+  return { owner, ttlMs };
+}
+
+function approvalOf(row: ApprovalRow): IndexedApproval {
+  const entry: IndexedApproval = {
+    requestId: row.request_id,
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    request: JSON.parse(row.data) as ApprovalRecord,
+    decided: row.decided !== 0,
+  };
+  if (row.scope !== null) entry.scope = row.scope;
+  return entry;
+}
+
 function toJson(record: HistoryRecord, index: number): string {
   try {
     return JSON.stringify(record);
@@ -231,6 +370,7 @@ function columnsOf(summary: SessionSummary) {
 
 function summaryOf(row: SessionRow): SessionSummary {
   const summary: SessionSummary = { sessionId: row.session_id, agentId: row.agent_id, createdAt: row.created_at, updatedAt: row.updated_at };
+  if (row.scope !== null) summary.scope = row.scope;
   if (row.name !== null) summary.name = row.name;
   if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;
   if (row.last_snippet !== null) summary.lastSnippet = row.last_snippet;

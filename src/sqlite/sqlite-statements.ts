@@ -4,6 +4,7 @@ import type BetterSqlite3 from "better-sqlite3";
 export interface SessionRow {
   session_id: string;
   agent_id: string;
+  scope: string | null;
   name: string | null;
   pinned_at: string | null;
   attributes: string | null;
@@ -15,9 +16,12 @@ export interface SessionRow {
 }
 
 /**
- * Creates the two tables when missing: `<prefix>sessions` (one row per session; `touch` orders
- * sessions updated in the same millisecond) and `<prefix>records` (one row per history record,
- * the record as JSON text in `data`; primary key (session_id, seq), unique (session_id, record_id)).
+ * Creates the tables when missing: `<prefix>sessions` (one row per session; `touch` orders
+ * sessions updated in the same millisecond), `<prefix>records` (one row per history record,
+ * the record as JSON text in `data`; primary key (session_id, seq), unique (session_id, record_id)),
+ * `<prefix>leases` (one row per leased session: owner, fencing token, expiry in epoch ms),
+ * `<prefix>lease_waiters` (the arrival-order queue of runtimes waiting for a lease) and
+ * `<prefix>approvals` (the approval request index: one row per request, `decided` 0 or 1).
  */
 export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
   db.exec(`
@@ -48,17 +52,92 @@ export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS ${prefix}records_resets ON ${prefix}records (session_id, seq) WHERE kind = 'reset';
   `);
+  // Files made before scopes existed get the column (NULL = unscoped).
+  const columns = db.prepare(`PRAGMA table_info(${prefix}sessions)`).all() as { name: string }[];
+  if (!columns.some((column) => column.name === "scope")) db.exec(`ALTER TABLE ${prefix}sessions ADD COLUMN scope TEXT`);
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS ${prefix}leases (
+      session_id TEXT PRIMARY KEY NOT NULL,
+      owner TEXT NOT NULL,
+      token INTEGER NOT NULL,
+      expires_at INTEGER NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS ${prefix}lease_waiters (
+      session_id TEXT NOT NULL,
+      ticket TEXT NOT NULL,
+      ord INTEGER NOT NULL,
+      seen_at INTEGER NOT NULL,
+      PRIMARY KEY (session_id, ticket)
+    );
+    CREATE TABLE IF NOT EXISTS ${prefix}approvals (
+      request_id TEXT PRIMARY KEY NOT NULL,
+      session_id TEXT NOT NULL,
+      agent_id TEXT NOT NULL,
+      scope TEXT,
+      ord INTEGER NOT NULL,
+      decided INTEGER NOT NULL DEFAULT 0,
+      data TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS ${prefix}approvals_pending ON ${prefix}approvals (scope, ord) WHERE decided = 0;
+    CREATE INDEX IF NOT EXISTS ${prefix}approvals_by_session ON ${prefix}approvals (session_id, decided);
+    CREATE INDEX IF NOT EXISTS ${prefix}sessions_by_scope ON ${prefix}sessions (scope, touch);
+    CREATE INDEX IF NOT EXISTS ${prefix}sessions_by_scope_agent ON ${prefix}sessions (scope, agent_id, touch);
+  `);
+}
+
+/** A row of the approvals table. */
+export interface ApprovalRow {
+  request_id: string;
+  session_id: string;
+  agent_id: string;
+  scope: string | null;
+  /** The store's order key when the request was stored: sorts requests oldest first across sessions. */
+  ord: number;
+  decided: number;
+  data: string;
+}
+
+/** A row of the leases table. */
+export interface LeaseRow {
+  session_id: string;
+  owner: string;
+  token: number;
+  expires_at: number;
 }
 
 /** The SQL of every statement the store runs; `pluck` ones return their single column. */
-function statementSql(sessions: string, records: string) {
+function statementSql(sessions: string, records: string, leases: string, approvals: string, waiters: string) {
   return {
-    insertSession: `INSERT INTO ${sessions} (session_id, agent_id, name, pinned_at, attributes, last_snippet, created_at, updated_at, touch)
-      VALUES (@session_id, @agent_id, @name, @pinned_at, @attributes, @last_snippet, @created_at, @updated_at, @touch)
+    getLease: `SELECT * FROM ${leases} WHERE session_id = ?`,
+    putLease: `INSERT INTO ${leases} (session_id, owner, token, expires_at) VALUES (@session_id, @owner, @token, @expires_at)
+      ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, token = excluded.token, expires_at = excluded.expires_at`,
+    renewLease: `UPDATE ${leases} SET expires_at = ? WHERE session_id = ? AND token = ?`,
+    releaseLease: `UPDATE ${leases} SET expires_at = 0 WHERE session_id = ? AND token = ?`,
+    deleteLease: `DELETE FROM ${leases} WHERE session_id = ?`,
+    touchWaiter: `INSERT INTO ${waiters} (session_id, ticket, ord, seen_at)
+      VALUES (@session_id, @ticket, (SELECT COALESCE(MAX(ord), 0) + 1 FROM ${waiters} WHERE session_id = @session_id), @seen_at)
+      ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at`,
+    dropStaleWaiters: `DELETE FROM ${waiters} WHERE session_id = ? AND seen_at < ?`,
+    firstWaiter: `SELECT ticket FROM ${waiters} WHERE session_id = ? ORDER BY ord LIMIT 1 -- pluck`,
+    dropWaiter: `DELETE FROM ${waiters} WHERE session_id = ? AND ticket = ?`,
+    dropWaiters: `DELETE FROM ${waiters} WHERE session_id = ?`,
+    insertApproval: `INSERT INTO ${approvals} (request_id, session_id, agent_id, scope, ord, decided, data) VALUES (?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT (request_id) DO NOTHING`,
+    decideApproval: `UPDATE ${approvals} SET decided = 1 WHERE request_id = ?`,
+    retireApprovals: `UPDATE ${approvals} SET decided = 1 WHERE session_id = ? AND decided = 0`,
+    deleteApprovals: `DELETE FROM ${approvals} WHERE session_id = ?`,
+    getApproval: `SELECT * FROM ${approvals} WHERE request_id = ?`,
+    pendingAll: `SELECT * FROM ${approvals} WHERE decided = 0 ORDER BY ord LIMIT ?`,
+    pendingScope: `SELECT * FROM ${approvals} WHERE decided = 0 AND scope IS ? ORDER BY ord LIMIT ?`,
+    pendingSession: `SELECT * FROM ${approvals} WHERE session_id = ? AND decided = 0 ORDER BY ord LIMIT ?`,
+    insertSession: `INSERT INTO ${sessions} (session_id, agent_id, scope, name, pinned_at, attributes, last_snippet, created_at, updated_at, touch)
+      VALUES (@session_id, @agent_id, @scope, @name, @pinned_at, @attributes, @last_snippet, @created_at, @updated_at, @touch)
       ON CONFLICT (session_id) DO NOTHING`,
     getSession: `SELECT * FROM ${sessions} WHERE session_id = ?`,
     listSessions: `SELECT * FROM ${sessions} ORDER BY touch DESC LIMIT ?`,
     listAgentSessions: `SELECT * FROM ${sessions} WHERE agent_id = ? ORDER BY touch DESC LIMIT ?`,
+    listScopeSessions: `SELECT * FROM ${sessions} WHERE scope IS ? ORDER BY touch DESC LIMIT ?`,
+    listScopeAgentSessions: `SELECT * FROM ${sessions} WHERE scope IS ? AND agent_id = ? ORDER BY touch DESC LIMIT ?`,
     maxTouch: `SELECT MAX(touch) FROM ${sessions} -- pluck`,
     updateSession: `UPDATE ${sessions} SET name = @name, pinned_at = @pinned_at, attributes = @attributes,
       last_snippet = @last_snippet, updated_at = @updated_at, touch = @touch WHERE session_id = @session_id`,
@@ -80,7 +159,7 @@ export type SqliteStatements = Record<keyof ReturnType<typeof statementSql>, Bet
 
 /** Prepares every statement once (numbers as JS numbers even if the caller's database defaults to BigInt). */
 export function prepareStatements(db: BetterSqlite3.Database, prefix: string): SqliteStatements {
-  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`)).map(([name, sql]) => {
+  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`, `${prefix}leases`, `${prefix}approvals`, `${prefix}lease_waiters`)).map(([name, sql]) => {
     const statement = db.prepare(sql).safeIntegers(false);
     return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
   });

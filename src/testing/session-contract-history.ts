@@ -63,7 +63,7 @@ export const historyCases: ContractCase[] = [
       const sessionId = await newSession(store);
       await store.append(sessionId, [userText("m1", "kept")]);
       const invalid = [
-        [userText("m2", "valid"), { id: "bad", kind: "no-such-kind", frame: null }],
+        [userText("m2", "valid"), { id: "bad", kind: "", frame: null }],
         [userText("m2", "valid"), { id: "", kind: "message", frame: null, message: { role: "user", content: "no id" } }],
       ];
       for (const batch of invalid) {

@@ -4,6 +4,8 @@ import type { ContractCase } from "./session-contract-fixtures.js";
 import { historyCases } from "./session-contract-history.js";
 import { metadataCases } from "./session-contract-metadata.js";
 import { recordCases } from "./session-contract-records.js";
+import { scopeCases } from "./session-contract-scope.js";
+import { capabilityCases } from "./session-contract-capabilities.js";
 
 /** A test runner's `describe` (vitest, jest, mocha, bun:test all fit). */
 export type ContractDescribe = (name: string, body: () => void) => unknown;
@@ -25,7 +27,7 @@ export interface SessionStoreContractOptions {
 }
 
 /** Every check of the suite, in registration order. */
-const contractCases = (): ContractCase[] => [...metadataCases, ...historyCases, ...recordCases];
+const contractCases = (): ContractCase[] => [...metadataCases, ...historyCases, ...recordCases, ...scopeCases, ...capabilityCases];
 
 function runner(options: SessionStoreContractOptions): { describe: ContractDescribe; it: ContractIt } {
   const scope = globalThis as { describe?: unknown; it?: unknown; __vitest_index__?: { describe?: unknown; it?: unknown } };
@@ -54,7 +56,10 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  * and idempotent by record id (the stored record is returned in place of a duplicate); records
  * round-trip as plain JSON; an id in use → `InvalidArgumentError` from `createSession`; unknown
  * sessions → `SessionNotFoundError` (`deleteSession` of an unknown id is a no-op); `prune` when the
- * store implements it; `"latest"` routing through `resolveSession`.
+ * store implements it; `"latest"` routing through `resolveSession`; scope kept, listed by exact match
+ * (`null` = unscoped only) and never crossed by `resolveSession`; records of further kinds kept as
+ * JSON; and, when the store has them, session leases with fencing (`LeasableSessionStore`) and
+ * the approval index (`ApprovalIndexStore`).
  *
  * @example
  * import { runSessionStoreContract } from "@agentry/core/testing";

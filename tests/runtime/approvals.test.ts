@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, createAgentRegistry, createAgentRuntime, type HistoryRecord, type ModelRequest } from "@agentry/core";
-import { historyProblems, type FakeTurn } from "@agentry/core/testing";
+import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, createAgentRegistry, createAgentRuntime, MemorySessionStore, type HistoryRecord, type ModelRequest } from "@agentry/core";
+import { createFakeProvider, historyProblems, type FakeTurn } from "@agentry/core/testing";
 import { agents, makeRuntime, textOf, todoTools } from "./helpers.js";
 
 /** The todo agent deletes "milk" (approval needed), then reports what the tool said. */
@@ -116,5 +116,43 @@ describe("durable approvals", () => {
     const done = await runtime.resolveApproval(pending[1]!.requestId, { approved: false });
     expect(done).toMatchObject({ status: "complete", text: "both handled" });
     expect(todo.items).toEqual(["eggs"]);
+  });
+});
+
+describe("approvals across runtimes and at scale", () => {
+  it("two runtimes resolving one request at once (no lease): the decision is a compare-and-set, the tool runs once", async () => {
+    const store = new MemorySessionStore();
+    const first = makeRuntime(deleteScript, { store });
+    first.todo.items.push("milk", "milk");
+    await first.runtime.send({ agentId: "todo", content: "delete milk" });
+    const [pending] = await first.runtime.pendingApprovals();
+    const second = createAgentRuntime({ registry: createAgentRegistry(agents), store, providers: { fake: createFakeProvider(deleteScript) }, defaultModel: "m", tools: first.todo.tools });
+    const outcomes = await Promise.allSettled([first.runtime.resolveApproval(pending!.requestId, { approved: true }), second.resolveApproval(pending!.requestId, { approved: true })]);
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === "rejected" && ApprovalAlreadyResolvedError.isInstance(o.reason))).toHaveLength(1);
+    expect(first.todo.items).toEqual(["milk"]);
+  });
+
+  it("with the store's approval index, pendingApprovals and resolveApproval read no other session", async () => {
+    const inner = new MemorySessionStore();
+    const loaded: string[] = [];
+    const store = new Proxy(inner, {
+      get(target, property) {
+        if (property === "load") return (sessionId: string, options?: object) => (loaded.push(sessionId), target.load(sessionId, options));
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const { runtime } = makeRuntime(deleteScript, { store });
+    for (let i = 0; i < 30; i++) await inner.createSession({ agentId: "todo", scope: `user-${i}` });
+    const suspended = await runtime.send({ agentId: "todo", content: "delete milk", scope: "user-x" });
+    loaded.length = 0;
+    const pending = await runtime.pendingApprovals();
+    expect(pending.map((p) => p.sessionId)).toEqual([suspended.sessionId]);
+    expect(loaded).toEqual([]);
+    // Another runtime (another process, empty cache) finds the request through the index.
+    const other = createAgentRuntime({ registry: createAgentRegistry(agents), store, providers: { fake: createFakeProvider(deleteScript) }, defaultModel: "m", tools: todoTools().tools });
+    expect((await other.resolveApproval(pending[0]!.requestId, { approved: true })).status).toBe("complete");
+    expect(new Set(loaded)).toEqual(new Set([suspended.sessionId]));
   });
 });

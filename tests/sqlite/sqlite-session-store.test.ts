@@ -31,9 +31,23 @@ describe("SqliteSessionStore", () => {
     const store = new SqliteSessionStore({ path });
     expect(store.database.pragma("journal_mode", { simple: true })).toBe("wal");
     const tables = store.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["agentry_records", "agentry_sessions"]);
+    expect(tables).toEqual(["agentry_approvals", "agentry_lease_waiters", "agentry_leases", "agentry_records", "agentry_sessions"]);
     store.close();
     expect(store.database.open).toBe(false);
+  });
+
+  it("adds the scope column to a file made before scopes existed; its sessions are unscoped", async () => {
+    const path = await newFile();
+    const old = new Database(path);
+    old.exec(`CREATE TABLE agentry_sessions (session_id TEXT PRIMARY KEY NOT NULL, agent_id TEXT NOT NULL, name TEXT, pinned_at TEXT,
+      attributes TEXT, last_snippet TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, touch INTEGER NOT NULL, last_seq INTEGER NOT NULL DEFAULT 0)`);
+    old.prepare("INSERT INTO agentry_sessions (session_id, agent_id, created_at, updated_at, touch) VALUES ('old', 'a', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 1)").run();
+    old.close();
+    const store = new SqliteSessionStore({ path });
+    expect((await store.listSessions({ scope: null })).map((s) => s.sessionId)).toEqual(["old"]);
+    const scoped = await store.createSession({ agentId: "a", scope: "user-1" });
+    expect((await store.listSessions({ scope: "user-1" })).map((s) => s.sessionId)).toEqual([scoped.sessionId]);
+    store.close();
   });
 
   it("reads back what another connection wrote after reopening the file", async () => {

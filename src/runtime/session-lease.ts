@@ -1,0 +1,69 @@
+import { SessionBusyError } from "../errors/errors.js";
+import { isLeasableSessionStore, type SessionStore } from "../sessions/session-store.js";
+import { storeCall } from "./runtime-context.js";
+
+/** A lease the runtime holds while it works on a session (a no-op one for stores without leases). */
+export interface HeldLease {
+  /** The fencing token to pass to every append; `undefined` for stores without leases. */
+  token: number | undefined;
+  /** Aborted when the lease was lost (a renewal failed): stop the turn, its appends are refused anyway. */
+  lost: AbortSignal;
+  release(): Promise<void>;
+}
+
+/** Options of {@link acquireSessionLease}. */
+export interface SessionLeaseOptions {
+  /** Who holds it (one id per runtime instance). */
+  owner: string;
+  ttlMs: number;
+  /** Longest wait for a lease another runtime holds. */
+  waitMs: number;
+}
+
+const NO_LEASE: HeldLease = { token: undefined, lost: new AbortController().signal, release: async () => undefined };
+
+/**
+ * Takes the session's lease when the store has leases (else a no-op lease: single-process stores
+ * rely on the runtime's per-session inbox), waiting with backoff while another runtime holds it
+ * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`). The lease is renewed every third of its ttl until
+ * released; when a renewal finds it lost, `lost` is aborted.
+ */
+export async function acquireSessionLease(store: SessionStore, sessionId: string, options: SessionLeaseOptions): Promise<HeldLease> {
+  if (!isLeasableSessionStore(store)) return NO_LEASE;
+  const { owner, ttlMs, waitMs } = options;
+  const started = Date.now();
+  // One ticket per wait: the store serves waiting runtimes in the order they started asking.
+  const ticket = globalThis.crypto.randomUUID();
+  let delay = 5;
+  let lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs, ticket }));
+  while (lease === undefined) {
+    if (Date.now() - started >= waitMs) throw new SessionBusyError(sessionId, Date.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
+    lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs, ticket }));
+  }
+  const token = lease.token;
+  const lost = new AbortController();
+  let released = false;
+  let renewing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = store.renewLease(sessionId, token, { ttlMs }).then(
+      (renewed) => {
+        if (renewed === undefined && !released) lost.abort(new Error(`Lost the lease on session "${sessionId}"`));
+      },
+      () => undefined, // a failed renewal is retried on the next tick; the fencing token still guards appends
+    );
+  }, Math.max(1, Math.floor(ttlMs / 3)));
+  (timer as { unref?: () => void }).unref?.();
+  return {
+    token,
+    lost: lost.signal,
+    async release() {
+      if (released) return;
+      released = true;
+      clearInterval(timer);
+      await renewing;
+      await store.releaseLease(sessionId, token).catch(() => undefined);
+    },
+  };
+}
