@@ -37,7 +37,7 @@ function manualFetch() {
       const signal = init?.signal;
       signal?.addEventListener("abort", () => {
         state.aborted = true;
-        reject(signal.reason);
+        reject(signal.reason as Error);
       });
       let body!: ReadableStreamDefaultController<Uint8Array>;
       const stream = new ReadableStream<Uint8Array>({ start: (controller) => void (body = controller) });
@@ -92,9 +92,9 @@ describe("idleTimeoutMs", () => {
   it("does not count the time the consumer spends between reads", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const wire = manualFetch();
-    const stream = openai({ apiKey: "k", fetch: wire.fetch, idleTimeoutMs: 1000, maxRetries: 0 }).stream(baseRequest(), {
-      signal: new AbortController().signal,
-    });
+    const stream = openai({ apiKey: "k", fetch: wire.fetch, idleTimeoutMs: 1000, maxRetries: 0 })
+      .stream(baseRequest(), { signal: new AbortController().signal })
+      [Symbol.asyncIterator]();
     const first = stream.next();
     await settle();
     wire.respond();
