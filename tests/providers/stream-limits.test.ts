@@ -92,9 +92,8 @@ describe("idleTimeoutMs", () => {
   it("does not count the time the consumer spends between reads", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const wire = manualFetch();
-    const stream = openai({ apiKey: "k", fetch: wire.fetch, idleTimeoutMs: 1000, maxRetries: 0 })
-      .stream(baseRequest(), { signal: new AbortController().signal })
-      [Symbol.asyncIterator]();
+    const provider = openai({ apiKey: "k", fetch: wire.fetch, idleTimeoutMs: 1000, maxRetries: 0 });
+    const stream = provider.stream(baseRequest(), { signal: new AbortController().signal })[Symbol.asyncIterator]();
     const first = stream.next();
     await settle();
     wire.respond();
