@@ -1,5 +1,6 @@
 /// <reference types="node" />
 import type { Provider } from "../providers/provider.js";
+import { arrayField, asRecord, countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
 import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
 import { createCliProvider } from "./create-cli-provider.js";
@@ -42,32 +43,36 @@ export function createClaudeOutputParser(): CliOutputParser {
       if (!value) return [];
       const out: CliOutputEvent[] = [];
       if (value.type === "stream_event") {
-        const event = value.event ?? {};
-        if (event.type === "message_start") joiner.nextMessage();
-        if (event.type === "content_block_delta" && event.delta?.type === "text_delta") {
+        const event = recordField(value, "event");
+        const delta = recordField(event, "delta");
+        if (event?.type === "message_start") joiner.nextMessage();
+        if (event?.type === "content_block_delta" && delta?.type === "text_delta") {
           partial = true;
-          out.push(...joiner.text(String(event.delta.text ?? "")));
+          out.push(...joiner.text(stringField(delta, "text") ?? ""));
         }
-        if (event.type === "content_block_delta" && event.delta?.type === "thinking_delta") {
-          out.push({ type: "thinking_delta", text: String(event.delta.thinking ?? "") });
+        if (event?.type === "content_block_delta" && delta?.type === "thinking_delta") {
+          out.push({ type: "thinking_delta", text: stringField(delta, "thinking") ?? "" });
         }
       } else if (value.type === "assistant") {
         if (!partial) joiner.nextMessage();
-        for (const block of (value.message?.content ?? []) as any[]) {
-          if (block?.type === "text" && !partial) out.push(...joiner.text(String(block.text ?? "")));
-          else if (block?.type === "thinking" && !partial) out.push({ type: "thinking_delta", text: String(block.thinking ?? "") });
-          else if (block?.type === "tool_use") out.push({ type: "tool_use", name: String(block.name ?? "") });
+        for (const item of arrayField(recordField(value, "message"), "content") ?? []) {
+          const block = asRecord(item);
+          if (block?.type === "text" && !partial) out.push(...joiner.text(stringField(block, "text") ?? ""));
+          else if (block?.type === "thinking" && !partial) out.push({ type: "thinking_delta", text: stringField(block, "thinking") ?? "" });
+          else if (block?.type === "tool_use") out.push({ type: "tool_use", name: stringField(block, "name") ?? "" });
         }
       } else if (value.type === "result") {
-        if (!joiner.wroteText && typeof value.result === "string") out.push(...joiner.text(value.result));
-        const usage = value.usage;
-        if (usage && typeof usage === "object") {
-          const read = Number(usage.cache_read_input_tokens ?? 0);
-          const write = Number(usage.cache_creation_input_tokens ?? 0);
-          out.push({ type: "usage", inputTokens: Number(usage.input_tokens ?? 0) + read + write, outputTokens: Number(usage.output_tokens ?? 0), cachedInputTokens: read });
+        const result = stringField(value, "result");
+        if (!joiner.wroteText && result !== undefined) out.push(...joiner.text(result));
+        const usage = recordField(value, "usage");
+        if (usage) {
+          const read = countField(usage, "cache_read_input_tokens") ?? 0;
+          const write = countField(usage, "cache_creation_input_tokens") ?? 0;
+          const input = countField(usage, "input_tokens") ?? 0;
+          out.push({ type: "usage", inputTokens: input + read + write, outputTokens: countField(usage, "output_tokens") ?? 0, cachedInputTokens: read });
         }
         if (value.is_error === true) {
-          out.push({ type: "error", message: typeof value.result === "string" && value.result ? value.result : String(value.subtype ?? "error") });
+          out.push({ type: "error", message: result || (stringField(value, "subtype") ?? "error") });
         }
       }
       return out.filter((event) => event.type !== "thinking_delta" || event.text !== "");

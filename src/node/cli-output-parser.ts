@@ -1,3 +1,5 @@
+import { asRecord, type WireRecord } from "../internal/wire-guards.js";
+
 /** What one piece of a CLI agent's output means. */
 export type CliOutputEvent =
   | { type: "text_delta"; text: string }
@@ -41,12 +43,11 @@ export function createJsonlOutputParser(): CliOutputParser {
 }
 
 /** A JSON object from one output line, or `undefined` for anything else. */
-export function parseJsonLine(line: string): Record<string, any> | undefined {
+export function parseJsonLine(line: string): WireRecord | undefined {
   const trimmed = line.trim();
   if (!trimmed.startsWith("{")) return undefined;
   try {
-    const value: unknown = JSON.parse(trimmed);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, any>) : undefined;
+    return asRecord(JSON.parse(trimmed));
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 /// <reference types="node" />
 import type { Provider } from "../providers/provider.js";
+import { countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
 import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
 import { createCliProvider } from "./create-cli-provider.js";
@@ -36,26 +37,27 @@ export function createCodexOutputParser(): CliOutputParser {
       if (!value) return [];
       const out: CliOutputEvent[] = [];
       if (value.type === "item.completed") {
-        const item = value.item ?? {};
-        const kind = item.type ?? item.item_type;
+        const item = recordField(value, "item");
+        const kind = stringField(item, "type") ?? stringField(item, "item_type");
+        const text = stringField(item, "text");
         if (kind === "agent_message" || kind === "assistant_message") {
           joiner.nextMessage();
-          out.push(...joiner.text(String(item.text ?? "")));
-        } else if (kind === "reasoning" && typeof item.text === "string" && item.text !== "") {
-          out.push({ type: "thinking_delta", text: item.text });
-        } else if (TOOL_ITEMS.has(kind)) out.push({ type: "tool_use", name: String(kind) });
-      } else if (value.type === "turn.completed" && value.usage) {
-        const usage = value.usage;
+          out.push(...joiner.text(text ?? ""));
+        } else if (kind === "reasoning" && text) {
+          out.push({ type: "thinking_delta", text });
+        } else if (kind !== undefined && TOOL_ITEMS.has(kind)) out.push({ type: "tool_use", name: kind });
+      } else if (value.type === "turn.completed" && recordField(value, "usage")) {
+        const usage = recordField(value, "usage");
         out.push({
           type: "usage",
-          inputTokens: Number(usage.input_tokens ?? 0),
-          outputTokens: Number(usage.output_tokens ?? 0),
-          cachedInputTokens: Number(usage.cached_input_tokens ?? 0),
+          inputTokens: countField(usage, "input_tokens") ?? 0,
+          outputTokens: countField(usage, "output_tokens") ?? 0,
+          cachedInputTokens: countField(usage, "cached_input_tokens") ?? 0,
         });
       } else if (value.type === "turn.failed") {
-        out.push({ type: "error", message: String(value.error?.message ?? "turn failed") });
+        out.push({ type: "error", message: stringField(recordField(value, "error"), "message") ?? "turn failed" });
       } else if (value.type === "error") {
-        out.push({ type: "error", message: String(value.message ?? value.error?.message ?? "error") });
+        out.push({ type: "error", message: stringField(value, "message") ?? stringField(recordField(value, "error"), "message") ?? "error" });
       }
       return out;
     },

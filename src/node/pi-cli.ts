@@ -1,5 +1,6 @@
 /// <reference types="node" />
 import type { Provider } from "../providers/provider.js";
+import { countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
 import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
 import { createCliProvider } from "./create-cli-provider.js";
@@ -33,24 +34,25 @@ export function createPiOutputParser(): CliOutputParser {
       const value = parseJsonLine(line);
       if (!value) return [];
       const out: CliOutputEvent[] = [];
-      const message = value.message ?? {};
-      if (value.type === "message_start" && message.role === "assistant") joiner.nextMessage();
+      const message = recordField(value, "message");
+      if (value.type === "message_start" && message?.role === "assistant") joiner.nextMessage();
       else if (value.type === "message_update") {
-        const event = value.assistantMessageEvent ?? {};
-        if (event.type === "text_delta") out.push(...joiner.text(String(event.delta ?? "")));
-        else if (event.type === "thinking_delta" && typeof event.delta === "string" && event.delta !== "") {
-          out.push({ type: "thinking_delta", text: event.delta });
+        const event = recordField(value, "assistantMessageEvent");
+        const delta = stringField(event, "delta");
+        if (event?.type === "text_delta") out.push(...joiner.text(delta ?? ""));
+        else if (event?.type === "thinking_delta" && delta) out.push({ type: "thinking_delta", text: delta });
+      } else if (value.type === "tool_execution_start") out.push({ type: "tool_use", name: stringField(value, "toolName") ?? "" });
+      else if (value.type === "message_end" && message?.role === "assistant") {
+        const usage = recordField(message, "usage");
+        if (usage) {
+          const read = countField(usage, "cacheRead") ?? 0;
+          const write = countField(usage, "cacheWrite") ?? 0;
+          const input = countField(usage, "input") ?? 0;
+          out.push({ type: "usage", inputTokens: input + read + write, outputTokens: countField(usage, "output") ?? 0, cachedInputTokens: read });
         }
-      } else if (value.type === "tool_execution_start") out.push({ type: "tool_use", name: String(value.toolName ?? "") });
-      else if (value.type === "message_end" && message.role === "assistant") {
-        const usage = message.usage;
-        if (usage && typeof usage === "object") {
-          const read = Number(usage.cacheRead ?? 0);
-          const write = Number(usage.cacheWrite ?? 0);
-          out.push({ type: "usage", inputTokens: Number(usage.input ?? 0) + read + write, outputTokens: Number(usage.output ?? 0), cachedInputTokens: read });
-        }
-        if (message.stopReason === "error" || message.stopReason === "aborted") {
-          out.push({ type: "error", message: String(message.errorMessage ?? `assistant message ${String(message.stopReason)}`) });
+        const stop = message.stopReason;
+        if (stop === "error" || stop === "aborted") {
+          out.push({ type: "error", message: stringField(message, "errorMessage") ?? `assistant message ${stop}` });
         }
       }
       return out;

@@ -1,4 +1,5 @@
 import { createSseProvider } from "../http/create-sse-provider.js";
+import type { StreamLimitOptions } from "../http/stream-limit-options.js";
 import type { RetryOptions } from "../http/stream-with-retry.js";
 import type { Provider } from "../provider.js";
 import { readEnv } from "../read-env.js";
@@ -6,7 +7,7 @@ import { createAnthropicStreamReader } from "./create-anthropic-stream-reader.js
 import { toAnthropicRequest } from "./to-anthropic-request.js";
 
 /** Options of {@link anthropic}. */
-export interface AnthropicOptions extends RetryOptions {
+export interface AnthropicOptions extends RetryOptions, StreamLimitOptions {
   /** Sent as `x-api-key`. @default process.env.ANTHROPIC_API_KEY (read only where `globalThis.process` exists) */
   apiKey?: string;
   /** Requests go to `{baseURL}/v1/messages`. @default process.env.ANTHROPIC_BASE_URL, else "https://api.anthropic.com" */

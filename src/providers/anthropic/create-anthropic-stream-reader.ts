@@ -1,11 +1,12 @@
 import { ProviderError } from "../../errors/errors.js";
+import { asRecord, countField, recordField, stringField } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
 import { parseToolArgs } from "../parse-tool-args.js";
 import type { FinishReason, ModelEvent } from "../provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 
 interface OpenBlock {
-  type: string;
+  type: string | undefined;
   id?: string;
   name?: string;
   /** Concatenated `input_json_delta` fragments of a tool_use block. */
@@ -34,20 +35,24 @@ const USAGE_FIELDS: UsageField[] = ["input_tokens", "output_tokens", "cache_read
  * - `error` events throw a `ProviderError` (`overloaded_error` is retryable); `ping` and unknown
  *   events or block types are ignored. A second `message_start` (seen from proxies) restarts
  *   block tracking.
+ * - Fields of the wrong type are ignored (a non-string `text`, a non-numeric token count, a
+ *   block index that is not a number); malformed JSON is a non-retryable `ProviderError`.
  */
 export function createAnthropicStreamReader(init: { provider: string }) {
   const { provider } = init;
-  const blocks = new Map<number, OpenBlock>();
+  /** Open blocks by their `index` (whatever JSON value the server used: only equality matters). */
+  const blocks = new Map<unknown, OpenBlock>();
   const usage: Partial<Record<UsageField, number>> = {};
   let stopReason: string | undefined;
   let stopped = false;
   let emittedCalls = 0;
 
   const takeUsage = (value: unknown) => {
-    if (!value || typeof value !== "object") return;
+    const record = asRecord(value);
+    if (record === undefined) return;
     for (const field of USAGE_FIELDS) {
-      const n = (value as Record<string, unknown>)[field];
-      if (typeof n === "number") usage[field] = n;
+      const n = countField(record, field);
+      if (n !== undefined) usage[field] = n;
     }
   };
 
@@ -55,42 +60,47 @@ export function createAnthropicStreamReader(init: { provider: string }) {
     push(sse: SseEvent): ModelEvent[] {
       const out: ModelEvent[] = [];
       if (sse.data.trim() === "") return out;
-      let data: any;
+      let parsed: unknown;
       try {
-        data = JSON.parse(sse.data);
+        parsed = JSON.parse(sse.data);
       } catch {
         throw new ProviderError(`Malformed JSON in the event stream: ${sse.data.slice(0, 200)}`, { provider, retryable: false });
       }
-      const type: unknown = data?.type ?? sse.event;
+      // Data that is not an object (`null`, a number) has no fields: its event name alone counts.
+      const data = asRecord(parsed) ?? {};
+      const type = data.type ?? sse.event;
       switch (type) {
         case "message_start":
           blocks.clear();
-          takeUsage(data.message?.usage);
+          takeUsage(recordField(data, "message")?.usage);
           break;
         case "content_block_start": {
-          const block = data.content_block ?? {};
-          const open: OpenBlock = { type: block.type, id: block.id, name: block.name, json: "", input: block.input };
+          const block = recordField(data, "content_block") ?? {};
+          const blockType = stringField(block, "type");
+          const open: OpenBlock = { type: blockType, id: stringField(block, "id"), name: stringField(block, "name"), json: "", input: block.input };
           blocks.set(data.index, open);
-          if (block.type === "text" && typeof block.text === "string" && block.text !== "") out.push({ type: "text_delta", text: block.text });
-          if (block.type === "thinking" && typeof block.thinking === "string" && block.thinking !== "") {
-            out.push({ type: "thinking_delta", text: block.thinking });
-          }
-          if (block.type === "redacted_thinking") {
-            out.push({ type: "thinking_delta", text: "", signature: String(block.data ?? ""), redacted: true });
+          const text = stringField(block, "text");
+          const thinking = stringField(block, "thinking");
+          if (blockType === "text" && text) out.push({ type: "text_delta", text });
+          if (blockType === "thinking" && thinking) out.push({ type: "thinking_delta", text: thinking });
+          if (blockType === "redacted_thinking") {
+            out.push({ type: "thinking_delta", text: "", signature: stringField(block, "data") ?? "", redacted: true });
           }
           break;
         }
         case "content_block_delta": {
-          const delta = data.delta ?? {};
-          const block = blocks.get(data.index);
-          if (delta.type === "text_delta" && typeof delta.text === "string" && delta.text !== "") {
-            out.push({ type: "text_delta", text: delta.text });
-          } else if (delta.type === "thinking_delta" && typeof delta.thinking === "string" && delta.thinking !== "") {
-            out.push({ type: "thinking_delta", text: delta.thinking });
-          } else if (delta.type === "signature_delta" && typeof delta.signature === "string") {
-            out.push({ type: "thinking_delta", text: "", signature: delta.signature });
-          } else if (delta.type === "input_json_delta" && block && typeof delta.partial_json === "string") {
-            block.json += delta.partial_json;
+          const delta = recordField(data, "delta");
+          if (delta === undefined) break;
+          const { type: deltaType, text, thinking, signature, partial_json: json } = delta;
+          if (deltaType === "text_delta" && typeof text === "string" && text !== "") {
+            out.push({ type: "text_delta", text });
+          } else if (deltaType === "thinking_delta" && typeof thinking === "string" && thinking !== "") {
+            out.push({ type: "thinking_delta", text: thinking });
+          } else if (deltaType === "signature_delta" && typeof signature === "string") {
+            out.push({ type: "thinking_delta", text: "", signature });
+          } else if (deltaType === "input_json_delta" && typeof json === "string") {
+            const block = blocks.get(data.index);
+            if (block) block.json += json;
           }
           break;
         }
@@ -103,15 +113,17 @@ export function createAnthropicStreamReader(init: { provider: string }) {
           }
           break;
         }
-        case "message_delta":
-          if (typeof data.delta?.stop_reason === "string") stopReason = data.delta.stop_reason;
+        case "message_delta": {
+          const stop = stringField(recordField(data, "delta"), "stop_reason");
+          if (stop !== undefined) stopReason = stop;
           takeUsage(data.usage);
           break;
+        }
         case "message_stop":
           stopped = true;
           break;
         case "error":
-          throw providerErrorFromPayload({ provider, payload: data?.error ? data : { error: data } });
+          throw providerErrorFromPayload({ provider, payload: data.error ? parsed : { error: parsed } });
         default:
           break; // ping and event types added later
       }
@@ -142,8 +154,7 @@ export function createAnthropicStreamReader(init: { provider: string }) {
 
 function toolInput(block: OpenBlock): unknown {
   if (block.json.trim() !== "") return parseToolArgs(block.json);
-  const input = block.input;
-  return input && typeof input === "object" ? input : {};
+  return asRecord(block.input) ?? {};
 }
 
 function finishReason(stop: string | undefined, calls: number): FinishReason {

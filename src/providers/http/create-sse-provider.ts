@@ -2,6 +2,7 @@ import { abortError } from "../../internal/abort.js";
 import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 import { postEventStream } from "./post-event-stream.js";
+import { checkStreamLimits, type StreamLimitOptions } from "./stream-limit-options.js";
 import { streamWithRetry, type RetryOptions } from "./stream-with-retry.js";
 
 /** Turns one response's server-sent events into model events (a fresh one per attempt). */
@@ -12,7 +13,7 @@ export interface StreamReader {
 }
 
 /** What a wire format adds to the shared HTTP + SSE provider. */
-export interface SseProviderInit extends RetryOptions {
+export interface SseProviderInit extends RetryOptions, StreamLimitOptions {
   id: string;
   url: string;
   headers: Record<string, string>;
@@ -24,13 +25,28 @@ export interface SseProviderInit extends RetryOptions {
 
 /**
  * A provider that POSTs each request and reads the streamed answer as SSE, with retries before any
- * output (see `streamWithRetry`) and prompt abort. Shared by `openai()` and `anthropic()`.
+ * output (see `streamWithRetry`), prompt abort, an idle timeout and an event size limit (see
+ * `postEventStream`). Shared by `openai()` and `anthropic()`. Throws an `InvalidArgumentError`
+ * for a bad limit, before any request.
  */
 export function createSseProvider(init: SseProviderInit): Provider {
   const { id } = init;
+  checkStreamLimits(id, init);
+  const limits: StreamLimitOptions = {
+    ...(init.maxEventBytes === undefined ? {} : { maxEventBytes: init.maxEventBytes }),
+    ...(init.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: init.idleTimeoutMs }),
+  };
   async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const reader = init.reader();
-    const events = postEventStream({ provider: id, fetch: init.fetch ?? globalThis.fetch, url: init.url, headers: init.headers, body: init.body(request), signal });
+    const events = postEventStream({
+      ...limits,
+      provider: id,
+      fetch: init.fetch ?? globalThis.fetch,
+      url: init.url,
+      headers: init.headers,
+      body: init.body(request),
+      signal,
+    });
     for await (const batch of events) {
       for (const sse of batch) {
         for (const event of reader.push(sse)) {

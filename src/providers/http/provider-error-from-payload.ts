@@ -1,4 +1,5 @@
 import { ProviderError } from "../../errors/errors.js";
+import { asRecord, recordField, stringField } from "../../internal/wire-guards.js";
 
 /** Error types and codes that will not clear by waiting: never retried, whatever the status. */
 const PERMANENT = new Set(["insufficient_quota", "enforced_spend_limit_reached", "billing_error", "tool_use_failed"]);
@@ -38,16 +39,16 @@ export function providerErrorFromPayload(init: {
   /** Message when the payload has none (e.g. the raw body text). */
   fallbackMessage?: string;
 }): ProviderError {
-  const root = isObject(init.payload) ? init.payload : {};
-  const inner = isObject(root.error) ? root.error : {};
-  const code = typeof inner.code === "string" ? inner.code : undefined;
-  const type = typeof inner.type === "string" ? inner.type : undefined;
-  const details = isObject(inner.details) && typeof inner.details.error_code === "string" ? inner.details.error_code : undefined;
+  const root = asRecord(init.payload) ?? {};
+  const inner = recordField(root, "error") ?? {};
+  const code = stringField(inner, "code");
+  const type = stringField(inner, "type");
+  const details = stringField(recordField(inner, "details"), "error_code");
   const errorType = details ?? code ?? type;
 
   let message =
     str(inner.message) ?? str(root.error) ?? str(root.message) ?? str(root.detail) ?? init.fallbackMessage ?? "Unknown provider error";
-  const raw = isObject(inner.metadata) ? str(inner.metadata.raw) : undefined;
+  const raw = str(recordField(inner, "metadata")?.raw);
   if (raw && raw !== message) message = `${message} (${raw})`;
 
   const payloadStatus = num(inner.status_code) ?? num(inner.code) ?? num(inner.status);
@@ -67,9 +68,6 @@ export function providerErrorFromPayload(init: {
   });
 }
 
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 function str(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }

@@ -1,16 +1,9 @@
 import { ProviderError } from "../../errors/errors.js";
+import { asRecord, countField, recordField, type WireRecord } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
 import type { FinishReason, ModelEvent } from "../provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
-import { createToolCallAssembler, type ToolCallDelta } from "./create-tool-call-assembler.js";
-
-/** The `usage` object of a Chat Completions chunk (OpenAI, plus what compatible servers add). */
-interface ChatUsage {
-  prompt_tokens?: number;
-  completion_tokens?: number;
-  total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
-}
+import { createToolCallAssembler } from "./create-tool-call-assembler.js";
 
 /**
  * Turns Chat Completions stream events into model events. Only choice 0 is read (we send `n: 1`;
@@ -26,6 +19,8 @@ interface ChatUsage {
  *   once at the end. `outputTokens` is `total - prompt` when that is larger than
  *   `completion_tokens` (xAI reports reasoning tokens outside `completion_tokens`).
  * - An `error` event or an `error` field in any chunk throws a `ProviderError`, even after output.
+ * - Fields of the wrong type are ignored (a chunk that is not an object, a non-string `content`,
+ *   a non-numeric token count); malformed JSON is a non-retryable `ProviderError`.
  * - `end()` throws a retryable `ProviderError` when the stream stopped before `finish_reason` and
  *   before `[DONE]` (a dropped connection).
  */
@@ -34,7 +29,8 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
   const tools = createToolCallAssembler({ generateId: init.generateId });
   let wireFinish: string | undefined;
   let done = false;
-  let usage: ChatUsage | undefined;
+  /** The last `usage` object seen (its fields are checked when read). */
+  let usage: WireRecord | undefined;
   let emittedCalls = 0;
 
   const closeCalls = (out: ModelEvent[], truncated: boolean) => {
@@ -53,33 +49,45 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
         return out;
       }
       if (data === "") return out;
-      let chunk: any;
+      let parsed: unknown;
       try {
-        chunk = JSON.parse(data);
+        parsed = JSON.parse(data);
       } catch {
         throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, { provider, retryable: false });
       }
-      if (sse.event === "error" || (chunk && chunk.error != null)) {
-        throw providerErrorFromPayload({ provider, payload: chunk?.error != null ? chunk : { error: chunk } });
+      const chunk = asRecord(parsed);
+      if (sse.event === "error" || (chunk !== undefined && chunk.error != null)) {
+        throw providerErrorFromPayload({ provider, payload: chunk !== undefined && chunk.error != null ? chunk : { error: parsed } });
       }
-      const choices: any[] = Array.isArray(chunk?.choices) ? chunk.choices : [];
-      for (const choice of choices) {
-        if ((choice?.index ?? 0) !== 0) continue;
-        const delta = choice.delta;
-        if (delta && wireFinish === undefined) {
-          const reasoning = delta.reasoning_content ?? delta.reasoning;
-          if (typeof reasoning === "string" && reasoning !== "") out.push({ type: "thinking_delta", text: reasoning });
-          if (typeof delta.content === "string" && delta.content !== "") out.push({ type: "text_delta", text: delta.content });
-          if (typeof delta.refusal === "string" && delta.refusal !== "") out.push({ type: "text_delta", text: delta.refusal });
-          if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls as ToolCallDelta[]) if (call) tools.add(call);
-        }
-        if (typeof choice.finish_reason === "string" && choice.finish_reason !== "" && wireFinish === undefined) {
-          wireFinish = choice.finish_reason;
-          closeCalls(out, wireFinish === "length");
+      if (chunk === undefined) return out;
+      const choices = chunk.choices;
+      if (Array.isArray(choices)) {
+        for (const item of choices as unknown[]) {
+          const choice = asRecord(item);
+          if (choice === undefined || (choice.index ?? 0) !== 0) continue;
+          const delta = asRecord(choice.delta);
+          if (delta !== undefined && wireFinish === undefined) {
+            const reasoning = delta.reasoning_content ?? delta.reasoning;
+            if (typeof reasoning === "string" && reasoning !== "") out.push({ type: "thinking_delta", text: reasoning });
+            const { content, refusal, tool_calls: calls } = delta;
+            if (typeof content === "string" && content !== "") out.push({ type: "text_delta", text: content });
+            if (typeof refusal === "string" && refusal !== "") out.push({ type: "text_delta", text: refusal });
+            if (Array.isArray(calls)) {
+              for (const call of calls as unknown[]) {
+                const record = asRecord(call);
+                if (record !== undefined) tools.add(record);
+              }
+            }
+          }
+          const finish = choice.finish_reason;
+          if (typeof finish === "string" && finish !== "" && wireFinish === undefined) {
+            wireFinish = finish;
+            closeCalls(out, wireFinish === "length");
+          }
         }
       }
-      const chunkUsage = chunk?.usage ?? chunk?.x_groq?.usage;
-      if (chunkUsage && typeof chunkUsage === "object") usage = chunkUsage as ChatUsage;
+      const chunkUsage = chunk.usage == null ? recordField(recordField(chunk, "x_groq"), "usage") : asRecord(chunk.usage);
+      if (chunkUsage !== undefined) usage = chunkUsage;
       return out;
     },
 
@@ -99,12 +107,13 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
   };
 }
 
-function toUsageEvent(usage: ChatUsage): ModelEvent {
-  const input = usage.prompt_tokens ?? 0;
-  const completion = usage.completion_tokens ?? 0;
-  const total = usage.total_tokens;
-  const output = typeof total === "number" && total - input > completion ? total - input : completion;
-  const cached = usage.prompt_tokens_details?.cached_tokens;
+/** The usage event of a Chat Completions `usage` object (OpenAI, plus what compatible servers add). */
+function toUsageEvent(usage: WireRecord): ModelEvent {
+  const input = countField(usage, "prompt_tokens") ?? 0;
+  const completion = countField(usage, "completion_tokens") ?? 0;
+  const total = countField(usage, "total_tokens");
+  const output = total !== undefined && total - input > completion ? total - input : completion;
+  const cached = countField(recordField(usage, "prompt_tokens_details"), "cached_tokens");
   return {
     type: "usage",
     inputTokens: input,

@@ -1,12 +1,11 @@
+import { asRecord, type WireRecord } from "../../internal/wire-guards.js";
 import { parseToolArgs } from "../parse-tool-args.js";
 
-/** One `delta.tool_calls[]` entry as servers really send it: every field optional. */
-export interface ToolCallDelta {
-  index?: number;
-  id?: string | null;
-  type?: string | null;
-  function?: { name?: string | null; arguments?: string | Record<string, unknown> | null; id?: string | null } | null;
-}
+/**
+ * One `delta.tool_calls[]` entry as parsed from the wire: `{ index?, id?, type?, function?: { name?,
+ * arguments?, id? } }`, every field optional and of any type (wrong types count as absent).
+ */
+export type ToolCallDelta = WireRecord;
 
 /** A finished call, ready to be a `tool_call` event. */
 export interface AssembledToolCall {
@@ -47,18 +46,19 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
   return {
     /** Adds one delta entry. */
     add(delta: ToolCallDelta): void {
-      const fn = delta.function ?? undefined;
+      const fn = asRecord(delta.function);
       const id = nonEmpty(delta.id) ?? nonEmpty(fn?.id);
       const name = nonEmpty(fn?.name);
       const rawArgs = fn?.arguments;
-      const args = typeof rawArgs === "string" ? rawArgs : rawArgs && typeof rawArgs === "object" ? JSON.stringify(rawArgs) : "";
+      const args = typeof rawArgs === "string" ? rawArgs : typeof rawArgs === "object" && rawArgs !== null ? JSON.stringify(rawArgs) : "";
+      const index = delta.index;
       let call: PendingCall | undefined;
-      if (typeof delta.index === "number") {
-        call = byIndex.get(delta.index);
+      if (typeof index === "number") {
+        call = byIndex.get(index);
         if (call && id !== undefined && call.id !== undefined && call.id !== id) call = undefined;
         if (!call) {
           call = open();
-          byIndex.set(delta.index, call);
+          byIndex.set(index, call);
         }
       } else if (id !== undefined) {
         call = calls.find((c) => c.id === id) ?? open();
@@ -92,6 +92,6 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
 /** The assembler's type. */
 export type ToolCallAssembler = ReturnType<typeof createToolCallAssembler>;
 
-function nonEmpty(value: string | null | undefined): string | undefined {
+function nonEmpty(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }

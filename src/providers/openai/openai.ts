@@ -1,4 +1,5 @@
 import { createSseProvider } from "../http/create-sse-provider.js";
+import type { StreamLimitOptions } from "../http/stream-limit-options.js";
 import type { RetryOptions } from "../http/stream-with-retry.js";
 import type { Provider } from "../provider.js";
 import { randomCallId } from "../random-call-id.js";
@@ -10,7 +11,7 @@ import { toOpenAIRequest, type MaxTokensField } from "./to-openai-request.js";
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** Options of {@link openai}. */
-export interface OpenAIOptions extends RetryOptions {
+export interface OpenAIOptions extends RetryOptions, StreamLimitOptions {
   /**
    * Sent as `Authorization: Bearer <apiKey>`; no header when there is none (local servers).
    * @default process.env.OPENAI_API_KEY (read only where `globalThis.process` exists)

@@ -1,3 +1,5 @@
+import { ProviderError } from "../../errors/errors.js";
+
 /** One server-sent event: its `event:` name (when given) and its `data:` lines joined with `\n`. */
 export interface SseEvent {
   /** The `event:` field; `undefined` when the event had none (the spec's default type "message"). */
@@ -9,11 +11,38 @@ export interface SseEvent {
 
 /** An incremental SSE decoder over already-decoded text. */
 export interface SseDecoder {
-  /** Feeds text (any split: mid-line, between `\r` and `\n`) and returns the events it completed. */
+  /**
+   * Feeds text (any split: mid-line, between `\r` and `\n`) and returns the events it completed.
+   * Throws a `ProviderError` when the event being read grows over `maxEventBytes`.
+   */
   push(text: string): SseEvent[];
   /** End of stream: completes a last line without a terminator and dispatches a pending event. */
   flush(): SseEvent[];
 }
+
+/** Options of {@link createSseDecoder}. */
+export interface SseDecoderOptions {
+  /**
+   * The largest event accepted, counted in characters of its `data` (UTF-16 code units of the
+   * decoded text: one per byte for ASCII, never more than the UTF-8 byte count). A line still
+   * incomplete counts as it arrives, so an endless line fails as soon as it passes the limit.
+   * `Infinity` turns the check off.
+   * @default DEFAULT_MAX_EVENT_BYTES (16 MiB)
+   */
+  maxEventBytes?: number;
+  /** The provider id put on the `ProviderError` for an oversized event. @default "sse" */
+  provider?: string;
+}
+
+/** The default event size limit of the SSE decoder and the HTTP providers: 16 MiB. */
+export const DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024;
+
+/** `data: `: a data line's field name and its space are not part of the event's size. */
+const DATA_PREFIX = 6;
+/** Pieces of an unfinished line are joined by groups of this many while they are small. */
+const GROUP = 1024;
+/** ...of this many characters at most in all (larger pieces are kept as they are). */
+const GROUP_CHARS = 1 << 20;
 
 /**
  * A WHATWG-style `text/event-stream` decoder: `\n`, `\r\n` and `\r` line ends, comments (`:`),
@@ -21,14 +50,32 @@ export interface SseDecoder {
  *
  * Unlike a browser `EventSource`, `flush()` dispatches an event whose blank line never came, so a
  * server that closes the connection right after its last `data:` line is not cut short.
+ *
+ * Work is linear in the input: each piece is scanned for line ends once, and the start of a line
+ * that spans pieces is kept as a list of pieces, joined once when the line ends.
  */
-export function createSseDecoder(): SseDecoder {
-  let buffer = "";
+export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
+  const maxEventBytes = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  /** The start of the current line, when it spans pieces. */
+  let pending: string[] = [];
+  let pendingLength = 0;
+  /** Where the pieces not yet considered for grouping start in `pending`, and their length. */
+  let groupStart = 0;
+  let groupLength = 0;
   let skipLeadingLf = false;
   let started = false;
   let eventName: string | undefined;
   let data: string[] = [];
+  /** The current event's data size so far: its lines plus the `\n`s that will join them. */
+  let dataLength = 0;
   let id: string | undefined;
+
+  const tooLarge = (size: number): ProviderError =>
+    new ProviderError(
+      `A server-sent event exceeded maxEventBytes (${maxEventBytes}): at least ${size} characters without an end. ` +
+        `Raise the provider's maxEventBytes option if such large events are expected.`,
+      { provider: options.provider ?? "sse", retryable: false, errorType: "event_too_large" },
+    );
 
   const dispatch = (out: SseEvent[]) => {
     if (data.length > 0) {
@@ -38,6 +85,7 @@ export function createSseDecoder(): SseDecoder {
     }
     eventName = undefined;
     data = [];
+    dataLength = 0;
     id = undefined;
   };
 
@@ -48,10 +96,41 @@ export function createSseDecoder(): SseDecoder {
     const field = colon === -1 ? text : text.slice(0, colon);
     let value = colon === -1 ? "" : text.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === "data") data.push(value);
-    else if (field === "event") eventName = value;
+    if (field === "data") {
+      dataLength += value.length + (data.length > 0 ? 1 : 0);
+      if (dataLength > maxEventBytes) throw tooLarge(dataLength);
+      data.push(value);
+    } else if (field === "event") eventName = value;
     else if (field === "id" && !value.includes("\0")) id = value;
     // `retry:` and unknown fields are ignored: we never reconnect.
+  };
+
+  const clearPending = () => {
+    pending = [];
+    pendingLength = 0;
+    groupStart = 0;
+    groupLength = 0;
+  };
+
+  /** Completes the current line with `text[start, end)`. */
+  const endLine = (text: string, start: number, end: number, out: SseEvent[]) => {
+    if (pending.length === 0) return line(text.slice(start, end), out);
+    pending.push(text.slice(start, end));
+    const whole = pending.join("");
+    clearPending();
+    line(whole, out);
+  };
+
+  /** Keeps the unfinished start of a line. Tiny pieces (a server trickling bytes) are joined by groups, so the list stays short. */
+  const keep = (piece: string) => {
+    pending.push(piece);
+    pendingLength += piece.length;
+    groupLength += piece.length;
+    if (pending.length - groupStart >= GROUP) {
+      if (groupLength <= GROUP_CHARS) pending.push(pending.splice(groupStart).join(""));
+      groupStart = pending.length;
+      groupLength = 0;
+    }
   };
 
   return {
@@ -66,35 +145,43 @@ export function createSseDecoder(): SseDecoder {
         skipLeadingLf = false;
         if (text.charCodeAt(0) === 10) text = text.slice(1);
       }
-      buffer = buffer === "" ? text : buffer + text;
+      // Only `text` is scanned: the pending start of a line was scanned when it arrived.
       let start = 0;
-      let cr = buffer.indexOf("\r");
+      let cr = text.indexOf("\r");
       for (;;) {
-        const lf = buffer.indexOf("\n", start);
-        if (cr !== -1 && cr < start) cr = buffer.indexOf("\r", start);
+        const lf = text.indexOf("\n", start);
+        if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
         let end: number;
         let next: number;
         if (cr !== -1 && (lf === -1 || cr < lf)) {
           end = cr;
-          if (cr + 1 === buffer.length) {
+          if (cr + 1 === text.length) {
             // A `\r` at the very end: its `\n` may come in the next piece.
             skipLeadingLf = true;
             next = cr + 1;
-          } else next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+          } else next = text.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
         } else if (lf !== -1) {
           end = lf;
           next = lf + 1;
         } else break;
-        line(buffer.slice(start, end), out);
+        endLine(text, start, end, out);
         start = next;
       }
-      buffer = start === 0 ? buffer : buffer.slice(start);
+      if (start < text.length) {
+        keep(start === 0 ? text : text.slice(start));
+        // An unfinished line counts toward the event now, so an endless one cannot grow unbounded.
+        const size = dataLength + (data.length > 0 ? 1 : 0) + pendingLength - DATA_PREFIX;
+        if (size > maxEventBytes) throw tooLarge(size);
+      }
       return out;
     },
     flush() {
       const out: SseEvent[] = [];
-      if (buffer !== "") line(buffer, out);
-      buffer = "";
+      if (pending.length > 0) {
+        const whole = pending.join("");
+        clearPending();
+        line(whole, out);
+      }
       dispatch(out);
       return out;
     },

@@ -1,5 +1,11 @@
 import { abortError } from "../../internal/abort.js";
-import { createSseDecoder, type SseEvent } from "./create-sse-decoder.js";
+import { createSseDecoder, type SseDecoderOptions, type SseEvent } from "./create-sse-decoder.js";
+
+/** Options of {@link parseSseStream} and {@link parseSseBatches}. */
+export interface ParseSseOptions extends SseDecoderOptions {
+  /** Told when each read of the body starts and ends (the providers' idle timeout). @default none */
+  idle?: { arm(): void; disarm(): void };
+}
 
 /**
  * Reads a `text/event-stream` body and yields its events as they complete.
@@ -7,9 +13,10 @@ import { createSseDecoder, type SseEvent } from "./create-sse-decoder.js";
  * Bytes are decoded with a streaming UTF-8 decoder, so a character split across network chunks
  * arrives whole. When `signal` aborts, the body is cancelled and the generator throws an
  * `AbortError`; when the consumer stops early, the body is cancelled too (the connection is freed).
+ * An event larger than `maxEventBytes` fails with a `ProviderError` (see `createSseDecoder`).
  */
-export async function* parseSseStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
-  for await (const batch of parseSseBatches(body, signal)) {
+export async function* parseSseStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options?: ParseSseOptions): AsyncGenerator<SseEvent> {
+  for await (const batch of parseSseBatches(body, signal, options)) {
     for (const event of batch) {
       yield event;
       if (signal?.aborted) throw abortError(signal);
@@ -21,10 +28,15 @@ export async function* parseSseStream(body: ReadableStream<Uint8Array>, signal?:
  * Like {@link parseSseStream}, but yields the events completed by each network chunk together
  * (never an empty batch): one async step per chunk instead of per event, for the adapters' hot path.
  */
-export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent[]> {
+export async function* parseSseBatches(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  options: ParseSseOptions = {},
+): AsyncGenerator<SseEvent[]> {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
-  const sse = createSseDecoder();
+  const sse = createSseDecoder(options);
+  const { idle } = options;
   let done = false;
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -32,11 +44,14 @@ export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?
     for (;;) {
       if (signal?.aborted) throw abortError(signal);
       let chunk: ReadableStreamReadResult<Uint8Array>;
+      idle?.arm();
       try {
         chunk = await reader.read();
       } catch (error) {
         if (signal?.aborted) throw abortError(signal);
         throw error;
+      } finally {
+        idle?.disarm();
       }
       if (signal?.aborted) throw abortError(signal);
       if (chunk.done) {
