@@ -8,6 +8,7 @@ export const entries = {
   anthropic: "src/entries/anthropic.ts",
   node: "src/entries/node.ts",
   sqlite: "src/entries/sqlite.ts",
+  ui: "src/entries/ui.ts",
 };
 
 export default defineConfig([
