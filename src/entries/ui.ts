@@ -10,4 +10,6 @@
 export { createUIMessageTranslator, toUIMessageSseStream, toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "../ui/to-ui-message-stream.js";
 export type { UIMessageStreamOptions } from "../ui/to-ui-message-stream.js";
 export type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "../ui/ui-message-chunk.js";
+export { createAgUiTranslator, toAgUiEvents } from "../ui/to-ag-ui-events.js";
+export type { AgUiAgentState, AgUiEvent, AgUiEventsOptions, AgUiEventType, AgUiInterrupt } from "../ui/to-ag-ui-events.js";
 // <<< ui block
