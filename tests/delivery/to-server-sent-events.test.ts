@@ -33,17 +33,35 @@ describe("toServerSentEvents", () => {
     expect(events.filter((e) => e.type === "tool_call_update")).toHaveLength(2);
   });
 
-  it("writes a batch (an array, as the batcher delivers) in one chunk", async () => {
-    const reader = toServerSentEvents<E>(from([[{ type: "chunk", seq: 1 }, { type: "chunk", seq: 2 }], [], { type: "done", seq: 3 }])).getReader();
+  it("writes a batch (an array, as the batcher delivers) in one chunk, and waits for nothing more", async () => {
+    let release!: () => void;
+    const later = new Promise<void>((resolve) => (release = resolve));
+    async function* source(): AsyncGenerator<E | E[]> {
+      yield [{ type: "chunk", seq: 1 }, { type: "chunk", seq: 2 }];
+      yield [];
+      await later;
+      yield { type: "done", seq: 3 };
+    }
+    const reader = toServerSentEvents<E>(source()).getReader();
     const decoder = new TextDecoder();
-    const chunks: string[] = [];
-    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(decoder.decode(r.value));
-    expect(chunks).toHaveLength(2);
-    expect(parseSse(chunks[0]!).map((m) => m.id)).toEqual(["1", "2"]);
-    expect(parseSse(chunks[1]!).map((m) => m.id)).toEqual(["3"]);
+    // The first write comes while the source is still waiting.
+    expect(parseSse(decoder.decode((await reader.read()).value)).map((m) => m.id)).toEqual(["1", "2"]);
+    release();
+    expect(parseSse(decoder.decode((await reader.read()).value)).map((m) => m.id)).toEqual(["3"]);
+    expect((await reader.read()).done).toBe(true);
   });
 
-  it("reads the source only as it is read, and cancelling returns the source", async () => {
+  it("gathers events the source already has into one write, up to 64 KB", async () => {
+    const events: E[] = Array.from({ length: 2_000 }, (_, i) => ({ type: "chunk", seq: i + 1, text: "x".repeat(60) }));
+    const reader = toServerSentEvents<E>(from(events)).getReader();
+    const writes: number[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) writes.push(parseSse(new TextDecoder().decode(r.value)).length);
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(2_000);
+    expect(writes.length).toBeLessThan(10);
+    expect(writes.length).toBeGreaterThan(1);
+  });
+
+  it("reads the source only as the stream is read, and cancelling returns the source", async () => {
     let produced = 0;
     let returned = false;
     async function* source(): AsyncGenerator<E> {
@@ -59,7 +77,12 @@ describe("toServerSentEvents", () => {
     const reader = toServerSentEvents(source()).getReader();
     await reader.read();
     await reader.read();
-    expect(produced).toBeLessThanOrEqual(3);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const afterTwoReads = produced;
+    // Bounded by the write size, and nothing more is taken while nobody reads.
+    expect(afterTwoReads).toBeLessThan(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(produced).toBe(afterTwoReads);
     await reader.cancel();
     await vi.waitFor(() => expect(returned).toBe(true));
   });
