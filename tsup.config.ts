@@ -10,6 +10,7 @@ export const entries = {
   sqlite: "src/entries/sqlite.ts",
   "ai-sdk": "src/entries/ai-sdk.ts",
   otel: "src/entries/otel.ts",
+  ui: "src/entries/ui.ts",
 };
 
 export default defineConfig([

@@ -179,6 +179,16 @@ export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendIn
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 
+// >>> delivery block
+export { createEventBatcher, IMMEDIATE_EVENT_TYPES, isImmediateEvent } from "./delivery/create-event-batcher.js";
+export type { EventBatcher, EventBatcherOptions } from "./delivery/create-event-batcher.js";
+export { toServerSentEvents } from "./delivery/to-server-sent-events.js";
+export type { ServerSentEventsOptions } from "./delivery/to-server-sent-events.js";
+export { createEventLog } from "./delivery/create-event-log.js";
+export type { EventLog, EventLogOptions, ResumedEvent, ResumeOptions, SessionSnapshotEvent } from "./delivery/create-event-log.js";
+export type { DeliverableEvent, DeliveryStamp } from "./delivery/deliverable-event.js";
+// <<< delivery block
+
 // >>> context block
 export { CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTokens } from "./context/estimate-tokens.js";
 export { pruneHistory } from "./context/prune-history.js";

@@ -7,13 +7,14 @@ import * as openai from "@agentry/core/openai";
 import * as otel from "@agentry/core/otel";
 import * as sqlite from "@agentry/core/sqlite";
 import * as testing from "@agentry/core/testing";
+import * as ui from "@agentry/core/ui";
 import type { AgentRegistry, ApprovalDecision, LoopEvent, ResumeState, RuntimeEvent, SessionSelector, TurnBudget, TurnResult } from "@agentry/core";
 
 /** Every value API.md names, by entry point: users and acceptance tests import these. */
 const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core": [
     core,
-    ["defineTool", "defaultPolicy", "composeToolbelt", "scopeTools", "isPathInside", "roles", "ProviderError", "AgentryError", "runUnifiedAgentLoop", "DEFAULT_BUDGET", "createTurnBudget", "createAgentRegistry", "AgentConfigError", "MemorySessionStore", "resolveSession", "createAgentRuntime"],
+    ["defineTool", "defaultPolicy", "composeToolbelt", "scopeTools", "isPathInside", "roles", "ProviderError", "AgentryError", "runUnifiedAgentLoop", "DEFAULT_BUDGET", "createTurnBudget", "createAgentRegistry", "AgentConfigError", "MemorySessionStore", "resolveSession", "createAgentRuntime", "createEventBatcher", "toServerSentEvents"],
   ],
   "@agentry/core/testing": [testing, ["createFakeProvider", "runSessionStoreContract", "createFakeOpenAIServer", "createFakeAnthropicServer", "runProviderContract"]],
   "@agentry/core/openai": [openai, ["openai", "ProviderError"]],
@@ -22,6 +23,7 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/sqlite": [sqlite, ["SqliteSessionStore"]],
   "@agentry/core/ai-sdk": [aiSdk, ["fromAiSdk"]],
   "@agentry/core/otel": [otel, ["instrumentRuntime", "tracedLoop"]],
+  "@agentry/core/ui": [ui, ["toUIMessageStream", "toAgUiEvents"]],
 };
 
 describe("public API surface (API.md)", () => {

@@ -1,0 +1,244 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { Message } from "../messages/message.js";
+import type { AgentRuntime, PendingApproval, RuntimeEvent } from "../runtime/agent-runtime.js";
+
+/**
+ * The stored state of a session, sent instead of events a reconnecting client can no longer get
+ * (evicted from the log, from before a server restart, or a first connection).
+ */
+export interface SessionSnapshotEvent {
+  type: "session_snapshot";
+  sessionId: string;
+  /** The log's newest `seq` when the snapshot was taken: events after it follow. */
+  seq: number;
+  ts: number;
+  /** The root conversation since the last reset; assistant messages carry their `executionTree`. */
+  messages: Message[];
+  /** Sub-task conversations by the `toolCallId` of their `run_subtask` (records of frame ≠ null). */
+  frames: Record<string, Message[]>;
+  /** Approvals of this session waiting for a decision. */
+  pendingApprovals: PendingApproval[];
+  /** The run id of a turn this log saw start and not end yet, else null. */
+  runningRunId: string | null;
+}
+
+/** What `EventLog.resume` yields. */
+export type ResumedEvent = RuntimeEvent | SessionSnapshotEvent;
+
+/** Options of `createEventLog`. */
+export interface EventLogOptions {
+  /** The runtime whose `events` the log records; its store serves snapshots. */
+  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals">;
+  /**
+   * How many of the newest events (all sessions) the log keeps in memory. Also the most events a
+   * slow reader may fall behind before it is resynchronised with a fresh snapshot.
+   * @default 10_000
+   */
+  maxEvents?: number;
+}
+
+/** Options of `EventLog.resume`. */
+export interface ResumeOptions {
+  sessionId: string;
+  /** The `Last-Event-ID` the client sent (a `seq`), if any. */
+  lastEventId?: string | number | null;
+  /**
+   * `"turn"`: end after the `done` of the turn running at the time (at once when none runs).
+   * `"session"`: stay open and deliver every later turn of the session until the reader stops.
+   * @default "turn"
+   */
+  follow?: "turn" | "session";
+}
+
+/** A log made by `createEventLog`. */
+export interface EventLog {
+  /**
+   * The events of one session a client has not seen, then live ones, each once, in `seq` order.
+   * When the log still holds the client's last event (`lastEventId`, same session), the
+   * missed events are replayed from memory; otherwise the first item is a `session_snapshot`
+   * read from the store, followed by the events after it. Rejects with the store's error (e.g.
+   * `SessionNotFoundError`) when the session cannot be read.
+   */
+  resume(options: ResumeOptions): AsyncIterable<ResumedEvent>;
+  /** The run id of the turn of this session that is running, as far as the log has seen. */
+  runningRunId(sessionId: string): string | null;
+  /** Stops recording and ends every open `resume`. */
+  close(): void;
+}
+
+type Subscriber = (event: RuntimeEvent) => void;
+
+/**
+ * Keeps a bounded, in-memory ring of a runtime's newest events so that a client that lost its
+ * connection (an `EventSource` reconnecting with `Last-Event-ID`) gets exactly what it missed.
+ * Create it when the runtime starts: it only knows the events emitted after it was created.
+ *
+ * What survives a server restart: the store (messages, execution trees, approvals), served as a
+ * `session_snapshot`. What does not: the ring (text deltas and tool updates of a turn that was
+ * running are gone; the turn itself is repaired by the runtime on the session's next turn) and
+ * the `seq` counter, which starts again in a new process. A `Last-Event-ID` is accepted only
+ * when the ring holds that very event for that session, so an id from an old process gets a
+ * snapshot; if the new process has already given that seq to an event of the same session the
+ * client is taken at its word (replay from there), so hosts that restart often should start
+ * clients from a snapshot (no `Last-Event-ID`) after a deploy.
+ *
+ * @example
+ * ```ts
+ * const log = createEventLog({ runtime });
+ * // GET /sessions/:id/events
+ * const body = toServerSentEvents(log.resume({ sessionId, lastEventId: request.headers.get("last-event-id") }));
+ * ```
+ */
+export function createEventLog(options: EventLogOptions): EventLog {
+  const { runtime } = options;
+  const capacity = options.maxEvents ?? 10_000;
+  if (!Number.isInteger(capacity) || capacity < 1) throw new InvalidArgumentError(`createEventLog: maxEvents must be a whole number of 1 or more (got ${String(capacity)})`);
+  const ring: (RuntimeEvent | undefined)[] = new Array<RuntimeEvent | undefined>(capacity);
+  let start = 0;
+  let size = 0;
+  let newestSeq = 0;
+  const running = new Map<string, string>();
+  const subscribers = new Set<Subscriber>();
+  let closed = false;
+  const closers = new Set<() => void>();
+
+  const record = (event: RuntimeEvent) => {
+    if (size < capacity) ring[(start + size++) % capacity] = event;
+    else {
+      ring[start] = event;
+      start = (start + 1) % capacity;
+    }
+    newestSeq = event.seq;
+    if (event.type === "done") {
+      if (running.get(event.sessionId) === event.runId) running.delete(event.sessionId);
+    } else running.set(event.sessionId, event.runId);
+    for (const subscriber of subscribers) subscriber(event);
+  };
+  runtime.events.on("event", record);
+
+  /** The events of `sessionId` after `seq`, when the ring still holds event `seq` of that session. */
+  const replayAfter = (sessionId: string, seq: number): RuntimeEvent[] | undefined => {
+    let found = -1;
+    for (let i = 0; i < size; i++) {
+      const event = ring[(start + i) % capacity]!;
+      if (event.seq === seq) {
+        if (event.sessionId === sessionId) found = i;
+        break;
+      }
+      if (event.seq > seq) break;
+    }
+    if (found < 0) return undefined;
+    const missed: RuntimeEvent[] = [];
+    for (let i = found + 1; i < size; i++) {
+      const event = ring[(start + i) % capacity]!;
+      if (event.sessionId === sessionId) missed.push(event);
+    }
+    return missed;
+  };
+
+  const snapshot = async (sessionId: string): Promise<SessionSnapshotEvent> => {
+    // Taken before reading the store: an event after it may repeat a message the store already
+    // had (never the reverse, which would lose it).
+    const seq = newestSeq;
+    const [records, pendingApprovals] = await Promise.all([runtime.store.load(sessionId, { sinceLastReset: true }), runtime.pendingApprovals({ sessionId })]);
+    const messages: Message[] = [];
+    const frames: Record<string, Message[]> = {};
+    for (const item of records) {
+      if (item.kind !== "message") continue;
+      const message = (item as { message: Message }).message;
+      if (item.frame === null) messages.push(message);
+      else (frames[item.frame] ??= []).push(message);
+    }
+    return { type: "session_snapshot", sessionId, seq, ts: Date.now(), messages, frames, pendingApprovals, runningRunId: running.get(sessionId) ?? null };
+  };
+
+  const parseId = (id: ResumeOptions["lastEventId"]): number | undefined => {
+    if (id === undefined || id === null || id === "") return undefined;
+    const value = typeof id === "number" ? id : Number(id);
+    return Number.isSafeInteger(value) ? value : undefined;
+  };
+
+  return {
+    runningRunId: (sessionId) => running.get(sessionId) ?? null,
+    resume({ sessionId, lastEventId, follow = "turn" }) {
+      return {
+        async *[Symbol.asyncIterator]() {
+          if (closed) return;
+          const queue: RuntimeEvent[] = [];
+          let overflowed = false;
+          let ended = false;
+          let wake: (() => void) | undefined;
+          const notify = () => {
+            const w = wake;
+            wake = undefined;
+            w?.();
+          };
+          const subscriber: Subscriber = (event) => {
+            if (event.sessionId !== sessionId || overflowed) return;
+            if (queue.length >= capacity) {
+              overflowed = true;
+              queue.length = 0;
+            } else queue.push(event);
+            notify();
+          };
+          const end = () => {
+            ended = true;
+            notify();
+          };
+          subscribers.add(subscriber);
+          closers.add(end);
+          try {
+            let last: number;
+            const id = parseId(lastEventId);
+            const missed = id === undefined ? undefined : replayAfter(sessionId, id);
+            if (missed) {
+              last = id!;
+              for (const event of missed) {
+                // A resume reads the ring synchronously, so queue holds only later events; the
+                // seq check is what keeps the two from overlapping if that ever changes.
+                if (event.seq <= last) continue;
+                last = event.seq;
+                yield event;
+              }
+            } else {
+              const state = await snapshot(sessionId);
+              last = state.seq;
+              yield state;
+            }
+            const waitingFor = running.get(sessionId);
+            for (;;) {
+              if (overflowed) {
+                overflowed = false;
+                const state = await snapshot(sessionId);
+                last = state.seq;
+                yield state;
+                continue;
+              }
+              const event = queue.shift();
+              if (event) {
+                if (event.seq <= last) continue;
+                last = event.seq;
+                yield event;
+                if (follow === "turn" && event.type === "done" && (waitingFor === undefined || event.runId === waitingFor)) return;
+                continue;
+              }
+              if (ended || closed) return;
+              if (follow === "turn" && waitingFor === undefined) return;
+              await new Promise<void>((resolve) => (wake = resolve));
+            }
+          } finally {
+            subscribers.delete(subscriber);
+            closers.delete(end);
+          }
+        },
+      };
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      runtime.events.off("event", record);
+      for (const end of [...closers]) end();
+      subscribers.clear();
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * `@agentry/core/ui`: Agentry runtime events as the protocols front ends already speak: the AI
+ * SDK's UI message stream (so `useChat` renders an Agentry runtime) and AG-UI 1.0 events.
+ * No runtime dependencies: the protocols' own packages are needed only to consume the output.
+ *
+ * @module
+ */
+
+// >>> ui block
+export { createUIMessageTranslator, toUIMessageSseStream, toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "../ui/to-ui-message-stream.js";
+export type { UIMessageStreamOptions } from "../ui/to-ui-message-stream.js";
+export type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "../ui/ui-message-chunk.js";
+export { createAgUiTranslator, toAgUiEvents } from "../ui/to-ag-ui-events.js";
+export type { AgUiAgentState, AgUiEvent, AgUiEventsOptions, AgUiEventType, AgUiInterrupt } from "../ui/to-ag-ui-events.js";
+// <<< ui block

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { InvalidArgumentError, toServerSentEvents, type RuntimeEvent } from "@agentry/core";
+import { makeRuntime } from "../runtime/helpers.js";
+import { parseSse, readSse } from "./helpers.js";
+
+type E = { type: string; seq?: number; text?: string };
+
+async function* from<T>(items: T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
+
+describe("toServerSentEvents", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("writes one message per event: id = seq, data = the event as JSON (newlines escaped)", async () => {
+    const events: E[] = [
+      { type: "chunk", seq: 7, text: "two\nlines" },
+      { type: "warning", text: "no seq" },
+    ];
+    const messages = await readSse(toServerSentEvents(from(events)));
+    expect(messages).toEqual([{ id: "7", data: JSON.stringify(events[0]) }, { data: JSON.stringify(events[1]) }]);
+    expect(messages.map((m) => JSON.parse(m.data!))).toEqual(events);
+  });
+
+  it("streams a real turn: every runtime event once, ids increasing, ending with done", async () => {
+    const { runtime } = makeRuntime([{ toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }, { text: "Added milk." }]);
+    const messages = await readSse(toServerSentEvents(runtime.stream({ agentId: "todo", content: "add milk" })));
+    const events = messages.map((m) => JSON.parse(m.data!) as RuntimeEvent);
+    expect(events.at(-1)?.type).toBe("done");
+    const ids = messages.map((m) => Number(m.id));
+    expect(ids).toEqual(events.map((e) => e.seq));
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+    expect(events.filter((e) => e.type === "tool_call_update")).toHaveLength(2);
+  });
+
+  it("writes a batch (an array, as the batcher delivers) in one chunk, and waits for nothing more", async () => {
+    let release!: () => void;
+    const later = new Promise<void>((resolve) => (release = resolve));
+    async function* source(): AsyncGenerator<E | E[]> {
+      yield [{ type: "chunk", seq: 1 }, { type: "chunk", seq: 2 }];
+      yield [];
+      await later;
+      yield { type: "done", seq: 3 };
+    }
+    const reader = toServerSentEvents<E>(source()).getReader();
+    const decoder = new TextDecoder();
+    // The first write comes while the source is still waiting.
+    expect(parseSse(decoder.decode((await reader.read()).value)).map((m) => m.id)).toEqual(["1", "2"]);
+    release();
+    expect(parseSse(decoder.decode((await reader.read()).value)).map((m) => m.id)).toEqual(["3"]);
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("gathers events the source already has into one write, up to 64 KB", async () => {
+    const events: E[] = Array.from({ length: 2_000 }, (_, i) => ({ type: "chunk", seq: i + 1, text: "x".repeat(60) }));
+    const reader = toServerSentEvents<E>(from(events)).getReader();
+    const writes: number[] = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) writes.push(parseSse(new TextDecoder().decode(r.value)).length);
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(2_000);
+    expect(writes.length).toBeLessThan(10);
+    expect(writes.length).toBeGreaterThan(1);
+  });
+
+  it("reads the source only as the stream is read, and cancelling returns the source", async () => {
+    let produced = 0;
+    let returned = false;
+    async function* source(): AsyncGenerator<E> {
+      try {
+        for (;;) {
+          produced++;
+          yield { type: "chunk", seq: produced };
+        }
+      } finally {
+        returned = true;
+      }
+    }
+    const reader = toServerSentEvents(source()).getReader();
+    await reader.read();
+    await reader.read();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const afterTwoReads = produced;
+    // Bounded by the write size, and nothing more is taken while nobody reads.
+    expect(afterTwoReads).toBeLessThan(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(produced).toBe(afterTwoReads);
+    await reader.cancel();
+    await vi.waitFor(() => expect(returned).toBe(true));
+  });
+
+  it("ends with an error message when the source throws", async () => {
+    async function* failing(): AsyncGenerator<E> {
+      yield { type: "chunk", seq: 1 };
+      throw new Error("store is down");
+    }
+    const messages = await readSse(toServerSentEvents(failing()));
+    expect(messages).toHaveLength(2);
+    expect(messages[1]).toEqual({ data: JSON.stringify({ type: "error", message: "store is down" }) });
+  });
+
+  it("sends retry first and keep-alive comments while the source is idle", async () => {
+    vi.useFakeTimers();
+    let release!: () => void;
+    const idle = new Promise<void>((resolve) => (release = resolve));
+    async function* slow(): AsyncGenerator<E> {
+      await idle;
+      yield { type: "done", seq: 1 };
+    }
+    const reader = toServerSentEvents(slow(), { retryMs: 2_000, keepAliveMs: 15_000 }).getReader();
+    const decoder = new TextDecoder();
+    expect(decoder.decode((await reader.read()).value)).toBe("retry: 2000\n\n");
+    const next = reader.read();
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(decoder.decode((await next).value)).toBe(": keep-alive\n\n");
+    const last = reader.read();
+    release();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(parseSse(decoder.decode((await last).value))).toEqual([{ id: "1", data: '{"type":"done","seq":1}' }]);
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("rejects bad timing options with a typed error", () => {
+    expect(() => toServerSentEvents(from([]), { keepAliveMs: 0 })).toThrow(InvalidArgumentError);
+    expect(() => toServerSentEvents(from([]), { retryMs: Number.NaN })).toThrow(InvalidArgumentError);
+  });
+});

@@ -1,0 +1,97 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromium, type Browser } from "playwright-core";
+import { startWebChat } from "../../examples/web-chat/server.js";
+
+/** Debian's chromium (installed by .ci/run); never a downloaded browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const artifacts = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
+
+describe("examples/web-chat in headless Chromium", () => {
+  let app: Awaited<ReturnType<typeof startWebChat>>;
+  let browser: Browser;
+  const dir = mkdtempSync(join(tmpdir(), "agentry-web-chat-"));
+
+  beforeAll(async () => {
+    app = await startWebChat({ port: 0, dbPath: join(dir, "chat.db"), provider: undefined });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("fans out into nested cards, takes an approval, an answer and a plan approval, and rebuilds after reload", async () => {
+    expect(app.provider).toBe("scripted (offline)");
+    const page = await browser.newPage({ viewport: { width: 1100, height: 1300 } });
+    await page.goto(app.url);
+    await page.waitForSelector("body[data-connected]");
+    await page.fill('[data-testid="input"]', "Compare Lisbon, Oslo and Kyoto for a weekend trip");
+    await page.click('[data-testid="send"]');
+
+    // Three parallel sub-tasks at the root, their tool calls nested one level down, collapsed.
+    const subtasks = page.locator('[data-testid="tool-card"][data-name="run_subtask"]');
+    await expect.poll(() => subtasks.count(), { timeout: 30_000 }).toBe(3);
+    expect(await subtasks.locator(":scope > .card-head .card-name").allInnerTexts()).toEqual(["Research Lisbonrun_subtask", "Research Oslorun_subtask", "Research Kyotorun_subtask"].map((t) => expect.stringContaining(t.replace("run_subtask", ""))));
+    const nested = page.locator('[data-testid="tool-card"][data-depth="1"]');
+    await expect.poll(() => nested.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+    const lisbonLookup = page.locator('[data-testid="tool-card"][data-name="run_subtask"]', { hasText: "Research Lisbon" }).locator('[data-testid="tool-card"][data-name="lookup_city"]');
+    await expect.poll(() => lisbonLookup.getAttribute("data-status"), { timeout: 30_000 }).toBe("done");
+    expect(await lisbonLookup.evaluate((el) => el.classList.contains("collapsed"))).toBe(true);
+    expect(await lisbonLookup.locator(".card-body").isVisible()).toBe(false);
+    await lisbonLookup.locator(".card-head").click();
+    expect(await lisbonLookup.locator(".card-body").isVisible()).toBe(true);
+    expect(await lisbonLookup.locator('[data-testid="card-result"]').innerText()).toContain("24 °C");
+    expect(await lisbonLookup.locator(".card-meta").innerText()).toMatch(/\d+(\.\d)? (ms|s)/);
+
+    // The Oslo sub-task's delete_draft waits for approval.
+    const approval = page.locator('[data-testid="approval"]');
+    await approval.waitFor({ timeout: 30_000 });
+    expect(await approval.innerText()).toContain("delete_draft");
+    expect(await page.locator('[data-testid="turn-status"]').getAttribute("data-status")).toBe("suspended");
+    await approval.locator('[data-testid="approve"]').click();
+    await approval.waitFor({ state: "detached", timeout: 30_000 });
+    await expect.poll(() => page.locator('[data-testid="tool-card"][data-name="delete_draft"]').getAttribute("data-status"), { timeout: 30_000 }).toBe("done");
+    expect(await nested.count()).toBe(4);
+
+    // A question, then a plan to review.
+    const question = page.locator('[data-testid="question-card"]');
+    await question.waitFor({ timeout: 30_000 });
+    expect(await question.innerText()).toContain("Which format should the report use?");
+    await question.locator('[data-testid="answer"]', { hasText: "Detailed table" }).click();
+    const plan = page.locator('[data-testid="plan-card"]');
+    await plan.waitFor({ timeout: 30_000 });
+    expect(await plan.innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Compare weather and prices[\s\S]*Prices change daily/);
+    expect(await plan.locator('[data-testid="plan-revise"]').isVisible()).toBe(true);
+    mkdirSync(artifacts, { recursive: true });
+    const shot = join(artifacts, "web-chat.png");
+    // A viewport as tall as the page, so the fixed composer sits below the content.
+    await page.setViewportSize({ width: 1100, height: await page.evaluate(() => document.body.scrollHeight) });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: shot });
+    await page.setViewportSize({ width: 1100, height: 1300 });
+    expect(statSync(shot).size).toBeGreaterThan(10_000);
+    await plan.locator('[data-testid="plan-approve"]').click();
+
+    await expect.poll(() => page.locator('[data-testid="turn-status"]').getAttribute("data-status"), { timeout: 30_000 }).toBe("complete");
+    expect(await page.locator('[data-testid="assistant-text"]').last().innerText()).toContain("Lisbon wins");
+    expect(await page.locator('[data-testid="tool-card"][data-name="ask_user"] [data-testid="card-result"]').innerText()).toContain("table");
+
+
+    // Reload: the cards come back from the stored state, nested and collapsed as before.
+    await page.reload();
+    await page.waitForSelector("body[data-connected]");
+    await expect.poll(() => subtasks.count(), { timeout: 30_000 }).toBe(3);
+    expect(await nested.count()).toBe(4);
+    expect(await nested.evaluateAll((els) => els.every((el) => el.classList.contains("collapsed") && el.closest('[data-name="run_subtask"]') !== null))).toBe(true);
+    expect(await page.locator('[data-testid="tool-card"][data-depth="0"]').evaluateAll((els) => els.map((el) => el.getAttribute("data-status")))).toEqual(["done", "done", "done", "done", "done"]);
+    expect(await page.locator('[data-testid="user-message"]').allInnerTexts()).toEqual(["Compare Lisbon, Oslo and Kyoto for a weekend trip"]);
+    expect(await page.locator('[data-testid="assistant-text"]').last().innerText()).toContain("Lisbon wins");
+    expect(existsSync(shot)).toBe(true);
+    await page.close();
+  }, 180_000);
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
+import type { DeliverableEvent } from "@agentry/core";
+import { toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "@agentry/core/ui";
+import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun } from "./scenarios.js";
+
+/**
+ * What a `useChat` client gets: the response body parsed by the `ai` package's own SSE reader
+ * and chunk schema (DefaultChatTransport's path), then assembled by its `readUIMessageStream`.
+ */
+async function throughAiSdk(events: DeliverableEvent[], options: { messageId?: string } = {}) {
+  const response = toUIMessageStreamResponse(iterate(events), options);
+  const chunks: UIMessageChunk[] = [];
+  const invalid: unknown[] = [];
+  const parsed = parseJsonEventStream({ stream: response.body!, schema: uiMessageChunkSchema }).pipeThrough(
+    new TransformStream({
+      transform(result, controller) {
+        if (!result.success) invalid.push(result.error);
+        else {
+          chunks.push(result.value);
+          controller.enqueue(result.value);
+        }
+      },
+    }),
+  );
+  const errors: unknown[] = [];
+  let message: UIMessage | undefined;
+  for await (const state of readUIMessageStream<UIMessage>({ stream: parsed, onError: (error) => errors.push(error) })) message = state;
+  return { message: message!, chunks, invalid, errors, response };
+}
+
+const toolParts = (message: UIMessage) => message.parts.filter((p): p is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => p.type === "dynamic-tool");
+
+describe("toUIMessageStream (read by the ai package)", () => {
+  it("renders a run with parallel sub-tasks: text, reasoning, nested tool parts with input, output and depth", async () => {
+    const events = await parallelSubtasksRun();
+    const { message, invalid, errors, response, chunks } = await throughAiSdk(events);
+    expect(invalid).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe(UI_MESSAGE_STREAM_HEADERS["x-vercel-ai-ui-message-stream"]);
+    expect(message.id).toBe(events[0]!.runId);
+    expect(message.metadata).toMatchObject({ sessionId: events[0]!.sessionId, agentId: "general", status: "complete", usage: { inputTokens: 30, outputTokens: 8 } });
+    const texts = message.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text);
+    expect(texts).toEqual(["Let me split this. ", "Both found."]);
+    expect(message.parts.find((p) => p.type === "reasoning")).toMatchObject({ text: "Two independent lookups.", state: "done" });
+    expect(message.parts.filter((p) => p.type === "step-start")).toHaveLength(2);
+
+    const tools = toolParts(message);
+    const subtasks = tools.filter((t) => t.toolName === "run_subtask");
+    expect(subtasks.map((t) => [t.toolCallId, t.title, t.state, t.output])).toEqual([
+      ["sub_a", "Look up A", "output-available", "found alpha"],
+      ["sub_b", "Look up B", "output-available", "found beta"],
+    ]);
+    expect(subtasks.map((t) => t.toolMetadata)).toEqual([expect.objectContaining({ depth: 0, parentId: null }), expect.objectContaining({ depth: 0, parentId: null })]);
+    const children = tools.filter((t) => t.toolName === "echo");
+    expect(children.map((t) => [t.toolMetadata?.parentId, t.toolMetadata?.depth, t.input, t.output]).sort()).toEqual([
+      ["sub_a", 1, { text: "alpha" }, "echo: alpha"],
+      ["sub_b", 1, { text: "beta" }, "echo: beta"],
+    ]);
+    expect(typeof children[0]!.toolMetadata?.durationMs).toBe("number");
+    // Sub-task text stays out of the message, as transient data for onData.
+    expect(texts.join("")).not.toContain("Checking");
+    expect(chunks.filter((c) => c.type === "data-agentry-subtask-text").every((c) => (c as { transient?: boolean }).transient === true)).toBe(true);
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
+  });
+
+  it("renders an approval as a tool approval request, and a denial in the resumed turn as denied output", async () => {
+    const { suspended, resumed } = await approvalRuns(false);
+    const first = await throughAiSdk(suspended);
+    expect(first.invalid).toEqual([]);
+    const [part] = toolParts(first.message);
+    const request = suspended.find((e) => e.type === "approval_request")!;
+    expect(part).toMatchObject({ toolCallId: "del_1", toolName: "todo_delete", state: "approval-requested", input: { item: "milk" }, approval: { id: request.type === "approval_request" ? request.request.requestId : "" } });
+    expect(first.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "tool-calls", messageMetadata: { status: "suspended" } });
+
+    const second = await throughAiSdk(resumed, { messageId: first.message.id });
+    expect(second.invalid).toEqual([]);
+    expect(second.errors).toEqual([]);
+    expect(second.message.id).toBe(first.message.id);
+    expect(toolParts(second.message).find((t) => t.toolCallId === "del_1")?.state).toBe("output-denied");
+    expect(second.message.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("")).toMatch(/not approved/);
+  });
+
+  it("renders an approved call's output in the resumed turn", async () => {
+    const { resumed } = await approvalRuns(true);
+    const { message, invalid, errors } = await throughAiSdk(resumed);
+    expect([invalid, errors]).toEqual([[], []]);
+    expect(toolParts(message).find((t) => t.toolCallId === "del_1")).toMatchObject({ state: "output-available", output: "deleted milk" });
+  });
+
+  it("renders a plan, a question, task status and artifacts as data parts keyed by id", async () => {
+    const { message, invalid, errors } = await throughAiSdk(await planRun());
+    expect([invalid, errors]).toEqual([[], []]);
+    const data = (type: string) => message.parts.filter((p) => p.type === type) as { id?: string; data: any }[];
+    expect(data("data-agentry-plan")).toEqual([expect.objectContaining({ id: "art_1", data: expect.objectContaining({ taskId: "task_1", plan: expect.objectContaining({ goal: "Ship the report" }) }) })]);
+    expect(data("data-agentry-question")[0]?.data.question.options.map((o: { value: string }) => o.value)).toEqual(["q1", "q2"]);
+    // One task part, updated in place to the latest status.
+    expect(data("data-agentry-task").map((p) => p.data.to)).toEqual(["awaiting_review"]);
+    expect(data("data-agentry-artifact")[0]?.id).toBe("art_1");
+    expect(data("data-agentry-role")[0]?.data).toEqual({ from: "planner", to: "actor" });
+  });
+
+  it("renders a failed turn: the text so far, an error the client sees, finish reason error", async () => {
+    const { message, invalid, errors, chunks } = await throughAiSdk(await errorRun());
+    expect(invalid).toEqual([]);
+    expect(errors.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/upstream overloaded/)]);
+    expect(chunks.filter((c) => c.type === "error")).toHaveLength(1);
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "error", messageMetadata: { status: "error" } });
+    expect(message.metadata).toMatchObject({ status: "error" });
+  });
+
+  it("closes the message when the events stop without done or the source throws", async () => {
+    async function* broken(): AsyncGenerator<DeliverableEvent> {
+      yield { type: "chunk", content: "partial", depth: 0, parentId: null };
+      throw new Error("connection lost");
+    }
+    const chunks: unknown[] = [];
+    for await (const chunk of toUIMessageStream(broken()) as unknown as AsyncIterable<unknown>) chunks.push(chunk);
+    expect(chunks.map((c) => (c as { type: string }).type)).toEqual(["start", "text-start", "text-delta", "error", "text-end", "finish"]);
+  });
+
+  it("stops reading the source after the root done", async () => {
+    const events = await parallelSubtasksRun();
+    let readAfterDone = false;
+    async function* source(): AsyncGenerator<DeliverableEvent> {
+      yield* events;
+      readAfterDone = true;
+      yield { type: "chunk", content: "late", depth: 0, parentId: null };
+    }
+    const reader = toUIMessageStream(source()).getReader();
+    while (!(await reader.read()).done);
+    expect(readAfterDone).toBe(false);
+  });
+});
