@@ -83,6 +83,10 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     plan.refusal = `Tool "${call.name}" is not permitted: its permission class "${tool.permissionClass}" is not enabled for this session.`;
     return plan;
   }
+  if (turn.policy && tool.mcpServer !== undefined && !turn.policy.allowedMcpServers.includes(tool.mcpServer)) {
+    plan.refusal = `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`;
+    return plan;
+  }
   const checked = validateToolArgs(tool, args);
   if (!checked.ok) {
     plan.refusal = `Invalid arguments for "${call.name}": ${checked.message}`;

@@ -40,5 +40,15 @@ export interface Tool<I = any, O = any> {
   contexts?: string[];
   /** Per-call time limit in milliseconds; a timed-out call becomes an error result. */
   timeoutMs?: number;
+  /**
+   * Set on tools of an MCP server (the connection's `name`): such a tool is offered and run only
+   * when `policy.allowedMcpServers` lists this server.
+   */
+  mcpServer?: string;
+  /**
+   * Declared read-only by its author (for MCP tools: the server's `readOnlyHint`). A marker for
+   * read-only roles such as the planner; it grants nothing by itself.
+   */
+  readOnly?: boolean;
   execute(args: I, ctx: ToolContext): O | Promise<O>;
 }
