@@ -8,6 +8,7 @@ export const entries = {
   anthropic: "src/entries/anthropic.ts",
   node: "src/entries/node.ts",
   sqlite: "src/entries/sqlite.ts",
+  mcp: "src/entries/mcp.ts",
 };
 
 export default defineConfig([

@@ -46,7 +46,7 @@ export function prepareAgent({ options, agent, session, chatContext, builtinTool
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
   const tools = composeToolbelt({
-    tools: [...(options.tools ?? []), ...builtinTools],
+    tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools],
     policy,
     agent,
     chatContext,
