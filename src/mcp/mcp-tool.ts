@@ -1,7 +1,8 @@
 import type { PermissionClass } from "../policy/tool-policy.js";
 import type { JsonSchema } from "../schema/json-schema.js";
-import { createJsonSchemaValidator } from "../schema/validate.js";
+import { createJsonSchemaValidator, type ValueValidator } from "../schema/validate.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
+import { TOOL_VALIDATOR } from "../tools/validate-tool-args.js";
 
 /** When MCP tools ask the approval handler before running. */
 export type McpApproval = "destructive" | "always" | "never";
@@ -67,10 +68,11 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
     return { skipped: `MCP tool "${String(definition.name).slice(0, 100)}" of server "${mapping.server}" is left out: its name does not fit ${String(TOOL_NAME)} as "${mapping.server}.<tool>".` };
   }
   const schema = isObject(definition.inputSchema) ? (definition.inputSchema as JsonSchema) : { type: "object" };
+  let validate: ValueValidator;
   try {
-    createJsonSchemaValidator(schema);
+    validate = createJsonSchemaValidator(schema);
   } catch (error) {
-    return { skipped: `MCP tool "${name}" is left out: its input schema cannot be used (${error instanceof Error ? error.message : String(error)}).` };
+    return { skipped: `MCP tool "${name}" is left out: its input schema cannot be used (${messageOf(error)}).` };
   }
   const annotations = isObject(definition.annotations) ? definition.annotations : undefined;
   const readOnly = annotations?.readOnlyHint === true;
@@ -88,9 +90,23 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
     execute: (args: unknown, ctx: ToolContext) => mapping.call(remoteName, args, ctx),
   };
   if (readOnly) tool.readOnly = true;
+  // The schema is the server's: an invalid regex or an unresolvable $ref surfaces only while
+  // validating, and must become an error result, not a failed turn.
+  const guarded: ValueValidator = (args) => {
+    try {
+      return validate(args);
+    } catch (error) {
+      return { ok: false, message: `the server's input schema cannot be checked (${messageOf(error)})` };
+    }
+  };
+  Object.defineProperty(tool, TOOL_VALIDATOR, { value: guarded, enumerable: false });
   return tool;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
