@@ -8,6 +8,7 @@ import type { Tool, ToolContext } from "../tools/tool.js";
 import type { ConnectMcpServerOptions, McpConnection, McpConnectionStatus, McpWarningCode } from "./mcp-connection.js";
 import { mapMcpResult, type McpCallResult } from "./mcp-result.js";
 import { toAgentryTool, type McpToolDefinition, type McpToolMapping } from "./mcp-tool.js";
+import { createStdioLineBuffer } from "./stdio-line-buffer.js";
 import { createTextTail, type TextTail } from "./text-tail.js";
 
 const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
@@ -50,6 +51,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   const timeoutMs = options.timeoutMs ?? 60_000;
   const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
   const maxTools = options.maxTools ?? 500;
+  const maxMessageBytes = options.maxMessageBytes ?? 32 * 1024 * 1024;
   const warn = (message: string, code: McpWarningCode) => {
     try {
       options.onWarning?.(message, code);
@@ -82,9 +84,13 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       env: options.env ?? {},
       ...(options.cwd !== undefined && { cwd: options.cwd }),
       stderr: "pipe",
-      maxBufferSize: options.maxMessageBytes ?? 32 * 1024 * 1024,
+      maxBufferSize: maxMessageBytes,
     });
     transport.stderr?.on("data", (chunk: Buffer | string) => stderr.push(String(chunk)));
+    // The SDK's read buffer is quadratic in a message's size (seconds for 10 MB); swap in a linear
+    // one where the field exists (SDK 1.x). Without it everything still works, only slower.
+    const internals = transport as unknown as { _readBuffer?: unknown };
+    if (internals._readBuffer !== undefined) internals._readBuffer = createStdioLineBuffer(maxMessageBytes);
     return transport;
   }
 

@@ -11,7 +11,7 @@ afterEach(async () => {
 
 async function connect(extra: Partial<Parameters<typeof connectMcpServer>[0]> = {}) {
   const warnings: [string, McpWarningCode][] = [];
-  const connection = await connectMcpServer({ name: "bad", command: process.execPath, args: [misbehavingServer], onWarning: (m, c) => warnings.push([m, c]), ...extra });
+  const connection = await connectMcpServer({ name: "bad", ...misbehavingServer(), onWarning: (m, c) => warnings.push([m, c]), ...extra });
   open.push(connection);
   return { connection, warnings };
 }
@@ -58,7 +58,7 @@ describe("connectMcpServer (stdio)", () => {
   });
 
   it("rejects with the server's stderr when it exits at start", async () => {
-    const error = await connectMcpServer({ name: "early", command: process.execPath, args: [misbehavingServer, "--exit-at-start"] }).catch((e: unknown) => e);
+    const error = await connectMcpServer({ name: "early", ...misbehavingServer("--exit-at-start") }).catch((e: unknown) => e);
     expect(McpConnectionError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/MCP server "early" .* exited during start\. Its stderr ended with: fatal: the config file is missing/);
   });

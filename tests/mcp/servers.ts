@@ -13,4 +13,12 @@ export function binScript(pkg: string): string {
 
 export const filesystemServer = () => binScript("@modelcontextprotocol/server-filesystem");
 export const everythingServer = () => binScript("@modelcontextprotocol/server-everything");
-export const misbehavingServer = fileURLToPath(new URL("./fixtures/misbehaving-server.mjs", import.meta.url));
+const misbehavingScript = fileURLToPath(new URL("./fixtures/misbehaving-server.ts", import.meta.url));
+
+/** How to start tests/mcp/fixtures/misbehaving-server.ts (through tsx, from the repository root). */
+export const misbehavingServer = (...extra: string[]) => ({
+  command: process.execPath,
+  args: ["--import", "tsx", misbehavingScript, ...extra],
+  cwd: root,
+  env: { TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+});
