@@ -1,11 +1,13 @@
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createAgentRegistry, createAgentRuntime, MemorySessionStore, type AgentRuntime, type SendInput } from "@agentry/core";
 import { connectMcpServer, serveAgentsOverMcp, type McpServerHandle } from "@agentry/core/mcp";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
+import { fileURLToPath } from "node:url";
 
 const agents = [
   { agentId: "support", displayName: "Support", description: "Answers support questions." },
@@ -136,5 +138,22 @@ describe("serveAgentsOverMcp", () => {
     expect(await post(new URL(url).host)).toBe(200);
     const get = await fetch(url, { method: "GET" });
     expect(get.status).toBe(405);
+  });
+
+  it("serves stdio: the SDK client starts the server as a process and calls the agent", async () => {
+    const root = fileURLToPath(new URL("../..", import.meta.url));
+    const client = new Client({ name: "stdio-client", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", fileURLToPath(new URL("./fixtures/agents-over-stdio.ts", import.meta.url))],
+        cwd: root,
+        env: { TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+        stderr: "pipe",
+      }),
+    );
+    cleanup.push(() => client.close());
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["helper"]);
+    expect(textOf(await client.callTool({ name: "helper", arguments: { message: "ping" } }))).toBe('You said: "ping"');
   });
 });
