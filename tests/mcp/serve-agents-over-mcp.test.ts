@@ -37,7 +37,7 @@ async function inMemoryClient(handle: McpServerHandle) {
   return client;
 }
 
-const textOf = (result: { content?: unknown }) => (result.content as { type: string; text: string }[]).map((c) => c.text).join("");
+const textOf = (result: object) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join("");
 
 describe("serveAgentsOverMcp", () => {
   it("offers one tool per API-exposed agent, with a message/session input", async () => {
