@@ -210,12 +210,20 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       throw new Error(`MCP server "${name}" is not connected${failure ? `: ${failure.message}` : ""}. The host has to reconnect it.`);
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error(`Arguments of MCP tool "${name}.${toolName}" must be a JSON object.`);
+    // The SDK adds an abort listener to the signal it is given and never removes it: give it a
+    // signal per call, so a turn with many calls does not pile listeners onto the turn's signal.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener("abort", onAbort, { once: true });
     let result: McpCallResult;
     try {
-      result = await session.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, { signal: ctx.signal, timeout: timeoutMs });
+      result = await session.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, { signal: controller.signal, timeout: timeoutMs });
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       throw callError(error, session, toolName);
+    } finally {
+      ctx.signal.removeEventListener("abort", onAbort);
     }
     return mapMcpResult(result);
   }

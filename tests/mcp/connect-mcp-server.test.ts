@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, McpConnectionError, type McpConnection, type McpWarningCode } from "@agentry/core/mcp";
 import type { Tool, ToolContext } from "@agentry/core";
@@ -48,6 +49,13 @@ describe("connectMcpServer (stdio)", () => {
     const { connection } = shared;
     await expect(tool(connection, "fail").execute({}, ctx())).rejects.toThrow("the widget is broken");
     await expect(tool(connection, "picture").execute({}, ctx())).resolves.toMatch(/^here it is\n\[image image\/png, \d+ bytes, not shown\]$/);
+  });
+
+  it("leaves no listener on the turn's signal after its calls (the SDK would add one per call)", async () => {
+    const { connection } = shared;
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 3; i++) await tool(connection, "lookup").execute({}, ctx(signal));
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
   });
 
   it("rejects with a typed error naming the command when it is not installed", async () => {
