@@ -1,6 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as core from "@agentry/core";
 import * as anthropic from "@agentry/core/anthropic";
+import * as mcp from "@agentry/core/mcp";
 import * as node from "@agentry/core/node";
 import * as openai from "@agentry/core/openai";
 import * as sqlite from "@agentry/core/sqlite";
@@ -18,6 +19,7 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/anthropic": [anthropic, ["anthropic", "ProviderError"]],
   "@agentry/core/node": [node, ["JsonlSessionStore"]],
   "@agentry/core/sqlite": [sqlite, ["SqliteSessionStore"]],
+  "@agentry/core/mcp": [mcp, ["connectMcpServer", "serveAgentsOverMcp"]],
 };
 
 describe("public API surface (API.md)", () => {
