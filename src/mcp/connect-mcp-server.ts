@@ -18,6 +18,7 @@ const MAX_LIST_PAGES = 50;
 /** One started server process (or HTTP session) and what we learnt about it. */
 interface Session {
   client: Client;
+  transport: Transport | undefined;
   stderr: TextTail;
   closed: boolean;
   lastProtocolError: Error | undefined;
@@ -95,7 +96,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   }
 
   async function open(): Promise<Session> {
-    const session: Session = { client: new Client({ name: "agentry", version: "1.0.0" }, { capabilities: {} }), stderr: createTextTail(2_000), closed: false, lastProtocolError: undefined };
+    const session: Session = { client: new Client({ name: "agentry", version: "1.0.0" }, { capabilities: {} }), transport: undefined, stderr: createTextTail(2_000), closed: false, lastProtocolError: undefined };
     const { client } = session;
     client.onerror = (error) => {
       session.lastProtocolError = error;
@@ -109,7 +110,8 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       if (session === current) void refresh();
     });
     try {
-      await client.connect(makeTransport(session.stderr), { timeout: connectTimeoutMs });
+      session.transport = makeTransport(session.stderr);
+      await client.connect(session.transport, { timeout: connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw startError(error, session);
@@ -258,7 +260,12 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   async function stop(): Promise<void> {
     const session = current;
     current = undefined;
-    await session?.client.close().catch(() => undefined);
+    if (!session) return;
+    // A streamable HTTP server keeps a session per client until told it is over.
+    if (session.transport instanceof StreamableHTTPClientTransport) {
+      await session.transport.terminateSession().catch(() => undefined);
+    }
+    await session.client.close().catch(() => undefined);
   }
 
   await start();

@@ -60,9 +60,11 @@ describe("the official everything server", () => {
   describe("over streamable HTTP on a loopback port", () => {
     let child: ChildProcess;
     let url: string;
+    let stdout = "";
     beforeAll(async () => {
       const port = await freePort();
-      child = spawn(process.execPath, [everythingServer(), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+      child = spawn(process.execPath, [everythingServer(), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+      child.stdout!.on("data", (chunk: Buffer) => (stdout += String(chunk)));
       await new Promise<void>((resolve, reject) => {
         let stderr = "";
         child.stderr!.on("data", (chunk: Buffer) => {
@@ -86,6 +88,8 @@ describe("the official everything server", () => {
       } finally {
         await remote.close();
       }
+      // close() ends the server's session for this client (DELETE), not only the local transport.
+      await expect.poll(() => stdout).toMatch(/Received session termination request/);
     });
 
     it("rejects with a typed error when nothing listens at the URL", async () => {
