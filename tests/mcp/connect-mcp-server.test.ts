@@ -5,6 +5,9 @@ import type { Tool, ToolContext } from "@agentry/core";
 import { defaultPolicy } from "@agentry/core";
 import { misbehavingServer } from "./servers.js";
 
+/** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
+const SERVER_START_MS = 60_000;
+
 const open: McpConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
@@ -24,13 +27,13 @@ const tool = (connection: McpConnection, name: string): Tool => {
   return found;
 };
 
-describe("connectMcpServer (stdio)", () => {
+describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
   // One server for the tests that leave it as they found it (servers take seconds to start on a busy machine).
   let shared: { connection: McpConnection; warnings: [string, McpWarningCode][] };
   beforeAll(async () => {
     shared = await connect({ timeoutMs: 300 });
     open.splice(open.indexOf(shared.connection), 1);
-  });
+  }, SERVER_START_MS);
   afterAll(() => shared.connection.close());
 
   it("maps the server's tools: prefixed names, mcpServer, the server's schema, class and approval from the annotations", async () => {

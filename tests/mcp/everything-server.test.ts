@@ -5,6 +5,9 @@ import { defaultPolicy, type ToolContext } from "@agentry/core";
 import { connectMcpServer, type McpConnection } from "@agentry/core/mcp";
 import { everythingServer } from "./servers.js";
 
+/** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
+const SERVER_START_MS = 60_000;
+
 const ctx = (): ToolContext => ({ toolCallId: "c1", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() });
 const call = (connection: McpConnection, name: string, args: unknown) => {
   const tool = connection.tools().find((t) => t.name === `${connection.name}.${name}`);
@@ -23,12 +26,12 @@ const freePort = () =>
     });
   });
 
-describe("the official everything server", () => {
+describe("the official everything server", { timeout: 60_000 }, () => {
   describe("over stdio", () => {
     let everything: McpConnection;
     beforeAll(async () => {
       everything = await connectMcpServer({ name: "everything", command: process.execPath, args: [everythingServer(), "stdio"] });
-    });
+    }, SERVER_START_MS);
     afterAll(() => everything.close());
 
     it("offers its tools with names that keep the server visible", () => {
@@ -74,7 +77,7 @@ describe("the official everything server", () => {
         child.once("exit", (code) => reject(new Error(`everything server exited (${code}): ${stderr}`)));
       });
       url = `http://127.0.0.1:${port}/mcp`;
-    });
+    }, SERVER_START_MS);
     afterAll(() => {
       child.kill();
     });

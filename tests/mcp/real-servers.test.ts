@@ -7,18 +7,21 @@ import { connectMcpServer, toolsWithMcp, type McpConnection } from "@agentry/cor
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 import { filesystemServer, misbehavingServer } from "./servers.js";
 
+/** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
+const SERVER_START_MS = 60_000;
+
 const policyFor = (...servers: string[]): ToolPolicy => ({ ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: servers });
 const toolResults = (messages: { role: string; content: unknown }[]) =>
   messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
 
-describe("the official filesystem server (stdio) through the runtime", () => {
+describe("the official filesystem server (stdio) through the runtime", { timeout: 60_000 }, () => {
   let dir: string;
   let fs: McpConnection;
   beforeAll(async () => {
     dir = realpathSync(mkdtempSync(join(tmpdir(), "agentry-mcp-fs-")));
     writeFileSync(join(dir, "notes.txt"), "buy milk\n");
     fs = await connectMcpServer({ name: "fs", command: process.execPath, args: [filesystemServer(), dir] });
-  });
+  }, SERVER_START_MS);
   afterAll(async () => {
     await fs.close();
     rmSync(dir, { recursive: true, force: true });
@@ -83,11 +86,11 @@ describe("the official filesystem server (stdio) through the runtime", () => {
   });
 });
 
-describe("MCP tools and the runtime", () => {
+describe("MCP tools and the runtime", { timeout: 60_000 }, () => {
   let bad: McpConnection;
   beforeAll(async () => {
     bad = await connectMcpServer({ name: "bad", ...misbehavingServer(), approval: "never" });
-  });
+  }, SERVER_START_MS);
   afterAll(() => bad.close());
 
   const runtimeWith = (script: FakeScript, extra: { role?: string; budget?: { maxToolResultBytes: number } } = {}) => {

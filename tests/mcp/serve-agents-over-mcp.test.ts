@@ -39,7 +39,7 @@ async function inMemoryClient(handle: McpServerHandle) {
 
 const textOf = (result: object) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join("");
 
-describe("serveAgentsOverMcp", () => {
+describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
   it("offers one tool per API-exposed agent, with a message/session input", async () => {
     const { runtime } = makeRuntime([]);
     const client = await inMemoryClient(serveAgentsOverMcp({ runtime }));
