@@ -11,6 +11,7 @@ export const entries = {
   "ai-sdk": "src/entries/ai-sdk.ts",
   otel: "src/entries/otel.ts",
   ui: "src/entries/ui.ts",
+  mcp: "src/entries/mcp.ts",
 };
 
 export default defineConfig([

@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import * as core from "@agentry/core";
 import * as aiSdk from "@agentry/core/ai-sdk";
 import * as anthropic from "@agentry/core/anthropic";
+import * as mcp from "@agentry/core/mcp";
 import * as node from "@agentry/core/node";
 import * as openai from "@agentry/core/openai";
 import * as otel from "@agentry/core/otel";
@@ -24,6 +25,7 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/ai-sdk": [aiSdk, ["fromAiSdk"]],
   "@agentry/core/otel": [otel, ["instrumentRuntime", "tracedLoop"]],
   "@agentry/core/ui": [ui, ["toUIMessageStream", "toAgUiEvents"]],
+  "@agentry/core/mcp": [mcp, ["connectMcpServer", "serveAgentsOverMcp"]],
 };
 
 describe("public API surface (API.md)", () => {

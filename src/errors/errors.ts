@@ -139,3 +139,20 @@ export class SessionBusyError extends AgentryError {
     this.sessionId = sessionId;
   }
 }
+
+/**
+ * An MCP server could not be reached or used: its command was not found, it exited during start,
+ * it did not answer the handshake in time, or its URL refused the connection.
+ */
+export class McpConnectionError extends AgentryError {
+  static override readonly errorName: string = "McpConnectionError";
+  /** The connection's name (`connectMcpServer({ name })`). */
+  readonly server: string;
+  /** The command (stdio) or URL (streamable HTTP) that was tried. */
+  readonly target: string;
+  constructor(message: string, init: { server: string; target: string } & AgentryErrorOptions) {
+    super(message, init);
+    this.server = init.server;
+    this.target = init.target;
+  }
+}

@@ -86,6 +86,10 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     plan.refusal = `Tool "${call.name}" is not permitted: ${refused}.`;
     return plan;
   }
+  if (turn.policy && tool.mcpServer !== undefined && !turn.policy.allowedMcpServers.includes(tool.mcpServer)) {
+    plan.refusal = `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`;
+    return plan;
+  }
   let checked: ReturnType<typeof validateToolArgs>;
   try {
     checked = validateToolArgs(tool, args);

@@ -11,7 +11,9 @@ export type ToolbeltWarningCode =
   /** A tool the chat context unlocks was dropped by the policy classes or the agent's scope. */
   | "context_tool_dropped"
   /** The chat context is not "thread" but no registered tool is gated to its kind. */
-  | "context_without_tools";
+  | "context_without_tools"
+  /** Tools of an MCP server were left out: the server is not in `policy.allowedMcpServers` (once per server). */
+  | "mcp_server_not_allowed";
 
 /** What {@link composeToolbelt} takes. */
 export interface ComposeToolbeltOptions {
@@ -34,6 +36,7 @@ export interface ComposeToolbeltOptions {
  * The toolbelt of a run: (registered tools) ∩ (agent's glob scope) ∩ (policy classes) ∩ (chat
  * context), in registration order (seed 001 `composeToolbelt`). Under a read-only policy
  * (`declaredReadOnly`, the planner) only tools declared read-only are kept.
+ * A tool with `mcpServer` is kept only when `policy.allowedMcpServers` lists that server (none is implied).
  *
  * A tool with `contexts` is offered only when the chat context kind (default `"thread"`) is one
  * of them; a tool without `contexts` is offered in every context. Duplicate names keep the first
@@ -61,12 +64,21 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
   });
 
   const inScope = new Set(agent ? scopeTools(agent, registered) : registered);
+  const allowedServers = new Set(policy.allowedMcpServers);
+  const refusedServers = new Set<string>();
   let gatedToKind = false;
 
   const toolbelt = registered.filter((tool) => {
     const unlockedHere = tool.contexts?.includes(kind) ?? false;
     gatedToKind ||= unlockedHere;
     if (tool.contexts && !unlockedHere) return false;
+    if (tool.mcpServer !== undefined && !allowedServers.has(tool.mcpServer)) {
+      if (!refusedServers.has(tool.mcpServer)) {
+        refusedServers.add(tool.mcpServer);
+        warn(`Tools of MCP server "${tool.mcpServer}" are left out: the policy's allowedMcpServers does not list it.`, "mcp_server_not_allowed");
+      }
+      return false;
+    }
     const reasons: string[] = [];
     const refused = classRefusal(tool, policy);
     if (refused) reasons.push(refused);

@@ -240,9 +240,16 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   // What a turn needs from its agent is the same for the same agent and chat context unless the
   // policy or a prompt section depends on the session: then it is made per turn.
   const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
-  const prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
+  let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
+  let toolsSeen: unknown;
   const prepare = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext): PreparedAgent => {
     if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools });
+    // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
+    const tools = typeof options.tools === "function" ? options.tools() : options.tools;
+    if (tools !== toolsSeen) {
+      toolsSeen = tools;
+      prepared = new WeakMap();
+    }
     const key = JSON.stringify(chatContext);
     let byContext = prepared.get(agent);
     if (!byContext) prepared.set(agent, (byContext = new Map()));

@@ -52,7 +52,7 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
   const tools = composeToolbelt({
-    tools: [...(options.tools ?? []), ...builtinTools],
+    tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools],
     policy,
     agent,
     chatContext,

@@ -25,8 +25,12 @@ export interface AgentRuntimeOptions {
   defaultProvider?: string;
   /** Model for agents without `chat.model`. */
   defaultModel?: string;
-  /** Tools the host registers (agents see them through their scope and the policy). */
-  tools?: Tool[];
+  /**
+   * Tools the host registers (agents see them through their scope and the policy). A function is
+   * called at the start of every turn (tools that change, e.g. an MCP server's: `toolsWithMcp`);
+   * while it returns the same array, prepared toolbelts are reused.
+   */
+  tools?: Tool[] | (() => Tool[]);
   /** CLI skills listed in prompts of agents with `toolExposure` `skills`/`mixed`. */
   skills?: Skill[];
   /** @default defaultPolicy(chatContext?.kind ?? "thread") */

@@ -41,9 +41,14 @@ export interface Tool<I = any, O = any> {
   /** Per-call time limit in milliseconds; a timed-out call becomes an error result. */
   timeoutMs?: number;
   /**
-   * The author's word that the tool changes nothing: it may run under a read-only role (the
-   * planner) whatever its class. An explicit read class (`safe`, `knowledge`, `workspace_read`)
-   * says the same. @default false
+   * Set on tools of an MCP server (the connection's `name`): such a tool is offered and run only
+   * when `policy.allowedMcpServers` lists this server.
+   */
+  mcpServer?: string;
+  /**
+   * The author's word that the tool changes nothing (for MCP tools: the server's `readOnlyHint`):
+   * it may run under a read-only role (the planner) when the host's policy enables its class. An
+   * explicit read class (`safe`, `knowledge`, `workspace_read`) says the same. @default false
    */
   readOnly?: boolean;
   execute(args: I, ctx: ToolContext): O | Promise<O>;

@@ -1,6 +1,7 @@
 import { abortError } from "../../internal/abort.js";
 import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
+import { mapRequestToolNames, unmapToolCall } from "../tool-name-map.js";
 import { postEventStream } from "./post-event-stream.js";
 import { checkStreamLimits, type StreamLimitOptions } from "./stream-limit-options.js";
 import { streamWithRetry, type RetryOptions } from "./stream-with-retry.js";
@@ -36,7 +37,9 @@ export function createSseProvider(init: SseProviderInit): Provider {
     ...(init.maxEventBytes === undefined ? {} : { maxEventBytes: init.maxEventBytes }),
     ...(init.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: init.idleTimeoutMs }),
   };
-  async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  async function* attempt(original: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    // Vendors accept fewer characters in tool names than Agentry (dots): names go out mapped and come back unmapped.
+    const { request, names } = mapRequestToolNames(original);
     const reader = init.reader();
     const events = postEventStream({
       ...limits,
@@ -51,11 +54,11 @@ export function createSseProvider(init: SseProviderInit): Provider {
       for (const sse of batch) {
         for (const event of reader.push(sse)) {
           if (signal.aborted) throw abortError(signal);
-          yield event;
+          yield unmapToolCall(event, names);
         }
       }
     }
-    for (const event of reader.end()) yield event;
+    for (const event of reader.end()) yield unmapToolCall(event, names);
   }
   return {
     id,

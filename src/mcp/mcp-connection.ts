@@ -1,0 +1,90 @@
+import type { PermissionClass } from "../policy/tool-policy.js";
+import type { Tool } from "../tools/tool.js";
+import type { McpApproval } from "./mcp-tool.js";
+
+/** Why a warning was reported by a connection; stable, for hosts that log or forward warnings. */
+export type McpWarningCode =
+  /** A tool of the server was left out (name too long, unusable schema, duplicate name, too many tools). */
+  | "mcp_tool_skipped"
+  /** Re-reading the tool list after `notifications/tools/list_changed` failed; the previous list is kept. */
+  | "mcp_tools_refresh_failed"
+  /** The server sent something that is not valid JSON-RPC, or its transport reported an error. */
+  | "mcp_protocol_error";
+
+/** What `connectMcpServer` takes: `command` (stdio) or `url` (streamable HTTP). */
+export interface ConnectMcpServerOptions {
+  /**
+   * The server's name in Agentry: tools are named `${name}.${tool}` and carry `mcpServer: name`,
+   * which `policy.allowedMcpServers` must list. 1 to 32 letters, digits, `_` or `-`.
+   */
+  name: string;
+  /** stdio: the program to start (no shell). Use `process.execPath` and a script path to avoid PATH lookups. */
+  command?: string;
+  /** stdio: its arguments. @default [] */
+  args?: string[];
+  /**
+   * stdio: environment variables for the server, on top of a safe subset of this process's
+   * (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`; Windows equivalents).
+   * @default {}
+   */
+  env?: Record<string, string>;
+  /** stdio: the server's working directory. @default this process's */
+  cwd?: string;
+  /** Streamable HTTP: the endpoint, e.g. `http://127.0.0.1:3001/mcp`. */
+  url?: string;
+  /** Streamable HTTP: headers on every request (e.g. `Authorization`). @default {} */
+  headers?: Record<string, string>;
+  /** The permission class of every tool of this server. @default "network" */
+  permissionClass?: PermissionClass;
+  /**
+   * Which tools ask the approval handler: `"destructive"` those the server does not declare
+   * read-only or non-destructive (the protocol's default for a tool without annotations),
+   * `"always"` all, `"never"` none (the policy's `approval` lists still apply).
+   * @default "destructive"
+   */
+  approval?: McpApproval;
+  /** Time limit of one tool call; a call that takes longer is cancelled and becomes an error result. @default 60_000 */
+  timeoutMs?: number;
+  /** Time limit of the handshake and of each `tools/list`. @default 30_000 */
+  connectTimeoutMs?: number;
+  /**
+   * stdio: the largest message the server may send, in bytes. A larger one closes the connection
+   * (the call in flight becomes an error result). Results are capped further by the loop's
+   * `maxToolResultBytes`.
+   * @default 33_554_432 (32 MiB)
+   */
+  maxMessageBytes?: number;
+  /** The most tools taken from the server; the rest are left out with a warning. @default 500 */
+  maxTools?: number;
+  /** Told about tools left out and protocol errors. Must not throw. @default warnings are dropped */
+  onWarning?: (message: string, code: McpWarningCode) => void;
+}
+
+/** Where a connection is: `"connected"`, `"closed"` (by `close()`), or `"failed"` (the server went away). */
+export type McpConnectionStatus = "connected" | "closed" | "failed";
+
+/**
+ * A live connection to one MCP server, whose tools are Agentry tools. Made by `connectMcpServer`.
+ *
+ * When the server goes away (its process exits, the transport fails) the status becomes
+ * `"failed"`, `onClose` listeners hear why, and calls of its tools become error results until
+ * `reconnect()` succeeds. Reconnecting is explicit: nothing restarts a server behind the host's back.
+ */
+export interface McpConnection {
+  readonly name: string;
+  /**
+   * The server's tools, as of the last `tools/list`. The same array until the list changes
+   * (`notifications/tools/list_changed`, `reconnect()`), so callers may cache on its identity.
+   */
+  tools(): Tool[];
+  /** Called after the tool list changed. Returns an unsubscribe function. A listener must not throw. */
+  onToolsChanged(listener: () => void): () => void;
+  /** Where the connection is. */
+  readonly status: McpConnectionStatus;
+  /** Called once per failure when the server goes away by itself (not after `close()`), with why. */
+  onClose(listener: (error: Error) => void): () => void;
+  /** Starts the server (or opens the URL) again and re-reads its tools. Rejects with `McpConnectionError`. */
+  reconnect(): Promise<void>;
+  /** Ends the connection (and stops a stdio server's process). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,71 @@
+/** One content block of an MCP tool result, as far as Agentry reads it. */
+interface McpContentBlock {
+  type: string;
+  text?: unknown;
+  data?: unknown;
+  mimeType?: unknown;
+  uri?: unknown;
+  name?: unknown;
+  resource?: { uri?: unknown; mimeType?: unknown; text?: unknown; blob?: unknown };
+}
+
+/** The parts of an MCP `tools/call` result that Agentry maps. */
+export interface McpCallResult {
+  content?: unknown;
+  structuredContent?: unknown;
+  isError?: unknown;
+  /** Old servers (protocol 2024-10-07) answer with `toolResult`. */
+  toolResult?: unknown;
+}
+
+/** Longest error text kept from a server's `isError` result (the loop does not cap error texts). */
+const MAX_ERROR_CHARS = 8_000;
+
+const base64Bytes = (data: unknown): number => (typeof data === "string" ? Math.floor((data.length * 3) / 4) : 0);
+const str = (value: unknown): string => (typeof value === "string" ? value : "");
+
+/** A short stand-in for a block the model cannot read as text. */
+function blockText(block: McpContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return str(block.text);
+    case "image":
+    case "audio":
+      return `[${block.type} ${str(block.mimeType) || "unknown type"}, ${base64Bytes(block.data)} bytes, not shown]`;
+    case "resource_link":
+      return `[resource link: ${str(block.uri)}${block.name ? ` (${str(block.name)})` : ""}]`;
+    case "resource": {
+      const resource = block.resource ?? {};
+      if (typeof resource.text === "string") return resource.text;
+      return `[resource ${str(resource.uri)}: ${str(resource.mimeType) || "binary"}, ${base64Bytes(resource.blob)} bytes, not shown]`;
+    }
+    default:
+      return `[${String(block.type)} content, not shown]`;
+  }
+}
+
+/** The result's content blocks as one text: text parts joined by newlines, other parts as short descriptions. */
+export function mcpResultText(result: McpCallResult): string {
+  const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  return blocks
+    .filter((block): block is McpContentBlock => typeof block === "object" && block !== null && typeof (block as { type?: unknown }).type === "string")
+    .map(blockText)
+    .join("\n");
+}
+
+/**
+ * An MCP tool result as an Agentry tool value: `structuredContent` when the server sent it, else
+ * the content as text (text parts joined, images, audio and binary resources described in one
+ * line: the model sees text, and the loop caps its size like any result). `isError: true` throws
+ * an `Error` with the text (at most 8,000 characters), so the loop records an error result the
+ * model can act on.
+ */
+export function mapMcpResult(result: McpCallResult): unknown {
+  if (result.isError === true) {
+    const text = mcpResultText(result);
+    throw new Error(text === "" ? "The MCP tool reported an error without a message." : text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…[truncated]` : text);
+  }
+  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
+  if (result.content === undefined && result.toolResult !== undefined) return result.toolResult;
+  return mcpResultText(result);
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { run } from "../loop/helpers.js";
+import { mapMcpResult, mcpToolRequiresApproval, toAgentryTool, type McpToolMapping } from "@agentry/core/mcp";
+
+const mapping = (extra: Partial<McpToolMapping> = {}): McpToolMapping => ({ server: "srv", permissionClass: "network", approval: "destructive", call: () => Promise.resolve("ok"), ...extra });
+
+describe("MCP tool mapping", () => {
+  // The README's annotation table, row by row.
+  it.each([
+    [undefined, "destructive", true],
+    [{}, "destructive", true],
+    [{ readOnlyHint: true }, "destructive", false],
+    [{ readOnlyHint: true, destructiveHint: true }, "destructive", false],
+    [{ readOnlyHint: false }, "destructive", true],
+    [{ destructiveHint: false }, "destructive", false],
+    [{ destructiveHint: true }, "destructive", true],
+    [{ readOnlyHint: true }, "always", true],
+    [{ destructiveHint: true }, "never", false],
+  ] as const)("annotations %j with approval %s → requiresApproval %s", (annotations, approval, expected) => {
+    expect(mcpToolRequiresApproval(annotations, approval)).toBe(expected);
+  });
+
+  it("names tools server.tool, replacing characters outside [a-zA-Z0-9_.-], and leaves out names over 64 characters", () => {
+    expect(toAgentryTool({ name: "get weather/now" }, mapping())).toMatchObject({ name: "srv.get_weather_now" });
+    expect(toAgentryTool({ name: "x".repeat(61) }, mapping())).toEqual({ skipped: expect.stringMatching(/does not fit/) });
+  });
+
+  it("takes the class from the host, marks read-only tools, and defaults a missing schema to an object", () => {
+    const tool = toAgentryTool({ name: "look", annotations: { readOnlyHint: true } }, mapping({ permissionClass: "knowledge" }));
+    expect(tool).toMatchObject({ name: "srv.look", permissionClass: "knowledge", mcpServer: "srv", readOnly: true, requiresApproval: false, inputSchema: { type: "object" } });
+  });
+
+  it("a server schema that fails while validating (invalid regex, unknown $ref) gives an error result, and the turn goes on", async () => {
+    let ran = false;
+    const tool = toAgentryTool({ name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" }, b: { $ref: "https://example.invalid/x" } } } }, mapping({ call: () => ((ran = true), Promise.resolve("ran")) }));
+    if ("skipped" in tool) throw new Error(tool.skipped);
+    const { result } = await run({ script: [{ toolCalls: [{ name: "srv.bad", args: { a: "x" } }] }, { text: "ok" }], tools: [tool] });
+    expect(ran).toBe(false);
+    expect(result.status).toBe("complete");
+    expect(result.messages[1]).toMatchObject({ role: "tool", content: [{ isError: true, result: expect.stringMatching(/input schema cannot be checked/) }] });
+  });
+
+  it("caps a huge description", () => {
+    const tool = toAgentryTool({ name: "t", description: "d".repeat(100_000) }, mapping());
+    expect("description" in tool && tool.description.length).toBeLessThanOrEqual(4_001);
+  });
+
+  it("maps results: structuredContent first, text parts joined, an error result thrown", () => {
+    expect(mapMcpResult({ content: [{ type: "text", text: "{\"a\":1}" }], structuredContent: { a: 1 } })).toEqual({ a: 1 });
+    expect(mapMcpResult({ content: [{ type: "text", text: "one" }, { type: "text", text: "two" }, { type: "resource_link", uri: "file:///x", name: "x" }] })).toBe("one\ntwo\n[resource link: file:///x (x)]");
+    expect(mapMcpResult({ content: [{ type: "resource", resource: { uri: "file:///a", text: "inline" } }] })).toBe("inline");
+    expect(() => mapMcpResult({ content: [{ type: "text", text: "boom" }], isError: true })).toThrow("boom");
+    expect(() => mapMcpResult({ content: [{ type: "text", text: "e".repeat(100_000) }], isError: true })).toThrow(/^e{8000}…\[truncated\]$/);
+  });
+});
