@@ -13,6 +13,12 @@ import { FIXTURES, type ResponsesExpectation, type StreamExpectation } from "./w
 /** The recorded streams, vendored into the repository (provenance: `tests/fixtures/README.md`). */
 const FIXTURE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../fixtures/wire");
 const SEEDS = [1, 2, 3, 4, 5];
+/**
+ * A replay writes a fixture in hundreds of small pieces, one event-loop turn apiece: CPU work that
+ * took up to 15 s for the largest fixtures on a loaded 2-core machine. An explicit limit well above
+ * that, so only a stuck replay fails on it.
+ */
+const REPLAY_TIMEOUT_MS = 90_000;
 
 function listFiles(dir: string, prefix = ""): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -127,7 +133,7 @@ describe("wire fixtures: coverage", () => {
 
 for (const [file, expectation] of Object.entries(FIXTURES)) {
   if (expectation.shape === "stream") {
-    describe(`${file} (${expectation.api})`, () => {
+    describe(`${file} (${expectation.api})`, { timeout: REPLAY_TIMEOUT_MS }, () => {
       it.each(SEEDS)("over HTTP in random pieces, seed %i", async (seed) => {
         const result = await collect(providerFor(expectation.api, routeFor(file, seed)));
         expectStream(result, expectation, expectation.api);
@@ -140,7 +146,7 @@ for (const [file, expectation] of Object.entries(FIXTURES)) {
       });
     });
   } else if (expectation.shape === "http-error") {
-    describe(`${file} (HTTP ${expectation.status} via ${expectation.api})`, () => {
+    describe(`${file} (HTTP ${expectation.status} via ${expectation.api})`, { timeout: REPLAY_TIMEOUT_MS }, () => {
       it("becomes a ProviderError with the provider's status, message and retryability", async () => {
         const result = await collect(providerFor(expectation.api, routeFor(file, 1)));
         expectStream(result, { shape: "stream", api: expectation.api, text: "", thinking: [], calls: [], usage: null, finish: null, error: expectation.error }, expectation.api);
@@ -153,7 +159,7 @@ for (const [file, expectation] of Object.entries(FIXTURES)) {
       });
     });
   } else {
-    describe(`${file} (Responses API: SSE parser only)`, () => {
+    describe(`${file} (Responses API: SSE parser only)`, { timeout: REPLAY_TIMEOUT_MS }, () => {
       it.each(SEEDS)("parses in random pieces, seed %i", async (seed) => {
         expectResponses(await responsesEvents(file, seed), expectation);
       });
