@@ -120,7 +120,10 @@ describe("MCP tools and the runtime", { timeout: 60_000 }, () => {
     const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "bad.huge", args: {} }] }, { text: "that was big" }], { budget: { maxToolResultBytes: 1_000 } });
     const result = await runtime.send({ agentId: "a", content: "go" });
     const [huge] = toolResults(result.messages);
-    expect(String(huge!.result)).toMatch(/^x{1000}\n…\[truncated: kept 1000 of 10000000 bytes\]$/);
+    // The cap covers the truncation notice too: what the model reads is at most 1,000 bytes.
+    const text = String(huge!.result);
+    expect(new TextEncoder().encode(text).length).toBeLessThanOrEqual(1_000);
+    expect(text).toMatch(/^x{900,}\n…\[truncated: kept \d+ of 10000000 bytes\]$/);
     expect(result).toMatchObject({ status: "complete", text: "that was big" });
     expect(JSON.stringify(provider.calls[1]!.messages).length).toBeLessThan(10_000);
     await runtime.close();
