@@ -32,9 +32,9 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   "openai-compatible/openrouter-keepalive-comments-error-in-chunk.sse":
     "an error object riding a chunk after finish_reason: the AI SDK's OpenAI chat model keeps the cut-off response (complete); ours fails the call with the error",
   "errors/anthropic-midstream-overloaded-error.sse":
-    "an error event inside a 200 stream: the AI SDK's client turns it into an HTTP-like error with a status it derives from the error type (529 / 500) and drops the type; ours keeps the wire's error type as \`code\` and reports no status (the HTTP status was 200). Retryability and message agree",
+    "an error event inside a 200 stream: the AI SDK's client turns it into an HTTP-like error with a status it derives from the error type (529 / 500) and drops the type; ours keeps the wire's error type as `code` and reports no status (the HTTP status was 200). Retryability and message agree",
   "errors/openai-chat-stream-error-first-chunk.sse":
-    "an error event inside a 200 stream: the AI SDK's client turns it into an HTTP-like error with a status it derives from the error type (529 / 500) and drops the type; ours keeps the wire's error type as \`code\` and reports no status (the HTTP status was 200). Retryability and message agree",
+    "an error event inside a 200 stream: the AI SDK's client turns it into an HTTP-like error with a status it derives from the error type (529 / 500) and drops the type; ours keeps the wire's error type as `code` and reports no status (the HTTP status was 200). Retryability and message agree",
 };
 
 function fixtureBody(file: string, api: "openai" | "anthropic"): Uint8Array {
