@@ -70,7 +70,7 @@ export interface JsonlSessionStoreOptions {
  * index (`ApprovalIndexStore`), so run one runtime per root. The runtime then finds approvals by
  * reading the sessions (cost grows with their number), and only its own per-session queue keeps
  * two turns of a session apart. For several runtime processes use `SqliteSessionStore` (one
- * machine) or `PostgresSessionStore`.
+ * machine) or a store with session leases on a shared database.
  *
  * Session ids are directory names: 1 to 128 of `A-Z a-z 0-9 . _ -`, not starting with a dot;
  * anything else is an `InvalidArgumentError`. Deleting an unknown session is a no-op.

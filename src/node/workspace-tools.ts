@@ -57,11 +57,10 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  * symlinks while a tool runs: each file or directory is opened first and the kernel's path of the
  * open handle (`/proc/self/fd/N`) must lie inside the workspace's real root before anything is
  * read, listed or written; files and directories are created, and commands started, through a
- * verified directory handle. Elsewhere (macOS, BSD, Windows) the opened file must still be the
- * one (same device and inode) that the re-checked real path names, which covers reads; creating
- * directories, writing, listing and a command's working directory go by path, and checks before
- * and after narrow, but cannot close, the window in which a concurrent swap redirects them (a
- * write may then land outside and the call fail). A hard link is the file it links to: reading a
+ * verified directory handle. Elsewhere (macOS, BSD, Windows) every operation goes by path: the
+ * opened file must still be the one (same device and inode) that the re-checked real path names,
+ * and checks before and after narrow, but cannot close, the window in which a concurrent swap
+ * redirects a read, a listing, a write or a command's working directory (Node has no `openat`). A hard link is the file it links to: reading a
  * hard link that someone placed in the workspace reads that file.
  *
  * Cost. Reads, listings and command output are bounded by the options above. Opening never blocks
