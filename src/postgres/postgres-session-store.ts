@@ -109,6 +109,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   readonly #s: string;
   #ready: Promise<void> | undefined;
   #closed = false;
+  /** Clients given an `error` listener already (a connection dropped while checked out must not crash the process). */
+  readonly #guarded = new WeakSet<pg.PoolClient>();
 
   constructor(options: PostgresSessionStoreOptions) {
     if (typeof options !== "object" || options === null) throw new InvalidArgumentError("PostgresSessionStore: pass { connectionString } or { pool }");
@@ -385,7 +387,13 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   async #connect(): Promise<pg.PoolClient> {
     if (this.#closed) throw new SessionStoreError("PostgresSessionStore: the store is closed");
     try {
-      return await this.pool.connect();
+      const client = await this.pool.connect();
+      if (!this.#guarded.has(client)) {
+        // The failed query rejects with the same error; this only keeps the event from being unhandled.
+        client.on("error", () => undefined);
+        this.#guarded.add(client);
+      }
+      return client;
     } catch (error) {
       throw new SessionStoreError(`PostgresSessionStore: cannot connect to the database: ${messageOf(error)}`, { cause: error });
     }
@@ -423,7 +431,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 }
 
 function wrap(operation: string, error: unknown): Error {
-  if (AgentryError.isInstance(error)) return error as Error;
+  if (AgentryError.isInstance(error)) return error;
   return new SessionStoreError(`PostgresSessionStore.${operation} failed: ${messageOf(error)}`, { cause: error });
 }
 
