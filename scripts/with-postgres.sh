@@ -4,7 +4,8 @@
 # When DATABASE_URL is already set, runs the command against that server unchanged. Otherwise
 # initdb's a throwaway cluster in a temp dir (as the `postgres` user when run as root: initdb
 # refuses root), starts it on 127.0.0.1 and a free port, creates the database `agentry`, exports
-# DATABASE_URL, runs the command, and stops and removes the cluster on exit.
+# DATABASE_URL, runs the command, and stops and removes the cluster on exit. The throwaway cluster
+# runs with fsync off (tests need no durability); AGENTRY_PG_FSYNC=on for benchmarks.
 set -euo pipefail
 
 if [ -n "${DATABASE_URL:-}" ]; then
@@ -37,7 +38,7 @@ trap cleanup EXIT INT TERM
 
 as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync >/dev/null
 as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-  -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null
+  -o "-h 127.0.0.1 -p $port -k $dir -c fsync=${AGENTRY_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
 as_pg "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres agentry
 
 export DATABASE_URL="postgres://postgres@127.0.0.1:$port/agentry"

@@ -207,11 +207,15 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       const current = Number(session.lease_token);
       // Fencing: a newer lease was granted since this token, so its holder lost the session.
       if (leaseToken !== undefined && current !== 0 && current !== leaseToken) throw new LeaseLostError(sessionId, leaseToken);
+      // The records already stored under these ids, and the append's timestamp and touch order, in one round trip.
       const ids = [...new Set(records.map((record) => record.id))];
-      const existing = await client.query<{ id: string; body: HistoryRecord }>(`SELECT id, body FROM ${s}.records WHERE session_id = $1 AND id = ANY($2::text[])`, [sessionId, ids]);
-      const seen = new Map(existing.rows.map((row) => [row.id, row.body]));
+      const { rows: ticks } = await client.query<{ now: Date; touch: string; existing: { id: string; body: HistoryRecord }[] | null }>(
+        `SELECT ${NOW} AS now, nextval('${s}.touch_seq') AS touch,
+           (SELECT json_agg(json_build_object('id', id, 'body', body)) FROM ${s}.records WHERE session_id = $1 AND id = ANY($2::text[])) AS existing`,
+        [sessionId, ids],
+      );
+      const seen = new Map((ticks[0]!.existing ?? []).map((row) => [row.id, row.body]));
       if (records.every((record) => seen.has(record.id))) return records.map((record) => seen.get(record.id)!);
-      const { rows: ticks } = await client.query<{ now: Date; touch: string }>(`SELECT ${NOW} AS now, nextval('${s}.touch_seq') AS touch`);
       const at = ticks[0]!.now.toISOString();
       let lastSeq = Number(session.last_seq);
       const fresh: { seq: number; record: HistoryRecord; json: string }[] = [];
@@ -226,12 +230,14 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
         return kept;
       });
       await client.query(
-        `INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
-         SELECT $1, seq, id, $2, frame, kind, body FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::json[]) AS t (seq, id, frame, kind, body)`,
-        [sessionId, at, fresh.map((f) => f.seq), fresh.map((f) => f.record.id), fresh.map((f) => f.record.frame), fresh.map((f) => f.record.kind), fresh.map((f) => f.json)],
+        `WITH inserted AS (
+           INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
+           SELECT $1, seq, id, $2::text, frame, kind, body FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::json[]) AS t (seq, id, frame, kind, body)
+         )
+         UPDATE ${s}.sessions SET last_seq = $8, updated_at = $2::text::timestamptz, touch = $9 WHERE id = $1`,
+        [sessionId, at, fresh.map((f) => f.seq), fresh.map((f) => f.record.id), fresh.map((f) => f.record.frame), fresh.map((f) => f.record.kind), fresh.map((f) => f.json), lastSeq, ticks[0]!.touch],
       );
       for (const { record, json } of fresh) await this.#index(client, sessionId, session, record, json);
-      await client.query(`UPDATE ${s}.sessions SET last_seq = $2, updated_at = $3, touch = $4 WHERE id = $1`, [sessionId, lastSeq, at, ticks[0]!.touch]);
       return stored;
     });
   }
