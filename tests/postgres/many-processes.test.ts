@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,15 +45,23 @@ const lastJson = <T>(stdout: string): T => JSON.parse(stdout.trim().split("\n").
 describe("runtimes in several processes on one Postgres database", { timeout: 240_000 }, () => {
   if (!requireDatabase()) return;
   const stores: { close(): Promise<void> }[] = [];
+  const dirs: string[] = [];
+  /** A temp path naming the workers' marks file. */
+  const marksPath = (prefix: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return join(dir, "run");
+  };
   afterAll(async () => {
     for (const store of stores) await store.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
   it("resolving one approval from two processes at once resumes the turn once; the other gets ApprovalAlreadyResolvedError", async () => {
     for (let trial = 0; trial < 2; trial++) {
       const schema = freshSchema();
       stores.push(storeOnFreshSchema({ schema }));
-      const marks = join(mkdtempSync(join(tmpdir(), "agentry-pg-race-")), "run");
+      const marks = marksPath("agentry-pg-race-");
       const { requestId } = lastJson<{ requestId: string }>(await startWorker(schema, [marks, "suspend"]).done);
       const racers = [startWorker(schema, [marks, "race", requestId]), startWorker(schema, [marks, "race", requestId])];
       await Promise.all(racers.map((racer) => racer.ready));
@@ -69,7 +77,7 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
     const schema = freshSchema();
     const store = storeOnFreshSchema({ schema });
     stores.push(store);
-    const marks = join(mkdtempSync(join(tmpdir(), "agentry-pg-crash-")), "run");
+    const marks = marksPath("agentry-pg-crash-");
     const holder = startWorker(schema, [marks, "crash"], "TOOL_STARTED");
     await holder.ready;
     const [session] = await store.listSessions();
