@@ -8,6 +8,7 @@ export const entries = {
   anthropic: "src/entries/anthropic.ts",
   node: "src/entries/node.ts",
   sqlite: "src/entries/sqlite.ts",
+  postgres: "src/entries/postgres.ts",
   "ai-sdk": "src/entries/ai-sdk.ts",
   otel: "src/entries/otel.ts",
   ui: "src/entries/ui.ts",

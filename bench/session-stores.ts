@@ -5,7 +5,9 @@
 //
 // (tsx passes node flags through; without --expose-gc the heap row is skipped.) Runs against the
 // sources (../src), in one process, on a temp directory under os.tmpdir(). Prints a markdown
-// table. Not a test: nothing asserts a time.
+// table. Not a test: nothing asserts a time. With DATABASE_URL set (e.g. through
+// `AGENTRY_PG_FSYNC=on scripts/with-postgres.sh npx tsx --expose-gc bench/session-stores.ts`) it
+// adds a PostgresSessionStore row (a fresh schema, dropped afterwards).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +17,7 @@ import { JsonlSessionStore } from "../src/node/jsonl-session-store.js";
 import { MemorySessionStore } from "../src/sessions/memory-session-store.js";
 import type { NewRecord, SessionStore } from "../src/sessions/session-store.js";
 import { SqliteSessionStore } from "../src/sqlite/sqlite-session-store.js";
+import { PostgresSessionStore } from "../src/postgres/postgres-session-store.js";
 
 const quick = process.argv.includes("--quick");
 const root = mkdtempSync(join(tmpdir(), "agentry-bench-stores-"));
@@ -32,13 +35,25 @@ const message = (session: number, index: number): Message =>
     : { role: "assistant", content: [{ type: "text", text: sessionText(session, index) }] };
 const record = (n: number): NewRecord => ({ id: `r${n}`, kind: "message", frame: null, message: message(0, n) });
 
-interface StoreKind { name: string; make(): SessionStore; close?(store: SessionStore): void }
+interface StoreKind { name: string; make(): SessionStore; close?(store: SessionStore): unknown }
 const kinds: StoreKind[] = [
   { name: "MemorySessionStore", make: () => new MemorySessionStore() },
   { name: "JsonlSessionStore (fsync)", make: () => new JsonlSessionStore({ root: newDir() }) },
   { name: "JsonlSessionStore (fsync: false)", make: () => new JsonlSessionStore({ root: newDir(), fsync: false }) },
   { name: "SqliteSessionStore (file, WAL)", make: () => new SqliteSessionStore({ path: `${newDir()}.db` }), close: (s) => (s as SqliteSessionStore).close() },
 ];
+const databaseUrl = process.env.DATABASE_URL;
+if (databaseUrl) {
+  const schema = `bench_${process.pid}`;
+  kinds.push({
+    name: "PostgresSessionStore (loopback)",
+    make: () => new PostgresSessionStore({ connectionString: databaseUrl, schema }),
+    close: async (s) => {
+      await (s as PostgresSessionStore).pool.query(`DROP SCHEMA "${schema}" CASCADE`);
+      await (s as PostgresSessionStore).close();
+    },
+  });
+}
 
 /** Runs `step` repeatedly for about `ms` (at least `min` times); returns calls per second. */
 async function rate(ms: number, min: number, step: (i: number) => Promise<unknown>): Promise<number> {
@@ -81,7 +96,7 @@ async function measure(kind: StoreKind): Promise<Record<string, string>> {
     await store.listSessions({ agentId: "agent-3", limit: 1 });
     latest.push(performance.now() - start);
   }
-  kind.close?.(store);
+  await kind.close?.(store);
   return {
     "single appends/s": Math.round(singles).toLocaleString("en-US"),
     "batches of 10/s (records/s)": `${Math.round(batches).toLocaleString("en-US")} (${Math.round(batches * 10).toLocaleString("en-US")})`,

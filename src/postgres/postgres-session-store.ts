@@ -1,0 +1,489 @@
+import pg from "pg";
+import { AgentryError } from "../errors/agentry-error.js";
+import { InvalidArgumentError, LeaseLostError, SessionStoreError } from "../errors/errors.js";
+import {
+  checkListQuery,
+  checkSessionId,
+  newSessionSummary,
+  parseOlderThan,
+  patchSessionSummary,
+  sessionNotFound,
+  type CreateSessionInit,
+  type ListSessionsQuery,
+  type SessionPatch,
+} from "../internal/session-arguments.js";
+import { checkLoadOptions, checkNewRecords, stampRecord } from "../internal/session-records.js";
+import type {
+  AcquireLeaseOptions,
+  AppendOptions,
+  ApprovalIndexStore,
+  ApprovalRecord,
+  HistoryRecord,
+  IndexedApproval,
+  LeasableSessionStore,
+  LoadOptions,
+  NewRecord,
+  PrunableSessionStore,
+  SessionLease,
+  SessionSummary,
+} from "../sessions/session-store.js";
+import { migrate, quoteIdent } from "./postgres-migrations.js";
+
+/** Options of {@link PostgresSessionStore}: a connection string (the store opens its own pool) or a pool of yours. */
+export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
+  /**
+   * The Postgres schema holding the store's tables (created on first use). Letters, digits and
+   * `_`, at most 63 characters.
+   * @default "agentry"
+   */
+  schema?: string;
+  /**
+   * With `{ connectionString }`: how long to wait for a connection before failing with
+   * `SessionStoreError` (an unreachable server fails fast instead of hanging a turn).
+   * @default 10000
+   */
+  connectionTimeoutMillis?: number;
+  /**
+   * With `{ connectionString }`: the most connections the store's pool opens.
+   * @default 10
+   */
+  max?: number;
+};
+
+interface SessionRow {
+  id: string;
+  agent_id: string;
+  scope: string | null;
+  name: string | null;
+  pinned_at: string | null;
+  created_at: Date;
+  updated_at: Date;
+  last_snippet: string | null;
+  attributes: Record<string, unknown> | null;
+}
+
+interface ApprovalRow {
+  request_id: string;
+  session_id: string;
+  agent_id: string;
+  scope: string | null;
+  decided: boolean;
+  body: ApprovalRecord;
+}
+
+const SESSION_COLUMNS = "id, agent_id, scope, name, pinned_at, created_at, updated_at, last_snippet, attributes";
+const NOW = "date_trunc('milliseconds', clock_timestamp())";
+
+/**
+ * A `SessionStore` (from `@agentry/core`) in PostgreSQL through `pg` (an optional peer dependency,
+ * loaded only by `@agentry/core/postgres`), for runtimes in many processes on many machines
+ * sharing one database.
+ *
+ * - Tables live in one schema (`schema`, default `agentry`), created and migrated on first use in
+ *   one transaction under an advisory lock; a schema written by a newer version is refused
+ *   with `SessionStoreError` naming both versions.
+ * - Each append is one transaction holding the session's row lock: `seq` is the session's last
+ *   + 1, idempotent by record id, all or nothing (a dropped connection rolls it back).
+ * - Timestamps and lease expiry come from the database clock, never from the client's, so the
+ *   machines' clocks need not agree. Sessions touched in one millisecond list in touch order
+ *   (a sequence).
+ * - Session leases ({@link LeasableSessionStore}) with a fencing token on the session row;
+ *   the approval index ({@link ApprovalIndexStore}) kept by `append` in the same transaction;
+ *   `prune`. Each is indexed SQL: its cost does not grow with the number of sessions.
+ * - Failures of the database (unreachable, connection lost, SQL error) → `SessionStoreError`
+ *   with the driver's error as `cause`.
+ * - Given `{ connectionString }`, the store owns its pool and `close()` ends it; given `{ pool }`,
+ *   the caller owns it (and should listen to its `error` event) and `close()` leaves it open.
+ *
+ * @example
+ * const store = new PostgresSessionStore({ connectionString: process.env.DATABASE_URL! });
+ * // ...
+ * await store.close();
+ */
+export class PostgresSessionStore implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore {
+  /** The connection pool. */
+  readonly pool: pg.Pool;
+  /** The schema holding the tables. */
+  readonly schema: string;
+  readonly #owned: boolean;
+  readonly #s: string;
+  #ready: Promise<void> | undefined;
+  #closed = false;
+  /** Clients given an `error` listener already (a connection dropped while checked out must not crash the process). */
+  readonly #guarded = new WeakSet<pg.PoolClient>();
+
+  constructor(options: PostgresSessionStoreOptions) {
+    if (typeof options !== "object" || options === null) throw new InvalidArgumentError("PostgresSessionStore: pass { connectionString } or { pool }");
+    const schema = options.schema ?? "agentry";
+    if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new InvalidArgumentError("PostgresSessionStore: schema must be letters, digits and _ (at most 63, not starting with a digit)");
+    }
+    this.schema = schema;
+    this.#s = quoteIdent(schema);
+    if ("pool" in options && options.pool !== undefined) {
+      this.pool = options.pool;
+      this.#owned = false;
+    } else {
+      const { connectionString } = options as { connectionString?: unknown };
+      if (typeof connectionString !== "string" || connectionString === "") throw new InvalidArgumentError("PostgresSessionStore: connectionString must be a non-empty string");
+      this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000, max: options.max ?? 10 });
+      // An idle connection the server dropped must not crash the process; the pool replaces it.
+      this.pool.on("error", () => undefined);
+      this.#owned = true;
+    }
+  }
+
+  async createSession(init: CreateSessionInit): Promise<SessionSummary> {
+    const summary = newSessionSummary(init, () => crypto.randomUUID(), "");
+    const { rows } = await this.#query<{ created_at: Date }>(
+      "createSession",
+      `INSERT INTO ${this.#s}.sessions (id, agent_id, scope, name, attributes, created_at, updated_at, touch)
+       SELECT $1, $2, $3, $4, $5::jsonb, t, t, nextval('${this.#s}.touch_seq') FROM (SELECT ${NOW} AS t) now
+       ON CONFLICT (id) DO NOTHING RETURNING created_at`,
+      [summary.sessionId, summary.agentId, summary.scope ?? null, summary.name ?? null, jsonOrNull(summary.attributes)],
+    );
+    if (rows.length === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
+    summary.createdAt = summary.updatedAt = rows[0]!.created_at.toISOString();
+    return summary;
+  }
+
+  async getSession(sessionId: string): Promise<SessionSummary | undefined> {
+    checkSessionId(sessionId);
+    const { rows } = await this.#query<SessionRow>("getSession", `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]);
+    return rows[0] && summaryOf(rows[0]);
+  }
+
+  async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
+    const { agentId, limit, scope } = checkListQuery(query);
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (scope === null) where.push("scope IS NULL");
+    else if (scope !== undefined) where.push(`scope = $${params.push(scope)}`);
+    if (agentId !== undefined) where.push(`agent_id = $${params.push(agentId)}`);
+    const limitSql = Number.isFinite(limit) ? ` LIMIT $${params.push(limit)}` : "";
+    const { rows } = await this.#query<SessionRow>(
+      "listSessions",
+      `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY touch DESC${limitSql}`,
+      params,
+    );
+    return rows.map(summaryOf);
+  }
+
+  async updateSession(sessionId: string, patch: SessionPatch): Promise<SessionSummary> {
+    checkSessionId(sessionId);
+    return this.#transaction("updateSession", async (client) => {
+      const { rows } = await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`, [sessionId]);
+      if (rows[0] === undefined) throw sessionNotFound(sessionId);
+      const summary = patchSessionSummary(summaryOf(rows[0]), patch);
+      const updated = await client.query<{ updated_at: Date }>(
+        `UPDATE ${this.#s}.sessions SET name = $2, pinned_at = $3, attributes = $4::jsonb, last_snippet = $5,
+           updated_at = ${NOW}, touch = nextval('${this.#s}.touch_seq') WHERE id = $1 RETURNING updated_at`,
+        [sessionId, summary.name ?? null, summary.pinnedAt ?? null, jsonOrNull(summary.attributes), summary.lastSnippet ?? null],
+      );
+      summary.updatedAt = updated.rows[0]!.updated_at.toISOString();
+      return summary;
+    });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    checkSessionId(sessionId);
+    // Records, approval entries and lease waiters go with it (ON DELETE CASCADE).
+    await this.#query("deleteSession", `DELETE FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]);
+  }
+
+  async append(sessionId: string, records: NewRecord[], options: AppendOptions = {}): Promise<HistoryRecord[]> {
+    checkNewRecords(records);
+    checkSessionId(sessionId);
+    const { leaseToken } = options ?? {};
+    if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken)) throw new InvalidArgumentError("append: leaseToken must be an integer");
+    const s = this.#s;
+    return this.#transaction("append", async (client) => {
+      const { rows } = await client.query<{ agent_id: string; scope: string | null; last_seq: string; lease_token: string }>(
+        `SELECT agent_id, scope, last_seq, lease_token FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
+        [sessionId],
+      );
+      const session = rows[0];
+      if (session === undefined) throw sessionNotFound(sessionId);
+      const current = Number(session.lease_token);
+      // Fencing: a newer lease was granted since this token, so its holder lost the session.
+      if (leaseToken !== undefined && current !== 0 && current !== leaseToken) throw new LeaseLostError(sessionId, leaseToken);
+      // The records already stored under these ids, and the append's timestamp and touch order, in one round trip.
+      const ids = [...new Set(records.map((record) => record.id))];
+      const { rows: ticks } = await client.query<{ now: Date; touch: string; existing: { id: string; body: HistoryRecord }[] | null }>(
+        `SELECT ${NOW} AS now, nextval('${s}.touch_seq') AS touch,
+           (SELECT json_agg(json_build_object('id', id, 'body', body)) FROM ${s}.records WHERE session_id = $1 AND id = ANY($2::text[])) AS existing`,
+        [sessionId, ids],
+      );
+      const seen = new Map((ticks[0]!.existing ?? []).map((row) => [row.id, row.body]));
+      if (records.every((record) => seen.has(record.id))) return records.map((record) => seen.get(record.id)!);
+      const at = ticks[0]!.now.toISOString();
+      let lastSeq = Number(session.last_seq);
+      const fresh: { seq: number; record: HistoryRecord; json: string }[] = [];
+      const stored = records.map((record, index) => {
+        let kept = seen.get(record.id);
+        if (kept === undefined) {
+          const json = toJson(stampRecord(record, ++lastSeq, at), index);
+          kept = JSON.parse(json) as HistoryRecord;
+          fresh.push({ seq: lastSeq, record: kept, json });
+          seen.set(record.id, kept);
+        }
+        return kept;
+      });
+      await client.query(
+        `WITH inserted AS (
+           INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
+           SELECT $1, seq, id, $2::text, frame, kind, body FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::json[]) AS t (seq, id, frame, kind, body)
+         )
+         UPDATE ${s}.sessions SET last_seq = $8, updated_at = $2::text::timestamptz, touch = $9 WHERE id = $1`,
+        [sessionId, at, fresh.map((f) => f.seq), fresh.map((f) => f.record.id), fresh.map((f) => f.record.frame), fresh.map((f) => f.record.kind), fresh.map((f) => f.json), lastSeq, ticks[0]!.touch],
+      );
+      for (const { record, json } of fresh) await this.#index(client, sessionId, session, record, json);
+      return stored;
+    });
+  }
+
+  async load(sessionId: string, options: LoadOptions = {}): Promise<HistoryRecord[]> {
+    checkLoadOptions(options);
+    checkSessionId(sessionId);
+    const { frame } = options;
+    const params: unknown[] = [sessionId, options.afterSeq ?? 0];
+    const frameSql = frame === undefined ? "" : frame === null ? " AND frame IS NULL" : ` AND frame = $${params.push(frame)}`;
+    const resetSql = options.sinceLastReset
+      ? `GREATEST($2, COALESCE((SELECT max(seq) FROM ${this.#s}.records WHERE session_id = $1 AND kind = 'reset'${frameSql}), 0))`
+      : "$2";
+    const { rows } = await this.#query<{ body: HistoryRecord }>(
+      "load",
+      `SELECT body FROM ${this.#s}.records WHERE session_id = $1 AND seq > ${resetSql}${frameSql} ORDER BY seq`,
+      params,
+    );
+    if (rows.length === 0) {
+      const found = await this.#query("load", `SELECT 1 FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]);
+      if (found.rows.length === 0) throw sessionNotFound(sessionId);
+    }
+    return rows.map((row) => row.body);
+  }
+
+  async clear(sessionId: string): Promise<void> {
+    await this.append(sessionId, [{ id: crypto.randomUUID(), kind: "reset", frame: null }]);
+  }
+
+  /** Deletes every session whose `updatedAt` is before `olderThan` (with its records); returns how many. */
+  async prune(options: { olderThan: string }): Promise<number> {
+    const olderThan = new Date(parseOlderThan(options)).toISOString();
+    const result = await this.#query("prune", `DELETE FROM ${this.#s}.sessions WHERE updated_at < $1`, [olderThan]);
+    return result.rowCount ?? 0;
+  }
+
+  async acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined> {
+    checkSessionId(sessionId);
+    const { owner, ttlMs } = checkLeaseOptions(options);
+    const ticket = options.ticket;
+    if (ticket !== undefined && (typeof ticket !== "string" || ticket === "")) throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
+    const s = this.#s;
+    return this.#transaction("acquireLease", async (client) => {
+      const { rows } = await client.query<{ lease_owner: string | null; held: boolean | null }>(
+        `SELECT lease_owner, lease_expires_at > clock_timestamp() AS held FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
+        [sessionId],
+      );
+      const lease = rows[0];
+      if (lease === undefined) throw sessionNotFound(sessionId);
+      // Arrival order: a ticket keeps its place while its holder keeps asking.
+      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [sessionId, ttlMs]);
+      if (ticket !== undefined) {
+        await client.query(
+          `INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES ($1, $2, clock_timestamp())
+           ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at`,
+          [sessionId, ticket],
+        );
+      }
+      const first = await client.query<{ ticket: string }>(`SELECT ticket FROM ${s}.lease_waiters WHERE session_id = $1 ORDER BY ord LIMIT 1`, [sessionId]);
+      const firstTicket = first.rows[0]?.ticket;
+      if (firstTicket !== undefined && firstTicket !== ticket) return undefined;
+      if (lease.held === true && lease.lease_owner !== owner) return undefined;
+      if (ticket !== undefined) await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND ticket = $2`, [sessionId, ticket]);
+      const granted = await client.query<{ lease_token: string; lease_expires_at: Date }>(
+        `UPDATE ${s}.sessions SET lease_owner = $2, lease_token = lease_token + 1, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+         WHERE id = $1 RETURNING lease_token, lease_expires_at`,
+        [sessionId, owner, ttlMs],
+      );
+      return leaseOf(granted.rows[0]!);
+    });
+  }
+
+  async renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined> {
+    checkSessionId(sessionId);
+    const { ttlMs } = checkLeaseOptions({ owner: "-", ...options });
+    if (!Number.isSafeInteger(token)) throw new InvalidArgumentError("renewLease: token must be an integer");
+    const { rows } = await this.#query<{ lease_token: string; lease_expires_at: Date }>(
+      "renewLease",
+      `UPDATE ${this.#s}.sessions SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
+       WHERE id = $1 AND lease_token = $2 AND lease_token > 0 RETURNING lease_token, lease_expires_at`,
+      [sessionId, token, ttlMs],
+    );
+    return rows[0] && leaseOf(rows[0]);
+  }
+
+  async releaseLease(sessionId: string, token: number): Promise<void> {
+    checkSessionId(sessionId);
+    if (!Number.isSafeInteger(token)) throw new InvalidArgumentError("releaseLease: token must be an integer");
+    await this.#query("releaseLease", `UPDATE ${this.#s}.sessions SET lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`, [sessionId, token]);
+  }
+
+  async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
+    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
+    const { rows } = await this.#query<ApprovalRow>("findApproval", `SELECT * FROM ${this.#s}.approvals WHERE request_id = $1`, [requestId]);
+    return rows[0] && approvalOf(rows[0]);
+  }
+
+  async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
+    const { scope, sessionId, limit } = query ?? {};
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
+    const where = ["NOT decided"];
+    const params: unknown[] = [];
+    if (sessionId !== undefined) where.push(`session_id = $${params.push(sessionId)}`);
+    if (scope === null) where.push("scope IS NULL");
+    else if (scope !== undefined) where.push(`scope = $${params.push(scope)}`);
+    const limitSql = limit === undefined ? "" : ` LIMIT $${params.push(limit)}`;
+    const { rows } = await this.#query<ApprovalRow>("listPendingApprovals", `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ord${limitSql}`, params);
+    return rows.map(approvalOf);
+  }
+
+  /** Ends the pool when the store opened it (`{ connectionString }`); a no-op otherwise, and when closed. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#owned) await this.pool.end();
+  }
+
+  /** Keeps the approval index in step with a newly stored record (inside the append's transaction). */
+  async #index(client: pg.PoolClient, sessionId: string, session: { agent_id: string; scope: string | null }, record: HistoryRecord, json: string): Promise<void> {
+    const s = this.#s;
+    if (record.kind === "approval") {
+      const requestId = record.request.requestId;
+      const insert = `INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, decided, body)
+        VALUES ($1, $2, $3, $4, nextval('${s}.touch_seq'), $5, $6::json) ON CONFLICT (request_id) DO NOTHING`;
+      if (record.decision === undefined) {
+        await client.query(insert, [requestId, sessionId, session.agent_id, session.scope, false, json]);
+      } else if ((await client.query(`UPDATE ${s}.approvals SET decided = true WHERE request_id = $1`, [requestId])).rowCount === 0) {
+        await client.query(insert, [requestId, sessionId, session.agent_id, session.scope, true, json]);
+      }
+    } else if (record.kind === "reset" && record.frame === null) {
+      await client.query(`UPDATE ${s}.approvals SET decided = true WHERE session_id = $1 AND NOT decided`, [sessionId]);
+    }
+  }
+
+  /** Migrates once per store (again after a failure, so a server that came back is used). */
+  #migrated(): Promise<void> {
+    this.#ready ??= (async () => {
+      const client = await this.#connect();
+      try {
+        await migrate(client, this.schema);
+        client.release();
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
+    })().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw wrap("migrate", error);
+    });
+    return this.#ready;
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    if (this.#closed) throw new SessionStoreError("PostgresSessionStore: the store is closed");
+    try {
+      const client = await this.pool.connect();
+      if (!this.#guarded.has(client)) {
+        // The failed query rejects with the same error; this only keeps the event from being unhandled.
+        client.on("error", () => undefined);
+        this.#guarded.add(client);
+      }
+      return client;
+    } catch (error) {
+      throw new SessionStoreError(`PostgresSessionStore: cannot connect to the database: ${messageOf(error)}`, { cause: error });
+    }
+  }
+
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(operation: string, sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.#migrated();
+    const client = await this.#connect();
+    try {
+      const result = await client.query<R>(sql, params);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(true);
+      throw wrap(operation, error);
+    }
+  }
+
+  async #transaction<T>(operation: string, task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    await this.#migrated();
+    const client = await this.#connect();
+    try {
+      await client.query("BEGIN");
+      const result = await task(client);
+      await client.query("COMMIT");
+      client.release();
+      return result;
+    } catch (error) {
+      let healthy = true;
+      await client.query("ROLLBACK").catch(() => (healthy = false));
+      client.release(healthy ? undefined : true);
+      throw wrap(operation, error);
+    }
+  }
+}
+
+function wrap(operation: string, error: unknown): Error {
+  if (AgentryError.isInstance(error)) return error;
+  return new SessionStoreError(`PostgresSessionStore.${operation} failed: ${messageOf(error)}`, { cause: error });
+}
+
+function messageOf(error: unknown): string {
+  const base = (error as Error)?.message || (error as { code?: string })?.code || String(error);
+  // AggregateError (every address refused) carries its reasons in `errors`.
+  const inner = (error as { errors?: unknown[] })?.errors;
+  return Array.isArray(inner) && inner.length > 0 ? `${base} ${inner.map((e) => (e as Error)?.message).join("; ")}`.trim() : base;
+}
+
+function checkLeaseOptions(options: { owner: string; ttlMs: number }): { owner: string; ttlMs: number } {
+  const owner = options?.owner;
+  const ttlMs = options?.ttlMs;
+  if (typeof owner !== "string" || owner === "") throw new InvalidArgumentError("lease: owner must be a non-empty string");
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new InvalidArgumentError("lease: ttlMs must be a positive number");
+  return { owner, ttlMs };
+}
+
+function leaseOf(row: { lease_token: string; lease_expires_at: Date }): SessionLease {
+  return { token: Number(row.lease_token), expiresAt: row.lease_expires_at.toISOString() };
+}
+
+function jsonOrNull(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function toJson(record: HistoryRecord, index: number): string {
+  try {
+    return JSON.stringify(record);
+  } catch (error) {
+    throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, { cause: error });
+  }
+}
+
+function approvalOf(row: ApprovalRow): IndexedApproval {
+  const entry: IndexedApproval = { requestId: row.request_id, sessionId: row.session_id, agentId: row.agent_id, request: row.body, decided: row.decided };
+  if (row.scope !== null) entry.scope = row.scope;
+  return entry;
+}
+
+function summaryOf(row: SessionRow): SessionSummary {
+  const summary: SessionSummary = { sessionId: row.id, agentId: row.agent_id, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+  if (row.scope !== null) summary.scope = row.scope;
+  if (row.name !== null) summary.name = row.name;
+  if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;
+  if (row.last_snippet !== null) summary.lastSnippet = row.last_snippet;
+  if (row.attributes !== null) summary.attributes = row.attributes;
+  return summary;
+}
