@@ -15,6 +15,14 @@ export const entries = {
   mcp: "src/entries/mcp.ts",
 };
 
+/**
+ * `zod-to-json-schema` is bundled with `zod/v3` replaced by its enum of type names (values equal
+ * keys), so importing the core does not load zod 3 for hosts on zod 4 (cold import).
+ */
+const zodV3Kinds = (options: { alias?: Record<string, string> }) => {
+  options.alias = { ...options.alias, "zod/v3": "./src/internal/zod-v3-kinds.ts" };
+};
+
 export default defineConfig([
   {
     entry: entries,
@@ -26,6 +34,8 @@ export default defineConfig([
     platform: "neutral",
     splitting: true,
     treeshake: true,
+    noExternal: ["zod-to-json-schema", "zod/v3"],
+    esbuildOptions: zodV3Kinds,
   },
   {
     entry: entries,
@@ -36,6 +46,7 @@ export default defineConfig([
     platform: "neutral",
     treeshake: true,
     // p-queue ships ESM only; the CommonJS build carries its own copy so `require()` works on every Node 20.
-    noExternal: ["p-queue"],
+    noExternal: ["p-queue", "zod-to-json-schema", "zod/v3"],
+    esbuildOptions: zodV3Kinds,
   },
 ]);

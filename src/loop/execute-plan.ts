@@ -84,7 +84,7 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   }
   if (plan.kind === "finish") {
     const checked = validateFinish(level, plan);
-    if (!checked.ok) return { result: endCall(level, plan, `The result does not match the required output_schema: ${checked.message}. Fix it and call finish_subtask again.`, true) };
+    if (!checked.ok) return { result: endCall(level, plan, `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`, true) };
     return { result: endCall(level, plan, "Result accepted.", false), finished: { value: checked.value } };
   }
   const violation = plan.kind === "subtask" ? turn.budget.trySubtask() : turn.budget.tryToolCall();

@@ -59,6 +59,8 @@ export interface Level {
   offersSubtask: boolean;
   outputSchema: JsonSchema | undefined;
   outputValidator: ValueValidator | undefined;
+  /** Name of the finish tool when `outputValidator` is set. @default "finish_subtask" */
+  finishName?: string;
 }
 
 /** What a level's run of one batch of tool calls came to. */

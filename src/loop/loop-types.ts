@@ -22,13 +22,19 @@ export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDeci
 /** How a run ended. */
 export type LoopStatus = "complete" | "budget_exceeded" | "iteration_limit" | "aborted" | "error" | "suspended";
 
-/** What a loop run returns (also the payload of the final `done` event). */
-export interface LoopResult {
+/**
+ * What a loop run returns (also the payload of the final `done` event). `T` types `structured`
+ * (from a zod `outputSchema`).
+ */
+export interface LoopResult<T = unknown> {
   status: LoopStatus;
   /** Last assistant text of this level. */
   text: string;
-  /** `finish_subtask` result, when an output schema applied. */
-  structured?: unknown;
+  /**
+   * The validated result of the finish tool (`final_answer` at the root with `outputSchema`,
+   * `finish_subtask` in a sub-task with `output_schema`), when one applied and was accepted.
+   */
+  structured?: T;
   /** Messages this run appended, in order. */
   messages: Message[];
   executionTree: ExecutionTreeSnapshot;

@@ -71,7 +71,7 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     }
     return plan;
   }
-  if (call.name === FINISH_SUBTASK && level.outputValidator) {
+  if (call.name === (level.finishName ?? FINISH_SUBTASK) && level.outputValidator) {
     plan.kind = "finish";
     plan.input = args;
     return plan;

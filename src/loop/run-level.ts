@@ -22,11 +22,11 @@ export function usageOf(budget: TurnBudget, priced: boolean): Usage {
 }
 
 /** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
-export function modelToolsFor(level: Pick<Level, "tools" | "offersSubtask" | "outputSchema">): Level["modelTools"] {
+export function modelToolsFor(level: Pick<Level, "tools" | "offersSubtask" | "outputSchema" | "finishName">): Level["modelTools"] {
   const list: Level["modelTools"] = [];
   for (const tool of level.tools.values()) list.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
   if (level.offersSubtask) list.push(runSubtaskTool);
-  if (level.outputSchema) list.push(finishSubtaskTool(level.outputSchema));
+  if (level.outputSchema) list.push(finishSubtaskTool(level.outputSchema, level.finishName));
   return list;
 }
 
@@ -113,7 +113,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
       text = lastText(last);
       return finish("complete");
     } else if (last?.role === "tool" && level.outputValidator) {
-      const accepted = acceptedFinish(history);
+      const accepted = acceptedFinish(history, level);
       if (accepted) return finish("complete", { structured: accepted.value });
     }
   }
@@ -151,7 +151,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
       }
       if (level.outputValidator) {
         if (message) await push(message);
-        await push({ role: "user", content: `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
+        await push({ role: "user", content: level.finishName ? `You must end by calling ${level.finishName} with { result } matching the required schema; a plain-text answer is not accepted.` : `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
         continue;
       }
       const final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
@@ -190,14 +190,23 @@ function missingResult(call: ToolCallPart) {
   return { type: "tool_result" as const, toolCallId: call.id, name: call.name, result: "Not run.", isError: true };
 }
 
-function acceptedFinish(history: readonly Message[]): { value: unknown } | undefined {
+function acceptedFinish(history: readonly Message[], level: Level): { value: unknown } | undefined {
+  const name = level.finishName ?? FINISH_SUBTASK;
   const last = history[history.length - 1];
   const previous = history[history.length - 2];
   if (last?.role !== "tool" || previous?.role !== "assistant") return undefined;
   for (const part of last.content) {
-    if (part.name !== FINISH_SUBTASK || part.isError) continue;
+    if (part.name !== name || part.isError) continue;
     const call = previous.content.find((p): p is ToolCallPart => p.type === "tool_call" && p.id === part.toolCallId);
-    if (call) return { value: (call.args as { result?: unknown } | null)?.result };
+    if (!call) continue;
+    const raw = (call.args as { result?: unknown } | null)?.result;
+    // Validated again so a zod schema's transforms and defaults apply to the resumed value too.
+    try {
+      const checked = level.outputValidator?.(raw);
+      return { value: checked?.ok ? checked.value : raw };
+    } catch {
+      return { value: raw };
+    }
   }
   return undefined;
 }

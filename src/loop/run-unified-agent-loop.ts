@@ -4,6 +4,11 @@ import type { Message } from "../messages/message.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
 import type { ModelRequest, PricingTable, Provider } from "../providers/provider.js";
 import type { Tool } from "../tools/tool.js";
+import type { InferToolInput } from "../tools/define-tool.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import { isZodSchema, toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
+import { unresolvedRefs } from "../schema/unresolved-refs.js";
+import { createJsonSchemaValidator, createZodValidator, type ValueValidator } from "../schema/validate.js";
 import { TurnBudget } from "./budget.js";
 import type { BudgetLimits } from "./budget-types.js";
 import { EventSink } from "./event-sink.js";
@@ -13,7 +18,7 @@ import type { Level, Turn } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "./loop-types.js";
 import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
-import { buildSubtaskSystemPrompt, type SubtaskPromptInfo } from "./subtask-tools.js";
+import { buildSubtaskSystemPrompt, FINAL_ANSWER, type SubtaskPromptInfo } from "./subtask-tools.js";
 import { errorMessage } from "./tool-result.js";
 import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
 
@@ -24,8 +29,8 @@ function createStreamIds(): () => string {
   return () => `stream_${prefix}_${++count}`;
 }
 
-/** Options of {@link runUnifiedAgentLoop}. */
-export interface LoopOptions {
+/** Options of {@link runUnifiedAgentLoop}. `S` is the type of `outputSchema`. */
+export interface LoopOptions<S extends AnyZodSchema | JsonSchema = AnyZodSchema | JsonSchema> {
   provider: Provider;
   model: string;
   systemPrompt: string;
@@ -63,6 +68,32 @@ export interface LoopOptions {
   modelOptions?: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Replaces the built-in sub-task system prompt. */
   subtaskSystemPrompt?: (info: SubtaskPromptInfo) => string;
+  /**
+   * Root structured output: a zod schema (3.25+ or 4) or a JSON Schema. The loop then offers a
+   * `final_answer` tool taking `{ result }`; the model must end through it (a plain-text answer
+   * gets a reminder and another iteration), a result that does not match goes back to the model
+   * as an error result to fix, and the accepted value is `result.structured` (zod: parsed, so
+   * transforms and defaults apply; typed from the schema). Retries are bounded by
+   * `maxIterationsPerLevel` and the turn's budget. Host input: trusted like a tool's schema; a
+   * JSON Schema the validator cannot use throws `InvalidArgumentError`. Applies at the level the
+   * loop is called for, not to sub-tasks. @default undefined (the model ends with text)
+   */
+  outputSchema?: S;
+}
+
+/** `result.structured` as typed by an output schema: zod's output type, `unknown` for JSON Schema. */
+export type InferStructured<S> = InferToolInput<S>;
+
+/** The root finish tool's validator and model-facing schema; throws for an unusable schema. */
+function outputOf(schema: AnyZodSchema | JsonSchema): { json: JsonSchema; validator: ValueValidator } {
+  try {
+    if (isZodSchema(schema)) return { json: toJsonSchema(schema), validator: createZodValidator(schema) };
+    const dangling = unresolvedRefs(schema);
+    if (dangling.length > 0) throw new Error(`$ref that resolves to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`);
+    return { json: schema, validator: createJsonSchemaValidator(schema) };
+  } catch (error) {
+    throw new InvalidArgumentError(`runUnifiedAgentLoop: outputSchema cannot be used: ${errorMessage(error)}`, { cause: error });
+  }
 }
 
 /**
@@ -94,6 +125,7 @@ function checkOptions(options: LoopOptions): void {
     for (const tool of options.tools) {
       if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") problems.push("every tool needs a name and an execute()");
       else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
+      else if (options.outputSchema !== undefined && tool.name === FINAL_ANSWER) problems.push(`tool name "${FINAL_ANSWER}" is reserved when outputSchema is given`);
       else seen.add(tool.name);
       if (tool?.timeoutMs !== undefined && !isTimeLimit(tool.timeoutMs)) {
         problems.push(`tool "${String(tool.name)}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(tool.timeoutMs)}`);
@@ -103,6 +135,8 @@ function checkOptions(options: LoopOptions): void {
   if (options.toolTimeoutMs !== undefined && !isTimeLimit(options.toolTimeoutMs)) {
     problems.push(`toolTimeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(options.toolTimeoutMs)}`);
   }
+  const schema = options.outputSchema as unknown;
+  if (schema !== undefined && (schema === null || typeof schema !== "object" || Array.isArray(schema))) problems.push("outputSchema must be a zod schema or a JSON Schema object");
   if (problems.length > 0) throw new InvalidArgumentError(`runUnifiedAgentLoop: ${problems.join("; ")}`);
 }
 
@@ -124,8 +158,11 @@ function checkOptions(options: LoopOptions): void {
  *   if (event.type === "chunk") process.stdout.write(event.content);
  * }
  */
-export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator<LoopEvent, LoopResult> {
+export async function* runUnifiedAgentLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
+  options: LoopOptions<S>,
+): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
   checkOptions(options);
+  const output = options.outputSchema === undefined ? undefined : outputOf(options.outputSchema);
   const budget = TurnBudget.isTurnBudget(options.budget) ? options.budget : new TurnBudget(options.budget ?? {});
   const controller = new AbortController();
   const outer = options.signal;
@@ -186,8 +223,9 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     tools: new Map(options.tools.map((t) => [t.name, t])),
     modelTools: [],
     offersSubtask: false,
-    outputSchema: undefined,
-    outputValidator: undefined,
+    outputSchema: output?.json,
+    outputValidator: output?.validator,
+    ...(output && { finishName: FINAL_ANSWER }),
   };
   level.offersSubtask = offersSubtaskAt(level, depth);
   level.modelTools = modelToolsFor(level);
@@ -236,5 +274,5 @@ export async function* runUnifiedAgentLoop(options: LoopOptions): AsyncGenerator
     result = { status: "error", text: "", messages: [], executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), error: { message } };
   }
   yield { type: "done", result, depth, parentId };
-  return result;
+  return result as LoopResult<InferStructured<S>>;
 }

@@ -5,6 +5,8 @@ import type { JsonSchema } from "../schema/json-schema.js";
 export const RUN_SUBTASK = "run_subtask";
 /** Name of the tool a structured sub-task ends with. */
 export const FINISH_SUBTASK = "finish_subtask";
+/** Name of the tool a root level with an `outputSchema` ends with. */
+export const FINAL_ANSWER = "final_answer";
 
 /** Arguments of `run_subtask` (seed 001). */
 export interface RunSubtaskArgs {
@@ -54,11 +56,17 @@ export const runSubtaskTool: ModelTool = {
   },
 };
 
-/** The model-facing definition of `finish_subtask` for a given output schema. */
-export function finishSubtaskTool(outputSchema: JsonSchema): ModelTool {
+/**
+ * The model-facing definition of the finish tool for a given output schema: `finish_subtask` for
+ * a sub-task, `final_answer` for a root level with an `outputSchema`.
+ */
+export function finishSubtaskTool(outputSchema: JsonSchema, name: string = FINISH_SUBTASK): ModelTool {
   return {
-    name: FINISH_SUBTASK,
-    description: "Finish this sub-task and return its result. The result must match the required schema.",
+    name,
+    description:
+      name === FINISH_SUBTASK
+        ? "Finish this sub-task and return its result. The result must match the required schema."
+        : "End your work by calling this tool with { result } matching the required schema: it is your final answer. Do not end with plain text.",
     inputSchema: {
       type: "object",
       properties: { result: outputSchema },

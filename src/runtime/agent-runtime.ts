@@ -7,6 +7,9 @@ import type { ChatContext } from "../policy/tool-policy.js";
 import type { SessionSelector } from "../sessions/resolve-session.js";
 import type { SessionStore } from "../sessions/session-store.js";
 import type { AgentRegistry } from "../agents/agent-registry.js";
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { InferToolInput } from "../tools/define-tool.js";
+import type { AnyZodSchema } from "../schema/to-json-schema.js";
 
 /** What a host sends to an agent. */
 export interface SendInput {
@@ -24,6 +27,14 @@ export interface SendInput {
   /** @default { kind: "thread" } */
   chatContext?: ChatContext;
   signal?: AbortSignal;
+  /**
+   * Root structured output for this turn (see `LoopOptions.outputSchema`): the model ends through
+   * `final_answer` and the validated value is the result's `structured`. Its JSON Schema form is
+   * stored on the turn start, so a turn resumed after an approval (in any process) still ends
+   * through it; there it is validated as JSON Schema (a zod transform does not apply after a resume).
+   * @default undefined (the turn ends with text)
+   */
+  outputSchema?: AnyZodSchema | JsonSchema;
 }
 
 /** Where `postSystemMessage` goes. */
@@ -37,7 +48,7 @@ export interface SystemMessageTarget {
 }
 
 /** The outcome of one turn. */
-export interface TurnResult extends LoopResult {
+export interface TurnResult<T = unknown> extends LoopResult<T> {
   sessionId: string;
   agentId: string;
   /** Whether the session was created for this turn. */
@@ -65,7 +76,7 @@ export type RuntimeEvents = { event: [RuntimeEvent] };
 /** The host-facing runtime. */
 export interface AgentRuntime {
   /** Runs one turn; queued per session (one message at a time, in arrival order). */
-  send(input: SendInput): Promise<TurnResult>;
+  send<S extends AnyZodSchema | JsonSchema = JsonSchema>(input: SendInput & { outputSchema?: S }): Promise<TurnResult<InferToolInput<S>>>;
   /**
    * The same as `send`, as events; ends with the turn's `done`, after its end record is stored.
    *

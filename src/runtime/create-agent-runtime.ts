@@ -122,6 +122,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         preface: repair.records,
         prefaceEvents: repair.events,
         chatContext,
+        ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
         chain: request.chain,
         lineage,
         leaseToken: lease.token,
@@ -182,6 +183,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       resumeOf: suspended.runId,
       chain: [],
       chatContext,
+      ...(state.outputSchema !== undefined && { outputSchema: state.outputSchema }),
       lineage,
       leaseToken: lease.token,
       leaseLost: lease.lost,
@@ -268,13 +270,17 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     }
     checkScope("send", input.scope);
     const chatContext = input.chatContext ?? { kind: "thread" };
+    const outputSchema = input.outputSchema as unknown;
+    if (outputSchema !== undefined && (outputSchema === null || typeof outputSchema !== "object" || Array.isArray(outputSchema))) {
+      throw new InvalidArgumentError("send: outputSchema must be a zod schema or a JSON Schema object");
+    }
     // Fail on a misconfigured agent before a session is created.
     resolveModel(options, agent);
     const admitted = await admit(async () => {
       const scope = input.scope === undefined ? {} : { scope: input.scope };
       const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session, scope));
       // Wrapped so the admission step does not wait for the turn itself.
-      return { turn: enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), onEvent }) };
+      return { turn: enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }), onEvent }) };
     });
     return admitted.turn;
   }
@@ -302,7 +308,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     events: context.events,
     store,
     registry,
-    send: (input) => startTurn(input, () => undefined),
+    // The result's `structured` is what the loop validated against the same schema.
+    send: (input) => startTurn(input, () => undefined) as Promise<TurnResult<never>>,
     stream: (input) => eventStream((push) => startTurn(input, push)),
     async postSystemMessage(target, text, postOptions) {
       checkOpen();

@@ -1,3 +1,5 @@
+import type { JsonSchema } from "../schema/json-schema.js";
+import { toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
 import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { Message, ToolResultPart } from "../messages/message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
@@ -36,6 +38,8 @@ export interface TurnSetup {
   runId?: string;
   /** Stored on the turn start so a resumed turn runs in the same context. */
   chatContext: ChatContext;
+  /** Root structured output; its JSON Schema form goes on the turn start. */
+  outputSchema?: AnyZodSchema | JsonSchema;
   /** Extra records to store first, in the same append as the turn start (e.g. crash repairs). */
   preface?: NewRecord[];
   /** Events produced before the loop starts (e.g. superseded approvals). */
@@ -87,6 +91,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const start: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "start" };
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
   start.chatContext = setup.chatContext;
+  if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   const opening: NewRecord[] = [...(setup.preface ?? []), start];
   if (setup.input) opening.push({ id: recordId(), frame: null, kind: "message", message: setup.input });
   await append(opening);
@@ -143,6 +148,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     agentId: agent.agentId,
     ...(signal && { signal }),
     ...(setup.resume && { resume: setup.resume }),
+    ...(setup.outputSchema !== undefined && { outputSchema: setup.outputSchema }),
     ...(context.options.pricing && { pricing: context.options.pricing }),
     ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
   });

@@ -1,3 +1,5 @@
+import type { JsonSchema } from "../schema/json-schema.js";
+import type { AnyZodSchema } from "../schema/to-json-schema.js";
 import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { AgentRegistry } from "../agents/agent-registry.js";
 import type { UserMessage } from "../messages/message.js";
@@ -32,6 +34,8 @@ export interface TurnRequest {
   created: boolean;
   input: UserMessage;
   chatContext: ChatContext;
+  /** Root structured output (`SendInput.outputSchema`). */
+  outputSchema?: AnyZodSchema | JsonSchema;
   /** Agents waiting on this turn through `agents_message`, outermost first. */
   chain: readonly string[];
   /** Pre-assigned run id (so a caller can name the run before it starts). */

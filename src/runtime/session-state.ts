@@ -1,6 +1,7 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../messages/message.js";
 import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
+import type { JsonSchema } from "../schema/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../loop/execution-tree-types.js";
 import type { LoopResult } from "../loop/loop-types.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
@@ -15,6 +16,8 @@ export type RuntimeTurnRecord = TurnRecord & {
   resumeOf?: string;
   resume?: StoredResume;
   chatContext?: ChatContext;
+  /** On a turn start: the JSON Schema form of the turn's `outputSchema`, so a resumed turn keeps it. */
+  outputSchema?: JsonSchema;
   /** On the end of a turn that did not complete: what it had done (seed 001 keeps it). */
   executionTree?: ExecutionTreeSnapshot;
   /** On the end of a turn that did not complete: why. */
@@ -43,6 +46,8 @@ export interface SessionState {
   approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
   /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
   chatContexts: Map<string, ChatContext>;
+  /** The output schema (JSON Schema form) stored on the start of the current chain's first turn. */
+  outputSchema: JsonSchema | undefined;
   /** Results of the current turn chain's tool calls, stored as each call finished, by toolCallId. */
   toolResults: Record<string, ToolResultPart>;
 }
@@ -66,6 +71,7 @@ export class SessionStateReader {
   #approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
   /** Chat context of each turn of the current chain, by run id (and by the run id it resumes). */
   #chatContexts = new Map<string, ChatContext>();
+  #outputSchema: JsonSchema | undefined;
   /** A root message was recorded between an assistant's tool calls and their results. */
   #unordered = false;
   #toolResults: Record<string, ToolResultPart> = {};
@@ -83,6 +89,7 @@ export class SessionStateReader {
           this.#approvals.clear();
           this.#decisions.clear();
           this.#chatContexts.clear();
+          this.#outputSchema = undefined;
           this.#suspended = undefined;
           this.#openTurn = undefined;
           this.#toolResults = {};
@@ -104,6 +111,7 @@ export class SessionStateReader {
               this.#decisions.clear();
               this.#chatContexts.clear();
               this.#toolResults = {};
+              this.#outputSchema = turn.outputSchema;
             }
             if (turn.chatContext) {
               if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
@@ -154,6 +162,7 @@ export class SessionStateReader {
       decisions: new Map(this.#decisions),
       approvals,
       chatContexts: new Map(this.#chatContexts),
+      outputSchema: this.#outputSchema,
       toolResults: { ...this.#toolResults },
     };
   }
