@@ -185,7 +185,7 @@ export class AuditTrail {
       ...(reason !== undefined && { reason: reason.length > MAX_REASON_CHARS ? reason.slice(0, MAX_REASON_CHARS - 1) + "…" : reason }),
       ...(approvalRequestId !== undefined && { approvalRequestId }),
     };
-    return { id: `audit:${entry.entryId}`, frame: fields.parentId, kind: "audit", entry };
+    return { id: `${runId}:audit:${fields.toolCallId}`, frame: fields.parentId, kind: "audit", entry };
   }
 
   #toolNamed(name: string): Tool | undefined {
