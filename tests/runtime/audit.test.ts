@@ -9,12 +9,11 @@ import {
   SessionNotFoundError,
   type AgentRuntimeOptions,
   type AuditEntry,
-  type FakeTurn,
   type ModelRequest,
   type RuntimeEvent,
   type Tool,
 } from "@agentry/core";
-import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
+import { createFakeProvider, type FakeScript, type FakeTurn } from "@agentry/core/testing";
 
 /** Argument values no audit entry may contain. */
 const SECRET = "s3cret-Δ-7781";
