@@ -110,6 +110,7 @@ export type {
   ThinkingEvent,
   ToolCallsPreparingEvent,
   ToolCallUpdateEvent,
+  ToolRefusal,
   UsageEvent,
   WarningEvent,
 } from "./loop/loop-event.js";
@@ -147,6 +148,7 @@ export type {
   AppendOptions,
   ApprovalIndexStore,
   ApprovalRecord,
+  AuditRecord,
   CreateSessionInit,
   HistoryRecord,
   IndexedApproval,
@@ -165,6 +167,7 @@ export type {
   TurnRecord,
 } from "./sessions/session-store.js";
 export { isApprovalIndexStore, isLeasableSessionStore, isPrunableSessionStore } from "./sessions/session-store.js";
+export type { AuditDecision, AuditEntry } from "./sessions/audit-entry.js";
 // >>> sessions block
 export { MemorySessionStore } from "./sessions/memory-session-store.js";
 export { resolveSession } from "./sessions/resolve-session.js";
@@ -175,6 +178,7 @@ export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } fro
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
+export type { AuditLogQuery } from "./runtime/read-audit-log.js";
 export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block

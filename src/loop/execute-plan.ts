@@ -3,7 +3,7 @@ import type { Message, ToolResultPart } from "../messages/message.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, Level, Turn } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
+import type { LoopEvent, ToolRefusal } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "./loop-types.js";
 import type { RunSubtaskArgs } from "./subtask-tools.js";
 import { timerDelay } from "../internal/timer-delay.js";
@@ -52,7 +52,7 @@ export function startCall(level: Level, plan: CallPlan): void {
  * Every result the model sees passes here and is cut to the turn's result-byte room
  * (`maxToolResultBytes`, and what is left of `maxTotalResultBytes`), truncation notice included.
  */
-function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, text?: string): ToolResultPart {
+function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, text?: string, refused?: ToolRefusal): ToolResultPart {
   startCall(level, plan);
   const budget = level.turn.budget;
   const capped = capResult(raw, budget.resultRoom(), text);
@@ -68,6 +68,7 @@ function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, t
     event.isError = true;
     part.isError = true;
   }
+  if (refused !== undefined) event.refused = refused;
   level.turn.sink.emit(event);
   return part;
 }
@@ -78,7 +79,7 @@ function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, t
  */
 export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): PlanOutcome | Promise<PlanOutcome> {
   const { turn } = level;
-  if (plan.kind === "refuse") return { result: endCall(level, plan, plan.refusal ?? "Refused.", true) };
+  if (plan.kind === "refuse") return { result: endCall(level, plan, plan.refusal ?? "Refused.", true, undefined, plan.refused) };
   if (plan.decision && !plan.decision.approved) {
     return { result: endCall(level, plan, `Denied: the call was not approved${plan.decision.reason ? ` (${plan.decision.reason})` : ""}.`, true) };
   }
@@ -90,9 +91,9 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   const violation = plan.kind === "subtask" ? turn.budget.trySubtask() : turn.budget.tryToolCall();
   if (violation) {
     reportBudget(level, violation);
-    return { result: endCall(level, plan, `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true) };
+    return { result: endCall(level, plan, `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true, undefined, "budget_exceeded") };
   }
-  if (turn.signal.aborted) return { result: endCall(level, plan, "Not run: the turn was aborted.", true) };
+  if (turn.signal.aborted) return { result: endCall(level, plan, "Not run: the turn was aborted.", true, undefined, "aborted") };
 
   if (plan.kind === "subtask") return runSubtask(level, plan, runChild);
   const lockName = plan.tool!.exclusiveLock;

@@ -9,6 +9,7 @@ import type { EventSink } from "./event-sink.js";
 import type { SignalHub } from "./signal-hub.js";
 import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "./loop-types.js";
+import type { ToolRefusal } from "./loop-event.js";
 import type { SubtaskPromptInfo } from "./subtask-tools.js";
 
 /** Everything shared by all levels of one turn. */
@@ -85,6 +86,8 @@ export interface CallPlan {
   /** Arguments after validation (zod defaults/transforms applied), for `execute`. */
   input: unknown;
   refusal: string | undefined;
+  /** Why the call is refused (with `refusal`), for the `end` event. */
+  refused?: ToolRefusal;
   needsApproval: boolean;
   decision: { approved: boolean; reason?: string } | undefined;
   /** Validator of a sub-task's `output_schema`, compiled while planning. */

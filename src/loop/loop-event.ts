@@ -29,6 +29,22 @@ export interface ThinkingEvent extends EventOrigin { type: "thinking"; content: 
 export interface MessageEvent extends EventOrigin { type: "message"; message: Message }
 /** The model asked for tools; they are about to be dispatched. */
 export interface ToolCallsPreparingEvent extends EventOrigin { type: "tool_calls_preparing"; names: string[] }
+/**
+ * Why a call was not run, on its `end` event (its result is the refusal the model reads):
+ * `unknown_tool` (not in the toolbelt), `not_permitted` (its permission class, or `run_subtask`
+ * without `subagent`), `mcp_server_not_allowed`, `invalid_arguments` (not JSON, or the schema
+ * says no), `depth_limit` (sub-task nesting), `approval_check_failed` (a `requiresApproval`
+ * function threw), `budget_exceeded` and `aborted` (the turn could not run it any more).
+ */
+export type ToolRefusal =
+  | "unknown_tool"
+  | "not_permitted"
+  | "mcp_server_not_allowed"
+  | "invalid_arguments"
+  | "depth_limit"
+  | "approval_check_failed"
+  | "budget_exceeded"
+  | "aborted";
 /** A tool call started or ended. Every `start` gets exactly one `end`. */
 export interface ToolCallUpdateEvent extends EventOrigin {
   type: "tool_call_update";
@@ -39,6 +55,8 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   result?: unknown;
   isError?: boolean;
   durationMs?: number;
+  /** On `end`: the call was not run, and why (a denied approval is not a refusal: see `approval_resolved`). */
+  refused?: ToolRefusal;
 }
 /** A tool call waits for approval. */
 export interface ApprovalRequestEvent extends EventOrigin { type: "approval_request"; request: ApprovalRequest }

@@ -45,6 +45,7 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
       args = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
     } catch {
       plan.refusal = `Invalid arguments for "${echoName(call.name)}": not valid JSON. Send the arguments as a JSON object.`;
+      plan.refused = "invalid_arguments";
       return plan;
     }
   }
@@ -53,8 +54,10 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
   if (call.name === RUN_SUBTASK) {
     if (turn.policy && !turn.policy.classes.includes("subagent")) {
       plan.refusal = `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`;
+      plan.refused = "not_permitted";
     } else if (level.depth >= turn.budget.limits.maxDepth) {
       plan.refusal = `Cannot run a sub-task here: the depth limit (maxDepth ${turn.budget.limits.maxDepth}) is reached. Do the work directly with your own tools.`;
+      plan.refused = "depth_limit";
     } else {
       const checked = runSubtaskValidator(args);
       if (checked.ok) {
@@ -66,8 +69,12 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
           plan.input = args;
         } catch (error) {
           plan.refusal = `Invalid output_schema for "${RUN_SUBTASK}": ${errorMessage(error)}. Fix the schema and call ${RUN_SUBTASK} again.`;
+          plan.refused = "invalid_arguments";
         }
-      } else plan.refusal = `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`;
+      } else {
+        plan.refusal = `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`;
+        plan.refused = "invalid_arguments";
+      }
     }
     return plan;
   }
@@ -79,15 +86,18 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
   const tool = level.tools.get(call.name);
   if (!tool) {
     plan.refusal = `Unknown tool "${echoName(call.name)}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`;
+    plan.refused = "unknown_tool";
     return plan;
   }
   const refused = turn.policy && classRefusal(tool, turn.policy);
   if (refused) {
     plan.refusal = `Tool "${call.name}" is not permitted: ${refused}.`;
+    plan.refused = "not_permitted";
     return plan;
   }
   if (turn.policy && tool.mcpServer !== undefined && !turn.policy.allowedMcpServers.includes(tool.mcpServer)) {
     plan.refusal = `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`;
+    plan.refused = "mcp_server_not_allowed";
     return plan;
   }
   let checked: ReturnType<typeof validateToolArgs>;
@@ -100,6 +110,7 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
   }
   if (!checked.ok) {
     plan.refusal = `Invalid arguments for "${call.name}": ${checked.message}`;
+    plan.refused = "invalid_arguments";
     return plan;
   }
   plan.kind = "tool";

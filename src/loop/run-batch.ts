@@ -34,7 +34,10 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
       return undefined;
     }
     const plan = planCall(level, call);
-    if (resumed && plan.kind === "subtask" && resume?.frames[call.id]) plan.started = true;
+    if (resumed && plan.kind === "subtask" && resume?.frames[call.id]) {
+      plan.started = true;
+      plan.startedAt = Date.now();
+    }
     return plan;
   });
 
@@ -117,12 +120,17 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
       } catch (error) {
         plan.kind = "refuse";
         plan.refusal = `Could not decide whether "${tool.name}" needs approval: ${errorMessage(error)}`;
+        plan.refused = "approval_check_failed";
         continue;
       }
     }
     if (!plan.needsApproval) continue;
-    // A call of a resumed batch already started (and was asked) in the earlier run.
-    if (resumed) plan.started = true;
+    // A call of a resumed batch already started (and was asked) in the earlier run: its
+    // duration counts from here (the wait for the decision is not the call's).
+    if (resumed) {
+      plan.started = true;
+      plan.startedAt = Date.now();
+    }
     const known = turn.resume?.decisions[plan.call.id];
     if (known) {
       plan.decision = known;

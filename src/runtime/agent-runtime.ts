@@ -5,7 +5,8 @@ import type { LoopEvent } from "../loop/loop-event.js";
 import type { ApprovalRequest, LoopResult } from "../loop/loop-types.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import type { SessionSelector } from "../sessions/resolve-session.js";
-import type { SessionStore } from "../sessions/session-store.js";
+import type { AuditRecord, SessionStore } from "../sessions/session-store.js";
+import type { AuditLogQuery } from "./read-audit-log.js";
 import type { AgentRegistry } from "../agents/agent-registry.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { InferToolInput } from "../tools/define-tool.js";
@@ -110,6 +111,15 @@ export interface AgentRuntime {
    * turn; the others reject with `ApprovalAlreadyResolvedError`.
    */
   resolveApproval(requestId: string, decision: { approved: boolean; reason?: string }): Promise<TurnResult>;
+  /**
+   * The session's audit records, oldest first: one per tool call of every turn (its `entry` is an
+   * `AuditEntry`), read from the store, so also those written by other processes. Page with
+   * `afterSeq` (the last record's `seq`) and `limit`. Throws `SessionNotFoundError` for an unknown
+   * session or one outside `scope`.
+   * @example
+   * for (const { entry } of await runtime.auditLog(sessionId)) console.log(entry.tool, entry.decision, entry.argsDigest);
+   */
+  auditLog(sessionId: string, query?: AuditLogQuery): Promise<AuditRecord[]>;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;
 }

@@ -14,6 +14,7 @@ import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext
 import { SessionInbox } from "./session-inbox.js";
 import { readFresh, SessionStateCache } from "./session-state-cache.js";
 import { eventStream } from "./event-stream.js";
+import { readAuditLog } from "./read-audit-log.js";
 import { createAgentTools } from "./agent-tools.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
@@ -413,6 +414,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         return resumeSuspended(session, state, lease, lineage, extra);
       });
     },
+    auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
     async close() {
       closed = true;
       await context.inbox.drain();

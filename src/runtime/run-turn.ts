@@ -16,6 +16,7 @@ import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context
 import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
+import { AuditTrail } from "./audit-trail.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -58,8 +59,8 @@ const SNIPPET_CHARS = 200;
 /**
  * Runs one turn of the loop and persists it as it goes: the turn start, every `message` event
  * (root and sub-task frames) before the loop moves past it, approval requests before the handler
- * is asked, approval decisions, then the turn end and the session's snippet. Events reach the
- * turn's consumer and `runtime.events`.
+ * is asked, approval decisions, every ended tool call's result with its audit record, then the
+ * turn end and the session's snippet. Events reach the turn's consumer and `runtime.events`.
  */
 export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promise<TurnResult> {
   const { store } = context;
@@ -87,14 +88,30 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   };
   const append = (records: NewRecord[]) => appendRecords(store, sessionId, records, setup.leaseToken);
   const { lineage } = setup;
+  const hostTools = context.options.tools;
+  const audit = new AuditTrail({
+    session,
+    agentId: agent.agentId,
+    runId,
+    tools: prepared.tools,
+    hostTools: () => (typeof hostTools === "function" ? hostTools() : (hostTools ?? [])),
+    policy: prepared.policy,
+    history: setup.history,
+    resume: setup.resume,
+    deliver: context.options.audit,
+    warn: publish,
+  });
 
   const start: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "start" };
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
   start.chatContext = setup.chatContext;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
-  const opening: NewRecord[] = [...(setup.preface ?? []), start];
+  // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
+  const retired = setup.preface ? await audit.retired(setup.preface) : [];
+  const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
   if (setup.input) opening.push({ id: recordId(), frame: null, kind: "message", message: setup.input });
   await append(opening);
+  for (const record of retired) audit.deliver(record.entry);
   for (const event of prepared.warnings) publish({ ...event });
   for (const event of setup.prefaceEvents ?? []) publish({ ...event });
 
@@ -155,6 +172,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   let result: LoopResult | undefined;
   try {
     for await (const event of loop) {
+      audit.observe(event);
       if (event.type === "message") {
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
@@ -164,7 +182,10 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         // Stored as each call finishes: after a crash a finished call is reused, never run again.
         const part: ToolResultPart = { type: "tool_result", toolCallId: event.toolCallId, name: event.name, result: event.result };
         if (event.isError) part.isError = true;
-        await append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }]);
+        // Its audit entry goes in the same append: a stored result always has its entry.
+        const audited = await audit.end(event);
+        await append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }, audited]);
+        audit.deliver(audited.entry);
       } else if (event.type === "llm_call_start") {
         lineage.counters.llmCalls++;
       } else if (event.type === "done") {
@@ -194,6 +215,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   if (snippet !== "") {
     await storeCall("updateSession", () => store.updateSession(sessionId, { lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet }));
   }
+  // The turn ends once the `audit` option has every entry (failures are reported before `done`).
+  await audit.settled();
   const turnResult: TurnResult = { ...result, sessionId, agentId: agent.agentId, created: setup.created, runId };
   publish({ type: "done", result: turnResult, depth: 0, parentId: null });
   return turnResult;

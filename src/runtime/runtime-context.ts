@@ -12,6 +12,7 @@ import type { ToolPolicy } from "../policy/tool-policy.js";
 import type { PricingTable, Provider } from "../providers/provider.js";
 import { isLeasableSessionStore, type HistoryRecord, type NewRecord, type SessionStore, type SessionSummary } from "../sessions/session-store.js";
 import type { Tool } from "../tools/tool.js";
+import type { AuditEntry } from "../sessions/audit-entry.js";
 import type { RuntimeEvents } from "./agent-runtime.js";
 import type { SessionInbox } from "./session-inbox.js";
 
@@ -39,6 +40,16 @@ export interface AgentRuntimeOptions {
   budget?: Partial<BudgetLimits>;
   /** Decides approvals. Without one, a call that needs approval suspends its turn. */
   approve?: ApprovalHandler;
+  /**
+   * Told of every tool call as it ends (seed 004: all tool calls are audited): one
+   * {@link AuditEntry} per call of every turn, at every depth, refused and denied calls included,
+   * after the entry is stored in the session's log (`runtime.auditLog`). Entries never hold the
+   * arguments or results, only a digest of the arguments. The turn waits for a returned promise
+   * before its `done` (not before its next step); a callback that throws or rejects is reported as
+   * a `warning` event (code `audit_failed`) and never breaks the turn.
+   * @default none (entries are still stored)
+   */
+  audit?: (entry: AuditEntry) => void | Promise<void>;
   /** Host-supplied prompt sections (artifacts, panels, ...). */
   promptSections?: (PromptSection | PromptSectionSource)[];
   /** Prices per model (turns usage into cost and enables `maxCostUsd`). */

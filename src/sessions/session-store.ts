@@ -1,5 +1,6 @@
 import type { Message, ToolResultPart } from "../messages/message.js";
 import type { ApprovalRequest, LoopStatus } from "../loop/loop-types.js";
+import type { AuditEntry } from "./audit-entry.js";
 
 /** A session as listed: metadata only, no history. */
 export interface SessionSummary {
@@ -59,8 +60,16 @@ export interface ToolResultRecord extends RecordBase {
   toolCallId: string;
   result: ToolResultPart;
 }
+/**
+ * One audited tool call (see {@link AuditEntry}), stored as the call ends. Not part of any
+ * conversation: the history the model sees leaves it out. `frame` is the call's frame.
+ */
+export interface AuditRecord extends RecordBase {
+  kind: "audit";
+  entry: AuditEntry;
+}
 /** One entry of a session's append-only log. */
-export type HistoryRecord = MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord;
+export type HistoryRecord = MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord | AuditRecord;
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;
 

@@ -11,7 +11,7 @@ describe("createAgentRuntime", () => {
     const result = await runtime.send({ agentId: "todo", content: "Add milk" });
     expect(result).toMatchObject({ status: "complete", agentId: "todo", created: true, text: "Added milk to your list." });
     const records = await store.load(result.sessionId);
-    expect(kinds(records)).toEqual(["turn:start", "root:user", "root:assistant", "tool_result", "root:tool", "root:assistant", "turn:end:complete"]);
+    expect(kinds(records)).toEqual(["turn:start", "root:user", "root:assistant", "tool_result", "audit", "root:tool", "root:assistant", "turn:end:complete"]);
     const final = records.at(-2) as Extract<HistoryRecord, { kind: "message" }>;
     expect(final.message.role === "assistant" && final.message.executionTree?.nodes.map((n) => n.name)).toEqual(["todo_add"]);
     const session = await store.getSession(result.sessionId);

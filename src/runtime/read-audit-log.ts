@@ -1,0 +1,33 @@
+import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
+import type { AuditRecord, HistoryRecord, SessionStore } from "../sessions/session-store.js";
+import { storeCall } from "./runtime-context.js";
+
+/** Options of `runtime.auditLog`. */
+export interface AuditLogQuery {
+  /** Only records stored after this `seq` (page on with the last record's `seq`). @default 0 */
+  afterSeq?: number;
+  /** At most this many records. @default all */
+  limit?: number;
+  /** The session must be in this scope, else it is "not found". @default any scope */
+  scope?: string;
+}
+
+/**
+ * A session's audit records (one per tool call, see `AuditEntry`), oldest first, across resets.
+ * Reads the session's log after `afterSeq` and keeps the `audit` records. Throws
+ * `SessionNotFoundError` for an unknown session (or one of another `scope`) and
+ * `InvalidArgumentError` for a bad query.
+ */
+export async function readAuditLog(store: SessionStore, sessionId: string, query: AuditLogQuery = {}): Promise<AuditRecord[]> {
+  const problems: string[] = [];
+  if (typeof sessionId !== "string" || sessionId === "") problems.push("sessionId must be a non-empty string");
+  const { afterSeq, limit, scope } = query;
+  if (afterSeq !== undefined && !(Number.isInteger(afterSeq) && afterSeq >= 0)) problems.push("afterSeq must be a whole number, 0 or more");
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) problems.push("limit must be a whole number, 0 or more");
+  if (problems.length > 0) throw new InvalidArgumentError(`auditLog: ${problems.join("; ")}`);
+  const session = await storeCall("getSession", () => store.getSession(sessionId));
+  if (!session || (scope !== undefined && session.scope !== scope)) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
+  const records = await storeCall("load", () => store.load(sessionId, afterSeq === undefined ? {} : { afterSeq }));
+  const audit = records.filter((record: HistoryRecord): record is AuditRecord => record.kind === "audit");
+  return limit === undefined ? audit : audit.slice(0, limit);
+}
