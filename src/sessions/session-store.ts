@@ -48,6 +48,8 @@ export interface ApprovalRecord extends RecordBase {
   runId?: string;
   /** On a decision: unique per decider, so each can tell whether its decision was the one stored. */
   decisionId?: string;
+  /** On the decision of an `ask_user` question: the answer, the call's result. */
+  answer?: unknown;
 }
 /**
  * A tool call's result, stored as soon as the call finished (before the batch's `tool` message),
