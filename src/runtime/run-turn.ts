@@ -147,6 +147,11 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const switchRole = async (to: string, depth: number, parentId: string | null) => {
     if (role === to) return;
     await append([extraRecord({ id: `${runId}:role:${counter++}`, frame: null, kind: "role", role: to, from: role })]);
+    // Kept in the attributes too, so the role outlives a reset of the log.
+    await storeCall("updateSession", async () => {
+      const current = await store.getSession(sessionId);
+      return store.updateSession(sessionId, { attributes: { ...current?.attributes, role: to } });
+    });
     publish({ type: "role_changed", sessionId, from: role, to, depth, parentId });
     role = to;
   };
