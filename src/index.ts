@@ -184,6 +184,7 @@ export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
 export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
 export type { QuestionAnswer } from "./runtime/question-answer.js";
+export type { Artifact, Task, TaskApi } from "./runtime/task-api.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 

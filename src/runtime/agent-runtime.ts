@@ -9,6 +9,7 @@ import type { SessionStore } from "../sessions/session-store.js";
 import type { AgentRegistry } from "../agents/agent-registry.js";
 import type { Question } from "../modes/plan-format.js";
 import type { QuestionAnswer } from "./question-answer.js";
+import type { TaskApi } from "./task-api.js";
 
 /** A question (`ask_user`) waiting for `answerQuestion`, as stored. */
 export interface PendingQuestion {
@@ -133,6 +134,8 @@ export interface AgentRuntime {
    * does nothing. Unknown role → `InvalidArgumentError`; unknown session → `SessionNotFoundError`.
    */
   setRole(sessionId: string, role: string): Promise<void>;
+  /** Tasks: plan, review, act (seed 004). See {@link TaskApi}. */
+  tasks: TaskApi;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;
 }

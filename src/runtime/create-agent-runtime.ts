@@ -26,6 +26,7 @@ import { isApprovalIndexStore } from "../sessions/session-store.js";
 import { ASK_USER, createModeTools } from "./mode-tools.js";
 import { answerResult, questionOf } from "./question-answer.js";
 import { extraRecord } from "./session-state.js";
+import { createTaskApi, executionOutcome, taskOf, transitionTask } from "./task-api.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
@@ -166,7 +167,9 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         signal: stop.signal,
         stopReason: stop.reason,
         onEvent: request.onEvent ?? (() => undefined),
-      }).finally(stop.done);
+      })
+        .finally(stop.done)
+        .then(settleTask);
     });
     if (isBackground(session)) {
       turn.then(
@@ -233,7 +236,21 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       leaseToken: lease.token,
       leaseLost: lease.lost,
       onEvent: () => undefined,
-    }).finally(stop.done);
+    })
+      .finally(stop.done)
+      .then(settleTask);
+  }
+
+  /** An executing task whose turn ended (not suspended) becomes `completed` or `failed`, before the turn's result is returned. */
+  async function settleTask(result: TurnResult): Promise<TurnResult> {
+    const outcome = executionOutcome(result);
+    if (outcome === undefined) return result;
+    const session = await storeCall("getSession", () => store.getSession(result.sessionId));
+    if (session && taskOf(session)?.status === "executing") {
+      // Lost to a concurrent transition (a cancel): that one stands.
+      await transitionTask({ store, publish: publishOutside }, session, outcome).catch(() => undefined);
+    }
+    return result;
   }
 
   /** Tells a background agent's parent, once, that its run did not complete. */
@@ -303,6 +320,13 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     let entry = byContext.get(key);
     if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools, role })));
     return entry;
+  };
+  context.onPlanReady = async (session, artifactId) => {
+    const current = await storeCall("getSession", () => store.getSession(session.sessionId));
+    const task = current && taskOf(current);
+    if (!current || task?.status !== "planning") return undefined;
+    await transitionTask({ store, publish: publishOutside }, current, "awaiting_review", { planArtifactId: artifactId });
+    return task.taskId;
   };
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);
 
@@ -504,6 +528,22 @@ async function listPending(query: { sessionId?: string; scope?: string }): Promi
         publishOutside(session, { type: "role_changed", sessionId, from, to: role, depth: 0, parentId: null });
       });
     },
+    tasks: createTaskApi({
+      store,
+      checkAgent: (agentId) => void agentOf(agentId),
+      setRole: (sessionId, role) => runtime.setRole(sessionId, role),
+      send: (session, content) => {
+        checkOpen();
+        return enqueueTurn({ agent: agentOf(session.agentId), session, created: false, input: { role: "user", content }, chatContext: { kind: "thread" }, chain: [] });
+      },
+      stop: (sessionId, reason) => {
+        const current = running.get(sessionId);
+        if (!current) return;
+        current.reason = reason;
+        current.controller.abort(new Error(reason));
+      },
+      publish: (session, event) => publishOutside(session, event),
+    }),
     async close() {
       closed = true;
       await context.inbox.drain();
