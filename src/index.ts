@@ -112,6 +112,8 @@ export type {
   PlanReadyEvent,
   QuestionEvent,
   RoleChangedEvent,
+  SubagentStatus,
+  SubagentStatusEvent,
   TaskStatus,
   TaskStatusEvent,
   ThinkingEvent,

@@ -85,6 +85,10 @@ export interface PlanReadyEvent extends EventOrigin { type: "plan_ready"; artifa
 export interface QuestionEvent extends EventOrigin { type: "question"; questionId: string; question: Question }
 /** A session switched roles (`from` null when it ran without one). */
 export interface RoleChangedEvent extends EventOrigin { type: "role_changed"; sessionId: string; from: string | null; to: string }
+/** A background agent's lifecycle state (seed 004 sub-agents). */
+export type SubagentStatus = "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
+/** A background agent (session `sessionId`, started from `parentSessionId`) moved in its lifecycle. */
+export interface SubagentStatusEvent extends EventOrigin { type: "subagent_status"; sessionId: string; parentSessionId: string; from: SubagentStatus | null; to: SubagentStatus }
 /** Last event of the root level. */
 export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResult }
 
@@ -111,4 +115,5 @@ export type LoopEvent =
   | PlanReadyEvent
   | QuestionEvent
   | RoleChangedEvent
+  | SubagentStatusEvent
   | DoneEvent;

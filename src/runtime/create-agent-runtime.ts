@@ -26,6 +26,7 @@ import { isApprovalIndexStore } from "../sessions/session-store.js";
 import { ASK_USER, createModeTools } from "./mode-tools.js";
 import { answerResult, questionOf } from "./question-answer.js";
 import { extraRecord } from "./session-state.js";
+import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
 import { createTaskApi, executionOutcome, taskOf, transitionTask } from "./task-api.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
@@ -145,6 +146,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const state = await recoverDecided(session, lease, lineage);
       const role = roleFor(agent, session, state);
       const prepared = prepare(agent, session, chatContext, role);
+      if (isBackground(session)) await moveSubagent(store, publishOutside, session.sessionId, "running");
       const stop = runningTurn(session.sessionId, request.signal);
       const repair = emergencyReset(repairSession(state), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
@@ -169,7 +171,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         onEvent: request.onEvent ?? (() => undefined),
       })
         .finally(stop.done)
-        .then(settleTask);
+        .then((result) => settleAfterTurn(session, result));
     });
     if (isBackground(session)) {
       turn.then(
@@ -238,17 +240,23 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       onEvent: () => undefined,
     })
       .finally(stop.done)
-      .then(settleTask);
+      .then((result) => settleAfterTurn(session, result));
   }
 
-  /** An executing task whose turn ended (not suspended) becomes `completed` or `failed`, before the turn's result is returned. */
-  async function settleTask(result: TurnResult): Promise<TurnResult> {
+  /**
+   * After a turn that did not suspend, before its result is returned: a background agent waits
+   * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
+   * made as such, so other turns cost no extra store reads.)
+   */
+  async function settleAfterTurn(session: SessionSummary, result: TurnResult): Promise<TurnResult> {
+    if (result.status === "suspended") return result;
+    if (isBackground(session)) await settleSubagentTurn(store, publishOutside, result);
     const outcome = executionOutcome(result);
-    if (outcome === undefined) return result;
-    const session = await storeCall("getSession", () => store.getSession(result.sessionId));
-    if (session && taskOf(session)?.status === "executing") {
+    if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
+    const current = await storeCall("getSession", () => store.getSession(result.sessionId));
+    if (current && taskOf(current)?.status === "executing") {
       // Lost to a concurrent transition (a cancel): that one stands.
-      await transitionTask({ store, publish: publishOutside }, session, outcome).catch(() => undefined);
+      await transitionTask({ store, publish: publishOutside }, current, outcome).catch(() => undefined);
     }
     return result;
   }
@@ -299,6 +307,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     maxBackgroundAgents: options.maxBackgroundAgents ?? DEFAULT_MAX_BACKGROUND_AGENTS,
     maxAgentHops: options.maxAgentHops ?? DEFAULT_MAX_AGENT_HOPS,
     admit,
+    publish: (session, event) => publishOutside(session, event),
   };
   const agentTools = [...createAgentTools(core), ...createModeTools()];
   // What a turn needs from its agent is the same for the same agent and chat context unless the

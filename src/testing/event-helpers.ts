@@ -91,6 +91,8 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}▣ plan ready: ${short(event.plan?.goal)} (${Array.isArray(event.plan?.steps) ? event.plan.steps.length : 0} steps)`;
     case "question":
       return `${pad}? question: ${short(event.question?.question)}`;
+    case "subagent_status":
+      return `${pad}▣ background agent ${event.sessionId}: ${event.from ?? "new"} → ${event.to}`;
     case "role_changed":
       return `${pad}▣ role: ${event.from ?? "none"} → ${event.to}`;
     case "chunk":
