@@ -23,12 +23,14 @@ import type { SessionState } from "./session-state.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
 import { isApprovalIndexStore } from "../sessions/session-store.js";
-import { ASK_USER, createModeTools } from "./mode-tools.js";
+import { createModeTools } from "./mode-tools.js";
 import { answerResult, questionOf } from "./question-answer.js";
 import { extraRecord } from "./session-state.js";
 import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
 import { createTaskApi, executionOutcome, taskOf, transitionTask } from "./task-api.js";
 
+/** Marks a listed pending request that is a question (a symbol key: never in JSON). */
+const QUESTION: unique symbol = Symbol("question");
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
 const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -378,8 +380,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     throw new ApprovalNotFoundError(requestId);
   }
 
-/** Every pending approval request (questions included), from the index or by reading sessions. */
-async function listPending(query: { sessionId?: string; scope?: string }): Promise<PendingApproval[]> {
+  /** Every pending approval request (questions included), from the index or by reading sessions. */
+  async function listPending(query: { sessionId?: string; scope?: string }): Promise<(PendingApproval & { [QUESTION]?: true })[]> {
     if (isApprovalIndexStore(store)) {
       const entries = await storeCall("listPendingApprovals", () =>
         store.listPendingApprovals({ ...(query.sessionId !== undefined && { sessionId: query.sessionId }), ...(query.scope !== undefined && { scope: query.scope }) }),
@@ -391,13 +393,14 @@ async function listPending(query: { sessionId?: string; scope?: string }): Promi
         runId: entry.request.runId ?? "",
         request: entry.request.request,
         at: entry.request.at,
+        ...(entry.request.question === true && { [QUESTION]: true as const }),
       }));
     }
     const sessions =
       query.sessionId !== undefined
         ? [await storeCall("getSession", () => store.getSession(query.sessionId!))].filter((s): s is SessionSummary => s !== undefined && (query.scope === undefined || s.scope === query.scope))
         : await storeCall("listSessions", () => store.listSessions(query.scope === undefined ? {} : { scope: query.scope }));
-    const pending: PendingApproval[] = [];
+    const pending: (PendingApproval & { [QUESTION]?: true })[] = [];
     for (const session of sessions) {
       const state = query.sessionId !== undefined ? await states.read(session) : await readFresh(store, session.sessionId);
       for (const record of state.pending) {
@@ -408,14 +411,15 @@ async function listPending(query: { sessionId?: string; scope?: string }): Promi
           runId: record.runId ?? state.suspended!.runId,
           request: record.request,
           at: record.at,
+          ...(record.question === true && { [QUESTION]: true as const }),
         });
       }
     }
     return pending;
-}
+  }
 
-  /** Whether a pending request is an `ask_user` question of the runtime's own tool. */
-  const isQuestion = (pending: PendingApproval): boolean => pending.request.name === ASK_USER;
+  /** Whether a listed pending request is a question of the runtime's own `ask_user` (its record says so). */
+  const isQuestion = (pending: PendingApproval & { [QUESTION]?: true }): boolean => pending[QUESTION] === true;
 
   /**
    * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
@@ -435,7 +439,7 @@ async function listPending(query: { sessionId?: string; scope?: string }): Promi
       if (!entry) throw new ApprovalNotFoundError(requestId);
       const request = entry.request.request;
       // A question is answered, never approved; an approval is never answered.
-      if ((request.name === ASK_USER) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
+      if ((entry.request.question === true) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
       if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
       const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
       // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one

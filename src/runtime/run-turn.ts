@@ -201,9 +201,10 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         }
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
-        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
+        const asking = asks && event.request.name === ASK_USER;
+        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) }]);
         if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
-        if (asks && event.request.name === ASK_USER) {
+        if (asking) {
           // Shown as a question, not as an approval card.
           const question: Question = { type: "question", format_version: FORMAT_VERSION, ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">) };
           publish({ type: "question", questionId: event.request.requestId, question, depth: event.depth, parentId: event.parentId });

@@ -94,6 +94,20 @@ describe("ask_user and answerQuestion", () => {
     expect(await runtime.pendingQuestions()).toHaveLength(1);
   });
 
+  it("a host tool that took the name ask_user stays an approval (listed, resolved), never a question", async () => {
+    const { defineTool, createAgentRegistry } = await import("@agentry/core");
+    const { z } = await import("zod");
+    const hostAsk = defineTool({ name: "ask_user", description: "Host's own", input: z.object({}).passthrough(), requiresApproval: true, execute: () => "host ran" });
+    const { runtime, events } = makeRuntime(askScript, { registry: createAgentRegistry([asker]), tools: [hostAsk] });
+    await runtime.send({ agentId: "asker", content: "add milk" });
+    expect(await runtime.pendingQuestions()).toEqual([]);
+    const [approval] = await runtime.pendingApprovals();
+    expect(approval?.request.name).toBe("ask_user");
+    expect(events.some((e) => e.type === "question")).toBe(false);
+    const resumed = await runtime.resolveApproval(approval!.requestId, { approved: true });
+    expect(resumed.text).toBe('answer: "host ran"');
+  });
+
   it("an agent without a role is not offered ask_user", async () => {
     const { runtime, provider } = makeRuntime([{ text: "hi" }]);
     await runtime.send({ agentId: "general", content: "hello" });
