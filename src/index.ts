@@ -96,6 +96,7 @@ export type {
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
+  ArtifactCreatedEvent,
   BudgetExceededEvent,
   ChunkEvent,
   MessageStreamCancelledEvent,
@@ -107,6 +108,14 @@ export type {
   LlmCallStartEvent,
   LoopEvent,
   MessageEvent,
+  PlanningStartedEvent,
+  PlanReadyEvent,
+  QuestionEvent,
+  RoleChangedEvent,
+  SubagentStatus,
+  SubagentStatusEvent,
+  TaskStatus,
+  TaskStatusEvent,
   ThinkingEvent,
   ToolCallsPreparingEvent,
   ToolCallUpdateEvent,
@@ -179,7 +188,9 @@ export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } fro
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
 export type { AuditLogQuery } from "./runtime/read-audit-log.js";
-export type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
+export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
+export type { QuestionAnswer } from "./runtime/question-answer.js";
+export type { Artifact, Task, TaskApi } from "./runtime/task-api.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 

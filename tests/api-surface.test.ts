@@ -41,7 +41,8 @@ describe("public API surface (API.md)", () => {
   });
 
   it("keeps the contracted shapes", () => {
-    expectTypeOf<ApprovalDecision>().toEqualTypeOf<{ approved: true } | { approved: false; reason?: string } | { suspend: true }>();
+    // `result` (optional, added for ask_user answers) is the call's result without running the tool.
+    expectTypeOf<ApprovalDecision>().toEqualTypeOf<{ approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true }>();
     expectTypeOf<RuntimeEvent>().toMatchTypeOf<LoopEvent & { sessionId: string; agentId: string; runId: string; seq: number; ts: number }>();
     expectTypeOf<TurnResult>().toMatchTypeOf<{ sessionId: string; agentId: string; created: boolean; runId: string }>();
     expectTypeOf<ResumeState>().toMatchTypeOf<{ frames: Record<string, unknown[]>; decisions: Record<string, { approved: boolean; reason?: string }> }>();

@@ -1,64 +1,19 @@
-import type { EventOrigin, LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent } from "../loop/loop-event.js";
 
-// The plan / question / task events of API.md ("Roles, plans, questions and tasks"). The runtime
-// does not emit them yet; the delivery helpers and converters already handle them by type, so a
-// runtime that starts emitting them needs no change here. When they join `LoopEvent`, these
-// declarations become re-exports of those.
+import type { Plan, Question } from "../modes/plan-format.js";
+import type { TaskStatus } from "../loop/loop-event.js";
+
+// The plan / question / task events of API.md are part of `LoopEvent` now; these names stay as
+// aliases for code that used them.
 
 /** A task's lifecycle state (API.md `TaskStatus`). */
-export type DeliverableTaskStatus = "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
-
-/** The plan format of API.md (`Plan`), as far as the converters read it. */
-export interface DeliverablePlan {
-  type: "plan";
-  format_version: "1.0";
-  goal: string;
-  steps: { step_number: number; action: string; reason?: string; tools_needed?: string[]; estimated_time?: string }[];
-  estimated_total_time?: string;
-  risks?: string[];
-  prerequisites?: string[];
-  completion_criteria?: string[];
-}
-
-/** The question format of API.md (`Question`), as far as the converters read it. */
-export interface DeliverableQuestion {
-  type: "question";
-  format_version: "1.0";
-  question: string;
-  context?: string;
-  severity: "critical" | "major" | "minor";
-  options: { label: string; value: string; description?: string }[];
-  default?: string;
-  allow_custom?: boolean;
-}
-
-/** A task moved from one status to another. */
-export interface TaskStatusEvent extends EventOrigin { type: "task_status"; taskId: string; from: DeliverableTaskStatus | null; to: DeliverableTaskStatus }
-/** Plan generation began. */
-export interface PlanningStartedEvent extends EventOrigin { type: "planning_started"; taskId?: string }
-/** An artifact was stored (`preview` is a short prefix of its content). */
-export interface ArtifactCreatedEvent extends EventOrigin { type: "artifact_created"; artifactId: string; filename: string; kind: string; preview: string }
-/** A plan was submitted for review. */
-export interface PlanReadyEvent extends EventOrigin { type: "plan_ready"; artifactId: string; plan: DeliverablePlan; taskId?: string }
-/** The agent asks the user; the turn waits for `answerQuestion`. */
-export interface QuestionEvent extends EventOrigin { type: "question"; questionId: string; question: DeliverableQuestion }
-/** A session switched roles. */
-export interface RoleChangedEvent extends EventOrigin { type: "role_changed"; sessionId: string; from: string | null; to: string }
-/** A streamed assistant message started or completed. */
-export interface MessageStreamEvent extends EventOrigin { type: "message_stream_started" | "message_stream_completed"; streamId: string }
-/** A partial stream was discarded. */
-export interface MessageStreamCancelledEvent extends EventOrigin { type: "message_stream_cancelled"; streamId: string; reason: string }
-
-/** The API.md events the runtime does not emit yet. */
-export type UpcomingEvent =
-  | TaskStatusEvent
-  | PlanningStartedEvent
-  | ArtifactCreatedEvent
-  | PlanReadyEvent
-  | QuestionEvent
-  | RoleChangedEvent
-  | MessageStreamEvent
-  | MessageStreamCancelledEvent;
+export type DeliverableTaskStatus = TaskStatus;
+/** The plan format of API.md (`Plan`). */
+export type DeliverablePlan = Plan;
+/** The question format of API.md (`Question`). */
+export type DeliverableQuestion = Question;
+/** Formerly the API.md events the runtime did not emit yet; all are `LoopEvent`s now. */
+export type UpcomingEvent = never;
 
 /** Where a runtime event came from; absent on events straight from `runUnifiedAgentLoop`. */
 export interface DeliveryStamp {
@@ -78,4 +33,4 @@ export interface DeliveryStamp {
  * events, and the plan / question / task events of API.md. Types they do not know are passed
  * over (forward compatible), never an error.
  */
-export type DeliverableEvent = (LoopEvent | UpcomingEvent) & DeliveryStamp;
+export type DeliverableEvent = LoopEvent & DeliveryStamp;

@@ -83,6 +83,7 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   if (plan.decision && !plan.decision.approved) {
     return { result: endCall(level, plan, `Denied: the call was not approved${plan.decision.reason ? ` (${plan.decision.reason})` : ""}.`, true) };
   }
+  if (plan.decision?.result !== undefined) return { result: endCall(level, plan, plan.decision.result, false) };
   if (plan.kind === "finish") {
     const checked = validateFinish(level, plan);
     if (!checked.ok) return { result: endCall(level, plan, `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`, true) };

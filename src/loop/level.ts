@@ -89,7 +89,8 @@ export interface CallPlan {
   /** Why the call is refused (with `refusal`), for the `end` event. */
   refused?: ToolRefusal;
   needsApproval: boolean;
-  decision: { approved: boolean; reason?: string } | undefined;
+  /** `result`: the call's result given with the approval (the tool does not run). */
+  decision: { approved: boolean; reason?: string; result?: unknown } | undefined;
   /** Validator of a sub-task's `output_schema`, compiled while planning. */
   outputValidator: ValueValidator | undefined;
   /** The approval request's id, once asked. */

@@ -1,4 +1,5 @@
 import type { Message } from "../messages/message.js";
+import type { Plan, Question } from "../modes/plan-format.js";
 import type { BudgetReason } from "./budget-types.js";
 import type { ApprovalRequest, LoopResult } from "./loop-types.js";
 
@@ -88,6 +89,24 @@ export interface ErrorEvent extends EventOrigin {
   /** The provider's id, for a provider error. */
   provider?: string;
 }
+/** A task's lifecycle state (seed 004). */
+export type TaskStatus = "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
+/** A task moved from one status to another (`from` null at creation). */
+export interface TaskStatusEvent extends EventOrigin { type: "task_status"; taskId: string; from: TaskStatus | null; to: TaskStatus }
+/** Plan generation began (seed 004 `agent.planning_started`). */
+export interface PlanningStartedEvent extends EventOrigin { type: "planning_started"; taskId?: string }
+/** An artifact was stored by `create_artifact` (`preview`: the first characters of its content). */
+export interface ArtifactCreatedEvent extends EventOrigin { type: "artifact_created"; artifactId: string; filename: string; kind: string; preview: string }
+/** A plan was submitted with `create_artifact` (kind `plan`) and parsed. */
+export interface PlanReadyEvent extends EventOrigin { type: "plan_ready"; artifactId: string; plan: Plan; taskId?: string }
+/** The agent asks the user (`ask_user`); the turn waits for `answerQuestion(questionId, ...)`. */
+export interface QuestionEvent extends EventOrigin { type: "question"; questionId: string; question: Question }
+/** A session switched roles (`from` null when it ran without one). */
+export interface RoleChangedEvent extends EventOrigin { type: "role_changed"; sessionId: string; from: string | null; to: string }
+/** A background agent's lifecycle state (seed 004 sub-agents). */
+export type SubagentStatus = "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
+/** A background agent (session `sessionId`, started from `parentSessionId`) moved in its lifecycle. */
+export interface SubagentStatusEvent extends EventOrigin { type: "subagent_status"; sessionId: string; parentSessionId: string; from: SubagentStatus | null; to: SubagentStatus }
 /** Last event of the root level. */
 export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResult }
 
@@ -108,4 +127,11 @@ export type LoopEvent =
   | BudgetExceededEvent
   | WarningEvent
   | ErrorEvent
+  | TaskStatusEvent
+  | PlanningStartedEvent
+  | ArtifactCreatedEvent
+  | PlanReadyEvent
+  | QuestionEvent
+  | RoleChangedEvent
+  | SubagentStatusEvent
   | DoneEvent;

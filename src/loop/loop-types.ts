@@ -14,8 +14,12 @@ export interface ApprovalRequest {
   /** Why approval is needed, e.g. `"tool requires approval"`. */
   reason: string;
 }
-/** Approve, deny (with a reason the model sees), or suspend the turn until decided elsewhere. */
-export type ApprovalDecision = { approved: true } | { approved: false; reason?: string } | { suspend: true };
+/**
+ * Approve, deny (with a reason the model sees), or suspend the turn until decided elsewhere.
+ * `result` on an approval is the call's result as it is, without running the tool (how an answer
+ * to `ask_user` reaches the model).
+ */
+export type ApprovalDecision = { approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true };
 /** Decides approval requests. Must not throw for a normal "no": return `{ approved: false }`. */
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
 
@@ -57,8 +61,11 @@ export interface LoopResult<T = unknown> {
  */
 export interface ResumeState {
   frames: Record<string, Message[]>;
-  /** By toolCallId. `requestId` (optional) names the approval request the decision answers. */
-  decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }>;
+  /**
+   * By toolCallId. `requestId` (optional) names the approval request the decision answers;
+   * `result` on an approval is the call's result, given without running the tool.
+   */
+  decisions: Record<string, { approved: boolean; reason?: string; requestId?: string; result?: unknown }>;
   /**
    * Results of calls that already completed in a batch that was suspended (by toolCallId):
    * reused on resume so nothing runs twice. Filled in by the loop in a suspended result's `resume`.

@@ -161,7 +161,9 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
       outcome.suspended = true;
       outcome.pendingApprovals.push(request);
     } else {
-      plan.decision = decision.approved ? { approved: true } : { approved: false, ...(decision.reason !== undefined && { reason: decision.reason }) };
+      plan.decision = decision.approved
+        ? { approved: true, ...(decision.result !== undefined && { result: decision.result }) }
+        : { approved: false, ...(decision.reason !== undefined && { reason: decision.reason }) };
     }
     asked.push(plan);
   }

@@ -11,6 +11,21 @@ import type { AgentRegistry } from "../agents/agent-registry.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { InferToolInput } from "../tools/define-tool.js";
 import type { AnyZodSchema } from "../schema/to-json-schema.js";
+import type { Question } from "../modes/plan-format.js";
+import type { QuestionAnswer } from "./question-answer.js";
+import type { TaskApi } from "./task-api.js";
+
+/** A question (`ask_user`) waiting for `answerQuestion`, as stored. */
+export interface PendingQuestion {
+  /** Pass it to `answerQuestion` (the id of the question's approval request). */
+  questionId: string;
+  sessionId: string;
+  agentId: string;
+  runId: string;
+  question: Question;
+  /** When the question was stored (ISO). */
+  at: string;
+}
 
 /** What a host sends to an agent. */
 export interface SendInput {
@@ -120,6 +135,28 @@ export interface AgentRuntime {
    * for (const { entry } of await runtime.auditLog(sessionId)) console.log(entry.tool, entry.decision, entry.argsDigest);
    */
   auditLog(sessionId: string, query?: AuditLogQuery): Promise<AuditRecord[]>;
+  /**
+   * Answers a question the agent asked with `ask_user` and resumes its turn; the answer is the
+   * call's result (`{ answer: value, label }` for an option, `{ answer: text, custom: true }` for
+   * free text). A value that is not an option's, or text where `allow_custom` is not set, throws
+   * `InvalidArgumentError` and changes nothing. Exactly once, like `resolveApproval`: a second
+   * answer (from any process) rejects with `ApprovalAlreadyResolvedError`.
+   */
+  answerQuestion(questionId: string, answer: QuestionAnswer): Promise<TurnResult>;
+  /**
+   * Questions awaiting an answer, read from the store (so also other processes'). Questions are
+   * not listed by `pendingApprovals`, nor approvals here.
+   */
+  pendingQuestions(query?: { sessionId?: string; scope?: string }): Promise<PendingQuestion[]>;
+  /**
+   * Switches the session's role (seed 002): recorded in its log and used from its next turn. A
+   * turn of the session running in this runtime is stopped first (it ends `aborted`, its end
+   * record has `reason: "role_changed"`). Emits `role_changed`; switching to the current role
+   * does nothing. Unknown role → `InvalidArgumentError`; unknown session → `SessionNotFoundError`.
+   */
+  setRole(sessionId: string, role: string): Promise<void>;
+  /** Tasks: plan, review, act (seed 004). See {@link TaskApi}. */
+  tasks: TaskApi;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { defineTool } from "../tools/define-tool.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import type { TurnResult } from "./agent-runtime.js";
 import { isBackground, type BackgroundAttributes, type Lineage, type RuntimeCore } from "./runtime-core.js";
+import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
 
 /** Who is calling the agent tools. */
 export interface AgentToolCaller {
@@ -70,7 +71,7 @@ export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
  * scoped like any tool.
  */
 export function createAgentTools(core: RuntimeCore): Tool[] {
-  return [agentsMessage(core), startBackgroundAgent(core), sendAgentMessage(core), requestPermission()];
+  return [agentsMessage(core), startBackgroundAgent(core), sendAgentMessage(core), requestPermission(), listBackgroundAgents(core), closeBackgroundAgent(core)];
 }
 
 function reachable(core: RuntimeCore, caller: AgentToolCaller, agentId: string): AgentDefinition {
@@ -210,13 +211,14 @@ function startBackgroundAgent(core: RuntimeCore): Tool {
         throw new Error(`Refused: one user message may start at most ${core.maxBackgroundAgents} background agents (counting those they start).`);
       }
       lineage.counters.backgroundAgents++;
-      const attributes: BackgroundAttributes = { background: true, parentSessionId: caller.session.sessionId, parentAgentId: caller.agent.agentId };
+      const attributes: BackgroundAttributes = { background: true, parentSessionId: caller.session.sessionId, parentAgentId: caller.agent.agentId, lifecycle: "created" };
       const session = await core.store.createSession({
         agentId: target.agentId,
         attributes: { ...attributes },
         ...scopeOf(caller.session),
         ...(args.name !== undefined && { name: args.name }),
       });
+      core.publish(session, { type: "subagent_status", sessionId: session.sessionId, parentSessionId: caller.session.sessionId, from: null, to: "created", depth: 0, parentId: null });
       const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
       const turn = core.runTurn({
         agent: target,
@@ -289,5 +291,59 @@ function requestPermission(): Tool {
       reason: z.string().optional().describe("Why you need it."),
     }),
     execute: ({ permission }) => ({ approved: true, permission }),
+  });
+}
+
+/** Longest result text `close_background_agent` returns before it is cut. */
+const MAX_MERGE_RESULT_CHARS = 20_000;
+
+function listBackgroundAgents(core: RuntimeCore): Tool {
+  return defineTool({
+    name: "list_background_agents",
+    description: "List the background agents you started that are not closed yet, with where each is (running, waiting_for_merge: its result is ready for close_background_agent).",
+    permissionClass: "subagent",
+    input: z.object({}),
+    async execute(_args, ctx) {
+      const caller = await callerOf(core, ctx);
+      const sessions = await core.store.listSessions({ scope: caller.session.scope ?? null });
+      return sessions.flatMap((s) => {
+        const status = subagentStatusOf(s);
+        if (s.attributes?.parentSessionId !== caller.session.sessionId || status === undefined || status === "closed") return [];
+        return [{ sessionId: s.sessionId, agentId: s.agentId, name: s.name ?? "", status }];
+      });
+    },
+  });
+}
+
+function closeBackgroundAgent(core: RuntimeCore): Tool {
+  return defineTool({
+    name: "close_background_agent",
+    description:
+      "Merge and close a background agent you started once its work is done (status waiting_for_merge): returns its final answer and whether it completed or failed. A running agent cannot be closed yet.",
+    permissionClass: "subagent",
+    input: z.object({ sessionId: z.string().describe("The background agent's session id.") }),
+    async execute(args, ctx) {
+      const caller = await callerOf(core, ctx);
+      const session = await sessionInScope(core, caller, args.sessionId);
+      if (!session || session.attributes?.parentSessionId !== caller.session.sessionId || subagentStatusOf(session) === undefined) {
+        throw new Error(`"${args.sessionId}" is not a background agent you started.`);
+      }
+      const status = subagentStatusOf(session);
+      if (status !== "waiting_for_merge") throw new Error(`Background agent ${args.sessionId} is ${status}; only one waiting_for_merge can be closed.`);
+      const records = await core.store.load(session.sessionId, { frame: null });
+      let result = "";
+      for (const record of records) {
+        if (record.kind === "message" && record.message.role === "assistant") {
+          const text = record.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+          if (text !== "") result = text;
+        }
+      }
+      const outcome = session.attributes?.lastTurnStatus === "complete" ? "completed" : "failed";
+      const merged = await moveSubagent(core.store, (s, e) => core.publish(s, e), session.sessionId, outcome);
+      if (!merged) throw new Error(`Background agent ${args.sessionId} changed meanwhile; list it again.`);
+      await moveSubagent(core.store, (s, e) => core.publish(s, e), session.sessionId, "closed");
+      const truncated = result.length > MAX_MERGE_RESULT_CHARS;
+      return { sessionId: session.sessionId, agentId: session.agentId, status: outcome, result: truncated ? result.slice(0, MAX_MERGE_RESULT_CHARS) : result, truncated };
+    },
   });
 }

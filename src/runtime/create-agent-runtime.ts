@@ -21,9 +21,17 @@ import { notifyPermission, type PermissionPhase } from "./permission-notices.js"
 import { isBackground, type Lineage, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
 import { acquireSessionLease, type HeldLease } from "./session-lease.js";
 import type { SessionState } from "./session-state.js";
+import type { LoopEvent } from "../loop/loop-event.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
 import { isApprovalIndexStore } from "../sessions/session-store.js";
+import { createModeTools } from "./mode-tools.js";
+import { answerResult, questionOf } from "./question-answer.js";
+import { extraRecord } from "./session-state.js";
+import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
+import { createTaskApi, executionOutcome, taskOf, transitionTask } from "./task-api.js";
 
+/** Marks a listed pending request that is a question (a symbol key: never in JSON). */
+const QUESTION: unique symbol = Symbol("question");
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
 const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -102,6 +110,35 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     hops: 0,
   });
 
+  /** The session's role: its last `role` record, else the one kept in its attributes (past a reset), else its agent's. */
+  const roleFor = (agent: AgentDefinition, session: SessionSummary, state: SessionState): string | null => {
+    const kept = session.attributes?.role;
+    const name = state.role ?? (typeof kept === "string" ? kept : undefined) ?? agent.role;
+    return name !== undefined && roleOf(name) ? name : null;
+  };
+  /** Turns running in this process, by session: `setRole` stops them. */
+  const running = new Map<string, { controller: AbortController; reason: string | undefined }>();
+  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => {
+    const entry = { controller: new AbortController(), reason: undefined as string | undefined };
+    running.set(sessionId, entry);
+    return {
+      signal: signal ? AbortSignal.any([signal, entry.controller.signal]) : entry.controller.signal,
+      reason: () => entry.reason,
+      done: () => {
+        if (running.get(sessionId) === entry) running.delete(sessionId);
+      },
+    };
+  };
+  /** Publishes an event of no turn (a role switch between turns). */
+  const publishOutside = (session: SessionSummary, event: LoopEvent) => {
+    const full: RuntimeEvent = { ...event, sessionId: session.sessionId, agentId: session.agentId, runId: "", seq: context.nextSeq(), ts: Date.now() };
+    try {
+      context.events.emit("event", full);
+    } catch {
+      // A host listener that throws must not break the caller.
+    }
+  };
+
   /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
   function enqueueTurn(request: TurnRequest): Promise<TurnResult> {
     const { agent, session, chatContext } = request;
@@ -110,7 +147,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       // A suspended turn whose approvals were all decided (by a process that died before it
       // resumed the turn) runs first: the decision is never lost.
       const state = await recoverDecided(session, lease, lineage);
-      const prepared = prepare(agent, session, chatContext);
+      const role = roleFor(agent, session, state);
+      const prepared = prepare(agent, session, chatContext, role);
+      if (isBackground(session)) await moveSubagent(store, publishOutside, session.sessionId, "running");
+      const stop = runningTurn(session.sessionId, request.signal);
       const repair = emergencyReset(repairSession(state), request.input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
         agent,
@@ -128,10 +168,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         lineage,
         leaseToken: lease.token,
         leaseLost: lease.lost,
+        role,
         ...(request.runId !== undefined && { runId: request.runId }),
-        ...(request.signal && { signal: request.signal }),
+        signal: stop.signal,
+        stopReason: stop.reason,
         onEvent: request.onEvent ?? (() => undefined),
-      });
+      })
+        .finally(stop.done)
+        .then((result) => settleAfterTurn(session, result));
     });
     if (isBackground(session)) {
       turn.then(
@@ -161,21 +205,31 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     state: SessionState,
     lease: HeldLease,
     lineage: Lineage,
-    extra: Record<string, { approved: boolean; reason?: string; requestId?: string }>,
+    extra: Record<string, { approved: boolean; reason?: string; requestId?: string; result?: unknown }>,
   ): Promise<TurnResult> {
     const agent = agentOf(session.agentId);
     const suspended = state.suspended!;
-    const decisions: Record<string, { approved: boolean; reason?: string; requestId?: string }> = {};
+    const decisions: Record<string, { approved: boolean; reason?: string; requestId?: string; result?: unknown }> = {};
     for (const [toolCallId, record] of state.decisions) {
-      decisions[toolCallId] = { approved: record.decision === "approved", requestId: record.request.requestId, ...(record.reason !== undefined && { reason: record.reason }) };
+      decisions[toolCallId] = {
+        approved: record.decision === "approved",
+        requestId: record.request.requestId,
+        ...(record.reason !== undefined && { reason: record.reason }),
+        ...(record.answer !== undefined && { result: record.answer }),
+      };
     }
     Object.assign(decisions, extra);
     const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
+    const role = roleFor(agent, session, state);
+    const stop = runningTurn(session.sessionId, undefined);
     return runTurn(context, {
       agent,
       session,
       created: false,
-      prepared: prepare(agent, session, chatContext),
+      role,
+      signal: stop.signal,
+      stopReason: stop.reason,
+      prepared: prepare(agent, session, chatContext, role),
       history: state.history,
       historyTokens: state.historyTokens,
       input: undefined,
@@ -189,7 +243,27 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       leaseToken: lease.token,
       leaseLost: lease.lost,
       onEvent: () => undefined,
-    });
+    })
+      .finally(stop.done)
+      .then((result) => settleAfterTurn(session, result));
+  }
+
+  /**
+   * After a turn that did not suspend, before its result is returned: a background agent waits
+   * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
+   * made as such, so other turns cost no extra store reads.)
+   */
+  async function settleAfterTurn(session: SessionSummary, result: TurnResult): Promise<TurnResult> {
+    if (result.status === "suspended") return result;
+    if (isBackground(session)) await settleSubagentTurn(store, publishOutside, result);
+    const outcome = executionOutcome(result);
+    if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
+    const current = await storeCall("getSession", () => store.getSession(result.sessionId));
+    if (current && taskOf(current)?.status === "executing") {
+      // Lost to a concurrent transition (a cancel): that one stands.
+      await transitionTask({ store, publish: publishOutside }, current, outcome).catch(() => undefined);
+    }
+    return result;
   }
 
   /** Tells a background agent's parent, once, that its run did not complete. */
@@ -238,27 +312,35 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     maxBackgroundAgents: options.maxBackgroundAgents ?? DEFAULT_MAX_BACKGROUND_AGENTS,
     maxAgentHops: options.maxAgentHops ?? DEFAULT_MAX_AGENT_HOPS,
     admit,
+    publish: (session, event) => publishOutside(session, event),
   };
-  const agentTools = createAgentTools(core);
+  const agentTools = [...createAgentTools(core), ...createModeTools()];
   // What a turn needs from its agent is the same for the same agent and chat context unless the
   // policy or a prompt section depends on the session: then it is made per turn.
   const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
   let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
   let toolsSeen: unknown;
-  const prepare = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext): PreparedAgent => {
-    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools });
+  const prepare = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext, role: string | null): PreparedAgent => {
+    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools, role });
     // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
     const tools = typeof options.tools === "function" ? options.tools() : options.tools;
     if (tools !== toolsSeen) {
       toolsSeen = tools;
       prepared = new WeakMap();
     }
-    const key = JSON.stringify(chatContext);
+    const key = JSON.stringify([chatContext, role]);
     let byContext = prepared.get(agent);
     if (!byContext) prepared.set(agent, (byContext = new Map()));
     let entry = byContext.get(key);
-    if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools })));
+    if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools: agentTools, role })));
     return entry;
+  };
+  context.onPlanReady = async (session, artifactId) => {
+    const current = await storeCall("getSession", () => store.getSession(session.sessionId));
+    const task = current && taskOf(current);
+    if (!current || task?.status !== "planning") return undefined;
+    await transitionTask({ store, publish: publishOutside }, current, "awaiting_review", { planArtifactId: artifactId });
+    return task.taskId;
   };
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(core, phase, request, session, decision);
 
@@ -305,6 +387,101 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     throw new ApprovalNotFoundError(requestId);
   }
 
+  /** Every pending approval request (questions included), from the index or by reading sessions. */
+  async function listPending(query: { sessionId?: string; scope?: string }): Promise<(PendingApproval & { [QUESTION]?: true })[]> {
+    if (isApprovalIndexStore(store)) {
+      const entries = await storeCall("listPendingApprovals", () =>
+        store.listPendingApprovals({ ...(query.sessionId !== undefined && { sessionId: query.sessionId }), ...(query.scope !== undefined && { scope: query.scope }) }),
+      );
+      return entries.map((entry) => ({
+        requestId: entry.requestId,
+        sessionId: entry.sessionId,
+        agentId: entry.agentId,
+        runId: entry.request.runId ?? "",
+        request: entry.request.request,
+        at: entry.request.at,
+        ...(entry.request.question === true && { [QUESTION]: true as const }),
+      }));
+    }
+    const sessions =
+      query.sessionId !== undefined
+        ? [await storeCall("getSession", () => store.getSession(query.sessionId!))].filter((s): s is SessionSummary => s !== undefined && (query.scope === undefined || s.scope === query.scope))
+        : await storeCall("listSessions", () => store.listSessions(query.scope === undefined ? {} : { scope: query.scope }));
+    const pending: (PendingApproval & { [QUESTION]?: true })[] = [];
+    for (const session of sessions) {
+      const state = query.sessionId !== undefined ? await states.read(session) : await readFresh(store, session.sessionId);
+      for (const record of state.pending) {
+        pending.push({
+          requestId: record.request.requestId,
+          sessionId: session.sessionId,
+          agentId: session.agentId,
+          runId: record.runId ?? state.suspended!.runId,
+          request: record.request,
+          at: record.at,
+          ...(record.question === true && { [QUESTION]: true as const }),
+        });
+      }
+    }
+    return pending;
+  }
+
+  /** Whether a listed pending request is a question of the runtime's own `ask_user` (its record says so). */
+  const isQuestion = (pending: PendingApproval & { [QUESTION]?: true }): boolean => pending[QUESTION] === true;
+
+  /**
+   * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
+   * decision record, then, once the turn has no pending request left, resumes it.
+   */
+  async function decide(requestId: string, decision: { approved: boolean; reason?: string }, answer: unknown): Promise<TurnResult> {
+    checkOpen();
+    const asking = answer !== undefined;
+    const operation = asking ? "answerQuestion" : "resolveApproval";
+    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
+    const session = await findApproval(requestId);
+    const agent = agentOf(session.agentId);
+    return withSession(session.sessionId, async (lease) => {
+      const lineage = newLineage(agent);
+      const state = await recoverDecided(session, lease, lineage);
+      const entry = state.approvals.get(requestId);
+      if (!entry) throw new ApprovalNotFoundError(requestId);
+      const request = entry.request.request;
+      // A question is answered, never approved; an approval is never answered.
+      if ((entry.request.question === true) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
+      if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
+      const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
+      // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
+      // decider's record is stored; whoever finds another decisionId there lost.
+      const decisionId = globalThis.crypto.randomUUID();
+      const [stored] = await appendRecords(
+        store,
+        session.sessionId,
+        [
+          {
+            id: `${requestId}:decision`,
+            frame: entry.request.frame,
+            kind: "approval",
+            request,
+            decision: decision.approved ? "approved" : "denied",
+            decisionId,
+            ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
+            ...(result !== undefined && { answer: result }),
+          },
+        ],
+        lease.token,
+      );
+      if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
+      const suspendedRun = state.suspended.runId;
+      context.approvalSessions.delete(requestId);
+      const remaining = state.pending.filter((p) => p !== entry.request);
+      if (remaining.length > 0) return stillSuspended(session, agent, suspendedRun, remaining.map((p) => p.request));
+      if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
+      const extra = {
+        [request.toolCallId]: { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }), ...(result !== undefined && { result }) },
+      };
+      return resumeSuspended(session, state, lease, lineage, extra);
+    });
+  }
+
   const runtime: AgentRuntime = {
     events: context.events,
     store,
@@ -341,80 +518,54 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
     async pendingApprovals(query = {}) {
       checkScope("pendingApprovals", query.scope);
-      if (isApprovalIndexStore(store)) {
-        const entries = await storeCall("listPendingApprovals", () =>
-          store.listPendingApprovals({ ...(query.sessionId !== undefined && { sessionId: query.sessionId }), ...(query.scope !== undefined && { scope: query.scope }) }),
-        );
-        return entries.map((entry) => ({
-          requestId: entry.requestId,
-          sessionId: entry.sessionId,
-          agentId: entry.agentId,
-          runId: entry.request.runId ?? "",
-          request: entry.request.request,
-          at: entry.request.at,
-        }));
-      }
-      const sessions =
-        query.sessionId !== undefined
-          ? [await storeCall("getSession", () => store.getSession(query.sessionId!))].filter((s): s is SessionSummary => s !== undefined && (query.scope === undefined || s.scope === query.scope))
-          : await storeCall("listSessions", () => store.listSessions(query.scope === undefined ? {} : { scope: query.scope }));
-      const pending: PendingApproval[] = [];
-      for (const session of sessions) {
-        const state = query.sessionId !== undefined ? await states.read(session) : await readFresh(store, session.sessionId);
-        for (const record of state.pending) {
-          pending.push({
-            requestId: record.request.requestId,
-            sessionId: session.sessionId,
-            agentId: session.agentId,
-            runId: record.runId ?? state.suspended!.runId,
-            request: record.request,
-            at: record.at,
-          });
-        }
-      }
-      return pending;
+      return (await listPending(query)).filter((p) => !isQuestion(p));
     },
-    async resolveApproval(requestId, decision) {
+    resolveApproval: (requestId, decision) => decide(requestId, decision, undefined),
+    answerQuestion: (questionId, answer) => decide(questionId, { approved: true }, answer),
+    async pendingQuestions(query = {}) {
+      checkScope("pendingQuestions", query.scope);
+      return (await listPending(query)).filter(isQuestion).map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));
+    },
+    async setRole(sessionId, role) {
       checkOpen();
-      const session = await findApproval(requestId);
+      if (typeof role !== "string" || !roleOf(role)) throw new InvalidArgumentError(`setRole: unknown role "${String(role)}"`);
+      const session = await storeCall("getSession", () => store.getSession(sessionId));
+      if (!session) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
       const agent = agentOf(session.agentId);
-      return withSession(session.sessionId, async (lease) => {
-        const lineage = newLineage(agent);
-        const state = await recoverDecided(session, lease, lineage);
-        const entry = state.approvals.get(requestId);
-        if (!entry) throw new ApprovalNotFoundError(requestId);
-        if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
-        const request = entry.request.request;
-        // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
-        // decider's record is stored; whoever finds another decisionId there lost.
-        const decisionId = globalThis.crypto.randomUUID();
-        const [stored] = await appendRecords(
-          store,
-          session.sessionId,
-          [
-            {
-              id: `${requestId}:decision`,
-              frame: entry.request.frame,
-              kind: "approval",
-              request,
-              decision: decision.approved ? "approved" : "denied",
-              decisionId,
-              ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
-            },
-          ],
-          lease.token,
-        );
-        if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
-        const suspendedRun = state.suspended.runId;
-        context.approvalSessions.delete(requestId);
-        const remaining = state.pending.filter((p) => p !== entry.request);
-        if (remaining.length > 0) return stillSuspended(session, agent, suspendedRun, remaining.map((p) => p.request));
-        if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
-        const extra = { [request.toolCallId]: { approved: decision.approved, requestId, ...(decision.reason !== undefined && { reason: decision.reason }) } };
-        return resumeSuspended(session, state, lease, lineage, extra);
+      // A turn of this session running here stops first; its end record says why.
+      const current = running.get(sessionId);
+      if (current) {
+        current.reason = "role_changed";
+        current.controller.abort(new Error("role_changed"));
+      }
+      await withSession(sessionId, async (lease) => {
+        const state = await states.read(session);
+        const fresh = (await storeCall("getSession", () => store.getSession(sessionId))) ?? session;
+        const from = roleFor(agent, fresh, state);
+        if (from === role) return;
+        await appendRecords(store, sessionId, [extraRecord({ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from })], lease.token);
+        // Kept in the attributes too, so the role outlives a reset of the log.
+        await storeCall("updateSession", () => store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } }));
+        publishOutside(session, { type: "role_changed", sessionId, from, to: role, depth: 0, parentId: null });
       });
     },
     auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
+    tasks: createTaskApi({
+      store,
+      checkAgent: (agentId) => void agentOf(agentId),
+      setRole: (sessionId, role) => runtime.setRole(sessionId, role),
+      send: (session, content) => {
+        checkOpen();
+        return enqueueTurn({ agent: agentOf(session.agentId), session, created: false, input: { role: "user", content }, chatContext: { kind: "thread" }, chain: [] });
+      },
+      stop: (sessionId, reason) => {
+        const current = running.get(sessionId);
+        if (!current) return;
+        current.reason = reason;
+        current.controller.abort(new Error(reason));
+      },
+      publish: (session, event) => publishOutside(session, event),
+    }),
     async close() {
       closed = true;
       await context.inbox.drain();

@@ -13,6 +13,7 @@ import type { ModelRequest, Provider } from "../providers/provider.js";
 import type { SessionSummary } from "../sessions/session-store.js";
 import type { Tool } from "../tools/tool.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
+import { offeredUnder } from "./mode-tools.js";
 
 /** An agent made ready for one turn. */
 export interface PreparedAgent {
@@ -38,6 +39,8 @@ export interface PrepareAgentInput {
   chatContext: ChatContext;
   /** Runtime-built tools offered besides the host's (agents_message & co.). */
   builtinTools: Tool[];
+  /** The session's current role, when it differs from the agent's (`setRole`). @default the agent's `role` */
+  role?: string | null;
 }
 
 /**
@@ -45,14 +48,15 @@ export interface PrepareAgentInput {
  * policy ∩ context) and system prompt. Throws `InvalidArgumentError` for a misconfiguration before
  * anything is stored.
  */
-export function prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools }: PrepareAgentInput): PreparedAgent {
+export function prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role: roleName }: PrepareAgentInput): PreparedAgent {
   const { provider, model } = resolveModel(options, agent);
-  const role: RoleDefinition | undefined = agent.role === undefined ? undefined : roleOf(agent.role);
+  const name = roleName === undefined ? agent.role : (roleName ?? undefined);
+  const role: RoleDefinition | undefined = name === undefined ? undefined : roleOf(name);
   const base = typeof options.policy === "function" ? options.policy(session, agent) : (options.policy ?? defaultPolicy(chatContext.kind));
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
   const tools = composeToolbelt({
-    tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools],
+    tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools.filter((tool) => offeredUnder(tool, role))],
     policy,
     agent,
     chatContext,

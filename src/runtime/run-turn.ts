@@ -15,8 +15,13 @@ import type { RuntimeToolHost } from "./agent-tools.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
+import { FORMAT_VERSION } from "../modes/plan-format.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
+import { parsePlan } from "../modes/parse-plan.js";
+import type { Question } from "../modes/plan-format.js";
+import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
+import { extraRecord } from "./session-state.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -52,7 +57,14 @@ export interface TurnSetup {
   leaseLost?: AbortSignal;
   /** Limits shared with the root turn (and hops from it). */
   lineage: Lineage;
+  /** The session's role for this turn (null: none). */
+  role?: string | null;
+  /** Why the turn was stopped, when its signal says so (stored on its end record). */
+  stopReason?: () => string | undefined;
 }
+
+/** Characters of an artifact's content in `artifact_created.preview`. */
+const PREVIEW_CHARS = 280;
 
 const SNIPPET_CHARS = 200;
 
@@ -116,7 +128,10 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   for (const event of setup.prefaceEvents ?? []) publish({ ...event });
 
   const hostApprove = context.options.approve;
+  const asks = offersModeTool(prepared.tools, ASK_USER);
   const approve: ApprovalHandler = async (request) => {
+    // A question waits for the user (answerQuestion), never for the host's approval handler.
+    if (asks && request.name === ASK_USER) return { suspend: true };
     const decision = hostApprove ? await hostApprove(request) : ({ suspend: true } as const);
     if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
     if (!("suspend" in decision)) {
@@ -132,6 +147,35 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       ]);
     }
     return decision;
+  };
+
+  const artifactArgs = new Map<string, unknown>();
+  let role = setup.role ?? null;
+  /** Stores the artifact of a `create_artifact` call that succeeded; emits `artifact_created` (and `plan_ready`). */
+  const storeArtifact = async (toolCallId: string, parentId: string | null, depth: number) => {
+    const args = argsOf(artifactArgs.get(toolCallId)) as { filename?: unknown; kind?: unknown; content?: unknown } | undefined;
+    if (typeof args?.filename !== "string" || typeof args.kind !== "string" || typeof args.content !== "string") return;
+    const artifactId = artifactIdOf(toolCallId);
+    const { filename, kind, content } = args;
+    await append([extraRecord({ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId })]);
+    publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
+    if (kind !== "plan") return;
+    const parsed = parsePlan(content);
+    if (!parsed.ok) return;
+    const taskId = await context.onPlanReady?.(session, artifactId);
+    publish({ type: "plan_ready", artifactId, plan: parsed.plan, ...(taskId !== undefined && { taskId }), depth, parentId });
+  };
+  /** Records a role switch (used from the next turn) and emits `role_changed`. */
+  const switchRole = async (to: string, depth: number, parentId: string | null) => {
+    if (role === to) return;
+    await append([extraRecord({ id: `${runId}:role:${counter++}`, frame: null, kind: "role", role: to, from: role })]);
+    // Kept in the attributes too, so the role outlives a reset of the log.
+    await storeCall("updateSession", async () => {
+      const current = await store.getSession(sessionId);
+      return store.updateSession(sessionId, { attributes: { ...current?.attributes, role: to } });
+    });
+    publish({ type: "role_changed", sessionId, from: role, to, depth, parentId });
+    role = to;
   };
 
   // setup.history is this turn's own array (a fresh copy of the session's state): extend it in place.
@@ -174,10 +218,24 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     for await (const event of loop) {
       audit.observe(event);
       if (event.type === "message") {
+        // Decided before the message is stored: the call it carries has not run yet.
+        if (event.message.role === "assistant") {
+          const type = modeMessageType(event.message, prepared.tools);
+          if (type !== undefined) event.message.messageType = type;
+        }
         await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
       } else if (event.type === "approval_request") {
-        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId }]);
+        const asking = asks && event.request.name === ASK_USER;
+        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) }]);
         if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
+        if (asking) {
+          // Shown as a question, not as an approval card.
+          const question: Question = { type: "question", format_version: FORMAT_VERSION, ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">) };
+          publish({ type: "question", questionId: event.request.requestId, question, depth: event.depth, parentId: event.parentId });
+          continue;
+        }
+      } else if (event.type === "tool_call_update" && event.status === "start") {
+        if (event.name === CREATE_ARTIFACT) artifactArgs.set(event.toolCallId, event.args);
       } else if (event.type === "tool_call_update" && event.status === "end") {
         // Stored as each call finishes: after a crash a finished call is reused, never run again.
         const part: ToolResultPart = { type: "tool_result", toolCallId: event.toolCallId, name: event.name, result: event.result };
@@ -186,6 +244,16 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
         const audited = await audit.end(event);
         await append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }, audited]);
         audit.deliver(audited.entry);
+        if (!event.isError && event.name === CREATE_ARTIFACT && offersModeTool(prepared.tools, CREATE_ARTIFACT)) {
+          publish(event);
+          await storeArtifact(event.toolCallId, event.parentId, event.depth);
+          continue;
+        }
+        if (!event.isError && event.name === REQUEST_BUILD_MODE && offersModeTool(prepared.tools, REQUEST_BUILD_MODE)) {
+          publish(event);
+          await switchRole("actor", event.depth, event.parentId);
+          continue;
+        }
       } else if (event.type === "llm_call_start") {
         lineage.counters.llmCalls++;
       } else if (event.type === "done") {
@@ -210,6 +278,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     end.executionTree = result.executionTree;
   }
   if (result.error) end.error = result.error;
+  const stopReason = result.status === "aborted" ? setup.stopReason?.() : undefined;
+  if (stopReason !== undefined) end.reason = stopReason;
   await append([end]);
   const snippet = result.text.trim();
   if (snippet !== "") {

@@ -110,6 +110,8 @@ export interface RuntimeContext {
   nextSeq(): number;
   /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;
+  /** Told when a plan artifact was stored in `session`; returns the id of the task it moved, if any. */
+  onPlanReady?: (session: SessionSummary, artifactId: string) => Promise<string | undefined>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */
   onPermission?: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
 }

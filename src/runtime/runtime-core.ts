@@ -4,6 +4,7 @@ import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { AgentRegistry } from "../agents/agent-registry.js";
 import type { UserMessage } from "../messages/message.js";
 import type { ChatContext } from "../policy/tool-policy.js";
+import type { LoopEvent } from "../loop/loop-event.js";
 import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
 import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
 
@@ -65,6 +66,8 @@ export interface RuntimeCore {
   maxBackgroundAgents: number;
   /** Longest chain of `send_agent_message` / background hops from one root turn. */
   maxAgentHops: number;
+  /** Emits an event of no turn on `runtime.events` (e.g. `subagent_status`). */
+  publish(session: SessionSummary, event: LoopEvent): void;
   /** Runs a session-resolution step in call order with every other (see `createAgentRuntime`). */
   admit<T>(step: () => Promise<T>): Promise<T>;
 }
@@ -76,6 +79,8 @@ export interface BackgroundAttributes {
   parentAgentId: string;
   /** Set once the parent was told of a failure (it is told once). */
   failureNotified?: true;
+  /** Where it is in its lifecycle (see `SubagentStatus`). */
+  lifecycle?: "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
 }
 
 /** Whether a session belongs to a background agent. */

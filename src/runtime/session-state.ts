@@ -1,5 +1,5 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../messages/message.js";
-import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../sessions/session-store.js";
+import type { ApprovalRecord, HistoryRecord, NewRecord, TurnRecord } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../loop/execution-tree-types.js";
@@ -22,7 +22,28 @@ export type RuntimeTurnRecord = TurnRecord & {
   executionTree?: ExecutionTreeSnapshot;
   /** On the end of a turn that did not complete: why. */
   error?: LoopResult["error"];
+  /** On the end of a turn the runtime stopped: why (e.g. `"role_changed"`). */
+  reason?: string;
 };
+/** A session switched roles (`setRole`, or an approved `request_build_mode`); used from the next turn. */
+export interface RoleRecord { id: string; seq: number; at: string; frame: null; kind: "role"; role: string; from: string | null }
+/** An artifact stored by `create_artifact` (`artifactKind` is the artifact's own kind, e.g. `"plan"`). */
+export interface ArtifactRecord {
+  id: string;
+  seq: number;
+  at: string;
+  frame: string | null;
+  kind: "artifact";
+  artifactId: string;
+  filename: string;
+  artifactKind: string;
+  content: string;
+  runId: string;
+}
+/** A runtime record of a kind outside `HistoryRecord`, as `append` takes it (stores keep further kinds as JSON). */
+export function extraRecord(record: Omit<RoleRecord, "seq" | "at"> | Omit<ArtifactRecord, "seq" | "at">): NewRecord {
+  return record as unknown as NewRecord;
+}
 /** A runtime turn record before the store stamps it. */
 export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 
@@ -50,6 +71,8 @@ export interface SessionState {
   outputSchema: JsonSchema | undefined;
   /** Results of the current turn chain's tool calls, stored as each call finished, by toolCallId. */
   toolResults: Record<string, ToolResultPart>;
+  /** The role of the last `role` record since the last reset (undefined: none recorded). */
+  role: string | undefined;
 }
 
 /**
@@ -75,13 +98,20 @@ export class SessionStateReader {
   /** A root message was recorded between an assistant's tool calls and their results. */
   #unordered = false;
   #toolResults: Record<string, ToolResultPart> = {};
+  #role: string | undefined;
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
       if (record.seq <= this.lastSeq) continue;
       this.lastSeq = record.seq;
+      const further = record as unknown as { kind: string; role?: unknown };
+      if (further.kind === "role") {
+        if (typeof further.role === "string") this.#role = further.role;
+        continue;
+      }
       switch (record.kind) {
         case "reset":
+          this.#role = undefined;
           this.#history = [];
           this.historyTokens = 0;
           this.#unordered = false;
@@ -164,6 +194,7 @@ export class SessionStateReader {
       chatContexts: new Map(this.#chatContexts),
       outputSchema: this.#outputSchema,
       toolResults: { ...this.#toolResults },
+      role: this.#role,
     };
   }
 }

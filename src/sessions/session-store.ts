@@ -49,6 +49,10 @@ export interface ApprovalRecord extends RecordBase {
   runId?: string;
   /** On a decision: unique per decider, so each can tell whether its decision was the one stored. */
   decisionId?: string;
+  /** On the decision of an `ask_user` question: the answer, the call's result. */
+  answer?: unknown;
+  /** On the request of the runtime's `ask_user` tool: it is a question (`answerQuestion`), not an approval. */
+  question?: true;
 }
 /**
  * A tool call's result, stored as soon as the call finished (before the batch's `tool` message),

@@ -81,6 +81,20 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}done: ${event.result.status}`;
     case "message":
       return event.message.role === "user" && event.depth > 0 ? `${pad}▸ sub-task: ${short(event.message.content)}` : undefined;
+    case "task_status":
+      return `${pad}▣ task ${event.taskId}: ${event.from ?? "new"} → ${event.to}`;
+    case "planning_started":
+      return `${pad}▣ planning started${event.taskId !== undefined ? ` (task ${event.taskId})` : ""}`;
+    case "artifact_created":
+      return `${pad}▣ artifact ${short(event.filename)} (${short(event.kind)})`;
+    case "plan_ready":
+      return `${pad}▣ plan ready: ${short(event.plan?.goal)} (${Array.isArray(event.plan?.steps) ? event.plan.steps.length : 0} steps)`;
+    case "question":
+      return `${pad}? question: ${short(event.question?.question)}`;
+    case "subagent_status":
+      return `${pad}▣ background agent ${event.sessionId}: ${event.from ?? "new"} → ${event.to}`;
+    case "role_changed":
+      return `${pad}▣ role: ${event.from ?? "none"} → ${event.to}`;
     case "chunk":
     case "thinking":
     case "tool_calls_preparing":

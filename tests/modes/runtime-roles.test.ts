@@ -52,7 +52,8 @@ describe("host roles in the runtime", () => {
       tools: [lookAround, undeclared],
     });
     await runtime.send({ agentId: "planner", content: "plan it" });
-    expect(provider.calls[0]!.tools.map((t) => t.name)).toEqual(["look"]);
+    // The runtime's plan tools are declared read-only; "wipe" (no declared class) is not offered.
+    expect(provider.calls[0]!.tools.map((t) => t.name)).toEqual(["look", "ask_user", "create_artifact", "request_build_mode"]);
   });
 });
 

@@ -1,0 +1,217 @@
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { LoopEvent, TaskStatus } from "../loop/loop-event.js";
+import type { NewRecord, SessionStore, SessionSummary } from "../sessions/session-store.js";
+import type { TurnResult } from "./agent-runtime.js";
+import { storeCall } from "./runtime-context.js";
+
+/** A task (seed 004): a session with a plan-review-act lifecycle, persisted in the store. */
+export interface Task {
+  /** The id of the task; also the id of its session. */
+  taskId: string;
+  sessionId: string;
+  agentId: string;
+  scope?: string;
+  status: TaskStatus;
+  /** The first line of the request (at most 120 characters). */
+  title: string;
+  /** The plan artifact under review or approved. */
+  planArtifactId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An artifact stored by `create_artifact`. */
+export interface Artifact {
+  artifactId: string;
+  sessionId: string;
+  filename: string;
+  kind: string;
+  content: string;
+  createdAt: string;
+}
+
+/**
+ * Tasks (`runtime.tasks`): plan, review, act. Every transition is a `task` record in the task's
+ * session and a `task_status` event; one the lifecycle does not allow throws
+ * `InvalidArgumentError` and changes nothing. Lifecycle:
+ * `planning → awaiting_review → (planning again on revise | executing on approve) → completed | failed`,
+ * and `cancelled` from any state that is not final.
+ */
+export interface TaskApi {
+  /**
+   * Creates the task's session in the planner role, emits `task_status` (→ `planning`) and
+   * `planning_started`, and runs the planning turn on `content`. Resolves once that turn ended:
+   * the task is `awaiting_review` when the model submitted a plan with `create_artifact`.
+   */
+  create(input: { agentId: string; content: string; scope?: string }): Promise<Task>;
+  /**
+   * `awaiting_review → executing`: switches the session to the actor and runs a turn with the
+   * approved plan; the task ends `completed` when the work completes, `failed` when it does not
+   * (a turn suspended on a question or approval keeps it `executing` until it resumes and ends).
+   */
+  approve(taskId: string): Promise<TurnResult>;
+  /** `awaiting_review → planning` with the feedback as the next message to the planner. */
+  revise(taskId: string, feedback: string): Promise<TurnResult>;
+  /** Any state that is not final → `cancelled` (a running turn of the task is stopped). */
+  cancel(taskId: string): Promise<Task>;
+  get(taskId: string): Promise<Task | undefined>;
+  /** Tasks, newest first; filters are exact matches. */
+  list(query?: { scope?: string; status?: TaskStatus; agentId?: string }): Promise<Task[]>;
+  /** The artifacts stored in the task's session, oldest first. */
+  artifacts(taskId: string): Promise<Artifact[]>;
+}
+
+/** What the task API needs from its runtime. */
+export interface TaskRuntime {
+  store: SessionStore;
+  /** Throws `AgentNotFoundError` for an unknown agent. */
+  checkAgent(agentId: string): void;
+  setRole(sessionId: string, role: string): Promise<void>;
+  /** Runs a turn on the session with a user message. */
+  send(session: SessionSummary, content: string): Promise<TurnResult>;
+  /** Stops a running turn of the session (in this process), saying why. */
+  stop(sessionId: string, reason: string): void;
+  publish(session: SessionSummary, event: LoopEvent): void;
+}
+
+const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
+  planning: ["awaiting_review", "cancelled"],
+  awaiting_review: ["planning", "executing", "cancelled"],
+  executing: ["completed", "failed", "cancelled"],
+  completed: [],
+  failed: [],
+  cancelled: [],
+};
+const TITLE_CHARS = 120;
+
+/** The task a session holds, from its attributes; `undefined` when it is not a task's session. */
+export function taskOf(session: SessionSummary): Task | undefined {
+  const a = session.attributes;
+  if (typeof a?.taskId !== "string" || typeof a.taskStatus !== "string") return undefined;
+  return {
+    taskId: a.taskId,
+    sessionId: session.sessionId,
+    agentId: session.agentId,
+    ...(session.scope !== undefined && { scope: session.scope }),
+    status: a.taskStatus as TaskStatus,
+    title: typeof a.taskTitle === "string" ? a.taskTitle : "",
+    ...(typeof a.planArtifactId === "string" && { planArtifactId: a.planArtifactId }),
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
+}
+
+/**
+ * Moves a task from `from` to `to`: the transition record's id is fixed by the task's version, so
+ * of two concurrent transitions from one state exactly one is stored (compare-and-set); the loser,
+ * and a transition the lifecycle forbids, throw `InvalidArgumentError` with nothing changed.
+ */
+export async function transitionTask(runtime: Pick<TaskRuntime, "store" | "publish">, session: SessionSummary, to: TaskStatus, extra: { planArtifactId?: string } = {}): Promise<Task> {
+  const { store } = runtime;
+  const task = taskOf(session);
+  if (!task) throw new InvalidArgumentError(`Session "${session.sessionId}" is not a task`);
+  if (!ALLOWED[task.status].includes(to)) throw new InvalidArgumentError(`Task "${task.taskId}" cannot go from "${task.status}" to "${to}"`);
+  const version = typeof session.attributes?.taskVersion === "number" ? session.attributes.taskVersion : 0;
+  const marker = globalThis.crypto.randomUUID();
+  const record = { id: `task:${task.taskId}:${version + 1}`, frame: null, kind: "task", taskId: task.taskId, from: task.status, to, marker, ...extra };
+  const [stored] = await storeCall("append", () => store.append(session.sessionId, [record as unknown as NewRecord]));
+  if ((stored as { marker?: string } | undefined)?.marker !== marker) throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
+  const updated = await storeCall("updateSession", () =>
+    store.updateSession(session.sessionId, { attributes: { ...session.attributes, taskStatus: to, taskVersion: version + 1, ...extra } }),
+  );
+  runtime.publish(updated, { type: "task_status", taskId: task.taskId, from: task.status, to, depth: 0, parentId: null });
+  return taskOf(updated)!;
+}
+
+/** The outcome of an executing task's turn: `completed`, `failed`, or undefined while it waits (suspended). */
+export function executionOutcome(result: TurnResult): "completed" | "failed" | undefined {
+  if (result.status === "suspended") return undefined;
+  return result.status === "complete" ? "completed" : "failed";
+}
+
+/** The task API over a runtime. */
+export function createTaskApi(runtime: TaskRuntime): TaskApi {
+  const { store } = runtime;
+  const sessionOf = async (taskId: string): Promise<SessionSummary> => {
+    if (typeof taskId !== "string" || taskId === "") throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
+    const session = await storeCall("getSession", () => store.getSession(taskId));
+    if (!session || taskOf(session)?.taskId !== taskId) throw new InvalidArgumentError(`Unknown task "${taskId}"`);
+    return session;
+  };
+  const planContent = async (session: SessionSummary, artifactId: string | undefined): Promise<string> => {
+    const records = await storeCall("load", () => store.load(session.sessionId));
+    const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === artifactId && (r.kind as string) === "artifact");
+    return (found as unknown as { content?: string } | undefined)?.content ?? "";
+  };
+  return {
+    async create(input) {
+      const problems: string[] = [];
+      if (typeof input?.agentId !== "string" || input.agentId === "") problems.push("agentId must be a non-empty string");
+      if (typeof input?.content !== "string" || input.content.trim() === "") problems.push("content must be a non-empty string");
+      if (input?.scope !== undefined && (typeof input.scope !== "string" || input.scope === "")) problems.push("scope must be a non-empty string when set");
+      if (problems.length > 0) throw new InvalidArgumentError(`tasks.create: ${problems.join("; ")}`);
+      runtime.checkAgent(input.agentId);
+      const taskId = globalThis.crypto.randomUUID();
+      const title = input.content.trim().split("\n")[0]!.slice(0, TITLE_CHARS);
+      const session = await storeCall("createSession", () =>
+        store.createSession({
+          sessionId: taskId,
+          agentId: input.agentId,
+          ...(input.scope !== undefined && { scope: input.scope }),
+          name: title,
+          attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
+        }),
+      );
+      await storeCall("append", () => store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" } as unknown as NewRecord]));
+      runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
+      await runtime.setRole(taskId, "planner");
+      runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
+      await runtime.send(session, input.content);
+      return taskOf((await storeCall("getSession", () => store.getSession(taskId)))!)!;
+    },
+    async approve(taskId) {
+      const session = await sessionOf(taskId);
+      const task = await transitionTask(runtime, session, "executing");
+      await runtime.setRole(taskId, "actor");
+      const plan = await planContent(session, task.planArtifactId);
+      return runtime.send(session, `The plan is approved. Carry it out now, step by step.\n\n<approved_plan>\n${plan}\n</approved_plan>`);
+    },
+    async revise(taskId, feedback) {
+      if (typeof feedback !== "string" || feedback.trim() === "") throw new InvalidArgumentError("tasks.revise: feedback must be a non-empty string");
+      const session = await sessionOf(taskId);
+      await transitionTask(runtime, session, "planning");
+      runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
+      return runtime.send(session, `Revise the plan with this feedback, then submit it again with create_artifact:\n\n${feedback}`);
+    },
+    async cancel(taskId) {
+      const session = await sessionOf(taskId);
+      const task = await transitionTask(runtime, session, "cancelled");
+      runtime.stop(taskId, "task_cancelled");
+      return task;
+    },
+    async get(taskId) {
+      if (typeof taskId !== "string" || taskId === "") return undefined;
+      const session = await storeCall("getSession", () => store.getSession(taskId));
+      const task = session && taskOf(session);
+      return task?.taskId === taskId ? task : undefined;
+    },
+    async list(query = {}) {
+      const sessions = await storeCall("listSessions", () =>
+        store.listSessions({ ...(query.scope !== undefined && { scope: query.scope }), ...(query.agentId !== undefined && { agentId: query.agentId }) }),
+      );
+      return sessions.flatMap((s) => {
+        const task = taskOf(s);
+        return task && (query.status === undefined || task.status === query.status) ? [task] : [];
+      });
+    },
+    async artifacts(taskId) {
+      const session = await sessionOf(taskId);
+      const records = await storeCall("load", () => store.load(session.sessionId));
+      return records.flatMap((r) => {
+        if ((r.kind as string) !== "artifact") return [];
+        const a = r as unknown as { artifactId: string; filename: string; artifactKind: string; content: string; at: string };
+        return [{ artifactId: a.artifactId, sessionId: session.sessionId, filename: a.filename, kind: a.artifactKind, content: a.content, createdAt: a.at }];
+      });
+    },
+  };
+}
