@@ -1,7 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { compileLinearRegex, RegexSubsetError, type LinearRegex } from "../internal/linear-regex.js";
 import type { JsonSchema } from "./json-schema.js";
-import type { ValueValidator } from "./validate.js";
+import { draftOf, type ValueValidator } from "./validate.js";
 
 /**
  * The limits of a JSON Schema the model writes itself (`run_subtask`'s `output_schema`). A model
@@ -182,13 +182,6 @@ function compile(root: unknown): Compiled {
   return { schema, patterns, usesUniqueItems };
 }
 
-function draftOf(schema: JsonSchema): "2020-12" | "7" | "2019-09" | "4" {
-  const uri = typeof schema.$schema === "string" ? schema.$schema : "";
-  if (uri.includes("draft-07")) return "7";
-  if (uri.includes("2019-09")) return "2019-09";
-  if (uri.includes("draft-04")) return "4";
-  return "2020-12";
-}
 
 /** Every string of a JSON value, object keys included, and the longest array. */
 function stringsOf(value: unknown, strings: Set<string>): number {

@@ -9,7 +9,8 @@ export type ValueValidator = (value: unknown) => ValidationResult;
 
 const MAX_REPORTED = 8;
 
-function draftOf(schema: JsonSchema): "2020-12" | "7" | "2019-09" | "4" {
+/** The JSON Schema draft a schema declares in `$schema` (2020-12 when it names none). */
+export function draftOf(schema: JsonSchema): "2020-12" | "7" | "2019-09" | "4" {
   const uri = typeof schema.$schema === "string" ? schema.$schema : "";
   if (uri.includes("draft-07")) return "7";
   if (uri.includes("2019-09")) return "2019-09";
