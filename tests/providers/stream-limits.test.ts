@@ -227,3 +227,41 @@ describe("limit options", () => {
     expect(() => openai({ maxEventBytes: -1, idleTimeoutMs: -1 })).toThrow(/maxEventBytes.*idleTimeoutMs/);
   });
 });
+
+describe("bodies that are not a stream", () => {
+  /** A fetch answering with `status` and `contentType`, whose body never ends; counts the bytes the client pulled. */
+  function endlessFetch(status: number, contentType: string) {
+    const state = { pulled: 0, cancelled: false };
+    const chunk = encoder.encode(`{"error":{"message":"${"x".repeat(65_000)}`);
+    const fn: typeof fetch = () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull: (controller) => {
+              state.pulled += chunk.byteLength;
+              controller.enqueue(chunk);
+            },
+            cancel: () => void (state.cancelled = true),
+          }),
+          { status, headers: { "content-type": contentType } },
+        ),
+      );
+    return Object.assign(state, { fetch: fn });
+  }
+
+  it.each([
+    ["an HTTP error", 500, "text/plain"],
+    ["a JSON answer where a stream was expected", 200, "application/json"],
+  ] as const)("reads at most 64 KiB of %s whose body never ends, then cancels it: a ProviderError, not a hang", async (_name, status, contentType) => {
+    const wire = endlessFetch(status, contentType);
+    for (const provider of [openai({ apiKey: "k", fetch: wire.fetch, maxRetries: 0 }), anthropic({ apiKey: "k", fetch: wire.fetch, maxRetries: 0 })]) {
+      wire.pulled = 0;
+      wire.cancelled = false;
+      const r = await collect(provider);
+      expect(r.error).toMatchObject({ name: "ProviderError" });
+      expect((r.error as Error).message.length).toBeLessThan(70_000);
+      expect(wire.cancelled).toBe(true);
+      expect(wire.pulled).toBeLessThan(4 * 65_000); // what the stream buffered ahead, not the whole body
+    }
+  });
+});

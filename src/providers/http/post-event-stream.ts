@@ -5,6 +5,7 @@ import { parseSseBatches } from "../sse/parse-sse-stream.js";
 import { createIdleTimer } from "./create-idle-timer.js";
 import { providerErrorFromPayload } from "./provider-error-from-payload.js";
 import { providerErrorFromResponse } from "./provider-error-from-response.js";
+import { readBodyCapped } from "./read-body-capped.js";
 import { DEFAULT_IDLE_TIMEOUT_MS, type StreamLimitOptions } from "./stream-limit-options.js";
 
 /**
@@ -68,7 +69,7 @@ export async function* postEventStream(
     const contentType = response.headers.get("content-type") ?? "";
     if (contentType.includes("application/json")) {
       // Some proxies answer a streaming request with one JSON document (usually an error).
-      const text = await response.text().catch(() => "");
+      const text = await readBodyCapped(response);
       if (signal.aborted || idle.fired) throw fail(undefined);
       let payload: unknown;
       try {

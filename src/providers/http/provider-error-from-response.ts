@@ -1,16 +1,13 @@
 import type { ProviderError } from "../../errors/errors.js";
 import { parseRetryAfter } from "./parse-retry-after.js";
 import { providerErrorFromPayload } from "./provider-error-from-payload.js";
+import { readBodyCapped } from "./read-body-capped.js";
 
-/** Reads a failed HTTP response's body and turns it into a `ProviderError` (status, retryability, wait). */
+/** Reads (the first 64 KiB of) a failed HTTP response's body and turns it into a `ProviderError` (status, retryability, wait). */
 export async function providerErrorFromResponse(init: { provider: string; response: Response }): Promise<ProviderError> {
   const { response } = init;
-  let text = "";
-  try {
-    text = await response.text();
-  } catch {
-    // The body could not be read; the status alone still tells what happened.
-  }
+  // At most 64 KiB of the body is read; when it cannot be read, the status alone tells what happened.
+  const text = await readBodyCapped(response);
   let payload: unknown;
   try {
     payload = JSON.parse(text);
