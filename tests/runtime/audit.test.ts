@@ -83,7 +83,9 @@ describe("audit: one entry per tool call", () => {
     const { runtime, store, delivered, ran } = setup(turns, {
       approve: (request) => Promise.resolve((request.args as { id: string }).id === "a-1" ? { approved: true } : { approved: false, reason: "not this one" }),
     });
+    const before = Date.now();
     const result = await runtime.send({ agentId: "clerk", content: "go", scope: "tenant-a" });
+    const elapsed = Date.now() - before;
     expect(result.status).toBe("complete");
     expect(ran).toEqual([`note:${SECRET}`, "wipe:a-1", `note:${SECRET}`]);
 
@@ -105,8 +107,9 @@ describe("audit: one entry per tool call", () => {
       expect(entry.argsDigest).toMatch(/^[0-9a-f]{64}$/);
       expect(Number.isNaN(Date.parse(entry.startedAt))).toBe(false);
       expect(entry.durationMs).toBeGreaterThanOrEqual(0);
-      // A duration is never measured from the epoch (a resumed call's start was once 0).
-      expect(entry.durationMs).toBeLessThan(Date.now());
+      // A call lasts no longer than the turn it ran in (a resumed call's start was once 0: a duration from the epoch).
+      expect(entry.durationMs).toBeLessThanOrEqual(elapsed);
+      expect(Date.parse(entry.startedAt)).toBeGreaterThanOrEqual(before);
     }
     // Equal arguments, equal digests; different arguments, different digests.
     expect(entries.same!.argsDigest).toBe(entries.ok!.argsDigest);
