@@ -2,7 +2,7 @@ import type { ToolCallPart } from "../messages/message.js";
 import { validateToolArgs } from "../tools/validate-tool-args.js";
 import { classRefusal } from "../tools/declared-read-only.js";
 import type { CallPlan, Level } from "./level.js";
-import { FINISH_SUBTASK, RUN_SUBTASK } from "./subtask-tools.js";
+import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS } from "./subtask-tools.js";
 import { createJsonSchemaValidator } from "../schema/validate.js";
 import { createModelSchemaValidator } from "../schema/model-schema-validator.js";
 import { echoName, errorMessage } from "./tool-result.js";
@@ -10,9 +10,9 @@ import { echoName, errorMessage } from "./tool-result.js";
 const runSubtaskValidator = createJsonSchemaValidator({
   type: "object",
   properties: {
-    title: { type: "string" },
-    instructions: { type: "string" },
-    tools: { type: "array", items: { type: "string" } },
+    title: { type: "string", maxLength: SUBTASK_LIMITS.title },
+    instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions },
+    tools: { type: "array", maxItems: SUBTASK_LIMITS.tools, items: { type: "string", maxLength: SUBTASK_LIMITS.toolName } },
     output_schema: { type: "object" },
   },
   required: ["title", "instructions"],

@@ -8,7 +8,14 @@ export const FINISH_SUBTASK = "finish_subtask";
 /** Name of the tool a root level with an `outputSchema` ends with. */
 export const FINAL_ANSWER = "final_answer";
 
-/** Arguments of `run_subtask` (seed 001). */
+/**
+ * Caps on `run_subtask`'s arguments (model-written; they reach the child's prompt, events and the
+ * execution tree): title 200 characters, instructions 100,000, at most 256 tool names of 256
+ * characters. Longer ones are an invalid-arguments error result the model can fix.
+ */
+export const SUBTASK_LIMITS = { title: 200, instructions: 100_000, tools: 256, toolName: 256 } as const;
+
+/** Arguments of `run_subtask`. */
 export interface RunSubtaskArgs {
   title: string;
   instructions: string;
@@ -36,11 +43,12 @@ export const runSubtaskTool: ModelTool = {
   inputSchema: {
     type: "object",
     properties: {
-      title: { type: "string", description: "Short label for the sub-task (shown in the UI)." },
-      instructions: { type: "string", description: "What the sub-task must accomplish, with all context it needs." },
+      title: { type: "string", maxLength: SUBTASK_LIMITS.title, description: "Short label for the sub-task (shown in the UI)." },
+      instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions, description: "What the sub-task must accomplish, with all context it needs." },
       tools: {
         type: "array",
-        items: { type: "string" },
+        maxItems: SUBTASK_LIMITS.tools,
+        items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
         description: "Optional: restrict the sub-agent to these of your tools.",
       },
       output_schema: {

@@ -209,3 +209,24 @@ describe("timers", () => {
     expect(waited.result.status).toBe("aborted");
   });
 });
+
+describe("run_subtask arguments are capped", () => {
+  it("a title, instructions or tool list over the limits is an invalid-arguments result; no child runs; the turn goes on", async () => {
+    const calls = [
+      { id: "title", name: "run_subtask", args: { title: "t".repeat(201), instructions: "x" } },
+      { id: "instructions", name: "run_subtask", args: { title: "t", instructions: "x".repeat(100_001) } },
+      { id: "tools", name: "run_subtask", args: { title: "t", instructions: "x", tools: Array.from({ length: 257 }, (_, i) => `tool_${i}`) } },
+      { id: "toolName", name: "run_subtask", args: { title: "t", instructions: "x", tools: ["n".repeat(257)] } },
+    ];
+    const { result, events } = await run({ script: [{ toolCalls: calls }, { text: "done" }], tools: [echo] });
+    expect(result.status).toBe("complete");
+    const results = toolResultsOf(result.messages);
+    expect(results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
+    expect(results.every((r) => r.isError)).toBe(true);
+    expect(ofType(events, "tool_call_update").filter((e) => e.status === "end").map((e) => e.refused)).toEqual(calls.map(() => "invalid_arguments"));
+    expect(events.some((e) => e.depth > 0)).toBe(false);
+    // The title at the limit is fine.
+    const ok = await run({ script: [{ toolCalls: [{ id: "ok", name: "run_subtask", args: { title: "t".repeat(200), instructions: "say hi" } }] }, { text: "hi" }, { text: "done" }], tools: [echo] });
+    expect(toolResultsOf(ok.result.messages)[0]!.isError).toBeFalsy();
+  });
+});
