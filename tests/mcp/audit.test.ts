@@ -1,36 +1,21 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type AuditEntry } from "@agentry/core";
-import { connectMcpServer, toolsWithMcp, type McpConnection } from "@agentry/core/mcp";
+import { toolsWithMcp } from "@agentry/core/mcp";
 import { createFakeProvider } from "@agentry/core/testing";
-import { filesystemServer } from "./servers.js";
-
-/** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
-const SERVER_START_MS = 60_000;
+import { useFilesystemServer } from "./servers.js";
 
 describe("audit of MCP tool calls through the official filesystem server", { timeout: 60_000 }, () => {
-  let dir: string;
-  let fs: McpConnection;
-  beforeAll(async () => {
-    dir = realpathSync(mkdtempSync(join(tmpdir(), "agentry-audit-secret-")));
-    writeFileSync(join(dir, "notes.txt"), "buy milk\n");
-    fs = await connectMcpServer({ name: "fs", command: process.execPath, args: [filesystemServer(), dir] });
-  }, SERVER_START_MS);
-  afterAll(async () => {
-    await fs.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = useFilesystemServer("agentry-audit-secret-");
 
   it("audits a read (allowed), a write (denied) and a call of a server the policy leaves out", async () => {
     const delivered: AuditEntry[] = [];
     const provider = createFakeProvider([
       {
         toolCalls: [
-          { id: "read", name: "fs.read_text_file", args: { path: join(dir, "notes.txt") } },
-          { id: "write", name: "fs.write_file", args: { path: join(dir, "x.txt"), content: "secret" } },
-          { id: "other", name: "gh.create_issue", args: { title: dir } },
+          { id: "read", name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } },
+          { id: "write", name: "fs.write_file", args: { path: join(server.dir, "x.txt"), content: "secret" } },
+          { id: "other", name: "gh.create_issue", args: { title: server.dir } },
         ],
       },
       { text: "Done." },
@@ -40,7 +25,7 @@ describe("audit of MCP tool calls through the official filesystem server", { tim
       store: new MemorySessionStore(),
       providers: { fake: provider },
       defaultModel: "fake",
-      tools: toolsWithMcp({ connections: [fs] }),
+      tools: toolsWithMcp({ connections: [server.fs] }),
       policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: ["fs"] },
       approve: () => Promise.resolve({ approved: false, reason: "read-only today" }),
       audit: (entry) => void delivered.push(entry),
@@ -51,7 +36,7 @@ describe("audit of MCP tool calls through the official filesystem server", { tim
     expect(byId.read).toMatchObject({ tool: "fs.read_text_file", server: "fs", decision: "allowed", isError: false });
     expect(byId.write).toMatchObject({ tool: "fs.write_file", server: "fs", decision: "denied", reason: "read-only today", isError: true });
     expect(byId.other).toMatchObject({ tool: "gh.create_issue", decision: "refused", reason: "unknown_tool" });
-    expect(JSON.stringify(delivered)).not.toContain(dir);
+    expect(JSON.stringify(delivered)).not.toContain(server.dir);
     expect((await runtime.auditLog(result.sessionId)).map((record) => record.entry)).toEqual(delivered);
   });
 });

@@ -1,31 +1,17 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type ToolPolicy } from "@agentry/core";
 import { connectMcpServer, toolsWithMcp, type McpConnection } from "@agentry/core/mcp";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
-import { filesystemServer, misbehavingServer } from "./servers.js";
-
-/** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
-const SERVER_START_MS = 60_000;
+import { misbehavingServer, SERVER_START_MS, useFilesystemServer } from "./servers.js";
 
 const policyFor = (...servers: string[]): ToolPolicy => ({ ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: servers });
 const toolResults = (messages: { role: string; content: unknown }[]) =>
   messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
 
 describe("the official filesystem server (stdio) through the runtime", { timeout: 60_000 }, () => {
-  let dir: string;
-  let fs: McpConnection;
-  beforeAll(async () => {
-    dir = realpathSync(mkdtempSync(join(tmpdir(), "agentry-mcp-fs-")));
-    writeFileSync(join(dir, "notes.txt"), "buy milk\n");
-    fs = await connectMcpServer({ name: "fs", command: process.execPath, args: [filesystemServer(), dir] });
-  }, SERVER_START_MS);
-  afterAll(async () => {
-    await fs.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = useFilesystemServer("agentry-mcp-fs-");
 
   const runtimeWith = (script: FakeScript, policy: ToolPolicy, extra: { approve?: boolean; role?: string } = {}) => {
     const provider = createFakeProvider(script);
@@ -34,7 +20,7 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
       store: new MemorySessionStore(),
       providers: { fake: provider },
       defaultModel: "fake",
-      tools: toolsWithMcp({ connections: [fs] }),
+      tools: toolsWithMcp({ connections: [server.fs] }),
       policy,
       ...(extra.approve && { approve: () => Promise.resolve({ approved: true as const }) }),
     });
@@ -44,8 +30,8 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
   it("lists, reads and writes files through the real server (the write approved)", async () => {
     const { runtime, provider } = runtimeWith(
       [
-        { toolCalls: [{ name: "fs.list_directory", args: { path: dir } }, { name: "fs.read_text_file", args: { path: join(dir, "notes.txt") } }] },
-        { toolCalls: [{ name: "fs.write_file", args: { path: join(dir, "todo.txt"), content: "1. buy milk\n" } }] },
+        { toolCalls: [{ name: "fs.list_directory", args: { path: server.dir } }, { name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } }] },
+        { toolCalls: [{ name: "fs.write_file", args: { path: join(server.dir, "todo.txt"), content: "1. buy milk\n" } }] },
         { text: "Done." },
       ],
       policyFor("fs"),
@@ -58,7 +44,7 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
     expect(list).toMatchObject({ name: "fs.list_directory", result: { content: expect.stringContaining("[FILE] notes.txt") } });
     expect(read).toMatchObject({ name: "fs.read_text_file", result: { content: "buy milk\n" } });
     expect(write!.isError).toBeUndefined();
-    expect(readFileSync(join(dir, "todo.txt"), "utf8")).toBe("1. buy milk\n");
+    expect(readFileSync(join(server.dir, "todo.txt"), "utf8")).toBe("1. buy milk\n");
     const offered = provider.calls[0]!.tools.map((t) => t.name);
     expect(offered).toEqual(expect.arrayContaining(["fs.read_text_file", "fs.write_file", "fs.list_directory"]));
     expect(provider.calls[0]!.tools.find((t) => t.name === "fs.read_text_file")!.inputSchema).toMatchObject({ properties: { path: { type: "string" } } });
@@ -66,16 +52,16 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
   });
 
   it("a destructive tool (write_file) suspends the turn for approval; nothing is written", async () => {
-    const { runtime } = runtimeWith([{ toolCalls: [{ name: "fs.write_file", args: { path: join(dir, "evil.txt"), content: "x" } }] }], policyFor("fs"));
+    const { runtime } = runtimeWith([{ toolCalls: [{ name: "fs.write_file", args: { path: join(server.dir, "evil.txt"), content: "x" } }] }], policyFor("fs"));
     const result = await runtime.send({ agentId: "files", content: "write" });
     expect(result.status).toBe("suspended");
     expect(result.pendingApprovals).toEqual([expect.objectContaining({ name: "fs.write_file" })]);
-    expect(() => readFileSync(join(dir, "evil.txt"))).toThrow();
+    expect(() => readFileSync(join(server.dir, "evil.txt"))).toThrow();
     await runtime.close();
   });
 
   it("the policy blocks a server it does not list: its tools are not offered and a call is refused", async () => {
-    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "fs.read_text_file", args: { path: join(dir, "notes.txt") } }] }, { text: "ok" }], policyFor("github"));
+    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } }] }, { text: "ok" }], policyFor("github"));
     const result = await runtime.send({ agentId: "files", content: "read" });
     expect(provider.calls[0]!.tools.map((t) => t.name).filter((n) => n.startsWith("fs."))).toEqual([]);
     const [refused] = toolResults(result.messages);

@@ -1,6 +1,12 @@
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
+import { connectMcpServer, type McpConnection } from "@agentry/core/mcp";
+
+/** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
+export const SERVER_START_MS = 60_000;
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -22,3 +28,32 @@ export const misbehavingServer = (...extra: string[]) => ({
   cwd: root,
   env: { TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
 });
+
+/**
+ * For a `describe` block: a temp folder holding `notes.txt` ("buy milk\n") and the official
+ * filesystem server (stdio, named `fs`) serving it, started once before the block's tests and
+ * closed (folder removed) after them. Read `dir` and `fs` inside tests, not at collection time.
+ */
+export function useFilesystemServer(prefix: string): { readonly dir: string; readonly fs: McpConnection } {
+  let dir: string | undefined;
+  let fs: McpConnection | undefined;
+  beforeAll(async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+    writeFileSync(join(dir, "notes.txt"), "buy milk\n");
+    fs = await connectMcpServer({ name: "fs", command: process.execPath, args: [filesystemServer(), dir] });
+  }, SERVER_START_MS);
+  afterAll(async () => {
+    await fs?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      if (dir === undefined) throw new Error("useFilesystemServer: read dir inside a test");
+      return dir;
+    },
+    get fs() {
+      if (fs === undefined) throw new Error("useFilesystemServer: read fs inside a test");
+      return fs;
+    },
+  };
+}
