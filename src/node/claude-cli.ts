@@ -2,8 +2,7 @@
 import type { Provider } from "../providers/provider.js";
 import { arrayField, asRecord, countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
-import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
-import { createCliProvider } from "./create-cli-provider.js";
+import { createPresetProvider, type CliPresetOptions } from "./cli-preset-options.js";
 
 /**
  * Claude Code as a provider: `claude -p <prompt> --output-format stream-json --verbose` (plus
@@ -15,22 +14,15 @@ import { createCliProvider } from "./create-cli-provider.js";
  * const provider = claudeCli({ extraArgs: ["--permission-mode", "acceptEdits"], cwd: "/repo" });
  */
 export function claudeCli(options: CliPresetOptions = {}): Provider {
-  return createCliProvider({
-    id: options.id ?? "claude-cli",
-    command: options.command ?? "claude",
-    args:
-      options.args ??
-      (({ prompt }) => [
-        "-p",
-        prompt,
-        "--output-format",
-        "stream-json",
-        "--verbose",
-        ...modelAndExtraArgs(options),
-      ]),
-    parse: createClaudeOutputParser,
-    ...presetProcessOptions(options),
-  });
+  return createPresetProvider(
+    {
+      id: "claude-cli",
+      command: "claude",
+      args: (prompt, tail) => ["-p", prompt, "--output-format", "stream-json", "--verbose", ...tail],
+      parse: createClaudeOutputParser,
+    },
+    options,
+  );
 }
 
 /** Parses Claude Code's `stream-json` lines (`system`, `assistant`, `user`, `stream_event`, `result`). */

@@ -1,4 +1,6 @@
-import type { CliArgsInput } from "./create-cli-provider.js";
+import type { Provider } from "../providers/provider.js";
+import type { CliOutputParser } from "./cli-output-parser.js";
+import { createCliProvider, type CliArgsInput } from "./create-cli-provider.js";
 
 /** Options shared by the CLI-agent presets (`claudeCli`, `codexCli`, `piCli`). */
 export interface CliPresetOptions {
@@ -20,16 +22,25 @@ export interface CliPresetOptions {
   killGraceMs?: number;
 }
 
-/** The `--model` flag (when set) followed by `extraArgs`: the tail every preset's arguments share. */
-export function modelAndExtraArgs(options: CliPresetOptions): string[] {
-  return [...(options.model ? ["--model", options.model] : []), ...(options.extraArgs ?? [])];
+/** What a CLI-agent preset fixes: its default id and program, its arguments and its output parser. */
+export interface CliPreset {
+  id: string;
+  command: string;
+  /** The preset's arguments, given the prompt and the shared tail (`--model` when set, then `extraArgs`). */
+  args: (prompt: string, tail: string[]) => string[];
+  parse: () => CliOutputParser;
 }
 
-/** The process options a preset passes through unchanged (only those that are set). */
-export function presetProcessOptions(options: CliPresetOptions): { env?: Record<string, string | undefined>; cwd?: string; killGraceMs?: number } {
-  return {
+/** A preset's provider: the preset's defaults, overridden by the host's options. */
+export function createPresetProvider(preset: CliPreset, options: CliPresetOptions): Provider {
+  const tail = [...(options.model ? ["--model", options.model] : []), ...(options.extraArgs ?? [])];
+  return createCliProvider({
+    id: options.id ?? preset.id,
+    command: options.command ?? preset.command,
+    args: options.args ?? (({ prompt }) => preset.args(prompt, tail)),
+    parse: preset.parse,
     ...(options.env ? { env: options.env } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
-  };
+  });
 }

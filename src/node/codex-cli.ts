@@ -2,8 +2,7 @@
 import type { Provider } from "../providers/provider.js";
 import { countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
-import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
-import { createCliProvider } from "./create-cli-provider.js";
+import { createPresetProvider, type CliPresetOptions } from "./cli-preset-options.js";
 
 const TOOL_ITEMS = new Set(["command_execution", "file_change", "mcp_tool_call", "web_search"]);
 
@@ -17,15 +16,10 @@ const TOOL_ITEMS = new Set(["command_execution", "file_change", "mcp_tool_call",
  * const provider = codexCli({ extraArgs: ["--sandbox", "workspace-write"], cwd: "/repo" });
  */
 export function codexCli(options: CliPresetOptions = {}): Provider {
-  return createCliProvider({
-    id: options.id ?? "codex-cli",
-    command: options.command ?? "codex",
-    args:
-      options.args ??
-      (({ prompt }) => ["exec", "--json", ...modelAndExtraArgs(options), prompt]),
-    parse: createCodexOutputParser,
-    ...presetProcessOptions(options),
-  });
+  return createPresetProvider(
+    { id: "codex-cli", command: "codex", args: (prompt, tail) => ["exec", "--json", ...tail, prompt], parse: createCodexOutputParser },
+    options,
+  );
 }
 
 /** Parses `codex exec --json` events (`thread.started`, `item.*`, `turn.completed`, `turn.failed`, `error`). */

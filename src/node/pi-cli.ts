@@ -2,8 +2,7 @@
 import type { Provider } from "../providers/provider.js";
 import { countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
-import { modelAndExtraArgs, presetProcessOptions, type CliPresetOptions } from "./cli-preset-options.js";
-import { createCliProvider } from "./create-cli-provider.js";
+import { createPresetProvider, type CliPresetOptions } from "./cli-preset-options.js";
 
 /**
  * The pi coding agent as a provider: `pi --mode json [--model m] -p <prompt>`. Text and thinking
@@ -15,15 +14,10 @@ import { createCliProvider } from "./create-cli-provider.js";
  * const provider = piCli({ model: "claude-sonnet-4-5", cwd: "/repo" });
  */
 export function piCli(options: CliPresetOptions = {}): Provider {
-  return createCliProvider({
-    id: options.id ?? "pi-cli",
-    command: options.command ?? "pi",
-    args:
-      options.args ??
-      (({ prompt }) => ["--mode", "json", ...modelAndExtraArgs(options), "-p", prompt]),
-    parse: createPiOutputParser,
-    ...presetProcessOptions(options),
-  });
+  return createPresetProvider(
+    { id: "pi-cli", command: "pi", args: (prompt, tail) => ["--mode", "json", ...tail, "-p", prompt], parse: createPiOutputParser },
+    options,
+  );
 }
 
 /** Parses `pi --mode json` events (`message_start`, `message_update`, `message_end`, `tool_execution_*`, ...). */

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { ProviderError, type ModelRequest } from "@agentry/core";
+import { ProviderError, type ModelRequest, type Provider } from "@agentry/core";
 import { claudeCli, cliPrompt, codexCli, createCliProvider, piCli } from "@agentry/core/node";
 import { baseRequest, collect } from "./helpers.js";
 
@@ -237,5 +237,19 @@ describe("CLI presets", () => {
     expect(r.usage).toEqual([{ type: "usage", inputTokens: 110, outputTokens: 8, cachedInputTokens: 40 }]);
     expect(r.finishes).toEqual([{ type: "finish", reason: "stop", toolCallCount: 1 }]);
     expect(existsSync(argvFile)).toBe(true);
+  });
+  it("presets: --model and extraArgs go where each CLI expects them; args replaces them; id and command override", async () => {
+    const argvFile = join(dir, "argv-presets.json");
+    const command = script("preset", `process.stdout.write("");`);
+    const env = { ARGV_FILE: argvFile };
+    const input = { messages: [{ role: "user" as const, content: "go" }] };
+    const argv = async (provider: Provider) => (await collect(provider, input), argvOf(argvFile));
+    const tail = { model: "m1", extraArgs: ["--x", "y"] };
+    expect(await argv(claudeCli({ command, env, ...tail }))).toEqual(["-p", "go", "--output-format", "stream-json", "--verbose", "--model", "m1", "--x", "y"]);
+    expect(await argv(codexCli({ command, env, ...tail }))).toEqual(["exec", "--json", "--model", "m1", "--x", "y", "go"]);
+    expect(await argv(piCli({ command, env, ...tail }))).toEqual(["--mode", "json", "--model", "m1", "--x", "y", "-p", "go"]);
+    expect(await argv(piCli({ command, env, ...tail, args: ({ prompt }) => ["only", prompt] }))).toEqual(["only", "go"]);
+    expect(piCli({ command, id: "mine" }).id).toBe("mine");
+    expect(codexCli().id).toBe("codex-cli");
   });
 });
