@@ -71,7 +71,7 @@ describe("audit: one entry per tool call", () => {
           { id: "class", name: "shell", args: { command: SECRET } },
           { id: "mcp", name: "github.create_issue", args: { title: SECRET } },
           { id: "invalid", name: "note", args: { text: 42, extra: SECRET } },
-          { id: "approved", name: "wipe", args: { id: "a-1" } },
+          { id: "approved", name: "wipe", args: { id: "row-Q7" } },
           { id: "denied", name: "wipe", args: { id: SECRET_2 } },
           { id: "fails", name: "boom", args: {} },
           { id: "same", name: "note", args: { text: SECRET } },
@@ -81,13 +81,13 @@ describe("audit: one entry per tool call", () => {
       { text: "done" },
     ];
     const { runtime, store, delivered, ran } = setup(turns, {
-      approve: (request) => Promise.resolve((request.args as { id: string }).id === "a-1" ? { approved: true } : { approved: false, reason: "not this one" }),
+      approve: (request) => Promise.resolve((request.args as { id: string }).id === "row-Q7" ? { approved: true } : { approved: false, reason: "not this one" }),
     });
     const before = Date.now();
     const result = await runtime.send({ agentId: "clerk", content: "go", scope: "tenant-a" });
     const elapsed = Date.now() - before;
     expect(result.status).toBe("complete");
-    expect(ran).toEqual([`note:${SECRET}`, "wipe:a-1", `note:${SECRET}`]);
+    expect(ran).toEqual([`note:${SECRET}`, "wipe:row-Q7", `note:${SECRET}`]);
 
     expect(delivered).toHaveLength(10);
     const entries = byCall(delivered);
@@ -116,7 +116,7 @@ describe("audit: one entry per tool call", () => {
     expect(new Set(delivered.map((entry) => entry.argsDigest)).size).toBe(9);
     // No raw argument value in any entry (they may be secrets).
     const text = JSON.stringify(delivered);
-    for (const value of [SECRET, SECRET_2, "a-1", "{not json"]) expect(text).not.toContain(value);
+    for (const value of [SECRET, SECRET_2, "row-Q7", "{not json"]) expect(text).not.toContain(value);
 
     // The store has the same entries, in the session's log, in call order.
     const log = await runtime.auditLog(result.sessionId);
