@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { Message } from "../messages/message.js";
 import type { AgentRuntime, PendingApproval, RuntimeEvent } from "../runtime/agent-runtime.js";
+import { SSE_EVENT_ID } from "./to-server-sent-events.js";
 
 /**
  * The stored state of a session, sent instead of events a reconnecting client can no longer get
@@ -40,7 +41,12 @@ export interface EventLogOptions {
 /** Options of `EventLog.resume`. */
 export interface ResumeOptions {
   sessionId: string;
-  /** The `Last-Event-ID` the client sent (a `seq`), if any. */
+  /**
+   * The `Last-Event-ID` the client sent, if any: an id made by this log (`eventId`, what
+   * `toServerSentEvents` writes for a `resume` stream), or a number, taken as a `seq` of this
+   * process. Any other id (one from before a restart, a bare `seq` in a string, garbage) gets
+   * a snapshot.
+   */
   lastEventId?: string | number | null;
   /**
    * `"turn"`: end after the `done` of the turn running at the time (at once when none runs).
@@ -60,6 +66,14 @@ export interface EventLog {
    * `SessionNotFoundError`) when the session cannot be read.
    */
   resume(options: ResumeOptions): AsyncIterable<ResumedEvent>;
+  /**
+   * The SSE id of an event this log yields: `<epoch>:<seq>`, where the epoch is random per log.
+   * A runtime's `seq` starts again at 1 in a new process, so a bare `seq` from before a restart
+   * could name an unrelated event of the new process; the epoch tells them apart, and an id of
+   * another epoch gets a snapshot. `toServerSentEvents(log.resume(...))` writes these ids by
+   * itself; pass `{ id: log.eventId }` when the events go through your own transformation first.
+   */
+  eventId(event: { seq: number }): string;
   /** The run id of the turn of this session that is running, as far as the log has seen. */
   runningRunId(sessionId: string): string | null;
   /** Stops recording and ends every open `resume`. */
@@ -76,11 +90,10 @@ type Subscriber = (event: RuntimeEvent) => void;
  * What survives a server restart: the store (messages, execution trees, approvals), served as a
  * `session_snapshot`. What does not: the ring (text deltas and tool updates of a turn that was
  * running are gone; the turn itself is repaired by the runtime on the session's next turn) and
- * the `seq` counter, which starts again in a new process. A `Last-Event-ID` is accepted only
- * when the ring holds that very event for that session, so an id from an old process gets a
- * snapshot; if the new process has already given that seq to an event of the same session the
- * client is taken at its word (replay from there), so hosts that restart often should start
- * clients from a snapshot (no `Last-Event-ID`) after a deploy.
+ * the `seq` counter, which starts again in a new process. The SSE ids are therefore the log's
+ * own (`eventId`: a random epoch per log, then the `seq`): an id from an earlier process (or
+ * another server behind the same address) never matches, and gets a snapshot. An id is
+ * accepted only when the ring holds that very event for that session.
  *
  * @example
  * ```ts
@@ -152,16 +165,25 @@ export function createEventLog(options: EventLogOptions): EventLog {
     return { type: "session_snapshot", sessionId, seq, ts: Date.now(), messages, frames, pendingApprovals, runningRunId: running.get(sessionId) ?? null };
   };
 
+  // Random per log: ids of another process (or of an earlier log in this one) never match.
+  const epoch = globalThis.crypto.randomUUID().slice(0, 8);
+  const eventId = (event: { seq: number }): string => `${epoch}:${event.seq}`;
   const parseId = (id: ResumeOptions["lastEventId"]): number | undefined => {
-    if (id === undefined || id === null || id === "") return undefined;
-    const value = typeof id === "number" ? id : Number(id);
+    if (typeof id === "number") return Number.isSafeInteger(id) ? id : undefined;
+    if (typeof id !== "string") return undefined;
+    const colon = id.indexOf(":");
+    if (colon < 0 || id.slice(0, colon) !== epoch) return undefined;
+    const digits = id.slice(colon + 1);
+    const value = /^\d{1,16}$/.test(digits) ? Number(digits) : Number.NaN;
     return Number.isSafeInteger(value) ? value : undefined;
   };
 
   return {
     runningRunId: (sessionId) => running.get(sessionId) ?? null,
+    eventId,
     resume({ sessionId, lastEventId, follow = "turn" }) {
       return {
+        [SSE_EVENT_ID]: eventId,
         async *[Symbol.asyncIterator]() {
           if (closed) return;
           const queue: RuntimeEvent[] = [];
