@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { Message } from "../messages/message.js";
-import type { AgentRuntime, PendingApproval, RuntimeEvent } from "../runtime/agent-runtime.js";
+import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../runtime/agent-runtime.js";
 import { SSE_EVENT_ID } from "./to-server-sent-events.js";
 
 /**
@@ -19,6 +19,8 @@ export interface SessionSnapshotEvent {
   frames: Record<string, Message[]>;
   /** Approvals of this session waiting for a decision. */
   pendingApprovals: PendingApproval[];
+  /** Questions (`ask_user`) of this session waiting for an answer (when the runtime has `pendingQuestions`). */
+  pendingQuestions?: PendingQuestion[];
   /** The run id of a turn this log saw start and not end yet, else null. */
   runningRunId: string | null;
 }
@@ -29,7 +31,7 @@ export type ResumedEvent = RuntimeEvent | SessionSnapshotEvent;
 /** Options of `createEventLog`. */
 export interface EventLogOptions {
   /** The runtime whose `events` the log records; its store serves snapshots. */
-  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals">;
+  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals"> & Partial<Pick<AgentRuntime, "pendingQuestions">>;
   /**
    * How many of the newest events (all sessions) the log keeps in memory. Also the most events a
    * slow reader may fall behind before it is resynchronised with a fresh snapshot.
@@ -153,7 +155,11 @@ export function createEventLog(options: EventLogOptions): EventLog {
     // Taken before reading the store: an event after it may repeat a message the store already
     // had (never the reverse, which would lose it).
     const seq = newestSeq;
-    const [records, pendingApprovals] = await Promise.all([runtime.store.load(sessionId, { sinceLastReset: true }), runtime.pendingApprovals({ sessionId })]);
+    const [records, pendingApprovals, pendingQuestions] = await Promise.all([
+      runtime.store.load(sessionId, { sinceLastReset: true }),
+      runtime.pendingApprovals({ sessionId }),
+      runtime.pendingQuestions?.({ sessionId }),
+    ]);
     const messages: Message[] = [];
     const frames: Record<string, Message[]> = {};
     for (const item of records) {
@@ -162,7 +168,17 @@ export function createEventLog(options: EventLogOptions): EventLog {
       if (item.frame === null) messages.push(message);
       else (frames[item.frame] ??= []).push(message);
     }
-    return { type: "session_snapshot", sessionId, seq, ts: Date.now(), messages, frames, pendingApprovals, runningRunId: running.get(sessionId) ?? null };
+    return {
+      type: "session_snapshot",
+      sessionId,
+      seq,
+      ts: Date.now(),
+      messages,
+      frames,
+      pendingApprovals,
+      ...(pendingQuestions && { pendingQuestions }),
+      runningRunId: running.get(sessionId) ?? null,
+    };
   };
 
   // Random per log: ids of another process (or of an earlier log in this one) never match.

@@ -97,6 +97,26 @@ describe("createEventLog", () => {
     expect(snapshot.pendingApprovals.map((p) => p.request.toolCallId)).toEqual(["del"]);
   });
 
+  it("a snapshot lists the session's open questions (ask_user), which pendingApprovals does not", async () => {
+    const { runtime, store } = makeRuntime((request) =>
+      request.messages.at(-1)!.role === "tool"
+        ? { text: "Thanks." }
+        : { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which one?", severity: "minor", options: [{ label: "A", value: "a" }] } }] },
+    );
+    const session = await store.createSession({ agentId: "general" });
+    await runtime.setRole(session.sessionId, "actor");
+    const asked = await runtime.send({ agentId: "general", content: "go", session: session.sessionId });
+    expect(asked.status).toBe("suspended");
+    const log = createEventLog({ runtime });
+    const [snapshot] = await collect(log.resume({ sessionId: session.sessionId }));
+    if (snapshot?.type !== "session_snapshot") throw new Error("expected a snapshot");
+    expect(snapshot.pendingApprovals).toEqual([]);
+    expect(snapshot.pendingQuestions?.map((q) => q.question.question)).toEqual(["Which one?"]);
+    await runtime.answerQuestion(snapshot.pendingQuestions![0]!.questionId, { value: "a" });
+    const [after] = await collect(log.resume({ sessionId: session.sessionId }));
+    expect(after?.type === "session_snapshot" && after.pendingQuestions).toEqual([]);
+  });
+
   it("a snapshot taken mid-turn is followed by the rest of the turn", async () => {
     const { runtime, events, gate: g, log } = gatedRuntime();
     const turn = runtime.send({ agentId: "general", content: "go" });
