@@ -56,7 +56,7 @@ const plan = (revised: boolean) =>
     steps: [
       { step_number: 1, action: "Research Lisbon, Oslo and Kyoto in parallel", reason: "weather and flight prices for each", tools_needed: ["run_subtask", "lookup_city"] },
       { step_number: 2, action: "Ask which report format you prefer" },
-      { step_number: 3, action: revised ? "Write the report, keeping the old Oslo draft" : "Remove the old Oslo draft and write the report" },
+      { step_number: 3, action: revised ? "Ask before removing the old Oslo draft, then write the report" : "Remove the old Oslo draft and write the report" },
     ],
     risks: ["Prices change daily"],
   });

@@ -35,11 +35,19 @@ describe("examples/web-chat in headless Chromium", () => {
     const taskStatus = () => page.locator('[data-testid="task-status"]').getAttribute("data-status");
 
     // The planner submits a plan (create_artifact → plan_ready); the task waits for review.
-    const plan = page.locator('[data-testid="plan-card"]');
-    await plan.waitFor({ timeout: 30_000 });
-    expect(await plan.innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Research Lisbon, Oslo and Kyoto in parallel[\s\S]*Prices change daily/);
+    const plans = page.locator('[data-testid="plan-card"]');
+    await plans.first().waitFor({ timeout: 30_000 });
+    expect(await plans.first().innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Research Lisbon, Oslo and Kyoto in parallel[\s\S]*Remove the old Oslo draft[\s\S]*Prices change daily/);
     await expect.poll(taskStatus, { timeout: 30_000 }).toBe("awaiting_review");
-    expect(await plan.locator('[data-testid="plan-revise"]').isVisible()).toBe(true);
+    // Revise once (the feedback box opens on the first click), then approve the new plan.
+    await plans.first().locator('[data-testid="plan-revise"]').click();
+    await plans.first().locator("textarea").fill("Ask me before deleting anything.");
+    await plans.first().locator('[data-testid="plan-revise"]').click();
+    await expect.poll(() => plans.count(), { timeout: 30_000 }).toBe(2);
+    expect(await plans.first().innerText()).toContain("Sent back: Ask me before deleting anything.");
+    const plan = plans.last();
+    expect(await plan.innerText()).toContain("Ask before removing the old Oslo draft");
+    await expect.poll(taskStatus, { timeout: 30_000 }).toBe("awaiting_review");
     await plan.locator('[data-testid="plan-approve"]').click();
     await expect.poll(taskStatus, { timeout: 30_000 }).toBe("executing");
 
@@ -96,12 +104,14 @@ describe("examples/web-chat in headless Chromium", () => {
     expect(await nested.evaluateAll((els) => els.every((el) => el.classList.contains("collapsed") && el.closest('[data-name="run_subtask"]') !== null))).toBe(true);
     expect(await page.locator('[data-testid="tool-card"][data-depth="0"]').evaluateAll((els) => els.map((el) => [el.getAttribute("data-name"), el.getAttribute("data-status")]))).toEqual([
       ["create_artifact", "done"],
+      ["create_artifact", "done"],
       ["run_subtask", "done"],
       ["run_subtask", "done"],
       ["run_subtask", "done"],
       ["ask_user", "done"],
     ]);
-    expect(await plan.innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Approved/);
+    expect(await plans.count()).toBe(1);
+    expect(await plan.innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Ask before removing the old Oslo draft[\s\S]*Approved/);
     expect(await plan.locator('[data-testid="plan-approve"]').count()).toBe(0);
     await expect.poll(taskStatus, { timeout: 30_000 }).toBe("completed");
     expect(await page.locator('[data-testid="user-message"]').allInnerTexts()).toEqual(["Compare Lisbon, Oslo and Kyoto for a weekend trip"]);
