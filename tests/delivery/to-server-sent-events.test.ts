@@ -133,6 +133,17 @@ describe("toServerSentEvents", () => {
     );
   });
 
+  it("takes the id of each message from the id option, and leaves out an id that holds a line break", async () => {
+    const events: E[] = [
+      { type: "chunk", seq: 1 },
+      { type: "chunk", seq: 2 },
+      { type: "chunk" },
+    ];
+    const ids = (event: E) => (event.seq === 2 ? "two\nid: 99" : event.seq === undefined ? undefined : `run-a:${event.seq}`);
+    const messages = await readSse(toServerSentEvents(from(events), { id: ids }));
+    expect(messages).toEqual(events.map((event, i) => (i === 0 ? { id: "run-a:1", data: JSON.stringify(event) } : { data: JSON.stringify(event) })));
+  });
+
   it("rejects bad timing options with a typed error", () => {
     expect(() => toServerSentEvents(from([]), { keepAliveMs: 0 })).toThrow(InvalidArgumentError);
     expect(() => toServerSentEvents(from([]), { retryMs: Number.NaN })).toThrow(InvalidArgumentError);
