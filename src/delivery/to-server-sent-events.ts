@@ -46,15 +46,17 @@ const LINE_BREAK = /[\r\n\0]/;
 /**
  * Encodes events as Server-Sent Events (`text/event-stream`): one message per event, whose
  * `id:` is the event's `seq` (so a reconnecting `EventSource` sends the last one it saw as
- * `Last-Event-ID`; see `createEventLog` for serving it) and whose `data:` is the event as JSON.
+ * `Last-Event-ID`; see `createEventLog` for serving it; for a `log.resume(...)` stream the id is
+ * the log's `<epoch>:<seq>`, and `options.id` can choose another) and whose `data:` is the event
+ * as JSON.
  * No `event:` field: the type is in the JSON, so `EventSource.onmessage` sees everything.
  *
  * An element may be an array (a batch from `createEventBatcher`): its events are written in one
  * chunk. Events the source already has ready are written together too (up to 64 KB per write),
- * so a burst of text deltas is not one write per delta; nothing waits for more. The source is read only as fast as the stream is read (backpressure), and cancelling
- * the stream returns the source iterator (which ends a `runtime.stream()` subscription). If the
- * source throws, one last `data:` message `{"type":"error","message":...}` (no `id:`) says why,
- * then the stream closes.
+ * so a burst of text deltas is not one write per delta; nothing waits for more. The source is
+ * read only as fast as the stream is read (backpressure), and cancelling the stream returns the
+ * source iterator (which ends a `runtime.stream()` subscription). If the source throws, one last
+ * `data:` message `{"type":"error","message":...}` (no `id:`) says why, then the stream closes.
  *
  * @example
  * ```ts
