@@ -65,6 +65,14 @@ async function main() {
         b.close();
       },
     ],
+    [
+      "JSON.stringify of each event alone (the floor under any SSE encoding)",
+      () => {
+        let bytes = 0;
+        for (const event of events) bytes += JSON.stringify(event).length;
+        delivered += bytes > 0 ? 0 : 1;
+      },
+    ],
     ["toServerSentEvents, events one by one from an async source", () => drain(toServerSentEvents(fromArray(events)))],
     [
       "createEventBatcher → toServerSentEvents (flush windows of 100 deltas)",

@@ -1,10 +1,10 @@
 /**
  * The web chat's agent: its tools and the scripted model that drives it offline.
  *
- * `ask_user` and `submit_plan` are host tools that wait for the person through durable
- * approvals (the runtime suspends the turn until `resolveApproval`), so the page can show a
- * question and a plan review today. When the runtime emits its own `question` / `plan_ready`
- * events, the page renders those the same way.
+ * Every request becomes a task (`runtime.tasks`): the planner (read-only) submits a plan with the
+ * runtime's `create_artifact`; once the person approves it on the page, the actor researches the
+ * cities in parallel sub-tasks (one of them deletes an old draft, which needs an approval), asks
+ * which report format to use with the runtime's `ask_user`, and answers.
  */
 import { z } from "zod";
 import { defineTool, ProviderError, type ModelRequest, type Tool } from "@agentry/core";
@@ -16,14 +16,13 @@ const findings: Record<string, string> = {
   kyoto: "Kyoto: 18 °C, partly cloudy, flights from 610 €.",
 };
 
-/** Answers given on the page, by the `ask_user` call they answer (kept in memory: a demo). */
-export type Answers = Map<string, string>;
-
-export function demoTools(answers: Answers): Tool[] {
+export function demoTools(): Tool[] {
   const lookup = defineTool({
     name: "lookup_city",
     description: "Weather and flight prices for a city this weekend.",
     input: z.object({ city: z.string() }),
+    // Declared read-only, so the planner may use it too.
+    permissionClass: "safe",
     execute: async ({ city }) => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       return findings[city.toLowerCase()] ?? `${city}: no data.`;
@@ -37,39 +36,32 @@ export function demoTools(answers: Answers): Tool[] {
     requiresApproval: true,
     execute: ({ file }) => `deleted ${file}`,
   });
-  const askUser = defineTool({
-    name: "ask_user",
-    description: "Ask the user a question with options and wait for the answer.",
-    input: z.object({
-      question: z.string(),
-      severity: z.enum(["critical", "major", "minor"]).default("major"),
-      options: z.array(z.object({ label: z.string(), value: z.string(), description: z.string().optional() })).min(1),
-    }),
-    requiresApproval: true,
-    execute: (_args, ctx) => `The user answered: ${answers.get(ctx.toolCallId) ?? "(no answer)"}`,
-  });
-  const submitPlan = defineTool({
-    name: "submit_plan",
-    description: "Submit a plan for the user's review. Returns whether it was approved.",
-    input: z.object({
-      goal: z.string(),
-      steps: z.array(z.object({ step_number: z.number(), action: z.string(), reason: z.string().optional() })).min(1),
-      risks: z.array(z.string()).optional(),
-    }),
-    requiresApproval: true,
-    execute: () => "The user approved the plan. Carry it out.",
-  });
-  return [lookup, deleteDraft, askUser, submitPlan];
+  return [lookup, deleteDraft];
 }
 
+const CITIES = ["Lisbon", "Oslo", "Kyoto"];
 const isChild = (request: ModelRequest) => request.system.startsWith("You are a sub-agent");
+const isPlanner = (request: ModelRequest) => request.system.includes("# CURRENT ROLE: PLANNER");
 const lastToolNames = (request: ModelRequest): string[] => {
   const last = request.messages.at(-1);
   return last?.role === "tool" ? last.content.map((part) => part.name) : [];
 };
 const textOf = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content));
 
-/** The offline model: fans out into three sub-tasks, asks a question, submits a plan, answers. */
+const plan = (revised: boolean) =>
+  JSON.stringify({
+    type: "plan",
+    format_version: "1.0",
+    goal: "Recommend a weekend city trip",
+    steps: [
+      { step_number: 1, action: "Research Lisbon, Oslo and Kyoto in parallel", reason: "weather and flight prices for each", tools_needed: ["run_subtask", "lookup_city"] },
+      { step_number: 2, action: "Ask which report format you prefer" },
+      { step_number: 3, action: revised ? "Ask before removing the old Oslo draft, then write the report" : "Remove the old Oslo draft and write the report" },
+    ],
+    risks: ["Prices change daily"],
+  });
+
+/** The offline model: plans, then fans out into three sub-tasks, asks a question and answers. */
 export function scriptedProvider() {
   const script = (request: ModelRequest): FakeTurn => {
     if (isChild(request)) {
@@ -85,18 +77,22 @@ export function scriptedProvider() {
     }
     const names = lastToolNames(request);
     const last = request.messages.at(-1);
-    if (last?.role === "user") {
-      if (/\bfail\b/i.test(textOf(last.content))) return { text: "Let me try… ", error: new ProviderError("The model provider is overloaded (scripted failure)", { provider: "scripted", status: 529, retryable: true }) };
+    if (isPlanner(request)) {
+      if (names.includes("create_artifact")) return { text: "I submitted the plan for your review." };
+      if (last?.role === "user" && /\bfail\b/i.test(textOf(last.content))) {
+        return { text: "Let me try… ", error: new ProviderError("The model provider is overloaded (scripted failure)", { provider: "scripted", status: 529, retryable: true }) };
+      }
+      const revised = request.messages.some((m) => m.role === "user" && textOf(m.content).startsWith("Revise the plan"));
       return {
-        thinking: "Three independent cities: research them in parallel.",
-        text: "I'll research the three cities in parallel, then check with you before writing the report.",
-        toolCalls: ["Lisbon", "Oslo", "Kyoto"].map((city) => ({ name: "run_subtask", args: { title: `Research ${city}`, instructions: `Research ${city}` } })),
-        delayMs: 200,
+        thinking: "Three independent cities: research them in parallel once the plan is approved.",
+        text: "Here is how I would go about it.",
+        toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan(revised) } }],
+        delayMs: 150,
       };
     }
     if (names.includes("run_subtask")) {
       return {
-        text: "All three are in. One question before I plan the report.",
+        text: "All three are in. One question before I write the report.",
         toolCalls: [
           {
             name: "ask_user",
@@ -113,24 +109,19 @@ export function scriptedProvider() {
       };
     }
     if (names.includes("ask_user")) {
-      return {
-        text: "Here is my plan.",
-        toolCalls: [
-          {
-            name: "submit_plan",
-            args: {
-              goal: "Recommend a weekend city trip",
-              steps: [
-                { step_number: 1, action: "Compare weather and prices", reason: "the two things that were asked" },
-                { step_number: 2, action: "Write the report in the chosen format" },
-              ],
-              risks: ["Prices change daily"],
-            },
-          },
-        ],
-      };
+      return { text: "Done. Lisbon wins: the warmest weather (24 °C, sunny) and the cheapest flights (from 89 €). Oslo is wet, Kyoto is far.", delayMs: 100 };
     }
-    return { text: "Done. Lisbon wins: the warmest weather (24 °C, sunny) and the cheapest flights (from 89 €). Oslo is wet, Kyoto is far.", delayMs: 100 };
+    if (last?.role === "user") {
+      if (/^The plan is approved/.test(textOf(last.content))) {
+        return {
+          text: "Plan approved: researching the three cities in parallel.",
+          toolCalls: CITIES.map((city) => ({ name: "run_subtask", args: { title: `Research ${city}`, instructions: `Research ${city}` } })),
+          delayMs: 200,
+        };
+      }
+      return { text: "Anything else? Start a new chat for another trip.", delayMs: 50 };
+    }
+    return { text: "Done.", delayMs: 50 };
   };
   return createFakeProvider(script, { record: false });
 }

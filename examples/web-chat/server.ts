@@ -1,6 +1,9 @@
 /**
  * Web chat: a small Node HTTP server on the Agentry runtime and one page that renders its
  * event stream (text, nested tool-call cards, approvals, a question, a plan review, notices).
+ * A new chat's first message starts a task (`runtime.tasks`): the planner submits a plan, the
+ * page approves or revises it, the actor carries it out (asking with `ask_user` when a choice is
+ * the person's).
  *
  * Offline by default (a scripted model). With OPENAI_API_KEY (OPENAI_MODEL, default
  * gpt-4.1-mini) or ANTHROPIC_API_KEY (ANTHROPIC_MODEL, default claude-sonnet-4-5) it uses that
@@ -13,11 +16,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { createAgentRegistry, createAgentRuntime, createEventLog, toServerSentEvents, type Provider } from "@agentry/core";
+import { createAgentRegistry, createAgentRuntime, createEventLog, parsePlan, toServerSentEvents, type Provider, type RuntimeEvent } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
-import { demoTools, scriptedProvider, type Answers } from "./demo-agent.js";
+import { demoTools, scriptedProvider } from "./demo-agent.js";
 
 const AGENT = "assistant";
 const publicDir = fileURLToPath(new URL("./public/", import.meta.url));
@@ -62,22 +65,53 @@ export interface WebChatOptions {
 export async function startWebChat(options: WebChatOptions = {}) {
   const chosen = options.provider ?? chooseProvider(process.env);
   const store = new SqliteSessionStore({ path: options.dbPath ?? "web-chat.db" });
-  const answers: Answers = new Map();
   const runtime = createAgentRuntime({
     registry: createAgentRegistry([
       {
         agentId: AGENT,
         displayName: "Trip planner",
-        systemPrompt: "You help plan weekend trips. Research cities in parallel with run_subtask, ask the user with ask_user when a choice is theirs, and submit a plan with submit_plan before the final answer.",
+        systemPrompt: "You help plan weekend trips. Research cities in parallel with run_subtask, and ask the user with ask_user when a choice is theirs.",
       },
     ]),
     store,
     providers: { main: chosen.provider },
     defaultModel: chosen.model,
-    tools: demoTools(answers),
+    tools: demoTools(),
   });
   const log = createEventLog({ runtime });
   const background = (work: Promise<unknown>): void => void work.catch((error: unknown) => console.error("[web-chat]", error instanceof Error ? error.message : error));
+
+  // tasks.create resolves when the planning turn ends; the page needs the task's id at once to
+  // follow its events. Creations go one at a time until their first task_status names the task.
+  let creating: Promise<unknown> = Promise.resolve();
+  const startTask = (content: string): Promise<string> => {
+    const started = creating.then(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const onEvent = (event: RuntimeEvent) => {
+            if (event.type !== "task_status" || event.from !== null) return;
+            runtime.events.off("event", onEvent);
+            resolve(event.taskId);
+          };
+          runtime.events.on("event", onEvent);
+          runtime.tasks.create({ agentId: AGENT, content }).catch((error: unknown) => {
+            runtime.events.off("event", onEvent);
+            reject(error instanceof Error ? error : new Error(String(error)));
+          });
+        }),
+    );
+    creating = started.catch(() => undefined);
+    return started;
+  };
+
+  /** The task a session holds (tasks' session ids are their task ids) and its plan, parsed. */
+  const taskState = async (sessionId: string) => {
+    const task = await runtime.tasks.get(sessionId);
+    if (!task) return { task: null, plan: null };
+    const artifact = (await runtime.tasks.artifacts(task.taskId)).find((a) => a.artifactId === task.planArtifactId);
+    const parsed = artifact ? parsePlan(artifact.content) : undefined;
+    return { task, plan: parsed?.ok ? { artifactId: artifact!.artifactId, ...parsed.plan } : null };
+  };
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -90,9 +124,11 @@ export async function startWebChat(options: WebChatOptions = {}) {
           return;
         }
         if (request.method === "GET" && path === "/api/info") return send(response, 200, { provider: chosen.label, model: chosen.model });
-        if (request.method === "POST" && path === "/api/sessions") {
-          const session = await store.createSession({ agentId: AGENT });
-          return send(response, 201, { sessionId: session.sessionId });
+        if (request.method === "POST" && path === "/api/tasks") {
+          const { content } = await readJson(request);
+          if (typeof content !== "string" || content.trim() === "") return send(response, 400, { error: "content must be a non-empty string" });
+          const taskId = await startTask(content);
+          return send(response, 201, { taskId, sessionId: taskId });
         }
         let match = /^\/api\/sessions\/([\w-]+)\/events$/.exec(path);
         if (request.method === "GET" && match) {
@@ -113,40 +149,27 @@ export async function startWebChat(options: WebChatOptions = {}) {
           background(runtime.send({ agentId: AGENT, content, session: match[1]! }));
           return send(response, 202, { accepted: true });
         }
-        match = /^\/api\/approvals\/([\w-]+)$/.exec(path);
+        match = /^\/api\/approvals\/([^/]+)$/.exec(path);
         if (request.method === "POST" && match) {
           const body = await readJson(request);
           const decision = body.approved === true ? { approved: true } : { approved: false, ...(typeof body.reason === "string" && body.reason !== "" && { reason: body.reason }) };
-          background(runtime.resolveApproval(match[1]!, decision));
+          background(runtime.resolveApproval(decodeURIComponent(match[1]!), decision));
           return send(response, 202, { accepted: true });
         }
-        match = /^\/api\/questions\/([\w-]+)$/.exec(path);
+        match = /^\/api\/answers\/([^/]+)$/.exec(path);
         if (request.method === "POST" && match) {
           const { value } = await readJson(request);
           if (typeof value !== "string") return send(response, 400, { error: "value must be a string" });
-          const id = match[1]!;
-          const pending = (await runtime.pendingApprovals()).find((p) => p.requestId === id);
-          if (!pending) return send(response, 404, { error: "no such question" });
-          answers.set(pending.request.toolCallId, value);
-          background(runtime.resolveApproval(id, { approved: true }));
+          background(runtime.answerQuestion(decodeURIComponent(match[1]!), { value }));
           return send(response, 202, { accepted: true });
         }
-        // Plans, questions and tasks of the runtime itself (API.md), once it has them.
+        match = /^\/api\/tasks\/([\w-]+)$/.exec(path);
+        if (request.method === "GET" && match) return send(response, 200, await taskState(match[1]!));
         match = /^\/api\/tasks\/([\w-]+)\/(approve|revise)$/.exec(path);
         if (request.method === "POST" && match) {
-          const tasks = (runtime as { tasks?: { approve(id: string): Promise<unknown>; revise(id: string, feedback: string): Promise<unknown> } }).tasks;
-          if (!tasks) return send(response, 501, { error: "this runtime has no tasks yet" });
           const { feedback } = await readJson(request);
-          background(match[2] === "approve" ? tasks.approve(match[1]!) : tasks.revise(match[1]!, typeof feedback === "string" ? feedback : "Please revise the plan."));
-          return send(response, 202, { accepted: true });
-        }
-        match = /^\/api\/answers\/([\w-]+)$/.exec(path);
-        if (request.method === "POST" && match) {
-          const answer = (runtime as { answerQuestion?: (id: string, answer: { value: string }) => Promise<unknown> }).answerQuestion;
-          if (!answer) return send(response, 501, { error: "this runtime has no questions yet" });
-          const { value } = await readJson(request);
-          if (typeof value !== "string") return send(response, 400, { error: "value must be a string" });
-          background(answer.call(runtime, match[1]!, { value }));
+          const taskId = match[1]!;
+          background(match[2] === "approve" ? runtime.tasks.approve(taskId) : runtime.tasks.revise(taskId, typeof feedback === "string" && feedback.trim() !== "" ? feedback : "Please revise the plan."));
           return send(response, 202, { accepted: true });
         }
         send(response, 404, { error: "not found" });

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { Message } from "../messages/message.js";
-import type { AgentRuntime, PendingApproval, RuntimeEvent } from "../runtime/agent-runtime.js";
+import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../runtime/agent-runtime.js";
+import { SSE_EVENT_ID } from "./to-server-sent-events.js";
 
 /**
  * The stored state of a session, sent instead of events a reconnecting client can no longer get
@@ -18,6 +19,8 @@ export interface SessionSnapshotEvent {
   frames: Record<string, Message[]>;
   /** Approvals of this session waiting for a decision. */
   pendingApprovals: PendingApproval[];
+  /** Questions (`ask_user`) of this session waiting for an answer (when the runtime has `pendingQuestions`). */
+  pendingQuestions?: PendingQuestion[];
   /** The run id of a turn this log saw start and not end yet, else null. */
   runningRunId: string | null;
 }
@@ -28,7 +31,7 @@ export type ResumedEvent = RuntimeEvent | SessionSnapshotEvent;
 /** Options of `createEventLog`. */
 export interface EventLogOptions {
   /** The runtime whose `events` the log records; its store serves snapshots. */
-  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals">;
+  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals"> & Partial<Pick<AgentRuntime, "pendingQuestions">>;
   /**
    * How many of the newest events (all sessions) the log keeps in memory. Also the most events a
    * slow reader may fall behind before it is resynchronised with a fresh snapshot.
@@ -40,7 +43,12 @@ export interface EventLogOptions {
 /** Options of `EventLog.resume`. */
 export interface ResumeOptions {
   sessionId: string;
-  /** The `Last-Event-ID` the client sent (a `seq`), if any. */
+  /**
+   * The `Last-Event-ID` the client sent, if any: an id made by this log (`eventId`, what
+   * `toServerSentEvents` writes for a `resume` stream), or a number, taken as a `seq` of this
+   * process. Any other id (one from before a restart, a bare `seq` in a string, garbage) gets
+   * a snapshot.
+   */
   lastEventId?: string | number | null;
   /**
    * `"turn"`: end after the `done` of the turn running at the time (at once when none runs).
@@ -60,6 +68,14 @@ export interface EventLog {
    * `SessionNotFoundError`) when the session cannot be read.
    */
   resume(options: ResumeOptions): AsyncIterable<ResumedEvent>;
+  /**
+   * The SSE id of an event this log yields: `<epoch>:<seq>`, where the epoch is random per log.
+   * A runtime's `seq` starts again at 1 in a new process, so a bare `seq` from before a restart
+   * could name an unrelated event of the new process; the epoch tells them apart, and an id of
+   * another epoch gets a snapshot. `toServerSentEvents(log.resume(...))` writes these ids by
+   * itself; pass `{ id: log.eventId }` when the events go through your own transformation first.
+   */
+  eventId(event: { seq: number }): string;
   /** The run id of the turn of this session that is running, as far as the log has seen. */
   runningRunId(sessionId: string): string | null;
   /** Stops recording and ends every open `resume`. */
@@ -76,11 +92,10 @@ type Subscriber = (event: RuntimeEvent) => void;
  * What survives a server restart: the store (messages, execution trees, approvals), served as a
  * `session_snapshot`. What does not: the ring (text deltas and tool updates of a turn that was
  * running are gone; the turn itself is repaired by the runtime on the session's next turn) and
- * the `seq` counter, which starts again in a new process. A `Last-Event-ID` is accepted only
- * when the ring holds that very event for that session, so an id from an old process gets a
- * snapshot; if the new process has already given that seq to an event of the same session the
- * client is taken at its word (replay from there), so hosts that restart often should start
- * clients from a snapshot (no `Last-Event-ID`) after a deploy.
+ * the `seq` counter, which starts again in a new process. The SSE ids are therefore the log's
+ * own (`eventId`: a random epoch per log, then the `seq`): an id from an earlier process (or
+ * another server behind the same address) never matches, and gets a snapshot. An id is
+ * accepted only when the ring holds that very event for that session.
  *
  * @example
  * ```ts
@@ -140,7 +155,11 @@ export function createEventLog(options: EventLogOptions): EventLog {
     // Taken before reading the store: an event after it may repeat a message the store already
     // had (never the reverse, which would lose it).
     const seq = newestSeq;
-    const [records, pendingApprovals] = await Promise.all([runtime.store.load(sessionId, { sinceLastReset: true }), runtime.pendingApprovals({ sessionId })]);
+    const [records, pendingApprovals, pendingQuestions] = await Promise.all([
+      runtime.store.load(sessionId, { sinceLastReset: true }),
+      runtime.pendingApprovals({ sessionId }),
+      runtime.pendingQuestions?.({ sessionId }),
+    ]);
     const messages: Message[] = [];
     const frames: Record<string, Message[]> = {};
     for (const item of records) {
@@ -149,19 +168,38 @@ export function createEventLog(options: EventLogOptions): EventLog {
       if (item.frame === null) messages.push(message);
       else (frames[item.frame] ??= []).push(message);
     }
-    return { type: "session_snapshot", sessionId, seq, ts: Date.now(), messages, frames, pendingApprovals, runningRunId: running.get(sessionId) ?? null };
+    return {
+      type: "session_snapshot",
+      sessionId,
+      seq,
+      ts: Date.now(),
+      messages,
+      frames,
+      pendingApprovals,
+      ...(pendingQuestions && { pendingQuestions }),
+      runningRunId: running.get(sessionId) ?? null,
+    };
   };
 
+  // Random per log: ids of another process (or of an earlier log in this one) never match.
+  const epoch = globalThis.crypto.randomUUID().slice(0, 8);
+  const eventId = (event: { seq: number }): string => `${epoch}:${event.seq}`;
   const parseId = (id: ResumeOptions["lastEventId"]): number | undefined => {
-    if (id === undefined || id === null || id === "") return undefined;
-    const value = typeof id === "number" ? id : Number(id);
+    if (typeof id === "number") return Number.isSafeInteger(id) ? id : undefined;
+    if (typeof id !== "string") return undefined;
+    const colon = id.indexOf(":");
+    if (colon < 0 || id.slice(0, colon) !== epoch) return undefined;
+    const digits = id.slice(colon + 1);
+    const value = /^\d{1,16}$/.test(digits) ? Number(digits) : Number.NaN;
     return Number.isSafeInteger(value) ? value : undefined;
   };
 
   return {
     runningRunId: (sessionId) => running.get(sessionId) ?? null,
+    eventId,
     resume({ sessionId, lastEventId, follow = "turn" }) {
       return {
+        [SSE_EVENT_ID]: eventId,
         async *[Symbol.asyncIterator]() {
           if (closed) return;
           const queue: RuntimeEvent[] = [];

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import type { DeliverableEvent } from "./deliverable-event.js";
 
 /** Options of `toServerSentEvents`. */
-export interface ServerSentEventsOptions {
+export interface ServerSentEventsOptions<E = DeliverableEvent> {
   /**
    * Sends `retry: N` first: how long a disconnected `EventSource` waits before reconnecting.
    * @default unset (the browser's default, about 3 s)
@@ -14,41 +14,49 @@ export interface ServerSentEventsOptions {
    * @default unset (no keep-alive)
    */
   keepAliveMs?: number;
+  /**
+   * The `id:` of an event's message (`undefined`: no `id:`). An id holding a line break is left
+   * out rather than written (it would end the field early).
+   * @default the event's `seq` when it is a number; for `createEventLog`'s `resume`, the log's
+   * own ids (`log.eventId`), which tell its process apart from an earlier one
+   */
+  id?: (event: E) => string | number | undefined;
 }
-
-const KEEP_ALIVE = Symbol("keep-alive");
-const NOT_READY = Symbol("not-ready");
-/** Characters gathered into one write at most (before encoding). */
-const WRITE_BYTES = 64 * 1024;
 
 /**
- * Settles after a few microtask turns: long enough for an async generator that has a value
- * ready to hand it over, far shorter than any real wait (no timer, no I/O).
+ * Where a source (`EventLog.resume`) offers the `id:` its events should get. Internal to the
+ * delivery helpers.
  */
-function soon(): Promise<typeof NOT_READY> {
-  let turn = Promise.resolve();
-  for (let i = 0; i < 6; i++) turn = turn.then();
-  return turn.then(() => NOT_READY);
-}
+export const SSE_EVENT_ID: unique symbol = Symbol.for("agentry.delivery.sseEventId");
 
-/** One SSE message: `id:` when the event has a numeric `seq`, then one `data:` line of JSON. */
-function frame(event: { readonly type: string; readonly seq?: unknown; readonly [field: string]: unknown }): string {
-  const data = JSON.stringify(event);
-  return typeof event.seq === "number" ? `id: ${event.seq}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
-}
+const KEEP_ALIVE = Symbol("keep-alive");
+/** Characters gathered into one write at most, before encoding (a batch that crosses it still goes whole). */
+const WRITE_CHARS = 64 * 1024;
+
+/**
+ * Microtask turns to wait for a next event the source may already have: enough for an async
+ * generator to hand over a ready value (about 3), far shorter than any real wait (no timer, no
+ * I/O). The wait ends as soon as the next event is there (a flag set by a reaction), instead of
+ * racing it against a chain of promises built for every event.
+ */
+const READY_TURNS = 8;
+/** Characters that would end an SSE field early (an `id` must not carry them). */
+const LINE_BREAK = /[\r\n\0]/;
 
 /**
  * Encodes events as Server-Sent Events (`text/event-stream`): one message per event, whose
  * `id:` is the event's `seq` (so a reconnecting `EventSource` sends the last one it saw as
- * `Last-Event-ID`; see `createEventLog` for serving it) and whose `data:` is the event as JSON.
+ * `Last-Event-ID`; see `createEventLog` for serving it; for a `log.resume(...)` stream the id is
+ * the log's `<epoch>:<seq>`, and `options.id` can choose another) and whose `data:` is the event
+ * as JSON.
  * No `event:` field: the type is in the JSON, so `EventSource.onmessage` sees everything.
  *
  * An element may be an array (a batch from `createEventBatcher`): its events are written in one
  * chunk. Events the source already has ready are written together too (up to 64 KB per write),
- * so a burst of text deltas is not one write per delta; nothing waits for more. The source is read only as fast as the stream is read (backpressure), and cancelling
- * the stream returns the source iterator (which ends a `runtime.stream()` subscription). If the
- * source throws, one last `data:` message `{"type":"error","message":...}` (no `id:`) says why,
- * then the stream closes.
+ * so a burst of text deltas is not one write per delta; nothing waits for more. The source is
+ * read only as fast as the stream is read (backpressure), and cancelling the stream returns the
+ * source iterator (which ends a `runtime.stream()` subscription). If the source throws, one last
+ * `data:` message `{"type":"error","message":...}` (no `id:`) says why, then the stream closes.
  *
  * @example
  * ```ts
@@ -59,7 +67,7 @@ function frame(event: { readonly type: string; readonly seq?: unknown; readonly 
  */
 export function toServerSentEvents<E extends { type: string; seq?: number } = DeliverableEvent>(
   events: AsyncIterable<E | readonly E[]>,
-  options: ServerSentEventsOptions = {},
+  options: ServerSentEventsOptions<E> = {},
 ): ReadableStream<Uint8Array> {
   const { retryMs, keepAliveMs } = options;
   for (const [name, value] of [["retryMs", retryMs], ["keepAliveMs", keepAliveMs]] as const) {
@@ -68,20 +76,61 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
     }
   }
   const encoder = new TextEncoder();
+  const offered = (events as { [SSE_EVENT_ID]?: unknown })[SSE_EVENT_ID];
+  const idOf = options.id ?? (typeof offered === "function" ? (offered as (event: E) => string | number | undefined) : undefined);
+  /** One SSE message: `id:` (the event's `seq` unless `idOf` says otherwise), then one `data:` line of JSON. */
+  const frame = (event: E): string => {
+    const id = idOf ? idOf(event) : typeof event.seq === "number" ? event.seq : undefined;
+    const data = JSON.stringify(event);
+    return id === undefined || (typeof id === "string" && LINE_BREAK.test(id)) ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
+  };
   let iterator: AsyncIterator<E | readonly E[]> | undefined;
-  let pending: Promise<IteratorResult<E | readonly E[]>> | undefined;
+  type Step = IteratorResult<E | readonly E[]>;
+  let pending: Promise<Step> | undefined;
+  /** How `pending` settled, once it has (set by a reaction, so checking it costs nothing). */
+  let settled: { ok: true; step: Step } | { ok: false; error: unknown } | undefined;
   let finished = false;
 
-  const next = async (): Promise<IteratorResult<E | readonly E[]> | typeof KEEP_ALIVE> => {
-    pending ??= iterator!.next();
-    if (keepAliveMs === undefined) return pending;
+  const request = (): Promise<Step> => {
+    if (pending) return pending;
+    const asked = iterator!.next();
+    pending = asked;
+    settled = undefined;
+    void asked.then(
+      (step) => {
+        if (pending === asked) settled = { ok: true, step };
+      },
+      (error: unknown) => {
+        if (pending === asked) settled = { ok: false, error };
+      },
+    );
+    return asked;
+  };
+  const taken = () => {
+    pending = undefined;
+    settled = undefined;
+  };
+
+  const next = async (): Promise<Step | typeof KEEP_ALIVE> => {
+    const asked = request();
+    if (keepAliveMs === undefined) return asked;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = new Promise<typeof KEEP_ALIVE>((resolve) => (timer = setTimeout(() => resolve(KEEP_ALIVE), keepAliveMs)));
     try {
-      return await Promise.race([pending, tick]);
+      return await Promise.race([asked, tick]);
     } finally {
       clearTimeout(timer);
     }
+  };
+
+  /** The next step if the source has it within a few microtask turns, else undefined (still pending). */
+  const ready = async (): Promise<Step | undefined> => {
+    void request();
+    for (let turn = 0; turn < READY_TURNS && settled === undefined; turn++) await Promise.resolve();
+    const outcome = settled;
+    if (outcome === undefined) return undefined;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.step;
   };
 
   return new ReadableStream<Uint8Array>(
@@ -94,33 +143,30 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
         let text = "";
         const fail = (error: unknown) => {
           finished = true;
-          text += frame({ type: "error", message: error instanceof Error ? error.message : String(error) });
+          text += `data: ${JSON.stringify({ type: "error", message: error instanceof Error ? error.message : String(error) })}\n\n`;
           controller.enqueue(encoder.encode(text));
           controller.close();
         };
         // Wait for the first event (or a keep-alive); then take every event the source already
-        // has, up to WRITE_BYTES, into the same write: a fast source (a text-delta burst) costs
+        // has, up to WRITE_CHARS, into the same write: a fast source (a text-delta burst) costs
         // one encode and one chunk per burst instead of per event, a slow one waits for nothing.
         let first = true;
         for (;;) {
-          let result: IteratorResult<E | readonly E[]> | typeof KEEP_ALIVE | typeof NOT_READY;
+          let result: Step | typeof KEEP_ALIVE | undefined;
           try {
-            if (first) result = await next();
-            else {
-              pending ??= iterator!.next();
-              result = await Promise.race([pending, soon()]);
-            }
+            result = first ? await next() : await ready();
           } catch (error) {
+            taken();
             fail(error);
             return;
           }
           first = false;
-          if (result === NOT_READY) break;
+          if (result === undefined) break;
           if (result === KEEP_ALIVE) {
             controller.enqueue(encoder.encode(": keep-alive\n\n"));
             return;
           }
-          pending = undefined;
+          taken();
           if (result.done) {
             finished = true;
             if (text !== "") controller.enqueue(encoder.encode(text));
@@ -132,7 +178,7 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
           else text += frame(value as E);
           // An empty batch leaves nothing to write yet: wait for the next event as for the first.
           if (text === "") first = true;
-          else if (text.length >= WRITE_BYTES) break;
+          else if (text.length >= WRITE_CHARS) break;
         }
         controller.enqueue(encoder.encode(text));
       },

@@ -26,7 +26,7 @@ describe("createEventLog", () => {
     expect(log.runningRunId(sessionId)).toBe(events[0]!.runId);
     // The client saw up to the tool call's start, then lost the connection.
     const lastSeen = events.find((e) => e.type === "tool_call_update")!;
-    const resumed = collect(log.resume({ sessionId, lastEventId: String(lastSeen.seq) }));
+    const resumed = collect(log.resume({ sessionId, lastEventId: log.eventId(lastSeen) }));
     g.open();
     await turn;
     const got = await resumed;
@@ -97,6 +97,26 @@ describe("createEventLog", () => {
     expect(snapshot.pendingApprovals.map((p) => p.request.toolCallId)).toEqual(["del"]);
   });
 
+  it("a snapshot lists the session's open questions (ask_user), which pendingApprovals does not", async () => {
+    const { runtime, store } = makeRuntime((request) =>
+      request.messages.at(-1)!.role === "tool"
+        ? { text: "Thanks." }
+        : { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which one?", severity: "minor", options: [{ label: "A", value: "a" }] } }] },
+    );
+    const session = await store.createSession({ agentId: "general" });
+    await runtime.setRole(session.sessionId, "actor");
+    const asked = await runtime.send({ agentId: "general", content: "go", session: session.sessionId });
+    expect(asked.status).toBe("suspended");
+    const log = createEventLog({ runtime });
+    const [snapshot] = await collect(log.resume({ sessionId: session.sessionId }));
+    if (snapshot?.type !== "session_snapshot") throw new Error("expected a snapshot");
+    expect(snapshot.pendingApprovals).toEqual([]);
+    expect(snapshot.pendingQuestions?.map((q) => q.question.question)).toEqual(["Which one?"]);
+    await runtime.answerQuestion(snapshot.pendingQuestions![0]!.questionId, { value: "a" });
+    const [after] = await collect(log.resume({ sessionId: session.sessionId }));
+    expect(after?.type === "session_snapshot" && after.pendingQuestions).toEqual([]);
+  });
+
   it("a snapshot taken mid-turn is followed by the rest of the turn", async () => {
     const { runtime, events, gate: g, log } = gatedRuntime();
     const turn = runtime.send({ agentId: "general", content: "go" });
@@ -147,13 +167,54 @@ describe("createEventLog", () => {
     await iterator.return?.();
   });
 
-  it("serves Last-Event-ID through toServerSentEvents", async () => {
+  it("serves Last-Event-ID through toServerSentEvents, with the log's ids (epoch:seq)", async () => {
     const { runtime, events, gate: g, log } = gatedRuntime();
     g.open();
     const result = await runtime.send({ agentId: "general", content: "go" });
-    const cut = events[2]!.seq;
-    const messages = await readSse(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: String(cut) })));
-    expect(messages.map((m) => Number(m.id))).toEqual(seqs(events.filter((e) => e.seq > cut)));
+    const cut = events[2]!;
+    const messages = await readSse(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(cut) })));
+    const missed = events.filter((e) => e.seq > cut.seq);
+    expect(messages.map((m) => m.id)).toEqual(missed.map((e) => log.eventId(e)));
+    expect(messages.map((m) => m.id)).toEqual(missed.map((e) => expect.stringMatching(new RegExp(`^[0-9a-f]{8}:${e.seq}$`))));
+    // The id the browser sends back resumes from there.
+    const again = await readSse(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: messages[1]!.id })));
+    expect(again.map((m) => m.id)).toEqual(messages.slice(2).map((m) => m.id));
+    // A bare seq in a string (not an id this log wrote) gets the stored state.
+    const bare = await collect(log.resume({ sessionId: result.sessionId, lastEventId: String(cut.seq) }));
+    expect(bare.map((e) => e.type)).toEqual(["session_snapshot"]);
+  });
+
+  it("after a restart, a browser's old Last-Event-ID gets the stored state even when the new process has given that seq to an event of the same session", async () => {
+    // Process 1: the browser follows a turn over SSE and keeps the last id it saw.
+    const first = gatedRuntime();
+    const turn = first.runtime.send({ agentId: "general", content: "go" });
+    await first.gate.reached;
+    const sessionId = first.events[0]!.sessionId;
+    const reading = readSse(toServerSentEvents(first.log.resume({ sessionId, follow: "turn" })));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    first.gate.open();
+    await turn;
+    const seen = await reading;
+    const lastId = seen.at(-1)!.id!;
+    expect(JSON.parse(seen.at(-1)!.data!).type).toBe("done");
+    await first.runtime.close();
+    first.log.close();
+
+    // Process 2 on the same store: its seq starts again at 1, and a second turn of the session
+    // reaches the old id's seq before the browser reconnects.
+    const g = gate();
+    g.open();
+    const second = makeRuntime(gatedScript, { store: first.store, tools: [g.tool] });
+    const log = createEventLog({ runtime: second.runtime });
+    await second.runtime.send({ agentId: "general", content: "again", session: sessionId });
+    const oldSeq = first.events.at(-1)!.seq;
+    expect(second.events.some((e) => e.seq === oldSeq && e.sessionId === sessionId)).toBe(true);
+
+    const got = await collect(log.resume({ sessionId, lastEventId: lastId }));
+    expect(got.map((e) => e.type)).toEqual(["session_snapshot"]);
+    const snapshot = got[0]!;
+    if (snapshot.type !== "session_snapshot") throw new Error("expected a snapshot");
+    expect(snapshot.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["go", "again"]);
   });
 
   it("rejects a bad maxEvents", () => {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { InvalidArgumentError, toServerSentEvents, type RuntimeEvent } from "@agentry/core";
 import { makeRuntime } from "../runtime/helpers.js";
@@ -116,6 +117,31 @@ describe("toServerSentEvents", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(parseSse(decoder.decode((await last).value))).toEqual([{ id: "1", data: '{"type":"done","seq":1}' }]);
     expect((await reader.read()).done).toBe(true);
+  });
+
+  it("writes exactly the UTF-8 of the frames for any text (multi-byte, surrogate pairs, lone surrogates, escapes)", async () => {
+    const text = fc.oneof(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), fc.string({ unit: fc.constantFrom("a", "é", "€", "😀", "\ud800", "\udc00", '"', "\\", "\n", "\u2028") }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(text, { maxLength: 5 }), { minLength: 1, maxLength: 5 }), async (batches) => {
+        let seq = 0;
+        const events = batches.map((batch) => batch.map((t) => ({ type: "chunk", seq: ++seq, text: t })));
+        const bytes = new Uint8Array(await new Response(toServerSentEvents<E>(from(events))).arrayBuffer());
+        const expected = events.flat().map((event) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+        expect(bytes).toEqual(new TextEncoder().encode(expected));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("takes the id of each message from the id option, and leaves out an id that holds a line break", async () => {
+    const events: E[] = [
+      { type: "chunk", seq: 1 },
+      { type: "chunk", seq: 2 },
+      { type: "chunk" },
+    ];
+    const ids = (event: E) => (event.seq === 2 ? "two\nid: 99" : event.seq === undefined ? undefined : `run-a:${event.seq}`);
+    const messages = await readSse(toServerSentEvents(from(events), { id: ids }));
+    expect(messages).toEqual(events.map((event, i) => (i === 0 ? { id: "run-a:1", data: JSON.stringify(event) } : { data: JSON.stringify(event) })));
   });
 
   it("rejects bad timing options with a typed error", () => {

@@ -41,6 +41,8 @@ async function post(url, body) {
 // ---- state ----
 let sessionId;
 let block; // the assistant block events go to
+let taskId; // the task this chat holds (its session id), once known
+let planPanelEl; // the plan card under review, if any
 const cards = new Map(); // toolCallId -> card
 const approvals = new Map(); // requestId -> { toolCallId, element[] }
 
@@ -59,6 +61,7 @@ function reset() {
   cards.clear();
   approvals.clear();
   block = undefined;
+  planPanelEl = undefined;
   taskPill.hidden = true;
 }
 
@@ -107,13 +110,15 @@ function scrollDown() {
 }
 
 // ---- cards ----
+// Calls shown by a panel of their own (the question, the plan) start collapsed.
+const OWN_PANEL = new Set(["ask_user", "create_artifact"]);
 function createCard({ id, name, args, depth, parentId, title }) {
   if (cards.has(id)) return cards.get(id);
   const parent = parentId ? cards.get(parentId) : undefined;
   const label = title ?? (name === "run_subtask" && args && typeof args.title === "string" ? args.title : undefined);
   const head = h(
     "button",
-    { class: "card-head", type: "button", "aria-expanded": depth > 0 || name === "ask_user" || name === "submit_plan" ? "false" : "true", onclick: () => toggle(card) },
+    { class: "card-head", type: "button", "aria-expanded": depth > 0 || OWN_PANEL.has(name) ? "false" : "true", onclick: () => toggle(card) },
     h("span", { class: "chev" }, "›"),
     h("span", { class: "dot" }),
     h("span", { class: "card-name" }, label ?? name, label ? h("span", { class: "tool" }, name) : null),
@@ -128,7 +133,7 @@ function createCard({ id, name, args, depth, parentId, title }) {
     h("div", { class: "children" }),
   );
   // Cards of calls that have their own panel (question, plan) start collapsed too.
-  const collapsed = depth > 0 || name === "ask_user" || name === "submit_plan";
+  const collapsed = depth > 0 || OWN_PANEL.has(name);
   const el = h("div", { class: `card${collapsed ? " collapsed" : ""}`, "data-testid": "tool-card", "data-id": id, "data-depth": depth, "data-status": "running", "data-name": name }, head, body);
   const card = { id, el, head, body, depth, name };
   cards.set(id, card);
@@ -165,7 +170,7 @@ function resolvedNote(el, text) {
   el.classList.add("resolved");
   el.append(h("div", { class: "decision", "data-testid": "decision" }, text));
 }
-async function decide(requestId, body, url = `/api/approvals/${requestId}`) {
+async function decide(requestId, body, url = `/api/approvals/${encodeURIComponent(requestId)}`) {
   for (const el of approvals.get(requestId)?.elements ?? []) el.querySelectorAll("button").forEach((b) => (b.disabled = true));
   try {
     await post(url, body);
@@ -200,6 +205,75 @@ function questionPanel(question, onAnswer) {
   );
 }
 
+function setTask(status) {
+  taskPill.hidden = false;
+  taskPill.dataset.status = status;
+  taskPill.textContent = `Task: ${status.replace("_", " ")}`;
+}
+
+/** The plan card: Approve / Revise while the task awaits review, else what was decided. */
+function showPlan(plan, status) {
+  const feedback = h("textarea", { class: "feedback", rows: 2, placeholder: "What should change?", hidden: true });
+  const panel = planPanel(
+    plan,
+    status === "awaiting_review"
+      ? h(
+          "div",
+          { class: "actions" },
+          h("button", { class: "primary", type: "button", "data-testid": "plan-approve", onclick: () => reviewPlan(panel, "approve") }, "Approve"),
+          h(
+            "button",
+            {
+              class: "secondary",
+              type: "button",
+              "data-testid": "plan-revise",
+              onclick: () => {
+                if (feedback.hidden) return void ((feedback.hidden = false), feedback.focus());
+                reviewPlan(panel, "revise", feedback.value || "Please revise the plan.");
+              },
+            },
+            "Revise",
+          ),
+          feedback,
+        )
+      : null,
+  );
+  if (status === "executing" || status === "completed" || status === "failed") resolvedNote(panel, "Approved");
+  else if (status === "cancelled") resolvedNote(panel, "Cancelled");
+  ensureBlock().el.append(panel);
+  planPanelEl = status === "awaiting_review" ? panel : undefined;
+  scrollDown();
+}
+async function reviewPlan(panel, action, feedback) {
+  panel.querySelectorAll("button").forEach((b) => (b.disabled = true));
+  resolvedNote(panel, action === "approve" ? "Approved" : `Sent back: ${feedback}`);
+  planPanelEl = undefined;
+  try {
+    await post(`/api/tasks/${encodeURIComponent(taskId)}/${action}`, action === "revise" ? { feedback } : {});
+  } catch (error) {
+    notice("error", `Could not send the review: ${error.message}`);
+  }
+}
+
+function showQuestion(questionId, question) {
+  if (approvals.has(questionId)) return;
+  // The ask_user call waiting for this answer (the question event names the request, not the call).
+  const asking = [...cards.values()].reverse().find((card) => card.name === "ask_user" && card.el.dataset.status === "running");
+  if (asking) {
+    asking.el.dataset.status = "awaiting_approval";
+    asking.head.querySelector(".card-meta").textContent = "waiting for you";
+  }
+  const entry = { toolCallId: asking?.id, elements: [] };
+  approvals.set(questionId, entry);
+  const panel = questionPanel(question, (value, label) => {
+    resolvedNote(panel, `You answered: ${label}`);
+    void decide(questionId, { value }, `/api/answers/${encodeURIComponent(questionId)}`);
+  });
+  entry.elements.push(panel);
+  ensureBlock().el.append(panel);
+  scrollDown();
+}
+
 function showApproval(request) {
   if (approvals.has(request.requestId)) return;
   const card = cards.get(request.toolCallId) ?? createCard({ id: request.toolCallId, name: request.name, args: request.args, depth: request.depth, parentId: request.parentId });
@@ -207,54 +281,18 @@ function showApproval(request) {
   card.head.querySelector(".card-meta").textContent = "waiting for you";
   const entry = { toolCallId: request.toolCallId, elements: [] };
   approvals.set(request.requestId, entry);
-  if (request.name === "ask_user") {
-    const panel = questionPanel(request.args, (value, label) => {
-      resolvedNote(panel, `You answered: ${label}`);
-      void decide(request.requestId, { value }, `/api/questions/${request.requestId}`);
-    });
-    ensureBlock().el.append(panel);
-    entry.elements.push(panel);
-  } else if (request.name === "submit_plan") {
-    const feedback = h("textarea", { class: "feedback", rows: 2, placeholder: "What should change?", hidden: true });
-    const panel = planPanel(
-      request.args,
-      h(
-        "div",
-        { class: "actions" },
-        h("button", { class: "primary", type: "button", "data-testid": "plan-approve", onclick: () => (resolvedNote(panel, "Approved"), decide(request.requestId, { approved: true })) }, "Approve"),
-        h(
-          "button",
-          {
-            class: "secondary",
-            type: "button",
-            "data-testid": "plan-revise",
-            onclick: () => {
-              if (feedback.hidden) return void ((feedback.hidden = false), feedback.focus());
-              resolvedNote(panel, `Sent back: ${feedback.value || "revise"}`);
-              void decide(request.requestId, { approved: false, reason: feedback.value || "Please revise the plan." });
-            },
-          },
-          "Revise",
-        ),
-        feedback,
-      ),
-    );
-    ensureBlock().el.append(panel);
-    entry.elements.push(panel);
-  } else {
-    const path = [];
-    for (let at = cards.get(request.parentId); at; at = cards.get(at.el.parentElement?.closest(".card")?.dataset.id)) path.unshift(at.head.querySelector(".card-name").firstChild.textContent);
-    const item = h(
-      "div",
-      { class: "item", "data-testid": "approval" },
-      h("div", { class: "what" }, h("strong", {}, request.name), " wants to run ", h("code", {}, preview(request.args, 120)), path.length ? h("div", { class: "why" }, `in ${path.join(" › ")}`) : null),
-      h("button", { class: "primary", type: "button", "data-testid": "approve", onclick: () => decide(request.requestId, { approved: true }) }, "Approve"),
-      h("button", { class: "secondary danger", type: "button", "data-testid": "deny", onclick: () => decide(request.requestId, { approved: false, reason: "Denied on the page" }) }, "Deny"),
-    );
-    attention.append(item);
-    attention.hidden = false;
-    entry.elements.push(item);
-  }
+  const path = [];
+  for (let at = cards.get(request.parentId); at; at = cards.get(at.el.parentElement?.closest(".card")?.dataset.id)) path.unshift(at.head.querySelector(".card-name").firstChild.textContent);
+  const item = h(
+    "div",
+    { class: "item", "data-testid": "approval" },
+    h("div", { class: "what" }, h("strong", {}, request.name), " wants to run ", h("code", {}, preview(request.args, 120)), path.length ? h("div", { class: "why" }, `in ${path.join(" › ")}`) : null),
+    h("button", { class: "primary", type: "button", "data-testid": "approve", onclick: () => decide(request.requestId, { approved: true }) }, "Approve"),
+    h("button", { class: "secondary danger", type: "button", "data-testid": "deny", onclick: () => decide(request.requestId, { approved: false, reason: "Denied on the page" }) }, "Deny"),
+  );
+  attention.append(item);
+  attention.hidden = false;
+  entry.elements.push(item);
 }
 function approvalResolved(requestId, approved) {
   const entry = approvals.get(requestId);
@@ -318,42 +356,37 @@ function onEvent(event) {
       endText();
       return;
     }
-    // Plan / question / task events (API.md), rendered when the runtime emits them.
+    // The task's lifecycle (runtime.tasks): plan, review, act.
     case "task_status":
-      taskPill.hidden = false;
-      taskPill.textContent = `Task: ${event.to.replace("_", " ")}`;
+      taskId = event.taskId;
+      setTask(event.to);
+      if (planPanelEl && event.to !== "awaiting_review") {
+        resolvedNote(planPanelEl, event.to === "planning" ? "Sent back" : event.to === "cancelled" ? "Cancelled" : "Approved");
+        planPanelEl.querySelectorAll("button").forEach((b) => (b.disabled = true));
+        planPanelEl = undefined;
+      }
+      if (event.to === "planning") setActivity("Planning…");
       return;
     case "planning_started":
-      setActivity("Generating the plan…");
+      setActivity("Writing the plan…");
       return;
-    case "plan_ready": {
-      const panel = planPanel(
-        event.plan,
-        event.taskId
-          ? h(
-              "div",
-              { class: "actions" },
-              h("button", { class: "primary", type: "button", "data-testid": "plan-approve", onclick: () => (resolvedNote(panel, "Approved"), post(`/api/tasks/${event.taskId}/approve`)) }, "Approve"),
-              h("button", { class: "secondary", type: "button", "data-testid": "plan-revise", onclick: () => (resolvedNote(panel, "Sent back"), post(`/api/tasks/${event.taskId}/revise`, { feedback: "Please revise the plan." })) }, "Revise"),
-            )
-          : null,
-      );
-      ensureBlock().el.append(panel);
-      return;
-    }
-    case "question": {
-      const panel = questionPanel(event.question, (value, label) => (resolvedNote(panel, `You answered: ${label}`), post(`/api/answers/${event.questionId}`, { value })));
-      ensureBlock().el.append(panel);
-      return;
-    }
+    case "plan_ready":
+      setActivity("");
+      return showPlan(event.plan, "awaiting_review");
+    case "question":
+      return showQuestion(event.questionId, event.question);
     default:
       return; // message, usage, ...: nothing to draw
   }
 }
 
 /** Rebuilds the page from stored state: messages, sub-task frames, execution trees, pending approvals. */
-function rebuild(snapshot) {
+function rebuild(snapshot, state) {
   reset();
+  if (state.task) {
+    taskId = state.task.taskId;
+    setTask(state.task.status);
+  }
   const results = new Map();
   const collectResults = (messages) => {
     for (const m of messages) if (m.role === "tool") for (const part of m.content) results.set(part.toolCallId, part);
@@ -370,6 +403,7 @@ function rebuild(snapshot) {
         if (depth === 0 && part.type === "text" && part.text) (appendText(part.text), endText());
         if (part.type !== "tool_call") continue;
         createCard({ id: part.id, name: part.name, args: part.args, depth, parentId });
+        if (part.name === "create_artifact" && state.plan && state.plan.artifactId === `artifact:${part.id}`) showPlan(state.plan, state.task.status);
         if (part.name === "run_subtask" && snapshot.frames[part.id]) drawCalls(snapshot.frames[part.id], depth + 1, part.id);
         const result = results.get(part.id);
         const node = nodes.get(part.id);
@@ -390,25 +424,37 @@ function rebuild(snapshot) {
   for (const m of snapshot.messages) {
     if (m.role === "user") {
       if (m.silent) continue;
-      addUser(typeof m.content === "string" ? m.content : m.content.map((p) => p.text ?? "").join(""));
+      const text = typeof m.content === "string" ? m.content : m.content.map((p) => p.text ?? "").join("");
+      // The task API's own messages to the model (plan approved / sent back) are not the person's words.
+      if (taskId && text.startsWith("The plan is approved.")) continue;
+      if (taskId && text.startsWith("Revise the plan with this feedback")) continue;
+      addUser(text);
     } else if (m.role === "assistant") {
       drawCalls([m], 0, null);
     }
   }
   drawTree();
   for (const pending of snapshot.pendingApprovals) showApproval(pending.request);
-  setStatus(snapshot.runningRunId ? "running" : snapshot.pendingApprovals.length > 0 ? "suspended" : "idle");
+  const questions = snapshot.pendingQuestions ?? [];
+  for (const pending of questions) showQuestion(pending.questionId, pending.question);
+  setStatus(snapshot.runningRunId ? "running" : snapshot.pendingApprovals.length + questions.length > 0 ? "suspended" : "idle");
 }
 
 // ---- session and stream ----
-async function openSession() {
-  sessionId = new URLSearchParams(location.hash.slice(1)).get("session") ?? undefined;
-  if (!sessionId) {
-    sessionId = (await post("/api/sessions")).sessionId;
-    history.replaceState(null, "", `#session=${sessionId}`);
-  }
-  const source = new EventSource(`/api/sessions/${sessionId}/events`);
-  source.onmessage = (message) => onEvent(JSON.parse(message.data));
+/** Follows the session's events. A snapshot first fetches the task's state; events wait in order meanwhile. */
+function follow() {
+  const source = new EventSource(`/api/sessions/${encodeURIComponent(sessionId)}/events`);
+  let chain = Promise.resolve();
+  source.onmessage = (message) => {
+    const event = JSON.parse(message.data);
+    chain = chain
+      .then(async () => {
+        if (event.type !== "session_snapshot") return onEvent(event);
+        const state = await fetch(`/api/tasks/${encodeURIComponent(sessionId)}`).then((r) => r.json());
+        rebuild(event, state);
+      })
+      .catch((error) => notice("error", `Could not show an update: ${error.message}`));
+  };
   source.onopen = () => document.body.setAttribute("data-connected", "true");
 }
 
@@ -421,7 +467,14 @@ $("#composer").addEventListener("submit", async (submit) => {
   addUser(content);
   setStatus("running");
   try {
-    await post(`/api/sessions/${sessionId}/messages`, { content });
+    if (sessionId) await post(`/api/sessions/${encodeURIComponent(sessionId)}/messages`, { content });
+    else {
+      // A new chat's first message starts a task: plan, review, act.
+      ({ sessionId } = await post("/api/tasks", { content }));
+      taskId = sessionId;
+      history.replaceState(null, "", `#session=${sessionId}`);
+      follow();
+    }
   } catch (error) {
     notice("error", `Could not send: ${error.message}`);
   }
@@ -440,4 +493,6 @@ fetch("/api/info")
   .then((r) => r.json())
   .then((info) => ($("#footnote").textContent = `Model: ${info.provider} · Agentry runtime, SQLite store`))
   .catch(() => {});
-void openSession();
+sessionId = new URLSearchParams(location.hash.slice(1)).get("session") ?? undefined;
+if (sessionId) follow();
+document.body.setAttribute("data-ready", "true");
