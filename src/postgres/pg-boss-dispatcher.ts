@@ -400,12 +400,15 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
         if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
         let seen: TurnResult | undefined;
         for await (const event of local.stream(input)) {
-          writer.push("event", event);
-          if (event.type === "done") seen = event.result as TurnResult;
+          if (event.type === "done") {
+            // The session was created for this job by its sender.
+            seen = payload.created ? { ...(event.result as TurnResult), created: true } : (event.result as TurnResult);
+            writer.push("event", { ...event, result: seen });
+          } else writer.push("event", event);
         }
         // Nothing ran (the job ran before): the stored outcome.
         result = seen ?? (await local.send(input));
-        if (payload.created) result = { ...result, created: true };
+        if (payload.created && !result.created) result = { ...result, created: true };
       } else {
         // The resumed turn's events reach runtime.events; this session's are this job's.
         const forward = (event: RuntimeEvent) => {
