@@ -157,6 +157,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         if (prior !== undefined && prior.status !== null) {
           return (await storedTurnResult(store, session, prior.runId, request.created))!;
         }
+        if (prior === undefined && request.continueOnly) throw new InvalidArgumentError(`No turn "${runId}" to continue in session "${session.sessionId}"`);
         if (prior !== undefined) {
           // Its process died mid-turn: repaired below, then continued without the message again.
           const last = state.history.at(-1);
@@ -465,7 +466,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
     const session = await findApproval(requestId);
     const agent = agentOf(session.agentId);
-    return withSession(session.sessionId, async (lease) => {
+    const outcome = await withSession(session.sessionId, async (lease): Promise<TurnResult | { continueRun: string; chatContext: ChatContext }> => {
       const lineage = newLineage(agent);
       const state = await recoverDecided(session, lease, lineage);
       const entry = state.approvals.get(requestId);
@@ -475,7 +476,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       if ((entry.request.question === true) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
       if (entry.decision && decision.decisionId !== undefined && entry.decision.decisionId === decision.decisionId) {
         // This decider's decision was stored before (a retried job): its turn resumed (above, at
-        // the latest); answer with that turn's outcome.
+        // the latest). A resumed turn whose process died is continued (below); else its outcome.
+        if (state.openTurn !== undefined) {
+          return { continueRun: state.openTurn.replace(/:retry-\d+$/, ""), chatContext: state.chatContexts.get(state.openTurn) ?? { kind: "thread" as const } };
+        }
         return resumedOutcome(session, agent, entry.request.runId ?? state.suspended?.runId, state);
       }
       if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
@@ -511,13 +515,22 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       };
       return resumeSuspended(session, state, lease, lineage, extra);
     });
+    if (!("continueRun" in outcome)) return outcome;
+    return enqueueTurn({ agent, session, created: false, input: { role: "user", content: "" }, chatContext: outcome.chatContext, chain: [], runId: outcome.continueRun, continueOnly: true });
   }
 
   /** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
   async function resumedOutcome(session: SessionSummary, agent: AgentDefinition, suspendedRunId: string | undefined, state: SessionState): Promise<TurnResult> {
     const records = await storeCall("load", () => store.load(session.sessionId));
     const resumed = suspendedRunId === undefined ? undefined : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
-    const outcome = resumed && turnResultOf(records, session, (resumed as { runId: string }).runId, false);
+    let runId = (resumed as { runId?: string } | undefined)?.runId;
+    if (runId !== undefined) {
+      // Its latest continuation, when its process died.
+      const runs = new Map<string, string | null>();
+      for (const r of records) if (r.kind === "turn") runs.set((r as { runId: string }).runId, (r as { phase: string }).phase === "start" ? null : "ended");
+      runId = priorRun(runs, runId)?.runId ?? runId;
+    }
+    const outcome = runId !== undefined ? turnResultOf(records, session, runId, false) : undefined;
     return outcome ?? stillSuspended(session, agent, suspendedRunId ?? "", state.pending.map((p) => p.request));
   }
 

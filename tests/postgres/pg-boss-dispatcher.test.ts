@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ApprovalAlreadyResolvedError, InvalidArgumentError, type HistoryRecord, type RuntimeEvent, type TurnResult } from "@agentry/core";
+import { AgentNotFoundError, ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, type HistoryRecord, type RuntimeEvent, type TurnResult } from "@agentry/core";
 import { createPgBossDispatcher } from "@agentry/core/postgres";
 import { historyProblems } from "@agentry/core/testing";
 import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
@@ -179,7 +179,10 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const front = await start(false);
     const result = await front.dispatcher.send({ agentId: "main", content: "hello there" });
     expect(result.text).toBe("echo hello there");
-    await expect(front.dispatcher.answerQuestion("nope", { value: "x" })).rejects.toSatisfy((e: unknown) => (e as Error).name === "ApprovalNotFoundError");
+    // The front has no registry: the worker's runtime finds no such agent.
+    await expect(front.dispatcher.send({ agentId: "ghost", content: "hi" })).rejects.toSatisfy((e: unknown) => AgentNotFoundError.isInstance(e) && e.agentId === "ghost");
+    // Found missing before anything is enqueued.
+    await expect(front.dispatcher.answerQuestion("nope", { value: "x" })).rejects.toSatisfy((e: unknown) => ApprovalNotFoundError.isInstance(e));
     expect(worker.problems).toEqual([]);
   });
 
