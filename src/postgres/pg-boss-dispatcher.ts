@@ -50,8 +50,9 @@ export interface PgBossDispatcherOptions {
    */
   pollIntervalMs?: number;
   /**
-   * pg-boss's polling of the queue, in seconds (at least 0.5); a NOTIFY wakes idle workers at once.
-   * @default 1
+   * pg-boss's polling of the queue, in seconds (at least 0.5); a NOTIFY wakes an idle worker at
+   * once, so this only bounds how long work waits when a notification was lost.
+   * @default 2
    */
   pollingIntervalSeconds?: number;
   /**
@@ -170,7 +171,7 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
   const sweepIntervalMs = positive("sweepIntervalMs", 5000);
   const sweepAfterMs = positive("sweepAfterMs", 10_000);
   const retainMs = positive("retainMs", 3_600_000);
-  const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 1;
+  const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 2;
   if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5)) problems.push("pollingIntervalSeconds must be at least 0.5");
   if (problems.length > 0) throw new InvalidArgumentError(`createPgBossDispatcher: ${problems.join("; ")}`);
 
@@ -184,6 +185,8 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
   let closing = false;
   let running = 0;
   const workIds: string[] = [];
+  /** Which of this process's pg-boss workers is running a handler now (by index in `workIds`). */
+  const busy: boolean[] = [];
   const handlers = new Set<Promise<unknown>>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let listener: pg.PoolClient | undefined;
@@ -212,7 +215,9 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
       client.on("notification", (message) => {
         const payload = message.payload ?? "";
         if (payload === wakeMessage) {
-          for (const id of workIds) boss.notifyWorker(id);
+          // One idle worker of this process fetches at once (a busy one fetches when it is done).
+          const idle = workIds.findIndex((_, i) => !busy[i]);
+          if (idle >= 0) boss.notifyWorker(workIds[idle]!);
         } else if (payload.startsWith("e:")) {
           for (const wake of waiting.get(payload.slice(2)) ?? []) wake();
         }
@@ -476,7 +481,9 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
         await prepare();
         if (!runtime || closing) return;
         for (let i = 0; i < concurrency; i++) {
+          const slot = i;
           const id = await boss.work<{ sessionId?: unknown }>(queue, { batchSize: 1, pollingIntervalSeconds }, (jobs) => {
+            busy[slot] = true;
             const handler = (async () => {
               for (const job of jobs) {
                 const sessionId = job.data?.sessionId;
@@ -484,7 +491,10 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
               }
             })();
             handlers.add(handler);
-            return handler.finally(() => handlers.delete(handler));
+            return handler.finally(() => {
+              busy[slot] = false;
+              handlers.delete(handler);
+            });
           });
           workIds.push(id);
         }

@@ -1,7 +1,7 @@
 /**
  * Chaos: worker processes on one database serve many sessions while one of them is SIGKILLed and
  * restarted every few seconds. Size by env (defaults: the full run):
- *   AGENTRY_CHAOS_WORKERS (4), AGENTRY_CHAOS_SESSIONS (200), AGENTRY_CHAOS_CONCURRENCY (8 per worker),
+ *   AGENTRY_CHAOS_WORKERS (4), AGENTRY_CHAOS_SESSIONS (100), AGENTRY_CHAOS_CONCURRENCY (8 per worker),
  *   AGENTRY_CHAOS_KILL_MS (3000, between kills).
  * Each session, in order: `turn <s>-a` (a tool call), `approve <s>` (suspends on an approval, then
  * resolved, for every fourth session by two senders at once), `delegate <s>` (agents_message to
@@ -15,7 +15,9 @@ import { startApp, type App } from "./fixtures/dispatch-app.js";
 import { bundleDispatchWorker, startChild, type Child } from "./fixtures/dispatch-children.js";
 
 const WORKERS = Number(process.env.AGENTRY_CHAOS_WORKERS ?? 4);
-const SESSIONS = Number(process.env.AGENTRY_CHAOS_SESSIONS ?? 200);
+// 200 sessions took 290 s on the 2-core development machine (shared, load 8-12): over the ~3 min a
+// CI test may take, so CI runs 100; AGENTRY_CHAOS_SESSIONS=200 runs the issue's full size.
+const SESSIONS = Number(process.env.AGENTRY_CHAOS_SESSIONS ?? 100);
 const CONCURRENCY = Number(process.env.AGENTRY_CHAOS_CONCURRENCY ?? 8);
 const KILL_MS = Number(process.env.AGENTRY_CHAOS_KILL_MS ?? 3000);
 
