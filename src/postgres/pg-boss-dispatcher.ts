@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type PgBoss from "pg-boss";
-import { AgentryError } from "../errors/agentry-error.js";
+import type { AgentryError } from "../errors/agentry-error.js";
 import {
   AgentNotFoundError,
   ApprovalAlreadyResolvedError,
@@ -387,7 +387,7 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
       async done(): Promise<void> {
         flush();
         await flushing;
-        if (failed !== undefined) throw failed;
+        if (failed !== undefined) throw new SessionStoreError(`Dispatcher: cannot store the events of job ${jobId}: ${failed instanceof Error ? failed.message : "unknown error"}`, { cause: failed });
       },
     };
   }
@@ -525,7 +525,7 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
             } else if (!doneSeen) {
               // The turn ran before (a repeated job): its outcome, as the `done` it would have ended with.
               const result = row.body as TurnResult;
-              yield { type: "done", result, depth: 0, parentId: null, sessionId: result.sessionId, agentId: result.agentId, runId: result.runId, seq: 0, ts: Date.now() } as RuntimeEvent;
+              yield { type: "done", result, depth: 0, parentId: null, sessionId: result.sessionId, agentId: result.agentId, runId: result.runId, seq: 0, ts: Date.now() };
             }
           }
         },

@@ -574,7 +574,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
     resolveApproval: (requestId, decision) => decide(requestId, decision, undefined),
     answerQuestion: (questionId, answer) => {
-      const { decisionId, ...rest } = (answer ?? {}) as typeof answer;
+      const { decisionId, ...rest } = (answer ?? {});
       return decide(questionId, { approved: true, ...(decisionId !== undefined && { decisionId }) }, answer === undefined || answer === null ? answer : rest);
     },
     async pendingQuestions(query = {}) {

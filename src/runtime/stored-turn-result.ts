@@ -27,7 +27,7 @@ export function turnResultOf(records: readonly HistoryRecord[], session: Session
   const decided = new Set<string>();
   for (const record of records.slice(startIndex + 1)) {
     if (record.kind === "turn" && (record as RuntimeTurnRecord).runId === runId && (record as RuntimeTurnRecord).phase === "end") {
-      end = record as RuntimeTurnRecord;
+      end = record;
       break;
     }
     if (record.kind === "message" && record.frame === null) messages.push(record.message);

@@ -13,12 +13,12 @@ function start(file: string, env: Record<string, string>, ready: RegExp): Promis
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       const match = ready.exec(out);
       if (match) resolve({ child, match });
     });
-    child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
     child.on("exit", (code) => reject(new Error(`${file} exited (${code}): ${err.slice(-2000)}`)));
   });
 }

@@ -59,7 +59,7 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
         await workers[index]!.exited;
         kills++;
         workers[index] = spawnWorker();
-        await workers[index]!.printed("READY").catch(() => undefined);
+        await workers[index].printed("READY").catch(() => undefined);
       }
     })();
 
