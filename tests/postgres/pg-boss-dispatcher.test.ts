@@ -112,9 +112,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [result.runId]);
     await worker.boss.send("agentry-turns", { sessionId: result.sessionId });
     await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [result.runId])).rows.length > 0);
-    const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind = 'result' ORDER BY ord`, [result.runId]);
-    expect(outcomes.rows.length).toBe(2);
-    expect(outcomes.rows[1]!.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
+    const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [result.runId]);
+    expect(outcomes.rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of outcomes.rows) expect(row.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
     expect(await front.store.load(result.sessionId)).toEqual(before);
     const effects = await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'once'`);
     expect(effects.rows.length).toBe(1);
@@ -164,11 +164,15 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const { rows } = await pool.query<{ id: string }>(`SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'resolve' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`);
     expect(rows.length).toBe(1);
     const count = (await fronts[0]!.store.load(suspended.sessionId)).length;
+    // (Two wake-ups for the session may already have run it twice: each run adds an outcome row.)
+    const outcomesOf = async () => (await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id])).rows.map((r) => r.body.status);
+    const before = (await outcomesOf()).length;
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
     await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
     await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id])).rows.length === 1);
-    const again = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id]);
-    expect(again.rows.map((r) => r.body.status)).toEqual(["complete", "complete"]);
+    const again = await outcomesOf();
+    expect(again.length).toBeGreaterThan(before);
+    expect(again).toEqual(again.map(() => "complete"));
     expect((await fronts[0]!.store.load(suspended.sessionId)).length).toBe(count);
     expect((await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'pay-x'`)).rows.length).toBe(1);
   });
