@@ -53,7 +53,8 @@ export interface SendInput {
   outputSchema?: AnyZodSchema | JsonSchema;
   /**
    * The turn's run id, as an idempotency key (a dispatch job's id, say): sent again under the
-   * same `runId` to the same session, nothing runs twice. A turn of that id that ended resolves
+   * same `runId` to the same session (while it is among the session's last 64 turns), nothing
+   * runs twice. A turn of that id that ended resolves
    * with its outcome rebuilt from the log (`storedTurnResult`); one that started and never ended
    * (its process died) is repaired, then continued by a turn whose run id is
    * `<runId>:retry-<n>` (the model sees the stored tool results; a call without a stored result is
