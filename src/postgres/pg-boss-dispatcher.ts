@@ -74,7 +74,15 @@ export interface PgBossDispatcherOptions {
 }
 
 /** What `send` / `stream` take: the runtime's `SendInput` (`session` as a selector or an explicit id). */
-export type DispatchInput = Omit<SendInput, "runId">;
+export type DispatchInput = Omit<SendInput, "runId"> & {
+  /**
+   * Idempotency key of this send (an HTTP request id, say): the job's id and the turn's `runId`.
+   * A second send with the same `jobId` enqueues nothing and waits for the same turn's outcome
+   * (its events from the start). Letters, digits and `-_.:`, 1 to 100 characters.
+   * @default a new UUID
+   */
+  jobId?: string;
+};
 
 /** Turns dispatched across processes through pg-boss; see {@link createPgBossDispatcher}. */
 export interface PgBossDispatcher {
@@ -255,9 +263,11 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
   };
 
   /** Stores a job in the session's order and wakes the session. */
-  async function enqueue(sessionId: string, kind: JobRow["kind"], payload: JobRow["payload"]): Promise<string> {
-    const id = globalThis.crypto.randomUUID();
-    await sql(`INSERT INTO ${s}.dispatch_jobs (id, session_id, kind, payload) VALUES ($1, $2, $3, $4::json)`, [id, sessionId, kind, JSON.stringify(payload)]);
+  async function enqueue(sessionId: string, kind: JobRow["kind"], payload: JobRow["payload"], jobId?: string): Promise<string> {
+    const id = jobId ?? globalThis.crypto.randomUUID();
+    const inserted = await sql(`INSERT INTO ${s}.dispatch_jobs (id, session_id, kind, payload) VALUES ($1, $2, $3, $4::json) ON CONFLICT (id) DO NOTHING RETURNING 1`, [id, sessionId, kind, JSON.stringify(payload)]);
+    // Sent before under this id: that job's outcome is the answer.
+    if (inserted.length === 0) return id;
     try {
       await wake(sessionId);
     } catch (error) {
@@ -336,13 +346,20 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
       throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
     }
     if (input.scope !== undefined && (typeof input.scope !== "string" || input.scope === "")) throw new InvalidArgumentError("send: scope must be a non-empty string when set");
+    const jobId = input.jobId as unknown;
+    if (jobId !== undefined && (typeof jobId !== "string" || !/^[A-Za-z0-9_.:-]{1,100}$/.test(jobId))) throw new InvalidArgumentError("send: jobId must be 1 to 100 letters, digits or -_.:");
     await prepare();
+    if (jobId !== undefined) {
+      // Sent before: the same job, whatever session "create" would make now.
+      const known = await sql<{ id: string }>(`SELECT id FROM ${s}.dispatch_jobs WHERE id = $1`, [jobId]);
+      if (known.length > 0) return jobId;
+    }
     const { session, created } = await resolveSession(store, input.agentId, input.session, input.scope === undefined ? {} : { scope: input.scope });
     const payload: SendPayload = { agentId: input.agentId, content, created };
     if (input.scope !== undefined) payload.scope = input.scope;
     if (input.chatContext !== undefined) payload.chatContext = input.chatContext;
     if (input.outputSchema !== undefined) payload.outputSchema = toJsonSchema(input.outputSchema);
-    return enqueue(session.sessionId, "send", payload);
+    return enqueue(session.sessionId, "send", payload, input.jobId);
   }
 
   async function enqueueDecision(kind: "resolve" | "answer", requestId: string, payload: ResolvePayload | AnswerPayload): Promise<string> {

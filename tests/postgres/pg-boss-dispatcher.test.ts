@@ -120,6 +120,22 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(effects.rows.length).toBe(1);
   });
 
+  it("a send repeated with the same jobId (a retried HTTP request) enqueues nothing new: both get the one turn's result", async () => {
+    const { schema, start } = layout();
+    await start(true);
+    const fronts = [await start(false), await start(false)];
+    const [a, b] = await Promise.all(fronts.map((front) => front.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" })));
+    expect(a).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42" });
+    expect(b).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42", sessionId: a!.sessionId });
+    const c = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" });
+    expect(c.sessionId).toBe(a!.sessionId);
+    const pool = fronts[0]!.store.pool;
+    expect((await pool.query(`SELECT * FROM "${schema}".dispatch_jobs`)).rows.length).toBe(1);
+    expect(userTexts(await fronts[0]!.store.load(a!.sessionId))).toEqual(["turn keyed"]);
+    expect((await pool.query(`SELECT * FROM "${schema}".effects`)).rows.length).toBe(1);
+    await expect(fronts[0]!.dispatcher.send({ agentId: "main", content: "x", jobId: "bad id" })).rejects.toSatisfy((e: unknown) => InvalidArgumentError.isInstance(e));
+  });
+
   it("two workers on one job at once (a duplicate wake-up while it runs): the turn runs once", async () => {
     const { schema, start } = layout();
     const a = await start(true);
