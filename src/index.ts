@@ -24,6 +24,7 @@ export {
   SessionStoreError,
   LeaseLostError,
   SessionBusyError,
+  DispatchError,
 } from "./errors/errors.js";
 export type { ConfigProblem } from "./errors/errors.js";
 
@@ -186,9 +187,10 @@ export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } fro
 // --- runtime ---
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
+export { storedTurnResult } from "./runtime/stored-turn-result.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
 export type { AuditLogQuery } from "./runtime/read-audit-log.js";
-export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
+export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, ResolveDecision, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
 export type { QuestionAnswer } from "./runtime/question-answer.js";
 export type { Artifact, Task, TaskApi } from "./runtime/task-api.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";

@@ -156,3 +156,16 @@ export class McpConnectionError extends AgentryError {
     this.target = init.target;
   }
 }
+
+/**
+ * A dispatched piece of work (a turn or a decision run by a worker process) failed there with an
+ * error this process cannot rebuild as its own class: `remoteName` is that error's `name`.
+ */
+export class DispatchError extends AgentryError {
+  static override readonly errorName: string = "DispatchError";
+  readonly remoteName: string;
+  constructor(message: string, init: { remoteName?: string } & AgentryErrorOptions = {}) {
+    super(message, init);
+    this.remoteName = init.remoteName ?? "Error";
+  }
+}

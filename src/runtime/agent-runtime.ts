@@ -51,6 +51,31 @@ export interface SendInput {
    * @default undefined (the turn ends with text)
    */
   outputSchema?: AnyZodSchema | JsonSchema;
+  /**
+   * The turn's run id, as an idempotency key (a dispatch job's id, say): sent again under the
+   * same `runId` to the same session (while it is among the session's last 64 turns), nothing
+   * runs twice. A turn of that id that ended resolves
+   * with its outcome rebuilt from the log (`storedTurnResult`); one that started and never ended
+   * (its process died) is repaired, then continued by a turn whose run id is
+   * `<runId>:retry-<n>` (the model sees the stored tool results; a call without a stored result is
+   * reported to it as "may or may not have taken effect", never run again). Letters, digits and
+   * `-_.:`, 1 to 128 characters.
+   * @default a new UUID
+   */
+  runId?: string;
+}
+
+/** A decision for `resolveApproval` (with an optional idempotency key). */
+export interface ResolveDecision {
+  approved: boolean;
+  reason?: string;
+  /**
+   * Idempotency key of this decision (a dispatch job's id, say): when the decision stored for the
+   * request carries the same `decisionId`, a repeated call resolves with the resumed turn's
+   * outcome (rebuilt from the log) instead of rejecting with `ApprovalAlreadyResolvedError`.
+   * @default a new UUID (every call is a distinct decider)
+   */
+  decisionId?: string;
 }
 
 /** Where `postSystemMessage` goes. */
@@ -125,7 +150,7 @@ export interface AgentRuntime {
    * Exactly once: of several calls for one request, in one process or many, one resumes the
    * turn; the others reject with `ApprovalAlreadyResolvedError`.
    */
-  resolveApproval(requestId: string, decision: { approved: boolean; reason?: string }): Promise<TurnResult>;
+  resolveApproval(requestId: string, decision: ResolveDecision): Promise<TurnResult>;
   /**
    * The session's audit records, oldest first: one per tool call of every turn (its `entry` is an
    * `AuditEntry`), read from the store, so also those written by other processes. Page with
@@ -142,7 +167,7 @@ export interface AgentRuntime {
    * `InvalidArgumentError` and changes nothing. Exactly once, like `resolveApproval`: a second
    * answer (from any process) rejects with `ApprovalAlreadyResolvedError`.
    */
-  answerQuestion(questionId: string, answer: QuestionAnswer): Promise<TurnResult>;
+  answerQuestion(questionId: string, answer: QuestionAnswer & { decisionId?: string }): Promise<TurnResult>;
   /**
    * Questions awaiting an answer, read from the store (so also other processes'). Questions are
    * not listed by `pendingApprovals`, nor approvals here.

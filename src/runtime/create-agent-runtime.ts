@@ -5,7 +5,7 @@ import type { Message } from "../messages/message.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../sessions/session-store.js";
-import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
+import type { AgentRuntime, ResolveDecision, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
 import { systemMessage } from "../messages/system-message.js";
 import { prepareAgent, resolveModel, type PreparedAgent } from "./prepare-agent.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
@@ -29,6 +29,8 @@ import { answerResult, questionOf } from "./question-answer.js";
 import { extraRecord } from "./session-state.js";
 import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
 import { createTaskApi, executionOutcome, taskOf, transitionTask } from "./task-api.js";
+import { storedTurnResult, turnResultOf } from "./stored-turn-result.js";
+import { danglingCalls } from "./session-state.js";
 
 /** Marks a listed pending request that is a question (a symbol key: never in JSON). */
 const QUESTION: unique symbol = Symbol("question");
@@ -147,11 +149,32 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       // A suspended turn whose approvals were all decided (by a process that died before it
       // resumed the turn) runs first: the decision is never lost.
       const state = await recoverDecided(session, lease, lineage);
+      // A turn sent again under its run id (a retried job) never runs twice.
+      let input: TurnRequest["input"] | undefined = request.input;
+      let runId = request.runId;
+      if (runId !== undefined) {
+        const prior = priorRun(state.runs, runId);
+        if (prior !== undefined && prior.status !== null) {
+          return (await storedTurnResult(store, session, prior.runId, request.created))!;
+        }
+        if (prior === undefined && request.continueOnly) throw new InvalidArgumentError(`No turn "${runId}" to continue in session "${session.sessionId}"`);
+        if (prior !== undefined) {
+          // Its process died mid-turn: repaired below, then continued without the message again.
+          const last = state.history.at(-1);
+          if (last?.role === "assistant" && danglingCalls(state.history).length === 0) {
+            // The answer was stored; only the end record is missing.
+            await appendRecords(store, session.sessionId, [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }], lease.token);
+            return (await storedTurnResult(store, session, prior.runId, request.created))!;
+          }
+          input = undefined;
+          runId = `${runId}:retry-${prior.attempt + 1}`;
+        }
+      }
       const role = roleFor(agent, session, state);
       const prepared = prepare(agent, session, chatContext, role);
       if (isBackground(session)) await moveSubagent(store, publishOutside, session.sessionId, "running");
       const stop = runningTurn(session.sessionId, request.signal);
-      const repair = emergencyReset(repairSession(state), request.input, prepared.systemPrompt, options.emergencyContextLimit);
+      const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
       return runTurn(context, {
         agent,
         session,
@@ -159,7 +182,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         prepared,
         history: repair.history,
         historyTokens: repair.historyTokens,
-        input: request.input,
+        input,
         preface: repair.records,
         prefaceEvents: repair.events,
         chatContext,
@@ -169,7 +192,7 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         leaseToken: lease.token,
         leaseLost: lease.lost,
         role,
-        ...(request.runId !== undefined && { runId: request.runId }),
+        ...(runId !== undefined && { runId }),
         signal: stop.signal,
         stopReason: stop.reason,
         onEvent: request.onEvent ?? (() => undefined),
@@ -357,13 +380,17 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     if (outputSchema !== undefined && (outputSchema === null || typeof outputSchema !== "object" || Array.isArray(outputSchema))) {
       throw new InvalidArgumentError("send: outputSchema must be a zod schema or a JSON Schema object");
     }
+    const runId = input.runId as unknown;
+    if (runId !== undefined && (typeof runId !== "string" || !/^[A-Za-z0-9_.:-]{1,128}$/.test(runId))) {
+      throw new InvalidArgumentError("send: runId must be 1 to 128 letters, digits or -_.:");
+    }
     // Fail on a misconfigured agent before a session is created.
     resolveModel(options, agent);
     const admitted = await admit(async () => {
       const scope = input.scope === undefined ? {} : { scope: input.scope };
       const { session, created } = await storeCall("resolveSession", () => resolveSession(store, agent.agentId, input.session, scope));
       // Wrapped so the admission step does not wait for the turn itself.
-      return { turn: enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.signal && { signal: input.signal }), ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }), onEvent }) };
+      return { turn: enqueueTurn({ agent, session, created, input: { role: "user", content }, chatContext, chain: [], ...(input.runId !== undefined && { runId: input.runId }), ...(input.signal && { signal: input.signal }), ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }), onEvent }) };
     });
     return admitted.turn;
   }
@@ -432,14 +459,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
    * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
    * decision record, then, once the turn has no pending request left, resumes it.
    */
-  async function decide(requestId: string, decision: { approved: boolean; reason?: string }, answer: unknown): Promise<TurnResult> {
+  async function decide(requestId: string, decision: ResolveDecision, answer: unknown): Promise<TurnResult> {
     checkOpen();
     const asking = answer !== undefined;
     const operation = asking ? "answerQuestion" : "resolveApproval";
     if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
     const session = await findApproval(requestId);
     const agent = agentOf(session.agentId);
-    return withSession(session.sessionId, async (lease) => {
+    const outcome = await withSession(session.sessionId, async (lease): Promise<TurnResult | { continueRun: string; chatContext: ChatContext }> => {
       const lineage = newLineage(agent);
       const state = await recoverDecided(session, lease, lineage);
       const entry = state.approvals.get(requestId);
@@ -447,11 +474,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       const request = entry.request.request;
       // A question is answered, never approved; an approval is never answered.
       if ((entry.request.question === true) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
+      if (entry.decision && decision.decisionId !== undefined && entry.decision.decisionId === decision.decisionId) {
+        // This decider's decision was stored before (a retried job): its turn resumed (above, at
+        // the latest). A resumed turn whose process died is continued (below); else its outcome.
+        if (state.openTurn !== undefined) {
+          return { continueRun: state.openTurn.replace(/:retry-\d+$/, ""), chatContext: state.chatContexts.get(state.openTurn) ?? { kind: "thread" as const } };
+        }
+        return resumedOutcome(session, agent, entry.request.runId ?? state.suspended?.runId, state);
+      }
       if (entry.decision || !state.suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
       const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
       // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
       // decider's record is stored; whoever finds another decisionId there lost.
-      const decisionId = globalThis.crypto.randomUUID();
+      const decisionId = decision.decisionId ?? globalThis.crypto.randomUUID();
       const [stored] = await appendRecords(
         store,
         session.sessionId,
@@ -480,6 +515,23 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       };
       return resumeSuspended(session, state, lease, lineage, extra);
     });
+    if (!("continueRun" in outcome)) return outcome;
+    return enqueueTurn({ agent, session, created: false, input: { role: "user", content: "" }, chatContext: outcome.chatContext, chain: [], runId: outcome.continueRun, continueOnly: true });
+  }
+
+  /** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
+  async function resumedOutcome(session: SessionSummary, agent: AgentDefinition, suspendedRunId: string | undefined, state: SessionState): Promise<TurnResult> {
+    const records = await storeCall("load", () => store.load(session.sessionId));
+    const resumed = suspendedRunId === undefined ? undefined : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
+    let runId = (resumed as { runId?: string } | undefined)?.runId;
+    if (runId !== undefined) {
+      // Its latest continuation, when its process died.
+      const runs = new Map<string, string | null>();
+      for (const r of records) if (r.kind === "turn") runs.set((r as { runId: string }).runId, (r as { phase: string }).phase === "start" ? null : "ended");
+      runId = priorRun(runs, runId)?.runId ?? runId;
+    }
+    const outcome = runId !== undefined ? turnResultOf(records, session, runId, false) : undefined;
+    return outcome ?? stillSuspended(session, agent, suspendedRunId ?? "", state.pending.map((p) => p.request));
   }
 
   const runtime: AgentRuntime = {
@@ -521,7 +573,10 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       return (await listPending(query)).filter((p) => !isQuestion(p));
     },
     resolveApproval: (requestId, decision) => decide(requestId, decision, undefined),
-    answerQuestion: (questionId, answer) => decide(questionId, { approved: true }, answer),
+    answerQuestion: (questionId, answer) => {
+      const { decisionId, ...rest } = (answer ?? {});
+      return decide(questionId, { approved: true, ...(decisionId !== undefined && { decisionId }) }, answer === undefined || answer === null ? answer : rest);
+    },
     async pendingQuestions(query = {}) {
       checkScope("pendingQuestions", query.scope);
       return (await listPending(query)).filter(isQuestion).map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));
@@ -572,6 +627,20 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     },
   };
   return runtime;
+}
+
+/** The latest turn of `runId` or of its continuations (`<runId>:retry-<n>`) among the recent ones, with its continuation number. */
+function priorRun(runs: Map<string, string | null>, runId: string): { runId: string; status: string | null; attempt: number } | undefined {
+  let found: { runId: string; status: string | null; attempt: number } | undefined;
+  const prefix = `${runId}:retry-`;
+  for (const [id, status] of runs) {
+    if (id === runId) found ??= { runId: id, status, attempt: 0 };
+    else if (id.startsWith(prefix)) {
+      const attempt = Number(id.slice(prefix.length));
+      if (Number.isInteger(attempt) && attempt > (found?.attempt ?? -1)) found = { runId: id, status, attempt };
+    }
+  }
+  return found;
 }
 
 function checkScope(operation: string, scope: unknown): void {

@@ -41,6 +41,8 @@ export interface TurnRequest {
   chain: readonly string[];
   /** Pre-assigned run id (so a caller can name the run before it starts). */
   runId?: string;
+  /** Only continue the crashed turn `runId` (never run `input`): its stored outcome when it is not open. */
+  continueOnly?: true;
   signal?: AbortSignal;
   onEvent?: (event: RuntimeEvent) => void;
   /** Shared limits of the root turn this one descends from. @default a new lineage (a root turn) */

@@ -73,7 +73,16 @@ export interface SessionState {
   toolResults: Record<string, ToolResultPart>;
   /** The role of the last `role` record since the last reset (undefined: none recorded). */
   role: string | undefined;
+  /**
+   * The most recent turns (at most {@link RECENT_RUNS}, resets included), by run id, in order:
+   * how each ended, `null` while open. Lets a turn sent again under its `runId` (a retried
+   * dispatch job) be recognised without reading the whole log.
+   */
+  runs: Map<string, string | null>;
 }
+
+/** Turns {@link SessionState.runs} remembers. */
+export const RECENT_RUNS = 64;
 
 /**
  * Reads a session's records into its current state, incrementally: `apply` the records as they
@@ -99,6 +108,7 @@ export class SessionStateReader {
   #unordered = false;
   #toolResults: Record<string, ToolResultPart> = {};
   #role: string | undefined;
+  #runs = new Map<string, string | null>();
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -134,6 +144,9 @@ export class SessionStateReader {
           break;
         case "turn": {
           const turn = record as RuntimeTurnRecord;
+          this.#runs.delete(turn.runId);
+          this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
+          if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
           if (turn.phase === "start") {
             this.#openTurn = turn.runId;
             if (turn.resumeOf === undefined) {
@@ -195,6 +208,7 @@ export class SessionStateReader {
       outputSchema: this.#outputSchema,
       toolResults: { ...this.#toolResults },
       role: this.#role,
+      runs: new Map(this.#runs),
     };
   }
 }

@@ -1,0 +1,243 @@
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { AgentNotFoundError, ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, type HistoryRecord, type RuntimeEvent, type TurnResult } from "@agentry/core";
+import { createPgBossDispatcher } from "@agentry/core/postgres";
+import { historyProblems } from "@agentry/core/testing";
+import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
+import { startApp, type App } from "./fixtures/dispatch-app.js";
+
+/** Polls `check` every 20 ms, at most `polls` times (a count, not a time). */
+async function until(check: () => Promise<boolean> | boolean, polls = 1500): Promise<void> {
+  for (let i = 0; i < polls; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error("condition never held");
+}
+
+const userTexts = (records: HistoryRecord[]): string[] =>
+  records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "user" && typeof r.message.content === "string" ? [r.message.content] : []));
+
+/** Turn records of the root frame never interleave: every start is followed by its own end. */
+function turnsInterleave(records: HistoryRecord[]): boolean {
+  let open: string | undefined;
+  for (const r of records) {
+    if (r.kind !== "turn") continue;
+    if (r.phase === "start") {
+      if (open !== undefined) return true;
+      open = r.runId;
+    } else {
+      if (open !== r.runId) return true;
+      open = undefined;
+    }
+  }
+  return false;
+}
+
+describe("createPgBossDispatcher: turns dispatched across processes through pg-boss", { timeout: 120_000 }, () => {
+  if (!requireDatabase()) return;
+  const apps: App[] = [];
+  const schemas: string[] = [];
+  /** A shared database layout (store schema + pg-boss schema) and a starter of processes on it. */
+  const layout = () => {
+    const schema = freshSchema();
+    const bossSchema = `${schema}_boss`;
+    schemas.push(schema, bossSchema);
+    const start = async (worker: boolean, extra: { concurrency?: number } = {}) => {
+      const app = await startApp({ databaseUrl: databaseUrl!, schema, bossSchema, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000, ...extra });
+      apps.push(app);
+      return app;
+    };
+    return { schema, start };
+  };
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+  afterAll(async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await client.end();
+  });
+
+  it("a turn sent by a process without a runtime runs on a worker; the caller gets every event of it, in order, and its result", async () => {
+    const { start } = layout();
+    const worker = await start(true);
+    const front = await start(false);
+    const seenOnWorker: RuntimeEvent[] = [];
+    worker.runtime!.events.on("event", (e) => seenOnWorker.push(e));
+    const events: RuntimeEvent[] = [];
+    for await (const event of front.dispatcher.stream({ agentId: "main", content: "turn a" })) events.push(event);
+    const done = events.at(-1)!;
+    expect(done.type).toBe("done");
+    const result = (done as Extract<RuntimeEvent, { type: "done" }>).result as TurnResult;
+    expect(result).toMatchObject({ status: "complete", text: "done a", created: true });
+    // Every event the worker emitted for that turn, in the same order.
+    const workerTurn = seenOnWorker.filter((e) => e.runId === result.runId);
+    expect(events.map((e) => [e.type, e.seq])).toEqual(workerTurn.map((e) => [e.type, e.seq]));
+    expect(events.map((e) => e.type)).toContain("tool_call_update");
+    // send() resolves with the result, on the same session when asked.
+    const second = await front.dispatcher.send({ agentId: "main", content: "turn b", session: result.sessionId });
+    expect(second).toMatchObject({ status: "complete", text: "done b", sessionId: result.sessionId, created: false });
+  });
+
+  it("messages to one session sent at once from two processes run one at a time, in arrival order, each once", async () => {
+    const { schema, start } = layout();
+    await start(true);
+    await start(true);
+    const fronts = [await start(false), await start(false)];
+    const first = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn 0" });
+    const sessionId = first.sessionId;
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => fronts[i % 2]!.dispatcher.send({ agentId: "main", content: `turn ${i + 1}`, session: sessionId })));
+    expect(results.map((r) => r.status)).toEqual(results.map(() => "complete"));
+    const records = await fronts[0]!.store.load(sessionId);
+    // Arrival order: the order the jobs were stored in.
+    const { rows } = await fronts[0]!.store.pool.query<{ payload: { content: string } }>(`SELECT payload FROM "${schema}".dispatch_jobs WHERE session_id = $1 ORDER BY ord`, [sessionId]);
+    expect(userTexts(records)).toEqual(rows.map((row) => row.payload.content));
+    expect(new Set(userTexts(records)).size).toBe(13);
+    expect(turnsInterleave(records)).toBe(false);
+    const { rows: effects } = await fronts[0]!.store.pool.query<{ key: string; n: string }>(`SELECT key, count(*) AS n FROM "${schema}".effects GROUP BY key`);
+    expect(effects.length).toBe(13);
+    expect(effects.every((e) => e.n === "1")).toBe(true);
+  });
+
+  it("a job run twice (a retry, a duplicate wake-up) stores nothing twice and runs no tool twice: the second run reports the stored outcome", async () => {
+    const { schema, start } = layout();
+    const worker = await start(true);
+    const front = await start(false);
+    const result = await front.dispatcher.send({ agentId: "main", content: "turn once" });
+    const before = await front.store.load(result.sessionId);
+    const pool = front.store.pool;
+    // The same job again, as pg-boss would hand it out after an expiry.
+    await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [result.runId]);
+    await worker.boss.send("agentry-turns", { sessionId: result.sessionId });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [result.runId])).rows.length > 0);
+    const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [result.runId]);
+    expect(outcomes.rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of outcomes.rows) expect(row.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
+    expect(await front.store.load(result.sessionId)).toEqual(before);
+    const effects = await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'once'`);
+    expect(effects.rows.length).toBe(1);
+  });
+
+  it("a send repeated with the same jobId (a retried HTTP request) enqueues nothing new: both get the one turn's result", async () => {
+    const { schema, start } = layout();
+    await start(true);
+    const fronts = [await start(false), await start(false)];
+    const [a, b] = await Promise.all(fronts.map((front) => front.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" })));
+    expect(a).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42" });
+    expect(b).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42", sessionId: a!.sessionId });
+    const c = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" });
+    expect(c.sessionId).toBe(a!.sessionId);
+    const pool = fronts[0]!.store.pool;
+    expect((await pool.query(`SELECT * FROM "${schema}".dispatch_jobs`)).rows.length).toBe(1);
+    expect(userTexts(await fronts[0]!.store.load(a!.sessionId))).toEqual(["turn keyed"]);
+    expect((await pool.query(`SELECT * FROM "${schema}".effects`)).rows.length).toBe(1);
+    await expect(fronts[0]!.dispatcher.send({ agentId: "main", content: "x", jobId: "bad id" })).rejects.toSatisfy((e: unknown) => InvalidArgumentError.isInstance(e));
+  });
+
+  it("two workers on one job at once (a duplicate wake-up while it runs): the turn runs once", async () => {
+    const { schema, start } = layout();
+    const a = await start(true);
+    await start(true);
+    const front = await start(false);
+    const pool = front.store.pool;
+    const pending = front.dispatcher.send({ agentId: "main", content: "slow dup" });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = 'dup-1'`)).rows.length > 0);
+    const [job] = (await pool.query<{ session_id: string }>(`SELECT session_id FROM "${schema}".dispatch_jobs`)).rows;
+    // A second wake-up for the session while its job runs: another worker takes it and waits.
+    await a.boss.send("agentry-turns", { sessionId: job!.session_id });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pool.query(`INSERT INTO "${schema}".gate (key) VALUES ('dup-2')`);
+    const result = await pending;
+    expect(result).toMatchObject({ status: "complete", text: "done dup" });
+    const records = await front.store.load(result.sessionId);
+    expect(userTexts(records)).toEqual(["slow dup"]);
+    expect(turnsInterleave(records)).toBe(false);
+    const effects = await pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects ORDER BY key`);
+    expect(effects.rows.map((r) => r.key)).toEqual(["dup-1", "dup-2"]);
+  });
+
+  it("one approval resolved from two processes at once: one resumes the turn on a worker, the other gets ApprovalAlreadyResolvedError; the tool runs once", async () => {
+    const { schema, start } = layout();
+    await start(true);
+    const fronts = [await start(false), await start(false)];
+    const suspended = await fronts[0]!.dispatcher.send({ agentId: "main", content: "approve x" });
+    expect(suspended.status).toBe("suspended");
+    const requestId = suspended.pendingApprovals![0]!.requestId;
+    const settled = await Promise.allSettled(fronts.map((front) => front.dispatcher.resolveApproval(requestId, { approved: true })));
+    const won = settled.filter((s): s is PromiseFulfilledResult<TurnResult> => s.status === "fulfilled");
+    const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+    expect(won.length).toBe(1);
+    expect(won[0]!.value).toMatchObject({ status: "complete", text: "paid x" });
+    expect(lost.length).toBe(1);
+    expect(ApprovalAlreadyResolvedError.isInstance(lost[0]!.reason)).toBe(true);
+    const pool = fronts[0]!.store.pool;
+    expect((await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'pay-x'`)).rows.length).toBe(1);
+    const decisions = (await fronts[0]!.store.load(suspended.sessionId)).filter((r) => r.kind === "approval" && r.decision !== undefined);
+    expect(decisions.length).toBe(1);
+    // The winning decision's job run again (a retry): it reports the resumed turn, not an error, and resumes nothing twice.
+    const { rows } = await pool.query<{ id: string }>(`SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'resolve' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`);
+    expect(rows.length).toBe(1);
+    const count = (await fronts[0]!.store.load(suspended.sessionId)).length;
+    // (Two wake-ups for the session may already have run it twice: each run adds an outcome row.)
+    const outcomesOf = async () => (await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id])).rows.map((r) => r.body.status);
+    const before = (await outcomesOf()).length;
+    await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
+    await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id])).rows.length === 1);
+    const again = await outcomesOf();
+    expect(again.length).toBeGreaterThan(before);
+    expect(again).toEqual(again.map(() => "complete"));
+    expect((await fronts[0]!.store.load(suspended.sessionId)).length).toBe(count);
+    expect((await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'pay-x'`)).rows.length).toBe(1);
+  });
+
+  it("errors of work run on a worker come back to the caller as their own typed errors", async () => {
+    const { start } = layout();
+    const worker = await start(true);
+    const front = await start(false);
+    const result = await front.dispatcher.send({ agentId: "main", content: "hello there" });
+    expect(result.text).toBe("echo hello there");
+    // The front has no registry: the worker's runtime finds no such agent.
+    await expect(front.dispatcher.send({ agentId: "ghost", content: "hi" })).rejects.toSatisfy((e: unknown) => AgentNotFoundError.isInstance(e) && e.agentId === "ghost");
+    // Found missing before anything is enqueued.
+    await expect(front.dispatcher.answerQuestion("nope", { value: "x" })).rejects.toSatisfy((e: unknown) => ApprovalNotFoundError.isInstance(e));
+    expect(worker.problems).toEqual([]);
+  });
+
+  it("close() lets the running turn finish, hands the session's queued work back, and stops fetching", async () => {
+    const { schema, start } = layout();
+    const a = await start(true, { concurrency: 1 });
+    const front = await start(false);
+    const pool = front.store.pool;
+    const first = front.dispatcher.send({ agentId: "main", content: "slow c1" });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = 'c1-1'`)).rows.length > 0);
+    const sessionId = (await pool.query<{ session_id: string }>(`SELECT session_id FROM "${schema}".dispatch_jobs`)).rows[0]!.session_id;
+    const second = front.dispatcher.send({ agentId: "main", content: "turn c2", session: sessionId });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE state = 'queued'`)).rows.length === 2);
+    let closed = false;
+    const closing = a.dispatcher.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(closed).toBe(false); // still finishing the running turn
+    await pool.query(`INSERT INTO "${schema}".gate (key) VALUES ('c1-2')`);
+    await closing;
+    expect(await first).toMatchObject({ status: "complete", text: "done c1" });
+    expect(a.dispatcher.running).toBe(0);
+    // The second job was handed back, not run here: a new worker takes it.
+    expect((await pool.query(`SELECT state FROM "${schema}".dispatch_jobs WHERE payload->>'content' = 'turn c2'`)).rows[0]).toEqual({ state: "queued" });
+    const b = await start(true);
+    const ranOnB: string[] = [];
+    b.runtime!.events.on("event", (e) => ranOnB.push(e.runId));
+    const result = await second;
+    expect(result).toMatchObject({ status: "complete", text: "done c2" });
+    expect(ranOnB).toContain(result.runId);
+    await expect(a.dispatcher.send({ agentId: "main", content: "turn late" })).rejects.toSatisfy((e: unknown) => InvalidArgumentError.isInstance(e));
+    const records = await front.store.load(sessionId);
+    expect(historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
+  });
+
+  it("rejects bad options with InvalidArgumentError", () => {
+    expect(() => createPgBossDispatcher({} as never)).toThrow(/boss/);
+  });
+});
