@@ -125,13 +125,10 @@ function validateFinish(plan: FinishPlan): { ok: true; value: unknown } | { ok: 
 }
 
 async function runLocked(level: Level, plan: ToolPlan, lockName: string): Promise<PlanOutcome> {
-  const release = await acquire(level.turn.budget.locks, lockName);
-  try {
+  return level.turn.budget.locks.run(lockName, async () => {
     const startedAt = startCall(level, plan);
     return toolDone(level, plan, startedAt, await runTool(level, plan));
-  } finally {
-    release();
-  }
+  });
 }
 
 async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): Promise<PlanOutcome> {
@@ -298,17 +295,4 @@ async function runToolWithTimeout(level: Level, plan: ToolPlan, timeoutMs: numbe
     ctx.release();
   }
   return readResult(raw);
-}
-
-async function acquire(locks: Map<string, Promise<void>>, name: string): Promise<() => void> {
-  const previous = locks.get(name) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((resolve) => (release = resolve));
-  const tail = previous.then(() => mine);
-  locks.set(name, tail);
-  await previous;
-  return () => {
-    release();
-    if (locks.get(name) === tail) locks.delete(name);
-  };
 }

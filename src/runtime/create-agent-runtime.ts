@@ -11,7 +11,7 @@ import { prepareAgent, resolveModel, type PreparedAgent } from "./prepare-agent.
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
-import { SessionInbox } from "./session-inbox.js";
+import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import { readFresh, SessionStateCache } from "./session-state-cache.js";
 import { eventStream } from "./event-stream.js";
 import { readAuditLog } from "./read-audit-log.js";
@@ -71,15 +71,11 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   const notified = new Set<string>();
   // Session resolution runs one request at a time, in call order, so messages reach a session's
   // inbox in the order they were sent (and two "latest-or-create" calls never create two sessions).
-  let admissionTail: Promise<unknown> = Promise.resolve();
-  const admit = <T>(step: () => Promise<T>): Promise<T> => {
-    const result = admissionTail.then(step);
-    admissionTail = result.catch(() => undefined);
-    return result;
-  };
+  const admission = new KeyedSerializer<null>();
+  const admit = <T>(step: () => Promise<T>): Promise<T> => admission.run(null, step);
   const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
   const roleOf = createRoleLookup(options.roles, registry);
-  const context: RuntimeContext = { options, roleOf, store, events: new EventEmitter<RuntimeEvents>(), inbox: new SessionInbox(), nextSeq: () => ++seq, approvalSessions: new Map() };
+  const context: RuntimeContext = { options, roleOf, store, events: new EventEmitter<RuntimeEvents>(), inbox: new KeyedSerializer(), nextSeq: () => ++seq, approvalSessions: new Map() };
   const leaseOptions = { owner: globalThis.crypto.randomUUID(), ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS };
 
   /**

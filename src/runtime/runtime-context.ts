@@ -14,7 +14,7 @@ import { isLeasableSessionStore, type HistoryRecord, type NewRecord, type Sessio
 import type { Tool } from "../tools/tool.js";
 import type { AuditEntry } from "../sessions/audit-entry.js";
 import type { RuntimeEvents } from "./agent-runtime.js";
-import type { SessionInbox } from "./session-inbox.js";
+import type { KeyedSerializer } from "../internal/keyed-serializer.js";
 
 /** Options of `createAgentRuntime`. */
 export interface AgentRuntimeOptions {
@@ -106,7 +106,8 @@ export interface RuntimeContext {
   roleOf: RoleLookup;
   store: SessionStore;
   events: EventEmitter<RuntimeEvents>;
-  inbox: SessionInbox;
+  /** Per-session FIFO: work on one session runs one piece at a time, in arrival order. */
+  inbox: KeyedSerializer;
   nextSeq(): number;
   /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;
