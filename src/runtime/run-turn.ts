@@ -4,8 +4,7 @@ import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { Message, ToolResultPart } from "../messages/message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../loop/loop-types.js";
-import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
-import { knownHistoryTokens } from "../loop/history-estimate.js";
+import { runLoop } from "../loop/run-unified-agent-loop.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
 import type { NewRecord, SessionSummary } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
@@ -185,7 +184,6 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     history.push(setup.input);
     historyTokens += estimateMessageTokens(setup.input);
   }
-  knownHistoryTokens.set(history, historyTokens);
   // A turn set off by another agent shares the root turn's model calls budget.
   let budget = prepared.budget;
   if (lineage.hops > 0) {
@@ -194,7 +192,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   }
   const signals = [setup.signal, setup.leaseLost].filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const loop = runUnifiedAgentLoop({
+  const loop = runLoop({
     provider: prepared.provider,
     model: prepared.model,
     systemPrompt: prepared.systemPrompt,
@@ -212,7 +210,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     ...(setup.outputSchema !== undefined && { outputSchema: setup.outputSchema }),
     ...(context.options.pricing && { pricing: context.options.pricing }),
     ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
-  });
+  }, { historyTokens });
   let result: LoopResult | undefined;
   try {
     for await (const event of loop) {
