@@ -186,7 +186,7 @@ export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } fro
 // --- runtime ---
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
-export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
+export type { AgentRuntimeOptions, RuntimeErrorInfo } from "./runtime/runtime-context.js";
 export type { AuditLogQuery } from "./runtime/read-audit-log.js";
 export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
 export type { QuestionAnswer } from "./runtime/question-answer.js";

@@ -21,6 +21,7 @@ import { parsePlan } from "../modes/parse-plan.js";
 import type { Question } from "../modes/plan-format.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
 import { extraRecord } from "./session-state.js";
+import { approvalDecisionRecord } from "./approval-decision.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -91,11 +92,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     full.seq = context.nextSeq();
     full.ts = Date.now();
     setup.onEvent(full);
-    try {
-      context.events.emit("event", full);
-    } catch {
-      // A host listener that throws must not break the turn.
-    }
+    context.emit(full);
   };
   const append = (records: NewRecord[]) => appendRecords(store, sessionId, records, setup.leaseToken);
   const { lineage } = setup;
@@ -134,16 +131,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     const decision = hostApprove ? await hostApprove(request) : ({ suspend: true } as const);
     if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
     if (!("suspend" in decision)) {
-      await append([
-        {
-          id: `${request.requestId}:decision`,
-          frame: request.parentId,
-          kind: "approval",
-          request,
-          decision: decision.approved ? "approved" : "denied",
-          ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
-        },
-      ]);
+      await append([approvalDecisionRecord(request, request.parentId, decision)]);
     }
     return decision;
   };
