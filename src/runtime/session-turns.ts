@@ -89,7 +89,8 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
           chain: request.chain,
           lineage,
           leaseToken: lease.token,
-          leaseLost: lease.lost,
+          // A store without leases cannot lose one: no signal to combine with the turn's.
+          ...(lease.token !== undefined && { leaseLost: lease.lost }),
           role,
           ...(request.runId !== undefined && { runId: request.runId }),
           signal: stop.signal,
@@ -135,7 +136,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         ...(state.outputSchema !== undefined && { outputSchema: state.outputSchema }),
         lineage,
         leaseToken: lease.token,
-        leaseLost: lease.lost,
+        ...(lease.token !== undefined && { leaseLost: lease.lost }),
         onEvent: () => undefined,
       })
         .finally(stop.done)
