@@ -188,7 +188,7 @@ export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } fro
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export { storedTurnResult } from "./runtime/stored-turn-result.js";
-export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
+export type { AgentRuntimeOptions, RuntimeErrorInfo } from "./runtime/runtime-context.js";
 export type { AuditLogQuery } from "./runtime/read-audit-log.js";
 export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, ResolveDecision, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
 export type { QuestionAnswer } from "./runtime/question-answer.js";

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
+import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { BudgetLimits, BudgetReason } from "./budget-types.js";
 
 /** Seed 001 defaults. */
@@ -61,8 +62,8 @@ export class TurnBudget {
   exceeded: BudgetViolation | null = null;
   /** @internal whether the single `budget_exceeded` event of the turn was emitted */
   reported = false;
-  /** @internal named exclusive locks of the turn (lock name → tail of its queue) */
-  readonly locks = new Map<string, Promise<void>>();
+  /** @internal named exclusive locks of the turn (one at a time per lock name) */
+  readonly locks = new KeyedSerializer();
   declare readonly [BRAND]: true;
 
   constructor(limits: Partial<BudgetLimits> = {}, now: number = Date.now()) {

@@ -1,3 +1,4 @@
+import { AsyncQueue } from "../internal/async-queue.js";
 import type { LoopEvent } from "./loop-event.js";
 
 /**
@@ -7,62 +8,49 @@ import type { LoopEvent } from "./loop-event.js";
  * One queue instead of generators nested per level keeps each event to a single generator resume.
  */
 export class EventSink {
-  // A ring of parallel slots (no wrapper object per event on the hot path).
-  private readonly events: (LoopEvent | undefined)[] = [];
-  private readonly acks: ((() => void) | undefined)[] = [];
-  private head = 0;
-  private tail = 0;
-  private wake: (() => void) | undefined;
-  private closed = false;
+  private readonly queue = new AsyncQueue<LoopEvent>();
+  /** Acknowledgements of queued events whose producers wait (few: messages, approval requests). */
+  private readonly acks = new Map<LoopEvent, () => void>();
   /** The acknowledgement of the event last taken, when its producer waits for it. */
   ack: (() => void) | undefined;
 
   emit(event: LoopEvent): void {
-    if (this.closed) return;
-    this.events[this.tail] = event;
-    this.acks[this.tail++] = undefined;
-    this.notify();
+    this.queue.push(event);
   }
 
   /** Resolves once the consumer has pulled `event` (or left). */
   emitAndWait(event: LoopEvent): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.queue.closed) return Promise.resolve();
     return new Promise((ack) => {
-      this.events[this.tail] = event;
-      this.acks[this.tail++] = ack;
-      this.notify();
+      this.acks.set(event, ack);
+      this.queue.push(event);
     });
   }
 
   /** The next queued event, if any; its acknowledgement (if awaited) is left in `ack`. */
   take(): LoopEvent | undefined {
-    const head = this.head;
-    if (head === this.tail) return undefined;
-    const event = this.events[head];
-    this.ack = this.acks[head];
-    this.events[head] = undefined;
-    this.acks[head] = undefined;
-    if (head + 1 === this.tail) this.head = this.tail = 0;
-    else this.head = head + 1;
+    const event = this.queue.take();
+    this.ack = undefined;
+    if (event !== undefined && this.acks.size > 0) {
+      this.ack = this.acks.get(event);
+      if (this.ack) this.acks.delete(event);
+    }
     return event;
   }
 
   /** Resolves when something is queued or `notify()` is called. */
   wait(): Promise<void> {
-    return new Promise((resolve) => (this.wake = resolve));
+    return this.queue.wait();
   }
 
   notify(): void {
-    const wake = this.wake;
-    if (wake) {
-      this.wake = undefined;
-      wake();
-    }
+    this.queue.notify();
   }
 
   /** The consumer left: release every waiting producer and drop later events. */
   close(): void {
-    this.closed = true;
-    while (this.take()) this.ack?.();
+    this.queue.close();
+    for (const ack of this.acks.values()) ack();
+    this.acks.clear();
   }
 }

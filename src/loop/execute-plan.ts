@@ -2,10 +2,9 @@ import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../messages/message.js";
 import type { ToolContext } from "../tools/tool.js";
 import type { BudgetViolation } from "./budget.js";
-import type { CallPlan, Level, Turn } from "./level.js";
+import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
 import type { LoopEvent, ToolRefusal } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "./loop-types.js";
-import type { RunSubtaskArgs } from "./subtask-tools.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { capResult, errorMessage, readResult } from "./tool-result.js";
 
@@ -19,7 +18,7 @@ export interface ChildOutcome {
 }
 
 /** Runs a sub-task's child level; injected to keep the module graph one-way. */
-export type RunChild = (level: Level, plan: CallPlan) => Promise<ChildOutcome>;
+export type RunChild = (level: Level, plan: SubtaskPlan) => Promise<ChildOutcome>;
 
 /** What running one call came to. `result` is undefined when the call is suspended. */
 export interface PlanOutcome {
@@ -36,30 +35,34 @@ export function reportBudget(level: Level, violation: BudgetViolation): void {
   level.turn.sink.emit({ type: "budget_exceeded", reason: violation.reason, limit: violation.limit, observed: violation.observed, depth: level.depth, parentId: level.parentId });
 }
 
-/** Emits the `start` event of a call (once) and opens its tree node. */
-export function startCall(level: Level, plan: CallPlan): void {
-  if (plan.started) return;
-  plan.started = true;
-  plan.startedAt = Date.now();
+/**
+ * Emits the `start` event of a call and opens its tree node, unless the plan started already;
+ * returns when the call started (the plan is not changed: a caller keeps the time it needs).
+ */
+export function startCall(level: Level, plan: CallPlan): number {
+  if (plan.startedAt !== undefined) return plan.startedAt;
+  const startedAt = Date.now();
   const { call } = plan;
-  const title = plan.kind === "subtask" ? (plan.input as RunSubtaskArgs).title : undefined;
+  const title = plan.kind === "subtask" ? plan.input.title : undefined;
   level.turn.tree.start(call.id, level.parentId, call.name, plan.args, title);
   level.turn.sink.emit({ type: "tool_call_update", toolCallId: call.id, name: call.name, status: "start", args: plan.args, depth: level.depth, parentId: level.parentId });
+  return startedAt;
 }
 
 /**
- * Emits the `end` event of a call (its `start` first, if it never had one) and closes its tree node.
+ * Emits the `end` event of a call (its `start` first, if it never had one: `startedAt` undefined)
+ * and closes its tree node.
  * Every result the model sees passes here and is cut to the turn's result-byte room
  * (`maxToolResultBytes`, and what is left of `maxTotalResultBytes`), truncation notice included.
  */
-function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, text?: string, refused?: ToolRefusal): ToolResultPart {
-  startCall(level, plan);
+function endCall(level: Level, plan: CallPlan, startedAt: number | undefined, raw: unknown, isError: boolean, text?: string, refused?: ToolRefusal): ToolResultPart {
+  const from = startedAt ?? startCall(level, plan);
   const budget = level.turn.budget;
   const capped = capResult(raw, budget.resultRoom(), text);
   const spent = budget.recordResult(capped.fullBytes, capped.bytes);
   if (spent) reportBudget(level, spent);
   const result = capped.value;
-  const durationMs = Date.now() - plan.startedAt;
+  const durationMs = Date.now() - from;
   const { call } = plan;
   level.turn.tree.end(call.id, result, isError, durationMs);
   const event: LoopEvent = { type: "tool_call_update", toolCallId: call.id, name: call.name, status: "end", result, durationMs, depth: level.depth, parentId: level.parentId };
@@ -79,63 +82,63 @@ function endCall(level: Level, plan: CallPlan, raw: unknown, isError: boolean, t
  */
 export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): PlanOutcome | Promise<PlanOutcome> {
   const { turn } = level;
-  if (plan.kind === "refuse") return { result: endCall(level, plan, plan.refusal ?? "Refused.", true, undefined, plan.refused) };
-  if (plan.decision && !plan.decision.approved) {
-    return { result: endCall(level, plan, `Denied: the call was not approved${plan.decision.reason ? ` (${plan.decision.reason})` : ""}.`, true) };
-  }
-  if (plan.decision?.result !== undefined) return { result: endCall(level, plan, plan.decision.result, false) };
-  if (plan.kind === "finish") {
-    const checked = validateFinish(level, plan);
-    if (!checked.ok) return { result: endCall(level, plan, `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`, true) };
-    return { result: endCall(level, plan, "Result accepted.", false), finished: { value: checked.value } };
+  switch (plan.kind) {
+    case "refuse":
+      return { result: endCall(level, plan, plan.startedAt, plan.refusal, true, undefined, plan.refused) };
+    case "answered":
+      return { result: endCall(level, plan, plan.startedAt, plan.result, false) };
+    case "finish": {
+      const checked = validateFinish(plan);
+      if (!checked.ok) {
+        return { result: endCall(level, plan, plan.startedAt, `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`, true) };
+      }
+      return { result: endCall(level, plan, plan.startedAt, "Result accepted.", false), finished: { value: checked.value } };
+    }
   }
   const violation = plan.kind === "subtask" ? turn.budget.trySubtask() : turn.budget.tryToolCall();
   if (violation) {
     reportBudget(level, violation);
-    return { result: endCall(level, plan, `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true, undefined, "budget_exceeded") };
+    return { result: endCall(level, plan, plan.startedAt, `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true, undefined, "budget_exceeded") };
   }
-  if (turn.signal.aborted) return { result: endCall(level, plan, "Not run: the turn was aborted.", true, undefined, "aborted") };
+  if (turn.signal.aborted) return { result: endCall(level, plan, plan.startedAt, "Not run: the turn was aborted.", true, undefined, "aborted") };
 
   if (plan.kind === "subtask") return runSubtask(level, plan, runChild);
-  const lockName = plan.tool!.exclusiveLock;
+  const lockName = plan.tool.exclusiveLock;
   if (lockName !== undefined) return runLocked(level, plan, lockName);
   // The common case, kept free of promises when the tool is synchronous.
-  startCall(level, plan);
+  const startedAt = startCall(level, plan);
   const pending = runTool(level, plan);
-  return pending instanceof Promise ? pending.then((outcome) => toolDone(level, plan, outcome)) : toolDone(level, plan, pending);
+  return pending instanceof Promise ? pending.then((outcome) => toolDone(level, plan, startedAt, outcome)) : toolDone(level, plan, startedAt, pending);
 }
 
-function toolDone(level: Level, plan: CallPlan, outcome: ToolOutcome): PlanOutcome {
-  return { result: endCall(level, plan, outcome.value, outcome.isError, outcome.text) };
+function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: ToolOutcome): PlanOutcome {
+  return { result: endCall(level, plan, startedAt, outcome.value, outcome.isError, outcome.text) };
 }
 
 /** Checks a `finish_subtask` result; a validator that throws is an error result, never the turn's end. */
-function validateFinish(level: Level, plan: CallPlan): { ok: true; value: unknown } | { ok: false; message: string } {
+function validateFinish(plan: FinishPlan): { ok: true; value: unknown } | { ok: false; message: string } {
   try {
-    return level.outputValidator!((plan.input as { result?: unknown } | undefined)?.result);
+    return plan.outputValidator((plan.input as { result?: unknown } | undefined)?.result);
   } catch (error) {
     return { ok: false, message: `it could not be checked (${errorMessage(error)})` };
   }
 }
 
-async function runLocked(level: Level, plan: CallPlan, lockName: string): Promise<PlanOutcome> {
-  const release = await acquire(level.turn.budget.locks, lockName);
-  try {
-    startCall(level, plan);
-    return toolDone(level, plan, await runTool(level, plan));
-  } finally {
-    release();
-  }
+async function runLocked(level: Level, plan: ToolPlan, lockName: string): Promise<PlanOutcome> {
+  return level.turn.budget.locks.run(lockName, async () => {
+    const startedAt = startCall(level, plan);
+    return toolDone(level, plan, startedAt, await runTool(level, plan));
+  });
 }
 
-async function runSubtask(level: Level, plan: CallPlan, runChild: RunChild): Promise<PlanOutcome> {
-  startCall(level, plan);
+async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): Promise<PlanOutcome> {
+  const startedAt = startCall(level, plan);
   const child = await runChild(level, plan);
   if (child.result.status === "suspended") return { result: undefined, child };
   const { status } = child.result;
   if (status === "complete") {
     const value = child.result.structured === undefined ? child.result.text : child.result.structured;
-    return { result: endCall(level, plan, value, false), child };
+    return { result: endCall(level, plan, startedAt, value, false), child };
   }
   const why =
     status === "iteration_limit"
@@ -145,8 +148,8 @@ async function runSubtask(level: Level, plan: CallPlan, runChild: RunChild): Pro
         : status === "aborted"
           ? "the turn was aborted"
           : (child.result.error?.message ?? "it failed");
-  return { result: endCall(level, plan, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
-  }
+  return { result: endCall(level, plan, startedAt, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
+}
 
 interface ToolOutcome {
   value: unknown;
@@ -161,9 +164,9 @@ interface ToolOutcome {
  * realms), bounded by the timeout and the turn's abort; a value or error that cannot even be read
  * (a hostile Proxy) becomes an error result.
  */
-function runTool(level: Level, plan: CallPlan): ToolOutcome | Promise<ToolOutcome> {
+function runTool(level: Level, plan: ToolPlan): ToolOutcome | Promise<ToolOutcome> {
   const { turn } = level;
-  const tool = plan.tool!;
+  const { tool } = plan;
   const timeoutMs = timerDelay(tool.timeoutMs ?? turn.toolTimeoutMs);
   if (timeoutMs !== undefined) return runToolWithTimeout(level, plan, timeoutMs);
   const ctx = new CallContext(level, plan, turn.signals);
@@ -227,7 +230,7 @@ class CallContext implements ToolContext {
   controller: AbortController | undefined;
   constructor(
     level: Level,
-    plan: CallPlan,
+    plan: ToolPlan,
     private readonly hub: Turn["signals"],
   ) {
     const { turn } = level;
@@ -249,8 +252,8 @@ class CallContext implements ToolContext {
 }
 
 
-function failed(level: Level, plan: CallPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
-  if (timedOut) return { value: `Tool "${plan.tool!.name}" timed out after ${timeoutMs} ms.`, isError: true };
+function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
+  if (timedOut) return { value: `Tool "${plan.tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
   if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error))) return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };
 }
@@ -264,9 +267,9 @@ function safeIsAbortError(error: unknown): boolean {
   }
 }
 
-async function runToolWithTimeout(level: Level, plan: CallPlan, timeoutMs: number): Promise<ToolOutcome> {
+async function runToolWithTimeout(level: Level, plan: ToolPlan, timeoutMs: number): Promise<ToolOutcome> {
   const { turn } = level;
-  const tool = plan.tool!;
+  const { tool } = plan;
   const ctx = new CallContext(level, plan, turn.signals);
   const controller = turn.signals.child();
   ctx.controller = controller;
@@ -292,17 +295,4 @@ async function runToolWithTimeout(level: Level, plan: CallPlan, timeoutMs: numbe
     ctx.release();
   }
   return readResult(raw);
-}
-
-async function acquire(locks: Map<string, Promise<void>>, name: string): Promise<() => void> {
-  const previous = locks.get(name) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((resolve) => (release = resolve));
-  const tail = previous.then(() => mine);
-  locks.set(name, tail);
-  await previous;
-  return () => {
-    release();
-    if (locks.get(name) === tail) locks.delete(name);
-  };
 }

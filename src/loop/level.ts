@@ -10,7 +10,7 @@ import type { SignalHub } from "./signal-hub.js";
 import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "./loop-types.js";
 import type { ToolRefusal } from "./loop-event.js";
-import type { SubtaskPromptInfo } from "./subtask-tools.js";
+import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
 
 /** Everything shared by all levels of one turn. */
 export interface Turn {
@@ -76,26 +76,59 @@ export interface BatchOutcome {
   resume: (ResumeState & { results: Record<string, ToolResultPart> }) | undefined;
 }
 
-/** A tool call as planned before it runs. */
-export interface CallPlan {
-  call: ToolCallPart;
-  kind: "refuse" | "tool" | "subtask" | "finish";
-  tool: Tool | undefined;
+/**
+ * What every phase of a planned call carries. Plans are values: a phase that learns something
+ * (approval, a resumed start) returns a new plan instead of changing this one.
+ */
+interface PlanBase {
+  readonly call: ToolCallPart;
   /** Arguments as the model sent them (parsed JSON), for events and previews. */
-  args: unknown;
-  /** Arguments after validation (zod defaults/transforms applied), for `execute`. */
-  input: unknown;
-  refusal: string | undefined;
-  /** Why the call is refused (with `refusal`), for the `end` event. */
-  refused?: ToolRefusal;
-  needsApproval: boolean;
-  /** `result`: the call's result given with the approval (the tool does not run). */
-  decision: { approved: boolean; reason?: string; result?: unknown } | undefined;
-  /** Validator of a sub-task's `output_schema`, compiled while planning. */
-  outputValidator: ValueValidator | undefined;
-  /** The approval request's id, once asked. */
-  requestId: string | undefined;
-  /** The `start` event was emitted already (in an earlier phase or run). */
-  started: boolean;
-  startedAt: number;
+  readonly args: unknown;
+  /** When the call's `start` event went out (in an earlier phase or run); `undefined` until then. */
+  readonly startedAt: number | undefined;
 }
+
+/** A call that ends without running: refused, or denied at approval. Its result is an error the model reads. */
+export interface RefusePlan extends PlanBase {
+  readonly kind: "refuse";
+  readonly refusal: string;
+  /** Why the call is refused, for the `end` event (absent for a denial). */
+  readonly refused?: ToolRefusal;
+}
+
+/** A call whose result was given with its approval (an answered question): the tool does not run. */
+export interface AnsweredPlan extends PlanBase {
+  readonly kind: "answered";
+  readonly result: unknown;
+}
+
+/** A permitted tool call with valid arguments. */
+export interface ToolPlan extends PlanBase {
+  readonly kind: "tool";
+  readonly tool: Tool;
+  /** Arguments after validation (zod defaults/transforms applied), for `execute`. */
+  readonly input: unknown;
+  /** Whether the call waits for an approval (a function `requiresApproval` is asked while approvals settle). */
+  readonly needsApproval: boolean;
+}
+
+/** An intercepted `run_subtask` call. */
+export interface SubtaskPlan extends PlanBase {
+  readonly kind: "subtask";
+  readonly input: RunSubtaskArgs;
+  /** Validator of the sub-task's `output_schema`, compiled while planning. */
+  readonly outputValidator: ValueValidator | undefined;
+}
+
+/** An intercepted `finish_subtask` call (or the level's own finish tool). */
+export interface FinishPlan extends PlanBase {
+  readonly kind: "finish";
+  readonly input: unknown;
+  readonly outputValidator: ValueValidator;
+}
+
+/** A tool call as planned before it runs, one member per outcome (pi's prepared call / immediate outcome). */
+export type CallPlan = RefusePlan | AnsweredPlan | ToolPlan | SubtaskPlan | FinishPlan;
+
+/** What `planCall` decides: approvals (and so `answered`) come later. */
+export type PlannedCall = Exclude<CallPlan, AnsweredPlan>;

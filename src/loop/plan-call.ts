@@ -1,8 +1,9 @@
 import type { ToolCallPart } from "../messages/message.js";
 import { validateToolArgs } from "../tools/validate-tool-args.js";
 import { classRefusal } from "../tools/declared-read-only.js";
-import type { CallPlan, Level } from "./level.js";
-import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS } from "./subtask-tools.js";
+import type { Level, PlannedCall, RefusePlan } from "./level.js";
+import type { ToolRefusal } from "./loop-event.js";
+import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS, type RunSubtaskArgs } from "./subtask-tools.js";
 import { createJsonSchemaValidator } from "../schema/validate.js";
 import { createModelSchemaValidator } from "../schema/model-schema-validator.js";
 import { echoName, errorMessage } from "./tool-result.js";
@@ -23,82 +24,44 @@ const runSubtaskValidator = createJsonSchemaValidator({
  * with valid arguments, or a refusal the model will read (unknown, not permitted, invalid args,
  * depth limit). Approval need is settled later (it may be async).
  */
-export function planCall(level: Level, call: ToolCallPart): CallPlan {
-  const plan: CallPlan = {
-    call,
-    kind: "refuse",
-    tool: undefined,
-    args: call.args,
-    input: undefined,
-    refusal: undefined,
-    needsApproval: false,
-    decision: undefined,
-    requestId: undefined,
-    outputValidator: undefined,
-    started: false,
-    startedAt: 0,
-  };
+export function planCall(level: Level, call: ToolCallPart): PlannedCall {
   let args = call.args;
   if (typeof args === "string") {
     // Providers hand over arguments they could not parse as the raw string.
     try {
       args = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
     } catch {
-      plan.refusal = `Invalid arguments for "${echoName(call.name)}": not valid JSON. Send the arguments as a JSON object.`;
-      plan.refused = "invalid_arguments";
-      return plan;
+      return refuse(call, args, `Invalid arguments for "${echoName(call.name)}": not valid JSON. Send the arguments as a JSON object.`, "invalid_arguments");
     }
   }
-  plan.args = args;
   const { turn } = level;
   if (call.name === RUN_SUBTASK) {
-    if (turn.policy && !turn.policy.classes.includes("subagent")) {
-      plan.refusal = `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`;
-      plan.refused = "not_permitted";
-    } else if (level.depth >= turn.budget.limits.maxDepth) {
-      plan.refusal = `Cannot run a sub-task here: the depth limit (maxDepth ${turn.budget.limits.maxDepth}) is reached. Do the work directly with your own tools.`;
-      plan.refused = "depth_limit";
-    } else {
-      const checked = runSubtaskValidator(args);
-      if (checked.ok) {
-        const schema = (args as { output_schema?: unknown }).output_schema;
-        try {
-          // The model wrote this schema: bounded checks only (see createModelSchemaValidator).
-          if (schema !== undefined) plan.outputValidator = createModelSchemaValidator(schema, { maxValueBytes: turn.budget.limits.maxToolResultBytes });
-          plan.kind = "subtask";
-          plan.input = args;
-        } catch (error) {
-          plan.refusal = `Invalid output_schema for "${RUN_SUBTASK}": ${errorMessage(error)}. Fix the schema and call ${RUN_SUBTASK} again.`;
-          plan.refused = "invalid_arguments";
-        }
-      } else {
-        plan.refusal = `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`;
-        plan.refused = "invalid_arguments";
-      }
+    if (turn.policy && !turn.policy.classes.includes("subagent")) return refuse(call, args, `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`, "not_permitted");
+    if (level.depth >= turn.budget.limits.maxDepth) {
+      return refuse(call, args, `Cannot run a sub-task here: the depth limit (maxDepth ${turn.budget.limits.maxDepth}) is reached. Do the work directly with your own tools.`, "depth_limit");
     }
-    return plan;
+    const checked = runSubtaskValidator(args);
+    if (!checked.ok) return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`, "invalid_arguments");
+    const input = args as RunSubtaskArgs;
+    try {
+      // The model wrote this schema: bounded checks only (see createModelSchemaValidator).
+      const outputValidator = input.output_schema === undefined ? undefined : createModelSchemaValidator(input.output_schema, { maxValueBytes: turn.budget.limits.maxToolResultBytes });
+      return { kind: "subtask", call, args, input, outputValidator, startedAt: undefined };
+    } catch (error) {
+      return refuse(call, args, `Invalid output_schema for "${RUN_SUBTASK}": ${errorMessage(error)}. Fix the schema and call ${RUN_SUBTASK} again.`, "invalid_arguments");
+    }
   }
   if (call.name === (level.finishName ?? FINISH_SUBTASK) && level.outputValidator) {
-    plan.kind = "finish";
-    plan.input = args;
-    return plan;
+    return { kind: "finish", call, args, input: args, outputValidator: level.outputValidator, startedAt: undefined };
   }
   const tool = level.tools.get(call.name);
   if (!tool) {
-    plan.refusal = `Unknown tool "${echoName(call.name)}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`;
-    plan.refused = "unknown_tool";
-    return plan;
+    return refuse(call, args, `Unknown tool "${echoName(call.name)}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`, "unknown_tool");
   }
   const refused = turn.policy && classRefusal(tool, turn.policy);
-  if (refused) {
-    plan.refusal = `Tool "${call.name}" is not permitted: ${refused}.`;
-    plan.refused = "not_permitted";
-    return plan;
-  }
+  if (refused) return refuse(call, args, `Tool "${call.name}" is not permitted: ${refused}.`, "not_permitted");
   if (turn.policy && tool.mcpServer !== undefined && !turn.policy.allowedMcpServers.includes(tool.mcpServer)) {
-    plan.refusal = `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`;
-    plan.refused = "mcp_server_not_allowed";
-    return plan;
+    return refuse(call, args, `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`, "mcp_server_not_allowed");
   }
   let checked: ReturnType<typeof validateToolArgs>;
   try {
@@ -108,18 +71,14 @@ export function planCall(level: Level, call: ToolCallPart): CallPlan {
     // is refused, the turn goes on.
     checked = { ok: false, message: `the tool's input schema could not be used (${errorMessage(error)})` };
   }
-  if (!checked.ok) {
-    plan.refusal = `Invalid arguments for "${call.name}": ${checked.message}`;
-    plan.refused = "invalid_arguments";
-    return plan;
-  }
-  plan.kind = "tool";
-  plan.tool = tool;
-  plan.input = checked.value;
+  if (!checked.ok) return refuse(call, args, `Invalid arguments for "${call.name}": ${checked.message}`, "invalid_arguments");
   const approval = turn.policy?.approval;
-  plan.needsApproval =
-    tool.requiresApproval === true ||
-    (approval?.tools?.includes(tool.name) ?? false) ||
-    (approval?.classes?.includes(tool.permissionClass) ?? false);
-  return plan;
+  const needsApproval =
+    tool.requiresApproval === true || (approval?.tools?.includes(tool.name) ?? false) || (approval?.classes?.includes(tool.permissionClass) ?? false);
+  return { kind: "tool", call, args, tool, input: checked.value, needsApproval, startedAt: undefined };
+}
+
+/** A refusal plan (a new value; `startedAt` carried over when the plan it replaces had started). */
+export function refuse(call: ToolCallPart, args: unknown, refusal: string, refused?: ToolRefusal, startedAt?: number): RefusePlan {
+  return { kind: "refuse", call, args, refusal, ...(refused !== undefined && { refused }), startedAt };
 }

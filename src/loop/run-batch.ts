@@ -2,10 +2,10 @@ import PQueue from "p-queue";
 import type { ToolCallPart, ToolResultPart } from "../messages/message.js";
 import type { ToolContext } from "../tools/tool.js";
 import { executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
-import type { BatchOutcome, CallPlan, Level } from "./level.js";
+import type { BatchOutcome, CallPlan, Level, RefusePlan, ToolPlan } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
-import type { ApprovalDecision, ApprovalRequest } from "./loop-types.js";
-import { planCall } from "./plan-call.js";
+import type { ApprovalDecision, ApprovalRequest, ResumeState } from "./loop-types.js";
+import { planCall, refuse } from "./plan-call.js";
 import { errorMessage } from "./tool-result.js";
 
 /**
@@ -18,8 +18,7 @@ import { errorMessage } from "./tool-result.js";
  * that already emitted `start` do not emit it again.
  */
 export async function runBatch(level: Level, calls: ToolCallPart[], runChild: RunChild, resumed: boolean): Promise<BatchOutcome> {
-  const { turn } = level;
-  const resume = turn.resume;
+  const resume = level.turn.resume;
   const outcome: BatchOutcome = {
     results: new Array<ToolResultPart | undefined>(calls.length),
     suspended: false,
@@ -27,65 +26,21 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
     finished: undefined,
     resume: undefined,
   };
-  const plans: (CallPlan | undefined)[] = calls.map((call, index) => {
+  let plans: (CallPlan | undefined)[] = calls.map((call, index) => {
     const done = resumed ? resume?.results?.[call.id] : undefined;
     if (done) {
       outcome.results[index] = done;
       return undefined;
     }
     const plan = planCall(level, call);
-    if (resumed && plan.kind === "subtask" && resume?.frames[call.id]) {
-      plan.started = true;
-      plan.startedAt = Date.now();
-    }
-    return plan;
+    // A resumed sub-task started in the earlier run: its duration counts from here.
+    return resumed && plan.kind === "subtask" && resume?.frames[call.id] ? { ...plan, startedAt: Date.now() } : plan;
   });
 
-  if (plans.some((p) => p?.kind === "tool" && (p.needsApproval || typeof p.tool!.requiresApproval === "function"))) {
-    await settleApprovals(level, plans, outcome, resumed);
+  if (plans.some((p) => p?.kind === "tool" && (p.needsApproval || typeof p.tool.requiresApproval === "function"))) {
+    plans = await settleApprovals(level, plans, outcome, resumed);
   }
-  if (!outcome.suspended) {
-    const record = (index: number, result: PlanOutcome) => {
-      outcome.results[index] = result.result;
-      if (result.finished) outcome.finished = result.finished;
-      const child = result.child;
-      if (child && child.result.status === "suspended") {
-        outcome.suspended = true;
-        outcome.pendingApprovals.push(...child.pendingApprovals);
-        const resume = resumeOf(outcome);
-        resume.frames[calls[index]!.id] = child.history;
-        Object.assign(resume.frames, child.resume.frames);
-        Object.assign(resume.decisions, child.resume.decisions);
-        Object.assign(resume.results, child.resume.results);
-      }
-    };
-    let i = 0;
-    while (i < plans.length) {
-      const plan = plans[i];
-      if (!plan) {
-        i++;
-        continue;
-      }
-      if (!isParallel(plan)) {
-        const pending = executePlan(level, plan, runChild);
-        record(i, pending instanceof Promise ? await pending : pending);
-        i++;
-        continue;
-      }
-      let end = i + 1;
-      while (end < plans.length && (plans[end] === undefined || isParallel(plans[end]!))) end++;
-      const group: number[] = [];
-      for (let k = i; k < end; k++) if (plans[k]) group.push(k);
-      if (group.length === 1) {
-        const pending = executePlan(level, plans[group[0]!]!, runChild);
-        record(group[0]!, pending instanceof Promise ? await pending : pending);
-      } else {
-        const pool = new PQueue({ concurrency: turn.budget.limits.maxParallelPerTurn });
-        await Promise.all(group.map((k) => pool.add(async () => record(k, await executePlan(level, plans[k]!, runChild)))));
-      }
-      i = end;
-    }
-  }
+  if (!outcome.suspended) await executeSegments(level, plans, outcome, runChild);
   if (outcome.suspended) {
     const resume = resumeOf(outcome);
     calls.forEach((call, index) => {
@@ -96,48 +51,92 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
   return outcome;
 }
 
+/** A plan and its place in the model's call order. */
+interface Placed {
+  plan: CallPlan;
+  index: number;
+}
+
+/**
+ * Runs the plans in segments: consecutive parallel-safe calls together (up to
+ * `maxParallelPerTurn` at once), an unsafe call alone; records each outcome at its index.
+ */
+async function executeSegments(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, runChild: RunChild): Promise<void> {
+  const record = ({ plan, index }: Placed, result: PlanOutcome) => {
+    outcome.results[index] = result.result;
+    if (result.finished) outcome.finished = result.finished;
+    const child = result.child;
+    if (child && child.result.status === "suspended") {
+      outcome.suspended = true;
+      outcome.pendingApprovals.push(...child.pendingApprovals);
+      const resume = resumeOf(outcome);
+      resume.frames[plan.call.id] = child.history;
+      Object.assign(resume.frames, child.resume.frames);
+      Object.assign(resume.decisions, child.resume.decisions);
+      Object.assign(resume.results, child.resume.results);
+    }
+  };
+  const segments: Placed[][] = [];
+  let open: Placed[] | undefined;
+  plans.forEach((plan, index) => {
+    if (!plan) return;
+    if (!isParallel(plan)) {
+      segments.push([{ plan, index }]);
+      open = undefined;
+    } else if (open) open.push({ plan, index });
+    else segments.push((open = [{ plan, index }]));
+  });
+  for (const segment of segments) {
+    const [only] = segment;
+    if (only && segment.length === 1) {
+      const pending = executePlan(level, only.plan, runChild);
+      record(only, pending instanceof Promise ? await pending : pending);
+    } else {
+      const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
+      await Promise.all(segment.map((placed) => pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild)))));
+    }
+  }
+}
+
 /** The batch's resume material, made on first need (only suspended batches have any). */
 function resumeOf(outcome: BatchOutcome): NonNullable<BatchOutcome["resume"]> {
   return (outcome.resume ??= { frames: {}, decisions: {}, results: {} });
 }
 
 function isParallel(plan: CallPlan): boolean {
-  return plan.kind !== "tool" || plan.tool!.parallelSafe !== false;
+  return plan.kind !== "tool" || plan.tool.parallelSafe !== false;
 }
 
-/** Asks for every approval the batch needs; a suspension anywhere suspends the whole batch. */
-async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, resumed: boolean): Promise<void> {
+/** A decision as the resume state keeps it. */
+type Decision = NonNullable<ResumeState["decisions"][string]>;
+
+/**
+ * Asks for every approval the batch needs; a suspension anywhere suspends the whole batch.
+ * Returns the plans as approval left them: a denied call becomes a `refuse`, one answered with
+ * its approval an `answered`, an approved one stays a `tool`.
+ */
+async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, resumed: boolean): Promise<(CallPlan | undefined)[]> {
   const { turn, depth, parentId } = level;
   const sink = turn.sink;
-  const asked: CallPlan[] = [];
-  for (const plan of plans) {
-    if (!plan || plan.kind !== "tool") continue;
-    const tool = plan.tool!;
-    if (!plan.needsApproval && typeof tool.requiresApproval === "function") {
-      const ctx: ToolContext = { toolCallId: plan.call.id, depth, parentId, signal: turn.signal, policy: turn.toolPolicy, host: turn.host };
-      try {
-        plan.needsApproval = await tool.requiresApproval(plan.input, ctx);
-      } catch (error) {
-        plan.kind = "refuse";
-        plan.refusal = `Could not decide whether "${tool.name}" needs approval: ${errorMessage(error)}`;
-        plan.refused = "approval_check_failed";
-        continue;
-      }
-    }
-    if (!plan.needsApproval) continue;
-    // A call of a resumed batch already started (and was asked) in the earlier run: its
-    // duration counts from here (the wait for the decision is not the call's).
-    if (resumed) {
-      plan.started = true;
-      plan.startedAt = Date.now();
-    }
-    const known = turn.resume?.decisions[plan.call.id];
-    if (known) {
-      plan.decision = known;
-      plan.requestId = known.requestId ?? plan.call.id;
-      asked.push(plan);
+  const settled: (CallPlan | undefined)[] = [];
+  const decided: { plan: ToolPlan; index: number; requestId: string; decision: Decision }[] = [];
+  for (const planned of plans) {
+    const plan = planned?.kind === "tool" ? await approvalNeed(level, planned) : planned;
+    if (plan?.kind !== "tool" || !plan.needsApproval) {
+      settled.push(plan);
       continue;
     }
+    // A call of a resumed batch already started (and was asked) in the earlier run: its
+    // duration counts from here (the wait for the decision is not the call's).
+    const index = settled.length;
+    const known = turn.resume?.decisions[plan.call.id];
+    if (known) {
+      const current = resumed ? { ...plan, startedAt: Date.now() } : plan;
+      settled.push(current);
+      decided.push({ plan: current, index, requestId: known.requestId ?? plan.call.id, decision: known });
+      continue;
+    }
+    const tool = plan.tool;
     const request: ApprovalRequest = {
       requestId: globalThis.crypto.randomUUID(),
       toolCallId: plan.call.id,
@@ -147,8 +146,8 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
       parentId,
       reason: tool.requiresApproval ? `Tool "${tool.name}" requires approval.` : `The session policy requires approval for "${tool.name}".`,
     };
-    plan.requestId = request.requestId;
-    startCall(level, plan);
+    const current: ToolPlan = { ...plan, startedAt: resumed ? Date.now() : startCall(level, plan) };
+    settled.push(current);
     // Held until the consumer has it: a host can store the request before the handler is asked.
     await sink.emitAndWait({ type: "approval_request", request, depth, parentId });
     let decision: ApprovalDecision;
@@ -160,22 +159,48 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
     if ("suspend" in decision) {
       outcome.suspended = true;
       outcome.pendingApprovals.push(request);
-    } else {
-      plan.decision = decision.approved
-        ? { approved: true, ...(decision.result !== undefined && { result: decision.result }) }
-        : { approved: false, ...(decision.reason !== undefined && { reason: decision.reason }) };
+      continue;
     }
-    asked.push(plan);
+    decided.push({
+      plan: current,
+      index,
+      requestId: request.requestId,
+      decision: decision.approved
+        ? { approved: true, ...(decision.result !== undefined && { result: decision.result }) }
+        : { approved: false, ...(decision.reason !== undefined && { reason: decision.reason }) },
+    });
   }
   if (outcome.suspended) {
     // Decisions already made wait with the suspended ones; they are announced when the batch resumes.
-    for (const plan of asked) if (plan.decision) resumeOf(outcome).decisions[plan.call.id] = { ...plan.decision, requestId: plan.requestId! };
-    return;
+    for (const { plan, requestId, decision } of decided) resumeOf(outcome).decisions[plan.call.id] = { ...decision, requestId };
+    return settled;
   }
-  for (const plan of asked) {
-    const decision = plan.decision!;
-    const event: LoopEvent = { type: "approval_resolved", requestId: plan.requestId!, approved: decision.approved, depth, parentId };
+  for (const { plan, index, requestId, decision } of decided) {
+    const event: LoopEvent = { type: "approval_resolved", requestId, approved: decision.approved, depth, parentId };
     if (decision.reason !== undefined) event.reason = decision.reason;
     sink.emit(event);
+    settled[index] = applyDecision(plan, decision);
   }
+  return settled;
+}
+
+/** Whether a tool call needs approval, asking the tool's `requiresApproval` function when it has one; a check that throws refuses the call. */
+async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | RefusePlan> {
+  const { tool } = plan;
+  if (plan.needsApproval || typeof tool.requiresApproval !== "function") return plan;
+  const { turn, depth, parentId } = level;
+  const ctx: ToolContext = { toolCallId: plan.call.id, depth, parentId, signal: turn.signal, policy: turn.toolPolicy, host: turn.host };
+  try {
+    const needed = await tool.requiresApproval(plan.input, ctx);
+    return needed ? { ...plan, needsApproval: true } : plan;
+  } catch (error) {
+    return refuse(plan.call, plan.args, `Could not decide whether "${tool.name}" needs approval: ${errorMessage(error)}`, "approval_check_failed", plan.startedAt);
+  }
+}
+
+/** The plan a decision leaves: denied calls are refused, answered ones carry their result, approved ones run. */
+function applyDecision(plan: ToolPlan, decision: Decision): CallPlan {
+  if (!decision.approved) return refuse(plan.call, plan.args, `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`, undefined, plan.startedAt);
+  if (decision.result !== undefined) return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
+  return plan;
 }

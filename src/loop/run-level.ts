@@ -6,10 +6,10 @@ import type { Tool } from "../tools/tool.js";
 import type { TurnBudget } from "./budget.js";
 import { callModel } from "./call-model.js";
 import { reportBudget, type ChildOutcome, type RunChild } from "./execute-plan.js";
-import type { BatchOutcome, CallPlan, Level } from "./level.js";
+import type { BatchOutcome, Level, SubtaskPlan } from "./level.js";
 import type { LoopResult, LoopStatus } from "./loop-types.js";
 import { runBatch } from "./run-batch.js";
-import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, type RunSubtaskArgs } from "./subtask-tools.js";
+import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool } from "./subtask-tools.js";
 import { echoName } from "./tool-result.js";
 
 /** Usage of the turn so far, as results report it. */
@@ -212,9 +212,9 @@ function acceptedFinish(history: readonly Message[], level: Level): { value: unk
 }
 
 /** Runs (or resumes) the child level of a `run_subtask` call. */
-const runChild: RunChild = async (parent: Level, plan: CallPlan) => {
+const runChild: RunChild = async (parent: Level, plan: SubtaskPlan) => {
   const { turn } = parent;
-  const args = plan.input as RunSubtaskArgs;
+  const args = plan.input;
   const depth = parent.depth + 1;
   let tools: Map<string, Tool> = parent.tools;
   if (args.tools) {

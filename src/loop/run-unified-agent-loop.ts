@@ -1,5 +1,4 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import { knownHistoryTokens } from "./history-estimate.js";
 import type { Message } from "../messages/message.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
 import type { ModelRequest, PricingTable, Provider } from "../providers/provider.js";
@@ -158,8 +157,24 @@ function checkOptions(options: LoopOptions): void {
  *   if (event.type === "chunk") process.stdout.write(event.content);
  * }
  */
-export async function* runUnifiedAgentLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
+export function runUnifiedAgentLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(options: LoopOptions<S>): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
+  return runLoop(options, {});
+}
+
+/** What the runtime hands the loop beside the public options. Internal: not exported from the package. */
+export interface LoopInternals {
+  /**
+   * `estimateTokens` of `options.history` (system prompt excluded), when the caller keeps a running
+   * sum already: the loop then need not walk a long history to start its own.
+   * @default undefined (the loop estimates the history itself)
+   */
+  historyTokens?: number;
+}
+
+/** {@link runUnifiedAgentLoop} with the runtime's internal options. */
+export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
   options: LoopOptions<S>,
+  internals: LoopInternals,
 ): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
   checkOptions(options);
   const output = options.outputSchema === undefined ? undefined : outputOf(options.outputSchema);
@@ -231,7 +246,7 @@ export async function* runUnifiedAgentLoop<S extends AnyZodSchema | JsonSchema =
   level.modelTools = modelToolsFor(level);
 
   let outcome: { result: LoopResult } | { error: unknown } | undefined;
-  runLevel(level, options.history.slice(), [], knownHistoryTokens.get(options.history)).then(
+  runLevel(level, options.history.slice(), [], internals.historyTokens).then(
     (run) => {
       outcome = { result: run.result };
       sink.notify();

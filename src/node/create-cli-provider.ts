@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import { ProviderError } from "../errors/errors.js";
 import { abortError } from "../internal/abort.js";
+import { AsyncQueue } from "../internal/async-queue.js";
 import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
 import { cliPrompt } from "./cli-prompt.js";
 import { createJsonlOutputParser, createTextOutputParser, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
@@ -73,15 +74,11 @@ export function createCliProvider(options: CliProviderOptions): Provider {
       const parser = parse === "text" ? createTextOutputParser() : parse === "jsonl" ? createJsonlOutputParser() : parse();
       const byLine = parse !== "text";
 
-      const queue: CliOutputEvent[] = [];
-      let wake: (() => void) | undefined;
+      const queue = new AsyncQueue<CliOutputEvent>();
       let exit: { code: number | null; signal: string | null } | undefined;
       let failure: Error | undefined;
       let stderr = "";
-      const notify = () => {
-        wake?.();
-        wake = undefined;
-      };
+      const notify = () => queue.notify();
 
       const child = spawn(command, args, {
         cwd: options.cwd,
@@ -104,10 +101,7 @@ export function createCliProvider(options: CliProviderOptions): Provider {
       const decoder = new TextDecoder();
       let pending = "";
       const take = (events: CliOutputEvent[]) => {
-        if (events.length > 0) {
-          queue.push(...events);
-          notify();
-        }
+        for (const event of events) queue.push(event);
       };
       child.stdout?.on("data", (chunk: Buffer) => {
         const text = decoder.decode(chunk, { stream: true });
@@ -170,14 +164,14 @@ export function createCliProvider(options: CliProviderOptions): Provider {
         for (;;) {
           if (signal.aborted) throw abortError(signal);
           if (failure) throw failure;
-          const event = queue.shift();
+          const event = queue.take();
           if (event) {
             const out = settle(event);
             if (out) yield out;
             continue;
           }
           if (exit) break;
-          await new Promise<void>((resolve) => (wake = resolve));
+          await queue.wait();
         }
         if (exit.code === 0) for (const event of parser.end?.() ?? []) {
           const out = settle(event);

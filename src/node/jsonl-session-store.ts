@@ -14,7 +14,7 @@ import {
   type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
-import { KeyedQueue } from "../internal/keyed-queue.js";
+import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import { orderFromIso, SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
 import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
@@ -83,7 +83,7 @@ export class JsonlSessionStore implements PrunableSessionStore {
   readonly root: string;
   readonly #fsync: boolean;
   readonly #clock = new SessionClock();
-  readonly #queue = new KeyedQueue();
+  readonly #queue = new KeyedSerializer();
   readonly #indexes = new Map<string, HistoryIndex>();
 
   constructor(options: JsonlSessionStoreOptions) {

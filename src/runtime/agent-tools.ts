@@ -9,7 +9,8 @@ import type { SessionSummary } from "../sessions/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import type { TurnResult } from "./agent-runtime.js";
-import { isBackground, type BackgroundAttributes, type Lineage, type RuntimeCore } from "./runtime-core.js";
+import { isBackground, type BackgroundAttributes, type Lineage } from "./runtime-core.js";
+import type { RuntimeContext } from "./runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
 
 /** Who is calling the agent tools. */
@@ -34,7 +35,7 @@ export interface RuntimeToolHost {
 }
 
 /** The caller of a built-in tool, from its context (the runtime's `ctx.host`). */
-async function callerOf(core: RuntimeCore, ctx: ToolContext): Promise<AgentToolCaller> {
+async function callerOf(core: RuntimeContext, ctx: ToolContext): Promise<AgentToolCaller> {
   const host = ctx.host as Partial<RuntimeToolHost> | undefined;
   const agent = host?.agentId === undefined ? undefined : core.registry.get(host.agentId);
   const session = host?.sessionId === undefined ? undefined : await core.store.getSession(host.sessionId);
@@ -43,13 +44,13 @@ async function callerOf(core: RuntimeCore, ctx: ToolContext): Promise<AgentToolC
 }
 
 /** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
-async function sessionInScope(core: RuntimeCore, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
+async function sessionInScope(core: RuntimeContext, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
   const session = await core.store.getSession(sessionId);
   return session !== undefined && session.scope === caller.session.scope ? session : undefined;
 }
 
 /** The lineage of a turn the caller triggers by messaging another agent: one hop further, refused past the limit. */
-function nextHop(core: RuntimeCore, caller: AgentToolCaller): Lineage {
+function nextHop(core: RuntimeContext, caller: AgentToolCaller): Lineage {
   const hops = caller.lineage.hops + 1;
   if (hops > core.maxAgentHops) {
     throw new Error(`Refused: agent-to-agent messages from one user message are limited to ${core.maxAgentHops} hops; this one would be hop ${hops}.`);
@@ -70,11 +71,11 @@ export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
  * (agent, session, delegation chain) in `ctx.host`. They have permission class `subagent` and are
  * scoped like any tool.
  */
-export function createAgentTools(core: RuntimeCore): Tool[] {
+export function createAgentTools(core: RuntimeContext): Tool[] {
   return [agentsMessage(core), startBackgroundAgent(core), sendAgentMessage(core), requestPermission(), listBackgroundAgents(core), closeBackgroundAgent(core)];
 }
 
-function reachable(core: RuntimeCore, caller: AgentToolCaller, agentId: string): AgentDefinition {
+function reachable(core: RuntimeContext, caller: AgentToolCaller, agentId: string): AgentDefinition {
   const target = core.registry.get(agentId);
   if (!target) throw new Error(`Unknown agent "${agentId}".`);
   const visibility = agentVisibility(caller.agent, target);
@@ -82,7 +83,7 @@ function reachable(core: RuntimeCore, caller: AgentToolCaller, agentId: string):
   return target;
 }
 
-function agentsMessage(core: RuntimeCore): Tool {
+function agentsMessage(core: RuntimeContext): Tool {
   return defineTool({
     name: "agents_message",
     description:
@@ -118,7 +119,8 @@ function agentsMessage(core: RuntimeCore): Tool {
       });
       const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: runId };
       if (args.mode === "async") {
-        turn.catch(() => undefined); // its outcome is in the target session and on runtime.events
+        // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
+        turn.catch((error: unknown) => core.report("agent_message_failed", error, session));
         return { mode: "async" as const, status: "started" as const, ...base };
       }
       const timeoutSeconds = args.timeout ?? 300;
@@ -192,7 +194,7 @@ function waitFor(turn: Promise<TurnResult>, ms: number, signal: AbortSignal): Pr
   });
 }
 
-function startBackgroundAgent(core: RuntimeCore): Tool {
+function startBackgroundAgent(core: RuntimeContext): Tool {
   return defineTool({
     name: "start_background_agent",
     description:
@@ -235,7 +237,7 @@ function startBackgroundAgent(core: RuntimeCore): Tool {
   });
 }
 
-function sendAgentMessage(core: RuntimeCore): Tool {
+function sendAgentMessage(core: RuntimeContext): Tool {
   return defineTool({
     name: "send_agent_message",
     description:
@@ -269,7 +271,7 @@ function sendAgentMessage(core: RuntimeCore): Tool {
       const lineage = nextHop(core, caller);
       const message = systemMessage(caller.agent.agentId, args.text);
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [], lineage }).catch(() => undefined);
+      core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [], lineage }).catch((error: unknown) => core.report("agent_message_failed", error, session));
       return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
     },
   });
@@ -297,7 +299,7 @@ function requestPermission(): Tool {
 /** Longest result text `close_background_agent` returns before it is cut. */
 const MAX_MERGE_RESULT_CHARS = 20_000;
 
-function listBackgroundAgents(core: RuntimeCore): Tool {
+function listBackgroundAgents(core: RuntimeContext): Tool {
   return defineTool({
     name: "list_background_agents",
     description: "List the background agents you started that are not closed yet, with where each is (running, waiting_for_merge: its result is ready for close_background_agent).",
@@ -315,7 +317,7 @@ function listBackgroundAgents(core: RuntimeCore): Tool {
   });
 }
 
-function closeBackgroundAgent(core: RuntimeCore): Tool {
+function closeBackgroundAgent(core: RuntimeContext): Tool {
   return defineTool({
     name: "close_background_agent",
     description:

@@ -1,7 +1,7 @@
 import { systemMessage } from "../messages/system-message.js";
 import type { ApprovalRequest } from "../loop/loop-types.js";
 import type { SessionSummary } from "../sessions/session-store.js";
-import type { RuntimeCore } from "./runtime-core.js";
+import type { RuntimeContext } from "./runtime-context.js";
 
 /** When a permission request is announced to the foreground agent. */
 export type PermissionPhase = "requested" | "decided";
@@ -13,7 +13,7 @@ const MAX_QUOTED_CHARS = 500;
  * Where a permission notice of `asker` goes: the session that started it (a background agent's
  * parent), else the most recent foreground session of the asker's scope. Never another scope.
  */
-export async function permissionNoticeTarget(core: RuntimeCore, asker: SessionSummary): Promise<SessionSummary | undefined> {
+export async function permissionNoticeTarget(core: RuntimeContext, asker: SessionSummary): Promise<SessionSummary | undefined> {
   const parentId = asker.attributes?.parentSessionId;
   if (typeof parentId === "string") {
     const parent = await core.store.getSession(parentId);
@@ -30,7 +30,7 @@ export async function permissionNoticeTarget(core: RuntimeCore, asker: SessionSu
  * behind its turn.
  */
 export function notifyPermission(
-  core: RuntimeCore,
+  core: RuntimeContext,
   phase: PermissionPhase,
   request: ApprovalRequest,
   asker: SessionSummary,
@@ -46,7 +46,7 @@ export function notifyPermission(
         ? `${who} asked the user for permission: ${quote(permission)}${reason !== undefined ? ` (reason: ${quote(reason)})` : ""}. Request ${request.requestId} is waiting for a decision.`
         : `${who} was ${decision?.approved ? "granted" : "refused"} permission: ${quote(permission)}${decision?.reason ? ` (${quote(decision.reason)})` : ""}.`;
     await core.record(target, systemMessage(asker.agentId, text, { silent: true }));
-  })().catch(() => undefined);
+  })().catch((error: unknown) => core.report("permission_notice_failed", error, asker));
 }
 
 function quote(value: unknown): string {

@@ -4,6 +4,7 @@ import type { Message } from "../messages/message.js";
 import { systemMessage } from "../messages/system-message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { NewRecord } from "../sessions/session-store.js";
+import { approvalDecisionRecord } from "./approval-decision.js";
 import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
 
 /** What must be stored and said before a new turn can run on a session. */
@@ -37,13 +38,13 @@ export function repairSession(state: SessionState): SessionRepair {
     records.push(end);
     events.push({ type: "warning", code: "crash_recovered", message: `The previous turn (${state.openTurn}) did not finish; it was closed as an error.`, depth: 0, parentId: null });
     // Its undecided approvals can no longer be decided: retire them (they leave the pending index).
-    for (const [requestId, { request, decision }] of state.approvals) {
-      if (decision === undefined) records.push({ id: `${requestId}:decision`, frame: request.frame, kind: "approval", request: request.request, decision: "denied", reason: "interrupted" });
+    for (const { request, decision } of state.approvals.values()) {
+      if (decision === undefined) records.push(approvalDecisionRecord(request.request, request.frame, { approved: false, reason: "interrupted" }));
     }
   } else if (state.suspended) {
     why = SUPERSEDED;
     for (const pending of state.pending) {
-      records.push({ id: `${pending.request.requestId}:decision`, frame: pending.frame, kind: "approval", request: pending.request, decision: "denied", reason: "superseded" });
+      records.push(approvalDecisionRecord(pending.request, pending.frame, { approved: false, reason: "superseded" }));
       events.push({ type: "approval_resolved", requestId: pending.request.requestId, approved: false, reason: "superseded", depth: pending.request.depth, parentId: pending.request.parentId });
     }
   }

@@ -4,10 +4,9 @@ import type { AgentDefinition } from "../agents/agent-definition.js";
 import type { Message, ToolResultPart } from "../messages/message.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../loop/loop-types.js";
-import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
-import { knownHistoryTokens } from "../loop/history-estimate.js";
+import { runLoop } from "../loop/run-unified-agent-loop.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
-import type { NewRecord, SessionSummary } from "../sessions/session-store.js";
+import type { HistoryRecord, NewRecord, SessionSummary } from "../sessions/session-store.js";
 import type { ChatContext } from "../policy/tool-policy.js";
 import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
 import type { PreparedAgent } from "./prepare-agent.js";
@@ -22,6 +21,7 @@ import { parsePlan } from "../modes/parse-plan.js";
 import type { Question } from "../modes/plan-format.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
 import { extraRecord } from "./session-state.js";
+import { approvalDecisionRecord } from "./approval-decision.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -68,6 +68,23 @@ const PREVIEW_CHARS = 280;
 
 const SNIPPET_CHARS = 200;
 
+/** What the parts of one running turn share. */
+interface TurnScope {
+  context: RuntimeContext;
+  setup: TurnSetup;
+  sessionId: string;
+  runId: string;
+  /** A new counter value of the turn (record ids are made from it). */
+  next: () => number;
+  /** Stamps an event of the turn and emits it to the turn's consumer and `runtime.events`. */
+  publish: (event: LoopEvent) => void;
+  /** Appends records to the session, fenced by the turn's lease. */
+  append: (records: NewRecord[]) => Promise<HistoryRecord[]>;
+  audit: AuditTrail;
+  /** Whether the runtime's `ask_user` tool is offered (its approval requests are questions). */
+  asks: boolean;
+}
+
 /**
  * Runs one turn of the loop and persists it as it goes: the turn start, every `message` event
  * (root and sub-task frames) before the loop moves past it, approval requests before the handler
@@ -75,12 +92,66 @@ const SNIPPET_CHARS = 200;
  * turn end and the session's snippet. Events reach the turn's consumer and `runtime.events`.
  */
 export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promise<TurnResult> {
-  const { store } = context;
+  const scope = turnScope(context, setup);
+  const { sessionId, runId, audit, publish } = scope;
+  const { agent, prepared, lineage } = setup;
+  await openTurn(scope);
+  const effects = modeEffects(scope);
+
+  // setup.history is this turn's own array (a fresh copy of the session's state): extend it in place.
+  const history = setup.history;
+  let historyTokens = setup.historyTokens;
+  if (setup.input) {
+    history.push(setup.input);
+    historyTokens += estimateMessageTokens(setup.input);
+  }
+  const signals = [setup.signal, setup.leaseLost].filter((signal): signal is AbortSignal => signal !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const loop = runLoop(
+    {
+      provider: prepared.provider,
+      model: prepared.model,
+      systemPrompt: prepared.systemPrompt,
+      history,
+      tools: prepared.tools,
+      budget: lineageBudget(prepared.budget, lineage),
+      modelOptions: prepared.modelOptions,
+      policy: prepared.policy,
+      approve: approverOf(scope),
+      context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain, lineage } satisfies RuntimeToolHost,
+      sessionId,
+      agentId: agent.agentId,
+      ...(signal && { signal }),
+      ...(setup.resume && { resume: setup.resume }),
+      ...(setup.outputSchema !== undefined && { outputSchema: setup.outputSchema }),
+      ...(context.options.pricing && { pricing: context.options.pricing }),
+      ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
+    },
+    { historyTokens },
+  );
+  let result: LoopResult | undefined;
+  try {
+    for await (const event of loop) {
+      audit.observe(event);
+      if (event.type === "done") {
+        result = event.result;
+        break;
+      }
+      if (await persistEvent(scope, effects, event)) publish(event);
+    }
+  } finally {
+    // A store failure leaves the loop mid-turn: stop it (aborts tools and the provider call).
+    if (!result) await loop.return(undefined as never);
+  }
+  if (!result) throw new Error("The loop ended without a done event");
+  return closeTurn(scope, result);
+}
+
+function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
   const { agent, session, prepared } = setup;
   const sessionId = session.sessionId;
   const runId = setup.runId ?? globalThis.crypto.randomUUID();
   let counter = 0;
-  const recordId = () => `${runId}:${counter++}`;
   // Stamps the event in place: the loop makes a fresh object for every event and hands it over
   // once (a spread here cost more than the rest of the event's trip). Events the runtime keeps
   // (the prepared agent's warnings, repairs) are copied before they come here.
@@ -92,14 +163,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     full.seq = context.nextSeq();
     full.ts = Date.now();
     setup.onEvent(full);
-    try {
-      context.events.emit("event", full);
-    } catch {
-      // A host listener that throws must not break the turn.
-    }
+    context.emit(full);
   };
-  const append = (records: NewRecord[]) => appendRecords(store, sessionId, records, setup.leaseToken);
-  const { lineage } = setup;
   const hostTools = context.options.tools;
   const audit = new AuditTrail({
     session,
@@ -113,161 +178,159 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     deliver: context.options.audit,
     warn: publish,
   });
+  return {
+    context,
+    setup,
+    sessionId,
+    runId,
+    next: () => counter++,
+    publish,
+    append: (records) => appendRecords(context.store, sessionId, records, setup.leaseToken),
+    audit,
+    asks: offersModeTool(prepared.tools, ASK_USER),
+  };
+}
 
-  const start: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "start" };
+/** Stores the turn start (after the repairs of `preface`, with the input) and publishes the events from before the loop. */
+async function openTurn(scope: TurnScope): Promise<void> {
+  const { setup, runId, audit, publish } = scope;
+  const start: NewRuntimeTurnRecord = { id: `${runId}:${scope.next()}`, frame: null, kind: "turn", runId, phase: "start" };
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
   start.chatContext = setup.chatContext;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
   const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
-  if (setup.input) opening.push({ id: recordId(), frame: null, kind: "message", message: setup.input });
-  await append(opening);
+  if (setup.input) opening.push({ id: `${runId}:${scope.next()}`, frame: null, kind: "message", message: setup.input });
+  await scope.append(opening);
   for (const record of retired) audit.deliver(record.entry);
-  for (const event of prepared.warnings) publish({ ...event });
+  for (const event of setup.prepared.warnings) publish({ ...event });
   for (const event of setup.prefaceEvents ?? []) publish({ ...event });
+}
 
+/** A turn set off by another agent shares the root turn's model calls budget. */
+function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): PreparedAgent["budget"] {
+  if (lineage.hops === 0) return budget;
+  const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
+  return { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
+}
+
+/** The loop's approval handler: questions wait for the user; the host's decisions are stored before the loop goes on. */
+function approverOf(scope: TurnScope): ApprovalHandler {
+  const { context, setup } = scope;
   const hostApprove = context.options.approve;
-  const asks = offersModeTool(prepared.tools, ASK_USER);
-  const approve: ApprovalHandler = async (request) => {
+  return async (request) => {
     // A question waits for the user (answerQuestion), never for the host's approval handler.
-    if (asks && request.name === ASK_USER) return { suspend: true };
+    if (scope.asks && request.name === ASK_USER) return { suspend: true };
     const decision = hostApprove ? await hostApprove(request) : ({ suspend: true } as const);
-    if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
+    if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, setup.session, decision);
     if (!("suspend" in decision)) {
-      await append([
-        {
-          id: `${request.requestId}:decision`,
-          frame: request.parentId,
-          kind: "approval",
-          request,
-          decision: decision.approved ? "approved" : "denied",
-          ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
-        },
-      ]);
+      await scope.append([approvalDecisionRecord(request, request.parentId, decision)]);
     }
     return decision;
   };
+}
 
+/** What the plan/act mode tools do beyond their results: artifacts stored, roles switched. */
+interface ModeEffects {
+  /** Arguments of `create_artifact` calls, by tool-call id, kept from their `start`. */
+  artifactArgs: Map<string, unknown>;
+  /** Stores the artifact of a `create_artifact` call that succeeded; emits `artifact_created` (and `plan_ready`). */
+  storeArtifact(toolCallId: string, parentId: string | null, depth: number): Promise<void>;
+  /** Records a role switch (used from the next turn) and emits `role_changed`. */
+  switchRole(to: string, depth: number, parentId: string | null): Promise<void>;
+}
+
+function modeEffects(scope: TurnScope): ModeEffects {
+  const { context, setup, sessionId, runId, publish } = scope;
+  const { store } = context;
   const artifactArgs = new Map<string, unknown>();
   let role = setup.role ?? null;
-  /** Stores the artifact of a `create_artifact` call that succeeded; emits `artifact_created` (and `plan_ready`). */
-  const storeArtifact = async (toolCallId: string, parentId: string | null, depth: number) => {
-    const args = argsOf(artifactArgs.get(toolCallId)) as { filename?: unknown; kind?: unknown; content?: unknown } | undefined;
-    if (typeof args?.filename !== "string" || typeof args.kind !== "string" || typeof args.content !== "string") return;
-    const artifactId = artifactIdOf(toolCallId);
-    const { filename, kind, content } = args;
-    await append([extraRecord({ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId })]);
-    publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
-    if (kind !== "plan") return;
-    const parsed = parsePlan(content);
-    if (!parsed.ok) return;
-    const taskId = await context.onPlanReady?.(session, artifactId);
-    publish({ type: "plan_ready", artifactId, plan: parsed.plan, ...(taskId !== undefined && { taskId }), depth, parentId });
+  return {
+    artifactArgs,
+    async storeArtifact(toolCallId, parentId, depth) {
+      const args = argsOf(artifactArgs.get(toolCallId)) as { filename?: unknown; kind?: unknown; content?: unknown } | undefined;
+      if (typeof args?.filename !== "string" || typeof args.kind !== "string" || typeof args.content !== "string") return;
+      const artifactId = artifactIdOf(toolCallId);
+      const { filename, kind, content } = args;
+      await scope.append([extraRecord({ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId })]);
+      publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
+      if (kind !== "plan") return;
+      const parsed = parsePlan(content);
+      if (!parsed.ok) return;
+      const taskId = await context.onPlanReady?.(setup.session, artifactId);
+      publish({ type: "plan_ready", artifactId, plan: parsed.plan, ...(taskId !== undefined && { taskId }), depth, parentId });
+    },
+    async switchRole(to, depth, parentId) {
+      if (role === to) return;
+      await scope.append([extraRecord({ id: `${runId}:role:${scope.next()}`, frame: null, kind: "role", role: to, from: role })]);
+      // Kept in the attributes too, so the role outlives a reset of the log.
+      await storeCall("updateSession", async () => {
+        const current = await store.getSession(sessionId);
+        return store.updateSession(sessionId, { attributes: { ...current?.attributes, role: to } });
+      });
+      publish({ type: "role_changed", sessionId, from: role, to, depth, parentId });
+      role = to;
+    },
   };
-  /** Records a role switch (used from the next turn) and emits `role_changed`. */
-  const switchRole = async (to: string, depth: number, parentId: string | null) => {
-    if (role === to) return;
-    await append([extraRecord({ id: `${runId}:role:${counter++}`, frame: null, kind: "role", role: to, from: role })]);
-    // Kept in the attributes too, so the role outlives a reset of the log.
-    await storeCall("updateSession", async () => {
-      const current = await store.getSession(sessionId);
-      return store.updateSession(sessionId, { attributes: { ...current?.attributes, role: to } });
-    });
-    publish({ type: "role_changed", sessionId, from: role, to, depth, parentId });
-    role = to;
-  };
+}
 
-  // setup.history is this turn's own array (a fresh copy of the session's state): extend it in place.
-  const history = setup.history;
-  let historyTokens = setup.historyTokens;
-  if (setup.input) {
-    history.push(setup.input);
-    historyTokens += estimateMessageTokens(setup.input);
-  }
-  knownHistoryTokens.set(history, historyTokens);
-  // A turn set off by another agent shares the root turn's model calls budget.
-  let budget = prepared.budget;
-  if (lineage.hops > 0) {
-    const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
-    budget = { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
-  }
-  const signals = [setup.signal, setup.leaseLost].filter((signal): signal is AbortSignal => signal !== undefined);
-  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const loop = runUnifiedAgentLoop({
-    provider: prepared.provider,
-    model: prepared.model,
-    systemPrompt: prepared.systemPrompt,
-    history,
-    tools: prepared.tools,
-    budget,
-    modelOptions: prepared.modelOptions,
-    policy: prepared.policy,
-    approve,
-    context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain, lineage } satisfies RuntimeToolHost,
-    sessionId,
-    agentId: agent.agentId,
-    ...(signal && { signal }),
-    ...(setup.resume && { resume: setup.resume }),
-    ...(setup.outputSchema !== undefined && { outputSchema: setup.outputSchema }),
-    ...(context.options.pricing && { pricing: context.options.pricing }),
-    ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
-  });
-  let result: LoopResult | undefined;
-  try {
-    for await (const event of loop) {
-      audit.observe(event);
-      if (event.type === "message") {
-        // Decided before the message is stored: the call it carries has not run yet.
-        if (event.message.role === "assistant") {
-          const type = modeMessageType(event.message, prepared.tools);
-          if (type !== undefined) event.message.messageType = type;
-        }
-        await append([{ id: recordId(), frame: event.parentId, kind: "message", message: event.message }]);
-      } else if (event.type === "approval_request") {
-        const asking = asks && event.request.name === ASK_USER;
-        await append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) }]);
-        if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, session);
-        if (asking) {
-          // Shown as a question, not as an approval card.
-          const question: Question = { type: "question", format_version: FORMAT_VERSION, ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">) };
-          publish({ type: "question", questionId: event.request.requestId, question, depth: event.depth, parentId: event.parentId });
-          continue;
-        }
-      } else if (event.type === "tool_call_update" && event.status === "start") {
-        if (event.name === CREATE_ARTIFACT) artifactArgs.set(event.toolCallId, event.args);
-      } else if (event.type === "tool_call_update" && event.status === "end") {
-        // Stored as each call finishes: after a crash a finished call is reused, never run again.
-        const part: ToolResultPart = { type: "tool_result", toolCallId: event.toolCallId, name: event.name, result: event.result };
-        if (event.isError) part.isError = true;
-        // Its audit entry goes in the same append: a stored result always has its entry.
-        const audited = await audit.end(event);
-        await append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }, audited]);
-        audit.deliver(audited.entry);
-        if (!event.isError && event.name === CREATE_ARTIFACT && offersModeTool(prepared.tools, CREATE_ARTIFACT)) {
-          publish(event);
-          await storeArtifact(event.toolCallId, event.parentId, event.depth);
-          continue;
-        }
-        if (!event.isError && event.name === REQUEST_BUILD_MODE && offersModeTool(prepared.tools, REQUEST_BUILD_MODE)) {
-          publish(event);
-          await switchRole("actor", event.depth, event.parentId);
-          continue;
-        }
-      } else if (event.type === "llm_call_start") {
-        lineage.counters.llmCalls++;
-      } else if (event.type === "done") {
-        result = event.result;
-        break;
-      }
-      publish(event);
+/**
+ * Stores what `event` asks to be stored (messages, approval requests, tool results with their
+ * audit records) and runs the mode tools' effects. Returns whether the caller still publishes the
+ * event (`false` when it was published here, before its effects, or replaced by a question).
+ */
+async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopEvent): Promise<boolean> {
+  const { context, setup, runId, publish, audit } = scope;
+  const tools = setup.prepared.tools;
+  if (event.type === "message") {
+    // Decided before the message is stored: the call it carries has not run yet.
+    if (event.message.role === "assistant") {
+      const type = modeMessageType(event.message, tools);
+      if (type !== undefined) event.message.messageType = type;
     }
-  } finally {
-    // A store failure leaves the loop mid-turn: stop it (aborts tools and the provider call).
-    if (!result) await loop.return(undefined as never);
+    await scope.append([{ id: `${runId}:${scope.next()}`, frame: event.parentId, kind: "message", message: event.message }]);
+  } else if (event.type === "approval_request") {
+    const asking = scope.asks && event.request.name === ASK_USER;
+    await scope.append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) }]);
+    if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, setup.session);
+    if (asking) {
+      // Shown as a question, not as an approval card.
+      const question: Question = { type: "question", format_version: FORMAT_VERSION, ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">) };
+      publish({ type: "question", questionId: event.request.requestId, question, depth: event.depth, parentId: event.parentId });
+      return false;
+    }
+  } else if (event.type === "tool_call_update" && event.status === "start") {
+    if (event.name === CREATE_ARTIFACT) effects.artifactArgs.set(event.toolCallId, event.args);
+  } else if (event.type === "tool_call_update" && event.status === "end") {
+    // Stored as each call finishes: after a crash a finished call is reused, never run again.
+    const part: ToolResultPart = { type: "tool_result", toolCallId: event.toolCallId, name: event.name, result: event.result };
+    if (event.isError) part.isError = true;
+    // Its audit entry goes in the same append: a stored result always has its entry.
+    const audited = await audit.end(event);
+    await scope.append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }, audited]);
+    audit.deliver(audited.entry);
+    if (!event.isError && event.name === CREATE_ARTIFACT && offersModeTool(tools, CREATE_ARTIFACT)) {
+      publish(event);
+      await effects.storeArtifact(event.toolCallId, event.parentId, event.depth);
+      return false;
+    }
+    if (!event.isError && event.name === REQUEST_BUILD_MODE && offersModeTool(tools, REQUEST_BUILD_MODE)) {
+      publish(event);
+      await effects.switchRole("actor", event.depth, event.parentId);
+      return false;
+    }
+  } else if (event.type === "llm_call_start") {
+    setup.lineage.counters.llmCalls++;
   }
-  if (!result) throw new Error("The loop ended without a done event");
-  const end: NewRuntimeTurnRecord = { id: recordId(), frame: null, kind: "turn", runId, phase: "end", status: result.status };
+  return true;
+}
+
+/** Stores the turn end and the session's snippet, waits for the audit deliveries, publishes `done`. */
+async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResult> {
+  const { context, setup, sessionId, runId } = scope;
+  const { store } = context;
+  const end: NewRuntimeTurnRecord = { id: `${runId}:${scope.next()}`, frame: null, kind: "turn", runId, phase: "end", status: result.status };
   if (result.status === "suspended") {
     end.resume = { results: result.resume?.results ?? {} };
     // Remembered only while they wait (a store without the index then needs no scan for them).
@@ -280,14 +343,14 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   if (result.error) end.error = result.error;
   const stopReason = result.status === "aborted" ? setup.stopReason?.() : undefined;
   if (stopReason !== undefined) end.reason = stopReason;
-  await append([end]);
+  await scope.append([end]);
   const snippet = result.text.trim();
   if (snippet !== "") {
     await storeCall("updateSession", () => store.updateSession(sessionId, { lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet }));
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
-  await audit.settled();
-  const turnResult: TurnResult = { ...result, sessionId, agentId: agent.agentId, created: setup.created, runId };
-  publish({ type: "done", result: turnResult, depth: 0, parentId: null });
+  await scope.audit.settled();
+  const turnResult: TurnResult = { ...result, sessionId, agentId: setup.agent.agentId, created: setup.created, runId };
+  scope.publish({ type: "done", result: turnResult, depth: 0, parentId: null });
   return turnResult;
 }

@@ -13,8 +13,13 @@ import type { PricingTable, Provider } from "../providers/provider.js";
 import { isLeasableSessionStore, type HistoryRecord, type NewRecord, type SessionStore, type SessionSummary } from "../sessions/session-store.js";
 import type { Tool } from "../tools/tool.js";
 import type { AuditEntry } from "../sessions/audit-entry.js";
-import type { RuntimeEvents } from "./agent-runtime.js";
-import type { SessionInbox } from "./session-inbox.js";
+import type { RuntimeEvent, RuntimeEvents, TurnResult } from "./agent-runtime.js";
+import type { KeyedSerializer } from "../internal/keyed-serializer.js";
+import type { UserMessage } from "../messages/message.js";
+import type { LoopEvent } from "../loop/loop-event.js";
+import type { SessionStateCache } from "./session-state-cache.js";
+import type { HeldLease } from "./session-lease.js";
+import type { TurnRequest } from "./runtime-core.js";
 
 /** Options of `createAgentRuntime`. */
 export interface AgentRuntimeOptions {
@@ -97,19 +102,81 @@ export interface AgentRuntimeOptions {
    * one root turn may set off; ends ping-pong between two agents. @default 8
    */
   maxAgentHops?: number;
+  /**
+   * Told of every failure of work that nobody awaits, so none is lost silently: a background
+   * agent's failure notice to its parent, a permission notice, an `agents_message` sent with
+   * `mode: "async"` or a `send_agent_message` whose turn failed, a task's closing transition, a
+   * lease release, and an `event` listener that threw. `info.code` says which. Failures of such
+   * work for a session are also published as a `warning` event (same `code`) on
+   * `runtime.events`; a listener's own failure is only told here. Must not throw (what it throws
+   * is ignored).
+   * @default none (the warning events are still published)
+   */
+  onError?: (error: unknown, info: RuntimeErrorInfo) => void;
 }
 
-/** What the runtime's parts share. */
+/** What the runtime tells `onError` along with the error. */
+export interface RuntimeErrorInfo {
+  /** What failed: `background_notice_failed`, `permission_notice_failed`, `agent_message_failed`, `background_agent_failed`, `task_transition_failed`, `lease_release_failed` or `listener_failed`. */
+  code: string;
+  /** The session the failed work was for, when there is one. */
+  sessionId?: string;
+}
+
+/**
+ * What every part of one runtime shares: its options, store and registry, the per-session
+ * queue, the session-state cache, the turns running in this process, and the runtime's own
+ * operations (queue a turn, record a message, publish an event, report a failure).
+ */
 export interface RuntimeContext {
   options: AgentRuntimeOptions;
+  registry: AgentRegistry;
+  store: SessionStore;
   /** The roles this runtime knows (presets and the host's). */
   roleOf: RoleLookup;
-  store: SessionStore;
   events: EventEmitter<RuntimeEvents>;
-  inbox: SessionInbox;
-  nextSeq(): number;
+  /** Per-session FIFO: work on one session runs one piece at a time, in arrival order. */
+  inbox: KeyedSerializer;
+  /** Sessions' state kept between turns. */
+  states: SessionStateCache;
+  nextSeq: () => number;
   /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;
+  /** Turns running in this process, by session: `setRole` and task cancels stop them. */
+  running: Map<string, { controller: AbortController; reason: string | undefined }>;
+  /** Set by `close()`: no new work is accepted. */
+  closed: boolean;
+  /** Longest `agents_message` chain. */
+  maxDelegationDepth: number;
+  /** Background agents one root turn may start, counting those they start. */
+  maxBackgroundAgents: number;
+  /** Longest chain of `send_agent_message` / background hops from one root turn. */
+  maxAgentHops: number;
+  /** Queues a turn; resolves with its result once it has run. */
+  runTurn: (request: TurnRequest) => Promise<TurnResult>;
+  /** Records a message in a session without running a turn (queued behind the session's turns). */
+  record: (session: SessionSummary, message: UserMessage) => Promise<void>;
+  /**
+   * Runs `task` as the session's next piece of work: after the session's earlier work in this
+   * process (inbox) and, with a store that has leases, while holding its lease.
+   */
+  withSession: <T>(sessionId: string, task: (lease: HeldLease) => Promise<T>) => Promise<T>;
+  /**
+   * The most recently updated session of `scope` (`undefined` = unscoped) that is not a
+   * background agent's, not `except`, and whose agent `accept` takes.
+   */
+  foregroundSession: (scope: string | undefined, except: string, accept: (agent: AgentDefinition) => boolean) => Promise<SessionSummary | undefined>;
+  /** Emits `event` on `runtime.events`; a listener that throws is reported (`listener_failed`) and never breaks the caller. */
+  emit: (event: RuntimeEvent) => void;
+  /** Emits an event of no turn on `runtime.events` (e.g. `subagent_status`). */
+  publish: (session: SessionSummary, event: LoopEvent) => void;
+  /** Runs a session-resolution step in call order with every other, so messages reach a session's inbox in the order they were sent. */
+  admit: <T>(step: () => Promise<T>) => Promise<T>;
+  /**
+   * Reports a failure of work nobody awaits (notices, async messages, listeners): `onError`, and a
+   * `warning` event on `runtime.events` when the work was for a session. Never throws.
+   */
+  report: (code: string, error: unknown, session?: SessionSummary) => void;
   /** Told when a plan artifact was stored in `session`; returns the id of the task it moved, if any. */
   onPlanReady?: (session: SessionSummary, artifactId: string) => Promise<string | undefined>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */

@@ -1,12 +1,10 @@
 import type { JsonSchema } from "../schema/json-schema.js";
 import type { AnyZodSchema } from "../schema/to-json-schema.js";
 import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { AgentRegistry } from "../agents/agent-registry.js";
 import type { UserMessage } from "../messages/message.js";
 import type { ChatContext } from "../policy/tool-policy.js";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
-import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { RuntimeEvent } from "./agent-runtime.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
@@ -47,31 +45,6 @@ export interface TurnRequest {
   onEvent?: (event: RuntimeEvent) => void;
   /** Shared limits of the root turn this one descends from. @default a new lineage (a root turn) */
   lineage?: Lineage;
-}
-
-/** What the runtime's built-in agent tools need from it. */
-export interface RuntimeCore {
-  registry: AgentRegistry;
-  store: SessionStore;
-  /** Queues a turn; resolves with its result once it has run. */
-  runTurn(request: TurnRequest): Promise<TurnResult>;
-  /** Records a message in a session without running a turn (queued behind the session's turns). */
-  record(session: SessionSummary, message: UserMessage): Promise<void>;
-  /**
-   * The most recently updated session of `scope` (`undefined` = unscoped) that is not a
-   * background agent's, not `except`, and whose agent `accept` takes.
-   */
-  foregroundSession(scope: string | undefined, except: string, accept: (agent: AgentDefinition) => boolean): Promise<SessionSummary | undefined>;
-  /** Longest `agents_message` chain. */
-  maxDelegationDepth: number;
-  /** Background agents one root turn may start, counting those they start. */
-  maxBackgroundAgents: number;
-  /** Longest chain of `send_agent_message` / background hops from one root turn. */
-  maxAgentHops: number;
-  /** Emits an event of no turn on `runtime.events` (e.g. `subagent_status`). */
-  publish(session: SessionSummary, event: LoopEvent): void;
-  /** Runs a session-resolution step in call order with every other (see `createAgentRuntime`). */
-  admit<T>(step: () => Promise<T>): Promise<T>;
 }
 
 /** Session attributes that mark a background agent's session. */

@@ -18,6 +18,8 @@ export interface SessionLeaseOptions {
   ttlMs: number;
   /** Longest wait for a lease another runtime holds. */
   waitMs: number;
+  /** Told when releasing the lease fails (it then expires after `ttlMs`). @default none */
+  onReleaseError?: (error: unknown) => void;
 }
 
 const NO_LEASE: HeldLease = { token: undefined, lost: new AbortController().signal, release: async () => undefined };
@@ -63,7 +65,7 @@ export async function acquireSessionLease(store: SessionStore, sessionId: string
       released = true;
       clearInterval(timer);
       await renewing;
-      await store.releaseLease(sessionId, token).catch(() => undefined);
+      await store.releaseLease(sessionId, token).catch((error: unknown) => options.onReleaseError?.(error));
     },
   };
 }

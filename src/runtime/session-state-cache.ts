@@ -1,4 +1,5 @@
 import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import { storeCall } from "./runtime-context.js";
 import { readSessionState, SessionStateReader, type SessionState } from "./session-state.js";
 
@@ -7,8 +8,6 @@ interface Entry {
   createdAt: string;
   reader: SessionStateReader;
   loaded: boolean;
-  /** Refreshes of one session run one after another, so no record is applied twice. */
-  tail: Promise<unknown>;
 }
 
 /**
@@ -22,6 +21,8 @@ interface Entry {
  */
 export class SessionStateCache {
   readonly #entries = new Map<string, Entry>();
+  /** Refreshes of one session run one after another, so no record is applied twice. */
+  readonly #refreshes = new KeyedSerializer();
 
   constructor(
     private readonly store: SessionStore,
@@ -33,14 +34,14 @@ export class SessionStateCache {
     if (this.capacity <= 0) return readFresh(this.store, session.sessionId);
     const { sessionId, createdAt } = session;
     let entry = this.#entries.get(sessionId);
-    if (entry === undefined || entry.createdAt !== createdAt) entry = { createdAt, reader: new SessionStateReader(), loaded: false, tail: Promise.resolve() };
+    if (entry === undefined || entry.createdAt !== createdAt) entry = { createdAt, reader: new SessionStateReader(), loaded: false };
     // Re-insert: the map's order is the least recently read first.
     this.#entries.delete(sessionId);
     this.#entries.set(sessionId, entry);
     if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value!);
 
     const current = entry;
-    const result = current.tail.then(async () => {
+    return this.#refreshes.run(sessionId, async () => {
       const options = current.loaded ? { afterSeq: current.reader.lastSeq } : { sinceLastReset: true };
       const records = await storeCall("load", () => this.store.load(sessionId, options));
       try {
@@ -53,8 +54,6 @@ export class SessionStateCache {
       current.loaded = true;
       return current.reader.state();
     });
-    current.tail = result.catch(() => undefined);
-    return result;
   }
 }
 

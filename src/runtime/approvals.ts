@@ -1,0 +1,160 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError } from "../errors/errors.js";
+import type { Message } from "../messages/message.js";
+import { isApprovalIndexStore, type SessionSummary } from "../sessions/session-store.js";
+import type { PendingApproval, ResolveDecision, TurnResult } from "./agent-runtime.js";
+import type { ChatContext } from "../policy/tool-policy.js";
+import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
+import { answerResult, questionOf } from "./question-answer.js";
+import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+import { agentOf, checkOpen, newLineage } from "./runtime-lookups.js";
+import { readFresh } from "./session-state-cache.js";
+import type { SessionState } from "./session-state.js";
+import { priorRun, type SessionTurns } from "./session-turns.js";
+import { turnResultOf } from "./stored-turn-result.js";
+
+/** Marks a listed pending request that is a question (a symbol key: never in JSON). */
+const QUESTION: unique symbol = Symbol("question");
+
+/** A pending request as listed, marked when it is a question of the runtime's own `ask_user`. */
+export type ListedRequest = PendingApproval & { [QUESTION]?: true };
+
+/** Whether a listed pending request is a question (its record says so). */
+export const isQuestion = (pending: ListedRequest): boolean => pending[QUESTION] === true;
+
+/** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
+export async function findApproval(context: RuntimeContext, requestId: string): Promise<SessionSummary> {
+  const { store } = context;
+  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
+  const known = context.approvalSessions.get(requestId);
+  const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
+  if (session) return session;
+  if (isApprovalIndexStore(store)) {
+    const indexed = await storeCall("findApproval", () => store.findApproval(requestId));
+    const found = indexed && (await storeCall("getSession", () => store.getSession(indexed.sessionId)));
+    if (found) return found;
+    throw new ApprovalNotFoundError(requestId);
+  }
+  for (const session of await storeCall("listSessions", () => store.listSessions())) {
+    // A scan reads past the cache: it would push out the sessions that are in use.
+    if ((await readFresh(store, session.sessionId)).approvals.has(requestId)) return session;
+  }
+  throw new ApprovalNotFoundError(requestId);
+}
+
+/** Every pending approval request (questions included), from the index or by reading sessions. */
+export async function listPending(context: RuntimeContext, query: { sessionId?: string; scope?: string }): Promise<ListedRequest[]> {
+  const { store } = context;
+  if (isApprovalIndexStore(store)) {
+    const entries = await storeCall("listPendingApprovals", () =>
+      store.listPendingApprovals({ ...(query.sessionId !== undefined && { sessionId: query.sessionId }), ...(query.scope !== undefined && { scope: query.scope }) }),
+    );
+    return entries.map((entry) => ({
+      requestId: entry.requestId,
+      sessionId: entry.sessionId,
+      agentId: entry.agentId,
+      runId: entry.request.runId ?? "",
+      request: entry.request.request,
+      at: entry.request.at,
+      ...(entry.request.question === true && { [QUESTION]: true as const }),
+    }));
+  }
+  const { sessionId, scope } = query;
+  const sessions =
+    sessionId !== undefined
+      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter((s): s is SessionSummary => s !== undefined && (scope === undefined || s.scope === scope))
+      : await storeCall("listSessions", () => store.listSessions(scope === undefined ? {} : { scope }));
+  const pending: ListedRequest[] = [];
+  for (const session of sessions) {
+    const state = sessionId !== undefined ? await context.states.read(session) : await readFresh(store, session.sessionId);
+    for (const record of state.pending) {
+      pending.push({
+        requestId: record.request.requestId,
+        sessionId: session.sessionId,
+        agentId: session.agentId,
+        runId: record.runId ?? state.suspended?.runId ?? "",
+        request: record.request,
+        at: record.at,
+        ...(record.question === true && { [QUESTION]: true as const }),
+      });
+    }
+  }
+  return pending;
+}
+
+/**
+ * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
+ * decision record, then, once the turn has no pending request left, resumes it.
+ */
+export async function decide(context: RuntimeContext, turns: SessionTurns, requestId: string, decision: ResolveDecision, answer: unknown): Promise<TurnResult> {
+  checkOpen(context);
+  const asking = answer !== undefined;
+  const operation = asking ? "answerQuestion" : "resolveApproval";
+  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
+  const session = await findApproval(context, requestId);
+  const agent = agentOf(context, session.agentId);
+  const outcome = await context.withSession(session.sessionId, async (lease): Promise<TurnResult | { continueRun: string; chatContext: ChatContext }> => {
+    const lineage = newLineage(context, agent);
+    const state = await turns.recoverDecided(session, lease, lineage);
+    const entry = state.approvals.get(requestId);
+    if (!entry) throw new ApprovalNotFoundError(requestId);
+    const request = entry.request.request;
+    // A question is answered, never approved; an approval is never answered.
+    if ((entry.request.question === true) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
+    if (entry.decision && decision.decisionId !== undefined && entry.decision.decisionId === decision.decisionId) {
+      // This decider's decision was stored before (a retried job): its turn resumed (above, at
+      // the latest). A resumed turn whose process died is continued (below); else its outcome.
+      if (state.openTurn !== undefined) {
+        return { continueRun: state.openTurn.replace(/:retry-\d+$/, ""), chatContext: state.chatContexts.get(state.openTurn) ?? { kind: "thread" as const } };
+      }
+      return resumedOutcome(context, session, agent, entry.request.runId ?? state.suspended?.runId, state);
+    }
+    const suspended = state.suspended;
+    if (entry.decision || !suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
+    const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
+    // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
+    // decider's record is stored; whoever finds another decisionId there lost.
+    const decisionId = decision.decisionId ?? globalThis.crypto.randomUUID();
+    const record = approvalDecisionRecord(request, entry.request.frame, { approved: decision.approved, ...(decision.reason !== undefined && { reason: decision.reason }), decisionId, answer: result });
+    const [stored] = await appendRecords(context.store, session.sessionId, [record], lease.token);
+    if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
+    context.approvalSessions.delete(requestId);
+    const remaining = state.pending.filter((p) => p !== entry.request);
+    if (remaining.length > 0) return stillSuspended(session, agent, suspended.runId, remaining.map((p) => p.request));
+    if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
+    return turns.resumeSuspended(session, state, suspended, lease, lineage, { [request.toolCallId]: resumeDecision(requestId, decision, result) });
+  });
+  if (!("continueRun" in outcome)) return outcome;
+  return turns.enqueue({ agent, session, created: false, input: { role: "user", content: "" }, chatContext: outcome.chatContext, chain: [], runId: outcome.continueRun, continueOnly: true });
+}
+
+/** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
+async function resumedOutcome(context: RuntimeContext, session: SessionSummary, agent: AgentDefinition, suspendedRunId: string | undefined, state: SessionState): Promise<TurnResult> {
+  const records = await storeCall("load", () => context.store.load(session.sessionId));
+  const resumed = suspendedRunId === undefined ? undefined : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
+  let runId = (resumed as { runId?: string } | undefined)?.runId;
+  if (runId !== undefined) {
+    // Its latest continuation, when its process died.
+    const runs = new Map<string, string | null>();
+    for (const r of records) if (r.kind === "turn") runs.set((r as { runId: string }).runId, (r as { phase: string }).phase === "start" ? null : "ended");
+    runId = priorRun(runs, runId)?.runId ?? runId;
+  }
+  const outcome = runId !== undefined ? turnResultOf(records, session, runId, false) : undefined;
+  return outcome ?? stillSuspended(session, agent, suspendedRunId ?? "", state.pending.map((p) => p.request));
+}
+
+/** The result of a decision that leaves the turn suspended (other requests still wait). */
+function stillSuspended(session: SessionSummary, agent: AgentDefinition, runId: string, pending: PendingApproval["request"][]): TurnResult {
+  return {
+    status: "suspended",
+    text: "",
+    messages: [] as Message[],
+    executionTree: { version: 1, nodes: [] },
+    usage: { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
+    pendingApprovals: pending,
+    sessionId: session.sessionId,
+    agentId: agent.agentId,
+    created: false,
+    runId,
+  };
+}

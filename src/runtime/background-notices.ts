@@ -1,0 +1,66 @@
+import { systemMessage } from "../messages/system-message.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { TurnResult } from "./agent-runtime.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import type { Lineage } from "./runtime-core.js";
+
+/** Background agents' failure notices of one runtime. */
+export interface BackgroundNotices {
+  /**
+   * Watches a background agent's turn: when it does not complete (an error status, a limit, or a
+   * failure to run at all), its parent is told once (see {@link notifyParentOfEnd}).
+   */
+  watch(session: SessionSummary, lineage: Lineage, turn: Promise<TurnResult>): void;
+}
+
+/** The notices of `context`'s runtime (each session's parent is told at most once per process). */
+export function createBackgroundNotices(context: RuntimeContext): BackgroundNotices {
+  const notified = new Set<string>();
+  const notify = (session: SessionSummary, lineage: Lineage, why: string) => {
+    if (notified.has(session.sessionId)) return;
+    notified.add(session.sessionId);
+    notifyParentOfEnd(context, session, lineage, why);
+  };
+  return {
+    watch(session, lineage, turn) {
+      turn.then(
+        (result) => {
+          if (result.status !== "complete" && result.status !== "suspended") {
+            const detail = result.error ? `: ${result.error.message}` : "";
+            notify(session, lineage, result.status === "error" ? `failed${detail}` : `ended with status "${result.status}"${detail}`);
+          }
+        },
+        (error: unknown) => notify(session, lineage, `failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    },
+  };
+}
+
+/**
+ * Tells a background agent's parent that its run did not complete, unless it was told already
+ * (the session's `failureNotified` attribute): a system message that runs a turn of the parent,
+ * never across scopes. Nobody waits for it; a failure is reported (`background_notice_failed`).
+ */
+export function notifyParentOfEnd(context: RuntimeContext, session: SessionSummary, lineage: Lineage, why: string): void {
+  const { store, registry } = context;
+  void (async () => {
+    const current = await store.getSession(session.sessionId);
+    if (!current || current.attributes?.failureNotified) return;
+    await store.updateSession(session.sessionId, { attributes: { ...current.attributes, failureNotified: true } });
+    const parentId = current.attributes?.parentSessionId;
+    const parent = typeof parentId === "string" ? await store.getSession(parentId) : undefined;
+    const parentAgent = parent && registry.get(parent.agentId);
+    // Never across scopes, whatever the attributes say.
+    if (!parent || !parentAgent || parent.scope !== current.scope) return;
+    const text = `Background agent "${current.agentId}" (session ${current.sessionId}) ${why}`;
+    await context.runTurn({
+      agent: parentAgent,
+      session: parent,
+      created: false,
+      input: systemMessage(current.agentId, text),
+      chatContext: { kind: "thread" },
+      chain: [],
+      lineage: { counters: lineage.counters, hops: lineage.hops + 1 },
+    });
+  })().catch((error: unknown) => context.report("background_notice_failed", error, session));
+}

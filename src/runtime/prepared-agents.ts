@@ -1,0 +1,36 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { ChatContext } from "../policy/tool-policy.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { Tool } from "../tools/tool.js";
+import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
+import type { RuntimeContext } from "./runtime-context.js";
+
+/** Makes what a turn needs from its agent (provider, policy, toolbelt, prompt). */
+export type PrepareAgent = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext, role: string | null) => PreparedAgent;
+
+/**
+ * What a turn needs from its agent is the same for the same agent, chat context and role unless
+ * the policy or a prompt section depends on the session: then it is made per turn; else it is
+ * kept (until host tools given as a function return a new array).
+ */
+export function createAgentPreparer(context: RuntimeContext, builtinTools: Tool[]): PrepareAgent {
+  const { options, roleOf } = context;
+  const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
+  let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
+  let toolsSeen: unknown;
+  return (agent, session, chatContext, role) => {
+    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role });
+    // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
+    const tools = typeof options.tools === "function" ? options.tools() : options.tools;
+    if (tools !== toolsSeen) {
+      toolsSeen = tools;
+      prepared = new WeakMap();
+    }
+    const key = JSON.stringify([chatContext, role]);
+    let byContext = prepared.get(agent);
+    if (!byContext) prepared.set(agent, (byContext = new Map()));
+    let entry = byContext.get(key);
+    if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role })));
+    return entry;
+  };
+}

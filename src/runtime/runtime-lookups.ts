@@ -1,0 +1,39 @@
+import type { AgentDefinition } from "../agents/agent-definition.js";
+import { AgentNotFoundError, InvalidArgumentError } from "../errors/errors.js";
+import { DEFAULT_BUDGET } from "../loop/budget.js";
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import type { Lineage } from "./runtime-core.js";
+import type { SessionState } from "./session-state.js";
+
+/** The registered agent `agentId`; throws `AgentNotFoundError`. */
+export function agentOf(context: RuntimeContext, agentId: string): AgentDefinition {
+  const agent = context.registry.get(agentId);
+  if (!agent) throw new AgentNotFoundError(agentId);
+  return agent;
+}
+
+/** Throws once the runtime is closed. */
+export function checkOpen(context: RuntimeContext): void {
+  if (context.closed) throw new InvalidArgumentError("The runtime is closed");
+}
+
+/** Throws for a `scope` that is set but not a non-empty string. */
+export function checkScope(operation: string, scope: unknown): void {
+  if (scope !== undefined && (typeof scope !== "string" || scope === "")) throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
+}
+
+/** A root turn's lineage: no hops yet, the agent's (else the runtime's) model-call limit. */
+export function newLineage(context: RuntimeContext, agent: AgentDefinition): Lineage {
+  return {
+    counters: { backgroundAgents: 0, llmCalls: 0, maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? context.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls },
+    hops: 0,
+  };
+}
+
+/** The session's role: its last `role` record, else the one kept in its attributes (past a reset), else its agent's. */
+export function sessionRole(context: RuntimeContext, agent: AgentDefinition, session: SessionSummary, state: SessionState): string | null {
+  const kept = session.attributes?.role;
+  const name = state.role ?? (typeof kept === "string" ? kept : undefined) ?? agent.role;
+  return name !== undefined && context.roleOf(name) ? name : null;
+}

@@ -1,0 +1,198 @@
+import type { SessionSummary } from "../sessions/session-store.js";
+import type { TurnResult } from "./agent-runtime.js";
+import { storedDecisions, type ResumeDecision } from "./approval-decision.js";
+import type { BackgroundNotices } from "./background-notices.js";
+import type { PrepareAgent } from "./prepared-agents.js";
+import { emergencyReset, repairSession } from "./repair-session.js";
+import { runTurn } from "./run-turn.js";
+import { InvalidArgumentError } from "../errors/errors.js";
+import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+import { isBackground, type Lineage, type TurnRequest } from "./runtime-core.js";
+import { agentOf, newLineage, sessionRole } from "./runtime-lookups.js";
+import type { HeldLease } from "./session-lease.js";
+import { danglingCalls, type SessionState } from "./session-state.js";
+import { storedTurnResult } from "./stored-turn-result.js";
+import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
+import { executionOutcome, taskOf, transitionTask } from "./task-api.js";
+
+/** A session's suspended turn, as its state has it. */
+type Suspended = NonNullable<SessionState["suspended"]>;
+
+/** How turns reach sessions: queued, recovered, resumed, settled. */
+export interface SessionTurns {
+  /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
+  enqueue(request: TurnRequest): Promise<TurnResult>;
+  /** The session's state, after resuming a suspended turn whose approvals are all decided but that never resumed. */
+  recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage): Promise<SessionState>;
+  /** Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id). */
+  resumeSuspended(session: SessionSummary, state: SessionState, suspended: Suspended, lease: HeldLease, lineage: Lineage, extra: Record<string, ResumeDecision>): Promise<TurnResult>;
+}
+
+/** The session turns of `context`'s runtime. */
+export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgent, notices: BackgroundNotices): SessionTurns {
+  const { store, options, states } = context;
+
+  /** Registers a turn about to run in this process, so `setRole` and task cancels can stop it. */
+  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => {
+    const entry = { controller: new AbortController(), reason: undefined as string | undefined };
+    context.running.set(sessionId, entry);
+    return {
+      signal: signal ? AbortSignal.any([signal, entry.controller.signal]) : entry.controller.signal,
+      reason: () => entry.reason,
+      done: () => {
+        if (context.running.get(sessionId) === entry) context.running.delete(sessionId);
+      },
+    };
+  };
+
+  /**
+   * After a turn that did not suspend, before its result is returned: a background agent waits
+   * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
+   * made as such, so other turns cost no extra store reads.)
+   */
+  const settleAfterTurn = async (session: SessionSummary, result: TurnResult): Promise<TurnResult> => {
+    if (result.status === "suspended") return result;
+    if (isBackground(session)) await settleSubagentTurn(store, context.publish, result);
+    const outcome = executionOutcome(result);
+    if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
+    const current = await storeCall("getSession", () => store.getSession(result.sessionId));
+    if (current && taskOf(current)?.status === "executing") {
+      // Lost to a concurrent transition (a cancel): that one stands, and is reported.
+      await transitionTask({ store, publish: context.publish }, current, outcome).catch((error: unknown) => context.report("task_transition_failed", error, session));
+    }
+    return result;
+  };
+
+  const turns: SessionTurns = {
+    enqueue(request) {
+      const { agent, session, chatContext } = request;
+      const lineage = request.lineage ?? newLineage(context, agent);
+      const turn = context.withSession(session.sessionId, async (lease) => {
+        // A suspended turn whose approvals were all decided (by a process that died before it
+        // resumed the turn) runs first: the decision is never lost.
+        const state = await turns.recoverDecided(session, lease, lineage);
+        // A turn sent again under its run id (a retried job) never runs twice.
+        const again = await rerun(context, request, state, lease);
+        if ("result" in again) return again.result;
+        const { input, runId } = again;
+        const role = sessionRole(context, agent, session, state);
+        const prepared = prepare(agent, session, chatContext, role);
+        if (isBackground(session)) await moveSubagent(store, context.publish, session.sessionId, "running");
+        const stop = runningTurn(session.sessionId, request.signal);
+        const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
+        return runTurn(context, {
+          agent,
+          session,
+          created: request.created,
+          prepared,
+          history: repair.history,
+          historyTokens: repair.historyTokens,
+          input,
+          preface: repair.records,
+          prefaceEvents: repair.events,
+          chatContext,
+          ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
+          chain: request.chain,
+          lineage,
+          leaseToken: lease.token,
+          // A store without leases cannot lose one: no signal to combine with the turn's.
+          ...(lease.token !== undefined && { leaseLost: lease.lost }),
+          role,
+          ...(runId !== undefined && { runId }),
+          signal: stop.signal,
+          stopReason: stop.reason,
+          onEvent: request.onEvent ?? (() => undefined),
+        })
+          .finally(stop.done)
+          .then((result) => settleAfterTurn(session, result));
+      });
+      if (isBackground(session)) notices.watch(session, lineage, turn);
+      return turn;
+    },
+
+    async recoverDecided(session, lease, lineage) {
+      const state = await states.read(session);
+      if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
+      await turns.resumeSuspended(session, state, state.suspended, lease, lineage, {});
+      return states.read(session);
+    },
+
+    resumeSuspended(session, state, suspended, lease, lineage, extra) {
+      const agent = agentOf(context, session.agentId);
+      const decisions = { ...storedDecisions(state), ...extra };
+      const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
+      const role = sessionRole(context, agent, session, state);
+      const stop = runningTurn(session.sessionId, undefined);
+      return runTurn(context, {
+        agent,
+        session,
+        created: false,
+        role,
+        signal: stop.signal,
+        stopReason: stop.reason,
+        prepared: prepare(agent, session, chatContext, role),
+        history: state.history,
+        historyTokens: state.historyTokens,
+        input: undefined,
+        // Results stored per call are reused: a finished call never runs again.
+        resume: { frames: state.frames, decisions, results: { ...state.toolResults, ...suspended.results } },
+        resumeOf: suspended.runId,
+        chain: [],
+        chatContext,
+        ...(state.outputSchema !== undefined && { outputSchema: state.outputSchema }),
+        lineage,
+        leaseToken: lease.token,
+        ...(lease.token !== undefined && { leaseLost: lease.lost }),
+        onEvent: () => undefined,
+      })
+        .finally(stop.done)
+        .then((result) => settleAfterTurn(session, result));
+    },
+  };
+  return turns;
+}
+
+
+/**
+ * What a turn sent under a `runId` runs: its stored outcome when a turn of that id (or one of its
+ * continuations) ended; when its process died mid-turn, a continuation `<runId>:retry-<n>`
+ * without the message again (or, when the answer was stored and only the end record is missing,
+ * that end record and the stored outcome); else the request as sent.
+ */
+async function rerun(
+  context: RuntimeContext,
+  request: TurnRequest,
+  state: SessionState,
+  lease: HeldLease,
+): Promise<{ result: TurnResult } | { input: TurnRequest["input"] | undefined; runId: string | undefined }> {
+  const { session } = request;
+  const runId = request.runId;
+  if (runId === undefined) return { input: request.input, runId };
+  const prior = priorRun(state.runs, runId);
+  if (prior !== undefined && prior.status !== null) return { result: (await storedTurnResult(context.store, session, prior.runId, request.created))! };
+  if (prior === undefined) {
+    if (request.continueOnly) throw new InvalidArgumentError(`No turn "${runId}" to continue in session "${session.sessionId}"`);
+    return { input: request.input, runId };
+  }
+  const last = state.history.at(-1);
+  if (last?.role === "assistant" && danglingCalls(state.history).length === 0) {
+    // The answer was stored; only the end record is missing.
+    await appendRecords(context.store, session.sessionId, [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }], lease.token);
+    return { result: (await storedTurnResult(context.store, session, prior.runId, request.created))! };
+  }
+  return { input: undefined, runId: `${runId}:retry-${prior.attempt + 1}` };
+}
+
+/** The latest turn of `runId` or of its continuations (`<runId>:retry-<n>`) among the recent ones, with its continuation number. */
+export function priorRun(runs: Map<string, string | null>, runId: string): { runId: string; status: string | null; attempt: number } | undefined {
+  let found: { runId: string; status: string | null; attempt: number } | undefined;
+  const prefix = `${runId}:retry-`;
+  for (const [id, status] of runs) {
+    if (id === runId) found ??= { runId: id, status, attempt: 0 };
+    else if (id.startsWith(prefix)) {
+      const attempt = Number(id.slice(prefix.length));
+      if (Number.isInteger(attempt) && attempt > (found?.attempt ?? -1)) found = { runId: id, status, attempt };
+    }
+  }
+  return found;
+}

@@ -1,0 +1,33 @@
+import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
+import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+import { agentOf, checkOpen, sessionRole } from "./runtime-lookups.js";
+import { extraRecord } from "./session-state.js";
+
+/**
+ * `setRole`: stops the session's running turn in this process (its end record says why), then,
+ * as the session's next piece of work, records the switch (a `role` record, and the attributes so
+ * it outlives a reset) and publishes `role_changed`. Nothing happens when the role is already set.
+ */
+export async function setRole(context: RuntimeContext, sessionId: string, role: string): Promise<void> {
+  checkOpen(context);
+  const { store } = context;
+  if (typeof role !== "string" || !context.roleOf(role)) throw new InvalidArgumentError(`setRole: unknown role "${String(role)}"`);
+  const session = await storeCall("getSession", () => store.getSession(sessionId));
+  if (!session) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
+  const agent = agentOf(context, session.agentId);
+  const current = context.running.get(sessionId);
+  if (current) {
+    current.reason = "role_changed";
+    current.controller.abort(new Error("role_changed"));
+  }
+  await context.withSession(sessionId, async (lease) => {
+    const state = await context.states.read(session);
+    const fresh = (await storeCall("getSession", () => store.getSession(sessionId))) ?? session;
+    const from = sessionRole(context, agent, fresh, state);
+    if (from === role) return;
+    await appendRecords(store, sessionId, [extraRecord({ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from })], lease.token);
+    // Kept in the attributes too, so the role outlives a reset of the log.
+    await storeCall("updateSession", () => store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } }));
+    context.publish(session, { type: "role_changed", sessionId, from, to: role, depth: 0, parentId: null });
+  });
+}
