@@ -42,20 +42,21 @@ export type {
   Usage,
   UserMessage,
   UserPart,
-} from "./messages/message.js";
+} from "./contracts/message.js";
 
 // --- schema ---
-export type { JsonSchema } from "./schema/json-schema.js";
+export type { JsonSchema } from "./contracts/json-schema.js";
 export { toJsonSchema } from "./schema/to-json-schema.js";
-export type { AnyZodSchema } from "./schema/to-json-schema.js";
+export type { AnyZodSchema } from "./contracts/json-schema.js";
 
 // --- tools ---
-export type { Tool, ToolContext } from "./tools/tool.js";
+export type { Tool, ToolContext } from "./contracts/tool.js";
 export { defineTool } from "./tools/define-tool.js";
-export type { InferToolInput, ToolDefinition } from "./tools/define-tool.js";
+export type { ToolDefinition } from "./tools/define-tool.js";
+export type { InferToolInput } from "./contracts/tool.js";
 
 // --- policy ---
-export type { ChatContext, PermissionClass, ToolPolicy } from "./policy/tool-policy.js";
+export type { ChatContext, PermissionClass, ToolPolicy } from "./contracts/tool-policy.js";
 // (policy functions: see block below)
 // >>> policy block
 export { composeToolbelt } from "./policy/compose-toolbelt.js";
@@ -73,18 +74,18 @@ export { applyRole, roles } from "./modes/roles.js";
 export type { RoleDefinition } from "./modes/roles.js";
 export { defineRole } from "./modes/define-role.js";
 export { FORMAT_VERSION, PlanSchema, QuestionFieldsSchema, QuestionSchema } from "./modes/plan-format.js";
-export type { Plan, PlanStep, Question, QuestionOption } from "./modes/plan-format.js";
+export type { Plan, PlanStep, Question, QuestionOption } from "./contracts/plan.js";
 export { checkQuestion, parsePlan, parseQuestion } from "./modes/parse-plan.js";
 export type { FormatParseResult } from "./modes/parse-plan.js";
 export { messageTypeOf } from "./modes/message-type-of.js";
 export { isDeclaredReadOnly } from "./tools/declared-read-only.js";
 
 // --- providers (contract) ---
-export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./providers/provider.js";
+export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./contracts/provider.js";
 
 // --- loop ---
-export type { BudgetLimits, BudgetReason } from "./loop/budget-types.js";
-export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./loop/execution-tree-types.js";
+export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";
+export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./contracts/execution-tree.js";
 export type {
   ApprovalDecision,
   ApprovalHandler,
@@ -92,7 +93,7 @@ export type {
   LoopResult,
   LoopStatus,
   ResumeState,
-} from "./loop/loop-types.js";
+} from "./contracts/loop-result.js";
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
@@ -122,7 +123,7 @@ export type {
   ToolRefusal,
   UsageEvent,
   WarningEvent,
-} from "./loop/loop-event.js";
+} from "./contracts/loop-event.js";
 // >>> loop block
 export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
 export type { LoopOptions } from "./loop/run-unified-agent-loop.js";
@@ -135,7 +136,7 @@ export { computeCostUsd } from "./providers/pricing.js";
 
 // --- agents ---
 // >>> agents block
-export type { AgentRegistry } from "./agents/agent-registry.js";
+export type { AgentRegistry } from "./contracts/agent-registry.js";
 export { AGENT_ID_PATTERN, agentDefinitionSchema, BUDGET_KEYS, MAX_GLOB_LENGTH } from "./agents/agent-schema.js";
 export { parseAgentDefinition } from "./agents/parse-agent-definition.js";
 export type { ParseAgentDefinitionOptions, ParseAgentDefinitionResult } from "./agents/parse-agent-definition.js";
@@ -149,7 +150,7 @@ export type { PromptSection, PromptSectionContext, PromptSectionSource } from ".
 export { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT, SUBTASK_PROMPT_LINE } from "./agents/build-system-prompt.js";
 export type { BuildSystemPromptOptions } from "./agents/build-system-prompt.js";
 // <<< agents block
-export type { AgentChatSettings, AgentDefinition } from "./agents/agent-definition.js";
+export type { AgentChatSettings, AgentDefinition } from "./contracts/agent-definition.js";
 
 // --- sessions ---
 export type {
@@ -174,23 +175,24 @@ export type {
   SessionSummary,
   ToolResultRecord,
   TurnRecord,
-} from "./sessions/session-store.js";
+} from "./contracts/session-store.js";
 export { isApprovalIndexStore, isLeasableSessionStore, isPrunableSessionStore } from "./sessions/session-store.js";
-export type { AuditDecision, AuditEntry } from "./sessions/audit-entry.js";
+export type { AuditDecision, AuditEntry } from "./contracts/audit-entry.js";
 // >>> sessions block
 export { MemorySessionStore } from "./sessions/memory-session-store.js";
 export { resolveSession } from "./sessions/resolve-session.js";
-export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } from "./sessions/resolve-session.js";
+export type { ResolveSessionOptions, ResolveSessionResult } from "./sessions/resolve-session.js";
+export type { SessionSelector } from "./contracts/session-store.js";
 // <<< sessions block
 
 // --- runtime ---
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export type { AgentRuntimeOptions } from "./runtime/runtime-context.js";
-export type { AuditLogQuery } from "./runtime/read-audit-log.js";
-export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
-export type { QuestionAnswer } from "./runtime/question-answer.js";
-export type { Artifact, Task, TaskApi } from "./runtime/task-api.js";
+export type { AuditLogQuery } from "./contracts/agent-runtime.js";
+export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./contracts/agent-runtime.js";
+export type { QuestionAnswer } from "./contracts/plan.js";
+export type { Artifact, Task, TaskApi } from "./contracts/task.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 

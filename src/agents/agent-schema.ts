@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { compileGlobs, MAX_GLOB_ALTERNATIVES } from "../internal/glob.js";
-import type { BudgetLimits } from "../loop/budget-types.js";
+import type { BudgetLimits } from "../contracts/budget.js";
 import { roles } from "../modes/roles.js";
-import type { AnyZodSchema } from "../schema/to-json-schema.js";
+import type { AnyZodSchema } from "../contracts/json-schema.js";
 
 // Written with APIs that zod 3.25 and zod 4 share (the peer range is `^3.25 || ^4`): messages
 // are passed as strings, refinements are static.

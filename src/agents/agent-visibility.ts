@@ -1,6 +1,6 @@
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
-import type { AgentDefinition } from "./agent-definition.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 
 /**
  * Whether one agent may see (list in its prompt, delegate to with `agents_message`) another,

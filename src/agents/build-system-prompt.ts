@@ -1,8 +1,8 @@
 import { roles, type RoleDefinition } from "../modes/roles.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { Tool } from "../tools/tool.js";
-import type { AgentDefinition } from "./agent-definition.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { Tool } from "../contracts/tool.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import { visibleAgents } from "./agent-visibility.js";
 import type { PromptSection, PromptSectionContext, PromptSectionSource } from "./prompt-section.js";
 import { scopeSkills } from "./scope-skills.js";

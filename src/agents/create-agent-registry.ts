@@ -1,6 +1,6 @@
 import { AgentConfigError, type ConfigProblem } from "../errors/errors.js";
-import type { AgentDefinition } from "./agent-definition.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import { parseAgentDefinition } from "./parse-agent-definition.js";
 
 /** What {@link createAgentRegistry} takes: a configuration file's content, or the definitions. */

@@ -1,5 +1,5 @@
 import { compileGlobs } from "../internal/glob.js";
-import type { AgentDefinition } from "./agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { Skill } from "./skill.js";
 
 /**

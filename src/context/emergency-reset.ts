@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { unwrapSystemMessage } from "../messages/system-message.js";
 import { estimateTokens } from "./estimate-tokens.js";
 

@@ -1,4 +1,4 @@
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 
 /**
  * Characters of text counted as one token. Four is the usual rule of thumb for English prose

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { estimateMessageTokens, estimateSystemTokens } from "./estimate-tokens.js";
 
 /** Options of {@link pruneHistory}. */

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { RuntimeEvent } from "../runtime/agent-runtime.js";
+import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 
 /**
  * Event types delivered at once by default (seed 004: `task.*`, `agent.deciding`,

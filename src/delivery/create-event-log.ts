@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
-import type { AgentRuntime, PendingApproval, RuntimeEvent } from "../runtime/agent-runtime.js";
+import type { Message } from "../contracts/message.js";
+import type { AgentRuntime, PendingApproval, RuntimeEvent } from "../contracts/agent-runtime.js";
 
 /**
  * The stored state of a session, sent instead of events a reconnecting client can no longer get

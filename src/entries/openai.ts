@@ -16,4 +16,4 @@ export type { MaxTokensField } from "../providers/openai/to-openai-request.js";
 export type { RetryInfo, RetryOptions } from "../providers/http/stream-with-retry.js";
 export type { StreamLimitOptions } from "../providers/http/stream-limit-options.js";
 export { ProviderError } from "../errors/errors.js";
-export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { BudgetLimits, BudgetReason } from "./budget-types.js";
+import type { BudgetLimits, BudgetReason } from "../contracts/budget.js";
 
 /** Seed 001 defaults. */
 export const DEFAULT_BUDGET: Readonly<BudgetLimits> = Object.freeze({

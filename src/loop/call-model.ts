@@ -1,10 +1,10 @@
 import { messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
-import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../messages/message.js";
-import type { FinishReason, ModelRequest } from "../providers/provider.js";
+import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../contracts/message.js";
+import type { FinishReason, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 
 /** What one model call produced. */
 export interface ModelTurn {

@@ -1,4 +1,4 @@
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 
 /**
  * Token estimates (`estimateMessageTokens` summed) of history arrays whose owner already keeps

@@ -1,4 +1,4 @@
-import type { ToolCallPart } from "../messages/message.js";
+import type { ToolCallPart } from "../contracts/message.js";
 import { validateToolArgs } from "../tools/validate-tool-args.js";
 import { classRefusal } from "../tools/declared-read-only.js";
 import type { CallPlan, Level } from "./level.js";

@@ -1,5 +1,5 @@
-import type { ModelTool } from "../providers/provider.js";
-import type { JsonSchema } from "../schema/json-schema.js";
+import type { ModelTool } from "../contracts/provider.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
 
 /** Name of the sub-task tool the loop intercepts. */
 export const RUN_SUBTASK = "run_subtask";

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidArgumentError, McpConnectionError } from "../errors/errors.js";
-import type { Tool, ToolContext } from "../tools/tool.js";
+import type { Tool, ToolContext } from "../contracts/tool.js";
 import type { ConnectMcpServerOptions, McpConnection, McpConnectionStatus, McpWarningCode } from "./mcp-connection.js";
 import { mapMcpResult, type McpCallResult } from "./mcp-result.js";
 import { toAgentryTool, type McpToolDefinition, type McpToolMapping } from "./mcp-tool.js";

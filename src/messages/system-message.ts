@@ -1,4 +1,4 @@
-import type { UserMessage } from "./message.js";
+import type { UserMessage } from "../contracts/message.js";
 
 /**
  * A system message from another agent (seed 003): a user message whose text is wrapped with its

@@ -1,4 +1,4 @@
-import type { MessageType } from "../messages/message.js";
+import type { MessageType } from "../contracts/message.js";
 import { checkPlan, checkQuestion, jsonCandidate, parseJson } from "./parse-plan.js";
 import { MAX_FORMAT_TEXT_CHARS } from "./plan-format.js";
 

@@ -1,4 +1,5 @@
-import { FORMAT_VERSION, MAX_FORMAT_TEXT_CHARS, MAX_PLAN_STEPS, PlanSchema, QuestionSchema, type Plan, type PlanStep, type Question } from "./plan-format.js";
+import { FORMAT_VERSION, MAX_FORMAT_TEXT_CHARS, MAX_PLAN_STEPS, PlanSchema, QuestionSchema } from "./plan-format.js";
+import type { Plan, PlanStep, Question } from "../contracts/plan.js";
 
 /** What {@link parsePlan} and {@link parseQuestion} return: the value, or an error the model can act on. */
 export type FormatParseResult<T> = { ok: true; value: T } | { ok: false; error: string };

@@ -43,27 +43,6 @@ export const PlanSchema = z
     path: ["steps"],
   });
 
-/** A plan (seed 002 JSON, `format_version: "1.0"`). */
-export interface Plan {
-  type: "plan";
-  format_version: "1.0";
-  goal: string;
-  steps: PlanStep[];
-  estimated_total_time?: string;
-  risks?: string[];
-  prerequisites?: string[];
-  completion_criteria?: string[];
-}
-
-/** One step of a {@link Plan}. */
-export interface PlanStep {
-  step_number: number;
-  action: string;
-  reason?: string;
-  tools_needed?: string[];
-  estimated_time?: string;
-}
-
 const questionOptionSchema = z.object({
   label: text,
   value: text,
@@ -104,22 +83,3 @@ export const QuestionSchema = z
     format_version: z.literal(FORMAT_VERSION),
   })
   .and(QuestionFieldsSchema);
-
-/** A question (seed 002 JSON, `format_version: "1.0"`). */
-export interface Question {
-  type: "question";
-  format_version: "1.0";
-  question: string;
-  context?: string;
-  severity: "critical" | "major" | "minor";
-  options: QuestionOption[];
-  default?: string;
-  allow_custom?: boolean;
-}
-
-/** One answer a {@link Question} offers. */
-export interface QuestionOption {
-  label: string;
-  value: string;
-  description?: string;
-}

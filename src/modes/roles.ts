@@ -1,4 +1,4 @@
-import type { PermissionClass, ToolPolicy } from "../policy/tool-policy.js";
+import type { PermissionClass, ToolPolicy } from "../contracts/tool-policy.js";
 import { ACTOR_PROMPT, PLANNER_PROMPT } from "./role-prompts.js";
 
 /** A role: a policy preset (the classes it allows) plus the prompt text that tells the model so. */

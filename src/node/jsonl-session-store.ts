@@ -17,7 +17,7 @@ import {
 import { KeyedQueue } from "../internal/keyed-queue.js";
 import { orderFromIso, SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
-import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
+import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../contracts/session-store.js";
 import { createFileExclusive, errorCode, readJsonFile, syncDirectory, writeFileAtomic } from "./jsonl-files.js";
 import { indexHistory, lowerBound, noteRecord, scanHistory, serializeBatch, type HistoryIndex } from "./jsonl-history.js";
 

@@ -3,7 +3,7 @@ import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { isPathInside } from "../policy/is-path-inside.js";
 import { resolveWorkspacePath } from "../policy/resolve-workspace-path.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
 
 /** A short, path-free description of a file system error, fit for the model. */
 export function describeFsError(error: unknown): string {

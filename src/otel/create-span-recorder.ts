@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from "@opentelemetry/api";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { LoopResult } from "../loop/loop-types.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { LoopResult } from "../contracts/loop-result.js";
 import { ATTR } from "./gen-ai-attributes.js";
 
 /** A loop event with where it came from (runtime events carry all of it; `tracedLoop` fills it in). */

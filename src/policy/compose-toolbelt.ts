@@ -1,8 +1,8 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { Tool } from "../tools/tool.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { Tool } from "../contracts/tool.js";
 import { scopeTools } from "./scope-tools.js";
 import { classRefusal } from "../tools/declared-read-only.js";
-import type { ChatContext, ToolPolicy } from "./tool-policy.js";
+import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
 
 /** Why {@link composeToolbelt} warned; stable, for hosts that log or forward warnings. */
 export type ToolbeltWarningCode =

@@ -1,4 +1,4 @@
-import type { PermissionClass, ToolPolicy } from "./tool-policy.js";
+import type { PermissionClass, ToolPolicy } from "../contracts/tool-policy.js";
 
 /** Options of {@link defaultPolicy}. */
 export interface DefaultPolicyOptions {

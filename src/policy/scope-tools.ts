@@ -1,6 +1,6 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 
 const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined =>
   patterns == null ? undefined : compileGlobs(patterns);

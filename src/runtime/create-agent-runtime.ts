@@ -1,11 +1,11 @@
 import EventEmitter from "eventemitter3";
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { AgentNotFoundError, ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
-import type { ChatContext } from "../policy/tool-policy.js";
+import type { Message } from "../contracts/message.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "./agent-runtime.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { AgentRuntime, PendingApproval, RuntimeEvent, RuntimeEvents, SendInput, TurnResult } from "../contracts/agent-runtime.js";
 import { systemMessage } from "../messages/system-message.js";
 import { prepareAgent, resolveModel, type PreparedAgent } from "./prepare-agent.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
@@ -21,7 +21,7 @@ import { notifyPermission, type PermissionPhase } from "./permission-notices.js"
 import { isBackground, type Lineage, type RuntimeCore, type TurnRequest } from "./runtime-core.js";
 import { acquireSessionLease, type HeldLease } from "./session-lease.js";
 import type { SessionState } from "./session-state.js";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
 import { isApprovalIndexStore } from "../sessions/session-store.js";
 import { createModeTools } from "./mode-tools.js";

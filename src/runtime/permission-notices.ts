@@ -1,6 +1,6 @@
 import { systemMessage } from "../messages/system-message.js";
-import type { ApprovalRequest } from "../loop/loop-types.js";
-import type { SessionSummary } from "../sessions/session-store.js";
+import type { ApprovalRequest } from "../contracts/loop-result.js";
+import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeCore } from "./runtime-core.js";
 
 /** When a permission request is announced to the foreground agent. */

@@ -1,17 +1,17 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { buildSystemPrompt } from "../agents/build-system-prompt.js";
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { BudgetLimits } from "../loop/budget-types.js";
+import type { BudgetLimits } from "../contracts/budget.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 import { composeToolbelt } from "../policy/compose-toolbelt.js";
 import { defaultPolicy } from "../policy/default-policy.js";
 import { applyRole, type RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
-import type { ChatContext, ToolPolicy } from "../policy/tool-policy.js";
-import type { ModelRequest, Provider } from "../providers/provider.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { Tool } from "../tools/tool.js";
+import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
+import type { ModelRequest, Provider } from "../contracts/provider.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { Tool } from "../contracts/tool.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
 import { offeredUnder } from "./mode-tools.js";
 

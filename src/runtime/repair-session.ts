@@ -1,9 +1,9 @@
 import { emergencyVerdict, summarizeForReset } from "../context/emergency-reset.js";
 import { estimateMessageTokens, estimateSystemTokens } from "../context/estimate-tokens.js";
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { systemMessage } from "../messages/system-message.js";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { NewRecord } from "../sessions/session-store.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { NewRecord } from "../contracts/session-store.js";
 import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
 
 /** What must be stored and said before a new turn can run on a session. */

@@ -1,19 +1,20 @@
 import type { RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
 import type EventEmitter from "eventemitter3";
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { AgentRegistry } from "../agents/agent-registry.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import type { PromptSection, PromptSectionSource, Skill } from "../agents/build-system-prompt.js";
 import { AgentryError } from "../errors/agentry-error.js";
 import { SessionStoreError } from "../errors/errors.js";
-import type { BudgetLimits } from "../loop/budget-types.js";
-import type { ApprovalHandler, ApprovalRequest } from "../loop/loop-types.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { PricingTable, Provider } from "../providers/provider.js";
-import { isLeasableSessionStore, type HistoryRecord, type NewRecord, type SessionStore, type SessionSummary } from "../sessions/session-store.js";
-import type { Tool } from "../tools/tool.js";
-import type { AuditEntry } from "../sessions/audit-entry.js";
-import type { RuntimeEvents } from "./agent-runtime.js";
+import type { BudgetLimits } from "../contracts/budget.js";
+import type { ApprovalHandler, ApprovalRequest } from "../contracts/loop-result.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { PricingTable, Provider } from "../contracts/provider.js";
+import { isLeasableSessionStore } from "../sessions/session-store.js";
+import type { HistoryRecord, NewRecord, SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { Tool } from "../contracts/tool.js";
+import type { AuditEntry } from "../contracts/audit-entry.js";
+import type { RuntimeEvents } from "../contracts/agent-runtime.js";
 import type { SessionInbox } from "./session-inbox.js";
 
 /** Options of `createAgentRuntime`. */

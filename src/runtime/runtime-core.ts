@@ -1,12 +1,12 @@
-import type { JsonSchema } from "../schema/json-schema.js";
-import type { AnyZodSchema } from "../schema/to-json-schema.js";
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { AgentRegistry } from "../agents/agent-registry.js";
-import type { UserMessage } from "../messages/message.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
-import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
+import type { AnyZodSchema } from "../contracts/json-schema.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
+import type { UserMessage } from "../contracts/message.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never

@@ -1,6 +1,6 @@
-import type { LoopEvent, SubagentStatus } from "../loop/loop-event.js";
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
-import type { TurnResult } from "./agent-runtime.js";
+import type { LoopEvent, SubagentStatus } from "../contracts/loop-event.js";
+import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storeCall } from "./runtime-context.js";
 
 /**

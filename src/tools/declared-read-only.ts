@@ -1,5 +1,5 @@
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { Tool } from "./tool.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { Tool } from "../contracts/tool.js";
 
 /**
  * Marks a tool whose `permissionClass` was not given by its author (`defineTool` filled in

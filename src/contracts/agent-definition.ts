@@ -1,4 +1,4 @@
-import type { BudgetLimits } from "../loop/budget-types.js";
+import type { BudgetLimits } from "./budget.js";
 
 /** The model settings of an agent (`AgentDefinition.chat`), passed to the provider on every model call of its turns. */
 export interface AgentChatSettings {
