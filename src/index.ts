@@ -6,7 +6,7 @@
  * Provider adapters and stores with extra dependencies live behind subpaths
  * (`@agentry/core/openai`, `@agentry/core/anthropic`, `@agentry/core/node`, `@agentry/core/sqlite`).
  *
- * @module
+ * @module \@agentry/core
  */
 
 // --- errors ---
@@ -107,7 +107,9 @@ export type {
   ErrorEvent,
   EventOrigin,
   LlmCallStartEvent,
+  LoopErrorEvent,
   LoopEvent,
+  LoopMessageEvent,
   MessageEvent,
   PlanningStartedEvent,
   PlanReadyEvent,

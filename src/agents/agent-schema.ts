@@ -145,7 +145,7 @@ export const ALLOWED_KEYS: { readonly agent: readonly string[]; readonly chat: r
 };
 
 /**
- * The zod schema of one agent definition as written in configuration (seed 000), where `null`
+ * The zod schema of one agent definition as written in configuration, where `null`
  * stands for an unset optional field. Unknown keys are problems (typo safety), at the top level
  * and inside `chat` and `budget`. `parseAgentDefinition` and `createAgentRegistry` use it and
  * then drop the `null`s; use it directly for form validation, or with `toJsonSchema` to publish

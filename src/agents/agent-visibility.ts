@@ -30,7 +30,7 @@ function check(from: AgentDefinition, to: AgentDefinition, allow: GlobMatcher | 
 }
 
 /**
- * Whether `to` is visible and allowed from `from` (seed 000), checked in this order:
+ * Whether `to` is visible and allowed from `from`, checked in this order:
  *
  * 1. `to` is not `from` itself (same `agentId`): code `"self"`.
  * 2. `to.uiVisible !== false`: code `"hidden"` (an allowlist entry does not override it).

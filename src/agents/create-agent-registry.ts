@@ -27,7 +27,7 @@ function agentsOf(config: unknown): unknown[] {
 }
 
 /**
- * Validates agent definitions and returns a registry of them (seed 000 configuration).
+ * Validates agent definitions and returns a registry of them.
  *
  * Takes the content of a configuration file (`{ "agents": [...] }`, other top-level keys are
  * ignored so a host can pass its whole config) or an array of definitions; both are validated,

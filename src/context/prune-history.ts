@@ -6,7 +6,7 @@ import { estimateMessageTokens, estimateSystemTokens } from "./estimate-tokens.j
 export interface PruneHistoryOptions {
   /**
    * Token budget of the whole request context, system prompt included: usually the loop's
-   * `BudgetLimits.maxHistoryTokens` (128,000 by default, seed 001). `Infinity` never prunes.
+   * `BudgetLimits.maxHistoryTokens` (128,000 by default). `Infinity` never prunes.
    */
   maxTokens: number;
   /** The system prompt: counted against the budget, never removed. @default undefined (nothing counted) */

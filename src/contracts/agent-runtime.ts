@@ -154,13 +154,13 @@ export interface AgentRuntime {
    */
   pendingQuestions(query?: { sessionId?: string; scope?: string }): Promise<PendingQuestion[]>;
   /**
-   * Switches the session's role (seed 002): recorded in its log and used from its next turn. A
+   * Switches the session's role: recorded in its log and used from its next turn. A
    * turn of the session running in this runtime is stopped first (it ends `aborted`, its end
    * record has `reason: "role_changed"`). Emits `role_changed`; switching to the current role
    * does nothing. Unknown role → `InvalidArgumentError`; unknown session → `SessionNotFoundError`.
    */
   setRole(sessionId: string, role: string): Promise<void>;
-  /** Tasks: plan, review, act (seed 004). See {@link TaskApi}. */
+  /** Tasks: plan, review, act. See {@link TaskApi}. */
   tasks: TaskApi;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;

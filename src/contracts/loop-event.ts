@@ -14,10 +14,10 @@ export interface EventOrigin {
 /** A model call is about to start (`iteration` counts from 1 within the level). */
 export interface LlmCallStartEvent extends EventOrigin { type: "llm_call_start"; iteration: number }
 
-/** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream (seed 004). */
+/** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream. */
 export interface ChunkEvent extends EventOrigin { type: "chunk"; content: string; done?: boolean; streamId?: string }
 
-/** An assistant message began streaming text (seed 004 `agent.message_stream_started`). */
+/** An assistant message began streaming text. */
 export interface MessageStreamStartedEvent extends EventOrigin { type: "message_stream_started"; streamId: string }
 
 /** A streamed assistant message ended as the level's answer. */
@@ -33,7 +33,10 @@ export interface MessageStreamCancelledEvent extends EventOrigin { type: "messag
 export interface ThinkingEvent extends EventOrigin { type: "thinking"; content: string }
 
 /** A finished message of this level, to persist. */
-export interface MessageEvent extends EventOrigin { type: "message"; message: Message }
+export interface LoopMessageEvent extends EventOrigin { type: "message"; message: Message }
+
+/** @deprecated Renamed to {@link LoopMessageEvent} (this name shadows the DOM's `MessageEvent`). */
+export type MessageEvent = LoopMessageEvent;
 
 /** The model asked for tools; they are about to be dispatched. */
 export interface ToolCallsPreparingEvent extends EventOrigin { type: "tool_calls_preparing"; names: string[] }
@@ -92,7 +95,7 @@ export interface BudgetExceededEvent extends EventOrigin { type: "budget_exceede
 export interface WarningEvent extends EventOrigin { type: "warning"; code: string; message: string }
 
 /** The level failed (provider error, script ran out, ...). */
-export interface ErrorEvent extends EventOrigin {
+export interface LoopErrorEvent extends EventOrigin {
   type: "error";
   message: string;
   /** A provider error's type or code, when it had one. */
@@ -105,13 +108,16 @@ export interface ErrorEvent extends EventOrigin {
   provider?: string;
 }
 
-/** A task's lifecycle state (seed 004). */
+/** @deprecated Renamed to {@link LoopErrorEvent} (this name shadows the DOM's `ErrorEvent`). */
+export type ErrorEvent = LoopErrorEvent;
+
+/** A task's lifecycle state. */
 export type TaskStatus = "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
 
 /** A task moved from one status to another (`from` null at creation). */
 export interface TaskStatusEvent extends EventOrigin { type: "task_status"; taskId: string; from: TaskStatus | null; to: TaskStatus }
 
-/** Plan generation began (seed 004 `agent.planning_started`). */
+/** Plan generation began. */
 export interface PlanningStartedEvent extends EventOrigin { type: "planning_started"; taskId?: string }
 
 /** An artifact was stored by `create_artifact` (`preview`: the first characters of its content). */
@@ -126,7 +132,7 @@ export interface QuestionEvent extends EventOrigin { type: "question"; questionI
 /** A session switched roles (`from` null when it ran without one). */
 export interface RoleChangedEvent extends EventOrigin { type: "role_changed"; sessionId: string; from: string | null; to: string }
 
-/** A background agent's lifecycle state (seed 004 sub-agents). */
+/** A background agent's lifecycle state. */
 export type SubagentStatus = "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
 
 /** A background agent (session `sessionId`, started from `parentSessionId`) moved in its lifecycle. */
@@ -143,7 +149,7 @@ export type LoopEvent =
   | MessageStreamCompletedEvent
   | MessageStreamCancelledEvent
   | ThinkingEvent
-  | MessageEvent
+  | LoopMessageEvent
   | ToolCallsPreparingEvent
   | ToolCallUpdateEvent
   | ApprovalRequestEvent
@@ -151,7 +157,7 @@ export type LoopEvent =
   | UsageEvent
   | BudgetExceededEvent
   | WarningEvent
-  | ErrorEvent
+  | LoopErrorEvent
   | TaskStatusEvent
   | PlanningStartedEvent
   | ArtifactCreatedEvent

@@ -21,7 +21,7 @@ export type AssistantPart = TextPart | ThinkingPart | ToolCallPart;
 /** The result of one tool call, matched to it by `toolCallId`. */
 export interface ToolResultPart { type: "tool_result"; toolCallId: string; name: string; result: unknown; isError?: boolean }
 
-/** How a UI should render an assistant message (seed 002). */
+/** How a UI should render an assistant message. */
 export type MessageType = "text" | "plan" | "question" | "tool_call" | "tool_result";
 
 /** Token usage, summed over every depth of a run. */

@@ -1,4 +1,4 @@
-/** A plan (seed 002 JSON, `format_version: "1.0"`). */
+/** A plan (JSON, `format_version: "1.0"`). */
 export interface Plan {
   type: "plan";
   format_version: "1.0";
@@ -19,7 +19,7 @@ export interface PlanStep {
   estimated_time?: string;
 }
 
-/** A question (seed 002 JSON, `format_version: "1.0"`). */
+/** A question (JSON, `format_version: "1.0"`). */
 export interface Question {
   type: "question";
   format_version: "1.0";

@@ -252,7 +252,7 @@ export interface ApprovalIndexStore extends SessionStore {
 }
 
 /**
- * Which session a message goes to (seed 000, "Default Routing"):
+ * Which session a message goes to:
  * - `"latest"`: the agent's most recently updated session; it must exist.
  * - `"create"`: always a new session.
  * - `"latest-or-create"`: the most recently updated session, or a new one when the agent has none.

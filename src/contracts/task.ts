@@ -1,7 +1,7 @@
 import type { TurnResult } from "./agent-runtime.js";
 import type { TaskStatus } from "./loop-event.js";
 
-/** A task (seed 004): a session with a plan-review-act lifecycle, persisted in the store. */
+/** A task: a session with a plan-review-act lifecycle, persisted in the store. */
 export interface Task {
   /** The id of the task; also the id of its session. */
   taskId: string;

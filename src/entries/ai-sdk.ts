@@ -9,7 +9,7 @@
  * import { fromAiSdk } from "@agentry/core/ai-sdk";
  * const provider = fromAiSdk(anthropic("claude-sonnet-4-5"));
  *
- * @module
+ * @module \@agentry/core/ai-sdk
  */
 
 export { fromAiSdk } from "../ai-sdk/from-ai-sdk.js";

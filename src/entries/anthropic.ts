@@ -6,7 +6,7 @@
  * import { anthropic } from "@agentry/core/anthropic";
  * const provider = anthropic({ apiKey: "sk-ant-..." });
  *
- * @module
+ * @module \@agentry/core/anthropic
  */
 
 export { anthropic } from "../providers/anthropic/anthropic.js";

@@ -7,7 +7,7 @@
  * import { openai } from "@agentry/core/openai";
  * const provider = openai({ baseURL: "http://localhost:11434/v1", id: "ollama" });
  *
- * @module
+ * @module \@agentry/core/openai
  */
 
 export { openai } from "../providers/openai/openai.js";

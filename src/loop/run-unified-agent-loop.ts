@@ -142,7 +142,7 @@ function checkOptions(options: LoopOptions): void {
 }
 
 /**
- * The unified agent loop (seed 001): one async generator used at every depth. It streams a model
+ * The unified agent loop: one async generator used at every depth. It streams a model
  * turn, runs the tool calls it asks for (in parallel where safe, under approval, budgets, locks
  * and timeouts), recurses into `run_subtask` calls, and repeats until the model answers without tools.
  *

@@ -8,7 +8,7 @@ export const FINISH_SUBTASK = "finish_subtask";
 /** Name of the tool a root level with an `outputSchema` ends with. */
 export const FINAL_ANSWER = "final_answer";
 
-/** Arguments of `run_subtask` (seed 001). */
+/** Arguments of `run_subtask`. */
 export interface RunSubtaskArgs {
   title: string;
   instructions: string;
@@ -85,7 +85,7 @@ export interface SubtaskPromptInfo {
 }
 
 /**
- * The system prompt of a sub-task (seed 001): it mentions `run_subtask` only below the depth
+ * The system prompt of a sub-task: it mentions `run_subtask` only below the depth
  * limit, and requires `finish_subtask` when an output schema applies.
  */
 export function buildSubtaskSystemPrompt(info: SubtaskPromptInfo): string {

@@ -23,7 +23,7 @@ const planStepSchema = z.object({
 });
 
 /**
- * The plan format (seed 002, `format_version: "1.0"`): a goal and numbered steps, each with the
+ * The plan format (`format_version: "1.0"`): a goal and numbered steps, each with the
  * action, why, the tools it needs and a rough time; then risks, prerequisites and completion
  * criteria. Unknown keys are dropped. Step numbers must be 1, 2, 3... in order.
  */
@@ -73,7 +73,7 @@ export const QuestionFieldsSchema = z
   });
 
 /**
- * The question format (seed 002, `format_version: "1.0"`): what the actor asks when a decision
+ * The question format (`format_version: "1.0"`): what the actor asks when a decision
  * is the user's (deleting files, changes beyond the plan, uncertainty), with options as buttons,
  * an optional default and, with `allow_custom`, a free-text answer.
  */

@@ -24,7 +24,7 @@ export interface RoleDefinition {
 const freezeRole = (role: RoleDefinition): RoleDefinition => Object.freeze({ ...role, classes: Object.freeze([...role.classes]) });
 
 /**
- * The two preset roles (seed 002). Frozen: they are shared by every caller.
+ * The two preset roles. Frozen: they are shared by every caller.
  *
  * - `planner`: read-only (`safe`, `knowledge`, `workspace_read`, and only tools declared so): no
  *   writes, no commands, no network, no sub-agents. Its prompt carries the plan format.

@@ -51,7 +51,7 @@ export interface JsonlSessionStoreOptions {
 }
 
 /**
- * A `SessionStore` (from `@agentry/core`) in plain files, one directory per session (seed 003's layout):
+ * A `SessionStore` (from `@agentry/core`) in plain files, one directory per session:
  * `<root>/<sessionId>/descriptor.json` (sessionId, agentId, createdAt), `state.json` (name,
  * pinnedAt, attributes, lastSnippet, updatedAt, lastSeq) and `history.jsonl` (one record per line).
  *

@@ -95,8 +95,3 @@ export async function resolveConfinedPath(policy: ToolPolicy, path: string): Pro
 export function outsideError(path: string): Error {
   return new Error(`Path ${JSON.stringify(path)} resolves outside the workspace (through a symbolic link).`);
 }
-
-/** The real path of a confined model-supplied path; see {@link resolveConfinedPath}. */
-export async function confineWorkspacePath(policy: ToolPolicy, path: string): Promise<string> {
-  return (await resolveConfinedPath(policy, path)).real;
-}

@@ -34,7 +34,7 @@ export interface ComposeToolbeltOptions {
 
 /**
  * The toolbelt of a run: (registered tools) ∩ (agent's glob scope) ∩ (policy classes) ∩ (chat
- * context), in registration order (seed 001 `composeToolbelt`). Under a read-only policy
+ * context), in registration order. Under a read-only policy
  * (`declaredReadOnly`, the planner) only tools declared read-only are kept.
  * A tool with `mcpServer` is kept only when `policy.allowedMcpServers` lists that server (none is implied).
  *

@@ -20,7 +20,7 @@ const THREAD_CLASSES: readonly PermissionClass[] = [
 ];
 
 /**
- * The default policy for a chat context kind (seed 001 defaults table).
+ * The default policy for a chat context kind.
  *
  * | class | `"thread"` | `"editor"` |
  * | --- | --- | --- |

@@ -6,7 +6,7 @@ const compileList = (patterns: string[] | null | undefined): GlobMatcher | undef
   patterns == null ? undefined : compileGlobs(patterns);
 
 /**
- * The tools an agent may use, by its glob scoping (seed 000 `getEffectiveTools`, exactly).
+ * The tools an agent may use, by its glob scoping.
  *
  * - A list that is `null` or absent is unset. With all four lists unset, every tool is kept.
  * - Tools whose name starts with `system_` are always kept.

@@ -65,7 +65,7 @@ function nextHop(core: RuntimeCore, caller: AgentToolCaller): Lineage {
 export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
 
 /**
- * The runtime's built-in agent tools (seed 000 `agents_message`, seed 003 `start_background_agent`,
+ * The runtime's built-in agent tools (`agents_message`, `start_background_agent`,
  * `send_agent_message`, `request_permission`), made once per runtime: each call finds its caller
  * (agent, session, delegation chain) in `ctx.host`. They have permission class `subagent` and are
  * scoped like any tool.

@@ -37,7 +37,7 @@ export function offersModeTool(tools: readonly Tool[], name: string): boolean {
 }
 
 /**
- * The runtime's plan / question tools (seeds 002 and 004). They write nothing themselves: the
+ * The runtime's plan / question tools. They write nothing themselves: the
  * runtime stores what they produce (artifact records, questions, role switches) in the session
  * log. Class `safe` and declared read-only, so the planner may use them.
  *

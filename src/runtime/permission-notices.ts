@@ -23,7 +23,7 @@ export async function permissionNoticeTarget(core: RuntimeCore, asker: SessionSu
 }
 
 /**
- * Seed 003 permission forwarding: the asker's parent session (or the most recent foreground
+ * Permission forwarding: the asker's parent session (or the most recent foreground
  * session of its scope) gets a silent system message when a `request_permission` call is
  * presented for approval and another when it is decided. The model-written parts are cut at 500
  * characters and the wrapper escapes them, so they cannot close or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue

@@ -89,7 +89,7 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
  */
 export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinition): { provider: Provider; model: string } {
   const providerIds = Object.keys(options.providers);
-  // Seed 000: chat.provider defaults to "openai" (with one provider registered, that one).
+  // chat.provider defaults to "openai" (with one provider registered, that one).
   const fallback = providerIds.length === 1 ? providerIds[0] : providerIds.includes("openai") ? "openai" : undefined;
   const providerId = agent.chat?.provider ?? options.defaultProvider ?? fallback;
   const provider = providerId === undefined ? undefined : options.providers[providerId];

@@ -62,7 +62,7 @@ export function repairSession(state: SessionState): SessionRepair {
 export const RUNTIME_ORIGIN = "agentry";
 
 /**
- * Seed 003 emergency reset: when the history plus the new message reaches `limit` estimated
+ * Emergency reset: when the history plus the new message reaches `limit` estimated
  * tokens, a reset marker (with a summary) is stored before the turn, the history restarts from a
  * silent summary note, and a `context_reset` warning says so.
  */

@@ -274,7 +274,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     // Remembered only while they wait (a store without the index then needs no scan for them).
     for (const request of result.pendingApprovals ?? []) context.approvalSessions.set(request.requestId, sessionId);
   } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
-    // Seed 001: a turn stopped early (budget, iteration limit, error, abort) still keeps its
+    // A turn stopped early (budget, iteration limit, error, abort) still keeps its
     // execution tree; a complete turn has it on its final assistant message.
     end.executionTree = result.executionTree;
   }

@@ -23,7 +23,7 @@ export interface AgentRuntimeOptions {
   store: SessionStore;
   /** Providers by id; an agent picks one with `chat.provider`. */
   providers: Record<string, Provider>;
-  /** @default the only provider when exactly one is given, else `"openai"` when registered (seed 000) */
+  /** @default the only provider when exactly one is given, else `"openai"` when registered */
   defaultProvider?: string;
   /** Model for agents without `chat.model`. */
   defaultModel?: string;
@@ -42,7 +42,7 @@ export interface AgentRuntimeOptions {
   /** Decides approvals. Without one, a call that needs approval suspends its turn. */
   approve?: ApprovalHandler;
   /**
-   * Told of every tool call as it ends (seed 004: all tool calls are audited): one
+   * Told of every tool call as it ends (every tool call is audited): one
    * {@link AuditEntry} per call of every turn, at every depth, refused and denied calls included,
    * after the entry is stored in the session's log (`runtime.auditLog`). Entries never hold the
    * arguments or results, only a digest of the arguments. The turn waits for a returned promise
@@ -61,7 +61,7 @@ export interface AgentRuntimeOptions {
   maxDelegationDepth?: number;
   /**
    * When a session's estimated context reaches this many tokens, the next turn first resets it:
-   * a reset marker with a summary note, then the turn runs on the note and the new message (seed 003).
+   * a reset marker with a summary note, then the turn runs on the note and the new message.
    * @default 200_000 (EMERGENCY_CONTEXT_LIMIT)
    */
   emergencyContextLimit?: number;

@@ -20,11 +20,6 @@ export class SessionInbox {
     return result;
   }
 
-  /** Whether a session has queued or running work. */
-  busy(sessionId: string): boolean {
-    return this.tails.has(sessionId);
-  }
-
   /** Resolves when every queued task (including ones queued meanwhile) has finished. */
   async drain(): Promise<void> {
     while (this.tails.size > 0) await Promise.all(this.tails.values());

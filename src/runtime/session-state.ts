@@ -18,7 +18,7 @@ export type RuntimeTurnRecord = TurnRecord & {
   chatContext?: ChatContext;
   /** On a turn start: the JSON Schema form of the turn's `outputSchema`, so a resumed turn keeps it. */
   outputSchema?: JsonSchema;
-  /** On the end of a turn that did not complete: what it had done (seed 001 keeps it). */
+  /** On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it). */
   executionTree?: ExecutionTreeSnapshot;
   /** On the end of a turn that did not complete: why. */
   error?: LoopResult["error"];
