@@ -20,7 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { connectMcpServer, type McpConnection } from "../src/entries/mcp.ts";
 import { defaultPolicy } from "../src/policy/default-policy.ts";
-import type { Tool, ToolContext } from "../src/tools/tool.ts";
+import type { Tool, ToolContext } from "../src/contracts/tool.ts";
 import { validateToolArgs } from "../src/tools/validate-tool-args.ts";
 
 const arg = (name: string, fallback: number) => {

@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { Message } from "../src/messages/message.js";
+import type { Message } from "../src/contracts/message.js";
 import { JsonlSessionStore } from "../src/node/jsonl-session-store.js";
 import { MemorySessionStore } from "../src/sessions/memory-session-store.js";
-import type { NewRecord, SessionStore } from "../src/sessions/session-store.js";
+import type { NewRecord, SessionStore } from "../src/contracts/session-store.js";
 import { SqliteSessionStore } from "../src/sqlite/sqlite-session-store.js";
 import { PostgresSessionStore } from "../src/postgres/postgres-session-store.js";
 

@@ -6,7 +6,7 @@
  * Provider adapters and stores with extra dependencies live behind subpaths
  * (`@agentry/core/openai`, `@agentry/core/anthropic`, `@agentry/core/node`, `@agentry/core/sqlite`).
  *
- * @module
+ * @module \@agentry/core
  */
 
 // --- errors ---
@@ -43,20 +43,19 @@ export type {
   Usage,
   UserMessage,
   UserPart,
-} from "./messages/message.js";
+} from "./contracts/message.js";
 
 // --- schema ---
-export type { JsonSchema } from "./schema/json-schema.js";
+export type { JsonSchema, AnyZodSchema } from "./contracts/json-schema.js";
 export { toJsonSchema } from "./schema/to-json-schema.js";
-export type { AnyZodSchema } from "./schema/to-json-schema.js";
 
 // --- tools ---
-export type { Tool, ToolContext } from "./tools/tool.js";
+export type { Tool, ToolContext, InferToolInput } from "./contracts/tool.js";
 export { defineTool } from "./tools/define-tool.js";
-export type { InferToolInput, ToolDefinition } from "./tools/define-tool.js";
+export type { ToolDefinition } from "./tools/define-tool.js";
 
 // --- policy ---
-export type { ChatContext, PermissionClass, ToolPolicy } from "./policy/tool-policy.js";
+export type { ChatContext, PermissionClass, ToolPolicy } from "./contracts/tool-policy.js";
 // (policy functions: see block below)
 // >>> policy block
 export { composeToolbelt } from "./policy/compose-toolbelt.js";
@@ -74,18 +73,18 @@ export { applyRole, roles } from "./modes/roles.js";
 export type { RoleDefinition } from "./modes/roles.js";
 export { defineRole } from "./modes/define-role.js";
 export { FORMAT_VERSION, PlanSchema, QuestionFieldsSchema, QuestionSchema } from "./modes/plan-format.js";
-export type { Plan, PlanStep, Question, QuestionOption } from "./modes/plan-format.js";
+export type { Plan, PlanStep, Question, QuestionOption, QuestionAnswer } from "./contracts/plan.js";
 export { checkQuestion, parsePlan, parseQuestion } from "./modes/parse-plan.js";
 export type { FormatParseResult } from "./modes/parse-plan.js";
 export { messageTypeOf } from "./modes/message-type-of.js";
 export { isDeclaredReadOnly } from "./tools/declared-read-only.js";
 
 // --- providers (contract) ---
-export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./providers/provider.js";
+export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./contracts/provider.js";
 
 // --- loop ---
-export type { BudgetLimits, BudgetReason } from "./loop/budget-types.js";
-export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./loop/execution-tree-types.js";
+export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";
+export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./contracts/execution-tree.js";
 export type {
   ApprovalDecision,
   ApprovalHandler,
@@ -93,7 +92,7 @@ export type {
   LoopResult,
   LoopStatus,
   ResumeState,
-} from "./loop/loop-types.js";
+} from "./contracts/loop-result.js";
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
@@ -107,7 +106,9 @@ export type {
   ErrorEvent,
   EventOrigin,
   LlmCallStartEvent,
+  LoopErrorEvent,
   LoopEvent,
+  LoopMessageEvent,
   MessageEvent,
   PlanningStartedEvent,
   PlanReadyEvent,
@@ -123,7 +124,7 @@ export type {
   ToolRefusal,
   UsageEvent,
   WarningEvent,
-} from "./loop/loop-event.js";
+} from "./contracts/loop-event.js";
 // >>> loop block
 export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
 export type { LoopOptions } from "./loop/run-unified-agent-loop.js";
@@ -136,7 +137,7 @@ export { computeCostUsd } from "./providers/pricing.js";
 
 // --- agents ---
 // >>> agents block
-export type { AgentRegistry } from "./agents/agent-registry.js";
+export type { AgentRegistry } from "./contracts/agent-registry.js";
 export { AGENT_ID_PATTERN, agentDefinitionSchema, BUDGET_KEYS, MAX_GLOB_LENGTH } from "./agents/agent-schema.js";
 export { parseAgentDefinition } from "./agents/parse-agent-definition.js";
 export type { ParseAgentDefinitionOptions, ParseAgentDefinitionResult } from "./agents/parse-agent-definition.js";
@@ -150,7 +151,7 @@ export type { PromptSection, PromptSectionContext, PromptSectionSource } from ".
 export { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT, SUBTASK_PROMPT_LINE } from "./agents/build-system-prompt.js";
 export type { BuildSystemPromptOptions } from "./agents/build-system-prompt.js";
 // <<< agents block
-export type { AgentChatSettings, AgentDefinition } from "./agents/agent-definition.js";
+export type { AgentChatSettings, AgentDefinition } from "./contracts/agent-definition.js";
 
 // --- sessions ---
 export type {
@@ -175,13 +176,14 @@ export type {
   SessionSummary,
   ToolResultRecord,
   TurnRecord,
-} from "./sessions/session-store.js";
+} from "./contracts/session-store.js";
 export { isApprovalIndexStore, isLeasableSessionStore, isPrunableSessionStore } from "./sessions/session-store.js";
-export type { AuditDecision, AuditEntry } from "./sessions/audit-entry.js";
+export type { AuditDecision, AuditEntry } from "./contracts/audit-entry.js";
 // >>> sessions block
 export { MemorySessionStore } from "./sessions/memory-session-store.js";
 export { resolveSession } from "./sessions/resolve-session.js";
-export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } from "./sessions/resolve-session.js";
+export type { ResolveSessionOptions, ResolveSessionResult } from "./sessions/resolve-session.js";
+export type { SessionSelector } from "./contracts/session-store.js";
 // <<< sessions block
 
 // --- runtime ---
@@ -189,10 +191,8 @@ export type { ResolveSessionOptions, ResolveSessionResult, SessionSelector } fro
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export { storedTurnResult } from "./runtime/stored-turn-result.js";
 export type { AgentRuntimeOptions, RuntimeErrorInfo } from "./runtime/runtime-context.js";
-export type { AuditLogQuery } from "./runtime/read-audit-log.js";
-export type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, ResolveDecision, SendInput, SystemMessageTarget, TurnResult } from "./runtime/agent-runtime.js";
-export type { QuestionAnswer } from "./runtime/question-answer.js";
-export type { Artifact, Task, TaskApi } from "./runtime/task-api.js";
+export type { AuditLogQuery, ResolveDecision, AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./contracts/agent-runtime.js";
+export type { Artifact, Task, TaskApi } from "./contracts/task.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { compileGlobs, MAX_GLOB_ALTERNATIVES } from "../internal/glob.js";
-import type { BudgetLimits } from "../loop/budget-types.js";
+import type { BudgetLimits } from "../contracts/budget.js";
 import { roles } from "../modes/roles.js";
-import type { AnyZodSchema } from "../schema/to-json-schema.js";
+import type { AnyZodSchema } from "../contracts/json-schema.js";
 
 // Written with APIs that zod 3.25 and zod 4 share (the peer range is `^3.25 || ^4`): messages
 // are passed as strings, refinements are static.
@@ -145,7 +145,7 @@ export const ALLOWED_KEYS: { readonly agent: readonly string[]; readonly chat: r
 };
 
 /**
- * The zod schema of one agent definition as written in configuration (seed 000), where `null`
+ * The zod schema of one agent definition as written in configuration, where `null`
  * stands for an unset optional field. Unknown keys are problems (typo safety), at the top level
  * and inside `chat` and `budget`. `parseAgentDefinition` and `createAgentRegistry` use it and
  * then drop the `null`s; use it directly for form validation, or with `toJsonSchema` to publish

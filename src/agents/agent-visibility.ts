@@ -1,6 +1,6 @@
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
-import type { AgentDefinition } from "./agent-definition.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 
 /**
  * Whether one agent may see (list in its prompt, delegate to with `agents_message`) another,
@@ -30,7 +30,7 @@ function check(from: AgentDefinition, to: AgentDefinition, allow: GlobMatcher | 
 }
 
 /**
- * Whether `to` is visible and allowed from `from` (seed 000), checked in this order:
+ * Whether `to` is visible and allowed from `from`, checked in this order:
  *
  * 1. `to` is not `from` itself (same `agentId`): code `"self"`.
  * 2. `to.uiVisible !== false`: code `"hidden"` (an allowlist entry does not override it).

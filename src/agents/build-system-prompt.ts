@@ -1,8 +1,8 @@
 import { roles, type RoleDefinition } from "../modes/roles.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { Tool } from "../tools/tool.js";
-import type { AgentDefinition } from "./agent-definition.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { Tool } from "../contracts/tool.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import { visibleAgents } from "./agent-visibility.js";
 import type { PromptSection, PromptSectionContext, PromptSectionSource } from "./prompt-section.js";
 import { scopeSkills } from "./scope-skills.js";
@@ -41,7 +41,7 @@ export interface BuildSystemPromptOptions {
   role?: RoleDefinition | null;
   /**
    * The loop offers `run_subtask` to this run (its policy enables `subagent` and `maxDepth` > 0):
-   * the tools list names it, with one line on when to decompose (seed 001's root chat prompt).
+   * the tools list names it, with one line on when to decompose.
    * @default false
    */
   subtasks?: boolean;
@@ -115,7 +115,7 @@ function hostSection(source: PromptSection | PromptSectionSource, context: Promp
 }
 
 /**
- * The full system prompt of a run (seed 000 "Prompt Construction"): blocks joined by one blank
+ * The full system prompt of a run: blocks joined by one blank
  * line, empty blocks left out, in this order:
  *
  * 1. Base prompt: the agent's `systemPrompt` if not blank; else, with an agent,
@@ -127,7 +127,7 @@ function hostSection(source: PromptSection | PromptSectionSource, context: Promp
  *    the run has any tool (skills are run through the shell tool), the skills its skill globs
  *    allow ({@link scopeSkills}), each with its SKILL.md path and CLI path.
  * 4. Host sections, in the order given, as `## {title}` then the content.
- * 5. `## Available agents`: the seed's "Agent Discovery" text listing the registry's agents the
+ * 5. `## Available agents`: the "Agent Discovery" text listing the registry's agents the
  *    agent may see ({@link visibleAgents}), as `- {agentId}: {displayName} - {description}`.
  *    Without an agent, every agent with `uiVisible !== false` is listed.
  * 6. The role's prompt (`# CURRENT ROLE: ...`).

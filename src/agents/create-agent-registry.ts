@@ -1,6 +1,6 @@
 import { AgentConfigError, type ConfigProblem } from "../errors/errors.js";
-import type { AgentDefinition } from "./agent-definition.js";
-import type { AgentRegistry } from "./agent-registry.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import { parseAgentDefinition } from "./parse-agent-definition.js";
 
 /** What {@link createAgentRegistry} takes: a configuration file's content, or the definitions. */
@@ -27,7 +27,7 @@ function agentsOf(config: unknown): unknown[] {
 }
 
 /**
- * Validates agent definitions and returns a registry of them (seed 000 configuration).
+ * Validates agent definitions and returns a registry of them.
  *
  * Takes the content of a configuration file (`{ "agents": [...] }`, other top-level keys are
  * ignored so a host can pass its whole config) or an array of definitions; both are validated,

@@ -1,6 +1,6 @@
 import type { ConfigProblem } from "../errors/errors.js";
 import { copyPlainJson } from "../internal/plain-json.js";
-import type { AgentDefinition } from "./agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { agentDefinitionZodSchema, ALLOWED_KEYS } from "./agent-schema.js";
 
 /** What {@link parseAgentDefinition} returns: the normalised definition, or every problem found. */

@@ -1,5 +1,5 @@
-import type { AgentDefinition } from "./agent-definition.js";
-import type { ChatContext } from "../policy/tool-policy.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
 
 /**
  * A host-supplied block of the system prompt (artifacts, open panels, message context, ...),

@@ -1,7 +1,7 @@
 /**
  * A CLI skill a plugin offers: a command-line program the model runs through a shell tool
  * (`bash`), documented by a SKILL.md file. Listed in the system prompt of agents whose
- * `toolExposure` is `"skills"` or `"mixed"` (seed 000), filtered by the agent's
+ * `toolExposure` is `"skills"` or `"mixed"`, filtered by the agent's
  * `skillAllowlist` / `skillDenylist` globs, which match {@link Skill.id}.
  */
 export interface Skill {

@@ -1,6 +1,6 @@
 import { ProviderError } from "../errors/errors.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
-import type { FinishReason, ModelEvent } from "../providers/provider.js";
+import type { FinishReason, ModelEvent } from "../contracts/provider.js";
 import type { AiSdkSpecificationVersion, AiSdkStreamPart } from "./ai-sdk-types.js";
 import { providerErrorFromAiSdk } from "./provider-error-from-ai-sdk.js";
 

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import { abortError, isAbortError } from "../internal/abort.js";
 import { streamWithRetry, type RetryOptions } from "../providers/http/stream-with-retry.js";
-import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
 import { randomCallId } from "../providers/random-call-id.js";
 import type { AiSdkCallOptions, AiSdkLanguageModel, AiSdkSpecificationVersion, AiSdkStreamPart } from "./ai-sdk-types.js";
 import { createAiSdkStreamReader } from "./create-ai-sdk-stream-reader.js";

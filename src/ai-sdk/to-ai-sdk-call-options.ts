@@ -1,5 +1,5 @@
-import type { Message, UserPart } from "../messages/message.js";
-import type { ModelRequest } from "../providers/provider.js";
+import type { Message, UserPart } from "../contracts/message.js";
+import type { ModelRequest } from "../contracts/provider.js";
 import type { AiSdkCallOptions, AiSdkFilePart, AiSdkMessage, AiSdkSpecificationVersion, AiSdkTextPart } from "./ai-sdk-types.js";
 
 /** What the request mapping needs to know about the model. */

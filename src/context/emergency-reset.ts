@@ -1,11 +1,11 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { unwrapSystemMessage } from "../messages/system-message.js";
 import { estimateTokens } from "./estimate-tokens.js";
 
 /**
- * Estimated context size at which an agent's context is reset (seed 003:
- * `settings.agents.emergencyContextLimit`, default 200000). Above the loop's pruning budget
+ * Estimated context size at which an agent's context is reset (the
+ * runtime's `emergencyContextLimit`, default 200000). Above the loop's pruning budget
  * (`maxHistoryTokens`, 128,000) on purpose: pruning handles ordinary growth, the reset is for a
  * context that pruning could not bring back (one turn bigger than the budget).
  */
@@ -33,7 +33,7 @@ export interface NeedsEmergencyResetResult {
 }
 
 /**
- * Whether a context has grown past the emergency limit (seed 003: reset when the estimate is
+ * Whether a context has grown past the emergency limit (reset when the estimate is
  * `>=` the limit, keep it below). Pure; sizes come from `estimateTokens`.
  *
  * @throws InvalidArgumentError when `limit` is not a positive number.

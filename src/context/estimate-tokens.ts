@@ -1,4 +1,4 @@
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 
 /**
  * Characters of text counted as one token. Four is the usual rule of thumb for English prose
@@ -8,7 +8,7 @@ import type { Message } from "../messages/message.js";
 export const CHARS_PER_TOKEN = 4;
 
 /**
- * Tokens counted for one inline image, whatever its size or encoding (seed 003: image data is
+ * Tokens counted for one inline image, whatever its size or encoding (image data is
  * replaced by a placeholder before estimating, so the count never scales with base64 length).
  * 1,600 is the upper end of what providers charge for an image after their own resizing
  * (Anthropic caps images near 1.15 megapixels, about 1,600 tokens; an OpenAI high-detail image

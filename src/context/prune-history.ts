@@ -1,12 +1,12 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { estimateMessageTokens, estimateSystemTokens } from "./estimate-tokens.js";
 
 /** Options of {@link pruneHistory}. */
 export interface PruneHistoryOptions {
   /**
    * Token budget of the whole request context, system prompt included: usually the loop's
-   * `BudgetLimits.maxHistoryTokens` (128,000 by default, seed 001). `Infinity` never prunes.
+   * `BudgetLimits.maxHistoryTokens` (128,000 by default). `Infinity` never prunes.
    */
   maxTokens: number;
   /** The system prompt: counted against the budget, never removed. @default undefined (nothing counted) */

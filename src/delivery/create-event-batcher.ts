@@ -1,9 +1,8 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { RuntimeEvent } from "../runtime/agent-runtime.js";
+import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 
 /**
- * Event types delivered at once by default (seed 004: `task.*`, `agent.deciding`,
- * `agent.tool_calls_preparing` flush immediately): task status, model call start, tool
+ * Event types delivered at once by default (the ones a person waits on): task status, model call start, tool
  * preparation, approval requests, questions, plans, budget stops, errors and the turn's end.
  * Everything else (text and reasoning deltas, tool updates, usage, ...) is batched.
  */
@@ -67,7 +66,7 @@ export interface EventBatcher<E extends { type: string } = RuntimeEvent> {
 
 /**
  * Groups high-frequency events (text deltas, tool updates) into batches delivered at most every
- * `flushMs`, while delivering the events a person waits on (seed 004's immediate list) at once.
+ * `flushMs`, while delivering the events a person waits on ({@link IMMEDIATE_EVENT_TYPES}) at once.
  * Order is kept across both kinds: a batch is always a contiguous run of pushes. Timers use
  * `setTimeout`; the batcher holds no timer while nothing is pending.
  *

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
-import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../runtime/agent-runtime.js";
+import type { Message } from "../contracts/message.js";
+import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../contracts/agent-runtime.js";
 import { SSE_EVENT_ID } from "./to-server-sent-events.js";
 
 /**

@@ -1,7 +1,6 @@
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent, TaskStatus } from "../contracts/loop-event.js";
 
-import type { Plan, Question } from "../modes/plan-format.js";
-import type { TaskStatus } from "../loop/loop-event.js";
+import type { Plan, Question } from "../contracts/plan.js";
 
 // The plan / question / task events of API.md are part of `LoopEvent` now; these names stay as
 // aliases for code that used them.

@@ -9,7 +9,7 @@
  * import { fromAiSdk } from "@agentry/core/ai-sdk";
  * const provider = fromAiSdk(anthropic("claude-sonnet-4-5"));
  *
- * @module
+ * @module \@agentry/core/ai-sdk
  */
 
 export { fromAiSdk } from "../ai-sdk/from-ai-sdk.js";
@@ -17,4 +17,4 @@ export type { FromAiSdkOptions } from "../ai-sdk/from-ai-sdk.js";
 export type { AiSdkLanguageModel, AiSdkSpecificationVersion } from "../ai-sdk/ai-sdk-types.js";
 export type { RetryInfo, RetryOptions } from "../providers/http/stream-with-retry.js";
 export { ProviderError } from "../errors/errors.js";
-export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";

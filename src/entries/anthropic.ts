@@ -6,7 +6,7 @@
  * import { anthropic } from "@agentry/core/anthropic";
  * const provider = anthropic({ apiKey: "sk-ant-..." });
  *
- * @module
+ * @module \@agentry/core/anthropic
  */
 
 export { anthropic } from "../providers/anthropic/anthropic.js";
@@ -14,4 +14,4 @@ export type { AnthropicOptions } from "../providers/anthropic/anthropic.js";
 export type { RetryInfo, RetryOptions } from "../providers/http/stream-with-retry.js";
 export type { StreamLimitOptions } from "../providers/http/stream-limit-options.js";
 export { ProviderError } from "../errors/errors.js";
-export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";

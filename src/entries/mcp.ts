@@ -9,7 +9,7 @@
  * const runtime = createAgentRuntime({ registry, store, providers, tools: toolsWithMcp({ connections: [fs] }),
  *   policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: ["fs"] } });
  *
- * @module
+ * @module \@agentry/core/mcp
  */
 
 export { connectMcpServer } from "../mcp/connect-mcp-server.js";

@@ -2,7 +2,7 @@
  * `@agentry/core/node`: Node-only parts: the JSONL file session store, workspace file and command
  * tools, and CLI-agent providers.
  *
- * @module
+ * @module \@agentry/core/node
  */
 
 // >>> jsonl store block

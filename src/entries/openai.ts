@@ -7,7 +7,7 @@
  * import { openai } from "@agentry/core/openai";
  * const provider = openai({ baseURL: "http://localhost:11434/v1", id: "ollama" });
  *
- * @module
+ * @module \@agentry/core/openai
  */
 
 export { openai } from "../providers/openai/openai.js";
@@ -16,4 +16,4 @@ export type { MaxTokensField } from "../providers/openai/to-openai-request.js";
 export type { RetryInfo, RetryOptions } from "../providers/http/stream-with-retry.js";
 export type { StreamLimitOptions } from "../providers/http/stream-limit-options.js";
 export { ProviderError } from "../errors/errors.js";
-export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+export type { FinishReason, ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";

@@ -8,7 +8,7 @@
  * import { instrumentRuntime } from "@agentry/core/otel";
  * const tracing = instrumentRuntime(runtime, { tracer });
  *
- * @module
+ * @module \@agentry/core/otel
  */
 
 export { instrumentRuntime } from "../otel/instrument-runtime.js";

@@ -7,7 +7,7 @@
  * import { PostgresSessionStore } from "@agentry/core/postgres";
  * const store = new PostgresSessionStore({ connectionString: process.env.DATABASE_URL! });
  *
- * @module
+ * @module \@agentry/core/postgres
  */
 
 export { PostgresSessionStore } from "../postgres/postgres-session-store.js";

@@ -6,7 +6,7 @@
  * import { SqliteSessionStore } from "@agentry/core/sqlite";
  * const store = new SqliteSessionStore({ path: "agentry.db" });
  *
- * @module
+ * @module \@agentry/core/sqlite
  */
 
 export { SqliteSessionStore } from "../sqlite/sqlite-session-store.js";

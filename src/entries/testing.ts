@@ -1,7 +1,7 @@
 /**
  * `@agentry/core/testing`: fakes and conformance suites, used the way users will use them.
  *
- * @module
+ * @module \@agentry/core/testing
  */
 
 // >>> fake provider block

@@ -3,7 +3,7 @@
  * SDK's UI message stream (so `useChat` renders an Agentry runtime) and AG-UI 1.0 events.
  * No runtime dependencies: the protocols' own packages are needed only to consume the output.
  *
- * @module
+ * @module \@agentry/core/ui
  */
 
 // >>> ui block

@@ -173,8 +173,3 @@ export function compileGlobs(patterns: readonly string[]): GlobMatcher {
     return compiled.some((tokens) => matchTokens(tokens, chars));
   };
 }
-
-/** True when `value` matches at least one of `patterns`; false for an empty list. */
-export function matchesAnyGlob(patterns: readonly string[], value: string): boolean {
-  return compileGlobs(patterns)(value);
-}

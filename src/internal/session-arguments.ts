@@ -1,5 +1,5 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
 import { toPlainJson } from "./plain-json.js";
 
 /** The argument of {@link SessionStore.createSession}. */

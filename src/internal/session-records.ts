@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { HistoryRecord, LoadOptions, NewRecord } from "../sessions/session-store.js";
+import type { HistoryRecord, LoadOptions, NewRecord } from "../contracts/session-store.js";
 
 const KINDS: readonly string[] = ["message", "reset", "turn", "approval"];
 const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;

@@ -1,8 +1,8 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
-import type { BudgetLimits, BudgetReason } from "./budget-types.js";
+import type { BudgetLimits, BudgetReason } from "../contracts/budget.js";
 
-/** Seed 001 defaults. */
+/** The default limits of a turn (see {@link BudgetLimits} for each). */
 export const DEFAULT_BUDGET: Readonly<BudgetLimits> = Object.freeze({
   maxDepth: 3,
   maxIterationsPerLevel: 20,
@@ -123,11 +123,6 @@ export class TurnBudget {
       (c.subtasks >= l.maxTotalSubtasks ? this.fail("subtasks", l.maxTotalSubtasks, c.subtasks + 1) : null) ??
       this.take("subtasks")
     );
-  }
-
-  /** The wall-clock check alone (made at every boundary). */
-  checkClock(): BudgetViolation | null {
-    return this.exceeded ?? this.clock();
   }
 
   /** Record one response's usage. */

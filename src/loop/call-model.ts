@@ -1,10 +1,10 @@
 import { messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
-import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../messages/message.js";
-import type { FinishReason, ModelRequest } from "../providers/provider.js";
+import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../contracts/message.js";
+import type { FinishReason, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 
 /** What one model call produced. */
 export interface ModelTurn {
@@ -93,7 +93,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   }
   if (streamId !== undefined) {
     sink.emit({ type: "chunk", content: "", done: true, streamId, depth, parentId });
-    // Seed 004: a stream that did not end as the level's answer is "cancelled" (its text stays in
+    // A stream that did not end as the level's answer is "cancelled" (its text stays in
     // the assistant message, as the preamble of the tool calls or what was said before a failure).
     const reason = aborted || turn.signal.aborted ? "aborted" : error !== undefined ? "error" : toolCalls.length > 0 ? "tool_calls" : undefined;
     sink.emit(reason === undefined ? { type: "message_stream_completed", streamId, depth, parentId } : { type: "message_stream_cancelled", streamId, reason, depth, parentId });

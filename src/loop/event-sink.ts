@@ -1,5 +1,5 @@
 import { AsyncQueue } from "../internal/async-queue.js";
-import type { LoopEvent } from "./loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 
 /**
  * Where every level of a turn puts its events; the loop's one generator drains it. Producers never

@@ -1,10 +1,10 @@
 import { isAbortError } from "../internal/abort.js";
-import type { Message, ToolResultPart } from "../messages/message.js";
-import type { ToolContext } from "../tools/tool.js";
+import type { Message, ToolResultPart } from "../contracts/message.js";
+import type { ToolContext } from "../contracts/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
-import type { LoopEvent, ToolRefusal } from "./loop-event.js";
-import type { ApprovalRequest, LoopResult, ResumeState } from "./loop-types.js";
+import type { LoopEvent, ToolRefusal } from "../contracts/loop-event.js";
+import type { ApprovalRequest, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { capResult, errorMessage, readResult } from "./tool-result.js";
 

@@ -1,4 +1,4 @@
-import type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./execution-tree-types.js";
+import type { ExecutionTreeNode, ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
 
 /** Longest preview kept in a tree node. */
 export const PREVIEW_CHARS = 500;

@@ -1,15 +1,15 @@
-import type { ToolCallPart, ToolResultPart } from "../messages/message.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { ModelRequest, ModelTool, PricingTable, Provider } from "../providers/provider.js";
-import type { JsonSchema } from "../schema/json-schema.js";
+import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { ModelRequest, ModelTool, PricingTable, Provider } from "../contracts/provider.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
 import type { ValueValidator } from "../schema/validate.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 import type { TurnBudget } from "./budget.js";
 import type { EventSink } from "./event-sink.js";
 import type { SignalHub } from "./signal-hub.js";
 import type { ExecutionTree } from "./execution-tree.js";
-import type { ApprovalHandler, ApprovalRequest, ResumeState } from "./loop-types.js";
-import type { ToolRefusal } from "./loop-event.js";
+import type { ApprovalHandler, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
+import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
 
 /** Everything shared by all levels of one turn. */

@@ -1,8 +1,8 @@
-import type { ToolCallPart } from "../messages/message.js";
+import type { ToolCallPart } from "../contracts/message.js";
 import { validateToolArgs } from "../tools/validate-tool-args.js";
 import { classRefusal } from "../tools/declared-read-only.js";
 import type { Level, PlannedCall, RefusePlan } from "./level.js";
-import type { ToolRefusal } from "./loop-event.js";
+import type { ToolRefusal } from "../contracts/loop-event.js";
 import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS, type RunSubtaskArgs } from "./subtask-tools.js";
 import { createJsonSchemaValidator } from "../schema/validate.js";
 import { createModelSchemaValidator } from "../schema/model-schema-validator.js";

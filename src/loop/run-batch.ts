@@ -1,10 +1,10 @@
 import PQueue from "p-queue";
-import type { ToolCallPart, ToolResultPart } from "../messages/message.js";
-import type { ToolContext } from "../tools/tool.js";
+import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { ToolContext } from "../contracts/tool.js";
 import { executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
 import type { BatchOutcome, CallPlan, Level, RefusePlan, ToolPlan } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
-import type { ApprovalDecision, ApprovalRequest, ResumeState } from "./loop-types.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { ApprovalDecision, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import { planCall, refuse } from "./plan-call.js";
 import { errorMessage } from "./tool-result.js";
 

@@ -1,13 +1,13 @@
 import { ProviderError } from "../errors/errors.js";
 import { estimateMessageTokens, estimateSystemTokens, estimateTokens } from "../context/estimate-tokens.js";
 import { pruneHistory } from "../context/prune-history.js";
-import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../messages/message.js";
-import type { Tool } from "../tools/tool.js";
+import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../contracts/message.js";
+import type { Tool } from "../contracts/tool.js";
 import type { TurnBudget } from "./budget.js";
 import { callModel } from "./call-model.js";
 import { reportBudget, type ChildOutcome, type RunChild } from "./execute-plan.js";
 import type { BatchOutcome, Level, SubtaskPlan } from "./level.js";
-import type { LoopResult, LoopStatus } from "./loop-types.js";
+import type { LoopResult, LoopStatus } from "../contracts/loop-result.js";
 import { runBatch } from "./run-batch.js";
 import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool } from "./subtask-tools.js";
 import { echoName } from "./tool-result.js";

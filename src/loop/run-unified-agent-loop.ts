@@ -1,21 +1,20 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { ModelRequest, PricingTable, Provider } from "../providers/provider.js";
-import type { Tool } from "../tools/tool.js";
-import type { InferToolInput } from "../tools/define-tool.js";
-import type { JsonSchema } from "../schema/json-schema.js";
-import { isZodSchema, toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
+import type { Message } from "../contracts/message.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { ModelRequest, PricingTable, Provider } from "../contracts/provider.js";
+import type { Tool, InferToolInput } from "../contracts/tool.js";
+import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
+import { isZodSchema, toJsonSchema } from "../schema/to-json-schema.js";
 import { unresolvedRefs } from "../schema/unresolved-refs.js";
 import { createJsonSchemaValidator, createZodValidator, type ValueValidator } from "../schema/validate.js";
 import { TurnBudget } from "./budget.js";
-import type { BudgetLimits } from "./budget-types.js";
+import type { BudgetLimits } from "../contracts/budget.js";
 import { EventSink } from "./event-sink.js";
 import { SignalHub } from "./signal-hub.js";
 import { ExecutionTree } from "./execution-tree.js";
 import type { Level, Turn } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
-import type { ApprovalHandler, LoopResult, ResumeState } from "./loop-types.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
 import { buildSubtaskSystemPrompt, FINAL_ANSWER, type SubtaskPromptInfo } from "./subtask-tools.js";
 import { errorMessage } from "./tool-result.js";
@@ -140,7 +139,7 @@ function checkOptions(options: LoopOptions): void {
 }
 
 /**
- * The unified agent loop (seed 001): one async generator used at every depth. It streams a model
+ * The unified agent loop: one async generator used at every depth. It streams a model
  * turn, runs the tool calls it asks for (in parallel where safe, under approval, budgets, locks
  * and timeouts), recurses into `run_subtask` calls, and repeats until the model answers without tools.
  *

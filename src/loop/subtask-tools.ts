@@ -1,5 +1,5 @@
-import type { ModelTool } from "../providers/provider.js";
-import type { JsonSchema } from "../schema/json-schema.js";
+import type { ModelTool } from "../contracts/provider.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
 
 /** Name of the sub-task tool the loop intercepts. */
 export const RUN_SUBTASK = "run_subtask";
@@ -93,7 +93,7 @@ export interface SubtaskPromptInfo {
 }
 
 /**
- * The system prompt of a sub-task (seed 001): it mentions `run_subtask` only below the depth
+ * The system prompt of a sub-task: it mentions `run_subtask` only below the depth
  * limit, and requires `finish_subtask` when an output schema applies.
  */
 export function buildSubtaskSystemPrompt(info: SubtaskPromptInfo): string {

@@ -1,5 +1,5 @@
-import type { PermissionClass } from "../policy/tool-policy.js";
-import type { Tool } from "../tools/tool.js";
+import type { PermissionClass } from "../contracts/tool-policy.js";
+import type { Tool } from "../contracts/tool.js";
 import type { McpApproval } from "./mcp-tool.js";
 
 /** Why a warning was reported by a connection; stable, for hosts that log or forward warnings. */

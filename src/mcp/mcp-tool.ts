@@ -1,7 +1,7 @@
-import type { PermissionClass } from "../policy/tool-policy.js";
-import type { JsonSchema } from "../schema/json-schema.js";
+import type { PermissionClass } from "../contracts/tool-policy.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
 import { createJsonSchemaValidator, type ValueValidator } from "../schema/validate.js";
-import type { Tool, ToolContext } from "../tools/tool.js";
+import type { Tool, ToolContext } from "../contracts/tool.js";
 import { TOOL_VALIDATOR } from "../tools/validate-tool-args.js";
 
 /** When MCP tools ask the approval handler before running. */

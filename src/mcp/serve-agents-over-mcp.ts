@@ -4,9 +4,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { AgentRuntime, SendInput } from "../runtime/agent-runtime.js";
+import type { AgentRuntime, SendInput } from "../contracts/agent-runtime.js";
 
 /** What {@link serveAgentsOverMcp} takes. */
 export interface ServeAgentsOverMcpOptions {

@@ -1,4 +1,4 @@
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 import type { McpConnection } from "./mcp-connection.js";
 
 /** What {@link toolsWithMcp} takes. */

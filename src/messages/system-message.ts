@@ -1,7 +1,7 @@
-import type { UserMessage } from "./message.js";
+import type { UserMessage } from "../contracts/message.js";
 
 /**
- * A system message from another agent (seed 003): a user message whose text is wrapped with its
+ * A system message from another agent: a user message whose text is wrapped with its
  * `origin`; `silent` ones are recorded and join the context but trigger no inference.
  */
 export function systemMessage(origin: string, text: string, options: { silent?: boolean } = {}): UserMessage {
@@ -16,7 +16,7 @@ const ESCAPED_TAG = /&lt;(\s*\/?\s*system_message)/gi;
 const ESCAPED_AMP = /&amp;(?=(?:amp;)*lt;\s*\/?\s*system_message)/gi;
 
 /**
- * Wraps a system message from another agent (seed 003): `<system_message origin="ID">text</system_message>`.
+ * Wraps a system message from another agent: `<system_message origin="ID">text</system_message>`.
  * The origin is attribute-escaped. The text is kept verbatim except that anything looking like a
  * `<system_message` or `</system_message` tag has its `<` written `&lt;` (and an `&` before such an
  * escape `&amp;`), so text an agent wrote can never close the wrapper or forge another one.

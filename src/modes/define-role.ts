@@ -4,8 +4,8 @@ import type { RoleDefinition } from "./roles.js";
 const ROLE_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 /**
- * Declares a role beside the `planner` and `actor` presets (seed 002: "Commander, Designer,
- * Reviewer, ..."): the permission classes it allows, the prompt appended while it is active and,
+ * Declares a role beside the `planner` and `actor` presets (a commander, designer,
+ * reviewer, ...): the permission classes it allows, the prompt appended while it is active and,
  * for a role that must change nothing, `readOnly`. Give host roles to
  * `createAgentRuntime({ roles })`; an agent's `role` and `runtime.setRole` may then name them.
  *

@@ -1,9 +1,9 @@
-import type { MessageType } from "../messages/message.js";
+import type { MessageType } from "../contracts/message.js";
 import { checkPlan, checkQuestion, jsonCandidate, parseJson } from "./parse-plan.js";
 import { MAX_FORMAT_TEXT_CHARS } from "./plan-format.js";
 
 /**
- * The rendering hint for an assistant message's text (seed 002): `"plan"` when it is a valid plan
+ * The rendering hint for an assistant message's text: `"plan"` when it is a valid plan
  * JSON, `"question"` when it is a valid question JSON (bare, or one fenced block), else `"text"`.
  * A hint only: it submits nothing (a plan reaches review only through `create_artifact`).
  * Markdown plans stay `"text"` here: prose that happens to hold a numbered list is not a plan.

@@ -1,13 +1,14 @@
-import { FORMAT_VERSION, MAX_FORMAT_TEXT_CHARS, MAX_PLAN_STEPS, PlanSchema, QuestionSchema, type Plan, type PlanStep, type Question } from "./plan-format.js";
+import { FORMAT_VERSION, MAX_FORMAT_TEXT_CHARS, MAX_PLAN_STEPS, PlanSchema, QuestionSchema } from "./plan-format.js";
+import type { Plan, PlanStep, Question } from "../contracts/plan.js";
 
 /** What {@link parsePlan} and {@link parseQuestion} return: the value, or an error the model can act on. */
 export type FormatParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /**
- * Reads a plan from what a model wrote: seed 002's JSON (bare, or in a ```json fence with prose
- * around it) or seed 004's markdown (a goal line, then numbered steps; optional "Risks",
+ * Reads a plan from what a model wrote: the plan JSON (bare, or in a ```json fence with prose
+ * around it) or markdown (a goal line, then numbered steps; optional "Risks",
  * "Prerequisites" and "Completion criteria" lists). JSON may leave out `type` and
- * `format_version` (seed 002's prompt template does); they are filled in. A different
+ * `format_version` (the planner's prompt template does); they are filled in. A different
  * `format_version` is an error.
  *
  * Never throws. On failure, `error` says what to fix, in words meant for the model: a plan that
@@ -35,7 +36,7 @@ function parsePlanValue(content: string): FormatParseResult<Plan> {
 }
 
 /**
- * Reads a question (seed 002 JSON, bare or fenced). `type` and `format_version` may be left out.
+ * Reads a question (JSON, bare or fenced). `type` and `format_version` may be left out.
  * Never throws; on failure, `error` says what to fix.
  */
 export function parseQuestion(content: string): FormatParseResult<Question> {
@@ -135,7 +136,7 @@ function stepOf(number: number, text: string): PlanStep {
   return { step_number: number, action: text.trim() };
 }
 
-/** Seed 004's plan markdown: a goal (a "Goal:" line, a "Goal" section or the title), numbered steps, optional lists. */
+/** A plan in markdown: a goal (a "Goal:" line, a "Goal" section or the title), numbered steps, optional lists. */
 function parseMarkdownPlan(content: string): FormatParseResult<Plan> {
   let goal: string | undefined;
   let title: string | undefined;

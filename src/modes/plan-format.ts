@@ -23,7 +23,7 @@ const planStepSchema = z.object({
 });
 
 /**
- * The plan format (seed 002, `format_version: "1.0"`): a goal and numbered steps, each with the
+ * The plan format (`format_version: "1.0"`): a goal and numbered steps, each with the
  * action, why, the tools it needs and a rough time; then risks, prerequisites and completion
  * criteria. Unknown keys are dropped. Step numbers must be 1, 2, 3... in order.
  */
@@ -42,27 +42,6 @@ export const PlanSchema = z
     message: "steps must be numbered 1, 2, 3... in order",
     path: ["steps"],
   });
-
-/** A plan (seed 002 JSON, `format_version: "1.0"`). */
-export interface Plan {
-  type: "plan";
-  format_version: "1.0";
-  goal: string;
-  steps: PlanStep[];
-  estimated_total_time?: string;
-  risks?: string[];
-  prerequisites?: string[];
-  completion_criteria?: string[];
-}
-
-/** One step of a {@link Plan}. */
-export interface PlanStep {
-  step_number: number;
-  action: string;
-  reason?: string;
-  tools_needed?: string[];
-  estimated_time?: string;
-}
 
 const questionOptionSchema = z.object({
   label: text,
@@ -94,7 +73,7 @@ export const QuestionFieldsSchema = z
   });
 
 /**
- * The question format (seed 002, `format_version: "1.0"`): what the actor asks when a decision
+ * The question format (`format_version: "1.0"`): what the actor asks when a decision
  * is the user's (deleting files, changes beyond the plan, uncertainty), with options as buttons,
  * an optional default and, with `allow_custom`, a free-text answer.
  */
@@ -104,22 +83,3 @@ export const QuestionSchema = z
     format_version: z.literal(FORMAT_VERSION),
   })
   .and(QuestionFieldsSchema);
-
-/** A question (seed 002 JSON, `format_version: "1.0"`). */
-export interface Question {
-  type: "question";
-  format_version: "1.0";
-  question: string;
-  context?: string;
-  severity: "critical" | "major" | "minor";
-  options: QuestionOption[];
-  default?: string;
-  allow_custom?: boolean;
-}
-
-/** One answer a {@link Question} offers. */
-export interface QuestionOption {
-  label: string;
-  value: string;
-  description?: string;
-}

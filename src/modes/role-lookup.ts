@@ -1,4 +1,4 @@
-import type { AgentRegistry } from "../agents/agent-registry.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import { AgentConfigError, InvalidArgumentError } from "../errors/errors.js";
 import { defineRole } from "./define-role.js";
 import { roles, type RoleDefinition } from "./roles.js";

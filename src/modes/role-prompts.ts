@@ -1,9 +1,9 @@
 import { FORMAT_VERSION } from "./plan-format.js";
 
-// The role prompts of seed 002 ("Decision 7"), with its plan and question templates (Decisions 4
-// and 5) and `format_version`, and seed 004's rule that a plan is submitted through a tool.
+// The role prompts, with the plan and question templates (versioned by `format_version`) and the
+// rule that a plan is submitted through a tool.
 
-/** Seed 002's plan JSON template, versioned. */
+/** The plan JSON template, versioned. */
 export const PLAN_TEMPLATE = `{
   "type": "plan",
   "format_version": "${FORMAT_VERSION}",
@@ -23,7 +23,7 @@ export const PLAN_TEMPLATE = `{
   "completion_criteria": ["how we will know the work is done"]
 }`;
 
-/** Seed 002's question JSON template, versioned, with its "when to ask" guidelines. */
+/** The question JSON template, versioned, with its "when to ask" guidelines. */
 export const QUESTION_TEMPLATE = `{
   "type": "question",
   "format_version": "${FORMAT_VERSION}",

@@ -1,4 +1,4 @@
-import type { PermissionClass, ToolPolicy } from "../policy/tool-policy.js";
+import type { PermissionClass, ToolPolicy } from "../contracts/tool-policy.js";
 import { ACTOR_PROMPT, PLANNER_PROMPT } from "./role-prompts.js";
 
 /** A role: a policy preset (the classes it allows) plus the prompt text that tells the model so. */
@@ -24,7 +24,7 @@ export interface RoleDefinition {
 const freezeRole = (role: RoleDefinition): RoleDefinition => Object.freeze({ ...role, classes: Object.freeze([...role.classes]) });
 
 /**
- * The two preset roles (seed 002). Frozen: they are shared by every caller.
+ * The two preset roles. Frozen: they are shared by every caller.
  *
  * - `planner`: read-only (`safe`, `knowledge`, `workspace_read`, and only tools declared so): no
  *   writes, no commands, no network, no sub-agents. Its prompt carries the plan format.

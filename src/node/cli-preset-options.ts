@@ -1,4 +1,4 @@
-import type { Provider } from "../providers/provider.js";
+import type { Provider } from "../contracts/provider.js";
 import type { CliOutputParser } from "./cli-output-parser.js";
 import { createCliProvider, type CliArgsInput } from "./create-cli-provider.js";
 

@@ -1,5 +1,5 @@
-import type { Message } from "../messages/message.js";
-import type { ModelRequest } from "../providers/provider.js";
+import type { Message } from "../contracts/message.js";
+import type { ModelRequest } from "../contracts/provider.js";
 
 /**
  * The request flattened into one prompt for a CLI agent: the system prompt, then the conversation.

@@ -1,5 +1,5 @@
 /// <reference types="node" />
-import type { Provider } from "../providers/provider.js";
+import type { Provider } from "../contracts/provider.js";
 import { countField, recordField, stringField } from "../internal/wire-guards.js";
 import { createMessageJoiner, parseJsonLine, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
 import { createPresetProvider, type CliPresetOptions } from "./cli-preset-options.js";

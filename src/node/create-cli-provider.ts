@@ -4,7 +4,7 @@ import process from "node:process";
 import { ProviderError } from "../errors/errors.js";
 import { abortError } from "../internal/abort.js";
 import { AsyncQueue } from "../internal/async-queue.js";
-import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
 import { cliPrompt } from "./cli-prompt.js";
 import { createJsonlOutputParser, createTextOutputParser, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
 

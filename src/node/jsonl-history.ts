@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import { InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
-import type { HistoryRecord } from "../sessions/session-store.js";
+import type { HistoryRecord } from "../contracts/session-store.js";
 
 /**
  * Written on every line of a multi-record batch: the batch's last seq. A crash in the middle of

@@ -17,7 +17,7 @@ import {
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import { orderFromIso, SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
-import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../sessions/session-store.js";
+import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../contracts/session-store.js";
 import { createFileExclusive, errorCode, readJsonFile, syncDirectory, writeFileAtomic } from "./jsonl-files.js";
 import { indexHistory, lowerBound, noteRecord, scanHistory, serializeBatch, type HistoryIndex } from "./jsonl-history.js";
 
@@ -51,7 +51,7 @@ export interface JsonlSessionStoreOptions {
 }
 
 /**
- * A `SessionStore` (from `@agentry/core`) in plain files, one directory per session (seed 003's layout):
+ * A `SessionStore` (from `@agentry/core`) in plain files, one directory per session:
  * `<root>/<sessionId>/descriptor.json` (sessionId, agentId, createdAt), `state.json` (name,
  * pinnedAt, attributes, lastSnippet, updatedAt, lastSeq) and `history.jsonl` (one record per line).
  *

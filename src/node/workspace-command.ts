@@ -6,7 +6,7 @@ import { z } from "zod/v4";
 import { abortError } from "../internal/abort.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { defineTool } from "../tools/define-tool.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 import { openConfinedDirectory } from "./workspace-fs.js";
 import { describeFsError, resolveConfinedPath } from "./workspace-path.js";
 import { createProcessTree } from "./workspace-process-tree.js";

@@ -3,7 +3,7 @@ import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { isPathInside } from "../policy/is-path-inside.js";
 import { resolveWorkspacePath } from "../policy/resolve-workspace-path.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
 
 /** A short, path-free description of a file system error, fit for the model. */
 export function describeFsError(error: unknown): string {
@@ -94,9 +94,4 @@ export async function resolveConfinedPath(policy: ToolPolicy, path: string): Pro
 /** The error for a path that leads outside the workspace. */
 export function outsideError(path: string): Error {
   return new Error(`Path ${JSON.stringify(path)} resolves outside the workspace (through a symbolic link).`);
-}
-
-/** The real path of a confined model-supplied path; see {@link resolveConfinedPath}. */
-export async function confineWorkspacePath(policy: ToolPolicy, path: string): Promise<string> {
-  return (await resolveConfinedPath(policy, path)).real;
 }

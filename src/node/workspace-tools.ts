@@ -2,7 +2,7 @@
 import process from "node:process";
 import { z } from "zod/v4";
 import { defineTool } from "../tools/define-tool.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 import { createRunCommandTool } from "./workspace-command.js";
 import { listConfinedDirectory, readConfinedFile, writeConfinedFile } from "./workspace-fs.js";
 import { resolveConfinedPath } from "./workspace-path.js";

@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from "@opentelemetry/api";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { LoopResult } from "../loop/loop-types.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { LoopResult } from "../contracts/loop-result.js";
 import { ATTR } from "./gen-ai-attributes.js";
 
 /** A loop event with where it came from (runtime events carry all of it; `tracedLoop` fills it in). */
@@ -38,6 +38,17 @@ interface TurnState {
 /** Recently finished or pending delegation targets kept for linking (by run id). */
 const MAX_REMEMBERED_RUNS = 1024;
 
+/** The recorder's state, shared by the functions below. */
+interface Recorder {
+  init: SpanRecorderInit;
+  tracer: Tracer;
+  turns: Map<string, TurnState>;
+  /** Open tool spans by session and tool call id. */
+  tools: Map<string, Span>;
+  runContexts: Map<string, SpanContext>;
+  pendingLinks: Map<string, SpanContext>;
+}
+
 /**
  * Builds OpenTelemetry spans from Agentry loop/runtime events, as they arrive:
  *
@@ -54,154 +65,13 @@ const MAX_REMEMBERED_RUNS = 1024;
  * `recordContent`. Span times come from the events' `ts` when present.
  */
 export function createSpanRecorder(init: SpanRecorderInit) {
-  const { tracer } = init;
-  const turns = new Map<string, TurnState>();
-  const tools = new Map<string, Span>();
-  const runContexts = new Map<string, SpanContext>();
-  const pendingLinks = new Map<string, SpanContext>();
-
-  const remember = <V>(map: Map<string, V>, key: string, value: V) => {
-    map.set(key, value);
-    if (map.size > MAX_REMEMBERED_RUNS) map.delete(map.keys().next().value!);
-  };
-  const content = (value: unknown): string => {
-    const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
-    return text.length > init.maxContentLength ? `${text.slice(0, init.maxContentLength)}…` : text;
-  };
-  const toolKey = (turn: TurnState, toolCallId: string) => `${turn.sessionId}\u0000${toolCallId}`;
-  const levelKey = (event: TracedEvent) => event.parentId ?? "";
-
-  function turnFor(event: TracedEvent, time: number): TurnState {
-    let turn = turns.get(event.runId);
-    if (turn) return turn;
-    const described = init.describeTurn?.(event.agentId) ?? {};
-    const agentLabel = described.agentName ?? event.agentId;
-    const attributes: Attributes = { [ATTR.operationName]: "invoke_agent", [ATTR.runId]: event.runId };
-    if (event.agentId !== undefined) attributes[ATTR.agentId] = event.agentId;
-    if (agentLabel !== undefined) attributes[ATTR.agentName] = agentLabel;
-    if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
-    if (described.model !== undefined) attributes[ATTR.requestModel] = described.model;
-    if (described.temperature !== undefined) attributes[ATTR.requestTemperature] = described.temperature;
-    if (described.maxOutputTokens !== undefined) attributes[ATTR.requestMaxTokens] = described.maxOutputTokens;
-    const pending = pendingLinks.get(event.runId);
-    const links: Link[] = pending ? [{ context: pending, attributes: { [ATTR.operationName]: "execute_tool" } }] : [];
-    pendingLinks.delete(event.runId);
-    const span = tracer.startSpan(
-      agentLabel === undefined ? "invoke_agent" : `invoke_agent ${agentLabel}`,
-      { kind: SpanKind.INTERNAL, attributes, links, startTime: time },
-      init.parentContext ? init.parentContext() : context.active(),
-    );
-    turn = { span, runId: event.runId, sessionId: event.sessionId ?? "", agentId: event.agentId, model: described.model, chats: new Map(), tools: new Set() };
-    turns.set(event.runId, turn);
-    remember(runContexts, event.runId, span.spanContext());
-    return turn;
-  }
-
-  /** The span a level's chat and tool spans hang under: the turn, or the sub-task's `run_subtask` span. */
-  function levelParent(turn: TurnState, event: TracedEvent): Context {
-    const parent = event.parentId === null ? undefined : tools.get(toolKey(turn, event.parentId));
-    return trace.setSpan(context.active(), parent ?? turn.span);
-  }
-
-  function levelAttributes(turn: TurnState, event: TracedEvent): Attributes {
-    const attributes: Attributes = { [ATTR.depth]: event.depth };
-    if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
-    if (turn.agentId !== undefined) attributes[ATTR.agentId] = turn.agentId;
-    if (event.parentId !== null) attributes[ATTR.parentToolCallId] = event.parentId;
-    return attributes;
-  }
-
-  function endChat(turn: TurnState, key: string, time: number): void {
-    const chat = turn.chats.get(key);
-    if (!chat) return;
-    turn.chats.delete(key);
-    if (chat.finishReason !== undefined) chat.span.setAttribute(ATTR.responseFinishReasons, [chat.finishReason]);
-    chat.span.end(time);
-  }
-
-  function endTool(turn: TurnState, key: string, time: number): void {
-    const span = tools.get(key);
-    if (!span) return;
-    tools.delete(key);
-    turn.tools.delete(key);
-    span.end(time);
-  }
-
-  function startTool(turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): Span {
-    const attributes: Attributes = {
-      ...levelAttributes(turn, event),
-      [ATTR.operationName]: "execute_tool",
-      [ATTR.toolName]: event.name,
-      [ATTR.toolCallId]: event.toolCallId,
-      [ATTR.toolType]: "function",
-    };
-    if (init.recordContent && event.args !== undefined) attributes[ATTR.toolCallArguments] = content(event.args);
-    const span = tracer.startSpan(`execute_tool ${event.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: time }, levelParent(turn, event));
-    const key = toolKey(turn, event.toolCallId);
-    tools.set(key, span);
-    turn.tools.add(key);
-    return span;
-  }
-
-  function finishTool(turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): void {
-    const key = toolKey(turn, event.toolCallId);
-    // The end of a call started in a suspended run arrives in the run that resumes it.
-    const span = tools.get(key) ?? startTool(turn, event, event.durationMs === undefined ? time : time - event.durationMs);
-    if (!turn.tools.has(key)) turn.tools.add(key);
-    if (init.recordContent && event.result !== undefined) span.setAttribute(ATTR.toolCallResult, content(event.result));
-    if (event.isError) {
-      span.setAttribute(ATTR.errorType, "tool_error");
-      span.setStatus({ code: SpanStatusCode.ERROR, message: init.recordContent ? content(event.result) : `${event.name} failed` });
-    }
-    if (event.name === "agents_message") linkDelegation(span, event.result);
-    endTool(turn, key, time);
-  }
-
-  function linkDelegation(span: Span, result: unknown): void {
-    if (typeof result !== "object" || result === null) return;
-    const { responseId, sessionId } = result as { responseId?: unknown; sessionId?: unknown };
-    if (typeof responseId !== "string") return;
-    span.setAttribute(ATTR.delegatedRunId, responseId);
-    if (typeof sessionId === "string") span.setAttribute(ATTR.delegatedSessionId, sessionId);
-    const target = runContexts.get(responseId);
-    if (target) {
-      span.addLink({ context: target, attributes: { [ATTR.operationName]: "invoke_agent" } });
-      const open = turns.get(responseId);
-      open?.span.addLink({ context: span.spanContext(), attributes: { [ATTR.operationName]: "execute_tool" } });
-    } else {
-      // An async delegation whose turn has not started yet: its span links back when it does.
-      remember(pendingLinks, responseId, span.spanContext());
-    }
-  }
-
-  function endTurn(turn: TurnState, result: LoopResult, time: number): void {
-    for (const key of [...turn.chats.keys()]) endChat(turn, key, time);
-    for (const key of [...turn.tools]) {
-      if (result.status === "suspended") tools.get(key)?.setAttribute(ATTR.toolSuspended, true);
-      endTool(turn, key, time);
-    }
-    const span = turn.span;
-    span.setAttributes({
-      [ATTR.turnStatus]: result.status,
-      [ATTR.usageInputTokens]: result.usage.inputTokens,
-      [ATTR.usageOutputTokens]: result.usage.outputTokens,
-      [ATTR.llmCalls]: result.usage.llmCalls,
-      [ATTR.toolCalls]: result.usage.toolCalls,
-    });
-    if (result.usage.costUsd !== undefined) span.setAttribute(ATTR.costUsd, result.usage.costUsd);
-    if (result.status !== "complete" && result.status !== "suspended") {
-      span.setAttribute(ATTR.errorType, result.error?.reason === undefined ? result.status : `budget_exceeded.${result.error.reason}`);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? result.status });
-    }
-    span.end(time);
-    turns.delete(turn.runId);
-  }
-
+  const r: Recorder = { init, tracer: init.tracer, turns: new Map(), tools: new Map(), runContexts: new Map(), pendingLinks: new Map() };
+  const { turns, tools } = r;
   return {
     /** Records one event. Never throws for odd input (events are data from the loop). */
     record(event: TracedEvent): void {
       const time = typeof event.ts === "number" ? event.ts : Date.now();
-      const turn = turnFor(event, time);
+      const turn = turnFor(r, event, time);
       const key = levelKey(event);
       switch (event.type) {
         case "llm_call_start": {
@@ -209,7 +79,7 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           const model = turn.model;
           const attributes: Attributes = { ...levelAttributes(turn, event), [ATTR.operationName]: "chat", [ATTR.iteration]: event.iteration };
           if (model !== undefined) attributes[ATTR.requestModel] = model;
-          const span = tracer.startSpan(model === undefined ? "chat" : `chat ${model}`, { kind: SpanKind.CLIENT, attributes, startTime: time }, levelParent(turn, event));
+          const span = r.tracer.startSpan(model === undefined ? "chat" : `chat ${model}`, { kind: SpanKind.CLIENT, attributes, startTime: time }, levelParent(r, turn, event));
           turn.chats.set(key, { span });
           return;
         }
@@ -239,7 +109,7 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           if (chat && event.message.role === "assistant") {
             const calls = event.message.content.some((part) => part.type === "tool_call");
             chat.finishReason ??= calls ? "tool_calls" : "stop";
-            if (init.recordContent) chat.span.setAttribute(ATTR.outputMessages, content([{ role: "assistant", parts: event.message.content }]));
+            if (init.recordContent) chat.span.setAttribute(ATTR.outputMessages, content(init, [{ role: "assistant", parts: event.message.content }]));
           }
           endChat(turn, key, time);
           return;
@@ -255,8 +125,8 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         }
         case "tool_call_update":
           endChat(turn, key, time);
-          if (event.status === "start") startTool(turn, event, time);
-          else finishTool(turn, event, time);
+          if (event.status === "start") startTool(r, turn, event, time);
+          else finishTool(r, turn, event, time);
           return;
         case "approval_request":
         case "approval_resolved": {
@@ -271,7 +141,7 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           turn.span.setAttributes({ [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed });
           return;
         case "done":
-          endTurn(turn, event.result, time);
+          endTurn(r, turn, event.result, time);
           return;
         default:
           // tool_calls_preparing and any event added later: the model call of this level is over.
@@ -285,7 +155,7 @@ export function createSpanRecorder(init: SpanRecorderInit) {
       const time = Date.now();
       for (const turn of [...turns.values()]) {
         for (const key of [...turn.chats.keys()]) endChat(turn, key, time);
-        for (const key of [...turn.tools]) endTool(turn, key, time);
+        for (const key of [...turn.tools]) endTool(r, turn, key, time);
         turn.span.end(time);
       }
       turns.clear();
@@ -299,3 +169,144 @@ export function createSpanRecorder(init: SpanRecorderInit) {
 }
 
 export type SpanRecorder = ReturnType<typeof createSpanRecorder>;
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  if (map.size > MAX_REMEMBERED_RUNS) map.delete(map.keys().next().value!);
+}
+function content(init: SpanRecorderInit, value: unknown): string {
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
+  return text.length > init.maxContentLength ? `${text.slice(0, init.maxContentLength)}…` : text;
+}
+function toolKey(turn: TurnState, toolCallId: string): string {
+  return `${turn.sessionId}\u0000${toolCallId}`;
+}
+function levelKey(event: TracedEvent): string {
+  return event.parentId ?? "";
+}
+
+function turnFor(r: Recorder, event: TracedEvent, time: number): TurnState {
+  let turn = r.turns.get(event.runId);
+  if (turn) return turn;
+  const described = r.init.describeTurn?.(event.agentId) ?? {};
+  const agentLabel = described.agentName ?? event.agentId;
+  const attributes: Attributes = { [ATTR.operationName]: "invoke_agent", [ATTR.runId]: event.runId };
+  if (event.agentId !== undefined) attributes[ATTR.agentId] = event.agentId;
+  if (agentLabel !== undefined) attributes[ATTR.agentName] = agentLabel;
+  if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
+  if (described.model !== undefined) attributes[ATTR.requestModel] = described.model;
+  if (described.temperature !== undefined) attributes[ATTR.requestTemperature] = described.temperature;
+  if (described.maxOutputTokens !== undefined) attributes[ATTR.requestMaxTokens] = described.maxOutputTokens;
+  const pending = r.pendingLinks.get(event.runId);
+  const links: Link[] = pending ? [{ context: pending, attributes: { [ATTR.operationName]: "execute_tool" } }] : [];
+  r.pendingLinks.delete(event.runId);
+  const span = r.tracer.startSpan(
+    agentLabel === undefined ? "invoke_agent" : `invoke_agent ${agentLabel}`,
+    { kind: SpanKind.INTERNAL, attributes, links, startTime: time },
+    r.init.parentContext ? r.init.parentContext() : context.active(),
+  );
+  turn = { span, runId: event.runId, sessionId: event.sessionId ?? "", agentId: event.agentId, model: described.model, chats: new Map(), tools: new Set() };
+  r.turns.set(event.runId, turn);
+  remember(r.runContexts, event.runId, span.spanContext());
+  return turn;
+}
+
+/** The span a level's chat and tool spans hang under: the turn, or the sub-task's `run_subtask` span. */
+function levelParent(r: Recorder, turn: TurnState, event: TracedEvent): Context {
+  const parent = event.parentId === null ? undefined : r.tools.get(toolKey(turn, event.parentId));
+  return trace.setSpan(context.active(), parent ?? turn.span);
+}
+
+function levelAttributes(turn: TurnState, event: TracedEvent): Attributes {
+  const attributes: Attributes = { [ATTR.depth]: event.depth };
+  if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
+  if (turn.agentId !== undefined) attributes[ATTR.agentId] = turn.agentId;
+  if (event.parentId !== null) attributes[ATTR.parentToolCallId] = event.parentId;
+  return attributes;
+}
+
+function endChat(turn: TurnState, key: string, time: number): void {
+  const chat = turn.chats.get(key);
+  if (!chat) return;
+  turn.chats.delete(key);
+  if (chat.finishReason !== undefined) chat.span.setAttribute(ATTR.responseFinishReasons, [chat.finishReason]);
+  chat.span.end(time);
+}
+
+function endTool(r: Recorder, turn: TurnState, key: string, time: number): void {
+  const span = r.tools.get(key);
+  if (!span) return;
+  r.tools.delete(key);
+  turn.tools.delete(key);
+  span.end(time);
+}
+
+function startTool(r: Recorder, turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): Span {
+  const attributes: Attributes = {
+    ...levelAttributes(turn, event),
+    [ATTR.operationName]: "execute_tool",
+    [ATTR.toolName]: event.name,
+    [ATTR.toolCallId]: event.toolCallId,
+    [ATTR.toolType]: "function",
+  };
+  if (r.init.recordContent && event.args !== undefined) attributes[ATTR.toolCallArguments] = content(r.init, event.args);
+  const span = r.tracer.startSpan(`execute_tool ${event.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: time }, levelParent(r, turn, event));
+  const key = toolKey(turn, event.toolCallId);
+  r.tools.set(key, span);
+  turn.tools.add(key);
+  return span;
+}
+
+function finishTool(r: Recorder, turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): void {
+  const key = toolKey(turn, event.toolCallId);
+  // The end of a call started in a suspended run arrives in the run that resumes it.
+  const span = r.tools.get(key) ?? startTool(r, turn, event, event.durationMs === undefined ? time : time - event.durationMs);
+  if (!turn.tools.has(key)) turn.tools.add(key);
+  if (r.init.recordContent && event.result !== undefined) span.setAttribute(ATTR.toolCallResult, content(r.init, event.result));
+  if (event.isError) {
+    span.setAttribute(ATTR.errorType, "tool_error");
+    span.setStatus({ code: SpanStatusCode.ERROR, message: r.init.recordContent ? content(r.init, event.result) : `${event.name} failed` });
+  }
+  if (event.name === "agents_message") linkDelegation(r, span, event.result);
+  endTool(r, turn, key, time);
+}
+
+function linkDelegation(r: Recorder, span: Span, result: unknown): void {
+  if (typeof result !== "object" || result === null) return;
+  const { responseId, sessionId } = result as { responseId?: unknown; sessionId?: unknown };
+  if (typeof responseId !== "string") return;
+  span.setAttribute(ATTR.delegatedRunId, responseId);
+  if (typeof sessionId === "string") span.setAttribute(ATTR.delegatedSessionId, sessionId);
+  const target = r.runContexts.get(responseId);
+  if (target) {
+    span.addLink({ context: target, attributes: { [ATTR.operationName]: "invoke_agent" } });
+    const open = r.turns.get(responseId);
+    open?.span.addLink({ context: span.spanContext(), attributes: { [ATTR.operationName]: "execute_tool" } });
+  } else {
+    // An async delegation whose turn has not started yet: its span links back when it does.
+    remember(r.pendingLinks, responseId, span.spanContext());
+  }
+}
+
+function endTurn(r: Recorder, turn: TurnState, result: LoopResult, time: number): void {
+  for (const key of [...turn.chats.keys()]) endChat(turn, key, time);
+  for (const key of [...turn.tools]) {
+    if (result.status === "suspended") r.tools.get(key)?.setAttribute(ATTR.toolSuspended, true);
+    endTool(r, turn, key, time);
+  }
+  const span = turn.span;
+  span.setAttributes({
+    [ATTR.turnStatus]: result.status,
+    [ATTR.usageInputTokens]: result.usage.inputTokens,
+    [ATTR.usageOutputTokens]: result.usage.outputTokens,
+    [ATTR.llmCalls]: result.usage.llmCalls,
+    [ATTR.toolCalls]: result.usage.toolCalls,
+  });
+  if (result.usage.costUsd !== undefined) span.setAttribute(ATTR.costUsd, result.usage.costUsd);
+  if (result.status !== "complete" && result.status !== "suspended") {
+    span.setAttribute(ATTR.errorType, result.error?.reason === undefined ? result.status : `budget_exceeded.${result.error.reason}`);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? result.status });
+  }
+  span.end(time);
+  r.turns.delete(turn.runId);
+}

@@ -1,5 +1,5 @@
 import { trace } from "@opentelemetry/api";
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { createSpanRecorder, type TracedEvent } from "./create-span-recorder.js";
 import type { TracingOptions } from "./tracing-options.js";
 

@@ -1,6 +1,6 @@
 import { trace } from "@opentelemetry/api";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { LoopResult } from "../loop/loop-types.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { LoopResult } from "../contracts/loop-result.js";
 import { createSpanRecorder } from "./create-span-recorder.js";
 import type { TracingOptions } from "./tracing-options.js";
 

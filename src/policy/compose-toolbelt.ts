@@ -1,8 +1,8 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { Tool } from "../tools/tool.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { Tool } from "../contracts/tool.js";
 import { scopeTools } from "./scope-tools.js";
 import { classRefusal } from "../tools/declared-read-only.js";
-import type { ChatContext, ToolPolicy } from "./tool-policy.js";
+import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
 
 /** Why {@link composeToolbelt} warned; stable, for hosts that log or forward warnings. */
 export type ToolbeltWarningCode =
@@ -34,7 +34,7 @@ export interface ComposeToolbeltOptions {
 
 /**
  * The toolbelt of a run: (registered tools) ∩ (agent's glob scope) ∩ (policy classes) ∩ (chat
- * context), in registration order (seed 001 `composeToolbelt`). Under a read-only policy
+ * context), in registration order. Under a read-only policy
  * (`declaredReadOnly`, the planner) only tools declared read-only are kept.
  * A tool with `mcpServer` is kept only when `policy.allowedMcpServers` lists that server (none is implied).
  *

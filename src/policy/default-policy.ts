@@ -1,4 +1,4 @@
-import type { PermissionClass, ToolPolicy } from "./tool-policy.js";
+import type { PermissionClass, ToolPolicy } from "../contracts/tool-policy.js";
 
 /** Options of {@link defaultPolicy}. */
 export interface DefaultPolicyOptions {
@@ -20,7 +20,7 @@ const THREAD_CLASSES: readonly PermissionClass[] = [
 ];
 
 /**
- * The default policy for a chat context kind (seed 001 defaults table).
+ * The default policy for a chat context kind.
  *
  * | class | `"thread"` | `"editor"` |
  * | --- | --- | --- |

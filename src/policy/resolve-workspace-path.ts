@@ -1,5 +1,5 @@
 import { formatPath, isParsedInside, parsePath, resolveAgainst } from "./lexical-path.js";
-import type { ToolPolicy } from "./tool-policy.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
 
 /** The outcome of {@link resolveWorkspacePath}: the normalised absolute path, or why it is refused. */
 export type WorkspacePathResult = { ok: true; path: string } | { ok: false; reason: string };

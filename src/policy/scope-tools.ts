@@ -1,12 +1,12 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 
 const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined =>
   patterns == null ? undefined : compileGlobs(patterns);
 
 /**
- * The tools an agent may use, by its glob scoping (seed 000 `getEffectiveTools`, exactly).
+ * The tools an agent may use, by its glob scoping.
  *
  * - A list that is `null` or absent is unset. With all four lists unset, every tool is kept.
  * - Tools whose name starts with `system_` are always kept.

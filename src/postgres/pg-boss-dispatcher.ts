@@ -12,14 +12,13 @@ import {
   SessionNotFoundError,
   SessionStoreError,
 } from "../errors/errors.js";
-import type { AgentRuntime, ResolveDecision, RuntimeEvent, SendInput, TurnResult } from "../runtime/agent-runtime.js";
+import type { ResolveDecision, AgentRuntime, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
+import type { QuestionAnswer } from "../contracts/plan.js";
 import { toJsonSchema } from "../schema/to-json-schema.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import { createDispatchTables } from "./dispatch-tables.js";
 import { quoteIdent } from "./postgres-migrations.js";
 
-/** An answer to a question (`runtime.answerQuestion`): an option's value or free text. */
-type QuestionAnswer = { value: string } | { text: string };
 import type { PostgresSessionStore } from "./postgres-session-store.js";
 
 /** Options of {@link createPgBossDispatcher}. */

@@ -26,7 +26,7 @@ import type {
   PrunableSessionStore,
   SessionLease,
   SessionSummary,
-} from "../sessions/session-store.js";
+} from "../contracts/session-store.js";
 import { migrate, quoteIdent } from "./postgres-migrations.js";
 
 /** Options of {@link PostgresSessionStore}: a connection string (the store opens its own pool) or a pool of yours. */

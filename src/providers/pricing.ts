@@ -1,4 +1,4 @@
-import type { ModelPricing } from "./provider.js";
+import type { ModelPricing } from "../contracts/provider.js";
 
 /** Token counts priced by {@link computeCostUsd}. */
 export interface PricedUsage {

@@ -1,5 +1,5 @@
-import type { Message } from "../messages/message.js";
-import type { ModelEvent, ModelRequest } from "./provider.js";
+import type { Message } from "../contracts/message.js";
+import type { ModelEvent, ModelRequest } from "../contracts/provider.js";
 
 /** Tool names every vendor accepts (OpenAI, Anthropic, Gemini). */
 const VENDOR_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

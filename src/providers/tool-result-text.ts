@@ -1,4 +1,4 @@
-import type { ToolResultPart } from "../messages/message.js";
+import type { ToolResultPart } from "../contracts/message.js";
 
 /** A tool result as message text: a string as it is, anything else as JSON. */
 export function toolResultText(part: ToolResultPart): string {

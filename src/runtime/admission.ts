@@ -1,8 +1,8 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import { systemMessage } from "../messages/system-message.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "./agent-runtime.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../contracts/agent-runtime.js";
 import { resolveModel } from "./prepare-agent.js";
 import { storeCall, type RuntimeContext } from "./runtime-context.js";
 import { agentOf, checkOpen, checkScope } from "./runtime-lookups.js";

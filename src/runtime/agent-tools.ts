@@ -1,14 +1,14 @@
 import { z } from "zod";
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { agentVisibility } from "../agents/agent-visibility.js";
-import type { AssistantMessage } from "../messages/message.js";
+import type { AssistantMessage } from "../contracts/message.js";
 import { systemMessage } from "../messages/system-message.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import type { SessionSummary } from "../sessions/session-store.js";
+import type { SessionSummary } from "../contracts/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
-import type { Tool, ToolContext } from "../tools/tool.js";
-import type { TurnResult } from "./agent-runtime.js";
+import type { Tool, ToolContext } from "../contracts/tool.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import { isBackground, type BackgroundAttributes, type Lineage } from "./runtime-core.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
@@ -66,7 +66,7 @@ function nextHop(core: RuntimeContext, caller: AgentToolCaller): Lineage {
 export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
 
 /**
- * The runtime's built-in agent tools (seed 000 `agents_message`, seed 003 `start_background_agent`,
+ * The runtime's built-in agent tools (`agents_message`, `start_background_agent`,
  * `send_agent_message`, `request_permission`), made once per runtime: each call finds its caller
  * (agent, session, delegation chain) in `ctx.host`. They have permission class `subagent` and are
  * scoped like any tool.

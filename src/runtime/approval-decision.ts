@@ -1,5 +1,5 @@
-import type { ApprovalRequest, ResumeState } from "../loop/loop-types.js";
-import type { NewRecord } from "../sessions/session-store.js";
+import type { ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
+import type { NewRecord } from "../contracts/session-store.js";
 import type { SessionState } from "./session-state.js";
 
 /** A decision on an approval request, as the runtime stores it. */

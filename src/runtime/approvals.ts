@@ -1,9 +1,10 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../messages/message.js";
-import { isApprovalIndexStore, type SessionSummary } from "../sessions/session-store.js";
-import type { PendingApproval, ResolveDecision, TurnResult } from "./agent-runtime.js";
-import type { ChatContext } from "../policy/tool-policy.js";
+import type { Message } from "../contracts/message.js";
+import { isApprovalIndexStore } from "../sessions/session-store.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { ResolveDecision, PendingApproval, TurnResult } from "../contracts/agent-runtime.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
 import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
 import { answerResult, questionOf } from "./question-answer.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";

@@ -1,11 +1,11 @@
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { sha256Hex } from "../internal/sha256.js";
-import type { LoopEvent, ToolCallUpdateEvent } from "../loop/loop-event.js";
-import type { ApprovalRequest, ResumeState } from "../loop/loop-types.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { AuditDecision, AuditEntry } from "../sessions/audit-entry.js";
-import type { AuditRecord, NewRecord, SessionSummary } from "../sessions/session-store.js";
-import type { Tool } from "../tools/tool.js";
+import type { LoopEvent, ToolCallUpdateEvent } from "../contracts/loop-event.js";
+import type { ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { AuditDecision, AuditEntry } from "../contracts/audit-entry.js";
+import type { AuditRecord, NewRecord, SessionSummary } from "../contracts/session-store.js";
+import type { Tool } from "../contracts/tool.js";
 import { canonicalJson } from "../internal/canonical-json.js";
 import { errorMessage } from "../loop/tool-result.js";
 

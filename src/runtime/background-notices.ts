@@ -1,6 +1,6 @@
 import { systemMessage } from "../messages/system-message.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { TurnResult } from "./agent-runtime.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
 

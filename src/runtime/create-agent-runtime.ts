@@ -1,11 +1,11 @@
 import EventEmitter from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
-import type { SessionSummary } from "../sessions/session-store.js";
+import type { SessionSummary } from "../contracts/session-store.js";
 import { admitSend, admitSystemMessage } from "./admission.js";
-import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "./agent-runtime.js";
+import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools.js";
 import { decide, isQuestion, listPending } from "./approvals.js";
 import { createBackgroundNotices } from "./background-notices.js";

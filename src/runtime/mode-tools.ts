@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { AssistantMessage, MessageType } from "../messages/message.js";
+import type { AssistantMessage, MessageType } from "../contracts/message.js";
 import { parsePlan } from "../modes/parse-plan.js";
 import { QuestionFieldsSchema } from "../modes/plan-format.js";
 import { defineTool } from "../tools/define-tool.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool } from "../contracts/tool.js";
 
 /** Marks the runtime's own mode tools (a host tool of the same name is not one). Not enumerable. */
 const MODE_TOOL: unique symbol = Symbol.for("agentry.runtime.modeTool");
@@ -37,7 +37,7 @@ export function offersModeTool(tools: readonly Tool[], name: string): boolean {
 }
 
 /**
- * The runtime's plan / question tools (seeds 002 and 004). They write nothing themselves: the
+ * The runtime's plan / question tools. They write nothing themselves: the
  * runtime stores what they produce (artifact records, questions, role switches) in the session
  * log. Class `safe` and declared read-only, so the planner may use them.
  *

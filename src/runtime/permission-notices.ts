@@ -1,6 +1,6 @@
 import { systemMessage } from "../messages/system-message.js";
-import type { ApprovalRequest } from "../loop/loop-types.js";
-import type { SessionSummary } from "../sessions/session-store.js";
+import type { ApprovalRequest } from "../contracts/loop-result.js";
+import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeContext } from "./runtime-context.js";
 
 /** When a permission request is announced to the foreground agent. */
@@ -23,7 +23,7 @@ export async function permissionNoticeTarget(core: RuntimeContext, asker: Sessio
 }
 
 /**
- * Seed 003 permission forwarding: the asker's parent session (or the most recent foreground
+ * Permission forwarding: the asker's parent session (or the most recent foreground
  * session of its scope) gets a silent system message when a `request_permission` call is
  * presented for approval and another when it is decided. The model-written parts are cut at 500
  * characters and the wrapper escapes them, so they cannot close or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue

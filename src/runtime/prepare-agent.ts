@@ -1,17 +1,17 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { buildSystemPrompt } from "../agents/build-system-prompt.js";
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { BudgetLimits } from "../loop/budget-types.js";
+import type { BudgetLimits } from "../contracts/budget.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 import { composeToolbelt } from "../policy/compose-toolbelt.js";
 import { defaultPolicy } from "../policy/default-policy.js";
 import { applyRole, type RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
-import type { ChatContext, ToolPolicy } from "../policy/tool-policy.js";
-import type { ModelRequest, Provider } from "../providers/provider.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { Tool } from "../tools/tool.js";
+import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
+import type { ModelRequest, Provider } from "../contracts/provider.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { Tool } from "../contracts/tool.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
 import { offeredUnder } from "./mode-tools.js";
 
@@ -89,7 +89,7 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
  */
 export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinition): { provider: Provider; model: string } {
   const providerIds = Object.keys(options.providers);
-  // Seed 000: chat.provider defaults to "openai" (with one provider registered, that one).
+  // chat.provider defaults to "openai" (with one provider registered, that one).
   const fallback = providerIds.length === 1 ? providerIds[0] : providerIds.includes("openai") ? "openai" : undefined;
   const providerId = agent.chat?.provider ?? options.defaultProvider ?? fallback;
   const provider = providerId === undefined ? undefined : options.providers[providerId];

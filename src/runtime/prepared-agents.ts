@@ -1,7 +1,7 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { Tool } from "../tools/tool.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { Tool } from "../contracts/tool.js";
 import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeContext } from "./runtime-context.js";
 

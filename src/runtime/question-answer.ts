@@ -1,10 +1,8 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import { FORMAT_VERSION, type Question } from "../modes/plan-format.js";
-import type { ApprovalRequest } from "../loop/loop-types.js";
+import { FORMAT_VERSION } from "../modes/plan-format.js";
+import type { ApprovalRequest } from "../contracts/loop-result.js";
 import { argsOf } from "./mode-tools.js";
-
-/** What `answerQuestion` takes: one of the question's option values, or free text when it allows custom answers. */
-export type QuestionAnswer = { value: string } | { text: string };
+import type { Question, QuestionAnswer } from "../contracts/plan.js";
 
 /** Longest free-text answer (characters). */
 export const MAX_ANSWER_CHARS = 10_000;

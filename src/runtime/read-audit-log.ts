@@ -1,16 +1,7 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import type { AuditRecord, HistoryRecord, SessionStore } from "../sessions/session-store.js";
+import type { AuditRecord, HistoryRecord, SessionStore } from "../contracts/session-store.js";
 import { storeCall } from "./runtime-context.js";
-
-/** Options of `runtime.auditLog`. */
-export interface AuditLogQuery {
-  /** Only records stored after this `seq` (page on with the last record's `seq`). @default 0 */
-  afterSeq?: number;
-  /** At most this many records. @default all */
-  limit?: number;
-  /** The session must be in this scope, else it is "not found". @default any scope */
-  scope?: string;
-}
+import type { AuditLogQuery } from "../contracts/agent-runtime.js";
 
 /**
  * A session's audit records (one per tool call, see `AuditEntry`), oldest first, across resets.

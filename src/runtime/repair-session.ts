@@ -1,9 +1,9 @@
 import { emergencyVerdict, summarizeForReset } from "../context/emergency-reset.js";
 import { estimateMessageTokens, estimateSystemTokens } from "../context/estimate-tokens.js";
-import type { Message } from "../messages/message.js";
+import type { Message } from "../contracts/message.js";
 import { systemMessage } from "../messages/system-message.js";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { NewRecord } from "../sessions/session-store.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { NewRecord } from "../contracts/session-store.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
 import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
 
@@ -63,7 +63,7 @@ export function repairSession(state: SessionState): SessionRepair {
 export const RUNTIME_ORIGIN = "agentry";
 
 /**
- * Seed 003 emergency reset: when the history plus the new message reaches `limit` estimated
+ * Emergency reset: when the history plus the new message reaches `limit` estimated
  * tokens, a reset marker (with a summary) is stored before the turn, the history restarts from a
  * silent summary note, and a `context_reset` warning says so.
  */

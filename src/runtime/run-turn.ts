@@ -1,14 +1,14 @@
-import type { JsonSchema } from "../schema/json-schema.js";
-import { toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { Message, ToolResultPart } from "../messages/message.js";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { ApprovalHandler, LoopResult, ResumeState } from "../loop/loop-types.js";
+import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
+import { toJsonSchema } from "../schema/to-json-schema.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { Message, ToolResultPart } from "../contracts/message.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
+import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { runLoop } from "../loop/run-unified-agent-loop.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
-import type { HistoryRecord, NewRecord, SessionSummary } from "../sessions/session-store.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { RuntimeEvent, TurnResult } from "./agent-runtime.js";
+import type { HistoryRecord, NewRecord, SessionSummary } from "../contracts/session-store.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import type { PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeToolHost } from "./agent-tools.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
@@ -18,7 +18,7 @@ import { FORMAT_VERSION } from "../modes/plan-format.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
 import { parsePlan } from "../modes/parse-plan.js";
-import type { Question } from "../modes/plan-format.js";
+import type { Question } from "../contracts/plan.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
 import { extraRecord } from "./session-state.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
@@ -336,7 +336,7 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
     // Remembered only while they wait (a store without the index then needs no scan for them).
     for (const request of result.pendingApprovals ?? []) context.approvalSessions.set(request.requestId, sessionId);
   } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
-    // Seed 001: a turn stopped early (budget, iteration limit, error, abort) still keeps its
+    // A turn stopped early (budget, iteration limit, error, abort) still keeps its
     // execution tree; a complete turn has it on its final assistant message.
     end.executionTree = result.executionTree;
   }

@@ -1,22 +1,23 @@
 import type { RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
 import type EventEmitter from "eventemitter3";
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { AgentRegistry } from "../agents/agent-registry.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { AgentRegistry } from "../contracts/agent-registry.js";
 import type { PromptSection, PromptSectionSource, Skill } from "../agents/build-system-prompt.js";
 import { AgentryError } from "../errors/agentry-error.js";
 import { SessionStoreError } from "../errors/errors.js";
-import type { BudgetLimits } from "../loop/budget-types.js";
-import type { ApprovalHandler, ApprovalRequest } from "../loop/loop-types.js";
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { PricingTable, Provider } from "../providers/provider.js";
-import { isLeasableSessionStore, type HistoryRecord, type NewRecord, type SessionStore, type SessionSummary } from "../sessions/session-store.js";
-import type { Tool } from "../tools/tool.js";
-import type { AuditEntry } from "../sessions/audit-entry.js";
-import type { RuntimeEvent, RuntimeEvents, TurnResult } from "./agent-runtime.js";
+import type { BudgetLimits } from "../contracts/budget.js";
+import type { ApprovalHandler, ApprovalRequest } from "../contracts/loop-result.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { PricingTable, Provider } from "../contracts/provider.js";
+import { isLeasableSessionStore } from "../sessions/session-store.js";
+import type { HistoryRecord, NewRecord, SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { Tool } from "../contracts/tool.js";
+import type { AuditEntry } from "../contracts/audit-entry.js";
+import type { RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import type { KeyedSerializer } from "../internal/keyed-serializer.js";
-import type { UserMessage } from "../messages/message.js";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { UserMessage } from "../contracts/message.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 import type { SessionStateCache } from "./session-state-cache.js";
 import type { HeldLease } from "./session-lease.js";
 import type { TurnRequest } from "./runtime-core.js";
@@ -27,7 +28,7 @@ export interface AgentRuntimeOptions {
   store: SessionStore;
   /** Providers by id; an agent picks one with `chat.provider`. */
   providers: Record<string, Provider>;
-  /** @default the only provider when exactly one is given, else `"openai"` when registered (seed 000) */
+  /** @default the only provider when exactly one is given, else `"openai"` when registered */
   defaultProvider?: string;
   /** Model for agents without `chat.model`. */
   defaultModel?: string;
@@ -46,7 +47,7 @@ export interface AgentRuntimeOptions {
   /** Decides approvals. Without one, a call that needs approval suspends its turn. */
   approve?: ApprovalHandler;
   /**
-   * Told of every tool call as it ends (seed 004: all tool calls are audited): one
+   * Told of every tool call as it ends (every tool call is audited): one
    * {@link AuditEntry} per call of every turn, at every depth, refused and denied calls included,
    * after the entry is stored in the session's log (`runtime.auditLog`). Entries never hold the
    * arguments or results, only a digest of the arguments. The turn waits for a returned promise
@@ -65,7 +66,7 @@ export interface AgentRuntimeOptions {
   maxDelegationDepth?: number;
   /**
    * When a session's estimated context reaches this many tokens, the next turn first resets it:
-   * a reset marker with a summary note, then the turn runs on the note and the new message (seed 003).
+   * a reset marker with a summary note, then the turn runs on the note and the new message.
    * @default 200_000 (EMERGENCY_CONTEXT_LIMIT)
    */
   emergencyContextLimit?: number;

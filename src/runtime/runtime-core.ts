@@ -1,10 +1,9 @@
-import type { JsonSchema } from "../schema/json-schema.js";
-import type { AnyZodSchema } from "../schema/to-json-schema.js";
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { UserMessage } from "../messages/message.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { RuntimeEvent } from "./agent-runtime.js";
+import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
+import type { UserMessage } from "../contracts/message.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never

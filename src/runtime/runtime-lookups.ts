@@ -1,7 +1,7 @@
-import type { AgentDefinition } from "../agents/agent-definition.js";
+import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { AgentNotFoundError, InvalidArgumentError } from "../errors/errors.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
-import type { SessionSummary } from "../sessions/session-store.js";
+import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
 import type { SessionState } from "./session-state.js";

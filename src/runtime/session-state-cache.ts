@@ -1,4 +1,4 @@
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
+import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import { storeCall } from "./runtime-context.js";
 import { readSessionState, SessionStateReader, type SessionState } from "./session-state.js";

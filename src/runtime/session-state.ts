@@ -1,9 +1,9 @@
-import type { Message, ToolCallPart, ToolResultPart } from "../messages/message.js";
-import type { ApprovalRecord, HistoryRecord, NewRecord, TurnRecord } from "../sessions/session-store.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { JsonSchema } from "../schema/json-schema.js";
-import type { ExecutionTreeSnapshot } from "../loop/execution-tree-types.js";
-import type { LoopResult } from "../loop/loop-types.js";
+import type { Message, ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { ApprovalRecord, HistoryRecord, NewRecord, TurnRecord } from "../contracts/session-store.js";
+import type { ChatContext } from "../contracts/tool-policy.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
+import type { ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
+import type { LoopResult } from "../contracts/loop-result.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
@@ -18,7 +18,7 @@ export type RuntimeTurnRecord = TurnRecord & {
   chatContext?: ChatContext;
   /** On a turn start: the JSON Schema form of the turn's `outputSchema`, so a resumed turn keeps it. */
   outputSchema?: JsonSchema;
-  /** On the end of a turn that did not complete: what it had done (seed 001 keeps it). */
+  /** On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it). */
   executionTree?: ExecutionTreeSnapshot;
   /** On the end of a turn that did not complete: why. */
   error?: LoopResult["error"];

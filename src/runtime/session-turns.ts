@@ -1,5 +1,5 @@
-import type { SessionSummary } from "../sessions/session-store.js";
-import type { TurnResult } from "./agent-runtime.js";
+import type { SessionSummary } from "../contracts/session-store.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storedDecisions, type ResumeDecision } from "./approval-decision.js";
 import type { BackgroundNotices } from "./background-notices.js";
 import type { PrepareAgent } from "./prepared-agents.js";

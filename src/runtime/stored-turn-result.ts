@@ -1,7 +1,7 @@
-import type { Message } from "../messages/message.js";
-import type { LoopResult } from "../loop/loop-types.js";
-import type { ApprovalRecord, HistoryRecord, SessionStore, SessionSummary } from "../sessions/session-store.js";
-import type { TurnResult } from "./agent-runtime.js";
+import type { Message } from "../contracts/message.js";
+import type { LoopResult } from "../contracts/loop-result.js";
+import type { ApprovalRecord, HistoryRecord, SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storeCall } from "./runtime-context.js";
 import type { RuntimeTurnRecord } from "./session-state.js";
 

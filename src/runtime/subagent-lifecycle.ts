@@ -1,10 +1,10 @@
-import type { LoopEvent, SubagentStatus } from "../loop/loop-event.js";
-import type { SessionStore, SessionSummary } from "../sessions/session-store.js";
-import type { TurnResult } from "./agent-runtime.js";
+import type { LoopEvent, SubagentStatus } from "../contracts/loop-event.js";
+import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storeCall } from "./runtime-context.js";
 
 /**
- * A background agent's lifecycle (seed 004 sub-agents), kept in its session's `attributes.lifecycle`:
+ * A background agent's lifecycle, kept in its session's `attributes.lifecycle`:
  * `created → running → waiting_for_merge → completed | failed → closed`. `waiting_for_merge`: its
  * turn ended and the parent has not read the result yet; a further message to it runs it again
  * (`waiting_for_merge → running`). The parent merges with `close_background_agent`, which reads

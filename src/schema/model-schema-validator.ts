@@ -1,6 +1,6 @@
 import { Validator } from "@cfworker/json-schema";
 import { compileLinearRegex, RegexSubsetError, type LinearRegex } from "../internal/linear-regex.js";
-import type { JsonSchema } from "./json-schema.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
 import { draftOf, type ValueValidator } from "./validate.js";
 
 /**

@@ -1,11 +1,6 @@
 import { toJSONSchema } from "zod/v4/core";
 import { zodToJsonSchema } from "zod-to-json-schema";
-import type { JsonSchema } from "./json-schema.js";
-
-/** A zod schema of either major version (zod 3.25+ classic, or zod 4 / `zod/v4`). */
-export interface AnyZodSchema {
-  safeParse(data: unknown): { success: true; data: unknown } | { success: false; error: unknown };
-}
+import type { AnyZodSchema, JsonSchema } from "../contracts/json-schema.js";
 
 /** True for zod 4 schemas (they carry `_zod`). */
 export function isZod4Schema(value: unknown): boolean {

@@ -1,5 +1,5 @@
 import { dereference } from "@cfworker/json-schema";
-import type { JsonSchema } from "./json-schema.js";
+import type { JsonSchema } from "../contracts/json-schema.js";
 
 // Keywords whose values are data, not schemas: a "$ref" inside them is not a reference.
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "example"]);

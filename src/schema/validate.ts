@@ -1,6 +1,5 @@
 import { Validator } from "@cfworker/json-schema";
-import type { JsonSchema } from "./json-schema.js";
-import type { AnyZodSchema } from "./to-json-schema.js";
+import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
 
 /** The outcome of validating a value. `value` is the (possibly transformed) valid value. */
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; message: string };

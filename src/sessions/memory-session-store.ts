@@ -23,7 +23,7 @@ import type {
   NewRecord,
   PrunableSessionStore,
   SessionSummary,
-} from "./session-store.js";
+} from "../contracts/session-store.js";
 
 /** Sessions up to this many records find a duplicate id by scanning; longer ones keep an index. */
 const SCAN_LIMIT = 32;

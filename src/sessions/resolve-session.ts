@@ -1,14 +1,5 @@
 import { InvalidArgumentError, SessionNotFoundError, SessionOwnershipError } from "../errors/errors.js";
-import type { SessionStore, SessionSummary } from "./session-store.js";
-
-/**
- * Which session a message goes to (seed 000, "Default Routing"):
- * - `"latest"`: the agent's most recently updated session; it must exist.
- * - `"create"`: always a new session.
- * - `"latest-or-create"`: the most recently updated session, or a new one when the agent has none.
- * - any other string: that session id; it must exist, be in the caller's scope and belong to the agent.
- */
-export type SessionSelector = "latest" | "create" | "latest-or-create" | (string & {});
+import type { SessionSelector, SessionStore, SessionSummary } from "../contracts/session-store.js";
 
 /** Options of {@link resolveSession}. */
 export interface ResolveSessionOptions {

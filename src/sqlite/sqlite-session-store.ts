@@ -27,7 +27,7 @@ import type {
   PrunableSessionStore,
   SessionLease,
   SessionSummary,
-} from "../sessions/session-store.js";
+} from "../contracts/session-store.js";
 import { createSchema, prepareStatements, type ApprovalRow, type LeaseRow, type SessionRow, type SqliteStatements } from "./sqlite-statements.js";
 
 /** Options of {@link SqliteSessionStore}: a file path to open, or an open better-sqlite3 database. */

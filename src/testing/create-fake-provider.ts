@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import { abortError, sleep } from "../internal/abort.js";
 import { isTimeLimit } from "../internal/timer-delay.js";
-import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
 import { iterateFakeTurnEvents, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
 
 /** Options of {@link createFakeProvider}. */

@@ -1,5 +1,5 @@
-import type { Message, ToolCallPart } from "../messages/message.js";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { Message, ToolCallPart } from "../contracts/message.js";
+import type { LoopEvent } from "../contracts/loop-event.js";
 
 /** Drains an event stream; returns every event and the generator's return value. */
 export async function collectEvents<E, R>(stream: AsyncGenerator<E, R> | AsyncIterable<E>): Promise<{ events: E[]; result: R | undefined }> {

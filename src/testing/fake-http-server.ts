@@ -1,6 +1,6 @@
 import { FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
 import { timerDelay } from "../internal/timer-delay.js";
-import type { ModelRequest } from "../providers/provider.js";
+import type { ModelRequest } from "../contracts/provider.js";
 
 /** A fake model server on 127.0.0.1 (ephemeral port) that plays a `FakeScript` in one wire format. */
 export interface FakeServer {

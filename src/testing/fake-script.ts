@@ -1,5 +1,5 @@
 import { AgentryError } from "../errors/agentry-error.js";
-import type { ModelEvent, ModelRequest } from "../providers/provider.js";
+import type { ModelEvent, ModelRequest } from "../contracts/provider.js";
 
 /** One scripted model response. */
 export interface FakeTurn {

@@ -1,5 +1,5 @@
-import type { AssistantPart, Message, ToolResultPart, UserPart } from "../messages/message.js";
-import type { ModelRequest } from "../providers/provider.js";
+import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
+import type { ModelRequest } from "../contracts/provider.js";
 
 const KNOWN = new Set(["model", "messages", "system", "tools", "stream", "max_tokens", "temperature"]);
 

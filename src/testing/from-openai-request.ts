@@ -1,6 +1,6 @@
-import type { AssistantPart, Message, ToolResultPart, UserPart } from "../messages/message.js";
+import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
-import type { ModelRequest } from "../providers/provider.js";
+import type { ModelRequest } from "../contracts/provider.js";
 
 const KNOWN = new Set(["model", "messages", "tools", "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature"]);
 

@@ -1,5 +1,5 @@
 import { ProviderError } from "../errors/errors.js";
-import type { ModelEvent, ModelRequest, Provider } from "../providers/provider.js";
+import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
 import type { FakeScript } from "./fake-script.js";
 
 /** Given to `makeProvider`: register cleanup (closing a fake server) to run after the case. */

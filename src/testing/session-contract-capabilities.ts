@@ -1,5 +1,6 @@
 import { LeaseLostError, SessionNotFoundError } from "../errors/errors.js";
-import { isApprovalIndexStore, isLeasableSessionStore, type NewRecord } from "../sessions/session-store.js";
+import { isApprovalIndexStore, isLeasableSessionStore } from "../sessions/session-store.js";
+import type { NewRecord } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects, pause } from "./session-contract-assert.js";
 import { userText, type ContractCase } from "./session-contract-fixtures.js";
 

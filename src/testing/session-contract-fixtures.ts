@@ -1,4 +1,4 @@
-import type { NewRecord, SessionStore } from "../sessions/session-store.js";
+import type { NewRecord, SessionStore } from "../contracts/session-store.js";
 
 /** One conformance check: runs against a fresh store. */
 export interface ContractCase {

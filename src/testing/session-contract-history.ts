@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { HistoryRecord, NewRecord, SessionStore } from "../sessions/session-store.js";
+import type { HistoryRecord, NewRecord, SessionStore } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects, isIsoTimestamp } from "./session-contract-assert.js";
 import { userText, type ContractCase } from "./session-contract-fixtures.js";
 

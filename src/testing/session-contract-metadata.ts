@@ -1,5 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import { isPrunableSessionStore, type SessionStore } from "../sessions/session-store.js";
+import { isPrunableSessionStore } from "../sessions/session-store.js";
+import type { SessionStore } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects, isIsoTimestamp, pause } from "./session-contract-assert.js";
 import { userText, type ContractCase } from "./session-contract-fixtures.js";
 

@@ -1,6 +1,6 @@
 import { SessionNotFoundError, SessionOwnershipError } from "../errors/errors.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import type { HistoryRecord } from "../sessions/session-store.js";
+import type { HistoryRecord } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects } from "./session-contract-assert.js";
 import { everyRecordKind, userText, type ContractCase } from "./session-contract-fixtures.js";
 

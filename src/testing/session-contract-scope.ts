@@ -1,6 +1,6 @@
 import { SessionNotFoundError } from "../errors/errors.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import type { SessionStore } from "../sessions/session-store.js";
+import type { SessionStore } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects } from "./session-contract-assert.js";
 import type { ContractCase } from "./session-contract-fixtures.js";
 

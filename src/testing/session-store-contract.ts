@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { SessionStore } from "../sessions/session-store.js";
+import type { SessionStore } from "../contracts/session-store.js";
 import type { ContractCase } from "./session-contract-fixtures.js";
 import { historyCases } from "./session-contract-history.js";
 import { metadataCases } from "./session-contract-metadata.js";

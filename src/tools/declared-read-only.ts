@@ -1,5 +1,5 @@
-import type { ToolPolicy } from "../policy/tool-policy.js";
-import type { Tool } from "./tool.js";
+import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { Tool } from "../contracts/tool.js";
 
 /**
  * Marks a tool whose `permissionClass` was not given by its author (`defineTool` filled in
@@ -11,7 +11,7 @@ export const CLASS_DEFAULTED: unique symbol = Symbol.for("agentry.tool.classDefa
  * Whether a tool's author declared it read-only for a read-only role (the planner): `readOnly:
  * true` on the tool (MCP tools with `readOnlyHint`), or a `permissionClass` given explicitly that
  * the role allows. A tool that left its class to `defineTool`'s default is not declared, even
- * though that default is `"safe"`: seed 002's plan mode must be truly read-only.
+ * though that default is `"safe"`: plan mode must be truly read-only.
  */
 export function isDeclaredReadOnly(tool: Tool, readClasses: readonly string[]): boolean {
   if (tool.readOnly === true) return true;

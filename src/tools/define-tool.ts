@@ -1,20 +1,13 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { PermissionClass } from "../policy/tool-policy.js";
-import type { JsonSchema } from "../schema/json-schema.js";
-import { isZodSchema, toJsonSchema, type AnyZodSchema } from "../schema/to-json-schema.js";
+import type { PermissionClass } from "../contracts/tool-policy.js";
+import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
+import { isZodSchema, toJsonSchema } from "../schema/to-json-schema.js";
 import { unresolvedRefs } from "../schema/unresolved-refs.js";
 import { createZodValidator } from "../schema/validate.js";
 import { isTimeLimit } from "../internal/timer-delay.js";
-import type { Tool, ToolContext } from "./tool.js";
 import { TOOL_VALIDATOR } from "./validate-tool-args.js";
 import { CLASS_DEFAULTED } from "./declared-read-only.js";
-
-/** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */
-export type InferToolInput<S> = S extends { _zod: { output: infer O } }
-  ? O
-  : S extends { _output: infer O }
-    ? O
-    : unknown;
+import type { InferToolInput, Tool, ToolContext } from "../contracts/tool.js";
 
 /** What `defineTool` takes. */
 export interface ToolDefinition<S, O> {

@@ -1,4 +1,4 @@
-import type { Tool } from "./tool.js";
+import type { Tool } from "../contracts/tool.js";
 import { createJsonSchemaValidator, type ValidationResult, type ValueValidator } from "../schema/validate.js";
 
 /** Tools made by `defineTool` carry their own validator under this key (a zod schema's parser). */

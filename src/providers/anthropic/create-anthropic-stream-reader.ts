@@ -2,7 +2,7 @@ import { ProviderError } from "../../errors/errors.js";
 import { asRecord, countField, recordField, stringField } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
 import { parseToolArgs } from "../parse-tool-args.js";
-import type { FinishReason, ModelEvent } from "../provider.js";
+import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 
 interface OpenBlock {

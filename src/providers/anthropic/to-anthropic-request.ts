@@ -1,5 +1,5 @@
-import type { AssistantPart, Message, UserPart } from "../../messages/message.js";
-import type { ModelRequest } from "../provider.js";
+import type { AssistantPart, Message, UserPart } from "../../contracts/message.js";
+import type { ModelRequest } from "../../contracts/provider.js";
 import { toolResultText } from "../tool-result-text.js";
 
 type Block = Record<string, unknown>;

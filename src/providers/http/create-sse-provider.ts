@@ -1,5 +1,5 @@
 import { abortError } from "../../internal/abort.js";
-import type { ModelEvent, ModelRequest, Provider } from "../provider.js";
+import type { ModelEvent, ModelRequest, Provider } from "../../contracts/provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 import { mapRequestToolNames, unmapToolCall } from "../tool-name-map.js";
 import { postEventStream } from "./post-event-stream.js";

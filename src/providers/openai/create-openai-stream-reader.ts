@@ -1,7 +1,7 @@
 import { ProviderError } from "../../errors/errors.js";
 import { asRecord, countField, recordField, type WireRecord } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
-import type { FinishReason, ModelEvent } from "../provider.js";
+import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 import { createToolCallAssembler } from "./create-tool-call-assembler.js";
 

@@ -1,7 +1,7 @@
 import { createSseProvider } from "../http/create-sse-provider.js";
 import type { StreamLimitOptions } from "../http/stream-limit-options.js";
 import type { RetryOptions } from "../http/stream-with-retry.js";
-import type { Provider } from "../provider.js";
+import type { Provider } from "../../contracts/provider.js";
 import { randomCallId } from "../random-call-id.js";
 import { readEnv } from "../read-env.js";
 import { createOpenAIStreamReader } from "./create-openai-stream-reader.js";

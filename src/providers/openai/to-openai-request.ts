@@ -1,5 +1,5 @@
-import type { Message, UserPart } from "../../messages/message.js";
-import type { ModelRequest } from "../provider.js";
+import type { Message, UserPart } from "../../contracts/message.js";
+import type { ModelRequest } from "../../contracts/provider.js";
 import { toolResultText } from "../tool-result-text.js";
 
 /** Which request field carries the output-token limit. */

@@ -70,12 +70,7 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
   let dataLength = 0;
   let id: string | undefined;
 
-  const tooLarge = (size: number): ProviderError =>
-    new ProviderError(
-      `A server-sent event exceeded maxEventBytes (${maxEventBytes}): at least ${size} characters without an end. ` +
-        `Raise the provider's maxEventBytes option if such large events are expected.`,
-      { provider: options.provider ?? "sse", retryable: false, errorType: "event_too_large" },
-    );
+  const tooLarge = (size: number) => eventTooLarge(maxEventBytes, size, options.provider ?? "sse");
 
   const dispatch = (out: SseEvent[]) => {
     if (data.length > 0) {
@@ -147,25 +142,12 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
       }
       // Only `text` is scanned: the pending start of a line was scanned when it arrived.
       let start = 0;
-      let cr = text.indexOf("\r");
-      for (;;) {
-        const lf = text.indexOf("\n", start);
-        if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
-        let end: number;
-        let next: number;
-        if (cr !== -1 && (lf === -1 || cr < lf)) {
-          end = cr;
-          if (cr + 1 === text.length) {
-            // A `\r` at the very end: its `\n` may come in the next piece.
-            skipLeadingLf = true;
-            next = cr + 1;
-          } else next = text.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
-        } else if (lf !== -1) {
-          end = lf;
-          next = lf + 1;
-        } else break;
-        endLine(text, start, end, out);
-        start = next;
+      const scan = { cr: text.indexOf("\r"), end: 0, next: 0 };
+      while (nextLineEnd(text, start, scan)) {
+        // A `\r` at the very end: its `\n` may come in the next piece.
+        if (scan.end === text.length - 1 && scan.next === text.length && text.charCodeAt(scan.end) === 13) skipLeadingLf = true;
+        endLine(text, start, scan.end, out);
+        start = scan.next;
       }
       if (start < text.length) {
         keep(start === 0 ? text : text.slice(start));
@@ -186,4 +168,33 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
       return out;
     },
   };
+}
+
+/** The error for an event that grew over `maxEventBytes` (`size` characters and counting). */
+function eventTooLarge(maxEventBytes: number, size: number, provider: string): ProviderError {
+  return new ProviderError(
+    `A server-sent event exceeded maxEventBytes (${maxEventBytes}): at least ${size} characters without an end. ` +
+      `Raise the provider's maxEventBytes option if such large events are expected.`,
+    { provider, retryable: false, errorType: "event_too_large" },
+  );
+}
+
+/**
+ * Finds the next line end in `text` from `start` (`\n`, `\r\n` or `\r`): sets `scan.end` (where the
+ * line ends) and `scan.next` (where the next line starts) and returns true, or false when the
+ * rest is an unfinished line. `scan.cr` caches the next `\r` so every character is looked at once.
+ */
+function nextLineEnd(text: string, start: number, scan: { cr: number; end: number; next: number }): boolean {
+  const lf = text.indexOf("\n", start);
+  if (scan.cr !== -1 && scan.cr < start) scan.cr = text.indexOf("\r", start);
+  const cr = scan.cr;
+  if (cr !== -1 && (lf === -1 || cr < lf)) {
+    scan.end = cr;
+    scan.next = cr + 1 === text.length || text.charCodeAt(cr + 1) !== 10 ? cr + 1 : cr + 2;
+    return true;
+  }
+  if (lf === -1) return false;
+  scan.end = lf;
+  scan.next = lf + 1;
+  return true;
 }

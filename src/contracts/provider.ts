@@ -1,5 +1,5 @@
-import type { Message } from "../messages/message.js";
-import type { JsonSchema } from "../schema/json-schema.js";
+import type { JsonSchema } from "./json-schema.js";
+import type { Message } from "./message.js";
 
 /** A tool as offered to the model: just its name, description and argument schema. */
 export interface ModelTool { name: string; description: string; inputSchema: JsonSchema }
@@ -65,5 +65,6 @@ export interface ModelPricing {
   /** Price of cached input tokens; defaults to `inputPerMillion`. */
   cachedInputPerMillion?: number;
 }
+
 /** Prices keyed by model name. */
 export type PricingTable = Record<string, ModelPricing>;

@@ -1,7 +1,7 @@
-import type { Message } from "../messages/message.js";
-import type { Plan, Question } from "../modes/plan-format.js";
-import type { BudgetReason } from "./budget-types.js";
-import type { ApprovalRequest, LoopResult } from "./loop-types.js";
+import type { BudgetReason } from "./budget.js";
+import type { ApprovalRequest, LoopResult } from "./loop-result.js";
+import type { Message } from "./message.js";
+import type { Plan, Question } from "./plan.js";
 
 /** Fields every loop event carries: where in the sub-task tree it happened. */
 export interface EventOrigin {
@@ -13,23 +13,34 @@ export interface EventOrigin {
 
 /** A model call is about to start (`iteration` counts from 1 within the level). */
 export interface LlmCallStartEvent extends EventOrigin { type: "llm_call_start"; iteration: number }
-/** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream (seed 004). */
+
+/** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream. */
 export interface ChunkEvent extends EventOrigin { type: "chunk"; content: string; done?: boolean; streamId?: string }
-/** An assistant message began streaming text (seed 004 `agent.message_stream_started`). */
+
+/** An assistant message began streaming text. */
 export interface MessageStreamStartedEvent extends EventOrigin { type: "message_stream_started"; streamId: string }
+
 /** A streamed assistant message ended as the level's answer. */
 export interface MessageStreamCompletedEvent extends EventOrigin { type: "message_stream_completed"; streamId: string }
+
 /**
  * A streamed message did not end as an answer: `reason` is `"tool_calls"` (the model went on to
  * call tools; its text stays in the message as their preamble), `"aborted"` or `"error"`.
  */
 export interface MessageStreamCancelledEvent extends EventOrigin { type: "message_stream_cancelled"; streamId: string; reason: string }
+
 /** Streamed model reasoning. */
 export interface ThinkingEvent extends EventOrigin { type: "thinking"; content: string }
+
 /** A finished message of this level, to persist. */
-export interface MessageEvent extends EventOrigin { type: "message"; message: Message }
+export interface LoopMessageEvent extends EventOrigin { type: "message"; message: Message }
+
+/** @deprecated Renamed to {@link LoopMessageEvent} (this name shadows the DOM's `MessageEvent`). */
+export type MessageEvent = LoopMessageEvent;
+
 /** The model asked for tools; they are about to be dispatched. */
 export interface ToolCallsPreparingEvent extends EventOrigin { type: "tool_calls_preparing"; names: string[] }
+
 /**
  * Why a call was not run, on its `end` event (its result is the refusal the model reads):
  * `unknown_tool` (not in the toolbelt), `not_permitted` (its permission class, or `run_subtask`
@@ -46,6 +57,7 @@ export type ToolRefusal =
   | "approval_check_failed"
   | "budget_exceeded"
   | "aborted";
+
 /** A tool call started or ended. Every `start` gets exactly one `end`. */
 export interface ToolCallUpdateEvent extends EventOrigin {
   type: "tool_call_update";
@@ -59,10 +71,13 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   /** On `end`: the call was not run, and why (a denied approval is not a refusal: see `approval_resolved`). */
   refused?: ToolRefusal;
 }
+
 /** A tool call waits for approval. */
 export interface ApprovalRequestEvent extends EventOrigin { type: "approval_request"; request: ApprovalRequest }
+
 /** An approval was decided. */
 export interface ApprovalResolvedEvent extends EventOrigin { type: "approval_resolved"; requestId: string; approved: boolean; reason?: string }
+
 /** Usage of one model call. */
 export interface UsageEvent extends EventOrigin {
   type: "usage";
@@ -72,12 +87,15 @@ export interface UsageEvent extends EventOrigin {
   costUsd?: number;
   cachedInputTokens?: number;
 }
+
 /** A budget was spent; the turn stops. Emitted once per turn. */
 export interface BudgetExceededEvent extends EventOrigin { type: "budget_exceeded"; reason: BudgetReason; limit: number; observed: number }
+
 /** Something the host should know about; the run goes on. */
 export interface WarningEvent extends EventOrigin { type: "warning"; code: string; message: string }
+
 /** The level failed (provider error, script ran out, ...). */
-export interface ErrorEvent extends EventOrigin {
+export interface LoopErrorEvent extends EventOrigin {
   type: "error";
   message: string;
   /** A provider error's type or code, when it had one. */
@@ -89,24 +107,37 @@ export interface ErrorEvent extends EventOrigin {
   /** The provider's id, for a provider error. */
   provider?: string;
 }
-/** A task's lifecycle state (seed 004). */
+
+/** @deprecated Renamed to {@link LoopErrorEvent} (this name shadows the DOM's `ErrorEvent`). */
+export type ErrorEvent = LoopErrorEvent;
+
+/** A task's lifecycle state. */
 export type TaskStatus = "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
+
 /** A task moved from one status to another (`from` null at creation). */
 export interface TaskStatusEvent extends EventOrigin { type: "task_status"; taskId: string; from: TaskStatus | null; to: TaskStatus }
-/** Plan generation began (seed 004 `agent.planning_started`). */
+
+/** Plan generation began. */
 export interface PlanningStartedEvent extends EventOrigin { type: "planning_started"; taskId?: string }
+
 /** An artifact was stored by `create_artifact` (`preview`: the first characters of its content). */
 export interface ArtifactCreatedEvent extends EventOrigin { type: "artifact_created"; artifactId: string; filename: string; kind: string; preview: string }
+
 /** A plan was submitted with `create_artifact` (kind `plan`) and parsed. */
 export interface PlanReadyEvent extends EventOrigin { type: "plan_ready"; artifactId: string; plan: Plan; taskId?: string }
+
 /** The agent asks the user (`ask_user`); the turn waits for `answerQuestion(questionId, ...)`. */
 export interface QuestionEvent extends EventOrigin { type: "question"; questionId: string; question: Question }
+
 /** A session switched roles (`from` null when it ran without one). */
 export interface RoleChangedEvent extends EventOrigin { type: "role_changed"; sessionId: string; from: string | null; to: string }
-/** A background agent's lifecycle state (seed 004 sub-agents). */
+
+/** A background agent's lifecycle state. */
 export type SubagentStatus = "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
+
 /** A background agent (session `sessionId`, started from `parentSessionId`) moved in its lifecycle. */
 export interface SubagentStatusEvent extends EventOrigin { type: "subagent_status"; sessionId: string; parentSessionId: string; from: SubagentStatus | null; to: SubagentStatus }
+
 /** Last event of the root level. */
 export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResult }
 
@@ -118,7 +149,7 @@ export type LoopEvent =
   | MessageStreamCompletedEvent
   | MessageStreamCancelledEvent
   | ThinkingEvent
-  | MessageEvent
+  | LoopMessageEvent
   | ToolCallsPreparingEvent
   | ToolCallUpdateEvent
   | ApprovalRequestEvent
@@ -126,7 +157,7 @@ export type LoopEvent =
   | UsageEvent
   | BudgetExceededEvent
   | WarningEvent
-  | ErrorEvent
+  | LoopErrorEvent
   | TaskStatusEvent
   | PlanningStartedEvent
   | ArtifactCreatedEvent

@@ -1,5 +1,5 @@
-import type { JsonSchema } from "../schema/json-schema.js";
-import type { PermissionClass, ToolPolicy } from "../policy/tool-policy.js";
+import type { JsonSchema } from "./json-schema.js";
+import type { PermissionClass, ToolPolicy } from "./tool-policy.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -53,3 +53,10 @@ export interface Tool<I = any, O = any> {
   readOnly?: boolean;
   execute(args: I, ctx: ToolContext): O | Promise<O>;
 }
+
+/** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */
+export type InferToolInput<S> = S extends { _zod: { output: infer O } }
+  ? O
+  : S extends { _output: infer O }
+    ? O
+    : unknown;

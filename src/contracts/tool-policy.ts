@@ -1,4 +1,4 @@
-/** Permission classes of tools (seed 001); hosts may add their own. */
+/** Permission classes of tools; hosts may add their own. */
 export type PermissionClass =
   | "safe"
   | "knowledge"

@@ -1,21 +1,27 @@
-import type { ExecutionTreeSnapshot } from "../loop/execution-tree-types.js";
+import type { ExecutionTreeSnapshot } from "./execution-tree.js";
 
 /** A user-side content part: text or an inline image (base64 `data`). */
 export type UserPart = TextPart | ImagePart;
+
 /** Plain text. */
 export interface TextPart { type: "text"; text: string }
+
 /** An inline image; `data` is base64 without a `data:` prefix. */
 export interface ImagePart { type: "image"; mediaType: string; data: string }
+
 /** Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn. */
 export interface ThinkingPart { type: "thinking"; text: string; signature?: string; redacted?: boolean }
+
 /** A call the model made. `args` is the parsed JSON arguments object. */
 export interface ToolCallPart { type: "tool_call"; id: string; name: string; args: unknown }
+
 /** What an assistant message may hold. */
 export type AssistantPart = TextPart | ThinkingPart | ToolCallPart;
+
 /** The result of one tool call, matched to it by `toolCallId`. */
 export interface ToolResultPart { type: "tool_result"; toolCallId: string; name: string; result: unknown; isError?: boolean }
 
-/** How a UI should render an assistant message (seed 002). */
+/** How a UI should render an assistant message. */
 export type MessageType = "text" | "plan" | "question" | "tool_call" | "tool_result";
 
 /** Token usage, summed over every depth of a run. */
@@ -31,6 +37,7 @@ export interface Usage {
 
 /** A user message. System messages from agents are user messages with `origin` set. */
 export interface UserMessage { role: "user"; content: string | UserPart[]; origin?: string; silent?: boolean }
+
 /** An assistant message; the final one of a turn carries the execution tree and usage. */
 export interface AssistantMessage {
   role: "assistant";
@@ -39,6 +46,7 @@ export interface AssistantMessage {
   executionTree?: ExecutionTreeSnapshot;
   usage?: Usage;
 }
+
 /** The results of one assistant message's tool calls, in the model's call order. */
 export interface ToolMessage { role: "tool"; content: ToolResultPart[] }
 

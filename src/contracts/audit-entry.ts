@@ -6,7 +6,7 @@
 export type AuditDecision = "allowed" | "refused" | "approved" | "denied";
 
 /**
- * One audited tool call (seed 004: "All tool calls are audited"). Every tool call of every turn
+ * One audited tool call. Every tool call of every turn
  * (host tools, MCP tools, the runtime's agent tools, `run_subtask` / `finish_subtask` and the
  * calls inside sub-tasks; refused calls included) gets exactly one entry, written when the call
  * ends: stored in the session's log as a record `{ kind: "audit", entry }` and handed to the

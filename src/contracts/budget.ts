@@ -1,4 +1,4 @@
-/** Hard limits of one root turn, shared by every depth (defaults from seed 001). */
+/** Hard limits of one root turn, shared by every depth (defaults: `DEFAULT_BUDGET`). */
 export interface BudgetLimits {
   /** @default 3 */
   maxDepth: number;

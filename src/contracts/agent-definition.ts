@@ -1,4 +1,4 @@
-import type { BudgetLimits } from "../loop/budget-types.js";
+import type { BudgetLimits } from "./budget.js";
 
 /** The model settings of an agent (`AgentDefinition.chat`), passed to the provider on every model call of its turns. */
 export interface AgentChatSettings {
@@ -20,7 +20,7 @@ export interface AgentChatSettings {
 }
 
 /**
- * A configured agent (seed 000): a persona with its own prompt and a scoped set of tools, skills
+ * A configured agent: a persona with its own prompt and a scoped set of tools, skills
  * and peers. Usually loaded with `createAgentRegistry`, which validates it and turns every `null`
  * into an absent field. Glob lists are unset when absent or `null` (no restriction) and set when
  * an array: an empty allowlist allows nothing. Globs (one dialect for tool names, capabilities,
@@ -62,7 +62,7 @@ export interface AgentDefinition {
   agentDenylist?: string[] | null;
   /** When false, hidden from clients and from every other agent's peers. @default true */
   uiVisible?: boolean;
-  /** Legacy HTTP exposure flag from seed 000; kept for configuration compatibility, unused. */
+  /** Legacy HTTP exposure flag; kept for configuration compatibility, unused. */
   apiExposed?: boolean;
   /** A role name from `roles`, e.g. `"planner"` or `"actor"`: narrows the policy, adds its prompt. @default no role */
   role?: string;

@@ -1,6 +1,6 @@
-import type { Message, ToolResultPart, Usage } from "../messages/message.js";
-import type { BudgetReason } from "./budget-types.js";
-import type { ExecutionTreeSnapshot } from "./execution-tree-types.js";
+import type { BudgetReason } from "./budget.js";
+import type { ExecutionTreeSnapshot } from "./execution-tree.js";
+import type { Message, ToolResultPart, Usage } from "./message.js";
 
 /** A tool call waiting for a human (or policy) decision. */
 export interface ApprovalRequest {
@@ -14,12 +14,14 @@ export interface ApprovalRequest {
   /** Why approval is needed, e.g. `"tool requires approval"`. */
   reason: string;
 }
+
 /**
  * Approve, deny (with a reason the model sees), or suspend the turn until decided elsewhere.
  * `result` on an approval is the call's result as it is, without running the tool (how an answer
  * to `ask_user` reaches the model).
  */
 export type ApprovalDecision = { approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true };
+
 /** Decides approval requests. Must not throw for a normal "no": return `{ approved: false }`. */
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
 

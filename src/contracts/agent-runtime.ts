@@ -1,19 +1,24 @@
 import type EventEmitter from "eventemitter3";
-import type { AgentDefinition } from "../agents/agent-definition.js";
-import type { UserPart } from "../messages/message.js";
-import type { LoopEvent } from "../loop/loop-event.js";
-import type { ApprovalRequest, LoopResult } from "../loop/loop-types.js";
-import type { ChatContext } from "../policy/tool-policy.js";
-import type { SessionSelector } from "../sessions/resolve-session.js";
-import type { AuditRecord, SessionStore } from "../sessions/session-store.js";
-import type { AuditLogQuery } from "./read-audit-log.js";
-import type { AgentRegistry } from "../agents/agent-registry.js";
-import type { JsonSchema } from "../schema/json-schema.js";
-import type { InferToolInput } from "../tools/define-tool.js";
-import type { AnyZodSchema } from "../schema/to-json-schema.js";
-import type { Question } from "../modes/plan-format.js";
-import type { QuestionAnswer } from "./question-answer.js";
-import type { TaskApi } from "./task-api.js";
+import type { AgentRegistry } from "./agent-registry.js";
+import type { AnyZodSchema, JsonSchema } from "./json-schema.js";
+import type { LoopEvent } from "./loop-event.js";
+import type { ApprovalRequest, LoopResult } from "./loop-result.js";
+import type { UserPart } from "./message.js";
+import type { Question, QuestionAnswer } from "./plan.js";
+import type { AuditRecord, SessionSelector, SessionStore } from "./session-store.js";
+import type { TaskApi } from "./task.js";
+import type { ChatContext } from "./tool-policy.js";
+import type { InferToolInput } from "./tool.js";
+
+/** Options of `runtime.auditLog`. */
+export interface AuditLogQuery {
+  /** Only records stored after this `seq` (page on with the last record's `seq`). @default 0 */
+  afterSeq?: number;
+  /** At most this many records. @default all */
+  limit?: number;
+  /** The session must be in this scope, else it is "not found". @default any scope */
+  scope?: string;
+}
 
 /** A question (`ask_user`) waiting for `answerQuestion`, as stored. */
 export interface PendingQuestion {
@@ -174,17 +179,14 @@ export interface AgentRuntime {
    */
   pendingQuestions(query?: { sessionId?: string; scope?: string }): Promise<PendingQuestion[]>;
   /**
-   * Switches the session's role (seed 002): recorded in its log and used from its next turn. A
+   * Switches the session's role: recorded in its log and used from its next turn. A
    * turn of the session running in this runtime is stopped first (it ends `aborted`, its end
    * record has `reason: "role_changed"`). Emits `role_changed`; switching to the current role
    * does nothing. Unknown role → `InvalidArgumentError`; unknown session → `SessionNotFoundError`.
    */
   setRole(sessionId: string, role: string): Promise<void>;
-  /** Tasks: plan, review, act (seed 004). See {@link TaskApi}. */
+  /** Tasks: plan, review, act. See {@link TaskApi}. */
   tasks: TaskApi;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;
 }
-
-/** Re-exported for convenience: the agent type the runtime runs. */
-export type { AgentDefinition };

@@ -1,0 +1,7 @@
+/** A JSON Schema (draft 2020-12 or draft 7) as a plain object. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** A zod schema of either major version (zod 3.25+ classic, or zod 4 / `zod/v4`). */
+export interface AnyZodSchema {
+  safeParse(data: unknown): { success: true; data: unknown } | { success: false; error: unknown };
+}

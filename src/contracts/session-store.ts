@@ -1,0 +1,261 @@
+import type { AuditEntry } from "./audit-entry.js";
+import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
+import type { Message, ToolResultPart } from "./message.js";
+
+/** A session as listed: metadata only, no history. */
+export interface SessionSummary {
+  sessionId: string;
+  agentId: string;
+  /**
+   * The tenant / end user the session belongs to (any string the host chooses, e.g. a user id).
+   * Set at creation, never changed. Unset = the unscoped space (single-user apps). Scope is a
+   * security boundary: routing, delegation and notices never cross it.
+   */
+  scope?: string;
+  name?: string;
+  /** When set, the session is pinned in the UI (timestamp of pinning). */
+  pinnedAt?: string;
+  createdAt: string;
+  updatedAt: string;
+  lastSnippet?: string;
+  attributes?: Record<string, unknown>;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Fields every history record has. */
+export interface RecordBase {
+  /** Idempotency key: appending a record whose id is stored already is a no-op. */
+  id: string;
+  /** Order within the session, assigned by the store, strictly increasing. */
+  seq: number;
+  /** ISO timestamp assigned by the store. */
+  at: string;
+  /** null for the root conversation, else the toolCallId of the `run_subtask` it belongs to. */
+  frame: string | null;
+}
+
+/** A conversation message. */
+export interface MessageRecord extends RecordBase { kind: "message"; message: Message }
+
+/** Context starts after the last reset marker. */
+export interface ResetRecord extends RecordBase { kind: "reset"; summary?: string }
+
+/** Start or end of a turn. */
+export interface TurnRecord extends RecordBase { kind: "turn"; runId: string; phase: "start" | "end"; status?: LoopStatus }
+
+/** An approval request, and later its decision (a second record with the same request). */
+export interface ApprovalRecord extends RecordBase {
+  kind: "approval";
+  request: ApprovalRequest;
+  decision?: "approved" | "denied";
+  reason?: string;
+  runId?: string;
+  /** On a decision: unique per decider, so each can tell whether its decision was the one stored. */
+  decisionId?: string;
+  /** On the decision of an `ask_user` question: the answer, the call's result. */
+  answer?: unknown;
+  /** On the request of the runtime's `ask_user` tool: it is a question (`answerQuestion`), not an approval. */
+  question?: true;
+}
+
+/**
+ * A tool call's result, stored as soon as the call finished (before the batch's `tool` message),
+ * so a crash or a suspension never runs a finished call again. `frame` is the call's frame.
+ */
+export interface ToolResultRecord extends RecordBase {
+  kind: "tool_result";
+  runId: string;
+  toolCallId: string;
+  result: ToolResultPart;
+}
+
+/**
+ * One audited tool call (see {@link AuditEntry}), stored as the call ends. Not part of any
+ * conversation: the history the model sees leaves it out. `frame` is the call's frame.
+ */
+export interface AuditRecord extends RecordBase {
+  kind: "audit";
+  entry: AuditEntry;
+}
+
+/** One entry of a session's append-only log. */
+export type HistoryRecord = MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord | AuditRecord;
+
+/** A record before the store stamps `seq` and `at`. */
+export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;
+
+/** Options of {@link SessionStore.load}. */
+export interface LoadOptions {
+  /** Only records with `seq` greater than this. */
+  afterSeq?: number;
+  /**
+   * Only records after the last `reset` marker (the marker excluded) among the records of the
+   * requested frame (of every frame when `frame` is omitted). Combines with `afterSeq`: the later
+   * of the two bounds wins.
+   */
+  sinceLastReset?: boolean;
+  /** Only records of this frame (`null` = root). Omitted = every frame. */
+  frame?: string | null;
+}
+
+/** What {@link SessionStore.createSession} takes. */
+export interface CreateSessionInit {
+  agentId: string;
+  /** The tenant / end user; omitted = unscoped. */
+  scope?: string;
+  name?: string;
+  attributes?: Record<string, unknown>;
+  sessionId?: string;
+}
+
+/** What {@link SessionStore.listSessions} takes. */
+export interface ListSessionsQuery {
+  agentId?: string;
+  /** Exact match; `null` = only unscoped sessions; omitted = sessions of every scope. */
+  scope?: string | null;
+  limit?: number;
+}
+
+/**
+ * Where sessions live: one append-only log per session plus its metadata.
+ * Implementations must pass `runSessionStoreContract` from `@agentry/core/testing`.
+ */
+export interface SessionStore {
+  /** Creates a session (id generated unless given). An explicit `sessionId` in use → `InvalidArgumentError`. */
+  createSession(init: CreateSessionInit): Promise<SessionSummary>;
+  /** The session, or `undefined` when there is none with this id. */
+  getSession(sessionId: string): Promise<SessionSummary | undefined>;
+  /**
+   * Ordered by `updatedAt`, newest first; sessions touched in the same millisecond still in touch
+   * order. `scope`: exact match; `null` = only unscoped sessions; omitted = every scope.
+   */
+  listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]>;
+  /**
+   * Sets the given metadata fields and bumps `updatedAt`. A field given as `undefined` is removed;
+   * `attributes` replaces the whole object. Unknown session → `SessionNotFoundError`.
+   */
+  updateSession(
+    sessionId: string,
+    patch: Partial<Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet">>,
+  ): Promise<SessionSummary>;
+  /** Removes the session and its history. Deleting an unknown session is a no-op. */
+  deleteSession(sessionId: string): Promise<void>;
+  /**
+   * Atomic, ordered, idempotent by record id; bumps `updatedAt` when something was stored. Returns
+   * the stored records, the already stored one in place of each duplicate. An invalid record →
+   * `InvalidArgumentError` and nothing stored; unknown session → `SessionNotFoundError`.
+   */
+  append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]>;
+  /** Records in `seq` order, as plain JSON. Unknown session → `SessionNotFoundError`. */
+  load(sessionId: string, options?: LoadOptions): Promise<HistoryRecord[]>;
+  /** Appends a reset marker: context starts after it; metadata is kept. */
+  clear(sessionId: string): Promise<void>;
+}
+
+/** A store that can drop old sessions (optional capability). */
+export interface PrunableSessionStore extends SessionStore {
+  prune(options: { olderThan: string }): Promise<number>;
+}
+
+/** A lease on a session, as granted by {@link LeasableSessionStore.acquireLease}. */
+export interface SessionLease {
+  /**
+   * The fencing token: greater than every token granted before for this session. Pass it to
+   * `append`; once another holder got a newer one, appends with this token are refused.
+   */
+  token: number;
+  /** When the lease runs out unless renewed (ISO). */
+  expiresAt: string;
+}
+
+/** Options of {@link LeasableSessionStore.append}. */
+export interface AppendOptions {
+  /**
+   * Fence the append: it is refused with `LeaseLostError` (nothing stored) unless this is the
+   * session's newest lease token. Omitted = no fencing (writes outside a lease).
+   */
+  leaseToken?: number;
+}
+
+/** Options of {@link LeasableSessionStore.acquireLease}. */
+export interface AcquireLeaseOptions {
+  /** Who asks (one id per runtime instance). */
+  owner: string;
+  /** How long the lease lasts unless renewed. */
+  ttlMs: number;
+  /**
+   * Queue for the lease in arrival order: a caller that keeps asking with the same ticket (one
+   * per wait) while the lease is held is served before any caller that started asking later.
+   * A ticket not asked with again for `ttlMs` (its process died) loses its place.
+   * @default no ticket: served only when nobody is queued
+   */
+  ticket?: string;
+}
+
+/**
+ * A store that can lease a session to one runtime at a time, across processes (optional
+ * capability; SQLite and Postgres implement it). The runtime holds the lease while it runs a turn,
+ * so two runtimes never run turns of one session at once; the fencing token keeps a holder whose
+ * lease ran out (a paused process) from writing after another took over.
+ *
+ * Every method is async so that a SQL implementation can run one statement or transaction each.
+ */
+export interface LeasableSessionStore extends SessionStore {
+  /**
+   * Takes the session's lease for `ttlMs` when nobody else holds it (no lease, a released or an
+   * expired one, or one of the same `owner`) and no earlier ticket is queued for it (see
+   * {@link AcquireLeaseOptions.ticket}); else `undefined`. Each grant has a new, greater token.
+   * Unknown session → `SessionNotFoundError`.
+   */
+  acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined>;
+  /** Extends a held lease by `ttlMs` from now; `undefined` when `token` is no longer the session's newest. */
+  renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined>;
+  /** Gives the lease up (a no-op unless `token` is the session's newest). */
+  releaseLease(sessionId: string, token: number): Promise<void>;
+  /** As {@link SessionStore.append}, fenced by `options.leaseToken` (see {@link AppendOptions}). */
+  append(sessionId: string, records: NewRecord[], options?: AppendOptions): Promise<HistoryRecord[]>;
+}
+
+/** An approval request as an {@link ApprovalIndexStore} indexes it. */
+export interface IndexedApproval {
+  requestId: string;
+  sessionId: string;
+  agentId: string;
+  scope?: string;
+  /** The stored request record. */
+  request: ApprovalRecord;
+  /** Whether a decision record for it is stored (or a reset / deletion retired it). */
+  decided: boolean;
+}
+
+/**
+ * A store that indexes approval requests as they are appended (optional capability): finding
+ * one request, and listing the undecided ones, cost the same with 20 sessions as with 20,000.
+ * The index is kept by `append` itself: an `approval` record without a decision adds a pending
+ * entry, one with a decision marks it decided, in the same transaction; a root `reset` retires
+ * the session's pending entries and deleting a session drops its entries.
+ *
+ * Deciding exactly once needs nothing more: the decision record's id is `<requestId>:decision`
+ * and append is idempotent by id, so of several concurrent decisions exactly one is stored, and
+ * each writer sees in `append`'s result whether its own record (e.g. a unique `decisionId` field)
+ * was the one kept.
+ */
+export interface ApprovalIndexStore extends SessionStore {
+  /** The request with this id, decided or not; `undefined` when no store session has it. */
+  findApproval(requestId: string): Promise<IndexedApproval | undefined>;
+  /**
+   * Undecided requests, oldest first. `scope`: exact match, `null` = unscoped sessions only,
+   * omitted = every scope; `sessionId`: that session only.
+   */
+  listPendingApprovals(query?: { scope?: string | null; sessionId?: string; limit?: number }): Promise<IndexedApproval[]>;
+}
+
+/**
+ * Which session a message goes to:
+ * - `"latest"`: the agent's most recently updated session; it must exist.
+ * - `"create"`: always a new session.
+ * - `"latest-or-create"`: the most recently updated session, or a new one when the agent has none.
+ * - any other string: that session id; it must exist, be in the caller's scope and belong to the agent.
+ */
+export type SessionSelector = "latest" | "create" | "latest-or-create" | (string & {});
