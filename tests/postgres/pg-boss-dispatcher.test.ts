@@ -108,10 +108,13 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const result = await front.dispatcher.send({ agentId: "main", content: "turn once" });
     const before = await front.store.load(result.sessionId);
     const pool = front.store.pool;
+    const done = async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [result.runId])).rows.length > 0;
+    // The caller can have its result before the worker marks the job done: wait for that first.
+    await until(done);
     // The same job again, as pg-boss would hand it out after an expiry.
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [result.runId]);
     await worker.boss.send("agentry-turns", { sessionId: result.sessionId });
-    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [result.runId])).rows.length > 0);
+    await until(done);
     const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [result.runId]);
     expect(outcomes.rows.length).toBeGreaterThanOrEqual(2);
     for (const row of outcomes.rows) expect(row.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
