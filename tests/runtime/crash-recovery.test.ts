@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createAgentRegistry, createAgentRuntime, defineTool, type HistoryRecord, type SessionStore } from "@agentry/core";
 import { JsonlSessionStore } from "@agentry/core/node";
 import { createFakeProvider, historyProblems } from "@agentry/core/testing";
+import { bundleForNode } from "../helpers/bundle-for-node.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const workerSource = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
@@ -27,21 +27,11 @@ const TEST_LIMIT_MS = 3 * WORKER_LIMIT_MS + 10_000;
  * Starting every child through tsx took seconds apiece on a loaded machine, and three of them in
  * one test ran past the test time limit. better-sqlite3 (native) stays outside the bundle.
  */
-let bundleDir: string;
 let worker: string;
+let removeBundle: (() => void) | undefined;
 beforeAll(async () => {
-  bundleDir = mkdtempSync(join(tmpdir(), "agentry-worker-"));
-  worker = join(bundleDir, "worker.mjs");
   const betterSqlite3 = createRequire(join(root, "package.json")).resolve("better-sqlite3");
-  await build({
-    entryPoints: [workerSource],
-    outfile: worker,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    tsconfig: join(root, "tsconfig.tests.json"),
-    logLevel: "error",
+  const bundle = await bundleForNode(workerSource, {
     plugins: [
       {
         name: "native-outside",
@@ -51,8 +41,10 @@ beforeAll(async () => {
       },
     ],
   });
+  worker = bundle.path;
+  removeBundle = bundle.remove;
 }, WORKER_LIMIT_MS);
-afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+afterAll(() => removeBundle?.());
 
 /**
  * Starts the worker; resolves with its stdout when it exits, or kills it (SIGKILL) as soon as it
