@@ -103,7 +103,6 @@ const LONG_FUNCTIONS_PENDING: Record<string, string> = {
   "ui/to-ui-message-stream.ts": "createUIMessageTranslator",
   "delivery/create-event-log.ts": "createEventLog",
   "delivery/to-server-sent-events.ts": "toServerSentEvents",
-  "postgres/pg-boss-dispatcher.ts": "createPgBossDispatcher",
   "runtime/session-turns.ts": "createSessionTurns",
   "node/create-cli-provider.ts": "createCliProvider and its stream",
 };

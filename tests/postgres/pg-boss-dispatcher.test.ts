@@ -196,6 +196,48 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect((await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'pay-x'`)).rows.length).toBe(1);
   });
 
+  it("an ask_user question answered from two processes without a runtime at once: the turn resumes once, on a worker; the other gets ApprovalAlreadyResolvedError", async () => {
+    const { schema, start } = layout();
+    const worker = await start(true);
+    const fronts = [await start(false), await start(false)];
+    const events: RuntimeEvent[] = [];
+    for await (const event of fronts[0]!.dispatcher.stream({ agentId: "asker", content: "ask list" })) events.push(event);
+    const asked = events.find((e): e is Extract<RuntimeEvent, { type: "question" }> => e.type === "question");
+    expect(asked).toBeDefined();
+    const suspended = (events.at(-1) as Extract<RuntimeEvent, { type: "done" }>).result as TurnResult;
+    expect(suspended.status).toBe("suspended");
+    expect(await worker.runtime!.pendingQuestions()).toMatchObject([{ questionId: asked!.questionId, sessionId: suspended.sessionId }]);
+    const settled = await Promise.allSettled(fronts.map((front) => front.dispatcher.answerQuestion(asked!.questionId, { value: "b" })));
+    const won = settled.filter((s): s is PromiseFulfilledResult<TurnResult> => s.status === "fulfilled");
+    const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
+    expect(won.length).toBe(1);
+    expect(won[0]!.value).toMatchObject({ status: "complete", text: 'answered list {"answer":"b","label":"B"}', sessionId: suspended.sessionId });
+    expect(lost.length).toBe(1);
+    expect(ApprovalAlreadyResolvedError.isInstance(lost[0]!.reason)).toBe(true);
+    expect(await worker.runtime!.pendingQuestions()).toEqual([]);
+    const records = await fronts[0]!.store.load(suspended.sessionId);
+    // One decision, one answer reaching the model, one user message, one turn resumed.
+    expect(records.filter((r) => r.kind === "approval" && r.decision !== undefined).length).toBe(1);
+    const toolResults = records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "tool" ? r.message.content : []));
+    expect(toolResults.map((part) => part.name)).toEqual(["ask_user"]);
+    const answers = records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "assistant" && JSON.stringify(r.message.content).includes("answered list") ? [r.message] : []));
+    expect(answers.length).toBe(1);
+    expect(userTexts(records)).toEqual(["ask list"]);
+    expect(turnsInterleave(records)).toBe(false);
+    expect(historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
+    // The winning answer's job run again (a retry): it reports the resumed turn and appends nothing.
+    const pool = fronts[0]!.store.pool;
+    const { rows } = await pool.query<{ id: string }>(`SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'answer' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`);
+    expect(rows.length).toBe(1);
+    await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
+    await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id])).rows.length === 1);
+    const outcomes = await pool.query<{ kind: string; body: TurnResult }>(`SELECT kind, body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id]);
+    expect(outcomes.rows.map((r) => [r.kind, r.body.status])).toEqual(outcomes.rows.map(() => ["result", "complete"]));
+    expect((await fronts[0]!.store.load(suspended.sessionId)).length).toBe(records.length);
+    expect(worker.problems).toEqual([]);
+  });
+
   it("errors of work run on a worker come back to the caller as their own typed errors", async () => {
     const { start } = layout();
     const worker = await start(true);

@@ -1,0 +1,85 @@
+import { ApprovalNotFoundError, InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
+import { toJsonSchema } from "../schema/to-json-schema.js";
+import { resolveSession } from "../sessions/resolve-session.js";
+import { createDispatchTables } from "./dispatch-tables.js";
+import type { DispatchContext } from "./dispatch-context.js";
+import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
+import { listenForDispatch } from "./dispatch-listener.js";
+
+import type { DispatchInput } from "./pg-boss-dispatcher.js";
+
+/** Creates the tables and the queue and starts listening (once; again after a failure). */
+export function prepareDispatch(ctx: DispatchContext, state: { ready?: Promise<void> | undefined }): Promise<void> {
+  state.ready ??= (async () => {
+    if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
+    try {
+      await createDispatchTables(ctx.pool, ctx.s, ctx.store.schema);
+      await ctx.boss.createQueue(ctx.queue, { name: ctx.queue, policy: "short" });
+    } catch (error) {
+      throw new SessionStoreError(`Dispatcher: cannot set up its tables or queue: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    await listenForDispatch(ctx);
+  })().catch((error: unknown) => {
+    state.ready = undefined;
+    throw error;
+  });
+  return state.ready;
+}
+
+/** Wakes the session on the queue (at most one waiting wake-up per session) and idle workers everywhere. */
+export async function wakeSession(ctx: DispatchContext, sessionId: string): Promise<void> {
+  await ctx.boss.send(ctx.queue, { sessionId }, { singletonKey: sessionId, retryLimit: 3, retryDelay: 1, expireInSeconds: 3600 });
+  await ctx.sql("SELECT pg_notify($1, $2)", [ctx.channel, ctx.wakeMessage]);
+}
+
+/** Stores a job in the session's order and wakes the session; a job id stored before enqueues nothing. */
+async function enqueue(ctx: DispatchContext, sessionId: string, kind: JobRow["kind"], payload: JobRow["payload"], jobId?: string): Promise<string> {
+  const id = jobId ?? globalThis.crypto.randomUUID();
+  const inserted = await ctx.sql(`INSERT INTO ${ctx.s}.dispatch_jobs (id, session_id, kind, payload) VALUES ($1, $2, $3, $4::json) ON CONFLICT (id) DO NOTHING RETURNING 1`, [id, sessionId, kind, JSON.stringify(payload)]);
+  // Sent before under this id: that job's outcome is the answer.
+  if (inserted.length === 0) return id;
+  try {
+    await wakeSession(ctx, sessionId);
+  } catch (error) {
+    // Not woken: take the job back (unless a worker already has it: then it runs).
+    await ctx.sql(`DELETE FROM ${ctx.s}.dispatch_jobs WHERE id = $1 AND state = 'queued'`, [id]).catch(() => undefined);
+    throw new SessionStoreError(`Dispatcher: cannot enqueue: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  return id;
+}
+
+/** Checks a send, resolves its session and enqueues the turn; the job's id. */
+export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<void>, input: DispatchInput): Promise<string> {
+  if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
+  if (typeof input?.agentId !== "string" || input.agentId === "") throw new InvalidArgumentError("send: agentId must be a non-empty string");
+  const content = input.content;
+  if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
+    throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
+  }
+  if (input.scope !== undefined && (typeof input.scope !== "string" || input.scope === "")) throw new InvalidArgumentError("send: scope must be a non-empty string when set");
+  const jobId = input.jobId as unknown;
+  if (jobId !== undefined && (typeof jobId !== "string" || !/^[A-Za-z0-9_.:-]{1,100}$/.test(jobId))) throw new InvalidArgumentError("send: jobId must be 1 to 100 letters, digits or -_.:");
+  await prepare();
+  if (jobId !== undefined) {
+    // Sent before: the same job, whatever session "create" would make now.
+    const known = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = $1`, [jobId]);
+    if (known.length > 0) return jobId;
+  }
+  const { session, created } = await resolveSession(ctx.store, input.agentId, input.session, input.scope === undefined ? {} : { scope: input.scope });
+  const payload: SendPayload = { agentId: input.agentId, content, created };
+  if (input.scope !== undefined) payload.scope = input.scope;
+  if (input.chatContext !== undefined) payload.chatContext = input.chatContext;
+  if (input.outputSchema !== undefined) payload.outputSchema = toJsonSchema(input.outputSchema);
+  return enqueue(ctx, session.sessionId, "send", payload, input.jobId);
+}
+
+/** Enqueues an approval decision or an answer on the session of its request; the job's id. */
+export async function enqueueDecision(ctx: DispatchContext, prepare: () => Promise<void>, kind: "resolve" | "answer", requestId: string, payload: ResolvePayload | AnswerPayload): Promise<string> {
+  if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
+  const operation = kind === "resolve" ? "resolveApproval" : "answerQuestion";
+  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: the id must be a non-empty string`);
+  await prepare();
+  const found = await ctx.store.findApproval(requestId);
+  if (!found) throw new ApprovalNotFoundError(requestId);
+  return enqueue(ctx, found.sessionId, kind, payload);
+}

@@ -1,0 +1,42 @@
+import type { SendInput } from "../contracts/agent-runtime.js";
+import type { QuestionAnswer } from "../contracts/plan.js";
+
+/** A row of `dispatch_jobs`: one piece of work sent to a session (a turn, a decision). */
+export interface JobRow {
+  id: string;
+  kind: "send" | "resolve" | "answer";
+  payload: SendPayload | ResolvePayload | AnswerPayload;
+}
+/** What a dispatched turn carries to the worker. */
+export interface SendPayload {
+  agentId: string;
+  content: SendInput["content"];
+  scope?: string;
+  chatContext?: SendInput["chatContext"];
+  outputSchema?: unknown;
+  created: boolean;
+}
+/** What a dispatched approval decision carries to the worker. */
+export interface ResolvePayload {
+  requestId: string;
+  decision: { approved: boolean; reason?: string };
+}
+/** What a dispatched answer to a question carries to the worker. */
+export interface AnswerPayload {
+  questionId: string;
+  answer: QuestionAnswer;
+}
+/** A row of `dispatch_events`: an event of a job, or its outcome. */
+export interface EventRow {
+  ord: string;
+  kind: "event" | "result" | "error";
+  body: unknown;
+}
+/** An error as it travels from the worker to the caller. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  requestId?: string;
+  sessionId?: string;
+  agentId?: string;
+}

@@ -1,0 +1,137 @@
+import { SessionStoreError } from "../errors/errors.js";
+import type { AgentRuntime, ResolveDecision, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
+import type { DispatchContext } from "./dispatch-context.js";
+import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
+import { wakeSession } from "./dispatch-enqueue.js";
+import { safeJson, serializeError } from "./dispatch-serialization.js";
+
+/** Writes a job's events and outcome in order, batching what piles up while a write is under way. */
+function eventWriter(ctx: DispatchContext, jobId: string) {
+  let pending: { kind: string; body: string }[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+  let failed: unknown;
+  const flush = () => {
+    flushing = flushing.then(async () => {
+      if (pending.length === 0 || failed !== undefined) return;
+      const batch = pending;
+      pending = [];
+      try {
+        await ctx.pool.query(
+          `WITH ins AS (
+             INSERT INTO ${ctx.s}.dispatch_events (job_id, kind, body)
+             SELECT $1, k, b FROM unnest($2::text[], $3::json[]) WITH ORDINALITY AS t (k, b, n) ORDER BY n
+             RETURNING 1
+           ) SELECT pg_notify($4, $5) FROM (SELECT count(*) FROM ins) c`,
+          [jobId, batch.map((e) => e.kind), batch.map((e) => e.body), ctx.channel, `e:${jobId}`],
+        );
+      } catch (error) {
+        failed = error;
+      }
+    });
+  };
+  return {
+    push(kind: "event" | "result" | "error", body: unknown) {
+      pending.push({ kind, body: safeJson(body) });
+      flush();
+    },
+    async done(): Promise<void> {
+      flush();
+      await flushing;
+      if (failed !== undefined) throw new SessionStoreError(`Dispatcher: cannot store the events of job ${jobId}: ${failed instanceof Error ? failed.message : "unknown error"}`, { cause: failed });
+    },
+  };
+}
+
+type EventWriter = ReturnType<typeof eventWriter>;
+
+/** Runs a dispatched turn on the local runtime with `runId` = the job id; a repeated job gets the stored outcome. */
+async function runTurn(local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
+  const payload = row.payload as SendPayload;
+  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: row.id };
+  if (payload.scope !== undefined) input.scope = payload.scope;
+  if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
+  if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
+  let seen: TurnResult | undefined;
+  for await (const event of local.stream(input)) {
+    if (event.type === "done") {
+      // The session was created for this job by its sender.
+      seen = payload.created ? { ...(event.result as TurnResult), created: true } : (event.result as TurnResult);
+      writer.push("event", { ...event, result: seen });
+    } else writer.push("event", event);
+  }
+  // Nothing ran (the job ran before): the stored outcome.
+  let result = seen ?? (await local.send(input));
+  if (payload.created && !result.created) result = { ...result, created: true };
+  return result;
+}
+
+/** Runs a dispatched decision with `decisionId` = the job id; the resumed turn's events of this session are the job's. */
+async function runDecision(local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
+  const forward = (event: RuntimeEvent) => {
+    if (event.sessionId === sessionId) writer.push("event", event);
+  };
+  local.events.on("event", forward);
+  try {
+    if (row.kind === "resolve") {
+      const { requestId, decision } = row.payload as ResolvePayload;
+      return await local.resolveApproval(requestId, { ...decision, decisionId: row.id } satisfies ResolveDecision);
+    }
+    const { questionId, answer } = row.payload as AnswerPayload;
+    return await local.answerQuestion(questionId, { ...answer, decisionId: row.id });
+  } finally {
+    local.events.off("event", forward);
+  }
+}
+
+/** Runs one job, stores its events and outcome, and marks it done. */
+async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string): Promise<void> {
+  const writer = eventWriter(ctx, row.id);
+  try {
+    const result = row.kind === "send" ? await runTurn(local, row, sessionId, writer) : await runDecision(local, row, sessionId, writer);
+    writer.push("result", result);
+  } catch (error) {
+    writer.push("error", serializeError(error));
+  }
+  await writer.done();
+  await ctx.sql(`UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1`, [row.id]);
+}
+
+/** Runs the session's queued jobs, oldest first, until none is left (or hands them back when closing). */
+async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<void> {
+  for (;;) {
+    const [row] = await ctx.sql<JobRow>(`SELECT id, kind, payload FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`, [sessionId]);
+    if (!row) return;
+    if (ctx.closing) {
+      await wakeSession(ctx, sessionId);
+      return;
+    }
+    ctx.running++;
+    try {
+      await runJob(ctx, local, row, sessionId);
+    } finally {
+      ctx.running--;
+    }
+  }
+}
+
+/** Registers `concurrency` pg-boss workers on the queue; each drains the session of the wake-up it fetched. */
+export async function startDispatchWorkers(ctx: DispatchContext, local: AgentRuntime): Promise<void> {
+  for (let i = 0; i < ctx.concurrency; i++) {
+    const slot = i;
+    const id = await ctx.boss.work<{ sessionId?: unknown }>(ctx.queue, { batchSize: 1, pollingIntervalSeconds: ctx.pollingIntervalSeconds }, (jobs) => {
+      ctx.busy[slot] = true;
+      const handler = (async () => {
+        for (const job of jobs) {
+          const sessionId = job.data?.sessionId;
+          if (typeof sessionId === "string" && sessionId !== "") await drain(ctx, local, sessionId);
+        }
+      })();
+      ctx.handlers.add(handler);
+      return handler.finally(() => {
+        ctx.busy[slot] = false;
+        ctx.handlers.delete(handler);
+      });
+    });
+    ctx.workIds.push(id);
+  }
+}
