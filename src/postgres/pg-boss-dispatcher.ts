@@ -185,6 +185,8 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
         await prepare();
         if (!ctx.runtime || ctx.closing) return;
         await startDispatchWorkers(ctx, ctx.runtime);
+        // close() may have run while the workers were registering: then no sweep starts.
+        if (ctx.closing) return;
         sweeper = setInterval(() => void sweepDispatch(ctx).catch(() => undefined), ctx.sweepIntervalMs);
         (sweeper as { unref?: () => void }).unref?.();
       })().catch((error: unknown) => {
