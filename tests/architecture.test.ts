@@ -102,8 +102,6 @@ const LONG_FUNCTIONS_PENDING: Record<string, string> = {
   "ui/to-ag-ui-events.ts": "createAgUiTranslator",
   "ui/to-ui-message-stream.ts": "createUIMessageTranslator",
   "delivery/create-event-log.ts": "createEventLog",
-  "delivery/to-server-sent-events.ts": "toServerSentEvents",
-  "runtime/session-turns.ts": "createSessionTurns",
   "node/create-cli-provider.ts": "createCliProvider and its stream",
 };
 

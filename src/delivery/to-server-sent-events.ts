@@ -70,20 +70,9 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
   options: ServerSentEventsOptions<E> = {},
 ): ReadableStream<Uint8Array> {
   const { retryMs, keepAliveMs } = options;
-  for (const [name, value] of [["retryMs", retryMs], ["keepAliveMs", keepAliveMs]] as const) {
-    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) {
-      throw new InvalidArgumentError(`toServerSentEvents: ${name} must be a positive number of milliseconds (got ${String(value)})`);
-    }
-  }
+  checkTimes(retryMs, keepAliveMs);
   const encoder = new TextEncoder();
-  const offered = (events as { [SSE_EVENT_ID]?: unknown })[SSE_EVENT_ID];
-  const idOf = options.id ?? (typeof offered === "function" ? (offered as (event: E) => string | number | undefined) : undefined);
-  /** One SSE message: `id:` (the event's `seq` unless `idOf` says otherwise), then one `data:` line of JSON. */
-  const frame = (event: E): string => {
-    const id = idOf ? idOf(event) : typeof event.seq === "number" ? event.seq : undefined;
-    const data = JSON.stringify(event);
-    return id === undefined || (typeof id === "string" && LINE_BREAK.test(id)) ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
-  };
+  const frame = framer(events, options);
   let iterator: AsyncIterator<E | readonly E[]> | undefined;
   type Step = IteratorResult<E | readonly E[]>;
   let pending: Promise<Step> | undefined;
@@ -192,4 +181,26 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
     },
     { highWaterMark: 1 },
   );
+}
+
+function checkTimes(retryMs: number | undefined, keepAliveMs: number | undefined): void {
+  for (const [name, value] of [["retryMs", retryMs], ["keepAliveMs", keepAliveMs]] as const) {
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) {
+      throw new InvalidArgumentError(`toServerSentEvents: ${name} must be a positive number of milliseconds (got ${String(value)})`);
+    }
+  }
+}
+
+/**
+ * One SSE message per event: `id:` (the event's `seq`, unless `options.id` or the source's offered
+ * id function says otherwise; an id with a line break is left out), then one `data:` line of JSON.
+ */
+function framer<E extends { type: string; seq?: number }>(events: AsyncIterable<E | readonly E[]>, options: ServerSentEventsOptions<E>): (event: E) => string {
+  const offered = (events as { [SSE_EVENT_ID]?: unknown })[SSE_EVENT_ID];
+  const idOf = options.id ?? (typeof offered === "function" ? (offered as (event: E) => string | number | undefined) : undefined);
+  return (event) => {
+    const id = idOf ? idOf(event) : typeof event.seq === "number" ? event.seq : undefined;
+    const data = JSON.stringify(event);
+    return id === undefined || (typeof id === "string" && LINE_BREAK.test(id)) ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
+  };
 }

@@ -32,18 +32,7 @@ export interface SessionTurns {
 export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgent, notices: BackgroundNotices): SessionTurns {
   const { store, options, states } = context;
 
-  /** Registers a turn about to run in this process, so `setRole` and task cancels can stop it. */
-  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => {
-    const entry = { controller: new AbortController(), reason: undefined as string | undefined };
-    context.running.set(sessionId, entry);
-    return {
-      signal: signal ? AbortSignal.any([signal, entry.controller.signal]) : entry.controller.signal,
-      reason: () => entry.reason,
-      done: () => {
-        if (context.running.get(sessionId) === entry) context.running.delete(sessionId);
-      },
-    };
-  };
+  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => registerRunningTurn(context, sessionId, signal);
 
   /**
    * After a turn that did not suspend, before its result is returned: a background agent waits
@@ -195,4 +184,17 @@ export function priorRun(runs: Map<string, string | null>, runId: string): { run
     }
   }
   return found;
+}
+
+/** Registers a turn about to run in this process, so `setRole` and task cancels can stop it. */
+function registerRunningTurn(context: RuntimeContext, sessionId: string, signal: AbortSignal | undefined) {
+  const entry = { controller: new AbortController(), reason: undefined as string | undefined };
+  context.running.set(sessionId, entry);
+  return {
+    signal: signal ? AbortSignal.any([signal, entry.controller.signal]) : entry.controller.signal,
+    reason: () => entry.reason,
+    done: () => {
+      if (context.running.get(sessionId) === entry) context.running.delete(sessionId);
+    },
+  };
 }
