@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
+import { AsyncQueue } from "../internal/async-queue.js";
 import type { Message } from "../contracts/message.js";
 import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../contracts/agent-runtime.js";
 import { SSE_EVENT_ID } from "./to-server-sent-events.js";
@@ -84,6 +85,25 @@ export interface EventLog {
 
 type Subscriber = (event: RuntimeEvent) => void;
 
+/** What one log holds, shared by the functions below. */
+interface LogState {
+  runtime: EventLogOptions["runtime"];
+  capacity: number;
+  /** The newest events, oldest at `start`, `size` of them. */
+  ring: (RuntimeEvent | undefined)[];
+  start: number;
+  size: number;
+  newestSeq: number;
+  /** Session id → run id of the turn seen starting and not ending yet. */
+  running: Map<string, string>;
+  subscribers: Set<Subscriber>;
+  /** Ends one open `resume` each. */
+  closers: Set<() => void>;
+  closed: boolean;
+  /** Random per log: ids of another process (or of an earlier log in this one) never match. */
+  epoch: string;
+}
+
 /**
  * Keeps a bounded, in-memory ring of a runtime's newest events so that a client that lost its
  * connection (an `EventSource` reconnecting with `Last-Event-ID`) gets exactly what it missed.
@@ -108,175 +128,183 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const { runtime } = options;
   const capacity = options.maxEvents ?? 10_000;
   if (!Number.isInteger(capacity) || capacity < 1) throw new InvalidArgumentError(`createEventLog: maxEvents must be a whole number of 1 or more (got ${String(capacity)})`);
-  const ring: (RuntimeEvent | undefined)[] = new Array<RuntimeEvent | undefined>(capacity);
-  let start = 0;
-  let size = 0;
-  let newestSeq = 0;
-  const running = new Map<string, string>();
-  const subscribers = new Set<Subscriber>();
-  let closed = false;
-  const closers = new Set<() => void>();
-
-  const record = (event: RuntimeEvent) => {
-    if (size < capacity) ring[(start + size++) % capacity] = event;
-    else {
-      ring[start] = event;
-      start = (start + 1) % capacity;
-    }
-    newestSeq = event.seq;
-    if (event.type === "done") {
-      if (running.get(event.sessionId) === event.runId) running.delete(event.sessionId);
-    } else running.set(event.sessionId, event.runId);
-    for (const subscriber of subscribers) subscriber(event);
+  const state: LogState = {
+    runtime,
+    capacity,
+    ring: new Array<RuntimeEvent | undefined>(capacity),
+    start: 0,
+    size: 0,
+    newestSeq: 0,
+    running: new Map(),
+    subscribers: new Set(),
+    closers: new Set(),
+    closed: false,
+    epoch: globalThis.crypto.randomUUID().slice(0, 8),
   };
+  const record = (event: RuntimeEvent) => recordEvent(state, event);
   runtime.events.on("event", record);
-
-  /** The events of `sessionId` after `seq`, when the ring still holds event `seq` of that session. */
-  const replayAfter = (sessionId: string, seq: number): RuntimeEvent[] | undefined => {
-    let found = -1;
-    for (let i = 0; i < size; i++) {
-      const event = ring[(start + i) % capacity]!;
-      if (event.seq === seq) {
-        if (event.sessionId === sessionId) found = i;
-        break;
-      }
-      if (event.seq > seq) break;
-    }
-    if (found < 0) return undefined;
-    const missed: RuntimeEvent[] = [];
-    for (let i = found + 1; i < size; i++) {
-      const event = ring[(start + i) % capacity]!;
-      if (event.sessionId === sessionId) missed.push(event);
-    }
-    return missed;
-  };
-
-  const snapshot = async (sessionId: string): Promise<SessionSnapshotEvent> => {
-    // Taken before reading the store: an event after it may repeat a message the store already
-    // had (never the reverse, which would lose it).
-    const seq = newestSeq;
-    const [records, pendingApprovals, pendingQuestions] = await Promise.all([
-      runtime.store.load(sessionId, { sinceLastReset: true }),
-      runtime.pendingApprovals({ sessionId }),
-      runtime.pendingQuestions?.({ sessionId }),
-    ]);
-    const messages: Message[] = [];
-    const frames: Record<string, Message[]> = {};
-    for (const item of records) {
-      if (item.kind !== "message") continue;
-      const message = (item as { message: Message }).message;
-      if (item.frame === null) messages.push(message);
-      else (frames[item.frame] ??= []).push(message);
-    }
-    return {
-      type: "session_snapshot",
-      sessionId,
-      seq,
-      ts: Date.now(),
-      messages,
-      frames,
-      pendingApprovals,
-      ...(pendingQuestions && { pendingQuestions }),
-      runningRunId: running.get(sessionId) ?? null,
-    };
-  };
-
-  // Random per log: ids of another process (or of an earlier log in this one) never match.
-  const epoch = globalThis.crypto.randomUUID().slice(0, 8);
-  const eventId = (event: { seq: number }): string => `${epoch}:${event.seq}`;
-  const parseId = (id: ResumeOptions["lastEventId"]): number | undefined => {
-    if (typeof id === "number") return Number.isSafeInteger(id) ? id : undefined;
-    if (typeof id !== "string") return undefined;
-    const colon = id.indexOf(":");
-    if (colon < 0 || id.slice(0, colon) !== epoch) return undefined;
-    const digits = id.slice(colon + 1);
-    const value = /^\d{1,16}$/.test(digits) ? Number(digits) : Number.NaN;
-    return Number.isSafeInteger(value) ? value : undefined;
-  };
+  const eventId = (event: { seq: number }): string => `${state.epoch}:${event.seq}`;
 
   return {
-    runningRunId: (sessionId) => running.get(sessionId) ?? null,
+    runningRunId: (sessionId) => state.running.get(sessionId) ?? null,
     eventId,
-    resume({ sessionId, lastEventId, follow = "turn" }) {
+    resume(resumeOptions) {
       return {
         [SSE_EVENT_ID]: eventId,
-        async *[Symbol.asyncIterator]() {
-          if (closed) return;
-          const queue: RuntimeEvent[] = [];
-          let overflowed = false;
-          let ended = false;
-          let wake: (() => void) | undefined;
-          const notify = () => {
-            const w = wake;
-            wake = undefined;
-            w?.();
-          };
-          const subscriber: Subscriber = (event) => {
-            if (event.sessionId !== sessionId || overflowed) return;
-            if (queue.length >= capacity) {
-              overflowed = true;
-              queue.length = 0;
-            } else queue.push(event);
-            notify();
-          };
-          const end = () => {
-            ended = true;
-            notify();
-          };
-          subscribers.add(subscriber);
-          closers.add(end);
-          try {
-            let last: number;
-            const id = parseId(lastEventId);
-            const missed = id === undefined ? undefined : replayAfter(sessionId, id);
-            if (missed) {
-              last = id!;
-              for (const event of missed) {
-                // A resume reads the ring synchronously, so queue holds only later events; the
-                // seq check is what keeps the two from overlapping if that ever changes.
-                if (event.seq <= last) continue;
-                last = event.seq;
-                yield event;
-              }
-            } else {
-              const state = await snapshot(sessionId);
-              last = state.seq;
-              yield state;
-            }
-            const waitingFor = running.get(sessionId);
-            for (;;) {
-              if (overflowed) {
-                overflowed = false;
-                const state = await snapshot(sessionId);
-                last = state.seq;
-                yield state;
-                continue;
-              }
-              const event = queue.shift();
-              if (event) {
-                if (event.seq <= last) continue;
-                last = event.seq;
-                yield event;
-                if (follow === "turn" && event.type === "done" && (waitingFor === undefined || event.runId === waitingFor)) return;
-                continue;
-              }
-              if (ended || closed) return;
-              if (follow === "turn" && waitingFor === undefined) return;
-              await new Promise<void>((resolve) => (wake = resolve));
-            }
-          } finally {
-            subscribers.delete(subscriber);
-            closers.delete(end);
-          }
-        },
+        [Symbol.asyncIterator]: () => resumeSession(state, resumeOptions),
       };
     },
     close() {
-      if (closed) return;
-      closed = true;
+      if (state.closed) return;
+      state.closed = true;
       runtime.events.off("event", record);
-      for (const end of [...closers]) end();
-      subscribers.clear();
+      for (const end of [...state.closers]) end();
+      state.subscribers.clear();
     },
   };
+}
+
+/** Stores `event` in the ring (dropping the oldest when full), tracks running turns, tells the open resumes. */
+function recordEvent(state: LogState, event: RuntimeEvent): void {
+  const { ring, capacity } = state;
+  if (state.size < capacity) ring[(state.start + state.size++) % capacity] = event;
+  else {
+    ring[state.start] = event;
+    state.start = (state.start + 1) % capacity;
+  }
+  state.newestSeq = event.seq;
+  if (event.type === "done") {
+    if (state.running.get(event.sessionId) === event.runId) state.running.delete(event.sessionId);
+  } else state.running.set(event.sessionId, event.runId);
+  for (const subscriber of state.subscribers) subscriber(event);
+}
+
+/** The events of `sessionId` after `seq`, when the ring still holds event `seq` of that session. */
+function replayAfter(state: LogState, sessionId: string, seq: number): RuntimeEvent[] | undefined {
+  const { ring, start, size, capacity } = state;
+  let found = -1;
+  for (let i = 0; i < size; i++) {
+    const event = ring[(start + i) % capacity]!;
+    if (event.seq === seq) {
+      if (event.sessionId === sessionId) found = i;
+      break;
+    }
+    if (event.seq > seq) break;
+  }
+  if (found < 0) return undefined;
+  const missed: RuntimeEvent[] = [];
+  for (let i = found + 1; i < size; i++) {
+    const event = ring[(start + i) % capacity]!;
+    if (event.sessionId === sessionId) missed.push(event);
+  }
+  return missed;
+}
+
+/** The stored state of `sessionId`, as of the log's newest event. */
+async function snapshot(state: LogState, sessionId: string): Promise<SessionSnapshotEvent> {
+  const { runtime } = state;
+  // Taken before reading the store: an event after it may repeat a message the store already
+  // had (never the reverse, which would lose it).
+  const seq = state.newestSeq;
+  const [records, pendingApprovals, pendingQuestions] = await Promise.all([
+    runtime.store.load(sessionId, { sinceLastReset: true }),
+    runtime.pendingApprovals({ sessionId }),
+    runtime.pendingQuestions?.({ sessionId }),
+  ]);
+  const messages: Message[] = [];
+  const frames: Record<string, Message[]> = {};
+  for (const item of records) {
+    if (item.kind !== "message") continue;
+    const message = (item as { message: Message }).message;
+    if (item.frame === null) messages.push(message);
+    else (frames[item.frame] ??= []).push(message);
+  }
+  return {
+    type: "session_snapshot",
+    sessionId,
+    seq,
+    ts: Date.now(),
+    messages,
+    frames,
+    pendingApprovals,
+    ...(pendingQuestions && { pendingQuestions }),
+    runningRunId: state.running.get(sessionId) ?? null,
+  };
+}
+
+/** The `seq` a `Last-Event-ID` names, when it is one of this log's ids (or a number). */
+function parseEventId(epoch: string, id: ResumeOptions["lastEventId"]): number | undefined {
+  if (typeof id === "number") return Number.isSafeInteger(id) ? id : undefined;
+  if (typeof id !== "string") return undefined;
+  const colon = id.indexOf(":");
+  if (colon < 0 || id.slice(0, colon) !== epoch) return undefined;
+  const digits = id.slice(colon + 1);
+  const value = /^\d{1,16}$/.test(digits) ? Number(digits) : Number.NaN;
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** One `resume`: the missed events (or a snapshot), then live ones until the turn ends, the reader stops or the log closes. */
+async function* resumeSession(state: LogState, { sessionId, lastEventId, follow = "turn" }: ResumeOptions): AsyncGenerator<ResumedEvent, void, undefined> {
+  if (state.closed) return;
+  const queue = new AsyncQueue<RuntimeEvent>();
+  let overflowed = false;
+  let ended = false;
+  const subscriber: Subscriber = (event) => {
+    if (event.sessionId !== sessionId || overflowed) return;
+    if (queue.size >= state.capacity) {
+      // Too far behind: drop what is queued, and resynchronise with a snapshot.
+      overflowed = true;
+      while (queue.take() !== undefined);
+      queue.notify();
+    } else queue.push(event);
+  };
+  const end = () => {
+    ended = true;
+    queue.notify();
+  };
+  state.subscribers.add(subscriber);
+  state.closers.add(end);
+  try {
+    let last: number;
+    const id = parseEventId(state.epoch, lastEventId);
+    const missed = id === undefined ? undefined : replayAfter(state, sessionId, id);
+    if (missed) {
+      last = id!;
+      for (const event of missed) {
+        // A resume reads the ring synchronously, so queue holds only later events; the
+        // seq check is what keeps the two from overlapping if that ever changes.
+        if (event.seq <= last) continue;
+        last = event.seq;
+        yield event;
+      }
+    } else {
+      const fresh = await snapshot(state, sessionId);
+      last = fresh.seq;
+      yield fresh;
+    }
+    const waitingFor = state.running.get(sessionId);
+    for (;;) {
+      if (overflowed) {
+        overflowed = false;
+        const fresh = await snapshot(state, sessionId);
+        last = fresh.seq;
+        yield fresh;
+        continue;
+      }
+      const event = queue.take();
+      if (event) {
+        if (event.seq <= last) continue;
+        last = event.seq;
+        yield event;
+        if (follow === "turn" && event.type === "done" && (waitingFor === undefined || event.runId === waitingFor)) return;
+        continue;
+      }
+      if (ended || state.closed) return;
+      if (follow === "turn" && waitingFor === undefined) return;
+      await queue.wait();
+    }
+  } finally {
+    state.subscribers.delete(subscriber);
+    state.closers.delete(end);
+  }
 }
