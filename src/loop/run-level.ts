@@ -67,7 +67,14 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   let tree: LoopResult["executionTree"] | undefined;
   const finish = (status: LoopStatus, extra: Partial<LoopResult> = {}, batch?: BatchOutcome): LevelRun => {
     // Only the entry level's result is returned to the host: children skip the tree copy.
-    const result: LoopResult = { status, text, messages: appended, executionTree: level.entry ? (tree ??= turn.tree.snapshot()) : EMPTY_TREE, usage: usageOf(budget, turn.pricing !== undefined), ...extra };
+    const result: LoopResult = {
+      status,
+      text,
+      messages: appended,
+      executionTree: level.entry ? (tree ??= turn.tree.snapshot()) : EMPTY_TREE,
+      usage: usageOf(budget, turn.pricing !== undefined),
+      ...extra,
+    };
     const resume = batch?.resume ?? { frames: {}, decisions: {}, results: {} };
     const pendingApprovals = batch?.pendingApprovals ?? [];
     if (status === "suspended") {
@@ -89,7 +96,9 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     const spent = budget.exceeded;
     if (spent) {
       reportBudget(level, spent);
-      return finish("budget_exceeded", { error: { message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`, reason: spent.reason } });
+      return finish("budget_exceeded", {
+        error: { message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`, reason: spent.reason },
+      });
     }
     if (turn.signal.aborted) return finish("aborted", { error: { message: "The turn was aborted." } });
     return undefined;
@@ -122,12 +131,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   for (let iteration = 1; ; iteration++) {
     const halted = stopped();
     if (halted) return halted;
-    if (iteration > maxIterations) {
-      if (lastHadToolCalls) {
-        sink.emit({ type: "warning", code: "tool_loop_exhausted", message: `Stopped after ${maxIterations} model calls at depth ${depth}: the tool loop did not finish.`, depth, parentId });
-      }
-      return finish("iteration_limit", { error: { message: `Iteration limit reached (${maxIterations} model calls at depth ${depth}).` } });
-    }
+    if (iteration > maxIterations) return finish("iteration_limit", { error: { message: iterationLimit(level, lastHadToolCalls) } });
     if (budget.tryLlmCall()) return stopped()!;
     sink.emit({ type: "llm_call_start", iteration, depth, parentId });
     const response = await callModel(level, tokens > budget.limits.maxHistoryTokens ? prune(level, history) : history);
@@ -151,7 +155,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
       }
       if (level.outputValidator) {
         if (message) await push(message);
-        await push({ role: "user", content: level.finishName ? `You must end by calling ${level.finishName} with { result } matching the required schema; a plain-text answer is not accepted.` : `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.` });
+        await push({ role: "user", content: finishReminder(level) });
         continue;
       }
       const final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
@@ -166,6 +170,24 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     const ended = await afterBatch(await runBatch(level, calls, runChild, false), calls);
     if (ended) return ended;
   }
+}
+
+/** The iteration limit's error message; when the last response still called tools, a `tool_loop_exhausted` warning first. */
+function iterationLimit(level: Level, lastHadToolCalls: boolean): string {
+  const { depth, parentId } = level;
+  const maxIterations = level.turn.budget.limits.maxIterationsPerLevel;
+  if (lastHadToolCalls) {
+    const message = `Stopped after ${maxIterations} model calls at depth ${depth}: the tool loop did not finish.`;
+    level.turn.sink.emit({ type: "warning", code: "tool_loop_exhausted", message, depth, parentId });
+  }
+  return `Iteration limit reached (${maxIterations} model calls at depth ${depth}).`;
+}
+
+/** What a level with an output schema is told when it answers in plain text. */
+function finishReminder(level: Level): string {
+  return level.finishName
+    ? `You must end by calling ${level.finishName} with { result } matching the required schema; a plain-text answer is not accepted.`
+    : `You must end this sub-task by calling ${FINISH_SUBTASK} with a result that matches the required schema.`;
 }
 
 /** The history cut to `maxHistoryTokens` for one request (oldest turns first), with a warning saying what went. */
@@ -227,7 +249,13 @@ const runChild: RunChild = async (parent: Level, plan: SubtaskPlan) => {
     if (unknown.length > 0) {
       // Names and title come from the model: quoted cut short, so a warning stays small.
       const listed = unknown.slice(0, 20).map(echoName).join(", ") + (unknown.length > 20 ? `, and ${unknown.length - 20} more` : "");
-      turn.sink.emit({ type: "warning", code: "subtask_tools_ignored", message: `Sub-task "${echoName(args.title)}" asked for tools its parent lacks; ignored: ${listed}.`, depth, parentId: plan.call.id });
+      turn.sink.emit({
+        type: "warning",
+        code: "subtask_tools_ignored",
+        message: `Sub-task "${echoName(args.title)}" asked for tools its parent lacks; ignored: ${listed}.`,
+        depth,
+        parentId: plan.call.id,
+      });
     }
   }
   const outputSchema = args.output_schema;

@@ -123,7 +123,8 @@ function checkOptions(options: LoopOptions): void {
     for (const tool of options.tools) {
       if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") problems.push("every tool needs a name and an execute()");
       else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
-      else if (options.outputSchema !== undefined && tool.name === FINAL_ANSWER) problems.push(`tool name "${FINAL_ANSWER}" is reserved when outputSchema is given`);
+      else if (options.outputSchema !== undefined && tool.name === FINAL_ANSWER)
+        problems.push(`tool name "${FINAL_ANSWER}" is reserved when outputSchema is given`);
       else seen.add(tool.name);
       if (tool?.timeoutMs !== undefined && !isTimeLimit(tool.timeoutMs)) {
         problems.push(`tool "${String(tool.name)}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(tool.timeoutMs)}`);
@@ -134,7 +135,8 @@ function checkOptions(options: LoopOptions): void {
     problems.push(`toolTimeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(options.toolTimeoutMs)}`);
   }
   const schema = options.outputSchema as unknown;
-  if (schema !== undefined && (schema === null || typeof schema !== "object" || Array.isArray(schema))) problems.push("outputSchema must be a zod schema or a JSON Schema object");
+  if (schema !== undefined && (schema === null || typeof schema !== "object" || Array.isArray(schema)))
+    problems.push("outputSchema must be a zod schema or a JSON Schema object");
   if (problems.length > 0) throw new InvalidArgumentError(`runUnifiedAgentLoop: ${problems.join("; ")}`);
 }
 
@@ -156,7 +158,9 @@ function checkOptions(options: LoopOptions): void {
  *   if (event.type === "chunk") process.stdout.write(event.content);
  * }
  */
-export function runUnifiedAgentLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(options: LoopOptions<S>): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
+export function runUnifiedAgentLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
+  options: LoopOptions<S>,
+): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
   return runLoop(options, {});
 }
 
@@ -168,6 +172,29 @@ export interface LoopInternals {
    * @default undefined (the loop estimates the history itself)
    */
   historyTokens?: number;
+}
+
+/** The turn's wall-clock timer: at the limit, the budget fails and the turn aborts. None when no timer can wait that long (no limit). */
+function armDeadline(budget: TurnBudget, controller: AbortController): ReturnType<typeof setTimeout> | undefined {
+  // A wall clock no timer can wait (Infinity, over 2^31-1 ms) is no limit, never "spent at once".
+  const wait = timerDelay(Math.max(0, budget.remainingMs()));
+  if (wait === undefined) return undefined;
+  const deadline = setTimeout(() => {
+    budget.fail("wall_clock", budget.limits.maxWallClockMs, Date.now() - budget.startedAt);
+    controller.abort(new Error("wall-clock budget spent"));
+  }, wait);
+  (deadline as { unref?: () => void }).unref?.();
+  return deadline;
+}
+
+/** A promise that rejects with the signal's reason when it aborts (handled: it never reports as unhandled). */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+  });
+  aborted.catch(() => undefined);
+  return aborted;
 }
 
 /** {@link runUnifiedAgentLoop} with the runtime's internal options. */
@@ -183,25 +210,11 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
   const onOuterAbort = () => controller.abort(outer?.reason);
   if (outer?.aborted) controller.abort(outer.reason);
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
-  // A wall clock no timer can wait (Infinity, over 2^31-1 ms) is no limit, never "spent at once".
-  const wait = timerDelay(Math.max(0, budget.remainingMs()));
-  const deadline =
-    wait === undefined
-      ? undefined
-      : setTimeout(() => {
-          budget.fail("wall_clock", budget.limits.maxWallClockMs, Date.now() - budget.startedAt);
-          controller.abort(new Error("wall-clock budget spent"));
-        }, wait);
-  (deadline as { unref?: () => void } | undefined)?.unref?.();
+  const deadline = armDeadline(budget, controller);
 
   const policy = options.policy;
   const sink = new EventSink();
-  const aborted = new Promise<never>((_, reject) => {
-    const signal = controller.signal;
-    if (signal.aborted) reject(signal.reason as Error);
-    else signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
-  });
-  aborted.catch(() => undefined);
+  const aborted = rejectOnAbort(controller.signal);
   const turn: Turn = {
     provider: options.provider,
     model: options.model,
@@ -285,7 +298,14 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     // Only a bug (ours, or a provider's that escaped) gets here; report it like any failure.
     const message = `Internal error: ${errorMessage(outcome.error)}`;
     yield { type: "error", message, depth, parentId };
-    result = { status: "error", text: "", messages: [], executionTree: turn.tree.snapshot(), usage: usageOf(budget, turn.pricing !== undefined), error: { message } };
+    result = {
+      status: "error",
+      text: "",
+      messages: [],
+      executionTree: turn.tree.snapshot(),
+      usage: usageOf(budget, turn.pricing !== undefined),
+      error: { message },
+    };
   }
   yield { type: "done", result, depth, parentId };
   return result as LoopResult<InferStructured<S>>;
