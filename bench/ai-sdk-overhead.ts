@@ -31,7 +31,9 @@ function stream(deltas: number, toolCall: boolean): Uint8Array {
     for (const piece of ['{"te', 'xt":"', 'hello"}']) parts.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   parts.push(chunk({}, toolCall ? "tool_calls" : "stop"));
-  parts.push(`data: ${JSON.stringify({ id: "chatcmpl-BENCH", object: "chat.completion.chunk", created: 1750000000, model: "gpt-4.1-nano", choices: [], usage: { prompt_tokens: 40, completion_tokens: deltas, total_tokens: deltas + 40 } })}\n\n`);
+  parts.push(
+    `data: ${JSON.stringify({ id: "chatcmpl-BENCH", object: "chat.completion.chunk", created: 1750000000, model: "gpt-4.1-nano", choices: [], usage: { prompt_tokens: 40, completion_tokens: deltas, total_tokens: deltas + 40 } })}\n\n`,
+  );
   parts.push("data: [DONE]\n\n");
   return new TextEncoder().encode(parts.join(""));
 }
@@ -69,7 +71,10 @@ function rawModel(model: ReturnType<ReturnType<typeof createOpenAI>["chat"]>): P
     id: "raw",
     async *stream() {
       const { stream } = await model.doStream({
-        prompt: [{ role: "system", content: "Be brief." }, { role: "user", content: [{ type: "text", text: "Say something." }] }],
+        prompt: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: [{ type: "text", text: "Say something." }] },
+        ],
         tools: [{ type: "function", name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
       });
       const reader = stream.getReader();

@@ -109,12 +109,16 @@ async function main() {
       rows.push(`| ${label} | ${r.pending.toFixed(2)} ms | ${r.pendingScope.toFixed(2)} ms | ${r.resolve.toFixed(2)} ms |`);
     }
   }
-  console.log("| store (SQLite file) | `pendingApprovals()` | `pendingApprovals({ scope })` | `resolveApproval()` from another runtime (incl. the resumed turn) |");
+  console.log(
+    "| store (SQLite file) | `pendingApprovals()` | `pendingApprovals({ scope })` | `resolveApproval()` from another runtime (incl. the resumed turn) |",
+  );
   console.log("| --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
   const small = results["20 sessions, approval index"]!;
   const large = results["20,000 sessions, approval index"]!;
-  console.log(`\nratio 20,000 / 20 with the index: pendingApprovals ${(large.pending / small.pending).toFixed(2)}x, resolveApproval ${(large.resolve / small.resolve).toFixed(2)}x`);
+  console.log(
+    `\nratio 20,000 / 20 with the index: pendingApprovals ${(large.pending / small.pending).toFixed(2)}x, resolveApproval ${(large.resolve / small.resolve).toFixed(2)}x`,
+  );
 }
 
 await main();

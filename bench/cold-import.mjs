@@ -44,8 +44,7 @@ const dirs = {
 };
 
 const probe = (specifiers) =>
-  `const t=performance.now();${specifiers.map((s) => `await import(${JSON.stringify(s)});`).join("")}` +
-  `process.stdout.write(String(performance.now()-t));`;
+  `const t=performance.now();${specifiers.map((s) => `await import(${JSON.stringify(s)});`).join("")}` + `process.stdout.write(String(performance.now()-t));`;
 
 function sample(cwd, specifiers) {
   const started = performance.now();

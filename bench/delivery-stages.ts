@@ -16,7 +16,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function loopTurn(collect?: LoopEvent[]) {
   const provider = createFakeProvider([{ chunks }], { record: false });
-  for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "bench", history: [{ role: "user", content: "go" }], tools: [] })) collect?.push(event);
+  for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "bench", history: [{ role: "user", content: "go" }], tools: [] }))
+    collect?.push(event);
 }
 
 async function main() {
@@ -39,7 +40,7 @@ async function main() {
         let text = "";
         for (const event of events) {
           text += `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
-          if (text.length >= WRITE_CHARS) (sink += text.charCodeAt(0)), (text = "");
+          if (text.length >= WRITE_CHARS) ((sink += text.charCodeAt(0)), (text = ""));
         }
       },
     ],
@@ -49,7 +50,7 @@ async function main() {
         let text = "";
         for (const event of events) {
           text += `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
-          if (text.length >= WRITE_CHARS) (sink += encoder.encode(text).length), (text = "");
+          if (text.length >= WRITE_CHARS) ((sink += encoder.encode(text).length), (text = ""));
         }
         sink += encoder.encode(text).length;
       },

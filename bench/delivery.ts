@@ -34,7 +34,8 @@ async function rates(count: number, paths: [string, () => unknown][], rounds = 9
 
 async function loopTurn(collect?: LoopEvent[]) {
   const provider = createFakeProvider([{ chunks }], { record: false });
-  for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "bench", history: [{ role: "user", content: "go" }], tools: [] })) collect?.push(event);
+  for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "bench", history: [{ role: "user", content: "go" }], tools: [] }))
+    collect?.push(event);
 }
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
@@ -102,7 +103,8 @@ async function main() {
   const m = (value: number) => `${(value / 1e6).toFixed(2)} M`;
   console.log(`| path (${n} events per turn, 9 interleaved rounds) | median events/s | vs loop | best round | vs loop |`);
   console.log("| --- | ---: | ---: | ---: | ---: |");
-  for (const [label, value] of rows) console.log(`| ${label} | ${m(value.median)} | ${(value.median / loop.median).toFixed(1)}× | ${m(value.best)} | ${(value.best / loop.best).toFixed(1)}× |`);
+  for (const [label, value] of rows)
+    console.log(`| ${label} | ${m(value.median)} | ${(value.median / loop.median).toFixed(1)}× | ${m(value.best)} | ${(value.best / loop.best).toFixed(1)}× |`);
 }
 
 await main();

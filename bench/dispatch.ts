@@ -29,7 +29,10 @@ const workerScript = fileURLToPath(new URL("./dispatch-worker.ts", import.meta.u
 
 function startWorker(schema: string, bossSchema: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", workerScript, schema, bossSchema, String(CONCURRENCY), String(LATENCY_MS)], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", workerScript, schema, bossSchema, String(CONCURRENCY), String(LATENCY_MS)], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString();

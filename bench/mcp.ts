@@ -41,10 +41,28 @@ const dir = mkdtempSync(join(tmpdir(), "agentry-bench-mcp-"));
 const bigFile = join(dir, "big.txt");
 writeFileSync(bigFile, "0123456789abcdef\n".repeat(61_681)); // ~1 MB
 
-interface Scenario { label: string; args: string[]; tool: string; input: Record<string, unknown>; calls: number }
+interface Scenario {
+  label: string;
+  args: string[];
+  tool: string;
+  input: Record<string, unknown>;
+  calls: number;
+}
 const scenarios: Scenario[] = [
-  { label: "echo (server-everything)", args: [bin("@modelcontextprotocol/server-everything"), "stdio"], tool: "echo", input: { message: "hello" }, calls: BATCH },
-  { label: "read_text_file 1 MB (server-filesystem)", args: [bin("@modelcontextprotocol/server-filesystem"), dir], tool: "read_text_file", input: { path: bigFile }, calls: Math.max(2, Math.round(BATCH / 10)) },
+  {
+    label: "echo (server-everything)",
+    args: [bin("@modelcontextprotocol/server-everything"), "stdio"],
+    tool: "echo",
+    input: { message: "hello" },
+    calls: BATCH,
+  },
+  {
+    label: "read_text_file 1 MB (server-filesystem)",
+    args: [bin("@modelcontextprotocol/server-filesystem"), dir],
+    tool: "read_text_file",
+    input: { path: bigFile },
+    calls: Math.max(2, Math.round(BATCH / 10)),
+  },
 ];
 
 const ctx: ToolContext = { toolCallId: "bench", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() };
@@ -84,7 +102,9 @@ for (const scenario of scenarios) {
   await agentry.close();
   const base = median(results.sdk);
   const fmt = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} µs`);
-  rows.push(`| ${scenario.label} | ${fmt(base)} | ${fmt(median(results.execute))} (${(median(results.execute) / base).toFixed(2)}x) | ${fmt(median(results.dispatch))} (${(median(results.dispatch) / base).toFixed(2)}x) |`);
+  rows.push(
+    `| ${scenario.label} | ${fmt(base)} | ${fmt(median(results.execute))} (${(median(results.execute) / base).toFixed(2)}x) | ${fmt(median(results.dispatch))} (${(median(results.dispatch) / base).toFixed(2)}x) |`,
+  );
 }
 rmSync(dir, { recursive: true, force: true });
 

@@ -11,7 +11,9 @@ import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
 const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => text });
 const script = (request: { messages: Message[] }): FakeTurn =>
-  request.messages[request.messages.length - 1]!.role === "tool" ? { text: "done", usage: { inputTokens: 10, outputTokens: 2 } } : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage: { inputTokens: 10, outputTokens: 2 } };
+  request.messages[request.messages.length - 1]!.role === "tool"
+    ? { text: "done", usage: { inputTokens: 10, outputTokens: 2 } }
+    : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage: { inputTokens: 10, outputTokens: 2 } };
 const provider = createFakeProvider(script, { record: false });
 const registry = createAgentRegistry([{ agentId: "bench", displayName: "Bench", systemPrompt: "You are a benchmark." }]);
 const runtime = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });

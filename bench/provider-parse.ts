@@ -23,7 +23,23 @@ const ROUNDS = arg("rounds", 5);
 const TTFD_SAMPLES = arg("ttfd", 300);
 
 // ---- the stream: shaped like openai-chat/text-gpt-4.1-nano.chunks.jsonl (usage:null, obfuscation, ...) ----
-const WORDS = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", ".", " Caf\u00e9", " \u2014", " na\u00efve", " r\u00e9sum\u00e9", "\n\n"];
+const WORDS = [
+  "The",
+  " quick",
+  " brown",
+  " fox",
+  " jumps",
+  " over",
+  " the",
+  " lazy",
+  " dog",
+  ".",
+  " Caf\u00e9",
+  " \u2014",
+  " na\u00efve",
+  " r\u00e9sum\u00e9",
+  "\n\n",
+];
 function chunk(delta: Record<string, unknown>, finish: string | null = null, i = 0): string {
   return `data: ${JSON.stringify({
     id: "chatcmpl-BENCH0000000000000000000001",
@@ -79,7 +95,11 @@ function runners(url: string): Record<string, Runner> {
   const provider = openai({ baseURL: `${url}/v1`, apiKey: "bench", maxRetries: 0 });
   const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "bench", maxRetries: 0 });
   const post = () =>
-    fetch(`${url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true }) });
+    fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", stream: true }),
+    });
   return {
     "raw fetch, body read only (floor)": async () => {
       const response = await post();
@@ -114,7 +134,12 @@ function runners(url: string): Record<string, Runner> {
       return { deltas, text };
     },
     "openai SDK, chat.completions.create stream": async () => {
-      const stream = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }], stream: true, stream_options: { include_usage: true } });
+      const stream = await client.chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: "x" }],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
       let deltas = 0;
       let text = "";
       for await (const part of stream) {
@@ -228,7 +253,9 @@ async function timeToFirstDelta() {
 async function main() {
   const { bytes, text } = buildStream(DELTAS);
   const { url, server } = await serve(bytes);
-  console.log(`Stream: ${DELTAS.toLocaleString()} content deltas, ${(bytes.byteLength / 1e6).toFixed(1)} MB (recorded-style chunks), ${ROUNDS} rounds, median per method. Node ${process.version}.\n`);
+  console.log(
+    `Stream: ${DELTAS.toLocaleString()} content deltas, ${(bytes.byteLength / 1e6).toFixed(1)} MB (recorded-style chunks), ${ROUNDS} rounds, median per method. Node ${process.version}.\n`,
+  );
   const rows = await throughput(url, bytes.byteLength, text);
   server.closeAllConnections();
   server.close();

@@ -52,11 +52,10 @@ async function agentryStatus() {
 
 function runHarness(sdk) {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ["--expose-gc", "--import", "tsx", join("lib", "harness.ts"), sdk.module, ...(quick ? ["--quick"] : [])],
-      { cwd: here, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join("lib", "harness.ts"), sdk.module, ...(quick ? ["--quick"] : [])], {
+      cwd: here,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -66,7 +65,14 @@ function runHarness(sdk) {
       if (code !== 0 || !line) {
         resolve({ error: (stderr.trim().split("\n").slice(-6).join("\n") || `exit code ${code}`).slice(0, 1500) });
       } else {
-        const warnings = [...new Set(stderr.split("\n").filter((l) => /Warning/.test(l)).map((l) => l.replace(/^\(node:\d+\) /, "")))];
+        const warnings = [
+          ...new Set(
+            stderr
+              .split("\n")
+              .filter((l) => /Warning/.test(l))
+              .map((l) => l.replace(/^\(node:\d+\) /, "")),
+          ),
+        ];
         resolve({ ...JSON.parse(line.slice(7)), warnings });
       }
     });
@@ -124,7 +130,9 @@ for (let round = 0; round < rounds; round++) {
       bucket.runs.push(result);
       for (const w of result.warnings) bucket.warnings.add(w);
       for (const n of result.notes ?? []) bucket.notes.add(n);
-      log(`  ${sdk.label}: ${JSON.stringify(result, (k, v) => (k === "warnings" || k === "notes" || k === "sdk" ? undefined : typeof v === "number" ? Number(v.toPrecision(4)) : v))}`);
+      log(
+        `  ${sdk.label}: ${JSON.stringify(result, (k, v) => (k === "warnings" || k === "notes" || k === "sdk" ? undefined : typeof v === "number" ? Number(v.toPrecision(4)) : v))}`,
+      );
     }
     if (sdk.cold && !flag("no-cold")) {
       try {
@@ -199,7 +207,8 @@ for (const metric of METRICS) {
   });
   lines.push(`| ${metric.label} | ${cells.join(" | ")} |`);
 }
-if (bundle && !bundle.error) lines.push(`| core bundle, KB min+gz excl. zod | ${sdks.map((s) => (s.label === "Agentry" ? bundle.gzipKB.toFixed(1) : "")).join(" | ")} |`);
+if (bundle && !bundle.error)
+  lines.push(`| core bundle, KB min+gz excl. zod | ${sdks.map((s) => (s.label === "Agentry" ? bundle.gzipKB.toFixed(1) : "")).join(" | ")} |`);
 
 // --- targets ------------------------------------------------------------------------------------
 
@@ -211,27 +220,46 @@ const target = (name, observed, limit, pass) => targets.push({ name, observed, l
 if (a) {
   if (pi) {
     const r1 = a.echoEventsUsPerStep / pi.echoEventsUsPerStep;
-    target("echo loop, events: Agentry ≤ 0.5× pi-agent-core", `${a.echoEventsUsPerStep.toFixed(1)} µs vs ${pi.echoEventsUsPerStep.toFixed(1)} µs = ${r1.toFixed(2)}×`, "≤ 0.50×", r1 <= 0.5);
+    target(
+      "echo loop, events: Agentry ≤ 0.5× pi-agent-core",
+      `${a.echoEventsUsPerStep.toFixed(1)} µs vs ${pi.echoEventsUsPerStep.toFixed(1)} µs = ${r1.toFixed(2)}×`,
+      "≤ 0.50×",
+      r1 <= 0.5,
+    );
     const r2 = a.echoResultUsPerStep / pi.echoResultUsPerStep;
-    target("echo loop, result only: Agentry ≤ 0.5× pi-agent-core", `${a.echoResultUsPerStep.toFixed(1)} µs vs ${pi.echoResultUsPerStep.toFixed(1)} µs = ${r2.toFixed(2)}×`, "≤ 0.50×", r2 <= 0.5);
+    target(
+      "echo loop, result only: Agentry ≤ 0.5× pi-agent-core",
+      `${a.echoResultUsPerStep.toFixed(1)} µs vs ${pi.echoResultUsPerStep.toFixed(1)} µs = ${r2.toFixed(2)}×`,
+      "≤ 0.50×",
+      r2 <= 0.5,
+    );
     const r4 = a.deltasPerSec / pi.deltasPerSec;
     target("streaming: Agentry ≥ pi-agent-core deltas/s", `${fmt(a.deltasPerSec, 0)} vs ${fmt(pi.deltasPerSec, 0)} = ${r4.toFixed(2)}×`, "≥ 1.00×", r4 >= 1);
   }
   if (floorM) {
     const r3 = a.fanOutMs / floorM.fanOutMs;
-    target("fan-out (maxParallelPerTurn 32): ≤ 1.1× ideal (the floor)", `${a.fanOutMs.toFixed(2)} ms vs ${floorM.fanOutMs.toFixed(2)} ms = ${r3.toFixed(3)}× (${(a.fanOutMs / 10).toFixed(3)}× the 10 ms sleep)`, "≤ 1.100×", r3 <= 1.1);
+    target(
+      "fan-out (maxParallelPerTurn 32): ≤ 1.1× ideal (the floor)",
+      `${a.fanOutMs.toFixed(2)} ms vs ${floorM.fanOutMs.toFixed(2)} ms = ${r3.toFixed(3)}× (${(a.fanOutMs / 10).toFixed(3)}× the 10 ms sleep)`,
+      "≤ 1.100×",
+      r3 <= 1.1,
+    );
   }
   if (ai) {
     const r5 = a.memoryMB / ai.memoryMB;
     target("memory: Agentry ≤ AI SDK", `${a.memoryMB.toFixed(2)} MB vs ${ai.memoryMB.toFixed(2)} MB = ${r5.toFixed(2)}×`, "≤ 1.00×", r5 <= 1);
   }
   const overZod = a.coldImportOverZodMs === undefined ? "" : ` (+${a.coldImportOverZodMs.toFixed(0)} ms with zod already loaded)`;
-  if (Number.isFinite(a.coldImportMs)) target("cold import of the core entry < +50 ms", `+${a.coldImportMs.toFixed(0)} ms${overZod}`, "< 50 ms", a.coldImportMs < 50);
-  if (bundle && !bundle.error) target("core bundle < 40 KB min+gz excluding zod", `${bundle.gzipKB.toFixed(1)} KB (${bundle.minKB.toFixed(1)} KB min)`, "< 40 KB", bundle.gzipKB < 40);
+  if (Number.isFinite(a.coldImportMs))
+    target("cold import of the core entry < +50 ms", `+${a.coldImportMs.toFixed(0)} ms${overZod}`, "< 50 ms", a.coldImportMs < 50);
+  if (bundle && !bundle.error)
+    target("core bundle < 40 KB min+gz excluding zod", `${bundle.gzipKB.toFixed(1)} KB (${bundle.minKB.toFixed(1)} KB min)`, "< 40 KB", bundle.gzipKB < 40);
 }
 
 const out = [];
-out.push(`## Results (${quick ? "quick, " : ""}${rounds} round${rounds === 1 ? "" : "s"}, medians; Node ${process.versions.node}, ${(await import("node:os")).cpus().length} cores)`);
+out.push(
+  `## Results (${quick ? "quick, " : ""}${rounds} round${rounds === 1 ? "" : "s"}, medians; Node ${process.versions.node}, ${(await import("node:os")).cpus().length} cores)`,
+);
 out.push("");
 out.push(...lines);
 out.push("");

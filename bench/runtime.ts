@@ -10,14 +10,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, runUnifiedAgentLoop, type Message, type NewRecord, type SessionStore } from "../src/index.js";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  runUnifiedAgentLoop,
+  type Message,
+  type NewRecord,
+  type SessionStore,
+} from "../src/index.js";
 import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
 const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => text });
 /** A turn: the model calls echo once, then answers (2 model calls, 1 tool call, 3 messages stored + the user's). */
 const script = (request: { messages: Message[] }): FakeTurn =>
-  request.messages[request.messages.length - 1]!.role === "tool" ? { text: "done", usage: { inputTokens: 10, outputTokens: 2 } } : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage: { inputTokens: 10, outputTokens: 2 } };
+  request.messages[request.messages.length - 1]!.role === "tool"
+    ? { text: "done", usage: { inputTokens: 10, outputTokens: 2 } }
+    : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage: { inputTokens: 10, outputTokens: 2 } };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
@@ -40,7 +51,14 @@ async function main() {
 
   // Bare loop: a fresh history per turn, like a new session's first turn.
   const bare = await timeIt("bare loop", 2_000, async () => {
-    for await (const _ of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "You are a benchmark.", history: [{ role: "user", content: "go" }], tools: [echo] })) void _;
+    for await (const _ of runUnifiedAgentLoop({
+      provider,
+      model: "fake",
+      systemPrompt: "You are a benchmark.",
+      history: [{ role: "user", content: "go" }],
+      tools: [echo],
+    }))
+      void _;
   });
 
   // Bare loop + the same persistence by hand: the records the runtime writes for such a turn
@@ -52,10 +70,14 @@ async function main() {
     const runId = `run-${i}`;
     let n = 0;
     const user: Message = { role: "user", content: "go" };
-    await handStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "start" }, { id: `${runId}:${n++}`, frame: null, kind: "message", message: user }]);
+    await handStore.append(sessionId, [
+      { id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "start" },
+      { id: `${runId}:${n++}`, frame: null, kind: "message", message: user },
+    ]);
     let text = "";
     for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "You are a benchmark.", history: [user], tools: [echo] })) {
-      if (event.type === "message") await handStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message }]);
+      if (event.type === "message")
+        await handStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message }]);
       else if (event.type === "done") text = event.result.text;
     }
     await handStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "end", status: "complete" }]);
@@ -71,12 +93,17 @@ async function main() {
     const runId = `run-${i}`;
     let n = 0;
     const user: Message = { role: "user", content: "go" };
-    await fullStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "start" }, { id: `${runId}:${n++}`, frame: null, kind: "message", message: user }]);
+    await fullStore.append(sessionId, [
+      { id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "start" },
+      { id: `${runId}:${n++}`, frame: null, kind: "message", message: user },
+    ]);
     let text = "";
     const started = new Map<string, { at: number; digest: Promise<ArrayBuffer> }>();
     for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "You are a benchmark.", history: [user], tools: [echo] })) {
-      if (event.type === "message") await fullStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message }]);
-      else if (event.type === "tool_call_update" && event.status === "start") started.set(event.toolCallId, { at: Date.now(), digest: crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(event.args))) });
+      if (event.type === "message")
+        await fullStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message }]);
+      else if (event.type === "tool_call_update" && event.status === "start")
+        started.set(event.toolCallId, { at: Date.now(), digest: crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(event.args))) });
       else if (event.type === "tool_call_update" && event.status === "end") {
         const start = started.get(event.toolCallId)!;
         const hash = new Uint8Array(await start.digest);
@@ -89,7 +116,21 @@ async function main() {
             id: `${runId}:audit:${event.toolCallId}`,
             frame: event.parentId,
             kind: "audit",
-            entry: { entryId: `${runId}:${event.toolCallId}`, sessionId, agentId: "bench", runId, toolCallId: event.toolCallId, tool: event.name, depth: event.depth, parentId: event.parentId, argsDigest, decision: "allowed", startedAt: new Date(start.at).toISOString(), durationMs: Date.now() - start.at, isError: false },
+            entry: {
+              entryId: `${runId}:${event.toolCallId}`,
+              sessionId,
+              agentId: "bench",
+              runId,
+              toolCallId: event.toolCallId,
+              tool: event.name,
+              depth: event.depth,
+              parentId: event.parentId,
+              argsDigest,
+              decision: "allowed",
+              startedAt: new Date(start.at).toISOString(),
+              durationMs: Date.now() - start.at,
+              isError: false,
+            },
           },
         ]);
       } else if (event.type === "done") text = event.result.text;
@@ -114,9 +155,11 @@ async function main() {
   const many = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
   const sessions = await Promise.all(Array.from({ length: 100 }, () => many.send({ agentId: "bench", content: "start", session: "create" })));
   const t0 = performance.now();
-  await Promise.all(sessions.map(async (s) => {
-    for (let i = 0; i < 10; i++) await many.send({ agentId: "bench", content: `turn ${i}`, session: s.sessionId });
-  }));
+  await Promise.all(
+    sessions.map(async (s) => {
+      for (let i = 0; i < 10; i++) await many.send({ agentId: "bench", content: `turn ${i}`, session: s.sessionId });
+    }),
+  );
   const turnsPerSec = 1000 / ((performance.now() - t0) / 1000);
 
   // One turn on a long session (2,000 stored messages), with the runtime's session cache (the
@@ -134,19 +177,48 @@ async function main() {
       const rt = createAgentRuntime({ registry, store: longStore, providers: { fake: provider }, defaultModel: "fake", tools: [echo], sessionCacheSize });
       const { sessionId } = await longStore.createSession({ agentId: "bench" });
       for (let i = 0; i < 2_000; i += 100) {
-        await longStore.append(sessionId, Array.from({ length: 100 }, (_, j): NewRecord => ({ id: `pre-${i + j}`, frame: null, kind: "message", message: (i + j) % 2 === 0 ? { role: "user", content: `question ${i + j}` } : { role: "assistant", content: [{ type: "text", text: `answer ${i + j}` }] } })));
+        await longStore.append(
+          sessionId,
+          Array.from({ length: 100 }, (_, j): NewRecord => ({
+            id: `pre-${i + j}`,
+            frame: null,
+            kind: "message",
+            message:
+              (i + j) % 2 === 0 ? { role: "user", content: `question ${i + j}` } : { role: "assistant", content: [{ type: "text", text: `answer ${i + j}` }] },
+          })),
+        );
       }
-      cells.push((await timeIt(`${name}, 2,000-message session, cache ${sessionCacheSize}`, 100, () => rt.send({ agentId: "bench", content: "go", session: sessionId }))).toFixed(0));
+      cells.push(
+        (
+          await timeIt(`${name}, 2,000-message session, cache ${sessionCacheSize}`, 100, () => rt.send({ agentId: "bench", content: "go", session: sessionId }))
+        ).toFixed(0),
+      );
     }
-    longRows.push([`runtime, a turn on a 2,000-message session, ${name}`, `${cells[0]} µs/turn`, `${cells[1]} µs/turn without the session cache (sessionCacheSize: 0)`]);
+    longRows.push([
+      `runtime, a turn on a 2,000-message session, ${name}`,
+      `${cells[0]} µs/turn`,
+      `${cells[1]} µs/turn without the session cache (sessionCacheSize: 0)`,
+    ]);
   }
   rmSync(dir, { recursive: true, force: true });
 
   const rows = [
     ["bare loop (2 model calls, 1 tool call)", `${bare.toFixed(1)} µs/turn`, ""],
-    ["bare loop + the same store writes by hand (new session per turn)", `${persisted.toFixed(1)} µs/turn`, `+${(((persisted - bare) / bare) * 100).toFixed(0)}% over the bare loop`],
-    ["bare loop + every record the runtime writes (adds each call's result and audit record)", `${persistedAll.toFixed(1)} µs/turn`, `+${(((persistedAll - bare) / bare) * 100).toFixed(0)}% over the bare loop`],
-    ["runtime, new session per turn", `${fresh.toFixed(1)} µs/turn`, `+${(((fresh - bare) / bare) * 100).toFixed(0)}% over the bare loop, ${(fresh / persisted).toFixed(2)}x the loop with the same writes, ${(fresh / persistedAll).toFixed(2)}x the loop with every record`],
+    [
+      "bare loop + the same store writes by hand (new session per turn)",
+      `${persisted.toFixed(1)} µs/turn`,
+      `+${(((persisted - bare) / bare) * 100).toFixed(0)}% over the bare loop`,
+    ],
+    [
+      "bare loop + every record the runtime writes (adds each call's result and audit record)",
+      `${persistedAll.toFixed(1)} µs/turn`,
+      `+${(((persistedAll - bare) / bare) * 100).toFixed(0)}% over the bare loop`,
+    ],
+    [
+      "runtime, new session per turn",
+      `${fresh.toFixed(1)} µs/turn`,
+      `+${(((fresh - bare) / bare) * 100).toFixed(0)}% over the bare loop, ${(fresh / persisted).toFixed(2)}x the loop with the same writes, ${(fresh / persistedAll).toFixed(2)}x the loop with every record`,
+    ],
     ["runtime, turns in a growing session (avg of turns 1-10)", `${inSession.toFixed(1)} µs/turn`, `+${(((inSession - bare) / bare) * 100).toFixed(0)}%`],
     ...longRows,
     ["100 sessions × 10 turns, concurrent, one runtime", `${Math.round(turnsPerSec).toLocaleString("en")} turns/s`, ""],

@@ -35,7 +35,11 @@ const message = (session: number, index: number): Message =>
     : { role: "assistant", content: [{ type: "text", text: sessionText(session, index) }] };
 const record = (n: number): NewRecord => ({ id: `r${n}`, kind: "message", frame: null, message: message(0, n) });
 
-interface StoreKind { name: string; make(): SessionStore; close?(store: SessionStore): unknown }
+interface StoreKind {
+  name: string;
+  make(): SessionStore;
+  close?(store: SessionStore): unknown;
+}
 const kinds: StoreKind[] = [
   { name: "MemorySessionStore", make: () => new MemorySessionStore() },
   { name: "JsonlSessionStore (fsync)", make: () => new JsonlSessionStore({ root: newDir() }) },
@@ -73,10 +77,19 @@ async function measure(kind: StoreKind): Promise<Record<string, string>> {
   let n = 0;
   const singles = await rate(budget, 50, () => store.append(single.sessionId, [record(n++)]));
   const batched = await store.createSession({ agentId: "bench" });
-  const batches = await rate(budget, 20, () => store.append(batched.sessionId, Array.from({ length: 10 }, () => record(n++))));
+  const batches = await rate(budget, 20, () =>
+    store.append(
+      batched.sessionId,
+      Array.from({ length: 10 }, () => record(n++)),
+    ),
+  );
 
   const long = await store.createSession({ agentId: "bench" });
-  for (let i = 0; i < 10_000; i += 500) await store.append(long.sessionId, Array.from({ length: 500 }, (_, j) => record(i + j)));
+  for (let i = 0; i < 10_000; i += 500)
+    await store.append(
+      long.sessionId,
+      Array.from({ length: 500 }, (_, j) => record(i + j)),
+    );
   const loads: number[] = [];
   const tails: number[] = [];
   for (let i = 0; i < (quick ? 3 : 7); i++) {
@@ -139,7 +152,9 @@ async function main(): Promise<void> {
       }
       return store;
     }),
-    plainArrays: await idleHeap(async () => new Map(Array.from({ length: 1000 }, (_, s) => [`session-${s}`, Array.from({ length: 20 }, (_, i) => message(s, i))]))),
+    plainArrays: await idleHeap(
+      async () => new Map(Array.from({ length: 1000 }, (_, s) => [`session-${s}`, Array.from({ length: 20 }, (_, i) => message(s, i))])),
+    ),
   };
   const rows: Record<string, Record<string, string>> = {};
   for (const kind of kinds) rows[kind.name] = await measure(kind);

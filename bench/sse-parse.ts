@@ -57,7 +57,10 @@ async function viaAdapter(bytes: Uint8Array, size: number): Promise<void> {
   const fetch: typeof globalThis.fetch = async () => new Response(bodyOf(bytes), { headers: { "content-type": "text/event-stream" } });
   const provider = openai({ apiKey: "bench", fetch, maxRetries: 0, maxEventBytes: Infinity });
   let text = 0;
-  for await (const event of provider.stream({ model: "m", system: "", messages: [{ role: "user", content: "x" }], tools: [] }, { signal: new AbortController().signal })) {
+  for await (const event of provider.stream(
+    { model: "m", system: "", messages: [{ role: "user", content: "x" }], tools: [] },
+    { signal: new AbortController().signal },
+  )) {
     if (event.type === "text_delta") text += event.text.length;
   }
   if (text !== size) throw new Error(`adapter streamed ${text} characters, expected ${size}`);

@@ -50,7 +50,12 @@ async function main() {
 
   const runtime = createAgentRuntime({
     registry: createAgentRegistry([
-      { agentId: "weather", displayName: "Weather", systemPrompt: "Answer weather questions with the get_weather tool.", chat: { model, temperature: 0.2, maxOutputTokens: 300 } },
+      {
+        agentId: "weather",
+        displayName: "Weather",
+        systemPrompt: "Answer weather questions with the get_weather tool.",
+        chat: { model, temperature: 0.2, maxOutputTokens: 300 },
+      },
     ]),
     store: new MemorySessionStore(),
     providers: { openai: provider },
@@ -63,7 +68,9 @@ async function main() {
       if (event.type === "tool_call_update" && event.status === "end") console.log(`← ${event.name} ${JSON.stringify(event.result)}`);
       if (event.type === "done") {
         console.log(`assistant: ${event.result.text}`);
-        console.log(`done: ${event.result.status} (${event.result.usage.llmCalls} model calls, ${event.result.usage.inputTokens} in / ${event.result.usage.outputTokens} out tokens, provider ${provider.id})`);
+        console.log(
+          `done: ${event.result.status} (${event.result.usage.llmCalls} model calls, ${event.result.usage.inputTokens} in / ${event.result.usage.outputTokens} out tokens, provider ${provider.id})`,
+        );
       }
     }
     if (server) {

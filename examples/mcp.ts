@@ -24,9 +24,18 @@ writeFileSync(join(dir, "groceries.txt"), "milk\neggs\ncoffee\n");
 
 // The server's script from node_modules, started with this Node: no PATH lookup, no network.
 const serverPackage = createRequire(import.meta.url).resolve("@modelcontextprotocol/server-filesystem/package.json");
-const serverScript = join(dirname(serverPackage), (JSON.parse(readFileSync(serverPackage, "utf8")) as { bin: Record<string, string> }).bin["mcp-server-filesystem"]!);
+const serverScript = join(
+  dirname(serverPackage),
+  (JSON.parse(readFileSync(serverPackage, "utf8")) as { bin: Record<string, string> }).bin["mcp-server-filesystem"]!,
+);
 const fs = await connectMcpServer({ name: "fs", command: process.execPath, args: [serverScript, dir] });
-console.log(`Connected to MCP server "fs": ${fs.tools().length} tools, e.g. ${fs.tools().slice(0, 3).map((t) => t.name).join(", ")}`);
+console.log(
+  `Connected to MCP server "fs": ${fs.tools().length} tools, e.g. ${fs
+    .tools()
+    .slice(0, 3)
+    .map((t) => t.name)
+    .join(", ")}`,
+);
 
 /** The offline model: list the folder, read the list, write a sorted copy, then answer. */
 function scriptedModel(): Provider {

@@ -35,7 +35,8 @@ function model(request: ModelRequest): FakeTurn {
     const revised = request.messages.some((m) => m.role === "user" && typeof m.content === "string" && m.content.includes("Keep the originals"));
     if (calledLast === undefined) return { toolCalls: [{ name: "list_directory", args: { path: "." } }] };
     if (calledLast === "list_directory") return { toolCalls: [{ name: "read_file", args: { path: "notes-b.md" } }] };
-    if (calledLast === "read_file") return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planText(revised) } }] };
+    if (calledLast === "read_file")
+      return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planText(revised) } }] };
     return { text: "I submitted the plan for review." };
   }
   if (calledLast === undefined) {
@@ -56,7 +57,8 @@ function model(request: ModelRequest): FakeTurn {
       ],
     };
   }
-  if (calledLast === "ask_user") return { toolCalls: [{ name: "write_file", args: { path: "notes.md", content: "- buy milk\n- call Ann\n- book flights\n" } }] };
+  if (calledLast === "ask_user")
+    return { toolCalls: [{ name: "write_file", args: { path: "notes.md", content: "- buy milk\n- call Ann\n- book flights\n" } }] };
   return { text: "Done: notes.md holds every item once; the originals are kept." };
 }
 

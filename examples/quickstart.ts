@@ -64,7 +64,11 @@ function pickProvider(): { provider: Provider; model: string; label: string } {
     const model = env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5";
     return { provider: anthropic(), model, label: `anthropic(), model ${model}` };
   }
-  return { provider: scriptedModel(), model: "scripted", label: "the bundled scripted provider (offline; set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY for a real model)" };
+  return {
+    provider: scriptedModel(),
+    model: "scripted",
+    label: "the bundled scripted provider (offline; set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY for a real model)",
+  };
 }
 
 const { provider, model, label } = pickProvider();
@@ -105,7 +109,9 @@ for await (const event of runUnifiedAgentLoop({
   if (line) console.log(event.parentId ? line.replace(/^(\s*)/, `$1[${titles.get(event.parentId)}] `) : line);
   if (event.type === "done") {
     const { usage, executionTree } = event.result;
-    console.log(`\n${usage.llmCalls} model calls, ${usage.toolCalls} tool calls, ${usage.inputTokens} input / ${usage.outputTokens} output tokens, ${executionTree.nodes.length} nodes in the execution tree.`);
+    console.log(
+      `\n${usage.llmCalls} model calls, ${usage.toolCalls} tool calls, ${usage.inputTokens} input / ${usage.outputTokens} output tokens, ${executionTree.nodes.length} nodes in the execution tree.`,
+    );
     if (event.result.status !== "complete") process.exitCode = 1;
   }
 }

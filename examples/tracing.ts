@@ -33,7 +33,10 @@ const provider = createFakeProvider((request) => {
       : { text: "Order A-17 shipped with DHL.", usage: { inputTokens: 160, outputTokens: 9 } };
   }
   return last.role === "user"
-    ? { toolCalls: [{ name: "run_subtask", args: { title: "Check order A-17", instructions: "Find the status of order A-17." } }], usage: { inputTokens: 300, outputTokens: 40 } }
+    ? {
+        toolCalls: [{ name: "run_subtask", args: { title: "Check order A-17", instructions: "Find the status of order A-17." } }],
+        usage: { inputTokens: 300, outputTokens: 40 },
+      }
     : { text: "Your order A-17 is on its way with DHL.", usage: { inputTokens: 380, outputTokens: 14 } };
 });
 const runtime = createAgentRuntime({
@@ -54,7 +57,14 @@ await runtime.close();
 // 4. The span tree, with a few attributes.
 const spans = exporter.getFinishedSpans();
 const children = (parent: string | undefined) => spans.filter((span) => span.parentSpanContext?.spanId === parent);
-const KEYS = ["gen_ai.conversation.id", "gen_ai.request.model", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.response.finish_reasons", "gen_ai.tool.name"];
+const KEYS = [
+  "gen_ai.conversation.id",
+  "gen_ai.request.model",
+  "gen_ai.usage.input_tokens",
+  "gen_ai.usage.output_tokens",
+  "gen_ai.response.finish_reasons",
+  "gen_ai.tool.name",
+];
 function print(span: ReadableSpan, indent: string) {
   const attributes = KEYS.filter((key) => span.attributes[key] !== undefined)
     .map((key) => `${key.replace("gen_ai.", "")}=${JSON.stringify(span.attributes[key] === result.sessionId ? "<session>" : span.attributes[key])}`)

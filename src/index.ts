@@ -85,14 +85,7 @@ export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, P
 // --- loop ---
 export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";
 export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./contracts/execution-tree.js";
-export type {
-  ApprovalDecision,
-  ApprovalHandler,
-  ApprovalRequest,
-  LoopResult,
-  LoopStatus,
-  ResumeState,
-} from "./contracts/loop-result.js";
+export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, LoopResult, LoopStatus, ResumeState } from "./contracts/loop-result.js";
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
@@ -191,7 +184,18 @@ export type { SessionSelector } from "./contracts/session-store.js";
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export { storedTurnResult } from "./runtime/stored-turn-result.js";
 export type { AgentRuntimeOptions, RuntimeErrorInfo } from "./runtime/runtime-context.js";
-export type { AuditLogQuery, ResolveDecision, AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent, RuntimeEvents, SendInput, SystemMessageTarget, TurnResult } from "./contracts/agent-runtime.js";
+export type {
+  AuditLogQuery,
+  ResolveDecision,
+  AgentRuntime,
+  PendingApproval,
+  PendingQuestion,
+  RuntimeEvent,
+  RuntimeEvents,
+  SendInput,
+  SystemMessageTarget,
+  TurnResult,
+} from "./contracts/agent-runtime.js";
 export type { Artifact, Task, TaskApi } from "./contracts/task.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block

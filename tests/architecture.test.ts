@@ -127,7 +127,9 @@ describe("architecture", () => {
   it("the core imports nothing from node:* statically", () => {
     const offenders = sources
       .filter((s) => !NODE_ONLY.test(s.file))
-      .flatMap((s) => s.staticImports.filter((i) => i.startsWith("node:") || ["fs", "path", "http", "child_process"].includes(i)).map((i) => `${s.file} → ${i}`));
+      .flatMap((s) =>
+        s.staticImports.filter((i) => i.startsWith("node:") || ["fs", "path", "http", "child_process"].includes(i)).map((i) => `${s.file} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 
@@ -155,7 +157,9 @@ describe("architecture", () => {
     expect(contracts.length).toBeGreaterThan(0);
     const imports = contracts.flatMap((s) => s.staticImports.filter((i) => i.startsWith(".") && !/^\.\/[a-z-]+\.js$/.test(i)).map((i) => `${s.file} → ${i}`));
     expect(imports).toEqual([]);
-    const values = contracts.flatMap((s) => [...s.text.matchAll(/^(?:export\s+)?(?:const|let|var|function|class|enum|async)\b.*$/gm)].map((m) => `${s.file}: ${m[0]}`));
+    const values = contracts.flatMap((s) =>
+      [...s.text.matchAll(/^(?:export\s+)?(?:const|let|var|function|class|enum|async)\b.*$/gm)].map((m) => `${s.file}: ${m[0]}`),
+    );
     expect(values).toEqual([]);
     const valueImports = contracts.flatMap((s) => [...s.text.matchAll(/^import\s+(?!type\b).*$/gm)].map((m) => `${s.file}: ${m[0]}`));
     expect(valueImports).toEqual([]);
@@ -169,7 +173,8 @@ describe("architecture", () => {
   it("a folder imports only from lower layers (no exceptions)", () => {
     const offenders: string[] = [];
     for (const [from, targets] of folderEdges()) {
-      for (const [to, example] of targets) if (!(layerOf.get(to)! < layerOf.get(from)!)) offenders.push(`${from} (layer ${layerOf.get(from)}) → ${to} (layer ${layerOf.get(to)}): ${example}`);
+      for (const [to, example] of targets)
+        if (!(layerOf.get(to)! < layerOf.get(from)!)) offenders.push(`${from} (layer ${layerOf.get(from)}) → ${to} (layer ${layerOf.get(to)}): ${example}`);
     }
     expect(offenders).toEqual([]);
   });
@@ -181,7 +186,9 @@ describe("architecture", () => {
   it("the core never imports an adapter or the testing helpers (entries aside)", () => {
     const offenders = sources
       .filter((s) => !s.file.startsWith("entries/") && !ADAPTERS.test(s.file) && !s.file.startsWith("testing/"))
-      .flatMap((s) => s.staticImports.filter((i) => /\/(testing|node|sqlite|postgres|mcp)\/|\/providers\/(openai|anthropic)\//.test(i)).map((i) => `${s.file} → ${i}`));
+      .flatMap((s) =>
+        s.staticImports.filter((i) => /\/(testing|node|sqlite|postgres|mcp)\/|\/providers\/(openai|anthropic)\//.test(i)).map((i) => `${s.file} → ${i}`),
+      );
     expect(offenders).toEqual([]);
   });
 

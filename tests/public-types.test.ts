@@ -11,9 +11,14 @@ function declarationsOf(file: string): string {
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repo);
   const program = ts.createProgram([`${repo}${file}`], { ...options, noEmit: false, declaration: true, emitDeclarationOnly: true, declarationMap: false });
   let text = "";
-  program.emit(program.getSourceFile(`${repo}${file}`), (name, data) => {
-    if (name.endsWith(".d.ts")) text = data;
-  }, undefined, true);
+  program.emit(
+    program.getSourceFile(`${repo}${file}`),
+    (name, data) => {
+      if (name.endsWith(".d.ts")) text = data;
+    },
+    undefined,
+    true,
+  );
   return text;
 }
 

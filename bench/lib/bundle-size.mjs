@@ -27,7 +27,10 @@ export async function bundleSize(entry) {
     const key = match ? match[1] : "@agentry/core (dist)";
     byPackage.set(key, (byPackage.get(key) ?? 0) + bytesInOutput);
   }
-  const topInputs = [...byPackage].map(([path, bytes]) => ({ path, bytes })).sort((a, b) => b.bytes - a.bytes).slice(0, 6);
+  const topInputs = [...byPackage]
+    .map(([path, bytes]) => ({ path, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, 6);
   return {
     entry: relative(process.cwd(), entry),
     minKB: code.length / 1024,

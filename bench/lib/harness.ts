@@ -11,7 +11,12 @@ import { ECHO_STEPS, SESSIONS, STREAM_DELTAS, type BenchSdk } from "./contract.j
 export const SCENARIOS = ["memory", "echo-events", "echo-result", "fan-out", "stream"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
-interface Budget { warmupRuns: number; minRuns: number; minMs: number; maxMs: number }
+interface Budget {
+  warmupRuns: number;
+  minRuns: number;
+  minMs: number;
+  maxMs: number;
+}
 
 const args = process.argv.slice(2);
 const sdkName = args[0];

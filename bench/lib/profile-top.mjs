@@ -31,7 +31,9 @@ for (const [id, us] of selfUs) {
 }
 const sorted = [...rows.values()].filter((row) => row.url.includes(filter)).sort((a, b) => b.us - a.us);
 const filteredUs = sorted.reduce((a, row) => a + row.us, 0);
-console.log(`total ${(totalUs / 1000).toFixed(1)} ms sampled; ${filter ? `"${filter}": ${(filteredUs / 1000).toFixed(1)} ms (${((100 * filteredUs) / totalUs).toFixed(1)}%)` : ""}`);
+console.log(
+  `total ${(totalUs / 1000).toFixed(1)} ms sampled; ${filter ? `"${filter}": ${(filteredUs / 1000).toFixed(1)} ms (${((100 * filteredUs) / totalUs).toFixed(1)}%)` : ""}`,
+);
 console.log("self ms   % of total  function  file:line");
 for (const row of sorted.slice(0, top)) {
   console.log(`${(row.us / 1000).toFixed(1).padStart(7)}  ${((100 * row.us) / totalUs).toFixed(1).padStart(6)}%   ${row.key}`);

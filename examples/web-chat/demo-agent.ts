@@ -54,7 +54,12 @@ const plan = (revised: boolean) =>
     format_version: "1.0",
     goal: "Recommend a weekend city trip",
     steps: [
-      { step_number: 1, action: "Research Lisbon, Oslo and Kyoto in parallel", reason: "weather and flight prices for each", tools_needed: ["run_subtask", "lookup_city"] },
+      {
+        step_number: 1,
+        action: "Research Lisbon, Oslo and Kyoto in parallel",
+        reason: "weather and flight prices for each",
+        tools_needed: ["run_subtask", "lookup_city"],
+      },
       { step_number: 2, action: "Ask which report format you prefer" },
       { step_number: 3, action: revised ? "Ask before removing the old Oslo draft, then write the report" : "Remove the old Oslo draft and write the report" },
     ],
@@ -80,7 +85,10 @@ export function scriptedProvider() {
     if (isPlanner(request)) {
       if (names.includes("create_artifact")) return { text: "I submitted the plan for your review." };
       if (last?.role === "user" && /\bfail\b/i.test(textOf(last.content))) {
-        return { text: "Let me try… ", error: new ProviderError("The model provider is overloaded (scripted failure)", { provider: "scripted", status: 529, retryable: true }) };
+        return {
+          text: "Let me try… ",
+          error: new ProviderError("The model provider is overloaded (scripted failure)", { provider: "scripted", status: 529, retryable: true }),
+        };
       }
       const revised = request.messages.some((m) => m.role === "user" && textOf(m.content).startsWith("Revise the plan"));
       return {

@@ -79,7 +79,8 @@ export async function startWebChat(options: WebChatOptions = {}) {
     tools: demoTools(),
   });
   const log = createEventLog({ runtime });
-  const background = (work: Promise<unknown>): void => void work.catch((error: unknown) => console.error("[web-chat]", error instanceof Error ? error.message : error));
+  const background = (work: Promise<unknown>): void =>
+    void work.catch((error: unknown) => console.error("[web-chat]", error instanceof Error ? error.message : error));
 
   // tasks.create resolves when the planning turn ends; the page needs the task's id at once to
   // follow its events. Creations go one at a time until their first task_status names the task.
@@ -152,7 +153,10 @@ export async function startWebChat(options: WebChatOptions = {}) {
         match = /^\/api\/approvals\/([^/]+)$/.exec(path);
         if (request.method === "POST" && match) {
           const body = await readJson(request);
-          const decision = body.approved === true ? { approved: true } : { approved: false, ...(typeof body.reason === "string" && body.reason !== "" && { reason: body.reason }) };
+          const decision =
+            body.approved === true
+              ? { approved: true }
+              : { approved: false, ...(typeof body.reason === "string" && body.reason !== "" && { reason: body.reason }) };
           background(runtime.resolveApproval(decodeURIComponent(match[1]!), decision));
           return send(response, 202, { accepted: true });
         }
@@ -169,7 +173,11 @@ export async function startWebChat(options: WebChatOptions = {}) {
         if (request.method === "POST" && match) {
           const { feedback } = await readJson(request);
           const taskId = match[1]!;
-          background(match[2] === "approve" ? runtime.tasks.approve(taskId) : runtime.tasks.revise(taskId, typeof feedback === "string" && feedback.trim() !== "" ? feedback : "Please revise the plan."));
+          background(
+            match[2] === "approve"
+              ? runtime.tasks.approve(taskId)
+              : runtime.tasks.revise(taskId, typeof feedback === "string" && feedback.trim() !== "" ? feedback : "Please revise the plan."),
+          );
           return send(response, 202, { accepted: true });
         }
         send(response, 404, { error: "not found" });

@@ -39,7 +39,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.method === "GET" && url.pathname === "/approvals") {
     const pending = await app.store.listPendingApprovals({ limit: 100 });
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(pending.map((p) => ({ requestId: p.requestId, sessionId: p.sessionId, tool: p.request.request.name, args: p.request.request.args }))));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(
+        JSON.stringify(pending.map((p) => ({ requestId: p.requestId, sessionId: p.sessionId, tool: p.request.request.name, args: p.request.request.args }))),
+      );
     return;
   }
   const approval = /^\/approvals\/([^/]+)$/.exec(url.pathname);
@@ -54,7 +58,14 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
 const server = createServer((req, res) => {
   handle(req, res).catch((error: unknown) => {
-    const status = InvalidArgumentError.isInstance(error) || error instanceof SyntaxError ? 400 : ApprovalNotFoundError.isInstance(error) ? 404 : ApprovalAlreadyResolvedError.isInstance(error) ? 409 : 500;
+    const status =
+      InvalidArgumentError.isInstance(error) || error instanceof SyntaxError
+        ? 400
+        : ApprovalNotFoundError.isInstance(error)
+          ? 404
+          : ApprovalAlreadyResolvedError.isInstance(error)
+            ? 409
+            : 500;
     if (!res.headersSent) res.writeHead(status, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
   });

@@ -132,7 +132,14 @@ export const agentDefinitionZodSchema = z
     apiExposed: z.boolean().nullable().optional(),
     // Any role name: host roles are known to the runtime (`createAgentRuntime({ roles })`), which
     // rejects an agent whose role it does not know.
-    role: z.string().regex(ROLE_NAME_PATTERN, `must be a role name (the presets ${ROLE_NAMES.map((r) => `"${r}"`).join(", ")}, or a host role): 1 to 64 letters, digits, "_", "." or "-"`).nullable().optional(),
+    role: z
+      .string()
+      .regex(
+        ROLE_NAME_PATTERN,
+        `must be a role name (the presets ${ROLE_NAMES.map((r) => `"${r}"`).join(", ")}, or a host role): 1 to 64 letters, digits, "_", "." or "-"`,
+      )
+      .nullable()
+      .optional(),
     budget: z.object(budgetShape).strict().nullable().optional(),
   })
   .strict();

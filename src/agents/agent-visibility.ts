@@ -6,12 +6,9 @@ import type { AgentRegistry } from "../contracts/agent-registry.js";
  * Whether one agent may see (list in its prompt, delegate to with `agents_message`) another,
  * and if not, why. `code` is stable, for hosts and tool results; `reason` is a sentence.
  */
-export type AgentVisibility =
-  | { visible: true }
-  | { visible: false; code: "self" | "hidden" | "not_allowed" | "denied"; reason: string };
+export type AgentVisibility = { visible: true } | { visible: false; code: "self" | "hidden" | "not_allowed" | "denied"; reason: string };
 
-const compileList = (patterns: readonly string[] | null | undefined): GlobMatcher | undefined =>
-  patterns == null ? undefined : compileGlobs(patterns);
+const compileList = (patterns: readonly string[] | null | undefined): GlobMatcher | undefined => (patterns == null ? undefined : compileGlobs(patterns));
 
 function check(from: AgentDefinition, to: AgentDefinition, allow: GlobMatcher | undefined, deny: GlobMatcher | undefined): AgentVisibility {
   if (to.agentId === from.agentId) {

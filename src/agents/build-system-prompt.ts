@@ -83,11 +83,7 @@ function skillsSection(agent: AgentDefinition, skills: readonly Skill[]): string
     "Use these skills through the bash tool: read a skill's SKILL.md before its first use, then run its CLI.",
     ...allowed.flatMap((skill) => {
       const description = summarize(skill.description, false);
-      return [
-        `- ${skill.id}: ${skill.name}${description ? ` - ${description}` : ""}`,
-        `  SKILL.md: ${skill.skillPath}`,
-        `  CLI: ${skill.cliPath}`,
-      ];
+      return [`- ${skill.id}: ${skill.name}${description ? ` - ${description}` : ""}`, `  SKILL.md: ${skill.skillPath}`, `  CLI: ${skill.cliPath}`];
     }),
   ]);
 }
@@ -147,11 +143,7 @@ export function buildSystemPrompt(options: BuildSystemPromptOptions): string {
   };
   const listed = tools.filter((tool) => !tool.name.startsWith("system_"));
   const role =
-    options.role !== undefined
-      ? options.role
-      : agent?.role !== undefined && Object.hasOwn(roles, agent.role)
-        ? roles[agent.role as keyof typeof roles]
-        : null;
+    options.role !== undefined ? options.role : agent?.role !== undefined && Object.hasOwn(roles, agent.role) ? roles[agent.role as keyof typeof roles] : null;
 
   const blocks = [
     basePrompt(agent, options.defaultPrompt),

@@ -21,7 +21,9 @@ function agentsOf(config: unknown): unknown[] {
   }
   const { agents } = config as { agents?: unknown };
   if (!Array.isArray(agents)) {
-    throw new AgentConfigError([{ path: "agents", message: agents === undefined ? "is required (an array of agent definitions)" : "expected an array of agent definitions" }]);
+    throw new AgentConfigError([
+      { path: "agents", message: agents === undefined ? "is required (an array of agent definitions)" : "expected an array of agent definitions" },
+    ]);
   }
   return agents;
 }

@@ -4,9 +4,7 @@ import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { agentDefinitionZodSchema, ALLOWED_KEYS } from "./agent-schema.js";
 
 /** What {@link parseAgentDefinition} returns: the normalised definition, or every problem found. */
-export type ParseAgentDefinitionResult =
-  | { success: true; definition: AgentDefinition }
-  | { success: false; problems: ConfigProblem[] };
+export type ParseAgentDefinitionResult = { success: true; definition: AgentDefinition } | { success: false; problems: ConfigProblem[] };
 
 /** Options of {@link parseAgentDefinition}. */
 export interface ParseAgentDefinitionOptions {

@@ -19,11 +19,27 @@ export type AiSdkMessage =
 /** Provider-specific options, keyed by the provider's name (`{ anthropic: { ... } }`). */
 export type AiSdkProviderOptions = Record<string, Record<string, any>>;
 
-export interface AiSdkTextPart { type: "text"; text: string }
+export interface AiSdkTextPart {
+  type: "text";
+  text: string;
+}
 /** V2 and V3 take base64 text as `data`; V4 takes `{ type: "data", data }`. */
-export interface AiSdkFilePart { type: "file"; mediaType: string; data: string | { type: "data"; data: string } }
-export interface AiSdkReasoningPart { type: "reasoning"; text: string; providerOptions?: AiSdkProviderOptions }
-export interface AiSdkToolCallPart { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
+export interface AiSdkFilePart {
+  type: "file";
+  mediaType: string;
+  data: string | { type: "data"; data: string };
+}
+export interface AiSdkReasoningPart {
+  type: "reasoning";
+  text: string;
+  providerOptions?: AiSdkProviderOptions;
+}
+export interface AiSdkToolCallPart {
+  type: "tool-call";
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
 export interface AiSdkToolResultPart {
   type: "tool-result";
   toolCallId: string;

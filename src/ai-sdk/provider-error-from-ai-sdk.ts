@@ -59,7 +59,12 @@ export function providerErrorFromAiSdk(error: unknown, provider: string): Provid
       fallbackMessage: error.message,
     });
     if (status !== undefined || mapped.retryable || shouldRetry !== null) return withCause(mapped, error);
-    return new ProviderError(mapped.message, { provider, retryable: error.isRetryable === true, ...(mapped.errorType !== undefined && { errorType: mapped.errorType }), cause: error });
+    return new ProviderError(mapped.message, {
+      provider,
+      retryable: error.isRetryable === true,
+      ...(mapped.errorType !== undefined && { errorType: mapped.errorType }),
+      cause: error,
+    });
   }
   if (error instanceof Error) return new ProviderError(error.message, { provider, retryable: false, cause: error });
   if (typeof error === "object" && error !== null) {

@@ -43,7 +43,10 @@ export function toAiSdkCallOptions(request: ModelRequest, target: AiSdkTarget, s
 function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | undefined {
   switch (message.role) {
     case "user":
-      return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((part) => userPart(part, target)) };
+      return {
+        role: "user",
+        content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((part) => userPart(part, target)),
+      };
     case "assistant": {
       const content: Extract<AiSdkMessage, { role: "assistant" }>["content"] = [];
       for (const part of message.content) {

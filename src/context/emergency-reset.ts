@@ -99,9 +99,7 @@ export function summarizeForReset(messages: readonly Message[]): string {
 
 /** A user message as one string: agent system messages unwrapped and marked, images as `[image]`. */
 function userText(message: Extract<Message, { role: "user" }>): string {
-  const text = typeof message.content === "string"
-    ? message.content
-    : message.content.map((part) => (part.type === "image" ? "[image]" : part.text)).join(" ");
+  const text = typeof message.content === "string" ? message.content : message.content.map((part) => (part.type === "image" ? "[image]" : part.text)).join(" ");
   const wrapped = unwrapSystemMessage(text);
   return wrapped ? `[from agent ${wrapped.origin}] ${wrapped.text}` : text;
 }

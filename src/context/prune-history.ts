@@ -32,7 +32,12 @@ export interface PruneHistoryResult {
   fits: boolean;
 }
 
-interface Unit { start: number; end: number; tokens: number; user: boolean }
+interface Unit {
+  start: number;
+  end: number;
+  tokens: number;
+  user: boolean;
+}
 
 /**
  * Drops the oldest history so the next model call fits its token budget. Pure: the input is
@@ -108,7 +113,8 @@ function checkedBudget(options: PruneHistoryOptions): number {
   const problems: string[] = [];
   const reserve = options.reserveTokens ?? 0;
   if (typeof options.maxTokens !== "number" || Number.isNaN(options.maxTokens)) problems.push(`maxTokens must be a number (got ${String(options.maxTokens)})`);
-  if (typeof reserve !== "number" || !Number.isFinite(reserve) || reserve < 0) problems.push(`reserveTokens must be a finite number >= 0 (got ${String(reserve)})`);
+  if (typeof reserve !== "number" || !Number.isFinite(reserve) || reserve < 0)
+    problems.push(`reserveTokens must be a finite number >= 0 (got ${String(reserve)})`);
   if (problems.length > 0) throw new InvalidArgumentError(`pruneHistory: ${problems.join("; ")}`);
   return options.maxTokens - reserve;
 }

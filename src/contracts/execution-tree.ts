@@ -1,5 +1,8 @@
 /** A persisted, flat tree of the tool calls of one turn (snake_case because it is a stored format). */
-export interface ExecutionTreeSnapshot { version: 1; nodes: ExecutionTreeNode[] }
+export interface ExecutionTreeSnapshot {
+  version: 1;
+  nodes: ExecutionTreeNode[];
+}
 
 /** One tool call. `run_subtask` nodes are containers: their children carry their id as `parent_id`. */
 export interface ExecutionTreeNode {

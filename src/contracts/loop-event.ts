@@ -12,34 +12,61 @@ export interface EventOrigin {
 }
 
 /** A model call is about to start (`iteration` counts from 1 within the level). */
-export interface LlmCallStartEvent extends EventOrigin { type: "llm_call_start"; iteration: number }
+export interface LlmCallStartEvent extends EventOrigin {
+  type: "llm_call_start";
+  iteration: number;
+}
 
 /** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream. */
-export interface ChunkEvent extends EventOrigin { type: "chunk"; content: string; done?: boolean; streamId?: string }
+export interface ChunkEvent extends EventOrigin {
+  type: "chunk";
+  content: string;
+  done?: boolean;
+  streamId?: string;
+}
 
 /** An assistant message began streaming text. */
-export interface MessageStreamStartedEvent extends EventOrigin { type: "message_stream_started"; streamId: string }
+export interface MessageStreamStartedEvent extends EventOrigin {
+  type: "message_stream_started";
+  streamId: string;
+}
 
 /** A streamed assistant message ended as the level's answer. */
-export interface MessageStreamCompletedEvent extends EventOrigin { type: "message_stream_completed"; streamId: string }
+export interface MessageStreamCompletedEvent extends EventOrigin {
+  type: "message_stream_completed";
+  streamId: string;
+}
 
 /**
  * A streamed message did not end as an answer: `reason` is `"tool_calls"` (the model went on to
  * call tools; its text stays in the message as their preamble), `"aborted"` or `"error"`.
  */
-export interface MessageStreamCancelledEvent extends EventOrigin { type: "message_stream_cancelled"; streamId: string; reason: string }
+export interface MessageStreamCancelledEvent extends EventOrigin {
+  type: "message_stream_cancelled";
+  streamId: string;
+  reason: string;
+}
 
 /** Streamed model reasoning. */
-export interface ThinkingEvent extends EventOrigin { type: "thinking"; content: string }
+export interface ThinkingEvent extends EventOrigin {
+  type: "thinking";
+  content: string;
+}
 
 /** A finished message of this level, to persist. */
-export interface LoopMessageEvent extends EventOrigin { type: "message"; message: Message }
+export interface LoopMessageEvent extends EventOrigin {
+  type: "message";
+  message: Message;
+}
 
 /** @deprecated Renamed to {@link LoopMessageEvent} (this name shadows the DOM's `MessageEvent`). */
 export type MessageEvent = LoopMessageEvent;
 
 /** The model asked for tools; they are about to be dispatched. */
-export interface ToolCallsPreparingEvent extends EventOrigin { type: "tool_calls_preparing"; names: string[] }
+export interface ToolCallsPreparingEvent extends EventOrigin {
+  type: "tool_calls_preparing";
+  names: string[];
+}
 
 /**
  * Why a call was not run, on its `end` event (its result is the refusal the model reads):
@@ -49,14 +76,7 @@ export interface ToolCallsPreparingEvent extends EventOrigin { type: "tool_calls
  * function threw), `budget_exceeded` and `aborted` (the turn could not run it any more).
  */
 export type ToolRefusal =
-  | "unknown_tool"
-  | "not_permitted"
-  | "mcp_server_not_allowed"
-  | "invalid_arguments"
-  | "depth_limit"
-  | "approval_check_failed"
-  | "budget_exceeded"
-  | "aborted";
+  "unknown_tool" | "not_permitted" | "mcp_server_not_allowed" | "invalid_arguments" | "depth_limit" | "approval_check_failed" | "budget_exceeded" | "aborted";
 
 /** A tool call started or ended. Every `start` gets exactly one `end`. */
 export interface ToolCallUpdateEvent extends EventOrigin {
@@ -73,10 +93,18 @@ export interface ToolCallUpdateEvent extends EventOrigin {
 }
 
 /** A tool call waits for approval. */
-export interface ApprovalRequestEvent extends EventOrigin { type: "approval_request"; request: ApprovalRequest }
+export interface ApprovalRequestEvent extends EventOrigin {
+  type: "approval_request";
+  request: ApprovalRequest;
+}
 
 /** An approval was decided. */
-export interface ApprovalResolvedEvent extends EventOrigin { type: "approval_resolved"; requestId: string; approved: boolean; reason?: string }
+export interface ApprovalResolvedEvent extends EventOrigin {
+  type: "approval_resolved";
+  requestId: string;
+  approved: boolean;
+  reason?: string;
+}
 
 /** Usage of one model call. */
 export interface UsageEvent extends EventOrigin {
@@ -89,10 +117,19 @@ export interface UsageEvent extends EventOrigin {
 }
 
 /** A budget was spent; the turn stops. Emitted once per turn. */
-export interface BudgetExceededEvent extends EventOrigin { type: "budget_exceeded"; reason: BudgetReason; limit: number; observed: number }
+export interface BudgetExceededEvent extends EventOrigin {
+  type: "budget_exceeded";
+  reason: BudgetReason;
+  limit: number;
+  observed: number;
+}
 
 /** Something the host should know about; the run goes on. */
-export interface WarningEvent extends EventOrigin { type: "warning"; code: string; message: string }
+export interface WarningEvent extends EventOrigin {
+  type: "warning";
+  code: string;
+  message: string;
+}
 
 /** The level failed (provider error, script ran out, ...). */
 export interface LoopErrorEvent extends EventOrigin {
@@ -115,31 +152,68 @@ export type ErrorEvent = LoopErrorEvent;
 export type TaskStatus = "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";
 
 /** A task moved from one status to another (`from` null at creation). */
-export interface TaskStatusEvent extends EventOrigin { type: "task_status"; taskId: string; from: TaskStatus | null; to: TaskStatus }
+export interface TaskStatusEvent extends EventOrigin {
+  type: "task_status";
+  taskId: string;
+  from: TaskStatus | null;
+  to: TaskStatus;
+}
 
 /** Plan generation began. */
-export interface PlanningStartedEvent extends EventOrigin { type: "planning_started"; taskId?: string }
+export interface PlanningStartedEvent extends EventOrigin {
+  type: "planning_started";
+  taskId?: string;
+}
 
 /** An artifact was stored by `create_artifact` (`preview`: the first characters of its content). */
-export interface ArtifactCreatedEvent extends EventOrigin { type: "artifact_created"; artifactId: string; filename: string; kind: string; preview: string }
+export interface ArtifactCreatedEvent extends EventOrigin {
+  type: "artifact_created";
+  artifactId: string;
+  filename: string;
+  kind: string;
+  preview: string;
+}
 
 /** A plan was submitted with `create_artifact` (kind `plan`) and parsed. */
-export interface PlanReadyEvent extends EventOrigin { type: "plan_ready"; artifactId: string; plan: Plan; taskId?: string }
+export interface PlanReadyEvent extends EventOrigin {
+  type: "plan_ready";
+  artifactId: string;
+  plan: Plan;
+  taskId?: string;
+}
 
 /** The agent asks the user (`ask_user`); the turn waits for `answerQuestion(questionId, ...)`. */
-export interface QuestionEvent extends EventOrigin { type: "question"; questionId: string; question: Question }
+export interface QuestionEvent extends EventOrigin {
+  type: "question";
+  questionId: string;
+  question: Question;
+}
 
 /** A session switched roles (`from` null when it ran without one). */
-export interface RoleChangedEvent extends EventOrigin { type: "role_changed"; sessionId: string; from: string | null; to: string }
+export interface RoleChangedEvent extends EventOrigin {
+  type: "role_changed";
+  sessionId: string;
+  from: string | null;
+  to: string;
+}
 
 /** A background agent's lifecycle state. */
 export type SubagentStatus = "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
 
 /** A background agent (session `sessionId`, started from `parentSessionId`) moved in its lifecycle. */
-export interface SubagentStatusEvent extends EventOrigin { type: "subagent_status"; sessionId: string; parentSessionId: string; from: SubagentStatus | null; to: SubagentStatus }
+export interface SubagentStatusEvent extends EventOrigin {
+  type: "subagent_status";
+  sessionId: string;
+  parentSessionId: string;
+  from: SubagentStatus | null;
+  to: SubagentStatus;
+}
 
 /** Last event of the root level. */
-export interface DoneEvent extends EventOrigin { type: "done"; result: LoopResult }
+export interface DoneEvent extends EventOrigin {
+  type: "done";
+  result: LoopResult;
+}
 
 /** Every event the loop yields. Plain JSON, discriminated on `type`. */
 export type LoopEvent =

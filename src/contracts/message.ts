@@ -4,22 +4,45 @@ import type { ExecutionTreeSnapshot } from "./execution-tree.js";
 export type UserPart = TextPart | ImagePart;
 
 /** Plain text. */
-export interface TextPart { type: "text"; text: string }
+export interface TextPart {
+  type: "text";
+  text: string;
+}
 
 /** An inline image; `data` is base64 without a `data:` prefix. */
-export interface ImagePart { type: "image"; mediaType: string; data: string }
+export interface ImagePart {
+  type: "image";
+  mediaType: string;
+  data: string;
+}
 
 /** Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn. */
-export interface ThinkingPart { type: "thinking"; text: string; signature?: string; redacted?: boolean }
+export interface ThinkingPart {
+  type: "thinking";
+  text: string;
+  signature?: string;
+  redacted?: boolean;
+}
 
 /** A call the model made. `args` is the parsed JSON arguments object. */
-export interface ToolCallPart { type: "tool_call"; id: string; name: string; args: unknown }
+export interface ToolCallPart {
+  type: "tool_call";
+  id: string;
+  name: string;
+  args: unknown;
+}
 
 /** What an assistant message may hold. */
 export type AssistantPart = TextPart | ThinkingPart | ToolCallPart;
 
 /** The result of one tool call, matched to it by `toolCallId`. */
-export interface ToolResultPart { type: "tool_result"; toolCallId: string; name: string; result: unknown; isError?: boolean }
+export interface ToolResultPart {
+  type: "tool_result";
+  toolCallId: string;
+  name: string;
+  result: unknown;
+  isError?: boolean;
+}
 
 /** How a UI should render an assistant message. */
 export type MessageType = "text" | "plan" | "question" | "tool_call" | "tool_result";
@@ -36,7 +59,12 @@ export interface Usage {
 }
 
 /** A user message. System messages from agents are user messages with `origin` set. */
-export interface UserMessage { role: "user"; content: string | UserPart[]; origin?: string; silent?: boolean }
+export interface UserMessage {
+  role: "user";
+  content: string | UserPart[];
+  origin?: string;
+  silent?: boolean;
+}
 
 /** An assistant message; the final one of a turn carries the execution tree and usage. */
 export interface AssistantMessage {
@@ -48,7 +76,10 @@ export interface AssistantMessage {
 }
 
 /** The results of one assistant message's tool calls, in the model's call order. */
-export interface ToolMessage { role: "tool"; content: ToolResultPart[] }
+export interface ToolMessage {
+  role: "tool";
+  content: ToolResultPart[];
+}
 
 /** A conversation message. Plain JSON. */
 export type Message = UserMessage | AssistantMessage | ToolMessage;

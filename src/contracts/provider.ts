@@ -2,7 +2,11 @@ import type { JsonSchema } from "./json-schema.js";
 import type { Message } from "./message.js";
 
 /** A tool as offered to the model: just its name, description and argument schema. */
-export interface ModelTool { name: string; description: string; inputSchema: JsonSchema }
+export interface ModelTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
 
 /** One request to a model. */
 export interface ModelRequest {

@@ -36,13 +36,24 @@ export interface RecordBase {
 }
 
 /** A conversation message. */
-export interface MessageRecord extends RecordBase { kind: "message"; message: Message }
+export interface MessageRecord extends RecordBase {
+  kind: "message";
+  message: Message;
+}
 
 /** Context starts after the last reset marker. */
-export interface ResetRecord extends RecordBase { kind: "reset"; summary?: string }
+export interface ResetRecord extends RecordBase {
+  kind: "reset";
+  summary?: string;
+}
 
 /** Start or end of a turn. */
-export interface TurnRecord extends RecordBase { kind: "turn"; runId: string; phase: "start" | "end"; status?: LoopStatus }
+export interface TurnRecord extends RecordBase {
+  kind: "turn";
+  runId: string;
+  phase: "start" | "end";
+  status?: LoopStatus;
+}
 
 /** An approval request, and later its decision (a second record with the same request). */
 export interface ApprovalRecord extends RecordBase {
@@ -135,10 +146,7 @@ export interface SessionStore {
    * Sets the given metadata fields and bumps `updatedAt`. A field given as `undefined` is removed;
    * `attributes` replaces the whole object. Unknown session → `SessionNotFoundError`.
    */
-  updateSession(
-    sessionId: string,
-    patch: Partial<Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet">>,
-  ): Promise<SessionSummary>;
+  updateSession(sessionId: string, patch: Partial<Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet">>): Promise<SessionSummary>;
   /** Removes the session and its history. Deleting an unknown session is a no-op. */
   deleteSession(sessionId: string): Promise<void>;
   /**

@@ -1,15 +1,6 @@
 /** Permission classes of tools; hosts may add their own. */
 export type PermissionClass =
-  | "safe"
-  | "knowledge"
-  | "network"
-  | "workspace_read"
-  | "workspace_write"
-  | "execute"
-  | "editor_mutate"
-  | "subagent"
-  | "secrets"
-  | (string & {});
+  "safe" | "knowledge" | "network" | "workspace_read" | "workspace_write" | "execute" | "editor_mutate" | "subagent" | "secrets" | (string & {});
 
 /** The per-session tool policy: which classes are on, and where workspace tools may reach. */
 export interface ToolPolicy {

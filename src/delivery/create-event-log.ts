@@ -127,7 +127,8 @@ interface LogState {
 export function createEventLog(options: EventLogOptions): EventLog {
   const { runtime } = options;
   const capacity = options.maxEvents ?? 10_000;
-  if (!Number.isInteger(capacity) || capacity < 1) throw new InvalidArgumentError(`createEventLog: maxEvents must be a whole number of 1 or more (got ${String(capacity)})`);
+  if (!Number.isInteger(capacity) || capacity < 1)
+    throw new InvalidArgumentError(`createEventLog: maxEvents must be a whole number of 1 or more (got ${String(capacity)})`);
   const state: LogState = {
     runtime,
     capacity,

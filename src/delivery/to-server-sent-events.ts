@@ -184,7 +184,10 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
 }
 
 function checkTimes(retryMs: number | undefined, keepAliveMs: number | undefined): void {
-  for (const [name, value] of [["retryMs", retryMs], ["keepAliveMs", keepAliveMs]] as const) {
+  for (const [name, value] of [
+    ["retryMs", retryMs],
+    ["keepAliveMs", keepAliveMs],
+  ] as const) {
     if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) {
       throw new InvalidArgumentError(`toServerSentEvents: ${name} must be a positive number of milliseconds (got ${String(value)})`);
     }

@@ -7,7 +7,13 @@
  */
 
 // >>> ui block
-export { createUIMessageTranslator, toUIMessageSseStream, toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "../ui/to-ui-message-stream.js";
+export {
+  createUIMessageTranslator,
+  toUIMessageSseStream,
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+  UI_MESSAGE_STREAM_HEADERS,
+} from "../ui/to-ui-message-stream.js";
 export type { UIMessageStreamOptions } from "../ui/to-ui-message-stream.js";
 export type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "../ui/ui-message-chunk.js";
 export { createAgUiTranslator, toAgUiEvents } from "../ui/to-ag-ui-events.js";

@@ -27,10 +27,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(abortError(signal));
     };
     const delay = timerDelay(ms);
-    const timer = delay === undefined ? undefined : setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, delay);
+    const timer =
+      delay === undefined
+        ? undefined
+        : setTimeout(() => {
+            signal?.removeEventListener("abort", onAbort);
+            resolve();
+          }, delay);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

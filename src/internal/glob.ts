@@ -25,7 +25,6 @@ export const MAX_GLOB_ALTERNATIVES = 256;
 
 type Token = { kind: "star" } | { kind: "one" } | { kind: "char"; value: string } | { kind: "set"; negated: boolean; items: [string, string][] };
 
-
 /** The index of the `}` closing the `{` at `open`, or -1. */
 function closingBrace(pattern: string, open: number): number {
   let depth = 0;
@@ -71,7 +70,8 @@ function expandBraces(pattern: string): string[] {
     const inner = pattern.slice(i + 1, close);
     const alternatives = splitAlternatives(inner);
     if (alternatives.length === 1) {
-      if (/^[^{},]*\.\.[^{},]*$/.test(inner)) throw new InvalidArgumentError(`glob: brace ranges such as "{${inner}}" are not supported: list the alternatives, as in {a,b}`);
+      if (/^[^{},]*\.\.[^{},]*$/.test(inner))
+        throw new InvalidArgumentError(`glob: brace ranges such as "{${inner}}" are not supported: list the alternatives, as in {a,b}`);
       continue; // "{x}" is literal, as in shells
     }
     const head = pattern.slice(0, i);

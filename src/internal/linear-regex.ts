@@ -48,7 +48,10 @@ const isDigit: CharTest = (c) => c >= 0x30 && c <= 0x39;
 const isWord: CharTest = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 const SPACES = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]);
 const isSpace: CharTest = (c) => SPACES.has(c) || (c >= 0x2000 && c <= 0x200a);
-const not = (test: CharTest): CharTest => (c) => !test(c);
+const not =
+  (test: CharTest): CharTest =>
+  (c) =>
+    !test(c);
 const SYNTAX = new Set("^$\\.*+?()[]{}|/".split(""));
 
 class Parser {
@@ -167,7 +170,10 @@ class Parser {
   private escapeTest(inClass: boolean): CharTest | "word" | "nonword" {
     const c = this.chars[this.i++];
     if (c === undefined) throw new RegexSubsetError("pattern ends with a lone backslash");
-    const code = (n: number): CharTest => (x) => x === n;
+    const code =
+      (n: number): CharTest =>
+      (x) =>
+        x === n;
     switch (c) {
       case "d":
         return isDigit;
@@ -411,7 +417,7 @@ function run(program: Inst[], input: string, budget: { steps: number }): boolean
     return count;
   };
 
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const code = at < input.length ? input.codePointAt(at)! : -1;
     generation++;
     let count = 0;

@@ -17,8 +17,7 @@ export interface ListQuery {
 }
 
 const PATCH_KEYS: readonly string[] = ["name", "pinnedAt", "attributes", "lastSnippet"];
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The error for an unknown session id. */
 export function sessionNotFound(sessionId: string): SessionNotFoundError {
@@ -79,7 +78,8 @@ export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch
 export function checkListQuery(query: ListSessionsQuery = {}): ListQuery {
   const { agentId, limit, scope } = query;
   if (agentId !== undefined && typeof agentId !== "string") throw new InvalidArgumentError("listSessions: agentId must be a string");
-  if (scope !== undefined && scope !== null && typeof scope !== "string") throw new InvalidArgumentError("listSessions: scope must be a string, null or omitted");
+  if (scope !== undefined && scope !== null && typeof scope !== "string")
+    throw new InvalidArgumentError("listSessions: scope must be a string, null or omitted");
   if (limit !== undefined && (typeof limit !== "number" || !(limit >= 0) || !Number.isInteger(limit))) {
     throw new InvalidArgumentError("listSessions: limit must be a non-negative integer");
   }

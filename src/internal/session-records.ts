@@ -6,8 +6,7 @@ const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
 const ROLES: readonly string[] = ["user", "assistant", "tool"];
 const STATUSES: readonly string[] = ["complete", "budget_exceeded", "iteration_limit", "aborted", "error", "suspended"];
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === "string";
 
 function recordProblems(record: unknown, at: string, problems: string[]): void {

@@ -106,9 +106,7 @@ export class TurnBudget {
       this.exceeded ??
       this.clock() ??
       (c.toolCalls >= l.maxTotalToolCalls ? this.fail("tool_calls", l.maxTotalToolCalls, c.toolCalls + 1) : null) ??
-      (l.maxTotalResultBytes !== undefined && c.resultBytes >= l.maxTotalResultBytes
-        ? this.fail("bytes", l.maxTotalResultBytes, c.resultBytes)
-        : null) ??
+      (l.maxTotalResultBytes !== undefined && c.resultBytes >= l.maxTotalResultBytes ? this.fail("bytes", l.maxTotalResultBytes, c.resultBytes) : null) ??
       this.take("toolCalls")
     );
   }

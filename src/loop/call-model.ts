@@ -96,7 +96,11 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     // A stream that did not end as the level's answer is "cancelled" (its text stays in
     // the assistant message, as the preamble of the tool calls or what was said before a failure).
     const reason = aborted || turn.signal.aborted ? "aborted" : error !== undefined ? "error" : toolCalls.length > 0 ? "tool_calls" : undefined;
-    sink.emit(reason === undefined ? { type: "message_stream_completed", streamId, depth, parentId } : { type: "message_stream_cancelled", streamId, reason, depth, parentId });
+    sink.emit(
+      reason === undefined
+        ? { type: "message_stream_completed", streamId, depth, parentId }
+        : { type: "message_stream_cancelled", streamId, reason, depth, parentId },
+    );
   }
   if (usage) {
     usage = checkedUsage(level, usage);

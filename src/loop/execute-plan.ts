@@ -32,7 +32,14 @@ export function reportBudget(level: Level, violation: BudgetViolation): void {
   const budget = level.turn.budget;
   if (budget.reported) return;
   budget.reported = true;
-  level.turn.sink.emit({ type: "budget_exceeded", reason: violation.reason, limit: violation.limit, observed: violation.observed, depth: level.depth, parentId: level.parentId });
+  level.turn.sink.emit({
+    type: "budget_exceeded",
+    reason: violation.reason,
+    limit: violation.limit,
+    observed: violation.observed,
+    depth: level.depth,
+    parentId: level.parentId,
+  });
 }
 
 /**
@@ -45,7 +52,15 @@ export function startCall(level: Level, plan: CallPlan): number {
   const { call } = plan;
   const title = plan.kind === "subtask" ? plan.input.title : undefined;
   level.turn.tree.start(call.id, level.parentId, call.name, plan.args, title);
-  level.turn.sink.emit({ type: "tool_call_update", toolCallId: call.id, name: call.name, status: "start", args: plan.args, depth: level.depth, parentId: level.parentId });
+  level.turn.sink.emit({
+    type: "tool_call_update",
+    toolCallId: call.id,
+    name: call.name,
+    status: "start",
+    args: plan.args,
+    depth: level.depth,
+    parentId: level.parentId,
+  });
   return startedAt;
 }
 
@@ -55,7 +70,15 @@ export function startCall(level: Level, plan: CallPlan): number {
  * Every result the model sees passes here and is cut to the turn's result-byte room
  * (`maxToolResultBytes`, and what is left of `maxTotalResultBytes`), truncation notice included.
  */
-function endCall(level: Level, plan: CallPlan, startedAt: number | undefined, raw: unknown, isError: boolean, text?: string, refused?: ToolRefusal): ToolResultPart {
+function endCall(
+  level: Level,
+  plan: CallPlan,
+  startedAt: number | undefined,
+  raw: unknown,
+  isError: boolean,
+  text?: string,
+  refused?: ToolRefusal,
+): ToolResultPart {
   const from = startedAt ?? startCall(level, plan);
   const budget = level.turn.budget;
   const capped = capResult(raw, budget.resultRoom(), text);
@@ -65,7 +88,16 @@ function endCall(level: Level, plan: CallPlan, startedAt: number | undefined, ra
   const durationMs = Date.now() - from;
   const { call } = plan;
   level.turn.tree.end(call.id, result, isError, durationMs);
-  const event: LoopEvent = { type: "tool_call_update", toolCallId: call.id, name: call.name, status: "end", result, durationMs, depth: level.depth, parentId: level.parentId };
+  const event: LoopEvent = {
+    type: "tool_call_update",
+    toolCallId: call.id,
+    name: call.name,
+    status: "end",
+    result,
+    durationMs,
+    depth: level.depth,
+    parentId: level.parentId,
+  };
   const part: ToolResultPart = { type: "tool_result", toolCallId: call.id, name: call.name, result };
   if (isError) {
     event.isError = true;
@@ -90,7 +122,15 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
     case "finish": {
       const checked = validateFinish(plan);
       if (!checked.ok) {
-        return { result: endCall(level, plan, plan.startedAt, `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`, true) };
+        return {
+          result: endCall(
+            level,
+            plan,
+            plan.startedAt,
+            `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`,
+            true,
+          ),
+        };
       }
       return { result: endCall(level, plan, plan.startedAt, "Result accepted.", false), finished: { value: checked.value } };
     }
@@ -98,7 +138,17 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   const violation = plan.kind === "subtask" ? turn.budget.trySubtask() : turn.budget.tryToolCall();
   if (violation) {
     reportBudget(level, violation);
-    return { result: endCall(level, plan, plan.startedAt, `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`, true, undefined, "budget_exceeded") };
+    return {
+      result: endCall(
+        level,
+        plan,
+        plan.startedAt,
+        `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`,
+        true,
+        undefined,
+        "budget_exceeded",
+      ),
+    };
   }
   if (turn.signal.aborted) return { result: endCall(level, plan, plan.startedAt, "Not run: the turn was aborted.", true, undefined, "aborted") };
 
@@ -148,7 +198,10 @@ async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): 
         : status === "aborted"
           ? "the turn was aborted"
           : (child.result.error?.message ?? "it failed");
-  return { result: endCall(level, plan, startedAt, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true), child };
+  return {
+    result: endCall(level, plan, startedAt, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true),
+    child,
+  };
 }
 
 interface ToolOutcome {
@@ -250,7 +303,6 @@ class CallContext implements ToolContext {
     if (this.controller) this.hub.release(this.controller);
   }
 }
-
 
 function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
   if (timedOut) return { value: `Tool "${plan.tool.name}" timed out after ${timeoutMs} ms.`, isError: true };

@@ -36,19 +36,33 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
   }
   const { turn } = level;
   if (call.name === RUN_SUBTASK) {
-    if (turn.policy && !turn.policy.classes.includes("subagent")) return refuse(call, args, `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`, "not_permitted");
+    if (turn.policy && !turn.policy.classes.includes("subagent"))
+      return refuse(call, args, `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`, "not_permitted");
     if (level.depth >= turn.budget.limits.maxDepth) {
-      return refuse(call, args, `Cannot run a sub-task here: the depth limit (maxDepth ${turn.budget.limits.maxDepth}) is reached. Do the work directly with your own tools.`, "depth_limit");
+      return refuse(
+        call,
+        args,
+        `Cannot run a sub-task here: the depth limit (maxDepth ${turn.budget.limits.maxDepth}) is reached. Do the work directly with your own tools.`,
+        "depth_limit",
+      );
     }
     const checked = runSubtaskValidator(args);
     if (!checked.ok) return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`, "invalid_arguments");
     const input = args as RunSubtaskArgs;
     try {
       // The model wrote this schema: bounded checks only (see createModelSchemaValidator).
-      const outputValidator = input.output_schema === undefined ? undefined : createModelSchemaValidator(input.output_schema, { maxValueBytes: turn.budget.limits.maxToolResultBytes });
+      const outputValidator =
+        input.output_schema === undefined
+          ? undefined
+          : createModelSchemaValidator(input.output_schema, { maxValueBytes: turn.budget.limits.maxToolResultBytes });
       return { kind: "subtask", call, args, input, outputValidator, startedAt: undefined };
     } catch (error) {
-      return refuse(call, args, `Invalid output_schema for "${RUN_SUBTASK}": ${errorMessage(error)}. Fix the schema and call ${RUN_SUBTASK} again.`, "invalid_arguments");
+      return refuse(
+        call,
+        args,
+        `Invalid output_schema for "${RUN_SUBTASK}": ${errorMessage(error)}. Fix the schema and call ${RUN_SUBTASK} again.`,
+        "invalid_arguments",
+      );
     }
   }
   if (call.name === (level.finishName ?? FINISH_SUBTASK) && level.outputValidator) {
@@ -56,12 +70,22 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
   }
   const tool = level.tools.get(call.name);
   if (!tool) {
-    return refuse(call, args, `Unknown tool "${echoName(call.name)}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`, "unknown_tool");
+    return refuse(
+      call,
+      args,
+      `Unknown tool "${echoName(call.name)}". Available tools: ${[...level.tools.keys(), ...(level.offersSubtask ? [RUN_SUBTASK] : [])].join(", ") || "none"}.`,
+      "unknown_tool",
+    );
   }
   const refused = turn.policy && classRefusal(tool, turn.policy);
   if (refused) return refuse(call, args, `Tool "${call.name}" is not permitted: ${refused}.`, "not_permitted");
   if (turn.policy && tool.mcpServer !== undefined && !turn.policy.allowedMcpServers.includes(tool.mcpServer)) {
-    return refuse(call, args, `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`, "mcp_server_not_allowed");
+    return refuse(
+      call,
+      args,
+      `Tool "${call.name}" is not permitted: MCP server "${tool.mcpServer}" is not allowed for this session.`,
+      "mcp_server_not_allowed",
+    );
   }
   let checked: ReturnType<typeof validateToolArgs>;
   try {

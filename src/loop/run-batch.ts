@@ -194,13 +194,20 @@ async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | Re
     const needed = await tool.requiresApproval(plan.input, ctx);
     return needed ? { ...plan, needsApproval: true } : plan;
   } catch (error) {
-    return refuse(plan.call, plan.args, `Could not decide whether "${tool.name}" needs approval: ${errorMessage(error)}`, "approval_check_failed", plan.startedAt);
+    return refuse(
+      plan.call,
+      plan.args,
+      `Could not decide whether "${tool.name}" needs approval: ${errorMessage(error)}`,
+      "approval_check_failed",
+      plan.startedAt,
+    );
   }
 }
 
 /** The plan a decision leaves: denied calls are refused, answered ones carry their result, approved ones run. */
 function applyDecision(plan: ToolPlan, decision: Decision): CallPlan {
-  if (!decision.approved) return refuse(plan.call, plan.args, `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`, undefined, plan.startedAt);
+  if (!decision.approved)
+    return refuse(plan.call, plan.args, `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`, undefined, plan.startedAt);
   if (decision.result !== undefined) return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
   return plan;
 }

@@ -55,7 +55,7 @@ export const runSubtaskTool: ModelTool = {
         type: "object",
         description:
           "Optional: JSON Schema the sub-task's result must match; the result then comes back as JSON. " +
-          "Limits: at most 16 KB and 32 levels; $ref only to \"#/$defs/<name>\" (no recursion); no $id, anchors or patternProperties; " +
+          'Limits: at most 16 KB and 32 levels; $ref only to "#/$defs/<name>" (no recursion); no $id, anchors or patternProperties; ' +
           "pattern without backreferences or lookaround; format is not checked; the result must fit the tool-result size limit.",
       },
     },

@@ -87,7 +87,10 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       if (session !== current || status !== "connected") return;
       status = "failed";
       const stderr = session.stderr.text();
-      failure = new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, { server: name, target });
+      failure = new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, {
+        server: name,
+        target,
+      });
       notifyAll(closeListeners, failure);
     },
     onToolsChanged(session: McpSession) {
@@ -208,6 +211,7 @@ function checkOptions(options: ConnectMcpServerOptions): void {
     const value = options?.[key];
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a whole number above 0`);
   }
-  if (options?.approval !== undefined && !["destructive", "always", "never"].includes(options.approval)) problems.push(`approval must be "destructive", "always" or "never"`);
+  if (options?.approval !== undefined && !["destructive", "always", "never"].includes(options.approval))
+    problems.push(`approval must be "destructive", "always" or "never"`);
   if (problems.length > 0) throw new InvalidArgumentError(`connectMcpServer: ${problems.join("; ")}`);
 }

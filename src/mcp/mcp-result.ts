@@ -63,7 +63,13 @@ export function mcpResultText(result: McpCallResult): string {
 export function mapMcpResult(result: McpCallResult): unknown {
   if (result.isError === true) {
     const text = mcpResultText(result);
-    throw new Error(text === "" ? "The MCP tool reported an error without a message." : text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…[truncated]` : text);
+    throw new Error(
+      text === ""
+        ? "The MCP tool reported an error without a message."
+        : text.length > MAX_ERROR_CHARS
+          ? `${text.slice(0, MAX_ERROR_CHARS)}…[truncated]`
+          : text,
+    );
   }
   if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
   if (result.content === undefined && result.toolResult !== undefined) return result.toolResult;

@@ -47,7 +47,13 @@ export interface McpSessionHooks {
 
 /** Starts the server (or opens the HTTP session) and completes the MCP handshake. */
 export async function openMcpSession(settings: McpServerSettings, hooks: McpSessionHooks): Promise<McpSession> {
-  const session: McpSession = { client: new Client({ name: "agentry", version: "1.0.0" }, { capabilities: {} }), transport: undefined, stderr: createTextTail(2_000), closed: false, lastProtocolError: undefined };
+  const session: McpSession = {
+    client: new Client({ name: "agentry", version: "1.0.0" }, { capabilities: {} }),
+    transport: undefined,
+    stderr: createTextTail(2_000),
+    closed: false,
+    lastProtocolError: undefined,
+  };
   const { client } = session;
   client.onerror = (error) => {
     session.lastProtocolError = error;
@@ -101,12 +107,21 @@ function startError(settings: McpServerSettings, error: unknown, session: McpSes
   const code = (error as { code?: unknown } | undefined)?.code;
   if (stdio && (code === "ENOENT" || code === "EACCES")) {
     const why = code === "ENOENT" ? "was not found" : "is not executable";
-    return new McpConnectionError(`Could not start MCP server "${name}": command "${settings.options.command}" ${why} (${code}).`, { server: name, target, cause: error });
+    return new McpConnectionError(`Could not start MCP server "${name}": command "${settings.options.command}" ${why} (${code}).`, {
+      server: name,
+      target,
+      cause: error,
+    });
   }
   const stderr = session.stderr.text();
   const said = stderr === "" ? "" : ` Its stderr ended with: ${stderr}`;
-  if (stdio && session.closed) return new McpConnectionError(`MCP server "${name}" (${target}) exited during start.${said}`, { server: name, target, cause: error });
-  return new McpConnectionError(`MCP server "${name}" (${target}) did not complete the handshake: ${messageOf(error)}.${said}`, { server: name, target, cause: error });
+  if (stdio && session.closed)
+    return new McpConnectionError(`MCP server "${name}" (${target}) exited during start.${said}`, { server: name, target, cause: error });
+  return new McpConnectionError(`MCP server "${name}" (${target}) did not complete the handshake: ${messageOf(error)}.${said}`, {
+    server: name,
+    target,
+    cause: error,
+  });
 }
 
 /** Reads the server's tools (at most `maxTools`, over at most 50 pages) as Agentry tools. */
@@ -140,7 +155,8 @@ export async function listMcpTools(settings: McpServerSettings, session: McpSess
 
 /** Calls one tool under the turn's abort signal and `timeoutMs`; failures become errors the model can read. */
 export async function callMcpTool(settings: McpServerSettings, session: McpSession, toolName: string, args: unknown, ctx: ToolContext): Promise<unknown> {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) throw new Error(`Arguments of MCP tool "${settings.name}.${toolName}" must be a JSON object.`);
+  if (typeof args !== "object" || args === null || Array.isArray(args))
+    throw new Error(`Arguments of MCP tool "${settings.name}.${toolName}" must be a JSON object.`);
   // The SDK adds an abort listener to the signal it is given and never removes it: give it a
   // signal per call, so a turn with many calls does not pile listeners onto the turn's signal.
   const controller = new AbortController();
@@ -149,7 +165,10 @@ export async function callMcpTool(settings: McpServerSettings, session: McpSessi
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
   let result: McpCallResult;
   try {
-    result = await session.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, { signal: controller.signal, timeout: settings.timeoutMs });
+    result = await session.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, {
+      signal: controller.signal,
+      timeout: settings.timeoutMs,
+    });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     throw callError(settings, error, session, toolName);

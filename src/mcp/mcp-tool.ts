@@ -65,7 +65,9 @@ export function mcpToolName(server: string, tool: string): string | undefined {
 export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMapping): Tool | { skipped: string } {
   const name = typeof definition.name === "string" ? mcpToolName(mapping.server, definition.name) : undefined;
   if (name === undefined) {
-    return { skipped: `MCP tool "${String(definition.name).slice(0, 100)}" of server "${mapping.server}" is left out: its name does not fit ${String(TOOL_NAME)} as "${mapping.server}.<tool>".` };
+    return {
+      skipped: `MCP tool "${String(definition.name).slice(0, 100)}" of server "${mapping.server}" is left out: its name does not fit ${String(TOOL_NAME)} as "${mapping.server}.<tool>".`,
+    };
   }
   const schema = isObject(definition.inputSchema) ? (definition.inputSchema as JsonSchema) : { type: "object" };
   let validate: ValueValidator;
@@ -76,7 +78,9 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
   }
   const annotations = isObject(definition.annotations) ? definition.annotations : undefined;
   const readOnly = annotations?.readOnlyHint === true;
-  const description = [definition.description, definition.title, annotations?.title].find((text): text is string => typeof text === "string" && text !== "") ?? `Tool "${definition.name}" of MCP server "${mapping.server}".`;
+  const description =
+    [definition.description, definition.title, annotations?.title].find((text): text is string => typeof text === "string" && text !== "") ??
+    `Tool "${definition.name}" of MCP server "${mapping.server}".`;
   const remoteName = definition.name;
   const tool: Tool = {
     name,

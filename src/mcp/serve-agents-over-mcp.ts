@@ -103,7 +103,11 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
         try {
           const result = await runtime.send(input);
           const failed = FAILED.has(result.status);
-          const reply = failed ? `The agent's turn ended with status "${result.status}"${result.error ? `: ${result.error.message}` : ""}.` : result.status === "suspended" ? `${result.text}${result.text ? "\n" : ""}[The agent is waiting for an approval in session ${result.sessionId}.]` : result.text;
+          const reply = failed
+            ? `The agent's turn ended with status "${result.status}"${result.error ? `: ${result.error.message}` : ""}.`
+            : result.status === "suspended"
+              ? `${result.text}${result.text ? "\n" : ""}[The agent is waiting for an approval in session ${result.sessionId}.]`
+              : result.text;
           return {
             content: [{ type: "text" as const, text: reply }],
             structuredContent: { reply, sessionId: result.sessionId, status: result.status },
@@ -123,7 +127,10 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
       return;
     }
     const server = newServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, ...(allowedHosts && { enableDnsRebindingProtection: true, allowedHosts }) });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      ...(allowedHosts && { enableDnsRebindingProtection: true, allowedHosts }),
+    });
     response.on("close", () => {
       void transport.close();
       void server.close();

@@ -32,6 +32,9 @@ export function wrapSystemMessage(origin: string, text: string): string {
 export function unwrapSystemMessage(content: string): { origin: string; text: string } | undefined {
   const match = /^<system_message origin="([^"]*)">([\s\S]*)<\/system_message>$/.exec(content);
   if (!match) return undefined;
-  const origin = match[1]!.replace(/&lt;/g, "<").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+  const origin = match[1]!
+    .replace(/&lt;/g, "<")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
   return { origin, text: match[2]!.replace(ESCAPED_TAG, "<$1").replace(ESCAPED_AMP, "&") };
 }

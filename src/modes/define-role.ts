@@ -20,7 +20,8 @@ export function defineRole(definition: RoleDefinition): RoleDefinition {
   const d = (definition ?? {}) as Partial<RoleDefinition>;
   if (typeof d.name !== "string" || !ROLE_NAME.test(d.name)) problems.push(`name must match ${String(ROLE_NAME)}`);
   if (typeof d.description !== "string") problems.push("description must be a string");
-  if (!Array.isArray(d.classes) || !d.classes.every((c) => typeof c === "string" && c !== "")) problems.push("classes must be an array of permission class names");
+  if (!Array.isArray(d.classes) || !d.classes.every((c) => typeof c === "string" && c !== ""))
+    problems.push("classes must be an array of permission class names");
   if (typeof d.prompt !== "string") problems.push("prompt must be a string");
   if (d.readOnly !== undefined && typeof d.readOnly !== "boolean") problems.push("readOnly must be a boolean");
   if (problems.length > 0) throw new InvalidArgumentError(`defineRole${typeof d.name === "string" ? ` "${d.name}"` : ""}: ${problems.join("; ")}`);

@@ -25,11 +25,16 @@ export function parsePlan(content: string): { ok: true; plan: Plan } | { ok: fal
 
 function parsePlanValue(content: string): FormatParseResult<Plan> {
   if (typeof content !== "string" || content.trim() === "") return { ok: false, error: "The plan is empty. Write a goal and numbered steps." };
-  if (content.length > MAX_FORMAT_TEXT_CHARS) return { ok: false, error: `The plan is too long (${content.length} characters; at most ${MAX_FORMAT_TEXT_CHARS}). Shorten it.` };
+  if (content.length > MAX_FORMAT_TEXT_CHARS)
+    return { ok: false, error: `The plan is too long (${content.length} characters; at most ${MAX_FORMAT_TEXT_CHARS}). Shorten it.` };
   const json = jsonCandidate(content);
   if (json !== undefined) {
     const value = parseJson(json);
-    if (!value.ok) return { ok: false, error: `The plan is not valid JSON: ${value.error}. Fix the JSON, or write the plan as markdown (a "Goal:" line and numbered steps).` };
+    if (!value.ok)
+      return {
+        ok: false,
+        error: `The plan is not valid JSON: ${value.error}. Fix the JSON, or write the plan as markdown (a "Goal:" line and numbered steps).`,
+      };
     return checkPlan(value.value);
   }
   return parseMarkdownPlan(content);
@@ -113,7 +118,10 @@ const BULLET = /^[-*+]\s+(.+)$/;
 type Section = "none" | "goal" | "steps" | "risks" | "prerequisites" | "completion_criteria" | "other";
 
 function sectionOf(title: string): Section {
-  const t = title.toLowerCase().replace(/[*_:`]/g, "").trim();
+  const t = title
+    .toLowerCase()
+    .replace(/[*_:`]/g, "")
+    .trim();
   if (/^(goal|objective|summary|goal summary)$/.test(t)) return "goal";
   if (/^(steps|plan|implementation steps|execution steps|the plan)$/.test(t)) return "steps";
   if (/^risks?/.test(t)) return "risks";
@@ -183,7 +191,11 @@ function parseMarkdownPlan(content: string): FormatParseResult<Plan> {
     if (section === "steps" && steps.length > 0) steps[steps.length - 1]!.more.push((bullet?.[1] ?? line).trim());
   }
   goal ??= title;
-  if (goal === undefined || goal === "") return { ok: false, error: 'The plan has no goal. Start it with a line "Goal: <what this plan achieves>" (or write the plan as JSON with "goal" and "steps").' };
+  if (goal === undefined || goal === "")
+    return {
+      ok: false,
+      error: 'The plan has no goal. Start it with a line "Goal: <what this plan achieves>" (or write the plan as JSON with "goal" and "steps").',
+    };
   if (steps.length === 0) return { ok: false, error: 'The plan has no steps. List them as a numbered list ("1. ...", "2. ...").' };
   if (steps.length > MAX_PLAN_STEPS) return { ok: false, error: `The plan has ${steps.length} steps; at most ${MAX_PLAN_STEPS}.` };
   const plan: Record<string, unknown> = {

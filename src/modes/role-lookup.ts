@@ -20,13 +20,16 @@ export function createRoleLookup(hostRoles: readonly RoleDefinition[] | undefine
     seen.add(checked.name);
     known.set(checked.name, checked);
   }
-  const problems = registry
-    .list()
-    .flatMap((agent, index) =>
-      agent.role !== undefined && !known.has(agent.role)
-        ? [{ path: `agents[${index}].role`, message: `unknown role "${agent.role}" for agent "${agent.agentId}"; known roles: ${[...known.keys()].join(", ")} (host roles go in createAgentRuntime({ roles }))` }]
-        : [],
-    );
+  const problems = registry.list().flatMap((agent, index) =>
+    agent.role !== undefined && !known.has(agent.role)
+      ? [
+          {
+            path: `agents[${index}].role`,
+            message: `unknown role "${agent.role}" for agent "${agent.agentId}"; known roles: ${[...known.keys()].join(", ")} (host roles go in createAgentRuntime({ roles }))`,
+          },
+        ]
+      : [],
+  );
   if (problems.length > 0) throw new AgentConfigError(problems);
   return (name) => known.get(name);
 }

@@ -34,7 +34,10 @@ function render(message: Message): string {
     }
     case "tool":
       return message.content
-        .map((part) => `Tool result (${part.name})${part.isError ? " [error]" : ""}: ${typeof part.result === "string" ? part.result : JSON.stringify(part.result)}`)
+        .map(
+          (part) =>
+            `Tool result (${part.name})${part.isError ? " [error]" : ""}: ${typeof part.result === "string" ? part.result : JSON.stringify(part.result)}`,
+        )
         .join("\n\n");
   }
 }

@@ -68,8 +68,7 @@ export function createCliProvider(options: CliProviderOptions): Provider {
     async *stream(request, { signal }): AsyncGenerator<ModelEvent> {
       if (signal.aborted) throw abortError(signal);
       const prompt = (options.prompt ?? cliPrompt)(request);
-      const args =
-        typeof options.args === "function" ? options.args({ request, prompt }) : [...(options.args ?? []), prompt];
+      const args = typeof options.args === "function" ? options.args({ request, prompt }) : [...(options.args ?? []), prompt];
       const parse = options.parse ?? "text";
       const parser = parse === "text" ? createTextOutputParser() : parse === "jsonl" ? createJsonlOutputParser() : parse();
       const byLine = parse !== "text";
@@ -118,10 +117,11 @@ export function createCliProvider(options: CliProviderOptions): Provider {
         stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL * 2);
       });
       child.on("error", (error: NodeJS.ErrnoException) => {
-        failure = new ProviderError(
-          error.code === "ENOENT" ? `${id}: command not found: ${command}` : `${id}: could not run ${command}: ${error.message}`,
-          { provider: id, retryable: false, cause: error },
-        );
+        failure = new ProviderError(error.code === "ENOENT" ? `${id}: command not found: ${command}` : `${id}: could not run ${command}: ${error.message}`, {
+          provider: id,
+          retryable: false,
+          cause: error,
+        });
         notify();
       });
       child.on("close", (code: number | null, exitSignal: string | null) => {
@@ -173,10 +173,11 @@ export function createCliProvider(options: CliProviderOptions): Provider {
           if (exit) break;
           await queue.wait();
         }
-        if (exit.code === 0) for (const event of parser.end?.() ?? []) {
-          const out = settle(event);
-          if (out) yield out;
-        }
+        if (exit.code === 0)
+          for (const event of parser.end?.() ?? []) {
+            const out = settle(event);
+            if (out) yield out;
+          }
         const stderrTail = stderr.trim().slice(-STDERR_TAIL);
         if (reportedError !== undefined) {
           throw new ProviderError(`${id}: ${reportedError}`, { provider: id, retryable: false, ...(exit.code ? { status: exit.code } : {}) });

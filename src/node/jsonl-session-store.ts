@@ -29,7 +29,13 @@ const SESSION_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 const MAX_INDEXES = 1000;
 
 /** `descriptor.json`: who the session is. Written once. */
-interface Descriptor { version: 1; sessionId: string; agentId: string; createdAt: string; scope?: string }
+interface Descriptor {
+  version: 1;
+  sessionId: string;
+  agentId: string;
+  createdAt: string;
+  scope?: string;
+}
 /**
  * `state.json`: what changes. `order` sorts sessions updated in the same millisecond. It repeats
  * `agentId` and `createdAt` so that listing reads one file per session (`descriptor.json` stays
@@ -119,7 +125,10 @@ export class JsonlSessionStore implements PrunableSessionStore {
     const checked = checkListQuery(query);
     return this.#read("listSessions", async () => {
       const found = (await this.#readAll()).filter(({ summary }) => matchesListQuery(summary, checked));
-      return found.sort((a, b) => b.order - a.order).slice(0, checked.limit).map(({ summary }) => summary);
+      return found
+        .sort((a, b) => b.order - a.order)
+        .slice(0, checked.limit)
+        .map(({ summary }) => summary);
     });
   }
 
@@ -276,7 +285,13 @@ export class JsonlSessionStore implements PrunableSessionStore {
     if (state !== undefined) return state;
     const descriptor = await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
     if (descriptor === undefined) throw sessionNotFound(sessionId);
-    return { agentId: descriptor.agentId, createdAt: descriptor.createdAt, ...(descriptor.scope !== undefined && { scope: descriptor.scope }), updatedAt: descriptor.createdAt, lastSeq: 0 };
+    return {
+      agentId: descriptor.agentId,
+      createdAt: descriptor.createdAt,
+      ...(descriptor.scope !== undefined && { scope: descriptor.scope }),
+      updatedAt: descriptor.createdAt,
+      lastSeq: 0,
+    };
   }
 
   /** The session's summary; `state.json` alone when it carries the identity (it is written after the descriptor). */
@@ -293,7 +308,9 @@ export class JsonlSessionStore implements PrunableSessionStore {
   async #readAll(): Promise<{ summary: SessionSummary; order: number }[]> {
     let names: string[];
     try {
-      names = (await readdir(this.root, { withFileTypes: true })).filter((entry) => entry.isDirectory() && SESSION_ID.test(entry.name)).map((entry) => entry.name);
+      names = (await readdir(this.root, { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory() && SESSION_ID.test(entry.name))
+        .map((entry) => entry.name);
     } catch (error) {
       if (errorCode(error) === "ENOENT") return [];
       throw error;
@@ -308,7 +325,9 @@ export class JsonlSessionStore implements PrunableSessionStore {
 
   #dir(sessionId: string): string {
     if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
-      throw new InvalidArgumentError(`JsonlSessionStore: invalid session id ${JSON.stringify(sessionId)}: use 1-128 of A-Z a-z 0-9 . _ - (not starting with ".")`);
+      throw new InvalidArgumentError(
+        `JsonlSessionStore: invalid session id ${JSON.stringify(sessionId)}: use 1-128 of A-Z a-z 0-9 . _ - (not starting with ".")`,
+      );
     }
     return join(this.root, sessionId);
   }

@@ -154,7 +154,7 @@ export function createRunCommandTool(settings: RunCommandSettings): Tool {
       `Run a program in the workspace, without a shell: "command" is the program name only, "args" its arguments. ` +
       `Allowed commands: ${allowedText}. Returns the exit code and the end of stdout and stderr.`,
     input: z.object({
-      command: z.string().min(1).describe("Program name, e.g. \"node\" (no arguments, no shell syntax)"),
+      command: z.string().min(1).describe('Program name, e.g. "node" (no arguments, no shell syntax)'),
       args: z.array(z.string()).default([]).describe("Arguments, one per item"),
       cwd: z.string().default(".").describe("Working directory, relative to the workspace root"),
       timeout_ms: z.number().int().positive().optional().describe(`Time limit; at most ${settings.timeoutMs}`),

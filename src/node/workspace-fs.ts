@@ -35,11 +35,12 @@ const DIR_FLAGS = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK;
 const PROC_FD = "/proc/self/fd/";
 
 const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
-const failWith = (action: string, shown: string) => (error: unknown): never => {
-  throw new Error(`Cannot ${action} ${JSON.stringify(shown)}: ${describeFsError(error)}.`, { cause: error });
-};
-const changed = (shown: string) =>
-  new Error(`Path ${JSON.stringify(shown)} resolves outside the workspace (it changed while being opened).`);
+const failWith =
+  (action: string, shown: string) =>
+  (error: unknown): never => {
+    throw new Error(`Cannot ${action} ${JSON.stringify(shown)}: ${describeFsError(error)}.`, { cause: error });
+  };
+const changed = (shown: string) => new Error(`Path ${JSON.stringify(shown)} resolves outside the workspace (it changed while being opened).`);
 
 async function useProcFd(options: WorkspaceFsOptions): Promise<boolean> {
   if (options.procFd !== undefined) return options.procFd;
@@ -250,7 +251,11 @@ export async function writeConfinedFile(target: ConfinedPath, shown: string, con
  * directory until `close()`: with /proc it is `/proc/self/fd/N`, which a child inherits and
  * `chdir`s through before it runs (Node spawns by fork and exec), so a swap cannot redirect it.
  */
-export async function openConfinedDirectory(target: ConfinedPath, shown: string, options: WorkspaceFsOptions = {}): Promise<{ path: string; close(): Promise<void> }> {
+export async function openConfinedDirectory(
+  target: ConfinedPath,
+  shown: string,
+  options: WorkspaceFsOptions = {},
+): Promise<{ path: string; close(): Promise<void> }> {
   const proc = await useProcFd(options);
   return openDirectory(target.real, target.realRoot, shown, proc, "use").catch((error: unknown) => {
     const cause = (error as Error).cause;

@@ -25,10 +25,11 @@ export function describeFsError(error: unknown): string {
   }
 }
 
-const exists = (path: string) => lstat(path).then(
-  () => true,
-  () => false,
-);
+const exists = (path: string) =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
 
 /** A model-supplied path confined to the workspace, as {@link resolveConfinedPath} returns it. */
 export interface ConfinedPath {
@@ -48,7 +49,7 @@ export interface ConfinedPath {
  */
 async function realpathOfNearestExisting(path: string, shown: string): Promise<{ existing: string; missing: string[] }> {
   const missing: string[] = [];
-  for (let current = path; ; ) {
+  for (let current = path; ;) {
     try {
       return { existing: await realpath(current), missing: missing.reverse() };
     } catch (error) {

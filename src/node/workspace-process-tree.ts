@@ -98,7 +98,7 @@ async function findTree(rootPid: number, rootStart: number, ends: ReadonlySet<st
     const holders = await Promise.all(candidates.map(async (info) => ((await holdsAny(info.pid, ends)) ? info : undefined)));
     for (const info of holders) if (info !== undefined) found.set(info.pid, info);
   }
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const info of all) {
       if (!found.has(info.pid) && found.has(info.ppid) && info.pid !== self) {

@@ -1,4 +1,15 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { LoopResult } from "../contracts/loop-result.js";
 import { ATTR } from "./gen-ai-attributes.js";
@@ -24,7 +35,10 @@ export interface SpanRecorderInit {
   parentContext?: () => Context;
 }
 
-interface ChatState { span: Span; finishReason?: string }
+interface ChatState {
+  span: Span;
+  finishReason?: string;
+}
 interface TurnState {
   span: Span;
   runId: string;
@@ -79,7 +93,11 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           const model = turn.model;
           const attributes: Attributes = { ...levelAttributes(turn, event), [ATTR.operationName]: "chat", [ATTR.iteration]: event.iteration };
           if (model !== undefined) attributes[ATTR.requestModel] = model;
-          const span = r.tracer.startSpan(model === undefined ? "chat" : `chat ${model}`, { kind: SpanKind.CLIENT, attributes, startTime: time }, levelParent(r, turn, event));
+          const span = r.tracer.startSpan(
+            model === undefined ? "chat" : `chat ${model}`,
+            { kind: SpanKind.CLIENT, attributes, startTime: time },
+            levelParent(r, turn, event),
+          );
           turn.chats.set(key, { span });
           return;
         }
@@ -93,7 +111,11 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           const chat = turn.chats.get(key);
           if (!chat) return;
           if (turn.model === undefined) chat.span.updateName(`chat ${event.model}`);
-          chat.span.setAttributes({ [ATTR.requestModel]: event.model, [ATTR.usageInputTokens]: event.inputTokens, [ATTR.usageOutputTokens]: event.outputTokens });
+          chat.span.setAttributes({
+            [ATTR.requestModel]: event.model,
+            [ATTR.usageInputTokens]: event.inputTokens,
+            [ATTR.usageOutputTokens]: event.outputTokens,
+          });
           if (event.cachedInputTokens !== undefined) chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
           if (event.costUsd !== undefined) chat.span.setAttribute(ATTR.costUsd, event.costUsd);
           return;
@@ -137,7 +159,11 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         }
         case "budget_exceeded":
           endChat(turn, key, time);
-          turn.span.addEvent("agentry.budget_exceeded", { [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed }, time);
+          turn.span.addEvent(
+            "agentry.budget_exceeded",
+            { [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed },
+            time,
+          );
           turn.span.setAttributes({ [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed });
           return;
         case "done":

@@ -36,10 +36,17 @@ export async function* tracedLoop(loop: AsyncGenerator<LoopEvent, LoopResult>, o
     tracer: options.tracer ?? trace.getTracer("@agentry/core"),
     recordContent: options.recordContent ?? false,
     maxContentLength: options.maxContentLength ?? 8192,
-    describeTurn: () => ({ ...(options.model !== undefined && { model: options.model }), ...(options.agentId !== undefined && { agentName: options.agentId }) }),
+    describeTurn: () => ({
+      ...(options.model !== undefined && { model: options.model }),
+      ...(options.agentId !== undefined && { agentName: options.agentId }),
+    }),
   });
   const runId = globalThis.crypto.randomUUID();
-  const stamp = { runId, ...(options.agentId !== undefined && { agentId: options.agentId }), ...(options.conversationId !== undefined && { sessionId: options.conversationId }) };
+  const stamp = {
+    runId,
+    ...(options.agentId !== undefined && { agentId: options.agentId }),
+    ...(options.conversationId !== undefined && { sessionId: options.conversationId }),
+  };
   let finished = false;
   try {
     for (;;) {

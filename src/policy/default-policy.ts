@@ -10,14 +10,7 @@ export interface DefaultPolicyOptions {
   workspaceRoot?: string | null;
 }
 
-const THREAD_CLASSES: readonly PermissionClass[] = [
-  "safe",
-  "knowledge",
-  "subagent",
-  "network",
-  "workspace_read",
-  "workspace_write",
-];
+const THREAD_CLASSES: readonly PermissionClass[] = ["safe", "knowledge", "subagent", "network", "workspace_read", "workspace_write"];
 
 /**
  * The default policy for a chat context kind.
@@ -38,10 +31,7 @@ const THREAD_CLASSES: readonly PermissionClass[] = [
  * const policy = { ...defaultPolicy("thread", { workspaceRoot: "/srv/ws" }),
  *   classes: [...defaultPolicy().classes, "execute"] };
  */
-export function defaultPolicy(
-  kind: "thread" | "editor" | (string & {}) = "thread",
-  options: DefaultPolicyOptions = {},
-): ToolPolicy {
+export function defaultPolicy(kind: "thread" | "editor" | (string & {}) = "thread", options: DefaultPolicyOptions = {}): ToolPolicy {
   const classes = [...THREAD_CLASSES];
   if (kind === "editor") classes.push("editor_mutate");
   return { classes, workspaceRoot: options.workspaceRoot ?? null, allowedMcpServers: [] };

@@ -2,8 +2,7 @@ import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
 import type { Tool } from "../contracts/tool.js";
 
-const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined =>
-  patterns == null ? undefined : compileGlobs(patterns);
+const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined => (patterns == null ? undefined : compileGlobs(patterns));
 
 /**
  * The tools an agent may use, by its glob scoping.

@@ -35,7 +35,10 @@ export async function wakeSession(ctx: DispatchContext, sessionId: string): Prom
 /** Stores a job in the session's order and wakes the session; a job id stored before enqueues nothing. */
 async function enqueue(ctx: DispatchContext, sessionId: string, kind: JobRow["kind"], payload: JobRow["payload"], jobId?: string): Promise<string> {
   const id = jobId ?? globalThis.crypto.randomUUID();
-  const inserted = await ctx.sql(`INSERT INTO ${ctx.s}.dispatch_jobs (id, session_id, kind, payload) VALUES ($1, $2, $3, $4::json) ON CONFLICT (id) DO NOTHING RETURNING 1`, [id, sessionId, kind, JSON.stringify(payload)]);
+  const inserted = await ctx.sql(
+    `INSERT INTO ${ctx.s}.dispatch_jobs (id, session_id, kind, payload) VALUES ($1, $2, $3, $4::json) ON CONFLICT (id) DO NOTHING RETURNING 1`,
+    [id, sessionId, kind, JSON.stringify(payload)],
+  );
   // Sent before under this id: that job's outcome is the answer.
   if (inserted.length === 0) return id;
   try {
@@ -56,9 +59,11 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
     throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
   }
-  if (input.scope !== undefined && (typeof input.scope !== "string" || input.scope === "")) throw new InvalidArgumentError("send: scope must be a non-empty string when set");
+  if (input.scope !== undefined && (typeof input.scope !== "string" || input.scope === ""))
+    throw new InvalidArgumentError("send: scope must be a non-empty string when set");
   const jobId = input.jobId as unknown;
-  if (jobId !== undefined && (typeof jobId !== "string" || !/^[A-Za-z0-9_.:-]{1,100}$/.test(jobId))) throw new InvalidArgumentError("send: jobId must be 1 to 100 letters, digits or -_.:");
+  if (jobId !== undefined && (typeof jobId !== "string" || !/^[A-Za-z0-9_.:-]{1,100}$/.test(jobId)))
+    throw new InvalidArgumentError("send: jobId must be 1 to 100 letters, digits or -_.:");
   await prepare();
   if (jobId !== undefined) {
     // Sent before: the same job, whatever session "create" would make now.
@@ -74,7 +79,13 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
 }
 
 /** Enqueues an approval decision or an answer on the session of its request; the job's id. */
-export async function enqueueDecision(ctx: DispatchContext, prepare: () => Promise<void>, kind: "resolve" | "answer", requestId: string, payload: ResolvePayload | AnswerPayload): Promise<string> {
+export async function enqueueDecision(
+  ctx: DispatchContext,
+  prepare: () => Promise<void>,
+  kind: "resolve" | "answer",
+  requestId: string,
+  payload: ResolvePayload | AnswerPayload,
+): Promise<string> {
   if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
   const operation = kind === "resolve" ? "resolveApproval" : "answerQuestion";
   if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: the id must be a non-empty string`);

@@ -15,11 +15,13 @@ import type { SerializedError } from "./dispatch-job.js";
 /** JSON text of a value (events carry tool results: anything); what cannot be written says so. */
 export function safeJson(value: unknown): string {
   try {
-    return JSON.stringify(value, (_key, v: unknown) => {
-      if (typeof v === "bigint") return v.toString();
-      if (v instanceof Error) return { name: v.name, message: v.message };
-      return v;
-    }) ?? "null";
+    return (
+      JSON.stringify(value, (_key, v: unknown) => {
+        if (typeof v === "bigint") return v.toString();
+        if (v instanceof Error) return { name: v.name, message: v.message };
+        return v;
+      }) ?? "null"
+    );
   } catch (error) {
     const type = (value as { type?: unknown })?.type;
     return JSON.stringify({ type: typeof type === "string" ? type : "unserializable", unserializable: error instanceof Error ? error.message : String(error) });

@@ -59,7 +59,12 @@ export async function* tailDispatchJob(ctx: DispatchContext, jobId: string, sign
 }
 
 /** The job's outcome (its error rethrown as its class); its events go to `onEvent` on the way. */
-export async function dispatchOutcome(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined, onEvent?: (event: RuntimeEvent) => void): Promise<TurnResult> {
+export async function dispatchOutcome(
+  ctx: DispatchContext,
+  jobId: string,
+  signal: AbortSignal | undefined,
+  onEvent?: (event: RuntimeEvent) => void,
+): Promise<TurnResult> {
   for await (const row of tailDispatchJob(ctx, jobId, signal)) {
     if (row.kind === "event") onEvent?.(row.body as RuntimeEvent);
     else if (row.kind === "result") return row.body as TurnResult;

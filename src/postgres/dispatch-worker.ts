@@ -37,7 +37,10 @@ function eventWriter(ctx: DispatchContext, jobId: string) {
     async done(): Promise<void> {
       flush();
       await flushing;
-      if (failed !== undefined) throw new SessionStoreError(`Dispatcher: cannot store the events of job ${jobId}: ${failed instanceof Error ? failed.message : "unknown error"}`, { cause: failed });
+      if (failed !== undefined)
+        throw new SessionStoreError(`Dispatcher: cannot store the events of job ${jobId}: ${failed instanceof Error ? failed.message : "unknown error"}`, {
+          cause: failed,
+        });
     },
   };
 }
@@ -99,7 +102,10 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
 /** Runs the session's queued jobs, oldest first, until none is left (or hands them back when closing). */
 async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<void> {
   for (;;) {
-    const [row] = await ctx.sql<JobRow>(`SELECT id, kind, payload FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`, [sessionId]);
+    const [row] = await ctx.sql<JobRow>(
+      `SELECT id, kind, payload FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`,
+      [sessionId],
+    );
     if (!row) return;
     if (ctx.closing) {
       await wakeSession(ctx, sessionId);

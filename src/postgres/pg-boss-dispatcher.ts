@@ -119,7 +119,18 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 2;
   if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5)) problems.push("pollingIntervalSeconds must be at least 0.5");
   if (problems.length > 0) throw new InvalidArgumentError(`createPgBossDispatcher: ${problems.join("; ")}`);
-  return { boss: options.boss, store: options.store, runtime: options.runtime, queue, concurrency, pollIntervalMs, pollingIntervalSeconds, sweepIntervalMs, sweepAfterMs, retainMs };
+  return {
+    boss: options.boss,
+    store: options.store,
+    runtime: options.runtime,
+    queue,
+    concurrency,
+    pollIntervalMs,
+    pollingIntervalSeconds,
+    sweepIntervalMs,
+    sweepAfterMs,
+    retainMs,
+  };
 }
 
 /** A job's events as the caller's stream: its error rethrown; a repeated job's stored outcome as the `done` it would have ended with. */
@@ -134,7 +145,17 @@ async function* jobEvents(ctx: DispatchContext, jobId: string, signal: AbortSign
       throw rebuildError(row.body as SerializedError);
     } else if (!doneSeen) {
       const result = row.body as TurnResult;
-      yield { type: "done", result, depth: 0, parentId: null, sessionId: result.sessionId, agentId: result.agentId, runId: result.runId, seq: 0, ts: Date.now() };
+      yield {
+        type: "done",
+        result,
+        depth: 0,
+        parentId: null,
+        sessionId: result.sessionId,
+        agentId: result.agentId,
+        runId: result.runId,
+        seq: 0,
+        ts: Date.now(),
+      };
     }
   }
 }

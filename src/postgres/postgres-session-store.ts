@@ -125,7 +125,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       this.#owned = false;
     } else {
       const { connectionString } = options as { connectionString?: unknown };
-      if (typeof connectionString !== "string" || connectionString === "") throw new InvalidArgumentError("PostgresSessionStore: connectionString must be a non-empty string");
+      if (typeof connectionString !== "string" || connectionString === "")
+        throw new InvalidArgumentError("PostgresSessionStore: connectionString must be a non-empty string");
       this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000, max: options.max ?? 10 });
       // An idle connection the server dropped must not crash the process; the pool replaces it.
       this.pool.on("error", () => undefined);
@@ -235,7 +236,17 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
            SELECT $1, seq, id, $2::text, frame, kind, body FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::json[]) AS t (seq, id, frame, kind, body)
          )
          UPDATE ${s}.sessions SET last_seq = $8, updated_at = $2::text::timestamptz, touch = $9 WHERE id = $1`,
-        [sessionId, at, fresh.map((f) => f.seq), fresh.map((f) => f.record.id), fresh.map((f) => f.record.frame), fresh.map((f) => f.record.kind), fresh.map((f) => f.json), lastSeq, ticks[0]!.touch],
+        [
+          sessionId,
+          at,
+          fresh.map((f) => f.seq),
+          fresh.map((f) => f.record.id),
+          fresh.map((f) => f.record.frame),
+          fresh.map((f) => f.record.kind),
+          fresh.map((f) => f.json),
+          lastSeq,
+          ticks[0]!.touch,
+        ],
       );
       for (const { record, json } of fresh) await this.#index(client, sessionId, session, record, json);
       return stored;
@@ -278,7 +289,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     checkSessionId(sessionId);
     const { owner, ttlMs } = checkLeaseOptions(options);
     const ticket = options.ticket;
-    if (ticket !== undefined && (typeof ticket !== "string" || ticket === "")) throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
+    if (ticket !== undefined && (typeof ticket !== "string" || ticket === ""))
+      throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
     const s = this.#s;
     return this.#transaction("acquireLease", async (client) => {
       const { rows } = await client.query<{ lease_owner: string | null; held: boolean | null }>(
@@ -288,7 +300,10 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       const lease = rows[0];
       if (lease === undefined) throw sessionNotFound(sessionId);
       // Arrival order: a ticket keeps its place while its holder keeps asking.
-      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [sessionId, ttlMs]);
+      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [
+        sessionId,
+        ttlMs,
+      ]);
       if (ticket !== undefined) {
         await client.query(
           `INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES ($1, $2, clock_timestamp())
@@ -337,14 +352,19 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 
   async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
     const { scope, sessionId, limit } = query ?? {};
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
+      throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
     const where = ["NOT decided"];
     const params: unknown[] = [];
     if (sessionId !== undefined) where.push(`session_id = $${params.push(sessionId)}`);
     if (scope === null) where.push("scope IS NULL");
     else if (scope !== undefined) where.push(`scope = $${params.push(scope)}`);
     const limitSql = limit === undefined ? "" : ` LIMIT $${params.push(limit)}`;
-    const { rows } = await this.#query<ApprovalRow>("listPendingApprovals", `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ord${limitSql}`, params);
+    const { rows } = await this.#query<ApprovalRow>(
+      "listPendingApprovals",
+      `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ord${limitSql}`,
+      params,
+    );
     return rows.map(approvalOf);
   }
 
@@ -356,7 +376,13 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   }
 
   /** Keeps the approval index in step with a newly stored record (inside the append's transaction). */
-  async #index(client: pg.PoolClient, sessionId: string, session: { agent_id: string; scope: string | null }, record: HistoryRecord, json: string): Promise<void> {
+  async #index(
+    client: pg.PoolClient,
+    sessionId: string,
+    session: { agent_id: string; scope: string | null },
+    record: HistoryRecord,
+    json: string,
+  ): Promise<void> {
     const s = this.#s;
     if (record.kind === "approval") {
       const requestId = record.request.requestId;
@@ -479,7 +505,12 @@ function approvalOf(row: ApprovalRow): IndexedApproval {
 }
 
 function summaryOf(row: SessionRow): SessionSummary {
-  const summary: SessionSummary = { sessionId: row.id, agentId: row.agent_id, createdAt: row.created_at.toISOString(), updatedAt: row.updated_at.toISOString() };
+  const summary: SessionSummary = {
+    sessionId: row.id,
+    agentId: row.agent_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
   if (row.scope !== null) summary.scope = row.scope;
   if (row.name !== null) summary.name = row.name;
   if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;

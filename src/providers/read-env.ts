@@ -7,4 +7,3 @@ export function readEnv(name: string): string | undefined {
   const value = env?.[name];
   return value === undefined || value === "" ? undefined : value;
 }
-

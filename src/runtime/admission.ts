@@ -56,7 +56,12 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
  * `latest-or-create` one) and records the message (silent) or queues a turn on it. Resolves once
  * recorded, or once that turn has run.
  */
-export async function admitSystemMessage(context: RuntimeContext, target: SystemMessageTarget, text: string, postOptions: { origin: string; silent?: boolean }): Promise<void> {
+export async function admitSystemMessage(
+  context: RuntimeContext,
+  target: SystemMessageTarget,
+  text: string,
+  postOptions: { origin: string; silent?: boolean },
+): Promise<void> {
   checkOpen(context);
   if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
   const { sessionId, agentId } = target;
@@ -70,7 +75,8 @@ export async function admitSystemMessage(context: RuntimeContext, target: System
     if (sessionId !== undefined) {
       const found = await storeCall("getSession", () => store.getSession(sessionId));
       // A session of another scope is as unknown as a missing one.
-      if (!found || (target.scope !== undefined && found.scope !== target.scope)) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
+      if (!found || (target.scope !== undefined && found.scope !== target.scope))
+        throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
       session = found;
     } else {
       const scope = target.scope === undefined ? {} : { scope: target.scope };

@@ -86,15 +86,18 @@ function reachable(core: RuntimeContext, caller: AgentToolCaller, agentId: strin
 function agentsMessage(core: RuntimeContext): Tool {
   return defineTool({
     name: "agents_message",
-    description:
-      "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
+    description: "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
     permissionClass: "subagent",
     input: z.object({
       agentId: z.string().describe("The agent to message."),
       content: z.string().describe("The message, as a user message to that agent."),
       session: z.string().optional().describe('"latest", "create", "latest-or-create" (default) or a session id of that agent.'),
       mode: z.enum(["sync", "async"]).optional().describe('"sync" (default) waits for the answer; "async" returns at once.'),
-      timeout: z.number().positive().optional().describe("Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout."),
+      timeout: z
+        .number()
+        .positive()
+        .optional()
+        .describe("Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout."),
     }),
     async execute(args, ctx) {
       const caller = await callerOf(core, ctx);
@@ -102,7 +105,9 @@ function agentsMessage(core: RuntimeContext): Tool {
       const target = reachable(core, caller, args.agentId);
       const chain = [...caller.chain, caller.agent.agentId];
       if (chain.includes(target.agentId)) {
-        throw new Error(`Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`);
+        throw new Error(
+          `Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`,
+        );
       }
       if (chain.length > core.maxDelegationDepth) {
         throw new Error(`Refused: delegation chains are limited to ${core.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
@@ -114,7 +119,16 @@ function agentsMessage(core: RuntimeContext): Tool {
         const input = { role: "user" as const, content: args.content };
         return {
           ...resolved,
-          turn: core.runTurn({ agent: target, session: resolved.session, created: resolved.created, input, chatContext: { kind: "thread" }, chain, runId, lineage: caller.lineage }),
+          turn: core.runTurn({
+            agent: target,
+            session: resolved.session,
+            created: resolved.created,
+            input,
+            chatContext: { kind: "thread" },
+            chain,
+            runId,
+            lineage: caller.lineage,
+          }),
         };
       });
       const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: runId };
@@ -213,14 +227,27 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
         throw new Error(`Refused: one user message may start at most ${core.maxBackgroundAgents} background agents (counting those they start).`);
       }
       lineage.counters.backgroundAgents++;
-      const attributes: BackgroundAttributes = { background: true, parentSessionId: caller.session.sessionId, parentAgentId: caller.agent.agentId, lifecycle: "created" };
+      const attributes: BackgroundAttributes = {
+        background: true,
+        parentSessionId: caller.session.sessionId,
+        parentAgentId: caller.agent.agentId,
+        lifecycle: "created",
+      };
       const session = await core.store.createSession({
         agentId: target.agentId,
         attributes: { ...attributes },
         ...scopeOf(caller.session),
         ...(args.name !== undefined && { name: args.name }),
       });
-      core.publish(session, { type: "subagent_status", sessionId: session.sessionId, parentSessionId: caller.session.sessionId, from: null, to: "created", depth: 0, parentId: null });
+      core.publish(session, {
+        type: "subagent_status",
+        sessionId: session.sessionId,
+        parentSessionId: caller.session.sessionId,
+        from: null,
+        to: "created",
+        depth: 0,
+        parentId: null,
+      });
       const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
       const turn = core.runTurn({
         agent: target,
@@ -271,7 +298,9 @@ function sendAgentMessage(core: RuntimeContext): Tool {
       const lineage = nextHop(core, caller);
       const message = systemMessage(caller.agent.agentId, args.text);
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      core.runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [], lineage }).catch((error: unknown) => core.report("agent_message_failed", error, session));
+      core
+        .runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [], lineage })
+        .catch((error: unknown) => core.report("agent_message_failed", error, session));
       return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
     },
   });
@@ -302,7 +331,8 @@ const MAX_MERGE_RESULT_CHARS = 20_000;
 function listBackgroundAgents(core: RuntimeContext): Tool {
   return defineTool({
     name: "list_background_agents",
-    description: "List the background agents you started that are not closed yet, with where each is (running, waiting_for_merge: its result is ready for close_background_agent).",
+    description:
+      "List the background agents you started that are not closed yet, with where each is (running, waiting_for_merge: its result is ready for close_background_agent).",
     permissionClass: "subagent",
     input: z.object({}),
     async execute(_args, ctx) {
@@ -345,7 +375,13 @@ function closeBackgroundAgent(core: RuntimeContext): Tool {
       if (!merged) throw new Error(`Background agent ${args.sessionId} changed meanwhile; list it again.`);
       await moveSubagent(core.store, (s, e) => core.publish(s, e), session.sessionId, "closed");
       const truncated = result.length > MAX_MERGE_RESULT_CHARS;
-      return { sessionId: session.sessionId, agentId: session.agentId, status: outcome, result: truncated ? result.slice(0, MAX_MERGE_RESULT_CHARS) : result, truncated };
+      return {
+        sessionId: session.sessionId,
+        agentId: session.agentId,
+        status: outcome,
+        result: truncated ? result.slice(0, MAX_MERGE_RESULT_CHARS) : result,
+        truncated,
+      };
     },
   });
 }

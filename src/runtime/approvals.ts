@@ -48,7 +48,10 @@ export async function listPending(context: RuntimeContext, query: { sessionId?: 
   const { store } = context;
   if (isApprovalIndexStore(store)) {
     const entries = await storeCall("listPendingApprovals", () =>
-      store.listPendingApprovals({ ...(query.sessionId !== undefined && { sessionId: query.sessionId }), ...(query.scope !== undefined && { scope: query.scope }) }),
+      store.listPendingApprovals({
+        ...(query.sessionId !== undefined && { sessionId: query.sessionId }),
+        ...(query.scope !== undefined && { scope: query.scope }),
+      }),
     );
     return entries.map((entry) => ({
       requestId: entry.requestId,
@@ -63,7 +66,9 @@ export async function listPending(context: RuntimeContext, query: { sessionId?: 
   const { sessionId, scope } = query;
   const sessions =
     sessionId !== undefined
-      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter((s): s is SessionSummary => s !== undefined && (scope === undefined || s.scope === scope))
+      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter(
+          (s): s is SessionSummary => s !== undefined && (scope === undefined || s.scope === scope),
+        )
       : await storeCall("listSessions", () => store.listSessions(scope === undefined ? {} : { scope }));
   const pending: ListedRequest[] = [];
   for (const session of sessions) {
@@ -91,7 +96,8 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
   checkOpen(context);
   const asking = answer !== undefined;
   const operation = asking ? "answerQuestion" : "resolveApproval";
-  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
+  if (typeof requestId !== "string" || requestId === "")
+    throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
   const session = await findApproval(context, requestId);
   const agent = agentOf(context, session.agentId);
   const outcome = await context.withSession(session.sessionId, async (lease): Promise<TurnResult | { continueRun: string; chatContext: ChatContext }> => {
@@ -101,7 +107,10 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
     if (!entry) throw new ApprovalNotFoundError(requestId);
     const request = entry.request.request;
     // A question is answered, never approved; an approval is never answered.
-    if ((entry.request.question === true) !== asking) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`);
+    if ((entry.request.question === true) !== asking)
+      throw new InvalidArgumentError(
+        `${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`,
+      );
     if (entry.decision && decision.decisionId !== undefined && entry.decision.decisionId === decision.decisionId) {
       // This decider's decision was stored before (a retried job): its turn resumed (above, at
       // the latest). A resumed turn whose process died is continued (below); else its outcome.
@@ -116,23 +125,52 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
     // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
     // decider's record is stored; whoever finds another decisionId there lost.
     const decisionId = decision.decisionId ?? globalThis.crypto.randomUUID();
-    const record = approvalDecisionRecord(request, entry.request.frame, { approved: decision.approved, ...(decision.reason !== undefined && { reason: decision.reason }), decisionId, answer: result });
+    const record = approvalDecisionRecord(request, entry.request.frame, {
+      approved: decision.approved,
+      ...(decision.reason !== undefined && { reason: decision.reason }),
+      decisionId,
+      answer: result,
+    });
     const [stored] = await appendRecords(context.store, session.sessionId, [record], lease.token);
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
     context.approvalSessions.delete(requestId);
     const remaining = state.pending.filter((p) => p !== entry.request);
-    if (remaining.length > 0) return stillSuspended(session, agent, suspended.runId, remaining.map((p) => p.request));
+    if (remaining.length > 0)
+      return stillSuspended(
+        session,
+        agent,
+        suspended.runId,
+        remaining.map((p) => p.request),
+      );
     if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
     return turns.resumeSuspended(session, state, suspended, lease, lineage, { [request.toolCallId]: resumeDecision(requestId, decision, result) });
   });
   if (!("continueRun" in outcome)) return outcome;
-  return turns.enqueue({ agent, session, created: false, input: { role: "user", content: "" }, chatContext: outcome.chatContext, chain: [], runId: outcome.continueRun, continueOnly: true });
+  return turns.enqueue({
+    agent,
+    session,
+    created: false,
+    input: { role: "user", content: "" },
+    chatContext: outcome.chatContext,
+    chain: [],
+    runId: outcome.continueRun,
+    continueOnly: true,
+  });
 }
 
 /** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
-async function resumedOutcome(context: RuntimeContext, session: SessionSummary, agent: AgentDefinition, suspendedRunId: string | undefined, state: SessionState): Promise<TurnResult> {
+async function resumedOutcome(
+  context: RuntimeContext,
+  session: SessionSummary,
+  agent: AgentDefinition,
+  suspendedRunId: string | undefined,
+  state: SessionState,
+): Promise<TurnResult> {
   const records = await storeCall("load", () => context.store.load(session.sessionId));
-  const resumed = suspendedRunId === undefined ? undefined : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
+  const resumed =
+    suspendedRunId === undefined
+      ? undefined
+      : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
   let runId = (resumed as { runId?: string } | undefined)?.runId;
   if (runId !== undefined) {
     // Its latest continuation, when its process died.
@@ -141,7 +179,15 @@ async function resumedOutcome(context: RuntimeContext, session: SessionSummary, 
     runId = priorRun(runs, runId)?.runId ?? runId;
   }
   const outcome = runId !== undefined ? turnResultOf(records, session, runId, false) : undefined;
-  return outcome ?? stillSuspended(session, agent, suspendedRunId ?? "", state.pending.map((p) => p.request));
+  return (
+    outcome ??
+    stillSuspended(
+      session,
+      agent,
+      suspendedRunId ?? "",
+      state.pending.map((p) => p.request),
+    )
+  );
 }
 
 /** The result of a decision that leaves the turn suspended (other requests still wait). */

@@ -168,11 +168,13 @@ export class AuditTrail {
     }
   }
 
-  #record(fields: Omit<AuditEntry, "entryId" | "sessionId" | "scope" | "agentId" | "runId" | "server" | "reason" | "approvalRequestId"> & {
-    server: string | undefined;
-    reason: string | undefined;
-    approvalRequestId: string | undefined;
-  }): NewAuditRecord {
+  #record(
+    fields: Omit<AuditEntry, "entryId" | "sessionId" | "scope" | "agentId" | "runId" | "server" | "reason" | "approvalRequestId"> & {
+      server: string | undefined;
+      reason: string | undefined;
+      approvalRequestId: string | undefined;
+    },
+  ): NewAuditRecord {
     const { session, agentId, runId } = this.#options;
     const { server, reason, approvalRequestId, ...rest } = fields;
     const entry: AuditEntry = {

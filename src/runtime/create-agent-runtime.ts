@@ -45,7 +45,11 @@ const FOREGROUND_CANDIDATES = 64;
 export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
   checkOptions(options);
   const context = createContext(options);
-  const turns: SessionTurns = createSessionTurns(context, createAgentPreparer(context, [...createAgentTools(context), ...createModeTools()]), createBackgroundNotices(context));
+  const turns: SessionTurns = createSessionTurns(
+    context,
+    createAgentPreparer(context, [...createAgentTools(context), ...createModeTools()]),
+    createBackgroundNotices(context),
+  );
   context.runTurn = (request) => turns.enqueue(request);
   const { store, registry } = options;
   context.onPlanReady = async (session, artifactId) => {
@@ -72,11 +76,19 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
     resolveApproval: (requestId, decision) => decide(context, turns, requestId, decision, undefined),
     answerQuestion: (questionId, answer) => {
       const { decisionId, ...rest } = answer ?? {};
-      return decide(context, turns, questionId, { approved: true, ...(decisionId !== undefined && { decisionId }) }, answer === undefined || answer === null ? answer : rest);
+      return decide(
+        context,
+        turns,
+        questionId,
+        { approved: true, ...(decisionId !== undefined && { decisionId }) },
+        answer === undefined || answer === null ? answer : rest,
+      );
     },
     async pendingQuestions(query = {}) {
       checkScope("pendingQuestions", query.scope);
-      return (await listPending(context, query)).filter(isQuestion).map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));
+      return (await listPending(context, query))
+        .filter(isQuestion)
+        .map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));
     },
     setRole: (sessionId, role) => setRole(context, sessionId, role),
     auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
@@ -86,7 +98,14 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       setRole: (sessionId, role) => runtime.setRole(sessionId, role),
       send: (session, content) => {
         checkOpen(context);
-        return turns.enqueue({ agent: agentOf(context, session.agentId), session, created: false, input: { role: "user", content }, chatContext: { kind: "thread" }, chain: [] });
+        return turns.enqueue({
+          agent: agentOf(context, session.agentId),
+          session,
+          created: false,
+          input: { role: "user", content },
+          chatContext: { kind: "thread" },
+          chain: [],
+        });
       },
       stop: (sessionId, reason) => {
         const current = context.running.get(sessionId);
@@ -144,7 +163,8 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
       tell(error, "listener_failed", event.sessionId);
     }
   };
-  const publish = (session: SessionSummary, event: LoopEvent) => emit({ ...event, sessionId: session.sessionId, agentId: session.agentId, runId: "", seq: ++seq, ts: Date.now() });
+  const publish = (session: SessionSummary, event: LoopEvent) =>
+    emit({ ...event, sessionId: session.sessionId, agentId: session.agentId, runId: "", seq: ++seq, ts: Date.now() });
   const leaseOptions = {
     owner: globalThis.crypto.randomUUID(),
     ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
@@ -168,7 +188,10 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     runTurn: () => Promise.reject(new Error("the runtime is not set up yet")),
     withSession: (sessionId, task) =>
       context.inbox.run(sessionId, async () => {
-        const lease = await acquireSessionLease(store, sessionId, { ...leaseOptions, onReleaseError: (error) => tell(error, "lease_release_failed", sessionId) });
+        const lease = await acquireSessionLease(store, sessionId, {
+          ...leaseOptions,
+          onReleaseError: (error) => tell(error, "lease_release_failed", sessionId),
+        });
         try {
           return await task(lease);
         } finally {
@@ -192,7 +215,8 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     admit: (step) => admission.run(null, step),
     report(code, error, session) {
       tell(error, code, session?.sessionId);
-      if (session) publish(session, { type: "warning", code, message: `${code}: ${error instanceof Error ? error.message : String(error)}`, depth: 0, parentId: null });
+      if (session)
+        publish(session, { type: "warning", code, message: `${code}: ${error instanceof Error ? error.message : String(error)}`, depth: 0, parentId: null });
     },
   };
   return context;

@@ -78,7 +78,14 @@ export function createModeTools(): Tool[] {
       if (args.kind === "plan") {
         const parsed = parsePlan(args.content);
         if (!parsed.ok) throw new Error(`The plan could not be read: ${parsed.error}. Fix it and call create_artifact again.`);
-        return { status: "created", artifactId: artifactIdOf(ctx.toolCallId), filename: args.filename, kind: args.kind, goal: parsed.plan.goal, steps: parsed.plan.steps.length };
+        return {
+          status: "created",
+          artifactId: artifactIdOf(ctx.toolCallId),
+          filename: args.filename,
+          kind: args.kind,
+          goal: parsed.plan.goal,
+          steps: parsed.plan.steps.length,
+        };
       }
       return { status: "created", artifactId: artifactIdOf(ctx.toolCallId), filename: args.filename, kind: args.kind };
     },

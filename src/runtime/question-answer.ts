@@ -21,12 +21,16 @@ export function answerResult(question: Question, answer: QuestionAnswer): { answ
   const given = answer as Partial<{ value: unknown; text: unknown }> | undefined;
   if (given && typeof given.value === "string" && given.text === undefined) {
     const option = question.options.find((o) => o.value === given.value);
-    if (!option) throw new InvalidArgumentError(`answerQuestion: "${given.value}" is not an option (options: ${question.options.map((o) => o.value).join(", ") || "none"})`);
+    if (!option)
+      throw new InvalidArgumentError(
+        `answerQuestion: "${given.value}" is not an option (options: ${question.options.map((o) => o.value).join(", ") || "none"})`,
+      );
     return { answer: option.value, label: option.label };
   }
   if (given && typeof given.text === "string" && given.value === undefined) {
     if (question.allow_custom !== true) throw new InvalidArgumentError("answerQuestion: this question takes one of its options' values, not free text");
-    if (given.text.trim() === "" || given.text.length > MAX_ANSWER_CHARS) throw new InvalidArgumentError(`answerQuestion: text must be non-empty and at most ${MAX_ANSWER_CHARS} characters`);
+    if (given.text.trim() === "" || given.text.length > MAX_ANSWER_CHARS)
+      throw new InvalidArgumentError(`answerQuestion: text must be non-empty and at most ${MAX_ANSWER_CHARS} characters`);
     return { answer: given.text, custom: true };
   }
   throw new InvalidArgumentError("answerQuestion: give { value } (an option's value) or { text } (free text)");

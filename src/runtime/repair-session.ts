@@ -36,7 +36,13 @@ export function repairSession(state: SessionState): SessionRepair {
   if (state.openTurn !== undefined) {
     const end: NewRuntimeTurnRecord = { id: id(), frame: null, kind: "turn", runId: state.openTurn, phase: "end", status: "error" };
     records.push(end);
-    events.push({ type: "warning", code: "crash_recovered", message: `The previous turn (${state.openTurn}) did not finish; it was closed as an error.`, depth: 0, parentId: null });
+    events.push({
+      type: "warning",
+      code: "crash_recovered",
+      message: `The previous turn (${state.openTurn}) did not finish; it was closed as an error.`,
+      depth: 0,
+      parentId: null,
+    });
     // Its undecided approvals can no longer be decided: retire them (they leave the pending index).
     for (const { request, decision } of state.approvals.values()) {
       if (decision === undefined) records.push(approvalDecisionRecord(request.request, request.frame, { approved: false, reason: "interrupted" }));
@@ -45,7 +51,14 @@ export function repairSession(state: SessionState): SessionRepair {
     why = SUPERSEDED;
     for (const pending of state.pending) {
       records.push(approvalDecisionRecord(pending.request, pending.frame, { approved: false, reason: "superseded" }));
-      events.push({ type: "approval_resolved", requestId: pending.request.requestId, approved: false, reason: "superseded", depth: pending.request.depth, parentId: pending.request.parentId });
+      events.push({
+        type: "approval_resolved",
+        requestId: pending.request.requestId,
+        approved: false,
+        reason: "superseded",
+        depth: pending.request.depth,
+        parentId: pending.request.parentId,
+      });
     }
   }
   const calls = danglingCalls(history);
@@ -82,7 +95,13 @@ export function emergencyReset(repair: SessionRepair, input: Message | undefined
     records: [...repair.records, { id: id(), frame: null, kind: "reset", summary }, { id: id(), frame: null, kind: "message", message: note }],
     events: [
       ...repair.events,
-      { type: "warning", code: "context_reset", message: `Context reset: ~${check.estimatedTokens} estimated tokens reached the emergency limit (${check.limit}); a summary note replaces the earlier history.`, depth: 0, parentId: null },
+      {
+        type: "warning",
+        code: "context_reset",
+        message: `Context reset: ~${check.estimatedTokens} estimated tokens reached the emergency limit (${check.limit}); a summary note replaces the earlier history.`,
+        depth: 0,
+        parentId: null,
+      },
     ],
     history: [note],
     historyTokens: estimateMessageTokens(note),

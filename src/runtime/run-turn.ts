@@ -292,11 +292,17 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
     await scope.append([{ id: `${runId}:${scope.next()}`, frame: event.parentId, kind: "message", message: event.message }]);
   } else if (event.type === "approval_request") {
     const asking = scope.asks && event.request.name === ASK_USER;
-    await scope.append([{ id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) }]);
+    await scope.append([
+      { id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) },
+    ]);
     if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, setup.session);
     if (asking) {
       // Shown as a question, not as an approval card.
-      const question: Question = { type: "question", format_version: FORMAT_VERSION, ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">) };
+      const question: Question = {
+        type: "question",
+        format_version: FORMAT_VERSION,
+        ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">),
+      };
       publish({ type: "question", questionId: event.request.requestId, question, depth: event.depth, parentId: event.parentId });
       return false;
     }
@@ -308,7 +314,10 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
     if (event.isError) part.isError = true;
     // Its audit entry goes in the same append: a stored result always has its entry.
     const audited = await audit.end(event);
-    await scope.append([{ id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part }, audited]);
+    await scope.append([
+      { id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part },
+      audited,
+    ]);
     audit.deliver(audited.entry);
     if (!event.isError && event.name === CREATE_ARTIFACT && offersModeTool(tools, CREATE_ARTIFACT)) {
       publish(event);
@@ -346,7 +355,9 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   await scope.append([end]);
   const snippet = result.text.trim();
   if (snippet !== "") {
-    await storeCall("updateSession", () => store.updateSession(sessionId, { lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet }));
+    await storeCall("updateSession", () =>
+      store.updateSession(sessionId, { lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet }),
+    );
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
   await scope.audit.settled();

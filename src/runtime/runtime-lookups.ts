@@ -20,13 +20,18 @@ export function checkOpen(context: RuntimeContext): void {
 
 /** Throws for a `scope` that is set but not a non-empty string. */
 export function checkScope(operation: string, scope: unknown): void {
-  if (scope !== undefined && (typeof scope !== "string" || scope === "")) throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
+  if (scope !== undefined && (typeof scope !== "string" || scope === ""))
+    throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
 }
 
 /** A root turn's lineage: no hops yet, the agent's (else the runtime's) model-call limit. */
 export function newLineage(context: RuntimeContext, agent: AgentDefinition): Lineage {
   return {
-    counters: { backgroundAgents: 0, llmCalls: 0, maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? context.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls },
+    counters: {
+      backgroundAgents: 0,
+      llmCalls: 0,
+      maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? context.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls,
+    },
     hops: 0,
   };
 }

@@ -49,14 +49,17 @@ export async function acquireSessionLease(store: SessionStore, sessionId: string
   const lost = new AbortController();
   let released = false;
   let renewing: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = store.renewLease(sessionId, token, { ttlMs }).then(
-      (renewed) => {
-        if (renewed === undefined && !released) lost.abort(new Error(`Lost the lease on session "${sessionId}"`));
-      },
-      () => undefined, // a failed renewal is retried on the next tick; the fencing token still guards appends
-    );
-  }, Math.max(1, Math.floor(ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      renewing = store.renewLease(sessionId, token, { ttlMs }).then(
+        (renewed) => {
+          if (renewed === undefined && !released) lost.abort(new Error(`Lost the lease on session "${sessionId}"`));
+        },
+        () => undefined, // a failed renewal is retried on the next tick; the fencing token still guards appends
+      );
+    },
+    Math.max(1, Math.floor(ttlMs / 3)),
+  );
   (timer as { unref?: () => void }).unref?.();
   return {
     token,

@@ -26,7 +26,15 @@ export type RuntimeTurnRecord = TurnRecord & {
   reason?: string;
 };
 /** A session switched roles (`setRole`, or an approved `request_build_mode`); used from the next turn. */
-export interface RoleRecord { id: string; seq: number; at: string; frame: null; kind: "role"; role: string; from: string | null }
+export interface RoleRecord {
+  id: string;
+  seq: number;
+  at: string;
+  frame: null;
+  kind: "role";
+  role: string;
+  from: string | null;
+}
 /** An artifact stored by `create_artifact` (`artifactKind` is the artifact's own kind, e.g. `"plan"`). */
 export interface ArtifactRecord {
   id: string;

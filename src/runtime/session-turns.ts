@@ -25,7 +25,14 @@ export interface SessionTurns {
   /** The session's state, after resuming a suspended turn whose approvals are all decided but that never resumed. */
   recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage): Promise<SessionState>;
   /** Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id). */
-  resumeSuspended(session: SessionSummary, state: SessionState, suspended: Suspended, lease: HeldLease, lineage: Lineage, extra: Record<string, ResumeDecision>): Promise<TurnResult>;
+  resumeSuspended(
+    session: SessionSummary,
+    state: SessionState,
+    suspended: Suspended,
+    lease: HeldLease,
+    lineage: Lineage,
+    extra: Record<string, ResumeDecision>,
+  ): Promise<TurnResult>;
 }
 
 /** The session turns of `context`'s runtime. */
@@ -47,7 +54,9 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
     const current = await storeCall("getSession", () => store.getSession(result.sessionId));
     if (current && taskOf(current)?.status === "executing") {
       // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-      await transitionTask({ store, publish: context.publish }, current, outcome).catch((error: unknown) => context.report("task_transition_failed", error, session));
+      await transitionTask({ store, publish: context.publish }, current, outcome).catch((error: unknown) =>
+        context.report("task_transition_failed", error, session),
+      );
     }
     return result;
   };
@@ -141,7 +150,6 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
   return turns;
 }
 
-
 /**
  * What a turn sent under a `runId` runs: its stored outcome when a turn of that id (or one of its
  * continuations) ended; when its process died mid-turn, a continuation `<runId>:retry-<n>`
@@ -166,7 +174,12 @@ async function rerun(
   const last = state.history.at(-1);
   if (last?.role === "assistant" && danglingCalls(state.history).length === 0) {
     // The answer was stored; only the end record is missing.
-    await appendRecords(context.store, session.sessionId, [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }], lease.token);
+    await appendRecords(
+      context.store,
+      session.sessionId,
+      [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }],
+      lease.token,
+    );
     return { result: (await storedTurnResult(context.store, session, prior.runId, request.created))! };
   }
   return { input: undefined, runId: `${runId}:retry-${prior.attempt + 1}` };

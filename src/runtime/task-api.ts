@@ -50,7 +50,12 @@ export function taskOf(session: SessionSummary): Task | undefined {
  * of two concurrent transitions from one state exactly one is stored (compare-and-set); the loser,
  * and a transition the lifecycle forbids, throw `InvalidArgumentError` with nothing changed.
  */
-export async function transitionTask(runtime: Pick<TaskRuntime, "store" | "publish">, session: SessionSummary, to: TaskStatus, extra: { planArtifactId?: string } = {}): Promise<Task> {
+export async function transitionTask(
+  runtime: Pick<TaskRuntime, "store" | "publish">,
+  session: SessionSummary,
+  to: TaskStatus,
+  extra: { planArtifactId?: string } = {},
+): Promise<Task> {
   const { store } = runtime;
   const task = taskOf(session);
   if (!task) throw new InvalidArgumentError(`Session "${session.sessionId}" is not a task`);
@@ -106,7 +111,9 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
           attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
         }),
       );
-      await storeCall("append", () => store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" } as unknown as NewRecord]));
+      await storeCall("append", () =>
+        store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" } as unknown as NewRecord]),
+      );
       runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
       await runtime.setRole(taskId, "planner");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });

@@ -36,7 +36,19 @@ export interface ModelSchemaValidatorOptions {
   maxValueBytes: number;
 }
 
-const SINGLE = new Set(["additionalItems", "unevaluatedItems", "items", "contains", "additionalProperties", "unevaluatedProperties", "propertyNames", "not", "if", "then", "else"]);
+const SINGLE = new Set([
+  "additionalItems",
+  "unevaluatedItems",
+  "items",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+]);
 const ARRAY = new Set(["prefixItems", "items", "allOf", "anyOf", "oneOf"]);
 const MAP = new Set(["$defs", "definitions", "properties", "dependentSchemas", "dependencies"]);
 const FORBIDDEN: Record<string, string> = {
@@ -95,7 +107,8 @@ function compile(root: unknown): Compiled {
 
   const visit = (node: unknown, path: string, depth: number, owner: string): unknown => {
     if (typeof node === "boolean") return node;
-    if (typeof node !== "object" || node === null || Array.isArray(node)) throw new ModelSchemaError(`${path || "/"}: a subschema must be an object or a boolean`);
+    if (typeof node !== "object" || node === null || Array.isArray(node))
+      throw new ModelSchemaError(`${path || "/"}: a subschema must be an object or a boolean`);
     if (depth > L.maxDepth) throw new ModelSchemaError(`${path}: subschemas nest deeper than ${L.maxDepth} levels`);
     ownNodes.set(owner, (ownNodes.get(owner) ?? 0) + 1);
     const out: JsonSchema = {};
@@ -105,7 +118,9 @@ function compile(root: unknown): Compiled {
       if (key === "format") continue;
       if (key === "$ref") {
         if (typeof value !== "string" || !REF.test(value)) {
-          throw new ModelSchemaError(`${at}: only local references of the form "#/$defs/<name>" are supported (got ${JSON.stringify(value).slice(0, 80)}); recursive schemas are not allowed`);
+          throw new ModelSchemaError(
+            `${at}: only local references of the form "#/$defs/<name>" are supported (got ${JSON.stringify(value).slice(0, 80)}); recursive schemas are not allowed`,
+          );
         }
         if (!defined(value)) throw new ModelSchemaError(`${at}: "${value}" resolves to nothing: define it under $defs`);
         refsOf.get(owner)!.push(value);
@@ -126,7 +141,8 @@ function compile(root: unknown): Compiled {
       } else if (key === "type") {
         const types = Array.isArray(value) ? (value as unknown[]) : [value];
         const bad = types.find((t) => typeof t !== "string" || !TYPES.has(t));
-        if (bad !== undefined || types.length === 0) throw new ModelSchemaError(`${at}: must be one of ${[...TYPES].join(", ")} (or an array of them), got ${JSON.stringify(bad ?? value).slice(0, 40)}`);
+        if (bad !== undefined || types.length === 0)
+          throw new ModelSchemaError(`${at}: must be one of ${[...TYPES].join(", ")} (or an array of them), got ${JSON.stringify(bad ?? value).slice(0, 40)}`);
         out[key] = value;
       } else if (key === "uniqueItems") {
         usesUniqueItems ||= value === true;
@@ -167,12 +183,14 @@ function compile(root: unknown): Compiled {
   const state = new Map<string, "open" | "done">();
   const size = (owner: string): number => {
     if (state.get(owner) === "done") return expanded.get(owner)!;
-    if (state.get(owner) === "open") throw new ModelSchemaError(`"${owner}" refers back to itself through $ref: recursive schemas are not allowed; write the nesting out to a fixed depth`);
+    if (state.get(owner) === "open")
+      throw new ModelSchemaError(`"${owner}" refers back to itself through $ref: recursive schemas are not allowed; write the nesting out to a fixed depth`);
     state.set(owner, "open");
     let total = ownNodes.get(owner) ?? 0;
     for (const ref of refsOf.get(owner) ?? []) {
       total += size(ref);
-      if (total > L.maxExpandedNodes) throw new ModelSchemaError(`the schema has more than ${L.maxExpandedNodes} subschemas once its $refs are inlined: make it smaller`);
+      if (total > L.maxExpandedNodes)
+        throw new ModelSchemaError(`the schema has more than ${L.maxExpandedNodes} subschemas once its $refs are inlined: make it smaller`);
     }
     state.set(owner, "done");
     expanded.set(owner, total);
@@ -181,7 +199,6 @@ function compile(root: unknown): Compiled {
   for (const owner of refsOf.keys()) size(owner);
   return { schema, patterns, usesUniqueItems };
 }
-
 
 /** Every string of a JSON value, object keys included, and the longest array. */
 function stringsOf(value: unknown, strings: Set<string>): number {
@@ -260,7 +277,8 @@ export function createModelSchemaValidator(schema: unknown, options: ModelSchema
     } catch {
       return { ok: false, message: "the result is not plain JSON" };
     }
-    if (bytes > options.maxValueBytes) return { ok: false, message: `the result is ${bytes} bytes of JSON; at most ${options.maxValueBytes} are allowed: make it smaller` };
+    if (bytes > options.maxValueBytes)
+      return { ok: false, message: `the result is ${bytes} bytes of JSON; at most ${options.maxValueBytes} are allowed: make it smaller` };
     const strings = new Set<string>();
     const longest = stringsOf(value, strings);
     if (compiled.usesUniqueItems && longest > L.maxUniqueItems) {

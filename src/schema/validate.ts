@@ -19,8 +19,7 @@ export function draftOf(schema: JsonSchema): "2020-12" | "7" | "2019-09" | "4" {
 
 // A `false` subschema (additionalProperties: false, ...) reports "False boolean schema.", which
 // tells a model nothing; say what it means.
-const describeError = (e: { keyword: string; error: string }): string =>
-  e.keyword === "false" ? "not allowed here (unexpected property or item)" : e.error;
+const describeError = (e: { keyword: string; error: string }): string => (e.keyword === "false" ? "not allowed here (unexpected property or item)" : e.error);
 
 /**
  * A validator for a JSON Schema. Interprets the schema (no code generation, no `eval`), so it runs
@@ -32,9 +31,7 @@ export function createJsonSchemaValidator(schema: JsonSchema): ValueValidator {
     const result = validator.validate(value);
     if (result.valid) return { ok: true, value };
     // cfworker reports the parent keyword failure before the leaf cause; leaves are the useful part.
-    const leaves = result.errors.filter(
-      (e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation + "/")),
-    );
+    const leaves = result.errors.filter((e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation + "/")));
     const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_REPORTED);
     return {
       ok: false,

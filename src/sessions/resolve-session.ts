@@ -48,7 +48,8 @@ export async function resolveSession(
 ): Promise<ResolveSessionResult> {
   if (typeof agentId !== "string" || agentId === "") throw new InvalidArgumentError("resolveSession: agentId must be a non-empty string");
   const scope = options?.scope;
-  if (scope !== undefined && (typeof scope !== "string" || scope === "")) throw new InvalidArgumentError("resolveSession: scope must be a non-empty string when set");
+  if (scope !== undefined && (typeof scope !== "string" || scope === ""))
+    throw new InvalidArgumentError("resolveSession: scope must be a non-empty string when set");
   const init = { agentId, ...(scope !== undefined && { scope }) };
   if (typeof selector !== "string" || selector === "") {
     throw new InvalidArgumentError(`resolveSession: session selector must be "latest", "create", "latest-or-create" or a session id`);

@@ -81,7 +81,7 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix)) throw new InvalidArgumentError("SqliteSessionStore: tablePrefix must be letters, digits and _");
     const owned = !("database" in options);
     if (owned && (typeof options.path !== "string" || options.path === "")) {
-      throw new InvalidArgumentError("SqliteSessionStore: pass { path } (a file, or \":memory:\") or { database }");
+      throw new InvalidArgumentError('SqliteSessionStore: pass { path } (a file, or ":memory:") or { database }');
     }
     this.database = owned ? new Database(options.path) : options.database;
     this.#owned = owned;
@@ -226,7 +226,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     checkSessionId(sessionId);
     const { owner, ttlMs } = checkLeaseOptions(options);
     const ticket = options.ticket;
-    if (ticket !== undefined && (typeof ticket !== "string" || ticket === "")) throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
+    if (ticket !== undefined && (typeof ticket !== "string" || ticket === ""))
+      throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
     return this.#write("acquireLease", () => {
       if (this.#sql.getSession.get(sessionId) === undefined) throw sessionNotFound(sessionId);
       const now = Date.now();
@@ -269,7 +270,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
 
   async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
     const { scope, sessionId, limit } = query ?? {};
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0)) throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
+      throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
     const sqlLimit = limit ?? -1;
     return this.#run("listPendingApprovals", () => {
       const rows = (

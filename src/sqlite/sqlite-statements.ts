@@ -159,9 +159,11 @@ export type SqliteStatements = Record<keyof ReturnType<typeof statementSql>, Bet
 
 /** Prepares every statement once (numbers as JS numbers even if the caller's database defaults to BigInt). */
 export function prepareStatements(db: BetterSqlite3.Database, prefix: string): SqliteStatements {
-  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`, `${prefix}leases`, `${prefix}approvals`, `${prefix}lease_waiters`)).map(([name, sql]) => {
-    const statement = db.prepare(sql).safeIntegers(false);
-    return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
-  });
+  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`, `${prefix}leases`, `${prefix}approvals`, `${prefix}lease_waiters`)).map(
+    ([name, sql]) => {
+      const statement = db.prepare(sql).safeIntegers(false);
+      return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
+    },
+  );
   return Object.fromEntries(entries) as SqliteStatements;
 }

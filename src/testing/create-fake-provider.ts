@@ -50,7 +50,9 @@ export function createFakeProvider(script: FakeScript, options: FakeProviderOpti
         const resolved = resolveFakeTurn(script, request, callIndex);
         const turn = resolved instanceof Promise ? await resolved : resolved;
         if (turn.delayMs !== undefined && !isTimeLimit(turn.delayMs)) {
-          throw new InvalidArgumentError(`Fake provider: delayMs of call ${callIndex} must be a number of 0 or more (Infinity waits for the abort), got ${String(turn.delayMs)}`);
+          throw new InvalidArgumentError(
+            `Fake provider: delayMs of call ${callIndex} must be a number of 0 or more (Infinity waits for the abort), got ${String(turn.delayMs)}`,
+          );
         }
         if (turn.delayMs) await sleep(turn.delayMs, signal);
         return { turn, events: iterateFakeTurnEvents(turn, callIndex) };

@@ -46,7 +46,8 @@ const anthropicFormat: FakeWireFormat = {
       if (call.type !== "tool_call") continue;
       out.push(event({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }));
       const json = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
-      for (const piece of ["", ...splitInThree(json)]) out.push(event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
+      for (const piece of ["", ...splitInThree(json)])
+        out.push(event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
       out.push(event({ type: "content_block_stop", index: index++ }));
     }
     if (withError) {
@@ -55,7 +56,13 @@ const anthropicFormat: FakeWireFormat = {
     }
     const finish = events.find((e) => e.type === "finish");
     const reason = finish?.type === "finish" ? finish.reason : "stop";
-    out.push(event({ type: "message_delta", delta: { stop_reason: STOP[reason] ?? "end_turn", stop_sequence: null }, usage: { output_tokens: usage?.outputTokens ?? 0 } }));
+    out.push(
+      event({
+        type: "message_delta",
+        delta: { stop_reason: STOP[reason] ?? "end_turn", stop_sequence: null },
+        usage: { output_tokens: usage?.outputTokens ?? 0 },
+      }),
+    );
     out.push(event({ type: "message_stop" }));
     return out;
   },

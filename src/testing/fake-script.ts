@@ -26,9 +26,7 @@ export class FakeScriptExhaustedError extends AgentryError {
   static override readonly errorName: string = "FakeScriptExhaustedError";
   readonly callIndex: number;
   constructor(callIndex: number, length: number) {
-    super(
-      `Fake provider script exhausted: call index ${callIndex} was requested but the script has only ${length} turn${length === 1 ? "" : "s"}`,
-    );
+    super(`Fake provider script exhausted: call index ${callIndex} was requested but the script has only ${length} turn${length === 1 ? "" : "s"}`);
     this.callIndex = callIndex;
   }
 }

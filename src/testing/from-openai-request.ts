@@ -22,11 +22,21 @@ export function fromOpenAIRequest(body: any): ModelRequest {
       if (text !== "") content.push({ type: "text", text });
       for (const call of (message.tool_calls ?? []) as any[]) {
         names.set(call.id, call.function?.name ?? "");
-        content.push({ type: "tool_call", id: call.id, name: call.function?.name ?? "", args: parseToolArgs(typeof call.function?.arguments === "string" ? call.function.arguments : "") });
+        content.push({
+          type: "tool_call",
+          id: call.id,
+          name: call.function?.name ?? "",
+          args: parseToolArgs(typeof call.function?.arguments === "string" ? call.function.arguments : ""),
+        });
       }
       messages.push({ role: "assistant", content });
     } else if (message.role === "tool") {
-      const part: ToolResultPart = { type: "tool_result", toolCallId: message.tool_call_id, name: names.get(message.tool_call_id) ?? "", result: textOf(message.content) };
+      const part: ToolResultPart = {
+        type: "tool_result",
+        toolCallId: message.tool_call_id,
+        name: names.get(message.tool_call_id) ?? "",
+        result: textOf(message.content),
+      };
       const previous = messages[messages.length - 1];
       if (previous?.role === "tool") previous.content.push(part);
       else messages.push({ role: "tool", content: [part] });

@@ -145,8 +145,7 @@ function completed(outcome: Outcome, reason: string): ModelEvent[] {
   return events;
 }
 
-const textOf = (events: ModelEvent[], type: "text_delta" | "thinking_delta") =>
-  events.map((event) => (event.type === type ? event.text : "")).join("");
+const textOf = (events: ModelEvent[], type: "text_delta" | "thinking_delta") => events.map((event) => (event.type === type ? event.text : "")).join("");
 const callsOf = (events: ModelEvent[]) => events.flatMap((event) => (event.type === "tool_call" ? [{ id: event.id, name: event.name, args: event.args }] : []));
 
 function failed(outcome: Outcome, message: string): void {
@@ -215,10 +214,14 @@ const CASES: Case[] = [
     async check(run) {
       const events = completed(await run(), "tool_calls");
       same(textOf(events, "text_delta"), "Checking both.", "text");
-      same(callsOf(events), [
-        { id: "call_p1", name: "get_weather", args: { city: "Oslo" } },
-        { id: "call_p2", name: "get_time", args: {} },
-      ], "tool calls");
+      same(
+        callsOf(events),
+        [
+          { id: "call_p1", name: "get_weather", args: { city: "Oslo" } },
+          { id: "call_p2", name: "get_time", args: {} },
+        ],
+        "tool calls",
+      );
     },
   },
   {

@@ -55,8 +55,7 @@ export async function checkRejects(promise: Promise<unknown>, accepts: (error: u
 }
 
 /** True for an ISO 8601 timestamp `Date.parse` understands. */
-export const isIsoTimestamp = (value: unknown): boolean =>
-  typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value));
+export const isIsoTimestamp = (value: unknown): boolean => typeof value === "string" && /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(Date.parse(value));
 
 /** Resolves after `ms` milliseconds. */
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

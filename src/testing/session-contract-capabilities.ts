@@ -4,10 +4,24 @@ import type { NewRecord } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects, pause } from "./session-contract-assert.js";
 import { userText, type ContractCase } from "./session-contract-fixtures.js";
 
-const request = (requestId: string) => ({ requestId, toolCallId: `call-${requestId}`, name: "delete_file", args: { path: "a" }, depth: 0, parentId: null, reason: "tool requires approval" });
+const request = (requestId: string) => ({
+  requestId,
+  toolCallId: `call-${requestId}`,
+  name: "delete_file",
+  args: { path: "a" },
+  depth: 0,
+  parentId: null,
+  reason: "tool requires approval",
+});
 const asked = (requestId: string): NewRecord => ({ id: requestId, kind: "approval", frame: null, request: request(requestId), runId: "run-1" });
-const decided = (requestId: string, decisionId: string): NewRecord =>
-  ({ id: `${requestId}:decision`, kind: "approval", frame: null, request: request(requestId), decision: "approved", decisionId });
+const decided = (requestId: string, decisionId: string): NewRecord => ({
+  id: `${requestId}:decision`,
+  kind: "approval",
+  frame: null,
+  request: request(requestId),
+  decision: "approved",
+  decisionId,
+});
 
 /** Records of kinds beyond the four core ones, and the optional capabilities (checked when the store has them). */
 export const capabilityCases: ContractCase[] = [
@@ -40,13 +54,25 @@ export const capabilityCases: ContractCase[] = [
       await store.releaseLease(sessionId, first.token);
       const second = await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000 });
       check(second !== undefined && second.token > first.token, "after release another owner gets a greater token");
-      await checkRejects(store.append(sessionId, [userText("m2", "stale")], { leaseToken: first.token }), (error) => LeaseLostError.isInstance(error), "append with the stale token");
+      await checkRejects(
+        store.append(sessionId, [userText("m2", "stale")], { leaseToken: first.token }),
+        (error) => LeaseLostError.isInstance(error),
+        "append with the stale token",
+      );
       checkEqual(await store.renewLease(sessionId, first.token, { ttlMs: 60_000 }), undefined, "renewing a stale token");
       check((await store.renewLease(sessionId, second.token, { ttlMs: 60_000 }))?.token === second.token, "renewing the current token");
       await store.append(sessionId, [userText("m3", "current")], { leaseToken: second.token });
       await store.append(sessionId, [userText("m4", "unfenced")]);
-      checkDeepEqual((await store.load(sessionId)).map((record) => record.id), ["m1", "m3", "m4"], "nothing of the refused append was stored");
-      await checkRejects(store.acquireLease("no-such-session", { owner: "x", ttlMs: 1000 }), (error) => SessionNotFoundError.isInstance(error), "acquire on an unknown session");
+      checkDeepEqual(
+        (await store.load(sessionId)).map((record) => record.id),
+        ["m1", "m3", "m4"],
+        "nothing of the refused append was stored",
+      );
+      await checkRejects(
+        store.acquireLease("no-such-session", { owner: "x", ttlMs: 1000 }),
+        (error) => SessionNotFoundError.isInstance(error),
+        "acquire on an unknown session",
+      );
     },
   },
   {
@@ -61,7 +87,11 @@ export const capabilityCases: ContractCase[] = [
         second = await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000 });
       }
       check(second !== undefined && second.token > first.token, "the expired lease was taken with a greater token");
-      await checkRejects(store.append(sessionId, [userText("late", "late write")], { leaseToken: first.token }), (error) => LeaseLostError.isInstance(error), "the old holder's append");
+      await checkRejects(
+        store.append(sessionId, [userText("late", "late write")], { leaseToken: first.token }),
+        (error) => LeaseLostError.isInstance(error),
+        "the old holder's append",
+      );
       checkEqual((await store.load(sessionId)).length, 0, "nothing stored");
     },
   },
@@ -74,7 +104,11 @@ export const capabilityCases: ContractCase[] = [
       checkEqual(await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" }), undefined, "queued behind the holder");
       checkEqual(await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }), undefined, "queued second");
       await store.releaseLease(sessionId, held.token);
-      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }), undefined, "the later ticket waits for the earlier one");
+      checkEqual(
+        await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }),
+        undefined,
+        "the later ticket waits for the earlier one",
+      );
       checkEqual(await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }), undefined, "a caller without a ticket does not jump the queue");
       const early = await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" });
       check(early !== undefined && early.token > held.token, "the earliest ticket gets the lease");
@@ -99,10 +133,17 @@ export const capabilityCases: ContractCase[] = [
       checkDeepEqual(await ids({ sessionId: b.sessionId }), ["rb1"], "pending of one session");
       checkDeepEqual((await ids()).sort(), ["ra1", "ra2", "rb1", "rp1"], "pending everywhere");
       const found = await store.findApproval("rb1");
-      checkDeepEqual({ ...found, request: found?.request.request }, { requestId: "rb1", sessionId: b.sessionId, agentId: "agent-a", scope: "user-b", request: request("rb1"), decided: false }, "findApproval");
+      checkDeepEqual(
+        { ...found, request: found?.request.request },
+        { requestId: "rb1", sessionId: b.sessionId, agentId: "agent-a", scope: "user-b", request: request("rb1"), decided: false },
+        "findApproval",
+      );
       checkEqual(await store.findApproval("nope"), undefined, "findApproval of an unknown id");
       // Two deciders at once: append is idempotent by the decision's id, so exactly one is kept.
-      const [one, two] = await Promise.all([store.append(a.sessionId, [decided("ra1", "decider-1")]), store.append(a.sessionId, [decided("ra1", "decider-2")])]);
+      const [one, two] = await Promise.all([
+        store.append(a.sessionId, [decided("ra1", "decider-1")]),
+        store.append(a.sessionId, [decided("ra1", "decider-2")]),
+      ]);
       const kept = (one[0] as unknown as { decisionId: string }).decisionId;
       checkEqual((two[0] as unknown as { decisionId: string }).decisionId, kept, "both deciders see the one kept decision");
       checkEqual((await store.load(a.sessionId)).filter((record) => record.id === "ra1:decision").length, 1, "one decision stored");
@@ -116,4 +157,3 @@ export const capabilityCases: ContractCase[] = [
     },
   },
 ];
-

@@ -33,7 +33,7 @@ export function everyRecordKind(): NewRecord[] {
         origin: "scheduler",
         silent: true,
         content: [
-          { type: "text", text: "What is in this picture? ünïcødé ✓ \"quoted\" \\ \n newline" },
+          { type: "text", text: 'What is in this picture? ünïcødé ✓ "quoted" \\ \n newline' },
           { type: "image", mediaType: "image/png", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==" },
         ],
       },
@@ -78,7 +78,7 @@ export function everyRecordKind(): NewRecord[] {
         executionTree: {
           version: 1,
           nodes: [
-            { id: "call_1", parent_id: null, name: "run_subtask", title: "Inspect", args_preview: "{\"prompt\":\"inspect\"}", duration_ms: 12 },
+            { id: "call_1", parent_id: null, name: "run_subtask", title: "Inspect", args_preview: '{"prompt":"inspect"}', duration_ms: 12 },
             { id: "call_9", parent_id: "call_1", name: "read_file", result_preview: "ENOENT", is_error: true, duration_ms: 0 },
           ],
         },

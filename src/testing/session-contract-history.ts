@@ -17,7 +17,10 @@ export const historyCases: ContractCase[] = [
       const stored = await store.append(sessionId, [userText("m1", "one"), userText("m2", "two"), userText("m3", "three")]);
       checkDeepEqual(seqs(stored), [1, 2, 3], "seq");
       checkDeepEqual(recordIds(stored), ["m1", "m2", "m3"], "ids");
-      check(stored.every((record) => isIsoTimestamp(record.at)), "at is an ISO timestamp");
+      check(
+        stored.every((record) => isIsoTimestamp(record.at)),
+        "at is an ISO timestamp",
+      );
       checkDeepEqual(await store.load(sessionId), stored, "load returns what append returned");
       const more = await store.append(sessionId, [userText("m4", "four")]);
       checkDeepEqual(seqs(more), [4], "seq keeps increasing across appends");
@@ -34,7 +37,11 @@ export const historyCases: ContractCase[] = [
       await store.append(first, [userText("m1", "hi")]);
       const after = (await store.getSession(first))!;
       check(after.updatedAt >= before.updatedAt, "updatedAt does not go back");
-      checkDeepEqual((await store.listSessions()).map((session) => session.sessionId), [first, second], "listing order");
+      checkDeepEqual(
+        (await store.listSessions()).map((session) => session.sessionId),
+        [first, second],
+        "listing order",
+      );
       await store.append(second, [userText("m1", "hi")]);
       checkEqual((await store.listSessions({ limit: 1 }))[0]?.sessionId, second, "latest after appending to the other");
     },
@@ -80,10 +87,20 @@ export const historyCases: ContractCase[] = [
       const sessionId = await newSession(store);
       const results = await Promise.all(range(1, 50).map((n) => store.append(sessionId, [userText(`c${n}`, `message ${n}`)])));
       const returned = results.map((records) => records[0]!);
-      checkDeepEqual([...seqs(returned)].sort((a, b) => a - b), range(1, 50), "returned seqs are unique and contiguous");
+      checkDeepEqual(
+        [...seqs(returned)].sort((a, b) => a - b),
+        range(1, 50),
+        "returned seqs are unique and contiguous",
+      );
       const loaded = await store.load(sessionId);
       checkDeepEqual(seqs(loaded), range(1, 50), "loaded seqs");
-      checkDeepEqual([...recordIds(loaded)].sort(), range(1, 50).map((n) => `c${n}`).sort(), "every record is stored once");
+      checkDeepEqual(
+        [...recordIds(loaded)].sort(),
+        range(1, 50)
+          .map((n) => `c${n}`)
+          .sort(),
+        "every record is stored once",
+      );
       for (const record of returned) checkDeepEqual(loaded[record.seq - 1], record, `record ${record.id}`);
     },
   },
@@ -95,7 +112,10 @@ export const historyCases: ContractCase[] = [
       for (const sessionId of sessions) {
         const loaded = await store.load(sessionId);
         checkDeepEqual(seqs(loaded), range(1, 10), `seqs of ${sessionId}`);
-        check(loaded.every((record) => (record as { message: { content: unknown } }).message.content === sessionId), "records stay in their session");
+        check(
+          loaded.every((record) => (record as { message: { content: unknown } }).message.content === sessionId),
+          "records stay in their session",
+        );
       }
     },
   },
@@ -103,7 +123,10 @@ export const historyCases: ContractCase[] = [
     name: "load afterSeq returns only later records",
     async run(store) {
       const sessionId = await newSession(store);
-      await store.append(sessionId, range(1, 5).map((n) => userText(`m${n}`, `${n}`)));
+      await store.append(
+        sessionId,
+        range(1, 5).map((n) => userText(`m${n}`, `${n}`)),
+      );
       checkDeepEqual(seqs(await store.load(sessionId, { afterSeq: 3 })), [4, 5], "afterSeq 3");
       checkDeepEqual(seqs(await store.load(sessionId, { afterSeq: 0 })), [1, 2, 3, 4, 5], "afterSeq 0");
       checkDeepEqual(await store.load(sessionId, { afterSeq: 5 }), [], "afterSeq at the end");

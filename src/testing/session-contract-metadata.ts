@@ -66,7 +66,11 @@ export const metadataCases: ContractCase[] = [
       await store.createSession({ agentId: "agent-a" });
       const patch = { name: "Renamed", pinnedAt: "2024-05-01T10:00:00.000Z", attributes: { color: "red", n: 2 }, lastSnippet: "see you" };
       const updated = await store.updateSession(first.sessionId, patch);
-      checkDeepEqual({ name: updated.name, pinnedAt: updated.pinnedAt, attributes: updated.attributes, lastSnippet: updated.lastSnippet }, patch, "patched fields");
+      checkDeepEqual(
+        { name: updated.name, pinnedAt: updated.pinnedAt, attributes: updated.attributes, lastSnippet: updated.lastSnippet },
+        patch,
+        "patched fields",
+      );
       checkEqual(updated.agentId, "agent-a", "agentId unchanged");
       checkEqual(updated.createdAt, first.createdAt, "createdAt unchanged");
       check(updated.updatedAt >= first.updatedAt, "updatedAt does not go back");

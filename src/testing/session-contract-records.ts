@@ -24,7 +24,11 @@ export const recordCases: ContractCase[] = [
       checkEqual(all[2]?.seq, 3, "the marker's seq");
       checkDeepEqual(recordIds(await store.load(sessionId, { sinceLastReset: true })), ["m3"], "sinceLastReset");
       const after = (await store.getSession(sessionId))!;
-      checkDeepEqual({ name: after.name, attributes: after.attributes, agentId: after.agentId }, { name: "Kept", attributes: { a: 1 }, agentId: "agent-a" }, "metadata kept");
+      checkDeepEqual(
+        { name: after.name, attributes: after.attributes, agentId: after.agentId },
+        { name: "Kept", attributes: { a: 1 }, agentId: "agent-a" },
+        "metadata kept",
+      );
       check(after.updatedAt >= before.updatedAt, "clear bumps updatedAt");
       await store.clear(sessionId);
       checkDeepEqual(await store.load(sessionId, { sinceLastReset: true }), [], "right after a second clear");

@@ -46,7 +46,11 @@ export const scopeCases: ContractCase[] = [
       const theirs = await store.createSession({ agentId: "agent-a", scope: "user-b" });
       await store.append(theirs.sessionId, [{ id: "t1", kind: "message", frame: null, message: { role: "user", content: "newer" } }]);
       checkEqual((await resolveSession(store, "agent-a", "latest", { scope: "user-a" })).session.sessionId, mine.sessionId, "latest in user-a");
-      checkEqual((await resolveSession(store, "agent-a", "latest-or-create", { scope: "user-b" })).session.sessionId, theirs.sessionId, "latest-or-create in user-b");
+      checkEqual(
+        (await resolveSession(store, "agent-a", "latest-or-create", { scope: "user-b" })).session.sessionId,
+        theirs.sessionId,
+        "latest-or-create in user-b",
+      );
       await checkRejects(resolveSession(store, "agent-a", "latest"), (error) => SessionNotFoundError.isInstance(error), "latest in the unscoped space");
       const created = await resolveSession(store, "agent-a", "latest-or-create", { scope: "user-c" });
       check(created.created && created.session.scope === "user-c", "latest-or-create in a new scope creates a session there");
@@ -59,9 +63,21 @@ export const scopeCases: ContractCase[] = [
     name: "resolveSession: an explicit id from another scope is not found",
     async run(store) {
       const theirs = await store.createSession({ agentId: "agent-a", scope: "user-b" });
-      await checkRejects(resolveSession(store, "agent-a", theirs.sessionId, { scope: "user-a" }), (error) => SessionNotFoundError.isInstance(error), "explicit id of another scope");
-      await checkRejects(resolveSession(store, "agent-a", theirs.sessionId), (error) => SessionNotFoundError.isInstance(error), "explicit scoped id from the unscoped space");
-      checkEqual((await resolveSession(store, "agent-a", theirs.sessionId, { scope: "user-b" })).session.sessionId, theirs.sessionId, "explicit id in its own scope");
+      await checkRejects(
+        resolveSession(store, "agent-a", theirs.sessionId, { scope: "user-a" }),
+        (error) => SessionNotFoundError.isInstance(error),
+        "explicit id of another scope",
+      );
+      await checkRejects(
+        resolveSession(store, "agent-a", theirs.sessionId),
+        (error) => SessionNotFoundError.isInstance(error),
+        "explicit scoped id from the unscoped space",
+      );
+      checkEqual(
+        (await resolveSession(store, "agent-a", theirs.sessionId, { scope: "user-b" })).session.sessionId,
+        theirs.sessionId,
+        "explicit id in its own scope",
+      );
     },
   },
 ];

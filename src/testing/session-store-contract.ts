@@ -33,14 +33,11 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
   const scope = globalThis as { describe?: unknown; it?: unknown; __vitest_index__?: { describe?: unknown; it?: unknown } };
   // vitest without `globals` still exposes its API on `__vitest_index__` (it backs `import.meta.vitest`),
   // so the suite needs no import of vitest: importing this entry never loads a test runner.
-  const pick = (name: "describe" | "it"): unknown =>
-    options[name] ?? (typeof scope[name] === "function" ? scope[name] : scope.__vitest_index__?.[name]);
+  const pick = (name: "describe" | "it"): unknown => options[name] ?? (typeof scope[name] === "function" ? scope[name] : scope.__vitest_index__?.[name]);
   const describe = pick("describe");
   const it = pick("it");
   if (typeof describe !== "function" || typeof it !== "function") {
-    throw new InvalidArgumentError(
-      "runSessionStoreContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner",
-    );
+    throw new InvalidArgumentError("runSessionStoreContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner");
   }
   return { describe: describe as ContractDescribe, it: it as ContractIt };
 }
@@ -67,11 +64,7 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  *
  * runSessionStoreContract("MemorySessionStore", () => new MemorySessionStore());
  */
-export function runSessionStoreContract(
-  name: string,
-  makeStore: () => Promise<SessionStore> | SessionStore,
-  options: SessionStoreContractOptions = {},
-): void {
+export function runSessionStoreContract(name: string, makeStore: () => Promise<SessionStore> | SessionStore, options: SessionStoreContractOptions = {}): void {
   const { describe, it } = runner(options);
   describe(`SessionStore contract: ${name}`, () => {
     for (const contractCase of contractCases()) {

@@ -58,7 +58,9 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: T
     throw new InvalidArgumentError(`Invalid tool name "${definition.name}": must match ${String(TOOL_NAME)}`);
   }
   if (definition.timeoutMs !== undefined && !isTimeLimit(definition.timeoutMs)) {
-    throw new InvalidArgumentError(`Tool "${definition.name}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(definition.timeoutMs)}`);
+    throw new InvalidArgumentError(
+      `Tool "${definition.name}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(definition.timeoutMs)}`,
+    );
   }
   const inputSchema = toJsonSchema(definition.input);
   if (!isZodSchema(definition.input)) {
@@ -66,10 +68,14 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: T
     try {
       dangling = unresolvedRefs(inputSchema);
     } catch (error) {
-      throw new InvalidArgumentError(`Tool "${definition.name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new InvalidArgumentError(`Tool "${definition.name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
     if (dangling.length > 0) {
-      throw new InvalidArgumentError(`Tool "${definition.name}": input schema has $ref${dangling.length === 1 ? "" : "s"} that resolve${dangling.length === 1 ? "s" : ""} to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`);
+      throw new InvalidArgumentError(
+        `Tool "${definition.name}": input schema has $ref${dangling.length === 1 ? "" : "s"} that resolve${dangling.length === 1 ? "s" : ""} to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`,
+      );
     }
   }
   const tool: Tool<InferToolInput<S>, O> = {

@@ -57,7 +57,17 @@ export interface AgUiEventsOptions {
 /** The state `toAgUiEvents` keeps in AG-UI's state channel (snapshot, then JSON Patch deltas). */
 export interface AgUiAgentState {
   /** Every tool call of the run by id: nesting, status and timing. */
-  tools: Record<string, { name: string; parentId: string | null; depth: number; title?: string; status: "running" | "awaiting_approval" | "done" | "error" | "denied"; durationMs?: number }>;
+  tools: Record<
+    string,
+    {
+      name: string;
+      parentId: string | null;
+      depth: number;
+      title?: string;
+      status: "running" | "awaiting_approval" | "done" | "error" | "denied";
+      durationMs?: number;
+    }
+  >;
   task: { taskId: string; status: string } | null;
   plan: { artifactId: string; taskId: string | null; plan: unknown } | null;
   budgetExceeded: { reason: string; limit: number; observed: number } | null;
@@ -68,7 +78,7 @@ const PLAN_REVIEW_SCHEMA = { type: "object", properties: { decision: { enum: ["a
 
 /** RFC 6901: `~` → `~0`, `/` → `~1`. */
 const pointer = (...tokens: string[]) => tokens.map((t) => "/" + t.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
-const textOf = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? "null");
+const textOf = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? "null"));
 
 /**
  * Translates Agentry events into AG-UI 1.0 events, one event at a time (`push`), closing with
@@ -135,7 +145,13 @@ export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
       openSubagents.add(toolCallId);
       emit(
         "SUBAGENT_STARTED",
-        { subagentRunId: toolCallId, name: "run_subtask", ...(typeof title === "string" && { description: title }), parentToolCallId: toolCallId, ...(parentId && { parentSubagentRunId: parentId }) },
+        {
+          subagentRunId: toolCallId,
+          name: "run_subtask",
+          ...(typeof title === "string" && { description: title }),
+          parentToolCallId: toolCallId,
+          ...(parentId && { parentSubagentRunId: parentId }),
+        },
         ts,
       );
     }
@@ -234,7 +250,12 @@ export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
           if (event.isError) emit("SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: textOf(event.result) }, ts);
           else emit("SUBAGENT_FINISHED", { subagentRunId: event.toolCallId, result: event.result ?? null, outcome: { type: "success" } }, ts);
         }
-        emit("TOOL_CALL_RESULT", { messageId: `${event.toolCallId}:result`, toolCallId: event.toolCallId, content: textOf(event.result), role: "tool" }, ts, sub);
+        emit(
+          "TOOL_CALL_RESULT",
+          { messageId: `${event.toolCallId}:result`, toolCallId: event.toolCallId, content: textOf(event.result), role: "tool" },
+          ts,
+          sub,
+        );
         const current = state.tools[event.toolCallId]?.status;
         setToolStatus(event.toolCallId, current === "denied" ? "denied" : event.isError ? "error" : "done", ts, event.durationMs);
         return;
@@ -259,7 +280,14 @@ export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
         const toolCallId = interrupts.get(event.requestId)?.toolCallId;
         interrupts.delete(event.requestId);
         if (toolCallId !== undefined) setToolStatus(toolCallId, event.approved ? "running" : "denied", ts);
-        emit("CUSTOM", { name: "agentry.approval_resolved", value: { requestId: event.requestId, approved: event.approved, ...(event.reason !== undefined && { reason: event.reason }) } }, ts);
+        emit(
+          "CUSTOM",
+          {
+            name: "agentry.approval_resolved",
+            value: { requestId: event.requestId, approved: event.approved, ...(event.reason !== undefined && { reason: event.reason }) },
+          },
+          ts,
+        );
         return;
       }
       case "usage": {
@@ -295,14 +323,29 @@ export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
       case "plan_ready":
         state.plan = { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan };
         patch([{ op: "replace", path: "/plan", value: state.plan }], ts);
-        interrupts.set(event.artifactId, { id: event.artifactId, reason: "plan_review", message: event.plan.goal, responseSchema: PLAN_REVIEW_SCHEMA, metadata: { plan: event.plan, taskId: event.taskId ?? null } });
+        interrupts.set(event.artifactId, {
+          id: event.artifactId,
+          reason: "plan_review",
+          message: event.plan.goal,
+          responseSchema: PLAN_REVIEW_SCHEMA,
+          metadata: { plan: event.plan, taskId: event.taskId ?? null },
+        });
         emit("CUSTOM", { name: "agentry.plan_ready", value: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } }, ts);
         return;
       case "question": {
         const q = event.question;
         const values = q.options.map((o) => o.value);
-        const responseSchema = q.allow_custom ? { type: "object", properties: { value: { enum: values }, text: { type: "string" } } } : { type: "object", properties: { value: { enum: values } }, required: ["value"] };
-        interrupts.set(event.questionId, { id: event.questionId, reason: "question", message: q.question, ...(sub && { subagentRunId: sub }), responseSchema, metadata: { question: q } });
+        const responseSchema = q.allow_custom
+          ? { type: "object", properties: { value: { enum: values }, text: { type: "string" } } }
+          : { type: "object", properties: { value: { enum: values } }, required: ["value"] };
+        interrupts.set(event.questionId, {
+          id: event.questionId,
+          reason: "question",
+          message: q.question,
+          ...(sub && { subagentRunId: sub }),
+          responseSchema,
+          metadata: { question: q },
+        });
         emit("CUSTOM", { name: "agentry.question", value: { questionId: event.questionId, question: q, depth, parentId } }, ts);
         return;
       }

@@ -20,7 +20,7 @@ const FINISH_REASONS: Record<string, Extract<UiMessageChunk, { type: "finish" }>
   iteration_limit: "other",
 };
 
-const errorText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value) ?? String(value));
+const errorText = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
 
 /** Keeps the JSON-valued fields of an object (drops `undefined`), for metadata. */
 function json(fields: Record<string, unknown>): Record<string, UiJsonValue> {
@@ -116,7 +116,8 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
         return;
       case "thinking":
         if (!root) {
-          if (event.content !== "") out.push({ type: "data-agentry-subtask-text", data: { kind: "reasoning", delta: event.content, ...where }, transient: true });
+          if (event.content !== "")
+            out.push({ type: "data-agentry-subtask-text", data: { kind: "reasoning", delta: event.content, ...where }, transient: true });
           return;
         }
         closeText();
@@ -161,7 +162,8 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
         }
         if (tool.denied) return;
         const metadata: UiToolMetadata = { ...tool.metadata, ...(event.durationMs !== undefined && { durationMs: event.durationMs }) };
-        if (event.isError) out.push({ type: "tool-output-error", toolCallId: event.toolCallId, errorText: errorText(event.result), dynamic: true, toolMetadata: metadata });
+        if (event.isError)
+          out.push({ type: "tool-output-error", toolCallId: event.toolCallId, errorText: errorText(event.result), dynamic: true, toolMetadata: metadata });
         else out.push({ type: "tool-output-available", toolCallId: event.toolCallId, output: event.result ?? null, dynamic: true, toolMetadata: metadata });
         return;
       }
@@ -214,7 +216,11 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
         out.push({ type: "data-agentry-activity", data: { kind: "planning", taskId: event.taskId ?? null, ...where }, transient: true });
         return;
       case "artifact_created":
-        out.push({ type: "data-agentry-artifact", id: event.artifactId, data: { artifactId: event.artifactId, filename: event.filename, kind: event.kind, preview: event.preview } });
+        out.push({
+          type: "data-agentry-artifact",
+          id: event.artifactId,
+          data: { artifactId: event.artifactId, filename: event.filename, kind: event.kind, preview: event.preview },
+        });
         return;
       case "plan_ready":
         out.push({ type: "data-agentry-plan", id: event.artifactId, data: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } });
@@ -251,7 +257,11 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
     if (!started) out.push({ type: "start" });
     closeStreams();
     if (stepOpen) out.push({ type: "finish-step" });
-    out.push({ type: "finish", finishReason: (status === undefined ? undefined : FINISH_REASONS[status]) ?? "other", ...(metadata && { messageMetadata: metadata }) });
+    out.push({
+      type: "finish",
+      finishReason: (status === undefined ? undefined : FINISH_REASONS[status]) ?? "other",
+      ...(metadata && { messageMetadata: metadata }),
+    });
   };
 
   return {
@@ -381,7 +391,13 @@ export function toUIMessageSseStream(chunks: ReadableStream<UiMessageChunk>): Re
  * A `Response` carrying the UI message stream of `events` the way `useChat` expects it
  * (`toUIMessageSseStream` body, `UI_MESSAGE_STREAM_HEADERS`).
  */
-export function toUIMessageStreamResponse(events: AsyncIterable<DeliverableEvent>, init: UIMessageStreamOptions & { status?: number; headers?: Record<string, string> } = {}): Response {
+export function toUIMessageStreamResponse(
+  events: AsyncIterable<DeliverableEvent>,
+  init: UIMessageStreamOptions & { status?: number; headers?: Record<string, string> } = {},
+): Response {
   const { status, headers, ...options } = init;
-  return new Response(toUIMessageSseStream(toUIMessageStream(events, options)), { status: status ?? 200, headers: { ...UI_MESSAGE_STREAM_HEADERS, ...headers } });
+  return new Response(toUIMessageSseStream(toUIMessageStream(events, options)), {
+    status: status ?? 200,
+    headers: { ...UI_MESSAGE_STREAM_HEADERS, ...headers },
+  });
 }

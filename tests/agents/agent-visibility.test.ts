@@ -51,7 +51,11 @@ describe("agent visibility (seed 000)", () => {
     const from = def("lead", { agentAllowlist: ["*"], agentDenylist: ["code-writer"] });
     expect(agentVisibility(from, def("todo"))).toEqual({ visible: true });
     expect(agentVisibility(from, def("lead"))).toEqual({ visible: false, code: "self", reason: 'Agent "lead" cannot delegate to itself.' });
-    expect(agentVisibility(from, registry.get("secret-ops")!)).toEqual({ visible: false, code: "hidden", reason: 'Agent "secret-ops" is hidden (uiVisible: false).' });
+    expect(agentVisibility(from, registry.get("secret-ops")!)).toEqual({
+      visible: false,
+      code: "hidden",
+      reason: 'Agent "secret-ops" is hidden (uiVisible: false).',
+    });
     expect(agentVisibility(from, def("code-writer"))).toEqual({
       visible: false,
       code: "denied",

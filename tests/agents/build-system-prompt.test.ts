@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildSystemPrompt,
-  createAgentRegistry,
-  DEFAULT_SYSTEM_PROMPT,
-  roles,
-  type AgentDefinition,
-  type PromptSectionContext,
-} from "@agentry/core";
+import { buildSystemPrompt, createAgentRegistry, DEFAULT_SYSTEM_PROMPT, roles, type AgentDefinition, type PromptSectionContext } from "@agentry/core";
 import { seedConfig, skill, tool } from "./helpers.js";
 
 const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({ agentId, displayName: `${agentId} agent`, ...extra });
@@ -39,7 +32,11 @@ describe("buildSystemPrompt: tools and skills", () => {
   it("lists non-system_ tools with the first sentence of their description", () => {
     const prompt = buildSystemPrompt({
       agent: def("a", { systemPrompt: "Base." }),
-      tools: [tool("web_fetch", "Fetch a page, e.g. a blog post. Returns its text.\nMore usage notes."), tool("system_clock", "Time."), tool("todo_add", "Add a todo\nsecond line")],
+      tools: [
+        tool("web_fetch", "Fetch a page, e.g. a blog post. Returns its text.\nMore usage notes."),
+        tool("system_clock", "Time."),
+        tool("todo_add", "Add a todo\nsecond line"),
+      ],
     });
     expect(prompt).toBe("Base.\n\n## Available tools\n- web_fetch: Fetch a page, e.g. a blog post.\n- todo_add: Add a todo");
   });
@@ -172,7 +169,9 @@ Use agents_message to ask another agent to perform a task.`);
 describe("buildSystemPrompt: roles, order and determinism", () => {
   it("appends the role prompt last, by default the agent's role", () => {
     const agent = def("a", { systemPrompt: "Base.", role: "planner" });
-    expect(buildSystemPrompt({ agent, tools: [tool("read_file")], registry: seed })).toMatch(/Use agents_message to ask another agent to perform a task\.\n\n# CURRENT ROLE: PLANNER\n[\s\S]*"format_version": "1.0"[\s\S]*switch you to the ACTOR role for execution\.$/);
+    expect(buildSystemPrompt({ agent, tools: [tool("read_file")], registry: seed })).toMatch(
+      /Use agents_message to ask another agent to perform a task\.\n\n# CURRENT ROLE: PLANNER\n[\s\S]*"format_version": "1.0"[\s\S]*switch you to the ACTOR role for execution\.$/,
+    );
     expect(buildSystemPrompt({ agent, tools: [], role: roles.actor })).toBe(`Base.\n\n${roles.actor.prompt}`);
     expect(buildSystemPrompt({ agent, tools: [], role: null })).toBe("Base.");
   });
@@ -186,7 +185,9 @@ describe("buildSystemPrompt: roles, order and determinism", () => {
       registry: seed,
       role: roles.actor,
     });
-    const at = ["Base.", "## Available tools", "## Available CLI skills", "## Host", "## Available agents", "# CURRENT ROLE: ACTOR"].map((s) => prompt.indexOf(s));
+    const at = ["Base.", "## Available tools", "## Available CLI skills", "## Host", "## Available agents", "# CURRENT ROLE: ACTOR"].map((s) =>
+      prompt.indexOf(s),
+    );
     expect(at.every((index, i) => index >= 0 && (i === 0 || index > at[i - 1]!))).toBe(true);
   });
 

@@ -18,7 +18,10 @@ describe("AgentDefinition.chat: temperature, maxOutputTokens, providerOptions", 
   it("accepts valid settings, drops nulls and copies providerOptions deeply", () => {
     const providerOptions = { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } }, tags: ["a", 1, null, true] };
     const registry = createAgentRegistry({
-      agents: [agent({ model: "m", temperature: 0.2, maxOutputTokens: 512, providerOptions }), { agentId: "b", displayName: "B", chat: { temperature: null, maxOutputTokens: null, providerOptions: null } }],
+      agents: [
+        agent({ model: "m", temperature: 0.2, maxOutputTokens: 512, providerOptions }),
+        { agentId: "b", displayName: "B", chat: { temperature: null, maxOutputTokens: null, providerOptions: null } },
+      ],
     });
     const chat = registry.get("a")!.chat!;
     expect(chat).toEqual({ model: "m", temperature: 0.2, maxOutputTokens: 512, providerOptions });

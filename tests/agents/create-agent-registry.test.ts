@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  AgentConfigError,
-  AgentryError,
-  createAgentRegistry,
-  parseAgentDefinition,
-  type AgentDefinition,
-  type ConfigProblem,
-} from "@agentry/core";
+import { AgentConfigError, AgentryError, createAgentRegistry, parseAgentDefinition, type AgentDefinition, type ConfigProblem } from "@agentry/core";
 import { seedConfig } from "./helpers.js";
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -56,8 +49,23 @@ describe("createAgentRegistry: seed 000 configuration", () => {
 
   it("drops null in every optional field, also inside chat and budget", () => {
     const nulls = Object.fromEntries(
-      ["description", "systemPrompt", "type", "toolAllowlist", "toolDenylist", "toolExposure", "skillAllowlist", "skillDenylist", "capabilityAllowlist",
-        "capabilityDenylist", "agentAllowlist", "agentDenylist", "uiVisible", "apiExposed", "role"].map((key) => [key, null]),
+      [
+        "description",
+        "systemPrompt",
+        "type",
+        "toolAllowlist",
+        "toolDenylist",
+        "toolExposure",
+        "skillAllowlist",
+        "skillDenylist",
+        "capabilityAllowlist",
+        "capabilityDenylist",
+        "agentAllowlist",
+        "agentDenylist",
+        "uiVisible",
+        "apiExposed",
+        "role",
+      ].map((key) => [key, null]),
     );
     const registry = createAgentRegistry({
       agents: [
@@ -151,7 +159,9 @@ describe("createAgentRegistry: every problem at once", () => {
     expect(message("agents[2].agentId")).toBe('duplicate agentId "todo" (already used by agents[0])');
     expect(message("agents[2].toolExposure")).toBe('expected one of "tools", "skills", "mixed", got string "plugins"');
     expect(message("agents[3].role")).toMatch(/^must be a role name \(the presets "planner", "actor", or a host role\)/);
-    expect(message("agents[3].chat.modle")).toBe("unknown key (did you mean \"model\"?); allowed keys: provider, model, temperature, maxOutputTokens, providerOptions");
+    expect(message("agents[3].chat.modle")).toBe(
+      'unknown key (did you mean "model"?); allowed keys: provider, model, temperature, maxOutputTokens, providerOptions',
+    );
     expect(message("agents[4].agentId")).toBe("is required");
     // The error's message names every problem too, for logs.
     for (const problem of problems) expect((thrown as Error).message).toContain(`${problem.path}: ${problem.message}`);
@@ -168,7 +178,7 @@ describe("createAgentRegistry: every problem at once", () => {
   it.each([
     ["empty", "", 'must not be empty, got string ""'],
     ["blank edges", " todo_*", 'must not start or end with whitespace, got string " todo_*"'],
-    ["NUL byte", "todo\u0000", "must not contain control characters (such as NUL or a newline), got string \"todo\\u0000\""],
+    ["NUL byte", "todo\u0000", 'must not contain control characters (such as NUL or a newline), got string "todo\\u0000"'],
     ["negation", "!todo_*", 'negation ("!") is not supported: put the pattern in the matching denylist instead, got string "!todo_*"'],
     ["too long", "a".repeat(257), "must be at most 256 characters"],
   ])("rejects a bad glob (%s)", (_label, pattern, expected) => {
@@ -179,7 +189,16 @@ describe("createAgentRegistry: every problem at once", () => {
   });
 
   it("accepts ordinary globs in every list", () => {
-    const lists = ["toolAllowlist", "toolDenylist", "skillAllowlist", "skillDenylist", "capabilityAllowlist", "capabilityDenylist", "agentAllowlist", "agentDenylist"];
+    const lists = [
+      "toolAllowlist",
+      "toolDenylist",
+      "skillAllowlist",
+      "skillDenylist",
+      "capabilityAllowlist",
+      "capabilityDenylist",
+      "agentAllowlist",
+      "agentDenylist",
+    ];
     const patterns = ["reading_list_*", "lists.*", "{todo,journal}", "agent-?", "[a-c]*", "**", "a".repeat(256)];
     expect(createAgentRegistry({ agents: [agent(Object.fromEntries(lists.map((l) => [l, patterns])))] }).get("a")?.agentDenylist).toEqual(patterns);
   });
@@ -190,7 +209,9 @@ describe("createAgentRegistry: every problem at once", () => {
       maxCostUsd: 0.25,
       maxTotalTokens: 1000,
     });
-    expect(problemsOf(() => createAgentRegistry({ agents: [agent({ budget: { maxParallelPerTurn: 0, maxWallClockMs: "1s", maxToolResultBytes: -5 } })] }))).toEqual([
+    expect(
+      problemsOf(() => createAgentRegistry({ agents: [agent({ budget: { maxParallelPerTurn: 0, maxWallClockMs: "1s", maxToolResultBytes: -5 } })] })),
+    ).toEqual([
       { path: "agents[0].budget.maxParallelPerTurn", message: "must be at least 1, got number 0" },
       { path: "agents[0].budget.maxToolResultBytes", message: "must be a non-negative number, got number -5" },
       { path: "agents[0].budget.maxWallClockMs", message: 'expected number, got string "1s"' },
@@ -198,7 +219,9 @@ describe("createAgentRegistry: every problem at once", () => {
   });
 
   it("names a config that is not a list of agents", () => {
-    expect(problemsOf(() => createAgentRegistry({} as { agents: unknown[] }))).toEqual([{ path: "agents", message: "is required (an array of agent definitions)" }]);
+    expect(problemsOf(() => createAgentRegistry({} as { agents: unknown[] }))).toEqual([
+      { path: "agents", message: "is required (an array of agent definitions)" },
+    ]);
     expect(problemsOf(() => createAgentRegistry({ agents: {} } as unknown as { agents: unknown[] }))).toEqual([
       { path: "agents", message: "expected an array of agent definitions" },
     ]);
@@ -215,7 +238,10 @@ describe("createAgentRegistry: every problem at once", () => {
 
 describe("parseAgentDefinition", () => {
   it("returns the normalised definition or the problems, with paths relative to options.path", () => {
-    expect(parseAgentDefinition({ agentId: "a", displayName: "A", toolDenylist: null })).toEqual({ success: true, definition: { agentId: "a", displayName: "A" } });
+    expect(parseAgentDefinition({ agentId: "a", displayName: "A", toolDenylist: null })).toEqual({
+      success: true,
+      definition: { agentId: "a", displayName: "A" },
+    });
     expect(parseAgentDefinition({ agentId: "a", displayName: "A", toolDenylist: [1] })).toEqual({
       success: false,
       problems: [{ path: "toolDenylist[0]", message: "expected string, got number 1" }],

@@ -31,8 +31,12 @@ describe("fromAiSdk accepts every supported specification version", () => {
     expectTypeOf<TextOnly>().toMatchTypeOf<LanguageModelV2CallOptions>();
     expectTypeOf<TextOnly>().toMatchTypeOf<LanguageModelV3CallOptions>();
     expectTypeOf<TextOnly>().toMatchTypeOf<LanguageModelV4CallOptions>();
-    expectTypeOf<{ type: "file"; mediaType: string; data: string }>().toMatchTypeOf<Extract<LanguageModelV3CallOptions["prompt"][number], { role: "user" }>["content"][number]>();
-    expectTypeOf<{ type: "file"; mediaType: string; data: string }>().toMatchTypeOf<Extract<LanguageModelV2CallOptions["prompt"][number], { role: "user" }>["content"][number]>();
+    expectTypeOf<{ type: "file"; mediaType: string; data: string }>().toMatchTypeOf<
+      Extract<LanguageModelV3CallOptions["prompt"][number], { role: "user" }>["content"][number]
+    >();
+    expectTypeOf<{ type: "file"; mediaType: string; data: string }>().toMatchTypeOf<
+      Extract<LanguageModelV2CallOptions["prompt"][number], { role: "user" }>["content"][number]
+    >();
     expectTypeOf<{ type: "file"; mediaType: string; data: { type: "data"; data: string } }>().toMatchTypeOf<
       Extract<LanguageModelV4CallOptions["prompt"][number], { role: "user" }>["content"][number]
     >();

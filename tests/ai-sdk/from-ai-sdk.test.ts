@@ -20,7 +20,13 @@ function v3Model(parts: LanguageModelV3StreamPart[] | (() => LanguageModelV3Stre
 }
 
 const HISTORY: Message[] = [
-  { role: "user", content: [{ type: "text", text: "Look at this" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "Look at this" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+    ],
+  },
   {
     role: "assistant",
     content: [
@@ -58,7 +64,13 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
     const call: LanguageModelV3CallOptions = model.doStreamCalls[0]!;
     expect(call.prompt).toEqual([
       { role: "system", content: "Be brief." },
-      { role: "user", content: [{ type: "text", text: "Look at this" }, { type: "file", mediaType: "image/png", data: "iVBORw0KGgo=" }] },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Look at this" },
+          { type: "file", mediaType: "image/png", data: "iVBORw0KGgo=" },
+        ],
+      },
       {
         role: "assistant",
         content: [
@@ -150,11 +162,33 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
 
   it("leaves out usage the model does not know, and derives totals from parts", async () => {
     const unknown = await drain(
-      fromAiSdk(v3Model([{ type: "finish", usage: { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } }, finishReason: { unified: "stop", raw: undefined } }])),
+      fromAiSdk(
+        v3Model([
+          {
+            type: "finish",
+            usage: {
+              inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+              outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+            },
+            finishReason: { unified: "stop", raw: undefined },
+          },
+        ]),
+      ),
     );
     expect(unknown.events).toEqual([{ type: "finish", reason: "stop" }]);
     const parts = await drain(
-      fromAiSdk(v3Model([{ type: "finish", usage: { inputTokens: { total: undefined, noCache: 5, cacheRead: 7, cacheWrite: undefined }, outputTokens: { total: undefined, text: 3, reasoning: 2 } }, finishReason: { unified: "stop", raw: undefined } }])),
+      fromAiSdk(
+        v3Model([
+          {
+            type: "finish",
+            usage: {
+              inputTokens: { total: undefined, noCache: 5, cacheRead: 7, cacheWrite: undefined },
+              outputTokens: { total: undefined, text: 3, reasoning: 2 },
+            },
+            finishReason: { unified: "stop", raw: undefined },
+          },
+        ]),
+      ),
     );
     expect(parts.events[0]).toEqual({ type: "usage", inputTokens: 12, outputTokens: 5, cachedInputTokens: 7 });
   });
@@ -204,7 +238,9 @@ describe("fromAiSdk: V2 models", () => {
       { type: "tool-call", toolCallId: "c1", toolName: "t", input: '{"a":1}' },
       { type: "finish", usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14, cachedInputTokens: 2 }, finishReason: "tool-calls" },
     ]);
-    const { events, error } = await drain(fromAiSdk(model), { messages: [{ role: "user", content: [{ type: "image", mediaType: "image/jpeg", data: "AAAA" }] }] });
+    const { events, error } = await drain(fromAiSdk(model), {
+      messages: [{ role: "user", content: [{ type: "image", mediaType: "image/jpeg", data: "AAAA" }] }],
+    });
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: "thinking_delta", text: "hmm", signature: "s" },
@@ -249,7 +285,9 @@ describe("fromAiSdk: V4 models (types only: the V4 runtime package needs Node 22
       { type: "text-delta", id: "t", delta: "Done" },
       { type: "finish", usage: v3Usage(8, 2, 3), finishReason: { unified: "interrupted", raw: undefined } },
     ]);
-    const { events, error } = await drain(fromAiSdk(model), { messages: [{ role: "user", content: [{ type: "image", mediaType: "image/png", data: "QUJD" }] }] });
+    const { events, error } = await drain(fromAiSdk(model), {
+      messages: [{ role: "user", content: [{ type: "image", mediaType: "image/png", data: "QUJD" }] }],
+    });
     expect(error).toBeUndefined();
     expect(events).toEqual([
       { type: "thinking_delta", text: "plan" },
@@ -263,8 +301,16 @@ describe("fromAiSdk: V4 models (types only: the V4 runtime package needs Node 22
 
   it("sends thinking signatures back under the model's provider key", async () => {
     const model = v4Model([{ type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } }]);
-    await drain(fromAiSdk(model), { messages: [{ role: "assistant", content: [{ type: "thinking", text: "t", signature: "s" }] }, { role: "user", content: "go" }] });
-    expect(model.calls[0]!.prompt[0]).toEqual({ role: "assistant", content: [{ type: "reasoning", text: "t", providerOptions: { google: { signature: "s" } } }] });
+    await drain(fromAiSdk(model), {
+      messages: [
+        { role: "assistant", content: [{ type: "thinking", text: "t", signature: "s" }] },
+        { role: "user", content: "go" },
+      ],
+    });
+    expect(model.calls[0]!.prompt[0]).toEqual({
+      role: "assistant",
+      content: [{ type: "reasoning", text: "t", providerOptions: { google: { signature: "s" } } }],
+    });
   });
 });
 
@@ -280,7 +326,13 @@ describe("fromAiSdk: errors", () => {
       ...(isRetryable !== undefined && { isRetryable }),
     });
 
-  function failing(errors: Error[], then: LanguageModelV3StreamPart[] = [{ type: "text-delta", id: "0", delta: "ok" }, { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } }]) {
+  function failing(
+    errors: Error[],
+    then: LanguageModelV3StreamPart[] = [
+      { type: "text-delta", id: "0", delta: "ok" },
+      { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } },
+    ],
+  ) {
     let call = 0;
     const model = new MockLanguageModelV3({
       provider: "openai.chat",
@@ -294,18 +346,29 @@ describe("fromAiSdk: errors", () => {
   }
 
   it("maps an APICallError's status, payload, retry-after and retryability to a ProviderError", async () => {
-    const { model } = failing([apiError(429, { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }, { "retry-after": "7" })]);
+    const { model } = failing([
+      apiError(429, { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }, { "retry-after": "7" }),
+    ]);
     const { events, error } = await drain(fromAiSdk(model, { maxRetries: 0 }));
     expect(events).toEqual([]);
     expect(ProviderError.isInstance(error)).toBe(true);
     const e = error as ProviderError;
     expect(e.name).toBe("ProviderError");
-    expect([e.status, e.retryable, e.retryAfterMs, e.provider, e.errorType, e.message]).toEqual([429, true, 7000, "openai.chat", "rate_limit_exceeded", "Rate limit reached"]);
+    expect([e.status, e.retryable, e.retryAfterMs, e.provider, e.errorType, e.message]).toEqual([
+      429,
+      true,
+      7000,
+      "openai.chat",
+      "rate_limit_exceeded",
+      "Rate limit reached",
+    ]);
     expect(APICallError.isInstance(e.cause)).toBe(true);
   });
 
   it("never retries a 4xx, nor a permanent error under a retryable status", async () => {
-    const notFound = await drain(fromAiSdk(failing([apiError(404, { error: { message: "no such model", type: "invalid_request_error" } })]).model, { maxRetries: 3, retryBaseDelayMs: 1 }));
+    const notFound = await drain(
+      fromAiSdk(failing([apiError(404, { error: { message: "no such model", type: "invalid_request_error" } })]).model, { maxRetries: 3, retryBaseDelayMs: 1 }),
+    );
     expect([(notFound.error as ProviderError).status, (notFound.error as ProviderError).retryable]).toEqual([404, false]);
     const quota = failing([apiError(429, { error: { message: "quota", type: "insufficient_quota" } })]);
     const spent = await drain(fromAiSdk(quota.model, { maxRetries: 3, retryBaseDelayMs: 1 }));
@@ -325,7 +388,11 @@ describe("fromAiSdk: errors", () => {
 
   it("a network failure keeps the SDK's isRetryable", async () => {
     const { error } = await drain(fromAiSdk(failing([apiError(undefined, undefined, {}, false)]).model, { maxRetries: 0 }));
-    expect([(error as ProviderError).status, (error as ProviderError).retryable, (error as ProviderError).message]).toEqual([undefined, false, "Cannot connect to API"]);
+    expect([(error as ProviderError).status, (error as ProviderError).retryable, (error as ProviderError).message]).toEqual([
+      undefined,
+      false,
+      "Cannot connect to API",
+    ]);
   });
 
   it("an error part after output fails the stream (no retry, no finish); an overloaded payload is retryable", async () => {
@@ -333,12 +400,21 @@ describe("fromAiSdk: errors", () => {
     const model = new MockLanguageModelV3({
       doStream: async () => {
         calls++;
-        return { stream: partsStream<LanguageModelV3StreamPart>([{ type: "text-delta", id: "0", delta: "partial" }, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }]) };
+        return {
+          stream: partsStream<LanguageModelV3StreamPart>([
+            { type: "text-delta", id: "0", delta: "partial" },
+            { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+          ]),
+        };
       },
     });
     const { events, error } = await drain(fromAiSdk(model, { maxRetries: 3, retryBaseDelayMs: 1 }));
     expect(events).toEqual([{ type: "text_delta", text: "partial" }]);
-    expect([(error as ProviderError).message, (error as ProviderError).retryable, (error as ProviderError).errorType]).toEqual(["Overloaded", true, "overloaded_error"]);
+    expect([(error as ProviderError).message, (error as ProviderError).retryable, (error as ProviderError).errorType]).toEqual([
+      "Overloaded",
+      true,
+      "overloaded_error",
+    ]);
     expect(calls).toBe(1);
   });
 
@@ -351,7 +427,15 @@ describe("fromAiSdk: errors", () => {
 
   it("ignores parts that are not objects with a type (hostile stream)", async () => {
     const model = new MockLanguageModelV3({
-      doStream: async () => ({ stream: partsStream([null, 42, { type: 7 }, { type: "text-delta", id: "0", delta: "ok" }, { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } }] as never[]) }),
+      doStream: async () => ({
+        stream: partsStream([
+          null,
+          42,
+          { type: 7 },
+          { type: "text-delta", id: "0", delta: "ok" },
+          { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } },
+        ] as never[]),
+      }),
     });
     const { events } = await drain(fromAiSdk(model));
     expect(events.map((e) => e.type)).toEqual(["text_delta", "usage", "finish"]);

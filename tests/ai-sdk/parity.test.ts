@@ -27,8 +27,10 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   "openai-compatible/xai-grok-reasoning-tool-call.chunks.jsonl":
     "the AI SDK's OpenAI chat model ignores reasoning_content (an OpenAI-compatible extension) and counts completion_tokens only (xAI leaves reasoning tokens out of it)",
   "openai-compatible/deepseek-reasoner-tool-call.chunks.jsonl": "the AI SDK's OpenAI chat model ignores reasoning_content",
-  "openai-compatible/groq-gpt-oss-midstream-error-event.sse": "the AI SDK's OpenAI chat model ignores delta.reasoning (Groq, OpenRouter); the error and the result agree",
-  "openai-chat/multiple-choices-n3-gpt-4o.sse": "the AI SDK's OpenAI chat model streams the text of every choice of an n > 1 response, interleaved; ours reads choice 0 only",
+  "openai-compatible/groq-gpt-oss-midstream-error-event.sse":
+    "the AI SDK's OpenAI chat model ignores delta.reasoning (Groq, OpenRouter); the error and the result agree",
+  "openai-chat/multiple-choices-n3-gpt-4o.sse":
+    "the AI SDK's OpenAI chat model streams the text of every choice of an n > 1 response, interleaved; ours reads choice 0 only",
   "openai-compatible/openrouter-keepalive-comments-error-in-chunk.sse":
     "an error object riding a chunk after finish_reason: the AI SDK's OpenAI chat model keeps the cut-off response (complete); ours fails the call with the error",
   "errors/anthropic-midstream-overloaded-error.sse":
@@ -40,7 +42,10 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
 function fixtureBody(file: string, api: "openai" | "anthropic"): Uint8Array {
   const raw = readFileSync(join(FIXTURE_DIR, file));
   if (!file.endsWith(".chunks.jsonl")) return raw;
-  const lines = raw.toString("utf8").split("\n").filter((line) => line.trim() !== "");
+  const lines = raw
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   let text = lines.map((line) => `${api === "anthropic" ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`).join("");
   if (api === "openai") text += "data: [DONE]\n\n";
   return new TextEncoder().encode(text);
@@ -50,17 +55,49 @@ function fixtureBody(file: string, api: "openai" | "anthropic"): Uint8Array {
 function followUp(api: "openai" | "anthropic"): string {
   const data = (payload: unknown) => `${api === "anthropic" ? `event: ${(payload as { type: string }).type}\n` : ""}data: ${JSON.stringify(payload)}\n\n`;
   if (api === "openai") {
-    const chunk = (delta: unknown, finish: string | null) => ({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
-    return data(chunk({ role: "assistant", content: "All done." }, null)) + data(chunk({}, "stop")) + data({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [], usage: { prompt_tokens: 50, completion_tokens: 3, total_tokens: 53 } }) + "data: [DONE]\n\n";
+    const chunk = (delta: unknown, finish: string | null) => ({
+      id: "c",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "m",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    return (
+      data(chunk({ role: "assistant", content: "All done." }, null)) +
+      data(chunk({}, "stop")) +
+      data({
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 0,
+        model: "m",
+        choices: [],
+        usage: { prompt_tokens: 50, completion_tokens: 3, total_tokens: 53 },
+      }) +
+      "data: [DONE]\n\n"
+    );
   }
   return [
-    { type: "message_start", message: { id: "m", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 50, output_tokens: 1 } } },
+    {
+      type: "message_start",
+      message: {
+        id: "m",
+        type: "message",
+        role: "assistant",
+        model: "m",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 50, output_tokens: 1 },
+      },
+    },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "All done." } },
     { type: "content_block_stop", index: 0 },
     { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } },
     { type: "message_stop" },
-  ].map(data).join("");
+  ]
+    .map(data)
+    .join("");
 }
 
 let server: TestServer;
@@ -90,15 +127,21 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const tools = ["GetWeatherArgs", "get_weather", "get_stock_price", "get_time", "get_current_weather", "make_file", "search", "get_something_by_name"].map((name) =>
-  defineTool({ name, description: `The ${name} tool`, input: z.object({}).passthrough(), execute: (args) => ({ tool: name, args }) }),
+const tools = ["GetWeatherArgs", "get_weather", "get_stock_price", "get_time", "get_current_weather", "make_file", "search", "get_something_by_name"].map(
+  (name) => defineTool({ name, description: `The ${name} tool`, input: z.object({}).passthrough(), execute: (args) => ({ tool: name, args }) }),
 );
 
 let runs = 0;
 async function runLoop(provider: Provider): Promise<{ events: unknown[]; result: LoopResult }> {
   const events: LoopEvent[] = [];
   let result: LoopResult | undefined;
-  for await (const event of runUnifiedAgentLoop({ provider, model: "recorded-model", systemPrompt: "You are a test.", history: [{ role: "user", content: "Go." }], tools })) {
+  for await (const event of runUnifiedAgentLoop({
+    provider,
+    model: "recorded-model",
+    systemPrompt: "You are a test.",
+    history: [{ role: "user", content: "Go." }],
+    tools,
+  })) {
     events.push(event);
     if (event.type === "done") result = event.result;
   }

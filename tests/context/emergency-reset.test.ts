@@ -56,7 +56,13 @@ describe("summarizeForReset", () => {
     ...exchange(["c3"], "search"),
     answer("I split billing.ts into three files."),
     user(wrapSystemMessage("agent_42", "tests pass")),
-    { role: "user", content: [{ type: "text", text: "and this screenshot?" }, { type: "image", mediaType: "image/png", data: text(50_000, "Q") }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "and this screenshot?" },
+        { type: "image", mediaType: "image/png", data: text(50_000, "Q") },
+      ],
+    },
     ...exchange(["c4"], "read_file"),
     answer("The screenshot shows the new invoice layout."),
   ];

@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  CHARS_PER_TOKEN,
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD_TOKENS,
-  estimateMessageTokens,
-  estimateTokens,
-  type ImagePart,
-  type Message,
-} from "@agentry/core";
+import { CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTokens, type ImagePart, type Message } from "@agentry/core";
 import { answer, exchange, text, user } from "./helpers.js";
 
 const tokensOf = (chars: number): number => MESSAGE_OVERHEAD_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN);
@@ -22,17 +14,33 @@ describe("estimateMessageTokens", () => {
   });
 
   it("sums the characters of a message's parts before rounding", () => {
-    const message: Message = { role: "user", content: [{ type: "text", text: "abc" }, { type: "text", text: "de" }] };
+    const message: Message = {
+      role: "user",
+      content: [
+        { type: "text", text: "abc" },
+        { type: "text", text: "de" },
+      ],
+    };
     expect(estimateMessageTokens(message)).toBe(tokensOf(5));
   });
 
   it("counts a 5 MB base64 image as IMAGE_TOKENS, without reading its data", () => {
-    const big: Message = { role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", mediaType: "image/png", data: text(5_000_000, "A") }] };
+    const big: Message = {
+      role: "user",
+      content: [
+        { type: "text", text: "what is this?" },
+        { type: "image", mediaType: "image/png", data: text(5_000_000, "A") },
+      ],
+    };
     expect(estimateMessageTokens(big)).toBe(tokensOf(13) + IMAGE_TOKENS);
     expect(IMAGE_TOKENS).toBeLessThan(10_000);
 
     const untouchable = { type: "image", mediaType: "image/png" } as ImagePart;
-    Object.defineProperty(untouchable, "data", { get: () => { throw new Error("image data was read"); } });
+    Object.defineProperty(untouchable, "data", {
+      get: () => {
+        throw new Error("image data was read");
+      },
+    });
     expect(estimateMessageTokens({ role: "user", content: [untouchable, untouchable] })).toBe(tokensOf(0) + 2 * IMAGE_TOKENS);
   });
 
@@ -58,12 +66,24 @@ describe("estimateMessageTokens", () => {
     expect(estimateMessageTokens(results)).toBe(tokensOf(41));
 
     const result = { rows: [{ id: 1, name: "a" }], total: 1 };
-    const json: Message = { role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "q", result }, { type: "tool_result", toolCallId: "c2", name: "q", result: "abc" }] };
+    const json: Message = {
+      role: "tool",
+      content: [
+        { type: "tool_result", toolCallId: "c1", name: "q", result },
+        { type: "tool_result", toolCallId: "c2", name: "q", result: "abc" },
+      ],
+    };
     expect(estimateMessageTokens(json)).toBe(tokensOf(JSON.stringify(result).length + 3));
   });
 
   it("counts thinking text and not its signature", () => {
-    const message: Message = { role: "assistant", content: [{ type: "thinking", text: text(12), signature: text(10_000, "s") }, { type: "text", text: "done" }] };
+    const message: Message = {
+      role: "assistant",
+      content: [
+        { type: "thinking", text: text(12), signature: text(10_000, "s") },
+        { type: "text", text: "done" },
+      ],
+    };
     expect(estimateMessageTokens(message)).toBe(tokensOf(16));
   });
 

@@ -3,21 +3,35 @@ import fc from "fast-check";
 import { estimateTokens, pruneHistory, type Message, type UserMessage } from "@agentry/core";
 import { pairingProblems, text } from "./helpers.js";
 
-interface CallSpec { name: string; query: string; result: string | { rows: string[] } }
-interface TurnSpec { request: UserMessage; steps: CallSpec[][]; final: string | null }
+interface CallSpec {
+  name: string;
+  query: string;
+  result: string | { rows: string[] };
+}
+interface TurnSpec {
+  request: UserMessage;
+  steps: CallSpec[][];
+  final: string | null;
+}
 
 const filler = fc.nat({ max: 1_200 }).map((n) => text(n));
 const requestArb: fc.Arbitrary<UserMessage> = fc.oneof(
   filler.map((content) => ({ role: "user" as const, content })),
   fc.tuple(filler, fc.nat({ max: 3 }), fc.nat({ max: 20_000 })).map(([words, images, size]) => ({
     role: "user" as const,
-    content: [{ type: "text" as const, text: words }, ...Array.from({ length: images }, () => ({ type: "image" as const, mediaType: "image/png", data: text(size, "A") }))],
+    content: [
+      { type: "text" as const, text: words },
+      ...Array.from({ length: images }, () => ({ type: "image" as const, mediaType: "image/png", data: text(size, "A") })),
+    ],
   })),
 );
 const callArb: fc.Arbitrary<CallSpec> = fc.record({
   name: fc.constantFrom("read_file", "search", "run_subtask"),
   query: fc.string({ maxLength: 40 }),
-  result: fc.oneof(filler, fc.array(fc.string({ maxLength: 60 }), { maxLength: 5 }).map((rows) => ({ rows }))),
+  result: fc.oneof(
+    filler,
+    fc.array(fc.string({ maxLength: 60 }), { maxLength: 5 }).map((rows) => ({ rows })),
+  ),
 });
 const stepsArb = fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { maxLength: 3, size: "max" });
 const turnArb: fc.Arbitrary<TurnSpec> = fc.record({ request: requestArb, steps: stepsArb, final: fc.option(filler) });
@@ -107,13 +121,17 @@ describe("pruneHistory over random histories", () => {
 
   it("a larger budget keeps everything a smaller one keeps", () => {
     fc.assert(
-      fc.property(caseArb, fc.integer({ min: 0, max: 100 }).map((percent) => percent / 100), ({ history, fraction, system }, shrink) => {
-        const larger = Math.max(0, budgetAt(history, system, fraction));
-        const smaller = Math.floor(larger * shrink);
-        const keptLarger = new Set(pruneHistory(history, { maxTokens: larger, system }).messages);
-        const keptSmaller = pruneHistory(history, { maxTokens: smaller, system }).messages;
-        expect(keptSmaller.filter((m) => !keptLarger.has(m))).toEqual([]);
-      }),
+      fc.property(
+        caseArb,
+        fc.integer({ min: 0, max: 100 }).map((percent) => percent / 100),
+        ({ history, fraction, system }, shrink) => {
+          const larger = Math.max(0, budgetAt(history, system, fraction));
+          const smaller = Math.floor(larger * shrink);
+          const keptLarger = new Set(pruneHistory(history, { maxTokens: larger, system }).messages);
+          const keptSmaller = pruneHistory(history, { maxTokens: smaller, system }).messages;
+          expect(keptSmaller.filter((m) => !keptLarger.has(m))).toEqual([]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -44,7 +44,13 @@ describe("createEventBatcher", () => {
   it("keeps push order across immediate and batched events, whatever the timing (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.record({ kind: fc.constant("push" as const), immediate: fc.boolean() }), fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: 250 }) })), { maxLength: 60 }),
+        fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant("push" as const), immediate: fc.boolean() }),
+            fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: 250 }) }),
+          ),
+          { maxLength: 60 },
+        ),
         fc.integer({ min: 0, max: 200 }),
         (steps, flushMs) => {
           const { batches, batcher } = recorder(flushMs);
@@ -131,7 +137,17 @@ describe("createEventBatcher", () => {
   });
 
   it("treats the API.md immediate list as immediate and text deltas as batched", () => {
-    expect([...IMMEDIATE_EVENT_TYPES].sort()).toEqual(["approval_request", "budget_exceeded", "done", "error", "llm_call_start", "plan_ready", "question", "task_status", "tool_calls_preparing"]);
+    expect([...IMMEDIATE_EVENT_TYPES].sort()).toEqual([
+      "approval_request",
+      "budget_exceeded",
+      "done",
+      "error",
+      "llm_call_start",
+      "plan_ready",
+      "question",
+      "task_status",
+      "tool_calls_preparing",
+    ]);
     expect(isImmediateEvent({ type: "chunk" })).toBe(false);
     expect(isImmediateEvent({ type: "tool_call_update" })).toBe(false);
     expect(isImmediateEvent({ type: "question" })).toBe(true);

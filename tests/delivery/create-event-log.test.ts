@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
-import { createAgentRegistry, createAgentRuntime, createEventLog, InvalidArgumentError, toServerSentEvents, type ResumedEvent, type RuntimeEvent } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  createEventLog,
+  InvalidArgumentError,
+  toServerSentEvents,
+  type ResumedEvent,
+  type RuntimeEvent,
+} from "@agentry/core";
 import { agents, makeRuntime } from "../runtime/helpers.js";
 import { collect, gate, readSse } from "./helpers.js";
 
@@ -87,7 +95,12 @@ describe("createEventLog", () => {
     const suspended = await first.runtime.send({ agentId: "todo", content: "clean up" });
     expect(suspended.status).toBe("suspended");
     const oldId = first.events.at(-2)!.seq;
-    const second = createAgentRuntime({ registry: createAgentRegistry(agents), store: first.store, providers: { fake: first.provider }, defaultModel: "fake-model" });
+    const second = createAgentRuntime({
+      registry: createAgentRegistry(agents),
+      store: first.store,
+      providers: { fake: first.provider },
+      defaultModel: "fake-model",
+    });
     const log = createEventLog({ runtime: second });
     const got = await collect(log.resume({ sessionId: suspended.sessionId, lastEventId: oldId }));
     expect(got).toHaveLength(1);

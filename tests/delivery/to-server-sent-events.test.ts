@@ -38,7 +38,10 @@ describe("toServerSentEvents", () => {
     let release!: () => void;
     const later = new Promise<void>((resolve) => (release = resolve));
     async function* source(): AsyncGenerator<E | E[]> {
-      yield [{ type: "chunk", seq: 1 }, { type: "chunk", seq: 2 }];
+      yield [
+        { type: "chunk", seq: 1 },
+        { type: "chunk", seq: 2 },
+      ];
       yield [];
       await later;
       yield { type: "done", seq: 3 };
@@ -120,13 +123,20 @@ describe("toServerSentEvents", () => {
   });
 
   it("writes exactly the UTF-8 of the frames for any text (multi-byte, surrogate pairs, lone surrogates, escapes)", async () => {
-    const text = fc.oneof(fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), fc.string({ unit: fc.constantFrom("a", "é", "€", "😀", "\ud800", "\udc00", '"', "\\", "\n", "\u2028") }));
+    const text = fc.oneof(
+      fc.string({ unit: "grapheme" }),
+      fc.string({ unit: "binary" }),
+      fc.string({ unit: fc.constantFrom("a", "é", "€", "😀", "\ud800", "\udc00", '"', "\\", "\n", "\u2028") }),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(text, { maxLength: 5 }), { minLength: 1, maxLength: 5 }), async (batches) => {
         let seq = 0;
         const events = batches.map((batch) => batch.map((t) => ({ type: "chunk", seq: ++seq, text: t })));
         const bytes = new Uint8Array(await new Response(toServerSentEvents<E>(from(events))).arrayBuffer());
-        const expected = events.flat().map((event) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+        const expected = events
+          .flat()
+          .map((event) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`)
+          .join("");
         expect(bytes).toEqual(new TextEncoder().encode(expected));
       }),
       { numRuns: 300 },
@@ -134,11 +144,7 @@ describe("toServerSentEvents", () => {
   });
 
   it("takes the id of each message from the id option, and leaves out an id that holds a line break", async () => {
-    const events: E[] = [
-      { type: "chunk", seq: 1 },
-      { type: "chunk", seq: 2 },
-      { type: "chunk" },
-    ];
+    const events: E[] = [{ type: "chunk", seq: 1 }, { type: "chunk", seq: 2 }, { type: "chunk" }];
     const ids = (event: E) => (event.seq === 2 ? "two\nid: 99" : event.seq === undefined ? undefined : `run-a:${event.seq}`);
     const messages = await readSse(toServerSentEvents(from(events), { id: ids }));
     expect(messages).toEqual(events.map((event, i) => (i === 0 ? { id: "run-a:1", data: JSON.stringify(event) } : { data: JSON.stringify(event) })));

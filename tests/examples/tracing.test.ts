@@ -5,7 +5,10 @@ describe("examples/tracing.ts", () => {
   it("prints the span tree of a traced turn: invoke_agent > chat, execute_tool run_subtask > chat, execute_tool", async () => {
     const out = await runExample("tracing.ts");
     expect(out).toMatch(/^assistant: Your order A-17 is on its way with DHL\.$/m);
-    const lines = out.split("\n").filter((line) => /^\s*(invoke_agent|chat|execute_tool)/.test(line)).map((line) => line.replace(/^(\s*\S+ \S+).*$/, "$1"));
+    const lines = out
+      .split("\n")
+      .filter((line) => /^\s*(invoke_agent|chat|execute_tool)/.test(line))
+      .map((line) => line.replace(/^(\s*\S+ \S+).*$/, "$1"));
     expect(lines).toEqual([
       "invoke_agent Support",
       "  chat gpt-4.1-mini",

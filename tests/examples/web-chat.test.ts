@@ -37,7 +37,9 @@ describe("examples/web-chat in headless Chromium", () => {
     // The planner submits a plan (create_artifact → plan_ready); the task waits for review.
     const plans = page.locator('[data-testid="plan-card"]');
     await plans.first().waitFor({ timeout: 30_000 });
-    expect(await plans.first().innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Research Lisbon, Oslo and Kyoto in parallel[\s\S]*Remove the old Oslo draft[\s\S]*Prices change daily/);
+    expect(await plans.first().innerText()).toMatch(
+      /Recommend a weekend city trip[\s\S]*Research Lisbon, Oslo and Kyoto in parallel[\s\S]*Remove the old Oslo draft[\s\S]*Prices change daily/,
+    );
     await expect.poll(taskStatus, { timeout: 30_000 }).toBe("awaiting_review");
     // Revise once (the feedback box opens on the first click), then approve the new plan.
     await plans.first().locator('[data-testid="plan-revise"]').click();
@@ -54,10 +56,14 @@ describe("examples/web-chat in headless Chromium", () => {
     // The actor: three parallel sub-tasks at the root, their tool calls nested one level down, collapsed.
     const subtasks = page.locator('[data-testid="tool-card"][data-name="run_subtask"]');
     await expect.poll(() => subtasks.count(), { timeout: 30_000 }).toBe(3);
-    expect(await subtasks.locator(":scope > .card-head .card-name").allInnerTexts()).toEqual(["Research Lisbon", "Research Oslo", "Research Kyoto"].map((t) => expect.stringContaining(t)));
+    expect(await subtasks.locator(":scope > .card-head .card-name").allInnerTexts()).toEqual(
+      ["Research Lisbon", "Research Oslo", "Research Kyoto"].map((t) => expect.stringContaining(t)),
+    );
     const nested = page.locator('[data-testid="tool-card"][data-depth="1"]');
     await expect.poll(() => nested.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
-    const lisbonLookup = page.locator('[data-testid="tool-card"][data-name="run_subtask"]', { hasText: "Research Lisbon" }).locator('[data-testid="tool-card"][data-name="lookup_city"]');
+    const lisbonLookup = page
+      .locator('[data-testid="tool-card"][data-name="run_subtask"]', { hasText: "Research Lisbon" })
+      .locator('[data-testid="tool-card"][data-name="lookup_city"]');
     await expect.poll(() => lisbonLookup.getAttribute("data-status"), { timeout: 30_000 }).toBe("done");
     expect(await lisbonLookup.evaluate((el) => el.classList.contains("collapsed"))).toBe(true);
     expect(await lisbonLookup.locator(".card-body").isVisible()).toBe(false);
@@ -101,8 +107,14 @@ describe("examples/web-chat in headless Chromium", () => {
     await page.waitForSelector("body[data-connected]");
     await expect.poll(() => subtasks.count(), { timeout: 30_000 }).toBe(3);
     expect(await nested.count()).toBe(4);
-    expect(await nested.evaluateAll((els) => els.every((el) => el.classList.contains("collapsed") && el.closest('[data-name="run_subtask"]') !== null))).toBe(true);
-    expect(await page.locator('[data-testid="tool-card"][data-depth="0"]').evaluateAll((els) => els.map((el) => [el.getAttribute("data-name"), el.getAttribute("data-status")]))).toEqual([
+    expect(await nested.evaluateAll((els) => els.every((el) => el.classList.contains("collapsed") && el.closest('[data-name="run_subtask"]') !== null))).toBe(
+      true,
+    );
+    expect(
+      await page
+        .locator('[data-testid="tool-card"][data-depth="0"]')
+        .evaluateAll((els) => els.map((el) => [el.getAttribute("data-name"), el.getAttribute("data-status")])),
+    ).toEqual([
       ["create_artifact", "done"],
       ["create_artifact", "done"],
       ["run_subtask", "done"],

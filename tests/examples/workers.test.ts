@@ -9,7 +9,10 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Starts `examples/workers/<file>` as a user would (tsx), offline; resolves once it printed `ready`. */
 function start(file: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(OPENAI|ANTHROPIC)_/.test(key))) as Record<string, string>;
-  const child = spawn(process.execPath, ["--import", "tsx", `examples/workers/${file}`], { cwd: root, env: { ...clean, ...env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" } });
+  const child = spawn(process.execPath, ["--import", "tsx", `examples/workers/${file}`], {
+    cwd: root,
+    env: { ...clean, ...env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+  });
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
@@ -48,7 +51,10 @@ describe("examples/workers: an HTTP front and two worker processes on one databa
     const chat = async (content: string, sessionId?: string) => {
       const response = await fetch(`${base}/chat`, { method: "POST", body: JSON.stringify({ content, ...(sessionId && { sessionId }) }) });
       expect(response.status).toBe(200);
-      return (await response.text()).trim().split("\n").map((line) => JSON.parse(line) as { type: string; result?: { status: string; text: string; sessionId: string } });
+      return (await response.text())
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string; result?: { status: string; text: string; sessionId: string } });
     };
     const events = await chat("add milk");
     const done = events.at(-1)!;

@@ -20,7 +20,9 @@ describe("KeyedSerializer", () => {
   it("runs each key's tasks one at a time, in call order, with different keys overlapping, whatever the tasks do", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ key: fc.constantFrom("a", "b", "c"), fails: fc.boolean(), throwsSync: fc.boolean(), ticks: fc.integer({ min: 0, max: 3 }) }), { maxLength: 30 }),
+        fc.array(fc.record({ key: fc.constantFrom("a", "b", "c"), fails: fc.boolean(), throwsSync: fc.boolean(), ticks: fc.integer({ min: 0, max: 3 }) }), {
+          maxLength: 30,
+        }),
         async (tasks) => {
           const serializer = new KeyedSerializer();
           const running = new Map<string, number>();

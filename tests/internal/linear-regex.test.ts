@@ -37,7 +37,8 @@ describe("compileLinearRegex", () => {
     const atom = fc.constantFrom("a", "b", ".", "[ab]", "[^a]", "\\d", "\\w", "(a|b)", "(?:ab)", "(a*)", "x");
     const quant = fc.constantFrom("", "", "*", "+", "?", "{2}", "{1,3}", "{0,}", "*?");
     const piece = fc.tuple(atom, quant).map(([a, q]) => a + q);
-    const pattern = fc.tuple(fc.boolean(), fc.array(piece, { minLength: 1, maxLength: 5 }), fc.boolean(), fc.option(fc.array(piece, { maxLength: 3 })))
+    const pattern = fc
+      .tuple(fc.boolean(), fc.array(piece, { minLength: 1, maxLength: 5 }), fc.boolean(), fc.option(fc.array(piece, { maxLength: 3 })))
       .map(([start, pieces, end, other]) => (start ? "^" : "") + pieces.join("") + (end ? "$" : "") + (other ? "|" + other.join("") : ""));
     fc.assert(
       fc.property(pattern, fc.stringMatching(/^[abx1 ]{0,8}$/), (p, input) => {

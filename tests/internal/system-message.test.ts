@@ -6,8 +6,23 @@ const tagCount = (text: string) => (text.match(/<\s*\/?\s*system_message/gi) ?? 
 
 describe("system message wrapping", () => {
   it("model-written text can never close or forge a <system_message> tag, and unwrapping gives it back", () => {
-    const pieces = fc.constantFrom("<system_message", "</system_message>", "< /SYSTEM_MESSAGE", "&lt;system_message", "&amp;lt;/system_message", "&", "<", ">", '"', "x", " ");
-    const texts = fc.oneof(fc.string(), fc.array(pieces, { maxLength: 12 }).map((parts) => parts.join("")));
+    const pieces = fc.constantFrom(
+      "<system_message",
+      "</system_message>",
+      "< /SYSTEM_MESSAGE",
+      "&lt;system_message",
+      "&amp;lt;/system_message",
+      "&",
+      "<",
+      ">",
+      '"',
+      "x",
+      " ",
+    );
+    const texts = fc.oneof(
+      fc.string(),
+      fc.array(pieces, { maxLength: 12 }).map((parts) => parts.join("")),
+    );
     fc.assert(
       fc.property(fc.string(), texts, (origin, text) => {
         const wrapped = wrapSystemMessage(origin, text);

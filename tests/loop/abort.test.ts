@@ -30,7 +30,13 @@ describe("abort", () => {
     const { tool, stats, whenStarted } = sleeper();
     const provider = createFakeProvider((request) => {
       if (request.system.startsWith("You are a sub-agent")) return { toolCalls: [{ name: "sleep", args: { ms: 10_000 } }] };
-      return { toolCalls: [{ name: "sleep", args: { ms: 10_000 } }, { name: "sleep", args: { ms: 10_000 } }, { name: "run_subtask", args: { title: "t", instructions: "i" } }] };
+      return {
+        toolCalls: [
+          { name: "sleep", args: { ms: 10_000 } },
+          { name: "sleep", args: { ms: 10_000 } },
+          { name: "run_subtask", args: { title: "t", instructions: "i" } },
+        ],
+      };
     });
     // Abort once all three sleeps run (two here, one in the sub-task), whatever the machine's speed.
     void whenStarted(3).then(() => controller.abort());
@@ -54,7 +60,14 @@ describe("abort", () => {
   it("stops running tools when the consumer stops reading", async () => {
     // Held calls end only when released or aborted.
     const held = heldTool();
-    const provider = createFakeProvider([{ toolCalls: [{ name: "held", args: { tag: "a" } }, { name: "held", args: { tag: "b" } }] }]);
+    const provider = createFakeProvider([
+      {
+        toolCalls: [
+          { name: "held", args: { tag: "a" } },
+          { name: "held", args: { tag: "b" } },
+        ],
+      },
+    ]);
     const loop = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [user("x")], tools: [held.tool] });
     const bothRunning = held.whenStarted(2);
     for await (const event of loop) {

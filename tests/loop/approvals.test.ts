@@ -52,10 +52,26 @@ describe("approvals", () => {
 
   it("asks for tools and classes the policy names, and for requiresApproval functions that say yes", async () => {
     const asked: string[] = [];
-    const maybe = defineTool({ name: "maybe", description: "m", input: z.object({ big: z.boolean() }), requiresApproval: ({ big }) => big, execute: () => "ok" });
+    const maybe = defineTool({
+      name: "maybe",
+      description: "m",
+      input: z.object({ big: z.boolean() }),
+      requiresApproval: ({ big }) => big,
+      execute: () => "ok",
+    });
     const net = defineTool({ name: "fetch_url", description: "f", input: z.object({}), permissionClass: "network", execute: () => "page" });
     await run({
-      script: [{ toolCalls: [{ name: "maybe", args: { big: false } }, { name: "maybe", args: { big: true } }, { name: "fetch_url", args: {} }, { name: "echo", args: { text: "x" } }] }, { text: "ok" }],
+      script: [
+        {
+          toolCalls: [
+            { name: "maybe", args: { big: false } },
+            { name: "maybe", args: { big: true } },
+            { name: "fetch_url", args: {} },
+            { name: "echo", args: { text: "x" } },
+          ],
+        },
+        { text: "ok" },
+      ],
       tools: [maybe, net, echo],
       policy: { ...defaultPolicy("thread"), approval: { classes: ["network"], tools: ["echo"] } },
       approve: async (r) => (asked.push(`${r.name}:${JSON.stringify(r.args)}`), { approved: true }),
@@ -81,7 +97,12 @@ describe("approvals", () => {
     const echoed: string[] = [];
     const countingEcho = { ...echo, execute: (a: { text: string }) => (echoed.push(a.text), a.text) };
     const provider = createFakeProvider([
-      { toolCalls: [{ id: "e1", name: "echo", args: { text: "first" } }, { id: "d1", name: "delete_file", args: { path: "x" } }] },
+      {
+        toolCalls: [
+          { id: "e1", name: "echo", args: { text: "first" } },
+          { id: "d1", name: "delete_file", args: { path: "x" } },
+        ],
+      },
       { text: "all done" },
     ]);
     const history: Message[] = [user("clean up")];
@@ -117,7 +138,12 @@ describe("approvals", () => {
   it("suspends from inside a sub-task and resumes at that depth, keeping finished siblings", async () => {
     const { tool, deleted } = deleter();
     const siblingRuns: string[] = [];
-    const note = defineTool({ name: "note", description: "n", input: z.object({ text: z.string() }), execute: ({ text }) => (siblingRuns.push(text), "noted") });
+    const note = defineTool({
+      name: "note",
+      description: "n",
+      input: z.object({ text: z.string() }),
+      execute: ({ text }) => (siblingRuns.push(text), "noted"),
+    });
     const script = (request: { system: string; messages: Message[] }) => {
       const first = request.messages[0];
       const instructions = first?.role === "user" && typeof first.content === "string" ? first.content : "";
@@ -131,7 +157,12 @@ describe("approvals", () => {
         return { text: `${instructions} finished` };
       }
       return request.messages.at(-1)!.role === "user"
-        ? { toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Delete", instructions: "delete" } }, { id: "s2", name: "run_subtask", args: { title: "Note", instructions: "note" } }] }
+        ? {
+            toolCalls: [
+              { id: "s1", name: "run_subtask", args: { title: "Delete", instructions: "delete" } },
+              { id: "s2", name: "run_subtask", args: { title: "Note", instructions: "note" } },
+            ],
+          }
         : { text: "root done" };
     };
     const provider = createFakeProvider(script);
@@ -158,7 +189,12 @@ describe("approvals", () => {
     // Resumed: the child's model is asked once (after the delete), then the root once.
     expect(provider.calls.length - callsBefore).toBe(2);
     const toolMessage = second.result.messages.find((m) => m.role === "tool");
-    expect(toolMessage).toMatchObject({ content: [{ toolCallId: "s1", result: "delete finished" }, { toolCallId: "s2", result: "note finished" }] });
+    expect(toolMessage).toMatchObject({
+      content: [
+        { toolCallId: "s1", result: "delete finished" },
+        { toolCallId: "s2", result: "note finished" },
+      ],
+    });
     expect(unmatchedStarts([...first.events, ...second.events])).toEqual([]);
     expect(historyProblems([...history, ...first.result.messages, ...second.result.messages])).toEqual([]);
   });

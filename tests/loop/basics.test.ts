@@ -83,8 +83,17 @@ describe("runUnifiedAgentLoop basics", () => {
   it("streams thinking and keeps it (with its signature) on the assistant message", async () => {
     const provider = createFakeProvider([{ thinking: "let me think", text: "answer" }]);
     const { events, result } = await run({ provider });
-    expect(ofType(events, "thinking").map((e) => e.content).join("")).toBe("let me think");
-    expect(result.messages[0]).toMatchObject({ content: [{ type: "thinking", text: "let me think" }, { type: "text", text: "answer" }] });
+    expect(
+      ofType(events, "thinking")
+        .map((e) => e.content)
+        .join(""),
+    ).toBe("let me think");
+    expect(result.messages[0]).toMatchObject({
+      content: [
+        { type: "thinking", text: "let me think" },
+        { type: "text", text: "answer" },
+      ],
+    });
   });
 
   it("turns a provider error into an error event and status, never a throw", async () => {
@@ -126,7 +135,15 @@ describe("runUnifiedAgentLoop basics", () => {
 
   it("every start has an end in a normal run", async () => {
     const { events } = await run({
-      script: [{ toolCalls: [{ name: "echo", args: { text: "a" } }, { name: "nope", args: {} }] }, { text: "ok" }],
+      script: [
+        {
+          toolCalls: [
+            { name: "echo", args: { text: "a" } },
+            { name: "nope", args: {} },
+          ],
+        },
+        { text: "ok" },
+      ],
       tools: [echo],
     });
     expect(unmatchedStarts(events)).toEqual([]);

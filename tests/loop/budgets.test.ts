@@ -97,7 +97,19 @@ describe("budgets (seed 001 AC 5)", () => {
 
   it("bytes: the total of tool results never passes maxTotalResultBytes", async () => {
     const big = defineTool({ name: "big", description: "b", input: z.object({}), execute: () => "x".repeat(60) });
-    const { events, result } = await run({ script: [{ toolCalls: [{ name: "big", args: {} }, { name: "big", args: {} }, { name: "big", args: {} }] }], tools: [big], budget: { maxTotalResultBytes: 100 } });
+    const { events, result } = await run({
+      script: [
+        {
+          toolCalls: [
+            { name: "big", args: {} },
+            { name: "big", args: {} },
+            { name: "big", args: {} },
+          ],
+        },
+      ],
+      tools: [big],
+      budget: { maxTotalResultBytes: 100 },
+    });
     const results = (result.messages[1] as { content: { result: unknown; isError?: boolean }[] }).content;
     expect(results[0]!.result).toBe("x".repeat(60));
     // The second is cut to the 40 bytes left, its truncation notice included.
@@ -117,9 +129,11 @@ describe("budgets (seed 001 AC 5)", () => {
     vi.useFakeTimers();
     const { tool, stats } = sleeper();
     let settled = false;
-    const running = run({ script: [{ toolCalls: [{ name: "sleep", args: { ms: 5_000 } }] }, { text: "never" }], tools: [tool], budget: { maxWallClockMs: 60 } }).finally(
-      () => (settled = true),
-    );
+    const running = run({
+      script: [{ toolCalls: [{ name: "sleep", args: { ms: 5_000 } }] }, { text: "never" }],
+      tools: [tool],
+      budget: { maxWallClockMs: 60 },
+    }).finally(() => (settled = true));
     await vi.advanceTimersByTimeAsync(59);
     expect(stats.running).toBe(1); // the tool hangs, and the deadline has not come
     expect(settled).toBe(false);
@@ -147,8 +161,19 @@ describe("budgets (seed 001 AC 5)", () => {
 
   it("emits exactly one budget_exceeded per turn when it is spent deep in a sub-task", async () => {
     const provider = createFakeProvider((request) => {
-      if (isChild(request)) return { toolCalls: [{ name: "echo", args: { text: "x" } }, { name: "echo", args: { text: "y" } }] };
-      return { toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "a", instructions: "a" } }, { id: "s2", name: "run_subtask", args: { title: "b", instructions: "b" } }] };
+      if (isChild(request))
+        return {
+          toolCalls: [
+            { name: "echo", args: { text: "x" } },
+            { name: "echo", args: { text: "y" } },
+          ],
+        };
+      return {
+        toolCalls: [
+          { id: "s1", name: "run_subtask", args: { title: "a", instructions: "a" } },
+          { id: "s2", name: "run_subtask", args: { title: "b", instructions: "b" } },
+        ],
+      };
     });
     const { events, result } = await run({ provider, tools: [echo], budget: { maxTotalToolCalls: 5 } });
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
@@ -184,7 +209,9 @@ describe("iteration limit (seed 003 warning rule)", () => {
     const schema = { type: "object" };
     const provider = createFakeProvider((request) => {
       if (isChild(request)) return { text: "plain text, no finish" };
-      return request.messages.length === 1 ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "t", instructions: "i", output_schema: schema } }] } : { text: "root" };
+      return request.messages.length === 1
+        ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "t", instructions: "i", output_schema: schema } }] }
+        : { text: "root" };
     });
     const { events } = await run({ provider, budget: { maxIterationsPerLevel: 3 } });
     const sub = ofType(events, "tool_call_update").find((e) => e.toolCallId === "s" && e.status === "end");

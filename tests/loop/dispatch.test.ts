@@ -18,7 +18,11 @@ describe("tool dispatch", () => {
 
   it("refuses a tool outside the policy at dispatch even when the model names it", async () => {
     const secret = defineTool({ name: "read_secret", description: "s", input: z.object({}), permissionClass: "secrets", execute: () => "TOP SECRET" });
-    const { result, events } = await run({ script: [{ toolCalls: [{ name: "read_secret", args: {} }] }, { text: "ok" }], tools: [secret], policy: defaultPolicy("thread") });
+    const { result, events } = await run({
+      script: [{ toolCalls: [{ name: "read_secret", args: {} }] }, { text: "ok" }],
+      tools: [secret],
+      policy: defaultPolicy("thread"),
+    });
     const [r] = toolResults(result.messages);
     expect(r!.isError).toBe(true);
     expect(String(r!.result)).toMatch(/not permitted.*secrets/);
@@ -27,7 +31,12 @@ describe("tool dispatch", () => {
 
   it("validates arguments before execute and reports what is wrong", async () => {
     let ran = false;
-    const add = defineTool({ name: "add", description: "add", input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ((ran = true), a + b) });
+    const add = defineTool({
+      name: "add",
+      description: "add",
+      input: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => ((ran = true), a + b),
+    });
     const { result } = await run({ script: [{ toolCalls: [{ name: "add", args: { a: 1, b: "two" } }] }, { text: "ok" }], tools: [add] });
     const [r] = toolResults(result.messages);
     expect(ran).toBe(false);
@@ -43,7 +52,15 @@ describe("tool dispatch", () => {
       execute: (args) => `hi ${(args as { name: string }).name}`,
     });
     const { result } = await run({
-      script: [{ toolCalls: [{ name: "greet", args: { name: "x" } }, { name: "greet", args: { name: "Ada" } }] }, { text: "ok" }],
+      script: [
+        {
+          toolCalls: [
+            { name: "greet", args: { name: "x" } },
+            { name: "greet", args: { name: "Ada" } },
+          ],
+        },
+        { text: "ok" },
+      ],
       tools: [tool],
     });
     const [bad, good] = toolResults(result.messages);
@@ -57,7 +74,14 @@ describe("tool dispatch", () => {
   });
 
   it("turns a thrown error into an error result", async () => {
-    const boom = defineTool({ name: "boom", description: "b", input: z.object({}), execute: () => { throw new Error("kaput"); } });
+    const boom = defineTool({
+      name: "boom",
+      description: "b",
+      input: z.object({}),
+      execute: () => {
+        throw new Error("kaput");
+      },
+    });
     const { result, events } = await run({ script: [{ toolCalls: [{ name: "boom", args: {} }] }, { text: "ok" }], tools: [boom] });
     expect(toolResults(result.messages)[0]).toMatchObject({ result: "Error: kaput", isError: true });
     expect(ofType(events, "tool_call_update").at(-1)).toMatchObject({ status: "end", isError: true });
@@ -90,7 +114,15 @@ describe("tool dispatch", () => {
     const big = defineTool({ name: "big", description: "b", input: z.object({}), execute: () => "é".repeat(10_000) });
     const obj = defineTool({ name: "obj", description: "o", input: z.object({}), execute: () => ({ rows: Array.from({ length: 500 }, (_, i) => ({ i })) }) });
     const { result } = await run({
-      script: [{ toolCalls: [{ name: "big", args: {} }, { name: "obj", args: {} }] }, { text: "ok" }],
+      script: [
+        {
+          toolCalls: [
+            { name: "big", args: {} },
+            { name: "obj", args: {} },
+          ],
+        },
+        { text: "ok" },
+      ],
       tools: [big, obj],
       budget: { maxToolResultBytes: 1000 },
     });
@@ -131,7 +163,9 @@ describe("tool dispatch", () => {
       tools: [tool],
     });
     expect(toolResults(result.messages).map((r) => r.toolCallId)).toEqual(["a", "b", "c"]);
-    const ends = ofType(events, "tool_call_update").filter((e) => e.status === "end").map((e) => e.toolCallId);
+    const ends = ofType(events, "tool_call_update")
+      .filter((e) => e.status === "end")
+      .map((e) => e.toolCallId);
     expect(ends).toEqual(["b", "c", "a"]);
   });
 

@@ -48,7 +48,6 @@ const chaos = defineTool({
   description: "c",
   input: z.object({ kind: z.number().int(), raise: z.boolean() }),
   execute: ({ kind, raise }) => {
-     
     if (raise) throw kind % 2 === 0 ? hostileValue(kind) : new Error(HUGE);
     return hostileValue(kind);
   },
@@ -58,7 +57,10 @@ const patternArb = fc.oneof(
   fc.constantFrom("^(a|a)*$", "(a+)+$", "^(\\w+\\s?)*$", "(.*a){12}", "^[a-z]+$", "(?=a)", "(a)\\1", "((((a*)*)*)*)*b", "\\p{L}", "a{1000}{1000}", "["),
   fc.string({ maxLength: 16 }),
 );
-const refArb = fc.oneof(fc.constantFrom("#", "#/$defs/a", "#/$defs/b", "#/definitions/x", "http://example.com/s", "#/$defs/missing"), fc.string({ maxLength: 8 }));
+const refArb = fc.oneof(
+  fc.constantFrom("#", "#/$defs/a", "#/$defs/b", "#/definitions/x", "http://example.com/s", "#/$defs/missing"),
+  fc.string({ maxLength: 8 }),
+);
 const { schema: schemaArb } = fc.letrec<{ schema: unknown }>((tie) => ({
   schema: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
@@ -85,7 +87,11 @@ const { schema: schemaArb } = fc.letrec<{ schema: unknown }>((tie) => ({
     ),
   ),
 }));
-const valueArb = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom("a".repeat(40) + "!", "a".repeat(5_000), HUGE), fc.array(fc.constant("aaaaaaaaaaaaaaaaaaaaaaaaaaaa!"), { maxLength: 50 }));
+const valueArb = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom("a".repeat(40) + "!", "a".repeat(5_000), HUGE),
+  fc.array(fc.constant("aaaaaaaaaaaaaaaaaaaaaaaaaaaa!"), { maxLength: 50 }),
+);
 const nameArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("chaos", "echo", "run_subtask", "finish_subtask") },
   { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
@@ -166,14 +172,17 @@ describe("random model output never breaks the loop", () => {
         // Caps: every result the model sees, at every depth, and their sum.
         const ends = events.filter((e): e is Extract<LoopEvent, { type: "tool_call_update" }> => e.type === "tool_call_update" && e.status === "end");
         for (const end of ends) expect(bytes(end.result)).toBeLessThanOrEqual(limits.maxToolResultBytes);
-        if (limits.maxTotalResultBytes !== undefined) expect(ends.reduce((sum, end) => sum + bytes(end.result), 0)).toBeLessThanOrEqual(limits.maxTotalResultBytes);
+        if (limits.maxTotalResultBytes !== undefined)
+          expect(ends.reduce((sum, end) => sum + bytes(end.result), 0)).toBeLessThanOrEqual(limits.maxTotalResultBytes);
         // Usage stays sane whatever the provider reported.
         for (const figure of [result.usage.inputTokens, result.usage.outputTokens]) {
           expect(Number.isSafeInteger(figure)).toBe(true);
           expect(figure).toBeGreaterThanOrEqual(0);
         }
         // Tool-call ids are unique and non-empty within the turn.
-        const ids = events.flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? e.message.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])) : []));
+        const ids = events.flatMap((e) =>
+          e.type === "message" && e.message.role === "assistant" ? e.message.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])) : [],
+        );
         expect(new Set(ids).size).toBe(ids.length);
         expect(ids.includes("")).toBe(false);
       }),

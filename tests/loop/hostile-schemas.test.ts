@@ -39,7 +39,11 @@ describe("model-supplied output_schema: bounded cost, error results", () => {
   });
 
   it("checks patterns in nested strings and property names", async () => {
-    const schema = { type: "object", properties: { tags: { type: "array", items: { type: "string", pattern: "^[a-z]+$" } } }, propertyNames: { pattern: "^[a-z]+$" } };
+    const schema = {
+      type: "object",
+      properties: { tags: { type: "array", items: { type: "string", pattern: "^[a-z]+$" } } },
+      propertyNames: { pattern: "^[a-z]+$" },
+    };
     const { root, events } = await subtaskOutcome(schema, [{ tags: ["ok", "NOT"] }, { BAD: 1 }, { tags: ["ok", "fine"] }]);
     const ends = events.filter((e) => e.type === "tool_call_update" && e.status === "end" && e.name === "finish_subtask");
     expect(ends.map((e) => (e as { isError?: boolean }).isError ?? false)).toEqual([true, true, false]);
@@ -50,7 +54,11 @@ describe("model-supplied output_schema: bounded cost, error results", () => {
   it.each([
     ["a recursive $ref to the root", { $ref: "#" }, /only local references of the form "#\/\$defs\/<name>"/],
     ["an indirect cycle", { $ref: "#/$defs/a", $defs: { a: { anyOf: [{ $ref: "#/$defs/b" }] }, b: { not: { $ref: "#/$defs/a" } } } }, /refers back to itself/],
-    ["a self-referencing definition", { type: "object", properties: { x: { $ref: "#/$defs/a" } }, $defs: { a: { $ref: "#/$defs/a" } } }, /refers back to itself/],
+    [
+      "a self-referencing definition",
+      { type: "object", properties: { x: { $ref: "#/$defs/a" } }, $defs: { a: { $ref: "#/$defs/a" } } },
+      /refers back to itself/,
+    ],
     ["a dangling $ref", { $ref: "#/$defs/missing" }, /resolves to nothing/],
     ["a remote $ref", { $ref: "https://example.com/schema.json" }, /only local references/],
     ["an $id", { $id: "https://example.com/x", type: "string" }, /\$id is not supported/],
@@ -85,7 +93,10 @@ describe("model-supplied output_schema: bounded cost, error results", () => {
       properties: { items: { type: "array", uniqueItems: true, items: { $ref: "#/$defs/item" } }, when: { type: "string", format: "date-time" } },
       $defs: { item: { type: "object", required: ["id"], properties: { id: { type: "string", pattern: "^[A-Z]{2}-\\d{3}$" } } } },
     };
-    const { root } = await subtaskOutcome(schema, [{ items: [{ id: "AB-123" }, { id: "AB-123" }] }, { items: [{ id: "AB-123" }, { id: "CD-456" }], when: "whenever" }]);
+    const { root } = await subtaskOutcome(schema, [
+      { items: [{ id: "AB-123" }, { id: "AB-123" }] },
+      { items: [{ id: "AB-123" }, { id: "CD-456" }], when: "whenever" },
+    ]);
     expect(root.result).toEqual({ items: [{ id: "AB-123" }, { id: "CD-456" }], when: "whenever" });
   });
 
@@ -119,14 +130,32 @@ describe("host schemas", () => {
       input: { type: "object", properties: { a: { $ref: "#/$defs/word" } }, required: ["a"], $defs: { word: { type: "string", pattern: "^(a|b)+$" } } },
       execute: (args) => args,
     });
-    const { result } = await run({ script: [{ toolCalls: [{ name: "ok", args: { a: "abab" } }, { name: "ok", args: { a: "abc" } }] }, { text: "done" }], tools: [tool] });
+    const { result } = await run({
+      script: [
+        {
+          toolCalls: [
+            { name: "ok", args: { a: "abab" } },
+            { name: "ok", args: { a: "abc" } },
+          ],
+        },
+        { text: "done" },
+      ],
+      tools: [tool],
+    });
     const [good, bad] = toolResultsOf(result.messages);
     expect(good).toMatchObject({ result: { a: "abab" } });
     expect(bad).toMatchObject({ isError: true, result: expect.stringMatching(/Invalid arguments for "ok"/) });
   });
 
   it("a hand-made tool whose schema has a dangling $ref gets an error result; the turn goes on", async () => {
-    const tool: Tool = { name: "raw", description: "r", inputSchema: { $ref: "#/$defs/none" }, permissionClass: "safe", parallelSafe: true, execute: () => "ran" };
+    const tool: Tool = {
+      name: "raw",
+      description: "r",
+      inputSchema: { $ref: "#/$defs/none" },
+      permissionClass: "safe",
+      parallelSafe: true,
+      execute: () => "ran",
+    };
     const { result } = await run({ script: [{ toolCalls: [{ name: "raw", args: {} }] }, { text: "done" }], tools: [tool] });
     expect(result.status).toBe("complete");
     expect(toolResultsOf(result.messages)[0]).toMatchObject({ isError: true, result: expect.stringMatching(/input schema could not be used/) });

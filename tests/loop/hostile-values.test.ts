@@ -123,7 +123,16 @@ describe("caps cover every result the model sees", () => {
     });
     const provider = createFakeProvider(
       byLevel(
-        [{ toolCalls: [...Array.from({ length: 3 }, () => ({ name: huge, args: {} })), { name: "thrower", args: {} }, { name: "run_subtask", args: { title: "t", instructions: "i" } }] }, { text: "done" }],
+        [
+          {
+            toolCalls: [
+              ...Array.from({ length: 3 }, () => ({ name: huge, args: {} })),
+              { name: "thrower", args: {} },
+              { name: "run_subtask", args: { title: "t", instructions: "i" } },
+            ],
+          },
+          { text: "done" },
+        ],
         () => ({ text: huge }),
       ),
     );
@@ -141,13 +150,24 @@ describe("tool-call ids", () => {
   it("duplicate and empty ids are rewritten before the message is stored, unique across depths", async () => {
     const provider = createFakeProvider(
       byLevel(
-        [{ toolCalls: [{ id: "call_0", name: "run_subtask", args: { title: "a", instructions: "A" } }, { id: "call_0", name: "run_subtask", args: { title: "b", instructions: "B" } }, { id: "", name: "echo", args: { text: "e" } }] }, { text: "done" }],
+        [
+          {
+            toolCalls: [
+              { id: "call_0", name: "run_subtask", args: { title: "a", instructions: "A" } },
+              { id: "call_0", name: "run_subtask", args: { title: "b", instructions: "B" } },
+              { id: "", name: "echo", args: { text: "e" } },
+            ],
+          },
+          { text: "done" },
+        ],
         (request) => (request.messages.length > 1 ? { text: "child done" } : { toolCalls: [{ id: "call_0", name: "echo", args: { text: "c" } }] }),
       ),
     );
     const { result, events } = await run({ provider, tools: [echo] });
     expect(unmatchedStarts(events)).toEqual([]);
-    const stored = ofType(events, "message").map((e) => e.message).filter((m): m is Extract<Message, { role: "assistant" }> => m.role === "assistant");
+    const stored = ofType(events, "message")
+      .map((e) => e.message)
+      .filter((m): m is Extract<Message, { role: "assistant" }> => m.role === "assistant");
     const ids = stored.flatMap((m) => m.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])));
     expect(ids).toHaveLength(5);
     expect(new Set(ids).size).toBe(5);
@@ -174,7 +194,10 @@ describe("usage figures", () => {
     const warnings = ofType(events, "warning").filter((w) => w.code === "invalid_usage");
     expect(warnings).toHaveLength(2);
     expect(warnings[0]!.message).toMatch(/inputTokens -1000000/);
-    expect(ofType(events, "usage").map((u) => [u.inputTokens, u.outputTokens])).toEqual([[0, 0], [1_000_000_000, 10]]);
+    expect(ofType(events, "usage").map((u) => [u.inputTokens, u.outputTokens])).toEqual([
+      [0, 0],
+      [1_000_000_000, 10],
+    ]);
     expect(result.status).toBe("budget_exceeded");
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "tokens" });
   });
@@ -183,8 +206,25 @@ describe("usage figures", () => {
 describe("timers", () => {
   it("a wall clock, tool timeout or per-tool timeout above 2^31-1 ms (or Infinity) is no limit, not 'at once'", async () => {
     const slow = tool("slow", () => new Promise((resolve) => setTimeout(() => resolve("slow ok"), 5)), { timeoutMs: 2 ** 40 });
-    for (const options of [{ budget: { maxWallClockMs: Infinity } }, { budget: { maxWallClockMs: 2 ** 31 } }, { toolTimeoutMs: Infinity }, { toolTimeoutMs: 2 ** 31 }]) {
-      const { result } = await run({ script: [{ toolCalls: [{ name: "slow", args: {} }, { name: "echo", args: { text: "e" } }] }, { text: "done" }], tools: [slow, echo], ...options });
+    for (const options of [
+      { budget: { maxWallClockMs: Infinity } },
+      { budget: { maxWallClockMs: 2 ** 31 } },
+      { toolTimeoutMs: Infinity },
+      { toolTimeoutMs: 2 ** 31 },
+    ]) {
+      const { result } = await run({
+        script: [
+          {
+            toolCalls: [
+              { name: "slow", args: {} },
+              { name: "echo", args: { text: "e" } },
+            ],
+          },
+          { text: "done" },
+        ],
+        tools: [slow, echo],
+        ...options,
+      });
       expect(result.status).toBe("complete");
       expect(toolResultsOf(result.messages).map((r) => r.result)).toEqual(["slow ok", "e"]);
     }
@@ -196,7 +236,9 @@ describe("timers", () => {
     const loop = runUnifiedAgentLoop({ provider: createFakeProvider([]), model: "m", systemPrompt: "", history: [user("hi")], tools: [], toolTimeoutMs: -5 });
     await expect(loop.next()).rejects.toThrow(/toolTimeoutMs must be a number of 0 or more/);
     const handMade: Tool = { ...echo, name: "hand", timeoutMs: Number.NaN };
-    await expect(runUnifiedAgentLoop({ provider: createFakeProvider([]), model: "m", systemPrompt: "", history: [user("hi")], tools: [handMade] }).next()).rejects.toThrow(/tool "hand": timeoutMs/);
+    await expect(
+      runUnifiedAgentLoop({ provider: createFakeProvider([]), model: "m", systemPrompt: "", history: [user("hi")], tools: [handMade] }).next(),
+    ).rejects.toThrow(/tool "hand": timeoutMs/);
   });
 
   it("the fake provider rejects a NaN delay and waits for the abort on Infinity", async () => {
@@ -223,10 +265,17 @@ describe("run_subtask arguments are capped", () => {
     const results = toolResultsOf(result.messages);
     expect(results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
     expect(results.every((r) => r.isError)).toBe(true);
-    expect(ofType(events, "tool_call_update").filter((e) => e.status === "end").map((e) => e.refused)).toEqual(calls.map(() => "invalid_arguments"));
+    expect(
+      ofType(events, "tool_call_update")
+        .filter((e) => e.status === "end")
+        .map((e) => e.refused),
+    ).toEqual(calls.map(() => "invalid_arguments"));
     expect(events.some((e) => e.depth > 0)).toBe(false);
     // The title at the limit is fine.
-    const ok = await run({ script: [{ toolCalls: [{ id: "ok", name: "run_subtask", args: { title: "t".repeat(200), instructions: "say hi" } }] }, { text: "hi" }, { text: "done" }], tools: [echo] });
+    const ok = await run({
+      script: [{ toolCalls: [{ id: "ok", name: "run_subtask", args: { title: "t".repeat(200), instructions: "say hi" } }] }, { text: "hi" }, { text: "done" }],
+      tools: [echo],
+    });
     expect(toolResultsOf(ok.result.messages)[0]!.isError).toBeFalsy();
   });
 });

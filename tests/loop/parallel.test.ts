@@ -34,7 +34,15 @@ describe("parallel execution", () => {
     const safe = sleeper("read");
     const unsafe = sleeper("write", { parallelSafe: false });
     const log: string[] = [];
-    const wrap = (s: typeof safe) => ({ ...s.tool, execute: async (a: { ms: number; tag?: string }, c: Parameters<typeof s.tool.execute>[1]) => { log.push(`+${a.tag}`); const r = await s.tool.execute(a, c); log.push(`-${a.tag}`); return r; } });
+    const wrap = (s: typeof safe) => ({
+      ...s.tool,
+      execute: async (a: { ms: number; tag?: string }, c: Parameters<typeof s.tool.execute>[1]) => {
+        log.push(`+${a.tag}`);
+        const r = await s.tool.execute(a, c);
+        log.push(`-${a.tag}`);
+        return r;
+      },
+    });
     await run({
       script: [
         {
@@ -60,11 +68,22 @@ describe("parallel execution", () => {
     const script = (request: { system: string; messages: { role: string }[] }) => {
       if (request.system.startsWith("You are a sub-agent")) {
         return request.messages.length === 1
-          ? { toolCalls: [{ name: "fs_write", args: { ms: 10 } }, { name: "fs_write", args: { ms: 10 } }, { name: "fetch", args: { ms: 10 } }] }
+          ? {
+              toolCalls: [
+                { name: "fs_write", args: { ms: 10 } },
+                { name: "fs_write", args: { ms: 10 } },
+                { name: "fetch", args: { ms: 10 } },
+              ],
+            }
           : { text: "child ok" };
       }
       return request.messages.length === 1
-        ? { toolCalls: [...["a", "b", "c"].map((t) => ({ name: "run_subtask", args: { title: t, instructions: "write" } })), { name: "fs_write", args: { ms: 10 } }] }
+        ? {
+            toolCalls: [
+              ...["a", "b", "c"].map((t) => ({ name: "run_subtask", args: { title: t, instructions: "write" } })),
+              { name: "fs_write", args: { ms: 10 } },
+            ],
+          }
         : { text: "done" };
     };
     const { result } = await run({ script, tools: [tool, other.tool] });

@@ -4,9 +4,7 @@ import { defaultPolicy, defineTool, type LoopEvent, type Tool } from "@agentry/c
 import { echo, run } from "./helpers.js";
 
 const ends = (events: LoopEvent[]) =>
-  Object.fromEntries(
-    events.flatMap((event) => (event.type === "tool_call_update" && event.status === "end" ? [[event.toolCallId, event] as const] : [])),
-  );
+  Object.fromEntries(events.flatMap((event) => (event.type === "tool_call_update" && event.status === "end" ? [[event.toolCallId, event] as const] : [])));
 
 describe("refusal reasons on tool end events", () => {
   it("say why a call was not run; calls that ran carry none", async () => {
@@ -55,7 +53,15 @@ describe("refusal reasons on tool end events", () => {
     const { events } = await run({
       tools: [echo],
       budget: { maxTotalToolCalls: 1 },
-      script: [{ toolCalls: [{ id: "a", name: "echo", args: { text: "1" } }, { id: "b", name: "echo", args: { text: "2" } }] }, { text: "done" }],
+      script: [
+        {
+          toolCalls: [
+            { id: "a", name: "echo", args: { text: "1" } },
+            { id: "b", name: "echo", args: { text: "2" } },
+          ],
+        },
+        { text: "done" },
+      ],
     });
     const byId = ends(events);
     expect(byId.a!.refused).toBeUndefined();

@@ -38,7 +38,10 @@ describe("message stream lifecycle events (seed 004)", () => {
   it("cancels with a reason on a provider error, and opens no stream for a text-less response", async () => {
     const { events } = await run({
       tools: [echo],
-      script: [{ toolCalls: [{ name: "echo", args: { text: "x" } }] }, { chunks: ["par"], error: new ProviderError("boom", { status: 500, retryable: false, provider: "fake" }) }],
+      script: [
+        { toolCalls: [{ name: "echo", args: { text: "x" } }] },
+        { chunks: ["par"], error: new ProviderError("boom", { status: 500, retryable: false, provider: "fake" }) },
+      ],
     });
     const seen = lifecycle(events);
     expect(seen).toHaveLength(3);

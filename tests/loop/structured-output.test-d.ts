@@ -12,8 +12,9 @@ describe("runUnifiedAgentLoop structured output types", () => {
     expectTypeOf(loop).toEqualTypeOf<AsyncGenerator<LoopEvent, LoopResult<{ n: number; tag: string }>>>();
   });
   it("types it from a zod 3 schema", () => {
-    expectTypeOf(runUnifiedAgentLoop({ ...base, outputSchema: z3.object({ ok: z3.boolean() }) }).next())
-      .resolves.toEqualTypeOf<IteratorResult<LoopEvent, LoopResult<{ ok: boolean }>>>();
+    expectTypeOf(runUnifiedAgentLoop({ ...base, outputSchema: z3.object({ ok: z3.boolean() }) }).next()).resolves.toEqualTypeOf<
+      IteratorResult<LoopEvent, LoopResult<{ ok: boolean }>>
+    >();
   });
   it("leaves it unknown for a JSON Schema or no schema", () => {
     expectTypeOf(runUnifiedAgentLoop({ ...base, outputSchema: { type: "object" } })).toEqualTypeOf<AsyncGenerator<LoopEvent, LoopResult<unknown>>>();

@@ -46,7 +46,12 @@ describe("sub-tasks", () => {
       ["sub_b", null, "Task b"],
       ["sub_c", null, "Task c"],
     ]);
-    expect(nodes.filter((n) => n.name === "echo").map((n) => n.parent_id).sort()).toEqual(["sub_a", "sub_b", "sub_c"]);
+    expect(
+      nodes
+        .filter((n) => n.name === "echo")
+        .map((n) => n.parent_id)
+        .sort(),
+    ).toEqual(["sub_a", "sub_b", "sub_c"]);
     expect(nodes.find((n) => n.id === "sub_b")?.result_preview).toBe("result of b");
     expect(unmatchedStarts(events)).toEqual([]);
     // Child histories never leak into the root history.
@@ -123,7 +128,12 @@ describe("sub-tasks", () => {
 
   it("refuses an invalid output_schema and malformed run_subtask args", async () => {
     const provider = createFakeProvider([
-      { toolCalls: [{ name: "run_subtask", args: { title: "x", instructions: "y", output_schema: { type: 12 } } }, { name: "run_subtask", args: { title: "x" } }] },
+      {
+        toolCalls: [
+          { name: "run_subtask", args: { title: "x", instructions: "y", output_schema: { type: 12 } } },
+          { name: "run_subtask", args: { title: "x" } },
+        ],
+      },
       { text: "ok" },
     ]);
     const { result } = await run({ provider });
@@ -135,7 +145,9 @@ describe("sub-tasks", () => {
   it("gives the parent an error result when a child hits its iteration limit", async () => {
     const provider = createFakeProvider((request) => {
       if (isChild(request)) return { toolCalls: [{ name: "echo", args: { text: "again" } }] };
-      return request.messages.length === 1 ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "loop", instructions: "spin" } }] } : { text: "gave up" };
+      return request.messages.length === 1
+        ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "loop", instructions: "spin" } }] }
+        : { text: "gave up" };
     });
     const { result, events } = await run({ provider, tools: [echo], budget: { maxIterationsPerLevel: 3 } });
     expect(result.status).toBe("complete");

@@ -11,7 +11,13 @@ const SERVER_START_MS = 60_000;
 const ctx = (): ToolContext => ({ toolCallId: "c1", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() });
 const call = (connection: McpConnection, name: string, args: unknown) => {
   const tool = connection.tools().find((t) => t.name === `${connection.name}.${name}`);
-  if (!tool) throw new Error(`no tool ${name} in ${connection.tools().map((t) => t.name).join(", ")}`);
+  if (!tool)
+    throw new Error(
+      `no tool ${name} in ${connection
+        .tools()
+        .map((t) => t.name)
+        .join(", ")}`,
+    );
   return tool.execute(args, ctx()) as Promise<unknown>;
 };
 
@@ -36,7 +42,9 @@ describe("the official everything server", { timeout: 60_000 }, () => {
 
     it("offers its tools with names that keep the server visible", () => {
       const names = everything.tools().map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(["everything.echo", "everything.get-sum", "everything.get-structured-content", "everything.get-tiny-image"]));
+      expect(names).toEqual(
+        expect.arrayContaining(["everything.echo", "everything.get-sum", "everything.get-structured-content", "everything.get-tiny-image"]),
+      );
       expect(everything.tools().every((t) => t.mcpServer === "everything")).toBe(true);
     });
 
@@ -66,7 +74,10 @@ describe("the official everything server", { timeout: 60_000 }, () => {
     let stdout = "";
     beforeAll(async () => {
       const port = await freePort();
-      child = spawn(process.execPath, [everythingServer(), "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(process.execPath, [everythingServer(), "streamableHttp"], {
+        env: { ...process.env, PORT: String(port) },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       child.stdout!.on("data", (chunk: Buffer) => (stdout += String(chunk)));
       await new Promise<void>((resolve, reject) => {
         let stderr = "";
@@ -97,7 +108,10 @@ describe("the official everything server", { timeout: 60_000 }, () => {
 
     it("rejects with a typed error when nothing listens at the URL", async () => {
       const port = await freePort();
-      await expect(connectMcpServer({ name: "gone", url: `http://127.0.0.1:${port}/mcp`, connectTimeoutMs: 5_000 })).rejects.toMatchObject({ name: "McpConnectionError", server: "gone" });
+      await expect(connectMcpServer({ name: "gone", url: `http://127.0.0.1:${port}/mcp`, connectTimeoutMs: 5_000 })).rejects.toMatchObject({
+        name: "McpConnectionError",
+        server: "gone",
+      });
     });
   });
 });

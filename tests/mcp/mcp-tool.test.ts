@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { run } from "../loop/helpers.js";
 import { mapMcpResult, mcpToolRequiresApproval, toAgentryTool, type McpToolMapping } from "@agentry/core/mcp";
 
-const mapping = (extra: Partial<McpToolMapping> = {}): McpToolMapping => ({ server: "srv", permissionClass: "network", approval: "destructive", call: () => Promise.resolve("ok"), ...extra });
+const mapping = (extra: Partial<McpToolMapping> = {}): McpToolMapping => ({
+  server: "srv",
+  permissionClass: "network",
+  approval: "destructive",
+  call: () => Promise.resolve("ok"),
+  ...extra,
+});
 
 describe("MCP tool mapping", () => {
   // The README's annotation table, row by row.
@@ -27,12 +33,22 @@ describe("MCP tool mapping", () => {
 
   it("takes the class from the host, marks read-only tools, and defaults a missing schema to an object", () => {
     const tool = toAgentryTool({ name: "look", annotations: { readOnlyHint: true } }, mapping({ permissionClass: "knowledge" }));
-    expect(tool).toMatchObject({ name: "srv.look", permissionClass: "knowledge", mcpServer: "srv", readOnly: true, requiresApproval: false, inputSchema: { type: "object" } });
+    expect(tool).toMatchObject({
+      name: "srv.look",
+      permissionClass: "knowledge",
+      mcpServer: "srv",
+      readOnly: true,
+      requiresApproval: false,
+      inputSchema: { type: "object" },
+    });
   });
 
   it("a server schema that fails while validating (invalid regex, unknown $ref) gives an error result, and the turn goes on", async () => {
     let ran = false;
-    const tool = toAgentryTool({ name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" }, b: { $ref: "https://example.invalid/x" } } } }, mapping({ call: () => ((ran = true), Promise.resolve("ran")) }));
+    const tool = toAgentryTool(
+      { name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" }, b: { $ref: "https://example.invalid/x" } } } },
+      mapping({ call: () => ((ran = true), Promise.resolve("ran")) }),
+    );
     if ("skipped" in tool) throw new Error(tool.skipped);
     const { result } = await run({ script: [{ toolCalls: [{ name: "srv.bad", args: { a: "x" } }] }, { text: "ok" }], tools: [tool] });
     expect(ran).toBe(false);
@@ -46,8 +62,16 @@ describe("MCP tool mapping", () => {
   });
 
   it("maps results: structuredContent first, text parts joined, an error result thrown", () => {
-    expect(mapMcpResult({ content: [{ type: "text", text: "{\"a\":1}" }], structuredContent: { a: 1 } })).toEqual({ a: 1 });
-    expect(mapMcpResult({ content: [{ type: "text", text: "one" }, { type: "text", text: "two" }, { type: "resource_link", uri: "file:///x", name: "x" }] })).toBe("one\ntwo\n[resource link: file:///x (x)]");
+    expect(mapMcpResult({ content: [{ type: "text", text: '{"a":1}' }], structuredContent: { a: 1 } })).toEqual({ a: 1 });
+    expect(
+      mapMcpResult({
+        content: [
+          { type: "text", text: "one" },
+          { type: "text", text: "two" },
+          { type: "resource_link", uri: "file:///x", name: "x" },
+        ],
+      }),
+    ).toBe("one\ntwo\n[resource link: file:///x (x)]");
     expect(mapMcpResult({ content: [{ type: "resource", resource: { uri: "file:///a", text: "inline" } }] })).toBe("inline");
     expect(() => mapMcpResult({ content: [{ type: "text", text: "boom" }], isError: true })).toThrow("boom");
     expect(() => mapMcpResult({ content: [{ type: "text", text: "e".repeat(100_000) }], isError: true })).toThrow(/^e{8000}…\[truncated\]$/);

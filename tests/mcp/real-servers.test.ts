@@ -30,7 +30,12 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
   it("lists, reads and writes files through the real server (the write approved)", async () => {
     const { runtime, provider } = runtimeWith(
       [
-        { toolCalls: [{ name: "fs.list_directory", args: { path: server.dir } }, { name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } }] },
+        {
+          toolCalls: [
+            { name: "fs.list_directory", args: { path: server.dir } },
+            { name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } },
+          ],
+        },
         { toolCalls: [{ name: "fs.write_file", args: { path: join(server.dir, "todo.txt"), content: "1. buy milk\n" } }] },
         { text: "Done." },
       ],
@@ -61,7 +66,10 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
   });
 
   it("the policy blocks a server it does not list: its tools are not offered and a call is refused", async () => {
-    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } }] }, { text: "ok" }], policyFor("github"));
+    const { runtime, provider } = runtimeWith(
+      [{ toolCalls: [{ name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } }] }, { text: "ok" }],
+      policyFor("github"),
+    );
     const result = await runtime.send({ agentId: "files", content: "read" });
     expect(provider.calls[0]!.tools.map((t) => t.name).filter((n) => n.startsWith("fs."))).toEqual([]);
     const [refused] = toolResults(result.messages);
@@ -103,7 +111,9 @@ describe("MCP tools and the runtime", { timeout: 60_000 }, () => {
   });
 
   it("caps a 10 MB result like any tool result, and the turn goes on", async () => {
-    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "bad.huge", args: {} }] }, { text: "that was big" }], { budget: { maxToolResultBytes: 1_000 } });
+    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "bad.huge", args: {} }] }, { text: "that was big" }], {
+      budget: { maxToolResultBytes: 1_000 },
+    });
     const result = await runtime.send({ agentId: "a", content: "go" });
     const [huge] = toolResults(result.messages);
     // The cap covers the truncation notice too: what the model reads is at most 1,000 bytes.

@@ -22,7 +22,12 @@ afterEach(async () => {
 
 function makeRuntime(script: FakeScript) {
   const provider = createFakeProvider(script);
-  const runtime = createAgentRuntime({ registry: createAgentRegistry(agents), store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake" });
+  const runtime = createAgentRuntime({
+    registry: createAgentRegistry(agents),
+    store: new MemorySessionStore(),
+    providers: { fake: provider },
+    defaultModel: "fake",
+  });
   cleanup.push(() => runtime.close());
   return { runtime, provider };
 }
@@ -33,7 +38,10 @@ async function inMemoryClient(handle: McpServerHandle) {
   await handle.connect(serverSide);
   const client = new Client({ name: "test-client", version: "1.0.0" });
   await client.connect(clientSide);
-  cleanup.push(() => client.close(), () => handle.close());
+  cleanup.push(
+    () => client.close(),
+    () => handle.close(),
+  );
   return client;
 }
 
@@ -45,12 +53,17 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
     const client = await inMemoryClient(serveAgentsOverMcp({ runtime }));
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["support", "billing"]);
-    expect(tools[0]).toMatchObject({ description: "Answers support questions.", inputSchema: { properties: { message: { type: "string" }, session: { type: "string" } }, required: ["message"] } });
+    expect(tools[0]).toMatchObject({
+      description: "Answers support questions.",
+      inputSchema: { properties: { message: { type: "string" }, session: { type: "string" } }, required: ["message"] },
+    });
   });
 
   it("serves only the agents named, and refuses unknown or unexposed ones", () => {
     const { runtime } = makeRuntime([]);
-    expect(() => serveAgentsOverMcp({ runtime, agents: ["support", "nope", "internal"] })).toThrow(/unknown agent "nope"; agent "internal" has apiExposed: false/);
+    expect(() => serveAgentsOverMcp({ runtime, agents: ["support", "nope", "internal"] })).toThrow(
+      /unknown agent "nope"; agent "internal" has apiExposed: false/,
+    );
   });
 
   it("sends the message to the agent and returns its reply; the session can be continued", async () => {
@@ -115,7 +128,18 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
     cleanup.push(() => agentry.close());
     const billing = agentry.tools().find((t) => t.name === "agents.billing")!;
     expect(billing.requiresApproval).toBe(false);
-    await expect(billing.execute({ message: "invoice?" }, { toolCallId: "c", depth: 0, parentId: null, signal: new AbortController().signal, policy: { classes: [], workspaceRoot: null, allowedMcpServers: [] } })).resolves.toMatchObject({ reply: "reply two", status: "complete" });
+    await expect(
+      billing.execute(
+        { message: "invoice?" },
+        {
+          toolCallId: "c",
+          depth: 0,
+          parentId: null,
+          signal: new AbortController().signal,
+          policy: { classes: [], workspaceRoot: null, allowedMcpServers: [] },
+        },
+      ),
+    ).resolves.toMatchObject({ reply: "reply two", status: "complete" });
   });
 
   it("refuses HTTP requests whose Host header is not the loopback address it listens on (DNS rebinding)", async () => {
@@ -123,14 +147,23 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
     const handle = serveAgentsOverMcp({ runtime });
     const { url } = await handle.listen();
     cleanup.push(() => handle.close());
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     // fetch drops a Host header; node:http sends it as given.
     const post = (host: string) =>
       new Promise<number>((resolve, reject) => {
-        const request = httpRequest(url, { method: "POST", headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const request = httpRequest(
+          url,
+          { method: "POST", headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         request.once("error", reject);
         request.end(body);
       });

@@ -6,8 +6,20 @@ const seedPlan = {
   type: "plan",
   goal: "User's objective in natural language",
   steps: [
-    { step_number: 1, action: "Read the configuration file", reason: "Need to understand current settings", tools_needed: ["read_file"], estimated_time: "~1 second" },
-    { step_number: 2, action: "Modify the config to enable feature X", reason: "Requested by user", tools_needed: ["update_file"], estimated_time: "~2 seconds" },
+    {
+      step_number: 1,
+      action: "Read the configuration file",
+      reason: "Need to understand current settings",
+      tools_needed: ["read_file"],
+      estimated_time: "~1 second",
+    },
+    {
+      step_number: 2,
+      action: "Modify the config to enable feature X",
+      reason: "Requested by user",
+      tools_needed: ["update_file"],
+      estimated_time: "~2 seconds",
+    },
   ],
   estimated_total_time: "~5 seconds",
   risks: ["May need to restart service after config change"],
@@ -107,11 +119,18 @@ describe("parsePlan: seed 004 markdown", () => {
 
   it("never throws, whatever the text (property)", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.array(fc.constantFrom("Goal: x", "1. a", "## Steps", "- r", "```json", "{", "}", "## Risks", "\n")).map((a) => a.join("\n"))), (text) => {
-        const parsed = parsePlan(text);
-        if (parsed.ok) expect(PlanSchema.safeParse(parsed.plan).success).toBe(true);
-        else expect(typeof parsed.error).toBe("string");
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.array(fc.constantFrom("Goal: x", "1. a", "## Steps", "- r", "```json", "{", "}", "## Risks", "\n")).map((a) => a.join("\n")),
+        ),
+        (text) => {
+          const parsed = parsePlan(text);
+          if (parsed.ok) expect(PlanSchema.safeParse(parsed.plan).success).toBe(true);
+          else expect(typeof parsed.error).toBe("string");
+        },
+      ),
       { numRuns: 500 },
     );
   });

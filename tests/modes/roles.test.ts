@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { applyRole, composeToolbelt, defaultPolicy, defineRole, defineTool, isDeclaredReadOnly, roles, type RoleDefinition, type ToolPolicy } from "@agentry/core";
+import {
+  applyRole,
+  composeToolbelt,
+  defaultPolicy,
+  defineRole,
+  defineTool,
+  isDeclaredReadOnly,
+  roles,
+  type RoleDefinition,
+  type ToolPolicy,
+} from "@agentry/core";
 import { run } from "../loop/helpers.js";
 
 describe("roles (seed 002)", () => {
@@ -12,9 +22,16 @@ describe("roles (seed 002)", () => {
   });
 
   it("actor has full access except secrets", () => {
-    expect([...roles.actor.classes].sort()).toEqual(
-      ["editor_mutate", "execute", "knowledge", "network", "safe", "subagent", "workspace_read", "workspace_write"],
-    );
+    expect([...roles.actor.classes].sort()).toEqual([
+      "editor_mutate",
+      "execute",
+      "knowledge",
+      "network",
+      "safe",
+      "subagent",
+      "workspace_read",
+      "workspace_write",
+    ]);
   });
 
   it("carries seed 002's plan and question templates with format_version", () => {
@@ -109,7 +126,15 @@ describe("the planner is truly read-only (seed 002)", () => {
     const { result, events } = await run({
       tools: [declared, undeclared],
       policy,
-      script: [{ toolCalls: [{ id: "c1", name: "delete_notes", args: {} }, { id: "c2", name: "read_notes", args: {} }] }, { text: "done" }],
+      script: [
+        {
+          toolCalls: [
+            { id: "c1", name: "delete_notes", args: {} },
+            { id: "c2", name: "read_notes", args: {} },
+          ],
+        },
+        { text: "done" },
+      ],
     });
     expect(result.status).toBe("complete");
     expect(mutations).toBe(0);

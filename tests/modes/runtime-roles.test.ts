@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AgentConfigError, InvalidArgumentError, createAgentRegistry, createAgentRuntime, defineRole, defineTool, MemorySessionStore, SUBTASK_PROMPT_LINE } from "@agentry/core";
+import {
+  AgentConfigError,
+  InvalidArgumentError,
+  createAgentRegistry,
+  createAgentRuntime,
+  defineRole,
+  defineTool,
+  MemorySessionStore,
+  SUBTASK_PROMPT_LINE,
+} from "@agentry/core";
 import { createFakeProvider } from "@agentry/core/testing";
 
 const commander = defineRole({

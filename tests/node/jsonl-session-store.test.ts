@@ -59,7 +59,11 @@ describe("JsonlSessionStore on disk", () => {
     const [third] = await store.append(sessionId, [text("m3", "three")]);
     expect(third?.seq).toBe(3);
     const reopened = new JsonlSessionStore({ root });
-    expect((await reopened.load(sessionId)).map((r) => [r.id, r.seq])).toEqual([["m1", 1], ["m2", 2], ["m3", 3]]);
+    expect((await reopened.load(sessionId)).map((r) => [r.id, r.seq])).toEqual([
+      ["m1", 1],
+      ["m2", 2],
+      ["m3", 3],
+    ]);
     expect((await lines(file)).slice(0, -1).every((line) => JSON.parse(line))).toBe(true);
   });
 
@@ -71,7 +75,10 @@ describe("JsonlSessionStore on disk", () => {
     const store = new JsonlSessionStore({ root });
     expect((await store.load(sessionId)).map((r) => r.id)).toEqual(["m1"]);
     await store.append(sessionId, [text("m2", "two")]);
-    expect((await new JsonlSessionStore({ root }).load(sessionId)).map((r) => [r.id, r.seq])).toEqual([["m1", 1], ["m2", 2]]);
+    expect((await new JsonlSessionStore({ root }).load(sessionId)).map((r) => [r.id, r.seq])).toEqual([
+      ["m1", 1],
+      ["m2", 2],
+    ]);
   });
 
   it("drops a batch cut short by a crash: appends stay all or nothing on disk", async () => {
@@ -112,7 +119,10 @@ describe("JsonlSessionStore on disk", () => {
     const root = await newRoot();
     const store = new JsonlSessionStore({ root });
     const { sessionId } = await store.createSession({ agentId: "a" });
-    await store.append(sessionId, Array.from({ length: 6 }, (_, n) => text(`m${n + 1}`, `${n + 1}`)));
+    await store.append(
+      sessionId,
+      Array.from({ length: 6 }, (_, n) => text(`m${n + 1}`, `${n + 1}`)),
+    );
     await store.clear(sessionId);
     await store.append(sessionId, [text("m8", "8"), { ...text("c9", "9"), frame: "call_1" }, text("m10", "10")]);
     expect((await store.load(sessionId, { sinceLastReset: true })).map((r) => r.id)).toEqual(["m8", "c9", "m10"]);
@@ -163,7 +173,11 @@ describe("JsonlSessionStore on disk", () => {
     expect((await b.listSessions({ agentId: "todo" })).map((s) => s.sessionId)).toEqual([session.sessionId]);
     await b.append(session.sessionId, [text("m2", "from b")]);
     await a.append(session.sessionId, [text("m3", "from a again"), text("m1", "duplicate")]);
-    expect((await b.load(session.sessionId)).map((r) => [r.id, r.seq])).toEqual([["m1", 1], ["m2", 2], ["m3", 3]]);
+    expect((await b.load(session.sessionId)).map((r) => [r.id, r.seq])).toEqual([
+      ["m1", 1],
+      ["m2", 2],
+      ["m3", 3],
+    ]);
     await b.updateSession(session.sessionId, { name: "renamed by b" });
     expect((await a.getSession(session.sessionId))?.name).toBe("renamed by b");
     await b.deleteSession(session.sessionId);
@@ -212,7 +226,7 @@ describe("JsonlSessionStore on disk", () => {
     expect(await new JsonlSessionStore({ root: join(root, "not-yet") }).listSessions()).toEqual([]);
     // A crash between mkdir and publishing descriptor.json leaves a directory with a temp file.
     await mkdir(join(root, "half-created"));
-    await writeFile(join(root, "half-created", "descriptor.json.1234.tmp"), "{\"ver");
+    await writeFile(join(root, "half-created", "descriptor.json.1234.tmp"), '{"ver');
     const store = new JsonlSessionStore({ root });
     expect(await store.listSessions()).toEqual([]);
     expect(await store.getSession("half-created")).toBeUndefined();

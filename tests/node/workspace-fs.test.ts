@@ -27,8 +27,7 @@ afterAll(async () => {
 describe.each(modes)("confined file operations (%s)", (mode, options) => {
   let ws: string;
   let outside: string;
-  const read = async (path: string, maxBytes = 1_000) =>
-    readConfinedFile(await resolveConfinedPath(policy, path), path, { offset: 0, maxBytes }, options);
+  const read = async (path: string, maxBytes = 1_000) => readConfinedFile(await resolveConfinedPath(policy, path), path, { offset: 0, maxBytes }, options);
   const write = async (path: string, content: string) => writeConfinedFile(await resolveConfinedPath(policy, path), path, content, options);
   const list = async (path: string, max = 100) => listConfinedDirectory(await resolveConfinedPath(policy, path), path, max, options);
 

@@ -24,10 +24,11 @@ async function call(name: string, args: unknown): Promise<any> {
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
   return t.execute(valid.value, { toolCallId: "c1", depth: 0, parentId: null, signal: new AbortController().signal, policy });
 }
-const settle = (promise: Promise<unknown>) => promise.then(
-  (value) => ({ ok: true as const, value }),
-  (error: unknown) => ({ ok: false as const, error: error as Error }),
-);
+const settle = (promise: Promise<unknown>) =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error: error as Error }),
+  );
 
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), "agentry-ws-race-"));

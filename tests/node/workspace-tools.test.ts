@@ -136,9 +136,7 @@ describe("seed 001 acceptance criterion 7: paths outside workspaceRoot are refus
 
 describe("run_command", () => {
   it("refuses commands that are not on the allowlist, before running anything", async () => {
-    await expect(call("run_command", { command: "sh", args: ["-c", "echo hi > pwned.txt"] })).rejects.toThrow(
-      /"sh" is not allowed\. Allowed commands: node/,
-    );
+    await expect(call("run_command", { command: "sh", args: ["-c", "echo hi > pwned.txt"] })).rejects.toThrow(/"sh" is not allowed\. Allowed commands: node/);
     await expect(readFile(join(root, "pwned.txt"))).rejects.toThrow();
     await expect(call("run_command", { command: "node -e 1" })).rejects.toThrow(/Pass the arguments in "args"/);
     await expect(call("run_command", { command: "/usr/bin/node" })).rejects.toThrow(/not allowed/);

@@ -9,7 +9,12 @@ export function memoryTracer() {
   const named = (prefix: string) => spans().filter((span) => span.name === prefix || span.name.startsWith(`${prefix} `));
   const one = (name: string): ReadableSpan => {
     const found = spans().filter((span) => span.name === name);
-    if (found.length !== 1) throw new Error(`expected one span "${name}", got ${found.length}: ${spans().map((s) => s.name).join(", ")}`);
+    if (found.length !== 1)
+      throw new Error(
+        `expected one span "${name}", got ${found.length}: ${spans()
+          .map((s) => s.name)
+          .join(", ")}`,
+      );
     return found[0]!;
   };
   return { tracer, spans, named, one, exporter };

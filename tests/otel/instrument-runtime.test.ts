@@ -28,7 +28,11 @@ describe("instrumentRuntime", () => {
         }
         return { text: "All done.", usage: { inputTokens: 20, outputTokens: 3 } };
       },
-      { registry: createAgentRegistry([{ agentId: "todo", displayName: "Todo Manager", chat: { model: "fake-model", temperature: 0.5, maxOutputTokens: 100 } }]) },
+      {
+        registry: createAgentRegistry([
+          { agentId: "todo", displayName: "Todo Manager", chat: { model: "fake-model", temperature: 0.5, maxOutputTokens: 100 } },
+        ]),
+      },
     );
     const tracing = instrumentRuntime(runtime, { tracer });
     const result = await runtime.send({ agentId: "todo", content: SECRET });
@@ -63,14 +67,24 @@ describe("instrumentRuntime", () => {
     const add = one("execute_tool todo_add");
     const sub = one("execute_tool run_subtask");
     expect(tools).toHaveLength(2);
-    expect(add.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "todo_add", "gen_ai.tool.call.id": "call_add", "gen_ai.tool.type": "function" });
+    expect(add.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "todo_add",
+      "gen_ai.tool.call.id": "call_add",
+      "gen_ai.tool.type": "function",
+    });
     expect(parentOf(add)).toBe(idOf(turn));
     expect(parentOf(sub)).toBe(idOf(turn));
 
     // Root calls hang under the turn; the sub-task's call under its run_subtask span.
     const subChat = chats.find((s) => s.attributes["agentry.depth"] === 1)!;
     expect(parentOf(subChat)).toBe(idOf(sub));
-    expect(subChat.attributes).toMatchObject({ "agentry.parent_tool_call.id": "call_sub", "gen_ai.usage.input_tokens": 7, "gen_ai.usage.output_tokens": 2, "gen_ai.response.finish_reasons": ["stop"] });
+    expect(subChat.attributes).toMatchObject({
+      "agentry.parent_tool_call.id": "call_sub",
+      "gen_ai.usage.input_tokens": 7,
+      "gen_ai.usage.output_tokens": 2,
+      "gen_ai.response.finish_reasons": ["stop"],
+    });
     const roots = chats.filter((s) => s.attributes["agentry.depth"] === 0);
     expect(roots.map((s) => parentOf(s))).toEqual([idOf(turn), idOf(turn)]);
     expect(roots.map((s) => s.attributes["gen_ai.response.finish_reasons"])).toEqual(expect.arrayContaining([["tool_calls"], ["stop"]]));
@@ -130,7 +144,10 @@ describe("instrumentRuntime", () => {
   it("links an agents_message call to the turn it started in the other session, both ways", async () => {
     const { tracer, named, one } = memoryTracer();
     const { runtime } = multiRuntime({
-      general: (request) => (request.messages.at(-1)?.role === "tool" ? { text: "todo says hi" } : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "hello" } }] }),
+      general: (request) =>
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "todo says hi" }
+          : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "hello" } }] },
       todo: (request) => ({ text: `hi from todo (${lastText(request)})` }),
     });
     instrumentRuntime(runtime, { tracer });
@@ -151,7 +168,9 @@ describe("instrumentRuntime", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { runtime } = multiRuntime({
       general: (request) =>
-        request.messages.at(-1)?.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "later", mode: "async" } }] },
+        request.messages.at(-1)?.role === "tool"
+          ? { text: "started" }
+          : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "later", mode: "async" } }] },
       todo: async () => {
         await gate;
         return { text: "done later" };

@@ -14,7 +14,10 @@ function recorder() {
   const spans = createSpanRecorder({ tracer: memory.tracer, recordContent: false, maxContentLength: 100 });
   const emit = (runId: string, sessionId: string, ts: number, event: Record<string, unknown>) =>
     spans.record({ depth: 0, parentId: null, runId, sessionId, agentId: "a", ts: T + ts, ...event } as unknown as TracedEvent);
-  const done = (status: string) => ({ type: "done", result: { status, text: "", messages: [], executionTree: { version: 1, nodes: [] }, usage: { inputTokens: 0, outputTokens: 0, llmCalls: 1, toolCalls: 0 } } });
+  const done = (status: string) => ({
+    type: "done",
+    result: { status, text: "", messages: [], executionTree: { version: 1, nodes: [] }, usage: { inputTokens: 0, outputTokens: 0, llmCalls: 1, toolCalls: 0 } },
+  });
   return { ...memory, spans: all, recorder: spans, emit, done };
 }
 
@@ -33,7 +36,7 @@ describe("span recorder", () => {
     const { emit, one, done } = recorder();
     emit("r1", "s1", 1, { type: "llm_call_start", iteration: 1 });
     emit("r1", "s1", 2, { type: "warning", code: "max_output_tokens", message: "cut" });
-    emit("r1", "s1", 3, { type: "message", message: { role: "assistant", content: [{ type: "text", text: "{\"" }] } });
+    emit("r1", "s1", 3, { type: "message", message: { role: "assistant", content: [{ type: "text", text: '{"' }] } });
     emit("r1", "s1", 4, done("complete"));
     expect(one("chat").attributes["gen_ai.response.finish_reasons"]).toEqual(["length"]);
   });
@@ -42,7 +45,13 @@ describe("span recorder", () => {
     const { emit, one, done, spans } = recorder();
     emit("caller", "s1", 0, { type: "llm_call_start", iteration: 1 });
     emit("caller", "s1", 1, { type: "tool_call_update", toolCallId: "c1", name: "agents_message", status: "start", args: {} });
-    emit("caller", "s1", 2, { type: "tool_call_update", toolCallId: "c1", name: "agents_message", status: "end", result: { mode: "async", status: "started", responseId: "callee", sessionId: "s2" } });
+    emit("caller", "s1", 2, {
+      type: "tool_call_update",
+      toolCallId: "c1",
+      name: "agents_message",
+      status: "end",
+      result: { mode: "async", status: "started", responseId: "callee", sessionId: "s2" },
+    });
     emit("caller", "s1", 3, done("complete"));
     emit("callee", "s2", 4, { type: "llm_call_start", iteration: 1 });
     emit("callee", "s2", 5, done("complete"));
@@ -82,7 +91,11 @@ describe("span recorder", () => {
     expect(spans()).toHaveLength(1); // the chat span ended when the tool started
     expect(spansOf.openTurns).toBe(1);
     spansOf.endAll();
-    expect(spans().map((s) => s.name).sort()).toEqual(["chat", "execute_tool x", "invoke_agent a"]);
+    expect(
+      spans()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["chat", "execute_tool x", "invoke_agent a"]);
     expect(spansOf.openTurns).toBe(0);
   });
 });

@@ -22,20 +22,39 @@ describe("tracedLoop", () => {
     const plain: LoopEvent[] = [];
     for await (const event of runUnifiedAgentLoop(options)) plain.push(event);
 
-    const traced = tracedLoop(runUnifiedAgentLoop({ ...options, provider: script() }), { tracer, model: "fake-model", agentId: "helper", conversationId: "conv-1" });
+    const traced = tracedLoop(runUnifiedAgentLoop({ ...options, provider: script() }), {
+      tracer,
+      model: "fake-model",
+      agentId: "helper",
+      conversationId: "conv-1",
+    });
     const events: LoopEvent[] = [];
     let next = await traced.next();
     while (!next.done) {
       events.push(next.value);
       next = await traced.next();
     }
-    const strip = (list: LoopEvent[]) => JSON.parse(JSON.stringify(list, (key, value: unknown) => (key === "durationMs" || key === "duration_ms" ? 0 : key === "streamId" && typeof value === "string" ? value.replace(/^stream_[0-9a-f]{8}_/, "stream_<turn>_") : value))) as unknown;
+    const strip = (list: LoopEvent[]) =>
+      JSON.parse(
+        JSON.stringify(list, (key, value: unknown) =>
+          key === "durationMs" || key === "duration_ms"
+            ? 0
+            : key === "streamId" && typeof value === "string"
+              ? value.replace(/^stream_[0-9a-f]{8}_/, "stream_<turn>_")
+              : value,
+        ),
+      ) as unknown;
     expect(strip(events)).toEqual(strip(plain));
     expect(next.value.status).toBe("complete");
     expect(next.value.text).toBe("outer done");
 
     const turn = one("invoke_agent helper");
-    expect(turn.attributes).toMatchObject({ "gen_ai.conversation.id": "conv-1", "gen_ai.agent.id": "helper", "gen_ai.request.model": "fake-model", "agentry.turn.status": "complete" });
+    expect(turn.attributes).toMatchObject({
+      "gen_ai.conversation.id": "conv-1",
+      "gen_ai.agent.id": "helper",
+      "gen_ai.request.model": "fake-model",
+      "agentry.turn.status": "complete",
+    });
     const sub = one("execute_tool run_subtask");
     const inner = one("execute_tool echo");
     expect(parentOf(sub)).toBe(idOf(turn));
@@ -62,10 +81,17 @@ describe("tracedLoop", () => {
         }),
     });
     const provider = createFakeProvider([{ toolCalls: [{ id: "w", name: "wait", args: {} }] }, { text: "never" }]);
-    for await (const event of tracedLoop(runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "", history: [{ role: "user", content: "go" }], tools: [wait] }), { tracer })) {
+    for await (const event of tracedLoop(
+      runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "", history: [{ role: "user", content: "go" }], tools: [wait] }),
+      { tracer },
+    )) {
       if (event.type === "tool_call_update" && event.status === "start") break;
     }
     expect(aborted).toBe(true);
-    expect(spans().map((s) => s.name).sort()).toEqual(["chat", "execute_tool wait", "invoke_agent"].sort());
+    expect(
+      spans()
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(["chat", "execute_tool wait", "invoke_agent"].sort());
   });
 });

@@ -72,9 +72,7 @@ describe("composeToolbelt", () => {
     const { warnings, onWarning } = collect();
     const tools = composeToolbelt({ tools: [buildWorkflow], policy: defaultPolicy("thread"), chatContext: { kind: "editor" }, onWarning });
     expect(tools).toEqual([]);
-    expect(warnings).toEqual([
-      { code: "context_tool_dropped", message: expect.stringMatching(/build_workflow.*"editor".*editor_mutate.*policy/) },
-    ]);
+    expect(warnings).toEqual([{ code: "context_tool_dropped", message: expect.stringMatching(/build_workflow.*"editor".*editor_mutate.*policy/) }]);
   });
 
   it("warns when the agent's scope drops a tool the context unlocks, naming the agent", () => {
@@ -112,8 +110,6 @@ describe("composeToolbelt", () => {
   });
 
   it("never throws for misconfiguration when no onWarning is given", () => {
-    expect(() =>
-      composeToolbelt({ tools: [buildWorkflow, buildWorkflow], policy: defaultPolicy(), chatContext: { kind: "editor" } }),
-    ).not.toThrow();
+    expect(() => composeToolbelt({ tools: [buildWorkflow, buildWorkflow], policy: defaultPolicy(), chatContext: { kind: "editor" } })).not.toThrow();
   });
 });

@@ -38,7 +38,12 @@ describe("glob dialect: `*` crosses `/`, `.` and `:`", () => {
   });
 
   it("agent ids with dots in allow and deny lists", () => {
-    const registry = createAgentRegistry([agent({ agentId: "lead" }), agent({ agentId: "team.alpha.ops" }), agent({ agentId: "team.beta" }), agent({ agentId: "solo" })]);
+    const registry = createAgentRegistry([
+      agent({ agentId: "lead" }),
+      agent({ agentId: "team.alpha.ops" }),
+      agent({ agentId: "team.beta" }),
+      agent({ agentId: "solo" }),
+    ]);
     const from = agent({ agentId: "lead", agentAllowlist: ["team*"], agentDenylist: ["*.ops"] });
     expect(visibleAgents(from, registry).map((a) => a.agentId)).toEqual(["team.beta"]);
   });
@@ -46,7 +51,18 @@ describe("glob dialect: `*` crosses `/`, `.` and `:`", () => {
   it("`?`, sets, escapes and braces; `!` and `#` are literal", () => {
     const match = compileGlobs(["a?c", "{x,y}z", "[a-c]1", "[!a-c]2", "lit\\*", "!neg", "#c"]);
     expect(["abc", "a/c", "yz", "b1", "d1", "d2", "a2", "lit*", "litx", "!neg", "neg", "#c"].map(match)).toEqual([
-      true, true, true, true, false, true, false, true, false, true, false, true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
+      false,
+      true,
     ]);
   });
 

@@ -12,7 +12,12 @@ const toolResults = (messages: { role: string; content: unknown }[]) =>
   messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { result: unknown; isError?: boolean }[]);
 
 describe("MCP servers and the policy (allowedMcpServers)", () => {
-  const tools = [mcpTool("fs", "read_file"), mcpTool("fs", "write_file"), mcpTool("web", "fetch"), defineTool({ name: "local", description: "l", input: { type: "object" }, permissionClass: "network", execute: () => 1 })];
+  const tools = [
+    mcpTool("fs", "read_file"),
+    mcpTool("fs", "write_file"),
+    mcpTool("web", "fetch"),
+    defineTool({ name: "local", description: "l", input: { type: "object" }, permissionClass: "network", execute: () => 1 }),
+  ];
 
   it("drops every tool of a server the policy does not list (none implied), warning once per server", () => {
     const warnings: [string, ToolbeltWarningCode][] = [];

@@ -60,9 +60,7 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
       capabilityDenylist: null,
     };
     expect(names(scopeTools(allNull, tools))).toEqual(names(tools));
-    expect(names(scopeTools({ ...allNull, toolDenylist: ["web_*"] }, tools))).toEqual(
-      names(tools).filter((n) => n !== "web_fetch"),
-    );
+    expect(names(scopeTools({ ...allNull, toolDenylist: ["web_*"] }, tools))).toEqual(names(tools).filter((n) => n !== "web_fetch"));
   });
 
   it("treats an empty allowlist as set: only system_ tools remain", () => {

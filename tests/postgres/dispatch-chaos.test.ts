@@ -69,7 +69,12 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
     let doubleResolves = 0;
     const runSession = async (n: number) => {
       const say = async (content: string, sessionId?: string): Promise<TurnResult> => {
-        const result = await front(n).send({ agentId: "main", content, ...(sessionId !== undefined && { session: sessionId }), ...(sessionId === undefined && { session: "create" }) });
+        const result = await front(n).send({
+          agentId: "main",
+          content,
+          ...(sessionId !== undefined && { session: sessionId }),
+          ...(sessionId === undefined && { session: "create" }),
+        });
         sent.set(result.sessionId, [...(sent.get(result.sessionId) ?? []), content]);
         return result;
       };
@@ -106,13 +111,23 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
     const pool = fronts[0]!.store.pool;
 
     // No tool call ran twice (per call id and per key: a call closed unrun is never called again).
-    const twice = await pool.query(`SELECT key, count(*) FROM "${schema}".effects GROUP BY key HAVING count(*) > 1 UNION ALL SELECT call_id, count(*) FROM "${schema}".effects GROUP BY call_id HAVING count(*) > 1`);
+    const twice = await pool.query(
+      `SELECT key, count(*) FROM "${schema}".effects GROUP BY key HAVING count(*) > 1 UNION ALL SELECT call_id, count(*) FROM "${schema}".effects GROUP BY call_id HAVING count(*) > 1`,
+    );
     expect(twice.rows).toEqual([]);
 
     for (const [sessionId, contents] of sent) {
       const records: HistoryRecord[] = await fronts[0]!.store.load(sessionId);
       // Zero reordered records: the messages as sent, each once, and turns never interleave.
-      const users = records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "user" && typeof r.message.content === "string" && !r.message.content.startsWith("<system_message") ? [r.message.content] : []));
+      const users = records.flatMap((r) =>
+        r.kind === "message" &&
+        r.frame === null &&
+        r.message.role === "user" &&
+        typeof r.message.content === "string" &&
+        !r.message.content.startsWith("<system_message")
+          ? [r.message.content]
+          : [],
+      );
       expect(users).toEqual(contents);
       let open: string | undefined;
       for (const r of records) {
@@ -140,6 +155,8 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
     }
     const paid = await pool.query(`SELECT count(*)::int AS n FROM "${schema}".effects WHERE key LIKE 'pay-%'`);
     expect(paid.rows[0].n).toBeLessThanOrEqual(SESSIONS);
-    console.log(`chaos: ${WORKERS} workers x ${CONCURRENCY}, ${SESSIONS} sessions, ${kills} kills, ${doubleResolves} double resolves, ${paid.rows[0].n} payments`);
+    console.log(
+      `chaos: ${WORKERS} workers x ${CONCURRENCY}, ${SESSIONS} sessions, ${kills} kills, ${doubleResolves} double resolves, ${paid.rows[0].n} payments`,
+    );
   });
 });

@@ -35,7 +35,9 @@ function startWorker(schema: string, args: string[], signal = "READY"): Running 
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<string>((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code, killedBy) => (code === 0 ? resolve(stdout) : killedBy !== null ? resolve(`${stdout}\n${killedBy}`) : reject(new Error(`worker failed (${code}): ${stderr}`))));
+    child.on("exit", (code, killedBy) =>
+      code === 0 ? resolve(stdout) : killedBy !== null ? resolve(`${stdout}\n${killedBy}`) : reject(new Error(`worker failed (${code}): ${stderr}`)),
+    );
   });
   return { child, ready, done };
 }
@@ -96,10 +98,14 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
 
     const turns = (await store.load(sessionId)).filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn");
     expect(turns.map((t) => `${t.phase}:${t.status ?? ""}`)).toEqual(["start:", "end:error", "start:", "end:complete"]);
-    const now = Number((await store.pool.query<{ lease_token: string }>(`SELECT lease_token FROM "${schema}".sessions WHERE id = $1`, [sessionId])).rows[0]!.lease_token);
+    const now = Number(
+      (await store.pool.query<{ lease_token: string }>(`SELECT lease_token FROM "${schema}".sessions WHERE id = $1`, [sessionId])).rows[0]!.lease_token,
+    );
     expect(now).toBeGreaterThan(heldToken);
     const count = (await store.load(sessionId)).length;
-    await expect(store.append(sessionId, [{ id: "late", kind: "reset", frame: null }], { leaseToken: heldToken })).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
+    await expect(store.append(sessionId, [{ id: "late", kind: "reset", frame: null }], { leaseToken: heldToken })).rejects.toSatisfy((error: unknown) =>
+      LeaseLostError.isInstance(error),
+    );
     expect((await store.load(sessionId)).length).toBe(count);
   });
 });

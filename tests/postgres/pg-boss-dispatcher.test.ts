@@ -1,5 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { AgentNotFoundError, ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, type HistoryRecord, type RuntimeEvent, type TurnResult } from "@agentry/core";
+import {
+  AgentNotFoundError,
+  ApprovalAlreadyResolvedError,
+  ApprovalNotFoundError,
+  InvalidArgumentError,
+  type HistoryRecord,
+  type RuntimeEvent,
+  type TurnResult,
+} from "@agentry/core";
 import { createPgBossDispatcher } from "@agentry/core/postgres";
 import { historyProblems } from "@agentry/core/testing";
 import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
@@ -15,7 +23,9 @@ async function until(check: () => Promise<boolean> | boolean, polls = 1500): Pro
 }
 
 const userTexts = (records: HistoryRecord[]): string[] =>
-  records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "user" && typeof r.message.content === "string" ? [r.message.content] : []));
+  records.flatMap((r) =>
+    r.kind === "message" && r.frame === null && r.message.role === "user" && typeof r.message.content === "string" ? [r.message.content] : [],
+  );
 
 /** Turn records of the root frame never interleave: every start is followed by its own end. */
 function turnsInterleave(records: HistoryRecord[]): boolean {
@@ -43,7 +53,16 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const bossSchema = `${schema}_boss`;
     schemas.push(schema, bossSchema);
     const start = async (worker: boolean, extra: { concurrency?: number } = {}) => {
-      const app = await startApp({ databaseUrl: databaseUrl!, schema, bossSchema, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000, ...extra });
+      const app = await startApp({
+        databaseUrl: databaseUrl!,
+        schema,
+        bossSchema,
+        worker,
+        leaseTtlMs: 2000,
+        sweepIntervalMs: 500,
+        sweepAfterMs: 60_000,
+        ...extra,
+      });
       apps.push(app);
       return app;
     };
@@ -88,11 +107,16 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const fronts = [await start(false), await start(false)];
     const first = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn 0" });
     const sessionId = first.sessionId;
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => fronts[i % 2]!.dispatcher.send({ agentId: "main", content: `turn ${i + 1}`, session: sessionId })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => fronts[i % 2]!.dispatcher.send({ agentId: "main", content: `turn ${i + 1}`, session: sessionId })),
+    );
     expect(results.map((r) => r.status)).toEqual(results.map(() => "complete"));
     const records = await fronts[0]!.store.load(sessionId);
     // Arrival order: the order the jobs were stored in.
-    const { rows } = await fronts[0]!.store.pool.query<{ payload: { content: string } }>(`SELECT payload FROM "${schema}".dispatch_jobs WHERE session_id = $1 ORDER BY ord`, [sessionId]);
+    const { rows } = await fronts[0]!.store.pool.query<{ payload: { content: string } }>(
+      `SELECT payload FROM "${schema}".dispatch_jobs WHERE session_id = $1 ORDER BY ord`,
+      [sessionId],
+    );
     expect(userTexts(records)).toEqual(rows.map((row) => row.payload.content));
     expect(new Set(userTexts(records)).size).toBe(13);
     expect(turnsInterleave(records)).toBe(false);
@@ -115,7 +139,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [result.runId]);
     await worker.boss.send("agentry-turns", { sessionId: result.sessionId });
     await until(done);
-    const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [result.runId]);
+    const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [
+      result.runId,
+    ]);
     expect(outcomes.rows.length).toBeGreaterThanOrEqual(2);
     for (const row of outcomes.rows) expect(row.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
     expect(await front.store.load(result.sessionId)).toEqual(before);
@@ -127,7 +153,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const { schema, start } = layout();
     await start(true);
     const fronts = [await start(false), await start(false)];
-    const [a, b] = await Promise.all(fronts.map((front) => front.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" })));
+    const [a, b] = await Promise.all(
+      fronts.map((front) => front.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" })),
+    );
     expect(a).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42" });
     expect(b).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42", sessionId: a!.sessionId });
     const c = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" });
@@ -136,7 +164,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect((await pool.query(`SELECT * FROM "${schema}".dispatch_jobs`)).rows.length).toBe(1);
     expect(userTexts(await fronts[0]!.store.load(a!.sessionId))).toEqual(["turn keyed"]);
     expect((await pool.query(`SELECT * FROM "${schema}".effects`)).rows.length).toBe(1);
-    await expect(fronts[0]!.dispatcher.send({ agentId: "main", content: "x", jobId: "bad id" })).rejects.toSatisfy((e: unknown) => InvalidArgumentError.isInstance(e));
+    await expect(fronts[0]!.dispatcher.send({ agentId: "main", content: "x", jobId: "bad id" })).rejects.toSatisfy((e: unknown) =>
+      InvalidArgumentError.isInstance(e),
+    );
   });
 
   it("two workers on one job at once (a duplicate wake-up while it runs): the turn runs once", async () => {
@@ -180,11 +210,16 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const decisions = (await fronts[0]!.store.load(suspended.sessionId)).filter((r) => r.kind === "approval" && r.decision !== undefined);
     expect(decisions.length).toBe(1);
     // The winning decision's job run again (a retry): it reports the resumed turn, not an error, and resumes nothing twice.
-    const { rows } = await pool.query<{ id: string }>(`SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'resolve' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`);
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'resolve' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`,
+    );
     expect(rows.length).toBe(1);
     const count = (await fronts[0]!.store.load(suspended.sessionId)).length;
     // (Two wake-ups for the session may already have run it twice: each run adds an outcome row.)
-    const outcomesOf = async () => (await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id])).rows.map((r) => r.body.status);
+    const outcomesOf = async () =>
+      (
+        await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id])
+      ).rows.map((r) => r.body.status);
     const before = (await outcomesOf()).length;
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
     await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
@@ -220,19 +255,28 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(records.filter((r) => r.kind === "approval" && r.decision !== undefined).length).toBe(1);
     const toolResults = records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "tool" ? r.message.content : []));
     expect(toolResults.map((part) => part.name)).toEqual(["ask_user"]);
-    const answers = records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "assistant" && JSON.stringify(r.message.content).includes("answered list") ? [r.message] : []));
+    const answers = records.flatMap((r) =>
+      r.kind === "message" && r.frame === null && r.message.role === "assistant" && JSON.stringify(r.message.content).includes("answered list")
+        ? [r.message]
+        : [],
+    );
     expect(answers.length).toBe(1);
     expect(userTexts(records)).toEqual(["ask list"]);
     expect(turnsInterleave(records)).toBe(false);
     expect(historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
     // The winning answer's job run again (a retry): it reports the resumed turn and appends nothing.
     const pool = fronts[0]!.store.pool;
-    const { rows } = await pool.query<{ id: string }>(`SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'answer' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`);
+    const { rows } = await pool.query<{ id: string }>(
+      `SELECT j.id FROM "${schema}".dispatch_jobs j WHERE kind = 'answer' AND EXISTS (SELECT 1 FROM "${schema}".dispatch_events e WHERE e.job_id = j.id AND e.kind = 'result')`,
+    );
     expect(rows.length).toBe(1);
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
     await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
     await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id])).rows.length === 1);
-    const outcomes = await pool.query<{ kind: string; body: TurnResult }>(`SELECT kind, body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id]);
+    const outcomes = await pool.query<{ kind: string; body: TurnResult }>(
+      `SELECT kind, body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`,
+      [rows[0]!.id],
+    );
     expect(outcomes.rows.map((r) => [r.kind, r.body.status])).toEqual(outcomes.rows.map(() => ["result", "complete"]));
     expect((await fronts[0]!.store.load(suspended.sessionId)).length).toBe(records.length);
     expect(worker.problems).toEqual([]);
@@ -245,7 +289,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const result = await front.dispatcher.send({ agentId: "main", content: "hello there" });
     expect(result.text).toBe("echo hello there");
     // The front has no registry: the worker's runtime finds no such agent.
-    await expect(front.dispatcher.send({ agentId: "ghost", content: "hi" })).rejects.toSatisfy((e: unknown) => AgentNotFoundError.isInstance(e) && e.agentId === "ghost");
+    await expect(front.dispatcher.send({ agentId: "ghost", content: "hi" })).rejects.toSatisfy(
+      (e: unknown) => AgentNotFoundError.isInstance(e) && e.agentId === "ghost",
+    );
     // Found missing before anything is enqueued.
     await expect(front.dispatcher.answerQuestion("nope", { value: "x" })).rejects.toSatisfy((e: unknown) => ApprovalNotFoundError.isInstance(e));
     expect(worker.problems).toEqual([]);

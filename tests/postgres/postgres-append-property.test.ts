@@ -20,7 +20,14 @@ describe("PostgresSessionStore: concurrent appends through two pools", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(fc.integer({ min: 0, max: 11 }), { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 }), async (batches) => {
         const { sessionId } = await first.createSession({ agentId: "a" });
-        const results = await Promise.all(batches.map((batch, index) => (index % 2 === 0 ? first : second).append(sessionId, batch.map((n) => text(`r${n}`)))));
+        const results = await Promise.all(
+          batches.map((batch, index) =>
+            (index % 2 === 0 ? first : second).append(
+              sessionId,
+              batch.map((n) => text(`r${n}`)),
+            ),
+          ),
+        );
         const stored = await first.load(sessionId);
         expect(stored.map((record) => record.seq)).toEqual(stored.map((_, index) => index + 1));
         const ids = stored.map((record) => record.id);

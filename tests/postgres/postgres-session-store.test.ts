@@ -6,7 +6,15 @@ import { POSTGRES_SCHEMA_VERSION, PostgresSessionStore } from "@agentry/core/pos
 import { adminClient, databaseUrl, freshSchema, requireDatabase, storeOnFreshSchema } from "./database.js";
 
 const text = (id: string, content: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content } });
-const request = (requestId: string) => ({ requestId, toolCallId: `call-${requestId}`, name: "mark", args: {}, depth: 0, parentId: null, reason: "tool requires approval" });
+const request = (requestId: string) => ({
+  requestId,
+  toolCallId: `call-${requestId}`,
+  name: "mark",
+  args: {},
+  depth: 0,
+  parentId: null,
+  reason: "tool requires approval",
+});
 
 /** A loopback port nothing listens on (taken, then released). */
 const closedPort = (): Promise<number> =>
@@ -70,7 +78,9 @@ describe("PostgresSessionStore", () => {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await admin.end();
     });
-    await admin.query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".schema_version (version integer NOT NULL); INSERT INTO "${schema}".schema_version VALUES (${POSTGRES_SCHEMA_VERSION + 1})`);
+    await admin.query(
+      `CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".schema_version (version integer NOT NULL); INSERT INTO "${schema}".schema_version VALUES (${POSTGRES_SCHEMA_VERSION + 1})`,
+    );
     const store = new PostgresSessionStore({ connectionString: databaseUrl!, schema });
     const failure = await store.createSession({ agentId: "a" }).catch((error: unknown) => error);
     expect(SessionStoreError.isInstance(failure)).toBe(true);
@@ -91,13 +101,18 @@ describe("PostgresSessionStore", () => {
     // Hold the index row of r1 so the append stops after inserting its record, inside its transaction.
     await admin.query("BEGIN");
     await admin.query(`SELECT * FROM "${store.schema}".approvals WHERE request_id = 'r1' FOR UPDATE`);
-    const appending = store.append(sessionId, [text("before", "stored with the decision"), { id: "r1:decision", kind: "approval", frame: null, request: request("r1"), decision: "approved" }]);
+    const appending = store.append(sessionId, [
+      text("before", "stored with the decision"),
+      { id: "r1:decision", kind: "approval", frame: null, request: request("r1"), decision: "approved" },
+    ]);
     const outcome = appending.catch((error: unknown) => error);
     let pid: number | undefined;
     for (let attempt = 0; attempt < 500 && pid === undefined; attempt++) {
       // pg_stat_activity is a snapshot per transaction: take a new one each time.
       await admin.query("SELECT pg_stat_clear_snapshot()");
-      const waiting = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%approvals SET decided%'");
+      const waiting = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%approvals SET decided%'",
+      );
       pid = waiting.rows[0]?.pid;
       if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -131,7 +146,7 @@ describe("PostgresSessionStore", () => {
     const { sessionId } = await store.createSession({ agentId: "a" });
     const admin = await adminClient();
     cleanup.push(() => admin.end());
-    const dbNow = Date.parse(((await admin.query<{ now: Date }>("SELECT clock_timestamp() AS now")).rows[0]!.now).toISOString());
+    const dbNow = Date.parse((await admin.query<{ now: Date }>("SELECT clock_timestamp() AS now")).rows[0]!.now.toISOString());
     const lease = (await store.acquireLease(sessionId, { owner: "one", ttlMs: 3_600_000 }))!;
     const expires = Date.parse(lease.expiresAt);
     expect(expires - dbNow).toBeGreaterThanOrEqual(3_600_000);

@@ -72,7 +72,11 @@ describe("anthropic(): stream", () => {
   it("does not retry an error event once output was streamed", async () => {
     const server = await startServer((_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
-      response.end(sseBody([start(), ...textBlock(0, "partial").slice(0, 2), { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], { eventNames: true }));
+      response.end(
+        sseBody([start(), ...textBlock(0, "partial").slice(0, 2), { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], {
+          eventNames: true,
+        }),
+      );
     });
     try {
       const r = await collect(anthropic({ apiKey: "k", baseURL: server.url, retryBaseDelayMs: 1 }));
@@ -87,7 +91,10 @@ describe("anthropic(): stream", () => {
   it("retries a mid-stream overloaded_error that came before any output", async () => {
     const server = await startServer((_request, response, index) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
-      const payloads = index === 0 ? [start(), { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }] : [start(), ...textBlock(0, "second try"), ...end("end_turn")];
+      const payloads =
+        index === 0
+          ? [start(), { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }]
+          : [start(), ...textBlock(0, "second try"), ...end("end_turn")];
       response.end(sseBody(payloads, { eventNames: true }));
     });
     try {
@@ -103,7 +110,13 @@ describe("anthropic(): stream", () => {
 
 describe("anthropic(): request", () => {
   const history: Message[] = [
-    { role: "user", content: [{ type: "text", text: "Look" }, { type: "image", mediaType: "image/jpeg", data: "/9j/4AAQ" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Look" },
+        { type: "image", mediaType: "image/jpeg", data: "/9j/4AAQ" },
+      ],
+    },
     {
       role: "assistant",
       content: [
@@ -186,14 +199,15 @@ describe("anthropic(): request", () => {
     ]);
     const assistant: Message = {
       role: "assistant",
-      content: [
-        ...first.thinking.map((block) => ({ type: "thinking" as const, ...block })),
-        ...first.calls.map((c) => ({ type: "tool_call" as const, ...c })),
-      ],
+      content: [...first.thinking.map((block) => ({ type: "thinking" as const, ...block })), ...first.calls.map((c) => ({ type: "tool_call" as const, ...c }))],
     };
     const fetch = textFetch(sseBody([start(), ...end("end_turn")], { eventNames: true }));
     await collect(anthropic({ apiKey: "k", fetch }), {
-      messages: [{ role: "user", content: "Weather in Oslo?" }, assistant, { role: "tool", content: [{ type: "tool_result", toolCallId: "toolu_9", name: "weather", result: "sunny" }] }],
+      messages: [
+        { role: "user", content: "Weather in Oslo?" },
+        assistant,
+        { role: "tool", content: [{ type: "tool_result", toolCallId: "toolu_9", name: "weather", result: "sunny" }] },
+      ],
     });
     expect(fetch.bodies[0].messages[1].content).toEqual([
       { type: "thinking", thinking: "Hmm, weather.", signature },

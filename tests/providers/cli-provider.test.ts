@@ -28,7 +28,10 @@ async function pollUntil(check: () => boolean, what: string, polls = 1_500): Pro
 /** Writes an executable node script (shebang) and returns its path. */
 function script(name: string, body: string): string {
   const path = join(dir, name);
-  writeFileSync(path, `#!${process.execPath}\nconst argvFile = process.env.ARGV_FILE;\nif (argvFile) require("node:fs").writeFileSync(argvFile, JSON.stringify(process.argv.slice(2)));\n${body}\n`);
+  writeFileSync(
+    path,
+    `#!${process.execPath}\nconst argvFile = process.env.ARGV_FILE;\nif (argvFile) require("node:fs").writeFileSync(argvFile, JSON.stringify(process.argv.slice(2)));\n${body}\n`,
+  );
   chmodSync(path, 0o755);
   return path;
 }
@@ -58,7 +61,10 @@ describe("createCliProvider", () => {
 
   it("streams before the process exits", async () => {
     const marker = join(dir, "go-on");
-    const command = script("wait.cjs", `process.stdout.write("first");\nconst t = setInterval(() => { if (require("node:fs").existsSync(${JSON.stringify(marker)})) { clearInterval(t); process.stdout.write(" second"); } }, 5);`);
+    const command = script(
+      "wait.cjs",
+      `process.stdout.write("first");\nconst t = setInterval(() => { if (require("node:fs").existsSync(${JSON.stringify(marker)})) { clearInterval(t); process.stdout.write(" second"); } }, 5);`,
+    );
     const events: string[] = [];
     for await (const event of createCliProvider({ id: "wait", command, args: [] }).stream(baseRequest(), { signal: new AbortController().signal })) {
       if (event.type === "text_delta") {
@@ -70,7 +76,10 @@ describe("createCliProvider", () => {
   });
 
   it("turns a non-zero exit into a ProviderError with the exit code and stderr's tail", async () => {
-    const command = script("fail.cjs", `process.stdout.write("partial"); process.stderr.write("x".repeat(5000) + "\\nfatal: no credentials\\n"); process.exit(3);`);
+    const command = script(
+      "fail.cjs",
+      `process.stdout.write("partial"); process.stderr.write("x".repeat(5000) + "\\nfatal: no credentials\\n"); process.exit(3);`,
+    );
     const r = await collect(createCliProvider({ id: "fail", command, args: [] }));
     expect(r.text).toBe("partial");
     expect(ProviderError.isInstance(r.error)).toBe(true);
@@ -101,7 +110,9 @@ describe("createCliProvider", () => {
     const received: string[] = [];
     let error: unknown;
     try {
-      for await (const event of createCliProvider({ id: "stubborn", command, args: [], killGraceMs: 300 }).stream(baseRequest(), { signal: controller.signal })) {
+      for await (const event of createCliProvider({ id: "stubborn", command, args: [], killGraceMs: 300 }).stream(baseRequest(), {
+        signal: controller.signal,
+      })) {
         if (event.type === "text_delta") received.push(event.text);
         controller.abort();
       }
@@ -141,8 +152,20 @@ describe("cliPrompt", () => {
     const request: ModelRequest = baseRequest({
       system: "You are a helper.",
       messages: [
-        { role: "user", content: [{ type: "text", text: "Read it" }, { type: "image", mediaType: "image/png", data: "AAAA" }] },
-        { role: "assistant", content: [{ type: "text", text: "Reading." }, { type: "tool_call", id: "c1", name: "read", args: { path: "a" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Read it" },
+            { type: "image", mediaType: "image/png", data: "AAAA" },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Reading." },
+            { type: "tool_call", id: "c1", name: "read", args: { path: "a" } },
+          ],
+        },
         { role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "read", result: "contents" }] },
         { role: "user", content: "Summarize" },
       ],
@@ -158,11 +181,35 @@ describe("CLI presets", () => {
     const argvFile = join(dir, "argv-claude.json");
     const output = lines([
       { type: "system", subtype: "init", session_id: "s1", tools: ["Read", "Bash"] },
-      { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Let me look." }, { type: "tool_use", id: "t1", name: "Read", input: {} }] } },
+      {
+        type: "assistant",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Let me look." },
+            { type: "tool_use", id: "t1", name: "Read", input: {} },
+          ],
+        },
+      },
       { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "..." }] } },
-      { type: "assistant", message: { role: "assistant", content: [{ type: "thinking", thinking: "Count them." }, { type: "tool_use", id: "t2", name: "Bash", input: {} }] } },
+      {
+        type: "assistant",
+        message: {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Count them." },
+            { type: "tool_use", id: "t2", name: "Bash", input: {} },
+          ],
+        },
+      },
       { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Done: 3 files." }] } },
-      { type: "result", subtype: "success", is_error: false, result: "Done: 3 files.", usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 50 } },
+      {
+        type: "result",
+        subtype: "success",
+        is_error: false,
+        result: "Done: 3 files.",
+        usage: { input_tokens: 10, cache_read_input_tokens: 100, cache_creation_input_tokens: 5, output_tokens: 50 },
+      },
     ]);
     const command = script("claude", `process.stdout.write(${JSON.stringify(output + "\n")});`);
     const r = await collect(claudeCli({ command, env: { ARGV_FILE: argvFile } }), { messages: [{ role: "user", content: "List files" }] });
@@ -203,7 +250,10 @@ describe("CLI presets", () => {
   });
 
   it("codexCli: turn.failed fails the stream", async () => {
-    const command = script("codex-err", `process.stdout.write(${JSON.stringify(lines([{ type: "turn.failed", error: { message: "stream disconnected" } }]) + "\n")});`);
+    const command = script(
+      "codex-err",
+      `process.stdout.write(${JSON.stringify(lines([{ type: "turn.failed", error: { message: "stream disconnected" } }]) + "\n")});`,
+    );
     const r = await collect(codexCli({ command }));
     expect(r.error).toMatchObject({ name: "ProviderError", message: "codex-cli: stream disconnected" });
   });

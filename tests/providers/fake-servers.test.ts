@@ -32,7 +32,10 @@ describe.each(setups)("fake %s server", (format, setup) => {
       const first = await collect(provider, { system: "Be brief.", messages: [{ role: "user", content: "Weather in Oslo?" }] });
       const assistant: Message = {
         role: "assistant",
-        content: [...first.thinking.map((block) => ({ type: "thinking" as const, ...block })), ...first.calls.map((call) => ({ type: "tool_call" as const, ...call }))],
+        content: [
+          ...first.thinking.map((block) => ({ type: "thinking" as const, ...block })),
+          ...first.calls.map((call) => ({ type: "tool_call" as const, ...call })),
+        ],
       };
       const messages: Message[] = [
         { role: "user", content: "Weather in Oslo?" },
@@ -74,10 +77,7 @@ describe.each(setups)("fake %s server", (format, setup) => {
   });
 
   it("serves a scripted HTTP error with its status, and honours retryable", async () => {
-    const { server, provider } = await setup([
-      { error: { message: "busy", status: 503, retryable: true } },
-      { text: "recovered" },
-    ]);
+    const { server, provider } = await setup([{ error: { message: "busy", status: 503, retryable: true } }, { text: "recovered" }]);
     try {
       const r = await collect(provider);
       expect(r.text).toBe("recovered");

@@ -18,7 +18,7 @@ export function seededRandom(seed: number): () => number {
 export function randomPieces(bytes: Uint8Array, seed: number, maxPiece = 64): Uint8Array[] {
   const random = seededRandom(seed);
   const pieces: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const size = 1 + Math.floor(random() * maxPiece);
     pieces.push(bytes.subarray(i, i + size));
     i += size;
@@ -43,9 +43,7 @@ export interface TestServer {
 }
 
 /** Starts a server; `handle` answers each request (the body is already read and parsed). */
-export async function startServer(
-  handle: (request: SeenRequest, response: ServerResponse, index: number) => void | Promise<void>,
-): Promise<TestServer> {
+export async function startServer(handle: (request: SeenRequest, response: ServerResponse, index: number) => void | Promise<void>): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];

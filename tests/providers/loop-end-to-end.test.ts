@@ -3,7 +3,15 @@ import { z } from "zod";
 import { defineTool, runUnifiedAgentLoop, type Message, type ModelRequest, type Provider } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { collectEvents, createFakeAnthropicServer, createFakeOpenAIServer, historyProblems, type FakeScript, type FakeServer, type FakeTurn } from "@agentry/core/testing";
+import {
+  collectEvents,
+  createFakeAnthropicServer,
+  createFakeOpenAIServer,
+  historyProblems,
+  type FakeScript,
+  type FakeServer,
+  type FakeTurn,
+} from "@agentry/core/testing";
 import { QUICKSTART_TEST_TIMEOUT_MS, runQuickstart } from "../examples/run-quickstart.js";
 
 const lookup = defineTool({

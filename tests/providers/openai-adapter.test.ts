@@ -174,7 +174,13 @@ describe("openai(): stream shape", () => {
 
 describe("openai(): request", () => {
   const history: Message[] = [
-    { role: "user", content: [{ type: "text", text: "What is in" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "What is in" },
+        { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+      ],
+    },
     {
       role: "assistant",
       content: [
@@ -267,7 +273,10 @@ describe("openai(): request", () => {
     try {
       await collect(openai({ fetch }));
     } finally {
-      for (const [name, value] of [["OPENAI_API_KEY", saved.key], ["OPENAI_BASE_URL", saved.url]] as const) {
+      for (const [name, value] of [
+        ["OPENAI_API_KEY", saved.key],
+        ["OPENAI_BASE_URL", saved.url],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

@@ -41,11 +41,13 @@ describe("runProviderContract", () => {
       await testCase.body().catch(() => failures.push(testCase.name));
     }
     expect(cases).toHaveLength(10);
-    expect(failures).toEqual(expect.arrayContaining([
-      "streams text deltas that concatenate to the full text",
-      "emits a complete tool call with parsed args",
-      "abort mid-stream rejects with AbortError: nothing after the abort, no finish",
-      "an already aborted signal rejects with AbortError and no events",
-    ]));
+    expect(failures).toEqual(
+      expect.arrayContaining([
+        "streams text deltas that concatenate to the full text",
+        "emits a complete tool call with parsed args",
+        "abort mid-stream rejects with AbortError: nothing after the abort, no finish",
+        "an already aborted signal rejects with AbortError and no events",
+      ]),
+    );
   });
 });

@@ -6,10 +6,7 @@ import { streamWithRetry } from "../../src/providers/http/stream-with-retry.js";
 import { collect, sseBody, startServer, type TestServer } from "./helpers.js";
 
 const OK_STREAM = sseBody(
-  [
-    { choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] },
-    { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-  ],
+  [{ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] }, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }],
   { done: true },
 );
 

@@ -59,7 +59,14 @@ describe("tool names sent to vendors", () => {
     ["anthropic", createFakeAnthropicServer, (s) => anthropic({ baseURL: s.baseURL, apiKey: "k", maxRetries: 0 })],
   ];
   it.each(cases)("%s: sends vendor-valid names (tools and history) and maps the model's calls back", async (_name, makeServer, makeProvider) => {
-    const server = await makeServer([{ toolCalls: [{ id: "c2", name: "fs_read_file_2", args: {} }, { id: "c3", name: "fs_read_file", args: {} }] }]);
+    const server = await makeServer([
+      {
+        toolCalls: [
+          { id: "c2", name: "fs_read_file_2", args: {} },
+          { id: "c3", name: "fs_read_file", args: {} },
+        ],
+      },
+    ]);
     try {
       const history: ModelRequest["messages"] = [
         { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "fs.read_file", args: {} }] },

@@ -85,7 +85,7 @@ const NANO_TEXT =
   "**Overall Spirit:** Harmony Day aims to create a sense of global community, reminding everyone that despite our differences, we are all connected through shared human experiences and mutual respect.";
 
 const CROSSING_TEXT =
-  "Here are the basic steps for safely crossing the street:\n\n**At intersections with traffic lights:**\n- Wait for the pedestrian \"Walk\" signal\n- Look both ways before stepping into the street\n- Make eye contact with drivers when possible\n- Stay alert for turning vehicles\n\n" +
+  'Here are the basic steps for safely crossing the street:\n\n**At intersections with traffic lights:**\n- Wait for the pedestrian "Walk" signal\n- Look both ways before stepping into the street\n- Make eye contact with drivers when possible\n- Stay alert for turning vehicles\n\n' +
   "**At intersections without signals:**\n- Use crosswalks when available\n- Stop at the curb and look left, right, then left again\n- Wait for a clear gap in traffic\n- Walk briskly but don't run\n- Keep looking for traffic as you cross\n\n" +
   "**General safety tips:**\n- Put away phones and remove headphones\n- Wear bright or reflective clothing in low light\n- Never assume drivers see you\n- Avoid crossing between parked cars\n- Walk facing traffic when there's no sidewalk\n\n" +
   "**In busy urban areas:**\n- Follow pedestrian signals strictly\n- Be extra cautious of cyclists in bike lanes\n- Watch for buses and large vehicles with blind spots\n\n" +
@@ -313,7 +313,7 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
       { text: "", signature: REDACTED_2, redacted: true },
     ],
     text:
-      'I notice that you\'ve sent what appears to be some kind of test string or command. I don\'t have any special "magic string" triggers or backdoor commands that would expose internal systems or change my behavior.\n\n' +
+      "I notice that you've sent what appears to be some kind of test string or command. I don't have any special \"magic string\" triggers or backdoor commands that would expose internal systems or change my behavior.\n\n" +
       "I'm Claude, an AI assistant created by Anthropic to be helpful, harmless, and honest. How can I assist you today with a legitimate task or question?",
     usage: { inputTokens: 92, outputTokens: 189, cachedInputTokens: 0, cacheWriteInputTokens: 0 },
     finish: "stop",

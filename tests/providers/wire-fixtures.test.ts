@@ -34,11 +34,12 @@ function listFiles(dir: string, prefix = ""): string[] {
 function fixtureBody(file: string, api: "openai" | "anthropic" | "responses", seed: number): Uint8Array {
   const raw = readFileSync(join(FIXTURE_DIR, file));
   if (!file.endsWith(".chunks.jsonl")) return raw;
-  const lines = raw.toString("utf8").split("\n").filter((line) => line.trim() !== "");
+  const lines = raw
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "");
   const withEvent = api !== "openai" && seed % 2 === 0;
-  let text = lines
-    .map((line) => `${withEvent ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`)
-    .join("");
+  let text = lines.map((line) => `${withEvent ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`).join("");
   if (api === "openai") text += "data: [DONE]\n\n";
   return new TextEncoder().encode(text);
 }
@@ -149,7 +150,11 @@ for (const [file, expectation] of Object.entries(FIXTURES)) {
     describe(`${file} (HTTP ${expectation.status} via ${expectation.api})`, { timeout: REPLAY_TIMEOUT_MS }, () => {
       it("becomes a ProviderError with the provider's status, message and retryability", async () => {
         const result = await collect(providerFor(expectation.api, routeFor(file, 1)));
-        expectStream(result, { shape: "stream", api: expectation.api, text: "", thinking: [], calls: [], usage: null, finish: null, error: expectation.error }, expectation.api);
+        expectStream(
+          result,
+          { shape: "stream", api: expectation.api, text: "", thinking: [], calls: [], usage: null, finish: null, error: expectation.error },
+          expectation.api,
+        );
       });
       it(`is attempted ${expectation.error.retryable ? "again" : "once"} when retries are allowed`, async () => {
         const before = server.requests.length;
@@ -184,7 +189,10 @@ function expectResponses(events: { event: string | undefined; data: any }[], exp
   expect(events).toHaveLength(expected.events);
   for (const event of events) if (event.event !== undefined) expect(event.event).toBe(event.data.type);
   for (const [type, count] of Object.entries(expected.counts)) {
-    expect(events.filter((event) => event.data.type === type), type).toHaveLength(count);
+    expect(
+      events.filter((event) => event.data.type === type),
+      type,
+    ).toHaveLength(count);
   }
   const last = events.at(-1)!.data;
   expect({ type: last.type, status: last.response?.status }).toEqual(expected.terminal);
@@ -192,7 +200,10 @@ function expectResponses(events: { event: string | undefined; data: any }[], exp
     .filter((event) => event.data.type === "response.output_item.done" && event.data.item?.type === "function_call")
     .map((event) => ({ name: event.data.item.name, arguments: event.data.item.arguments }));
   expect(calls).toEqual(expected.calls);
-  const text = events.filter((event) => event.data.type === "response.output_text.delta").map((event) => event.data.delta as string).join("");
+  const text = events
+    .filter((event) => event.data.type === "response.output_text.delta")
+    .map((event) => event.data.delta as string)
+    .join("");
   if (typeof expected.outputText === "string") expect(text).toBe(expected.outputText);
   else expect(text).toHaveLength(expected.outputText.length);
 }

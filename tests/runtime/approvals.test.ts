@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, createAgentRegistry, createAgentRuntime, MemorySessionStore, type HistoryRecord, type ModelRequest } from "@agentry/core";
+import {
+  ApprovalAlreadyResolvedError,
+  ApprovalNotFoundError,
+  createAgentRegistry,
+  createAgentRuntime,
+  MemorySessionStore,
+  type HistoryRecord,
+  type ModelRequest,
+} from "@agentry/core";
 import { createFakeProvider, historyProblems, type FakeTurn } from "@agentry/core/testing";
 import { agents, makeRuntime, textOf, todoTools } from "./helpers.js";
 
@@ -19,7 +27,12 @@ describe("durable approvals", () => {
     expect(todo.items).toEqual(["milk"]);
     const pending = await runtime.pendingApprovals();
     expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ sessionId: suspended.sessionId, agentId: "todo", runId: suspended.runId, request: { name: "todo_delete", args: { item: "milk" } } });
+    expect(pending[0]).toMatchObject({
+      sessionId: suspended.sessionId,
+      agentId: "todo",
+      runId: suspended.runId,
+      request: { name: "todo_delete", args: { item: "milk" } },
+    });
     expect(await runtime.pendingApprovals({ sessionId: suspended.sessionId })).toHaveLength(1);
 
     const resumed = await runtime.resolveApproval(pending[0]!.requestId, { approved: true });
@@ -39,7 +52,10 @@ describe("durable approvals", () => {
     todo.items.push("milk", "milk");
     await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();
-    const [a, b] = await Promise.allSettled([runtime.resolveApproval(pending!.requestId, { approved: true }), runtime.resolveApproval(pending!.requestId, { approved: true })]);
+    const [a, b] = await Promise.allSettled([
+      runtime.resolveApproval(pending!.requestId, { approved: true }),
+      runtime.resolveApproval(pending!.requestId, { approved: true }),
+    ]);
     expect(a.status).toBe("fulfilled");
     expect(b.status === "rejected" && ApprovalAlreadyResolvedError.isInstance(b.reason)).toBe(true);
     expect(todo.items).toEqual(["milk"]);
@@ -50,7 +66,13 @@ describe("durable approvals", () => {
     const first = makeRuntime(deleteScript);
     const suspended = await first.runtime.send({ agentId: "todo", content: "delete milk" });
     const todo = todoTools();
-    const second = createAgentRuntime({ registry: createAgentRegistry(agents), store: first.store, providers: { fake: first.provider }, defaultModel: "fake-model", tools: todo.tools });
+    const second = createAgentRuntime({
+      registry: createAgentRegistry(agents),
+      store: first.store,
+      providers: { fake: first.provider },
+      defaultModel: "fake-model",
+      tools: todo.tools,
+    });
     const [pending] = await second.pendingApprovals();
     const result = await second.resolveApproval(pending!.requestId, { approved: false, reason: "keep it" });
     expect(result).toMatchObject({ status: "complete", sessionId: suspended.sessionId });
@@ -63,7 +85,9 @@ describe("durable approvals", () => {
       if (request.system.startsWith("You are a sub-agent")) {
         return last.role === "user" ? { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] } : { text: "child deleted it" };
       }
-      return last.role === "user" ? { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Clean", instructions: "delete milk" } }] } : { text: "root: done" };
+      return last.role === "user"
+        ? { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Clean", instructions: "delete milk" } }] }
+        : { text: "root: done" };
     });
     todo.items.push("milk");
     const suspended = await runtime.send({ agentId: "todo", content: "clean up" });
@@ -76,7 +100,9 @@ describe("durable approvals", () => {
   });
 
   it("a new message supersedes a suspended turn: pending approvals denied, calls answered, then the new turn runs", async () => {
-    const { runtime, todo, provider, events } = makeRuntime((request) => (textOf(request.messages.at(-1)) === "never mind" ? { text: "ok, left it" } : deleteScript(request)));
+    const { runtime, todo, provider, events } = makeRuntime((request) =>
+      textOf(request.messages.at(-1)) === "never mind" ? { text: "ok, left it" } : deleteScript(request),
+    );
     todo.items.push("milk");
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();
@@ -104,7 +130,12 @@ describe("durable approvals", () => {
     const { runtime, todo } = makeRuntime((request) => {
       const last = request.messages.at(-1)!;
       if (last.role === "tool") return { text: "both handled" };
-      return { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }, { name: "todo_delete", args: { item: "eggs" } }] };
+      return {
+        toolCalls: [
+          { name: "todo_delete", args: { item: "milk" } },
+          { name: "todo_delete", args: { item: "eggs" } },
+        ],
+      };
     });
     todo.items.push("milk", "eggs");
     await runtime.send({ agentId: "todo", content: "delete both" });
@@ -126,8 +157,17 @@ describe("approvals across runtimes and at scale", () => {
     first.todo.items.push("milk", "milk");
     await first.runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await first.runtime.pendingApprovals();
-    const second = createAgentRuntime({ registry: createAgentRegistry(agents), store, providers: { fake: createFakeProvider(deleteScript) }, defaultModel: "m", tools: first.todo.tools });
-    const outcomes = await Promise.allSettled([first.runtime.resolveApproval(pending!.requestId, { approved: true }), second.resolveApproval(pending!.requestId, { approved: true })]);
+    const second = createAgentRuntime({
+      registry: createAgentRegistry(agents),
+      store,
+      providers: { fake: createFakeProvider(deleteScript) },
+      defaultModel: "m",
+      tools: first.todo.tools,
+    });
+    const outcomes = await Promise.allSettled([
+      first.runtime.resolveApproval(pending!.requestId, { approved: true }),
+      second.resolveApproval(pending!.requestId, { approved: true }),
+    ]);
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
     expect(outcomes.filter((o) => o.status === "rejected" && ApprovalAlreadyResolvedError.isInstance(o.reason))).toHaveLength(1);
     expect(first.todo.items).toEqual(["milk"]);
@@ -151,7 +191,13 @@ describe("approvals across runtimes and at scale", () => {
     expect(pending.map((p) => p.sessionId)).toEqual([suspended.sessionId]);
     expect(loaded).toEqual([]);
     // Another runtime (another process, empty cache) finds the request through the index.
-    const other = createAgentRuntime({ registry: createAgentRegistry(agents), store, providers: { fake: createFakeProvider(deleteScript) }, defaultModel: "m", tools: todoTools().tools });
+    const other = createAgentRuntime({
+      registry: createAgentRegistry(agents),
+      store,
+      providers: { fake: createFakeProvider(deleteScript) },
+      defaultModel: "m",
+      tools: todoTools().tools,
+    });
     expect((await other.resolveApproval(pending[0]!.requestId, { approved: true })).status).toBe("complete");
     expect(new Set(loaded)).toEqual(new Set([suspended.sessionId]));
   });

@@ -21,7 +21,12 @@ const SECRET_2 = "hunter2-other-9913";
 
 function tools() {
   const ran: string[] = [];
-  const note = defineTool({ name: "note", description: "Keep a note", input: z.object({ text: z.string() }), execute: ({ text }) => (ran.push(`note:${text}`), "noted") });
+  const note = defineTool({
+    name: "note",
+    description: "Keep a note",
+    input: z.object({ text: z.string() }),
+    execute: ({ text }) => (ran.push(`note:${text}`), "noted"),
+  });
   const wipe = defineTool({
     name: "wipe",
     description: "Wipe a record",
@@ -29,9 +34,18 @@ function tools() {
     requiresApproval: true,
     execute: ({ id }) => (ran.push(`wipe:${id}`), `wiped ${id}`),
   });
-  const shell = defineTool({ name: "shell", description: "Run a command", input: z.object({ command: z.string() }), permissionClass: "execute", execute: () => "ran" });
+  const shell = defineTool({
+    name: "shell",
+    description: "Run a command",
+    input: z.object({ command: z.string() }),
+    permissionClass: "execute",
+    execute: () => "ran",
+  });
   // A tool of an MCP server the policy does not allow (what connectMcpServer makes, without a process).
-  const issues: Tool = { ...defineTool({ name: "github.create_issue", description: "Open an issue", input: z.object({ title: z.string() }), execute: () => "opened" }), mcpServer: "github" };
+  const issues: Tool = {
+    ...defineTool({ name: "github.create_issue", description: "Open an issue", input: z.object({ title: z.string() }), execute: () => "opened" }),
+    mcpServer: "github",
+  };
   const boom = defineTool({ name: "boom", description: "Fails", input: z.object({}), execute: () => Promise.reject(new Error("exploded")) });
   return { ran, all: [note, wipe, shell, issues, boom] };
 }
@@ -81,7 +95,8 @@ describe("audit: one entry per tool call", () => {
       { text: "done" },
     ];
     const { runtime, store, delivered, ran } = setup(turns, {
-      approve: (request) => Promise.resolve((request.args as { id: string }).id === "row-Q7" ? { approved: true } : { approved: false, reason: "not this one" }),
+      approve: (request) =>
+        Promise.resolve((request.args as { id: string }).id === "row-Q7" ? { approved: true } : { approved: false, reason: "not this one" }),
     });
     const before = Date.now();
     const result = await runtime.send({ agentId: "clerk", content: "go", scope: "tenant-a" });
@@ -126,7 +141,9 @@ describe("audit: one entry per tool call", () => {
     expect(raw.filter((record) => record.kind === "audit")).toHaveLength(10);
     // Paging.
     expect((await runtime.auditLog(result.sessionId, { limit: 3 })).map((r) => r.entry.toolCallId)).toEqual(log.slice(0, 3).map((r) => r.entry.toolCallId));
-    expect((await runtime.auditLog(result.sessionId, { afterSeq: log[7]!.seq })).map((r) => r.entry.toolCallId)).toEqual(log.slice(8).map((r) => r.entry.toolCallId));
+    expect((await runtime.auditLog(result.sessionId, { afterSeq: log[7]!.seq })).map((r) => r.entry.toolCallId)).toEqual(
+      log.slice(8).map((r) => r.entry.toolCallId),
+    );
     // Scope is a boundary here too.
     await expect(runtime.auditLog(result.sessionId, { scope: "tenant-b" })).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
     await expect(runtime.auditLog("no-such-session")).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
@@ -135,7 +152,12 @@ describe("audit: one entry per tool call", () => {
   it("the digest is the SHA-256 of the canonical JSON: key order does not matter", async () => {
     const { createHash } = await import("node:crypto");
     const { runtime, delivered } = setup([
-      { toolCalls: [{ id: "x", name: "note", args: { text: "a", b: { y: 1, x: [2, "é"] } } }, { id: "y", name: "note", args: { b: { x: [2, "é"], y: 1 }, text: "a" } }] },
+      {
+        toolCalls: [
+          { id: "x", name: "note", args: { text: "a", b: { y: 1, x: [2, "é"] } } },
+          { id: "y", name: "note", args: { b: { x: [2, "é"], y: 1 }, text: "a" } },
+        ],
+      },
       { text: "ok" },
     ]);
     await runtime.send({ agentId: "clerk", content: "go" });
@@ -154,10 +176,16 @@ describe("audit: one entry per tool call", () => {
   });
 
   it("audits a sub-task's inner calls at their depth, and the sub-task tools themselves", async () => {
-    const { runtime, delivered } = setup((request) => {
-      if (!isRoot(request)) return lastRole(request) === "user" ? { toolCalls: [{ id: "inner", name: "note", args: { text: SECRET } }] } : { text: "child done" };
-      return lastRole(request) === "user" ? { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Notes", instructions: "write a note" } }] } : { text: "root done" };
-    }, { policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "subagent"] } });
+    const { runtime, delivered } = setup(
+      (request) => {
+        if (!isRoot(request))
+          return lastRole(request) === "user" ? { toolCalls: [{ id: "inner", name: "note", args: { text: SECRET } }] } : { text: "child done" };
+        return lastRole(request) === "user"
+          ? { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Notes", instructions: "write a note" } }] }
+          : { text: "root done" };
+      },
+      { policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "subagent"] } },
+    );
     const result = await runtime.send({ agentId: "clerk", content: "go" });
     expect(result.status).toBe("complete");
     const entries = byCall(delivered);
@@ -170,7 +198,8 @@ describe("audit: one entry per tool call", () => {
 
   it("refuses a sub-task beyond the depth limit with its reason", async () => {
     const { runtime, delivered } = setup(
-      (request) => (lastRole(request) === "user" ? { toolCalls: [{ id: "deep", name: "run_subtask", args: { title: "t", instructions: "i" } }] } : { text: "ok" }),
+      (request) =>
+        lastRole(request) === "user" ? { toolCalls: [{ id: "deep", name: "run_subtask", args: { title: "t", instructions: "i" } }] } : { text: "ok" },
       { policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "subagent"] }, budget: { maxDepth: 0 } },
     );
     await runtime.send({ agentId: "clerk", content: "go" });
@@ -179,7 +208,8 @@ describe("audit: one entry per tool call", () => {
 
   it("a call suspended for approval is audited once, by the runtime (process) that resumes it", async () => {
     const store = new MemorySessionStore();
-    const script: FakeScript = (request) => (lastRole(request) === "user" ? { toolCalls: [{ id: "w", name: "wipe", args: { id: SECRET } }] } : { text: "finished" });
+    const script: FakeScript = (request) =>
+      lastRole(request) === "user" ? { toolCalls: [{ id: "w", name: "wipe", args: { id: SECRET } }] } : { text: "finished" };
     const first = setup(script, { store });
     const suspended = await first.runtime.send({ agentId: "clerk", content: "wipe it" });
     expect(suspended.status).toBe("suspended");
@@ -193,7 +223,14 @@ describe("audit: one entry per tool call", () => {
     expect(second.ran).toEqual([`wipe:${SECRET}`]);
     expect(second.delivered).toHaveLength(1);
     const [entry] = second.delivered;
-    expect(entry).toMatchObject({ toolCallId: "w", tool: "wipe", decision: "approved", approvalRequestId: pending!.requestId, runId: resumed.runId, isError: false });
+    expect(entry).toMatchObject({
+      toolCallId: "w",
+      tool: "wipe",
+      decision: "approved",
+      approvalRequestId: pending!.requestId,
+      runId: resumed.runId,
+      isError: false,
+    });
     expect(entry!.runId).not.toBe(suspended.runId);
     // The wait for the decision is not the call's duration.
     expect(entry!.durationMs).toBeLessThan(60_000);
@@ -221,20 +258,38 @@ describe("audit: one entry per tool call", () => {
     const [again] = await runtime.pendingApprovals();
     const next = await runtime.send({ agentId: "clerk", content: "never mind", session: one.sessionId });
     expect(delivered).toHaveLength(2);
-    expect(delivered[1]).toMatchObject({ tool: "wipe", decision: "denied", reason: "superseded", isError: true, approvalRequestId: again!.requestId, runId: next.runId });
+    expect(delivered[1]).toMatchObject({
+      tool: "wipe",
+      decision: "denied",
+      reason: "superseded",
+      isError: true,
+      approvalRequestId: again!.requestId,
+      runId: next.runId,
+    });
     expect(delivered[1]!.argsDigest).toBe(delivered[0]!.argsDigest);
     expect((await runtime.auditLog(one.sessionId)).map((record) => record.entry)).toEqual(delivered);
   });
 
   it("a throwing or rejecting audit callback is reported and does not break the turn; the entries are still stored", async () => {
     let calls = 0;
-    const { runtime, events, ran } = setup([{ toolCalls: [{ id: "a", name: "note", args: { text: "1" } }, { id: "b", name: "note", args: { text: "2" } }] }, { text: "done" }], {
-      audit: () => {
-        calls++;
-        if (calls === 1) throw new Error("audit sink down");
-        return Promise.reject(new Error("audit sink still down"));
+    const { runtime, events, ran } = setup(
+      [
+        {
+          toolCalls: [
+            { id: "a", name: "note", args: { text: "1" } },
+            { id: "b", name: "note", args: { text: "2" } },
+          ],
+        },
+        { text: "done" },
+      ],
+      {
+        audit: () => {
+          calls++;
+          if (calls === 1) throw new Error("audit sink down");
+          return Promise.reject(new Error("audit sink still down"));
+        },
       },
-    });
+    );
     const result = await runtime.send({ agentId: "clerk", content: "go" });
     expect(result.status).toBe("complete");
     expect(ran).toHaveLength(2);

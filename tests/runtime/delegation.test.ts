@@ -26,13 +26,24 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
     const { runtime, store, events, added, provider } = multiRuntime(
       {
         general: generalAsks({ agentId: "todo", content: "add milk" }),
-        todo: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "Milk added.", thinking: "easy" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }),
+        todo: (request) =>
+          request.messages.at(-1)!.role === "tool" ? { text: "Milk added.", thinking: "easy" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
       },
       { store: make() },
     );
     const result = await runtime.send({ agentId: "general", content: "ask todo to add milk" });
     const reply = JSON.parse(result.text) as Record<string, unknown>;
-    expect(reply).toMatchObject({ mode: "sync", status: "complete", agentId: "todo", created: true, response: "Milk added.", truncated: false, toolCallCount: 1, toolCalls: [{ name: "todo_add" }], thinkingText: "easy" });
+    expect(reply).toMatchObject({
+      mode: "sync",
+      status: "complete",
+      agentId: "todo",
+      created: true,
+      response: "Milk added.",
+      truncated: false,
+      toolCallCount: 1,
+      toolCalls: [{ name: "todo_add" }],
+      thinkingText: "easy",
+    });
     expect(typeof reply.durationMs).toBe("number");
     expect(added).toEqual(["milk"]);
     const [todoSession] = await store.listSessions({ agentId: "todo" });
@@ -91,7 +102,8 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
     const { runtime, store } = multiRuntime(
       {
         general: generalAsks({ agentId: "todo", content: "add eggs", mode: "async" }),
-        todo: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "Eggs added.", delayMs: 50 } : { toolCalls: [{ name: "todo_add", args: { item: "eggs" } }] }),
+        todo: (request) =>
+          request.messages.at(-1)!.role === "tool" ? { text: "Eggs added.", delayMs: 50 } : { toolCalls: [{ name: "todo_add", args: { item: "eggs" } }] },
       },
       { store: make() },
     );
@@ -137,12 +149,17 @@ describe("agents_message refusals", () => {
 
   it("limits delegation chains to maxDelegationDepth hops", async () => {
     const hop = (to: string) => (request: Parameters<Parameters<typeof multiRuntime>[0][string]>[0]) =>
-      request.messages.at(-1)!.role === "tool" ? { text: `via ${to}: ${JSON.stringify(toolResultOf(request, "agents_message"))}` } : { toolCalls: [{ name: "agents_message", args: { agentId: to, content: "pass it on" } }] };
+      request.messages.at(-1)!.role === "tool"
+        ? { text: `via ${to}: ${JSON.stringify(toolResultOf(request, "agents_message"))}` }
+        : { toolCalls: [{ name: "agents_message", args: { agentId: to, content: "pass it on" } }] };
     const { runtime } = multiRuntime({ general: hop("todo"), todo: hop("journal"), journal: hop("todo") }, { maxDelegationDepth: 2 });
     const result = await runtime.send({ agentId: "general", content: "go" });
     // general → todo → journal; journal → todo would be a cycle AND the third hop: refused either way.
     expect(result.text).toMatch(/Refused/);
-    const { runtime: deep } = multiRuntime({ general: hop("todo"), todo: hop("journal"), journal: () => ({ text: "journal here" }) }, { maxDelegationDepth: 1 });
+    const { runtime: deep } = multiRuntime(
+      { general: hop("todo"), todo: hop("journal"), journal: () => ({ text: "journal here" }) },
+      { maxDelegationDepth: 1 },
+    );
     const shallow = await deep.send({ agentId: "general", content: "go" });
     expect(shallow.text).toMatch(/limited to 1 hops \(general → todo → journal\)/);
   });
@@ -197,7 +214,9 @@ describe("background agents (seed 003)", () => {
           : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "count to three", name: "counter" } }] };
       },
       worker: (request) =>
-        request.messages.at(-1)!.role === "tool" ? { text: "reported" } : { toolCalls: [{ name: "send_agent_message", args: { text: "one two three" } }], delayMs: 20 },
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "reported" }
+          : { toolCalls: [{ name: "send_agent_message", args: { text: "one two three" } }], delayMs: 20 },
     });
     const result = await runtime.send({ agentId: "general", content: "start a counter" });
     const started = JSON.parse(result.text) as { status: string; sessionId: string; agentId: string };
@@ -217,12 +236,15 @@ describe("background agents (seed 003)", () => {
       general: (request) => {
         const text = lastText(request);
         if (text.includes("failed")) return { text: "sorry to hear" };
-        return request.messages.at(-1)!.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "do it" } }] };
+        return request.messages.at(-1)!.role === "tool"
+          ? { text: "started" }
+          : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "do it" } }] };
       },
       worker: () => ({ error: new ProviderError("model exploded", { provider: "fake", status: 500 }) }),
     });
     const result = await runtime.send({ agentId: "general", content: "go" });
-    const failures = async () => (await store.load(result.sessionId)).filter((r) => r.kind === "message" && JSON.stringify(r.message).includes("failed: model exploded"));
+    const failures = async () =>
+      (await store.load(result.sessionId)).filter((r) => r.kind === "message" && JSON.stringify(r.message).includes("failed: model exploded"));
     await eventually(async () => (await failures()).length > 0);
     // The background agent fails again on a second message: still one notification.
     const [worker] = await store.listSessions({ agentId: "worker" });
@@ -238,7 +260,9 @@ describe("background agents (seed 003)", () => {
     const { runtime, store, provider } = multiRuntime(
       {
         general: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy a domain" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "started" }
+            : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy a domain" } }] },
         worker: (request) =>
           request.messages.at(-1)!.role === "tool"
             ? { text: `decision: ${JSON.stringify(request.messages.at(-1))}` }
@@ -247,9 +271,13 @@ describe("background agents (seed 003)", () => {
       { approve: async (request) => (asked.push(`${request.name}:${JSON.stringify(request.args)}`), { approved: false, reason: "too pricey" }) },
     );
     const result = await runtime.send({ agentId: "general", content: "go" });
-    await eventually(async () => (await store.load(result.sessionId)).filter((r) => r.kind === "message" && r.message.role === "user" && r.message.silent).length === 2);
+    await eventually(
+      async () => (await store.load(result.sessionId)).filter((r) => r.kind === "message" && r.message.role === "user" && r.message.silent).length === 2,
+    );
     expect(asked).toEqual(['request_permission:{"permission":"spend $12 on example.com","reason":"the user asked"}']);
-    const notes = (await store.load(result.sessionId)).flatMap((r) => (r.kind === "message" && r.message.role === "user" && r.message.silent ? [JSON.stringify(r.message.content)] : []));
+    const notes = (await store.load(result.sessionId)).flatMap((r) =>
+      r.kind === "message" && r.message.role === "user" && r.message.silent ? [JSON.stringify(r.message.content)] : [],
+    );
     expect(notes[0]).toMatch(/asked the user for permission: spend \$12 on example\.com \(reason: the user asked\)/);
     expect(notes[1]).toMatch(/was refused permission: spend \$12 on example\.com \(too pricey\)/);
     const workerAnswer = provider.calls.filter((r) => r.system.includes("agent worker")).at(-1)!;

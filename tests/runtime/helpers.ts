@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type AgentRuntimeOptions, type Message, type RuntimeEvent, type SessionStore } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type AgentRuntimeOptions,
+  type Message,
+  type RuntimeEvent,
+  type SessionStore,
+} from "@agentry/core";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 
 export const agents = [
@@ -9,7 +18,12 @@ export const agents = [
 
 export function todoTools() {
   const items: string[] = [];
-  const add = defineTool({ name: "todo_add", description: "Add a todo item", input: z.object({ item: z.string() }), execute: ({ item }) => (items.push(item), `added ${item}`) });
+  const add = defineTool({
+    name: "todo_add",
+    description: "Add a todo item",
+    input: z.object({ item: z.string() }),
+    execute: ({ item }) => (items.push(item), `added ${item}`),
+  });
   const remove = defineTool({
     name: "todo_delete",
     description: "Delete a todo item",

@@ -19,7 +19,10 @@ interface Running {
 }
 
 function startWorker(args: string[]): Running {
-  const child = spawn(process.execPath, ["--import", "tsx", worker, "sqlite", ...args], { cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" } });
+  const child = spawn(process.execPath, ["--import", "tsx", worker, "sqlite", ...args], {
+    cwd: root,
+    env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+  });
   let stdout = "";
   let stderr = "";
   let onReady!: () => void;
@@ -100,12 +103,14 @@ describe("two processes on one SQLite file", { timeout: 240_000 }, () => {
     await startWorker([path, "decide-and-die", requestId]).done;
     expect(existsSync(`${path}.marks`)).toBe(false);
     // The next runtime touching the session (here: resolving the same request) resumes the stored decision first.
-    const outcome = lastJson<{ outcome: string }>(await (async () => {
-      const racer = startWorker([path, "race", requestId]);
-      await racer.ready;
-      racer.child.stdin.write("GO\n");
-      return racer.done;
-    })());
+    const outcome = lastJson<{ outcome: string }>(
+      await (async () => {
+        const racer = startWorker([path, "race", requestId]);
+        await racer.ready;
+        racer.child.stdin.write("GO\n");
+        return racer.done;
+      })(),
+    );
     expect(outcome.outcome).toBe("already");
     expect(readFileSync(`${path}.marks`, "utf8")).toBe("once\n");
     const store = new SqliteSessionStore({ path });

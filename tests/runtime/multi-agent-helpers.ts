@@ -1,10 +1,31 @@
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type AgentRuntimeOptions, type ModelRequest, type RuntimeEvent, type SessionStore } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type AgentRuntimeOptions,
+  type ModelRequest,
+  type RuntimeEvent,
+  type SessionStore,
+} from "@agentry/core";
 import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
 
 export const multiAgents = [
-  { agentId: "general", displayName: "General", systemPrompt: "You are agent general.", agentAllowlist: ["todo", "journal", "hidden", "slow", "worker"], agentDenylist: ["journal"] },
-  { agentId: "todo", displayName: "Todo", systemPrompt: "You are agent todo.", toolAllowlist: ["todo_*", "agents_*", "send_agent_message"], agentAllowlist: ["general", "journal"] },
+  {
+    agentId: "general",
+    displayName: "General",
+    systemPrompt: "You are agent general.",
+    agentAllowlist: ["todo", "journal", "hidden", "slow", "worker"],
+    agentDenylist: ["journal"],
+  },
+  {
+    agentId: "todo",
+    displayName: "Todo",
+    systemPrompt: "You are agent todo.",
+    toolAllowlist: ["todo_*", "agents_*", "send_agent_message"],
+    agentAllowlist: ["general", "journal"],
+  },
   { agentId: "journal", displayName: "Journal", systemPrompt: "You are agent journal.", agentAllowlist: ["todo"] },
   { agentId: "hidden", displayName: "Hidden", systemPrompt: "You are agent hidden.", uiVisible: false },
   { agentId: "slow", displayName: "Slow", systemPrompt: "You are agent slow." },
@@ -24,7 +45,12 @@ export type AgentScript = (request: ModelRequest) => FakeTurn | Promise<FakeTurn
 /** A runtime whose fake model answers per agent. */
 export function multiRuntime(scripts: Record<string, AgentScript>, overrides: Partial<AgentRuntimeOptions> & { store?: SessionStore } = {}) {
   const added: string[] = [];
-  const todoAdd = defineTool({ name: "todo_add", description: "Add a todo", input: z.object({ item: z.string() }), execute: ({ item }) => (added.push(item), `added ${item}`) });
+  const todoAdd = defineTool({
+    name: "todo_add",
+    description: "Add a todo",
+    input: z.object({ item: z.string() }),
+    execute: ({ item }) => (added.push(item), `added ${item}`),
+  });
   const secret = defineTool({ name: "general_secret", description: "Only general has this", input: z.object({}), execute: () => "SECRET" });
   const provider = createFakeProvider((request) => {
     const script = scripts[agentOf(request)];

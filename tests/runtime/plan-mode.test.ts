@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { createAgentRegistry, defineTool, InvalidArgumentError, SessionNotFoundError, type HistoryRecord, type ModelRequest, type ToolResultPart } from "@agentry/core";
+import {
+  createAgentRegistry,
+  defineTool,
+  InvalidArgumentError,
+  SessionNotFoundError,
+  type HistoryRecord,
+  type ModelRequest,
+  type ToolResultPart,
+} from "@agentry/core";
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "./helpers.js";
 
@@ -16,14 +24,19 @@ const lastToolResult = (request: ModelRequest) => {
 describe("create_artifact", () => {
   it("stores a plan artifact, emits artifact_created and plan_ready, and marks the calling message a plan", async () => {
     const script = (request: ModelRequest): FakeTurn =>
-      lastToolResult(request) ? { text: "Plan submitted." } : { toolCalls: [{ id: "c1", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planMarkdown } }] };
+      lastToolResult(request)
+        ? { text: "Plan submitted." }
+        : { toolCalls: [{ id: "c1", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planMarkdown } }] };
     const { runtime, events, store } = makeRuntime(script, { registry: createAgentRegistry([planner]) });
     const result = await runtime.send({ agentId: "planner", content: "tidy my notes" });
     expect(result.status).toBe("complete");
     const created = events.find((e) => e.type === "artifact_created");
     expect(created).toMatchObject({ filename: "plan.md", kind: "plan", preview: planMarkdown });
     const ready = events.find((e) => e.type === "plan_ready");
-    expect(ready).toMatchObject({ artifactId: (created as { artifactId: string }).artifactId, plan: { goal: "tidy the notes", steps: [{ step_number: 1 }, { step_number: 2 }] } });
+    expect(ready).toMatchObject({
+      artifactId: (created as { artifactId: string }).artifactId,
+      plan: { goal: "tidy the notes", steps: [{ step_number: 1 }, { step_number: 2 }] },
+    });
     const records = await store.load(result.sessionId);
     const artifact = records.find((r) => (r.kind as string) === "artifact") as unknown as { artifactKind: string; content: string; filename: string };
     expect(artifact).toMatchObject({ artifactKind: "plan", content: planMarkdown, filename: "plan.md" });
@@ -33,7 +46,9 @@ describe("create_artifact", () => {
   it("gives the model the parse error for a plan it cannot read, and stores nothing", async () => {
     const script = (request: ModelRequest): FakeTurn => {
       const result = lastToolResult(request);
-      return result ? { text: `tool: ${String(result.result)}` } : { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "no plan here" } }] };
+      return result
+        ? { text: `tool: ${String(result.result)}` }
+        : { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "no plan here" } }] };
     };
     const { runtime, events, store } = makeRuntime(script, { registry: createAgentRegistry([planner]) });
     const result = await runtime.send({ agentId: "planner", content: "tidy my notes" });
@@ -112,10 +127,15 @@ describe("setRole", () => {
 
 describe("request_build_mode", () => {
   const script = (request: ModelRequest): FakeTurn =>
-    lastToolResult(request) ? { text: `tool: ${JSON.stringify(lastToolResult(request)!.result)}` } : { toolCalls: [{ name: "request_build_mode", args: { reason: "the plan is approved" } }] };
+    lastToolResult(request)
+      ? { text: `tool: ${JSON.stringify(lastToolResult(request)!.result)}` }
+      : { toolCalls: [{ name: "request_build_mode", args: { reason: "the plan is approved" } }] };
 
   it("is an approval request, never a switch by itself: denied, the role stays", async () => {
-    const { runtime, events, provider } = makeRuntime(script, { registry: createAgentRegistry([planner]), approve: async () => ({ approved: false, reason: "not yet" }) });
+    const { runtime, events, provider } = makeRuntime(script, {
+      registry: createAgentRegistry([planner]),
+      approve: async () => ({ approved: false, reason: "not yet" }),
+    });
     const result = await runtime.send({ agentId: "planner", content: "build it" });
     expect(result.text).toMatch(/not approved \(not yet\)/);
     expect(events.some((e) => e.type === "role_changed")).toBe(false);

@@ -47,7 +47,11 @@ describe("ask_user and answerQuestion", () => {
     expect(questionEvents).toHaveLength(1);
     expect(events.some((e) => e.type === "approval_request")).toBe(false);
     const [pending] = await runtime.pendingQuestions();
-    expect(pending).toMatchObject({ sessionId: result.sessionId, agentId: "asker", question: { type: "question", format_version: "1.0", question: "Which list?" } });
+    expect(pending).toMatchObject({
+      sessionId: result.sessionId,
+      agentId: "asker",
+      question: { type: "question", format_version: "1.0", question: "Which list?" },
+    });
     expect(questionEvents[0]).toMatchObject({ questionId: pending!.questionId });
     expect(await runtime.pendingApprovals()).toEqual([]);
     // The assistant message that asks is stored as a question.
@@ -97,7 +101,13 @@ describe("ask_user and answerQuestion", () => {
   it("a host tool that took the name ask_user stays an approval (listed, resolved), never a question", async () => {
     const { defineTool, createAgentRegistry } = await import("@agentry/core");
     const { z } = await import("zod");
-    const hostAsk = defineTool({ name: "ask_user", description: "Host's own", input: z.object({}).passthrough(), requiresApproval: true, execute: () => "host ran" });
+    const hostAsk = defineTool({
+      name: "ask_user",
+      description: "Host's own",
+      input: z.object({}).passthrough(),
+      requiresApproval: true,
+      execute: () => "host ran",
+    });
     const { runtime, events } = makeRuntime(askScript, { registry: createAgentRegistry([asker]), tools: [hostAsk] });
     await runtime.send({ agentId: "asker", content: "add milk" });
     expect(await runtime.pendingQuestions()).toEqual([]);
@@ -120,14 +130,19 @@ const worker = fileURLToPath(new URL("./fixtures/worker.ts", import.meta.url));
 
 /** Runs the worker fixture as its own process; resolves with its last JSON line. */
 function runWorker(args: string[]): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, ["--import", "tsx", worker, "sqlite", ...args], { cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" } });
+  const child = spawn(process.execPath, ["--import", "tsx", worker, "sqlite", ...args], {
+    cwd: root,
+    env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>) : reject(new Error(`worker failed (${code}): ${stderr}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>) : reject(new Error(`worker failed (${code}): ${stderr}`)),
+    );
   });
 }
 
@@ -138,7 +153,12 @@ describe("a question across processes", { timeout: 240_000 }, () => {
     expect(asked).toMatchObject({ status: "suspended", approvals: 0 });
     expect(typeof asked.questionId).toBe("string");
     const answered = await runWorker([path, "answer", asked.questionId as string, "chores"]);
-    expect(answered).toEqual({ status: "complete", text: 'after tool: {"answer":"chores","label":"Chores"}', again: "ApprovalAlreadyResolvedError", pending: 0 });
+    expect(answered).toEqual({
+      status: "complete",
+      text: 'after tool: {"answer":"chores","label":"Chores"}',
+      again: "ApprovalAlreadyResolvedError",
+      pending: 0,
+    });
     const store = new SqliteSessionStore({ path });
     try {
       const [session] = await store.listSessions();

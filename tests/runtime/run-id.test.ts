@@ -3,11 +3,14 @@ import { ApprovalAlreadyResolvedError, InvalidArgumentError, MemorySessionStore,
 import { historyProblems } from "@agentry/core/testing";
 import { makeRuntime, textOf } from "./helpers.js";
 
-const turnsOf = (records: HistoryRecord[]) => records.filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn").map((t) => `${t.runId}:${t.phase}:${t.status ?? ""}`);
+const turnsOf = (records: HistoryRecord[]) =>
+  records.filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn").map((t) => `${t.runId}:${t.phase}:${t.status ?? ""}`);
 
 describe("SendInput.runId: a turn sent again under its run id runs nothing twice", () => {
   it("a turn that ended: the second send stores nothing and calls no model; it resolves with the stored outcome", async () => {
-    const { runtime, provider, store, todo } = makeRuntime((request) => (request.messages.at(-1)!.role === "tool" ? { text: "added it" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }));
+    const { runtime, provider, store, todo } = makeRuntime((request) =>
+      request.messages.at(-1)!.role === "tool" ? { text: "added it" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
+    );
     const first = await runtime.send({ agentId: "todo", content: "add milk", runId: "job-1" });
     expect(first).toMatchObject({ status: "complete", text: "added it", runId: "job-1" });
     const records = await store.load(first.sessionId);
@@ -25,8 +28,20 @@ describe("SendInput.runId: a turn sent again under its run id runs nothing twice
     await store.append(session.sessionId, [
       { id: "job-2:0", frame: null, kind: "turn", runId: "job-2", phase: "start" },
       { id: "job-2:1", frame: null, kind: "message", message: { role: "user", content: "add milk" } },
-      { id: "job-2:2", frame: null, kind: "message", message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "todo_add", args: { item: "milk" } }] } },
-      { id: "job-2:result:c1", frame: null, kind: "tool_result", runId: "job-2", toolCallId: "c1", result: { type: "tool_result", toolCallId: "c1", name: "todo_add", result: "added milk" } },
+      {
+        id: "job-2:2",
+        frame: null,
+        kind: "message",
+        message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "todo_add", args: { item: "milk" } }] },
+      },
+      {
+        id: "job-2:result:c1",
+        frame: null,
+        kind: "tool_result",
+        runId: "job-2",
+        toolCallId: "c1",
+        result: { type: "tool_result", toolCallId: "c1", name: "todo_add", result: "added milk" },
+      },
     ] as never);
     const { runtime, provider, todo } = makeRuntime((request) => ({ text: `after: ${textOf(request.messages.at(-1))}` }), { store });
     const result = await runtime.send({ agentId: "todo", content: "add milk", session: session.sessionId, runId: "job-2" });
@@ -67,14 +82,18 @@ describe("SendInput.runId: a turn sent again under its run id runs nothing twice
 
 describe("resolveApproval decisionId: the same decider asking again gets the resumed turn, not an error", () => {
   it("a repeated call with the stored decision's decisionId resolves with the resumed turn's outcome; another decider still gets ApprovalAlreadyResolvedError", async () => {
-    const { runtime } = makeRuntime((request) => (request.messages.at(-1)!.role === "tool" ? { text: "deleted" } : { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] }));
+    const { runtime } = makeRuntime((request) =>
+      request.messages.at(-1)!.role === "tool" ? { text: "deleted" } : { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] },
+    );
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const requestId = suspended.pendingApprovals![0]!.requestId;
     const first = await runtime.resolveApproval(requestId, { approved: true, decisionId: "job-9" });
     expect(first).toMatchObject({ status: "complete", text: "deleted" });
     const again = await runtime.resolveApproval(requestId, { approved: true, decisionId: "job-9" });
     expect(again).toMatchObject({ status: "complete", text: "deleted", runId: first.runId });
-    await expect(runtime.resolveApproval(requestId, { approved: true, decisionId: "job-10" })).rejects.toSatisfy((e: unknown) => ApprovalAlreadyResolvedError.isInstance(e));
+    await expect(runtime.resolveApproval(requestId, { approved: true, decisionId: "job-10" })).rejects.toSatisfy((e: unknown) =>
+      ApprovalAlreadyResolvedError.isInstance(e),
+    );
     await expect(runtime.resolveApproval(requestId, { approved: true })).rejects.toSatisfy((e: unknown) => ApprovalAlreadyResolvedError.isInstance(e));
   });
 });

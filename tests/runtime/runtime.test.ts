@@ -1,9 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { AgentNotFoundError, InvalidArgumentError, MemorySessionStore, SessionNotFoundError, SessionOwnershipError, SessionStoreError, type HistoryRecord, type RuntimeEvent } from "@agentry/core";
+import {
+  AgentNotFoundError,
+  InvalidArgumentError,
+  MemorySessionStore,
+  SessionNotFoundError,
+  SessionOwnershipError,
+  SessionStoreError,
+  type HistoryRecord,
+  type RuntimeEvent,
+} from "@agentry/core";
 import { historyProblems } from "@agentry/core/testing";
 import { makeRuntime, textOf } from "./helpers.js";
 
-const kinds = (records: HistoryRecord[]) => records.map((r) => (r.kind === "message" ? `${r.frame ?? "root"}:${r.message.role}` : r.kind === "turn" ? `turn:${r.phase}${r.status ? `:${r.status}` : ""}` : r.kind));
+const kinds = (records: HistoryRecord[]) =>
+  records.map((r) =>
+    r.kind === "message" ? `${r.frame ?? "root"}:${r.message.role}` : r.kind === "turn" ? `turn:${r.phase}${r.status ? `:${r.status}` : ""}` : r.kind,
+  );
 
 describe("createAgentRuntime", () => {
   it("resolves the agent and session, runs the loop and persists every step inside turn markers", async () => {
@@ -36,7 +48,8 @@ describe("createAgentRuntime", () => {
     const { runtime, provider, store } = makeRuntime((request) => {
       if (request.system.startsWith("You are a sub-agent")) return { text: "child answer" };
       const last = request.messages.at(-1)!;
-      if (last.role === "user" && last.content === "first") return { toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "t", instructions: "look it up" } }] };
+      if (last.role === "user" && last.content === "first")
+        return { toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "t", instructions: "look it up" } }] };
       return { text: `reply ${request.messages.length}` };
     });
     const a = await runtime.send({ agentId: "general", content: "first" });
@@ -104,7 +117,14 @@ describe("createAgentRuntime", () => {
   it("uses defaultPolicy of the chat context: editor-only tools appear only in the editor", async () => {
     const { defineTool } = await import("@agentry/core");
     const { z } = await import("zod");
-    const build = defineTool({ name: "build_workflow", description: "Build a workflow", input: z.object({ objective: z.string() }), permissionClass: "editor_mutate", contexts: ["editor"], execute: () => "built" });
+    const build = defineTool({
+      name: "build_workflow",
+      description: "Build a workflow",
+      input: z.object({ objective: z.string() }),
+      permissionClass: "editor_mutate",
+      contexts: ["editor"],
+      execute: () => "built",
+    });
     const { runtime, provider } = makeRuntime(() => ({ text: "ok" }), { tools: [build] });
     await runtime.send({ agentId: "general", content: "x" });
     await runtime.send({ agentId: "general", content: "y", chatContext: { kind: "editor", workflowId: "w1" } });
@@ -124,10 +144,14 @@ describe("createAgentRuntime", () => {
   it("names bad input with typed errors and writes nothing", async () => {
     const store = new MemorySessionStore();
     const { runtime } = makeRuntime(() => ({ text: "ok" }), { store });
-    await expect(runtime.send({ agentId: "nobody", content: "x" })).rejects.toSatisfy((e) => AgentNotFoundError.isInstance(e) && /nobody/.test((e as Error).message));
+    await expect(runtime.send({ agentId: "nobody", content: "x" })).rejects.toSatisfy(
+      (e) => AgentNotFoundError.isInstance(e) && /nobody/.test((e as Error).message),
+    );
     await expect(runtime.send({ agentId: "general", content: "x", session: "no-such-id" })).rejects.toSatisfy((e) => SessionNotFoundError.isInstance(e));
     const todoSession = await runtime.send({ agentId: "todo", content: "x" });
-    await expect(runtime.send({ agentId: "general", content: "x", session: todoSession.sessionId })).rejects.toSatisfy((e) => SessionOwnershipError.isInstance(e));
+    await expect(runtime.send({ agentId: "general", content: "x", session: todoSession.sessionId })).rejects.toSatisfy((e) =>
+      SessionOwnershipError.isInstance(e),
+    );
     await expect(runtime.send({ agentId: "general", content: "" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
     expect((await store.listSessions()).map((s) => s.agentId)).toEqual(["todo"]);
 
@@ -146,7 +170,9 @@ describe("createAgentRuntime", () => {
       },
     });
     const { runtime } = makeRuntime(() => ({ text: "ok" }), { store: broken });
-    await expect(runtime.send({ agentId: "general", content: "x" })).rejects.toSatisfy((e) => SessionStoreError.isInstance(e) && /disk full/.test((e as Error).message));
+    await expect(runtime.send({ agentId: "general", content: "x" })).rejects.toSatisfy(
+      (e) => SessionStoreError.isInstance(e) && /disk full/.test((e as Error).message),
+    );
     // Nothing was half-written: the session exists (routing made it) but holds no records.
     const [session] = await store.listSessions();
     expect(await store.load(session!.sessionId)).toEqual([]);

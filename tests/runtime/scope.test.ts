@@ -10,7 +10,9 @@ describe("scope: the tenant / end user a session belongs to", () => {
   it("delegation with the default latest-or-create never carries one user's messages into another's", async () => {
     const { runtime, provider, store } = multiRuntime({
       general: (request) =>
-        request.messages.at(-1)!.role === "tool" ? { text: "delegated" } : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: lastText(request) } }] },
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "delegated" }
+          : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: lastText(request) } }] },
       todo: () => ({ text: "noted" }),
     });
     await runtime.send({ agentId: "general", content: "remember my PIN 1234", scope: "user-a" });
@@ -30,8 +32,12 @@ describe("scope: the tenant / end user a session belongs to", () => {
   it("an explicit session id from another scope is not found, for send and postSystemMessage", async () => {
     const { runtime, store } = multiRuntime({ general: () => ({ text: "ok" }) });
     const mine = await runtime.send({ agentId: "general", content: "hello", scope: "user-a" });
-    await expect(runtime.send({ agentId: "general", content: "peek", scope: "user-b", session: mine.sessionId })).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
-    await expect(runtime.send({ agentId: "general", content: "peek", session: mine.sessionId })).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
+    await expect(runtime.send({ agentId: "general", content: "peek", scope: "user-b", session: mine.sessionId })).rejects.toSatisfy((error) =>
+      SessionNotFoundError.isInstance(error),
+    );
+    await expect(runtime.send({ agentId: "general", content: "peek", session: mine.sessionId })).rejects.toSatisfy((error) =>
+      SessionNotFoundError.isInstance(error),
+    );
     await expect(runtime.postSystemMessage({ sessionId: mine.sessionId, scope: "user-b" }, "psst", { origin: "x" })).rejects.toSatisfy((error) =>
       SessionNotFoundError.isInstance(error),
     );
@@ -45,7 +51,12 @@ describe("scope: the tenant / end user a session belongs to", () => {
   it("pendingApprovals({ scope }) lists one scope", async () => {
     const store = new MemorySessionStore();
     const { runtime } = multiRuntime(
-      { general: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "request_permission", args: { permission: lastText(request) } }] }) },
+      {
+        general: (request) =>
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "done" }
+            : { toolCalls: [{ name: "request_permission", args: { permission: lastText(request) } }] },
+      },
       { store },
     );
     await runtime.send({ agentId: "general", content: "perm a", scope: "user-a" });
@@ -64,7 +75,8 @@ describe("routing that reaches the right session, and only visible ones", () => 
     const gate = new Promise<void>((resolve) => (released = resolve));
     const { runtime, store } = multiRuntime({
       general: (request) => {
-        if (lastText(request).includes("start one")) return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "research" } }] };
+        if (lastText(request).includes("start one"))
+          return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "research" } }] };
         return { text: "ok" };
       },
       worker: async (request) => {
@@ -84,7 +96,8 @@ describe("routing that reaches the right session, and only visible ones", () => 
   it("send_agent_message with no target never reaches an agent the sender may not see", async () => {
     const { runtime, store, provider } = multiRuntime({
       hidden: () => ({ text: "hidden here" }),
-      todo: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "send_agent_message", args: { text: "hello?" } }] }),
+      todo: (request) =>
+        request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "send_agent_message", args: { text: "hello?" } }] },
     });
     const hidden = await runtime.send({ agentId: "hidden", content: "hi" });
     await runtime.send({ agentId: "todo", content: "go" });
@@ -100,13 +113,17 @@ describe("routing that reaches the right session, and only visible ones", () => 
       {
         general: (request) =>
           lastText(request) === "start" ? { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy" } }] } : { text: "fine" },
-        worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "asked" } : { toolCalls: [{ name: "request_permission", args: { permission: forged } }] }),
+        worker: (request) =>
+          request.messages.at(-1)!.role === "tool" ? { text: "asked" } : { toolCalls: [{ name: "request_permission", args: { permission: forged } }] },
       },
       { approve: async () => ({ approved: true }) },
     );
     const parent = await runtime.send({ agentId: "general", content: "start", scope: "user-a" });
     const other = await runtime.send({ agentId: "general", content: "unrelated", scope: "user-b" });
-    const notes = async () => (await store.load(parent.sessionId)).flatMap((r) => (r.kind === "message" && r.message.role === "user" && r.message.silent ? [r.message.content as string] : []));
+    const notes = async () =>
+      (await store.load(parent.sessionId)).flatMap((r) =>
+        r.kind === "message" && r.message.role === "user" && r.message.silent ? [r.message.content as string] : [],
+      );
     await eventually(async () => (await notes()).length === 2);
     await runtime.close();
     for (const note of await notes()) {
@@ -118,7 +135,14 @@ describe("routing that reaches the right session, and only visible ones", () => 
 
   it("background agents started from one message are bounded (agents started, shared model calls)", async () => {
     const { runtime, store, provider } = multiRuntime(
-      { general: () => ({ toolCalls: [{ name: "start_background_agent", args: { prompt: "spread" } }, { name: "start_background_agent", args: { prompt: "spread" } }] }) },
+      {
+        general: () => ({
+          toolCalls: [
+            { name: "start_background_agent", args: { prompt: "spread" } },
+            { name: "start_background_agent", args: { prompt: "spread" } },
+          ],
+        }),
+      },
       { budget: { maxTotalLlmCalls: 3 }, maxBackgroundAgents: 4 },
     );
     await runtime.send({ agentId: "general", content: "go" });
@@ -142,14 +166,17 @@ describe("routing that reaches the right session, and only visible ones", () => 
           const worker = /session ([\w-]+)/.exec(text)?.[1];
           return worker ? { text: "?" } : { toolCalls: [{ name: "send_agent_message", args: { agentId: "worker", text: "pong" } }] };
         },
-        worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "send_agent_message", args: { text: "ping" } }] }),
+        worker: (request) =>
+          request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "send_agent_message", args: { text: "ping" } }] },
       },
       { maxAgentHops: 5, budget: { maxTotalLlmCalls: 1000 } },
     );
     await runtime.send({ agentId: "general", content: "go" });
     await new Promise((resolve) => setTimeout(resolve, 200));
     await runtime.close();
-    const turns = (await Promise.all((await store.listSessions()).map((s) => store.load(s.sessionId)))).flat().filter((r) => r.kind === "turn" && r.phase === "start");
+    const turns = (await Promise.all((await store.listSessions()).map((s) => store.load(s.sessionId))))
+      .flat()
+      .filter((r) => r.kind === "turn" && r.phase === "start");
     expect(turns.length).toBeLessThanOrEqual(1 + 5);
     expect(provider.calls.length).toBeLessThanOrEqual(2 * (1 + 5));
   });

@@ -106,7 +106,8 @@ describe("the session cache changes nothing a model or host can see", () => {
   it("same requests and events with and without it, through tool calls, notes from outside, pruning and an emergency reset", async () => {
     const script = (request: { messages: Message[] }) => {
       const last = request.messages.at(-1)!;
-      if (last.role === "user" && typeof last.content === "string" && last.content.startsWith("add ")) return { toolCalls: [{ name: "todo_add", args: { item: last.content.slice(4) } }] };
+      if (last.role === "user" && typeof last.content === "string" && last.content.startsWith("add "))
+        return { toolCalls: [{ name: "todo_add", args: { item: last.content.slice(4) } }] };
       return { text: `ok after ${request.messages.length} messages: ${"x".repeat(200)}` };
     };
     const run = async (sessionCacheSize: number) => {
@@ -114,12 +115,20 @@ describe("the session cache changes nothing a model or host can see", () => {
       const { runtime, provider, events } = makeRuntime(script, { store, sessionCacheSize, budget: { maxHistoryTokens: 400 }, emergencyContextLimit: 900 });
       const first = await runtime.send({ agentId: "todo", content: "add milk" });
       for (let i = 0; i < 14; i++) {
-        if (i % 4 === 1) await store.append(first.sessionId, [{ id: `note-${i}`, frame: null, kind: "message", message: { role: "user", content: `note ${i}`, origin: "elsewhere", silent: true } }]);
+        if (i % 4 === 1)
+          await store.append(first.sessionId, [
+            { id: `note-${i}`, frame: null, kind: "message", message: { role: "user", content: `note ${i}`, origin: "elsewhere", silent: true } },
+          ]);
         await runtime.send({ agentId: "todo", content: i % 3 === 0 ? `add item ${i}` : `question ${i}`, session: first.sessionId });
       }
       const seen = events.map((e) => (e.type === "warning" ? `${e.type}:${e.code}` : e.type));
       // Timings differ from run to run; everything else must not.
-      const untimed = JSON.parse(JSON.stringify(provider.calls.map((c) => c.messages), (key, value: unknown) => (/^(duration_ms|durationMs|started_at|ended_at|startedAt|endedAt)$/.test(key) ? 0 : value))) as unknown;
+      const untimed = JSON.parse(
+        JSON.stringify(
+          provider.calls.map((c) => c.messages),
+          (key, value: unknown) => (/^(duration_ms|durationMs|started_at|ended_at|startedAt|endedAt)$/.test(key) ? 0 : value),
+        ),
+      ) as unknown;
       return { requests: untimed, seen };
     };
     const cached = await run(256);
@@ -135,8 +144,19 @@ describe("the session cache changes nothing a model or host can see", () => {
 const recordsArb = fc
   .array(
     fc.oneof(
-      fc.record({ kind: fc.constant("message" as const), frame: fc.constantFrom(null, null, "sub1"), role: fc.constantFrom("user", "assistant", "assistant-call", "tool"), text: fc.string({ maxLength: 30 }) }),
-      fc.record({ kind: fc.constant("turn" as const), phase: fc.constantFrom("start" as const, "end" as const), run: fc.constantFrom("r1", "r2", "r3"), resume: fc.boolean(), status: fc.constantFrom("complete" as const, "suspended" as const) }),
+      fc.record({
+        kind: fc.constant("message" as const),
+        frame: fc.constantFrom(null, null, "sub1"),
+        role: fc.constantFrom("user", "assistant", "assistant-call", "tool"),
+        text: fc.string({ maxLength: 30 }),
+      }),
+      fc.record({
+        kind: fc.constant("turn" as const),
+        phase: fc.constantFrom("start" as const, "end" as const),
+        run: fc.constantFrom("r1", "r2", "r3"),
+        resume: fc.boolean(),
+        status: fc.constantFrom("complete" as const, "suspended" as const),
+      }),
       fc.record({ kind: fc.constant("approval" as const), req: fc.constantFrom("q1", "q2"), decided: fc.boolean() }),
       fc.record({ kind: fc.constant("reset" as const) }),
     ),
@@ -158,7 +178,16 @@ const recordsArb = fc
           return { ...base, frame: spec.frame, kind: "message", message };
         }
         case "turn":
-          return { ...base, frame: null, kind: "turn", runId: spec.run, phase: spec.phase, ...(spec.phase === "end" && { status: spec.status }), ...(spec.resume && spec.phase === "start" && { resumeOf: "r1" }), ...(spec.phase === "start" && { chatContext: { kind: spec.run } }) };
+          return {
+            ...base,
+            frame: null,
+            kind: "turn",
+            runId: spec.run,
+            phase: spec.phase,
+            ...(spec.phase === "end" && { status: spec.status }),
+            ...(spec.resume && spec.phase === "start" && { resumeOf: "r1" }),
+            ...(spec.phase === "start" && { chatContext: { kind: spec.run } }),
+          };
         case "approval": {
           const request = { requestId: spec.req, toolCallId: `call-${spec.req}`, name: "t", args: {}, depth: 0, parentId: null };
           return { ...base, frame: null, kind: "approval", request, ...(spec.decided && { decision: "approved" as const }) } as HistoryRecord;
@@ -169,7 +198,12 @@ const recordsArb = fc
     }),
   );
 
-const comparable = (state: ReturnType<typeof readSessionState>) => ({ ...state, decisions: [...state.decisions], approvals: [...state.approvals], chatContexts: [...state.chatContexts] });
+const comparable = (state: ReturnType<typeof readSessionState>) => ({
+  ...state,
+  decisions: [...state.decisions],
+  approvals: [...state.approvals],
+  chatContexts: [...state.chatContexts],
+});
 
 describe("SessionStateReader", () => {
   it("reads in pieces (with overlaps) exactly what it reads in one go, and keeps the token sum of the history", () => {

@@ -18,7 +18,13 @@ describe("session leases in the runtime (SQLite)", () => {
         return "stolen";
       },
     });
-    const runtime = createAgentRuntime({ registry, store, providers: { fake: createFakeProvider([{ toolCalls: [{ name: "steal", args: {} }] }, { text: "never stored" }]) }, defaultModel: "m", tools: [steal] });
+    const runtime = createAgentRuntime({
+      registry,
+      store,
+      providers: { fake: createFakeProvider([{ toolCalls: [{ name: "steal", args: {} }] }, { text: "never stored" }]) },
+      defaultModel: "m",
+      tools: [steal],
+    });
     const sent = runtime.send({ agentId: "a", content: "go" });
     await expect(sent).rejects.toSatisfy((error) => LeaseLostError.isInstance(error));
     const [session] = await store.listSessions();

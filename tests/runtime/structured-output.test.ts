@@ -38,7 +38,13 @@ describe("runtime structured output", () => {
     expect(suspended.status).toBe("suspended");
     const todo = todoTools();
     todo.items.push("milk");
-    const second = createAgentRuntime({ registry: createAgentRegistry(agents), store: first.store, providers: { fake: first.provider }, defaultModel: "fake-model", tools: todo.tools });
+    const second = createAgentRuntime({
+      registry: createAgentRegistry(agents),
+      store: first.store,
+      providers: { fake: first.provider },
+      defaultModel: "fake-model",
+      tools: todo.tools,
+    });
     const [pending] = await second.pendingApprovals();
     const resumed = await second.resolveApproval(pending!.requestId, { approved: true });
     expect(resumed.status).toBe("complete");

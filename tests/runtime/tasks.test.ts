@@ -3,7 +3,11 @@ import { createAgentRegistry, InvalidArgumentError, type HistoryRecord, type Mod
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "./helpers.js";
 
-const registry = () => createAgentRegistry([{ agentId: "dev", displayName: "Dev" }, { agentId: "ops", displayName: "Ops" }]);
+const registry = () =>
+  createAgentRegistry([
+    { agentId: "dev", displayName: "Dev" },
+    { agentId: "ops", displayName: "Ops" },
+  ]);
 const plan = (goal: string) => `Goal: ${goal}\n\n1. Look around\n2. Do it`;
 
 /**
@@ -17,7 +21,8 @@ function script(request: ModelRequest): FakeTurn {
     const text = typeof last.content === "string" ? last.content : "";
     if (planning) return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan(text.split("\n").at(-1)!) } }] };
     if (text.includes("fail")) return { error: new Error("provider down") };
-    if (text.includes("ask")) return { toolCalls: [{ name: "ask_user", args: { question: "Go?", severity: "major", options: [{ label: "Yes", value: "yes" }] } }] };
+    if (text.includes("ask"))
+      return { toolCalls: [{ name: "ask_user", args: { question: "Go?", severity: "major", options: [{ label: "Yes", value: "yes" }] } }] };
     return { text: "Done." };
   }
   return { text: planning ? "Plan submitted." : "Done." };
@@ -25,7 +30,8 @@ function script(request: ModelRequest): FakeTurn {
 
 const statuses = (events: RuntimeEvent[], taskId: string) =>
   events.flatMap((e) => (e.type === "task_status" && e.taskId === taskId ? [`${e.from ?? "-"}>${e.to}`] : []));
-const taskRecords = (records: HistoryRecord[]) => records.filter((r) => (r.kind as string) === "task") as unknown as { from: TaskStatus | null; to: TaskStatus }[];
+const taskRecords = (records: HistoryRecord[]) =>
+  records.filter((r) => (r.kind as string) === "task") as unknown as { from: TaskStatus | null; to: TaskStatus }[];
 
 describe("tasks", () => {
   it("runs plan → review → revise → approve → completed, each transition a record and an event", async () => {
@@ -49,7 +55,14 @@ describe("tasks", () => {
     const approved = records.find((r) => r.kind === "message" && typeof r.message.content === "string" && r.message.content.includes("<approved_plan>"));
     expect(approved && approved.kind === "message" && approved.message.content).toContain("merge duplicates first");
     expect((await runtime.tasks.get(task.taskId))?.status).toBe("completed");
-    const path = ["->planning", "planning>awaiting_review", "awaiting_review>planning", "planning>awaiting_review", "awaiting_review>executing", "executing>completed"];
+    const path = [
+      "->planning",
+      "planning>awaiting_review",
+      "awaiting_review>planning",
+      "planning>awaiting_review",
+      "awaiting_review>executing",
+      "executing>completed",
+    ];
     expect(statuses(events, task.taskId)).toEqual(path);
     expect(taskRecords(records).map((r) => `${r.from ?? "-"}>${r.to}`)).toEqual(path);
   });
@@ -60,7 +73,11 @@ describe("tasks", () => {
     await runtime.tasks.approve(task.taskId);
     // completed: nothing more.
     const before = (await store.load(task.taskId)).length;
-    for (const attempt of [() => runtime.tasks.approve(task.taskId), () => runtime.tasks.revise(task.taskId, "again"), () => runtime.tasks.cancel(task.taskId)]) {
+    for (const attempt of [
+      () => runtime.tasks.approve(task.taskId),
+      () => runtime.tasks.revise(task.taskId, "again"),
+      () => runtime.tasks.cancel(task.taskId),
+    ]) {
       await expect(attempt()).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
     }
     expect((await store.load(task.taskId)).length).toBe(before);

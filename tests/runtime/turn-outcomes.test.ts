@@ -33,7 +33,8 @@ describe("turn outcomes", () => {
       {
         general: (request) => {
           const last = request.messages.at(-1)!;
-          if (last.role === "user" && last.content === "go") return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "loop" } }] };
+          if (last.role === "user" && last.content === "go")
+            return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "loop" } }] };
           return { text: "ok" };
         },
         worker: () => ({ toolCalls: [{ name: "todo_add", args: { item: "again" } }] }),
@@ -41,7 +42,8 @@ describe("turn outcomes", () => {
       { budget: { maxTotalLlmCalls: 6 } },
     );
     const parent = await runtime.send({ agentId: "general", content: "go" });
-    const notices = async () => (await store.load(parent.sessionId)).filter((r) => r.kind === "message" && JSON.stringify(r.message).includes('ended with status \\"budget_exceeded\\"'));
+    const notices = async () =>
+      (await store.load(parent.sessionId)).filter((r) => r.kind === "message" && JSON.stringify(r.message).includes('ended with status \\"budget_exceeded\\"'));
     await eventually(async () => (await notices()).length > 0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await runtime.close();
@@ -86,7 +88,16 @@ describe("turn outcomes", () => {
     const first = createAgentRuntime({
       registry,
       store,
-      providers: { fake: createFakeProvider([{ toolCalls: [{ id: "q1", name: "quick", args: {} }, { id: "h1", name: "hang", args: {} }] }]) },
+      providers: {
+        fake: createFakeProvider([
+          {
+            toolCalls: [
+              { id: "q1", name: "quick", args: {} },
+              { id: "h1", name: "hang", args: {} },
+            ],
+          },
+        ]),
+      },
       defaultModel: "m",
       tools: [quick, hang],
     });
@@ -111,7 +122,10 @@ describe("turn outcomes", () => {
   });
 
   it("breaking out of stream() does not stop the turn; aborting its signal does", async () => {
-    const { runtime, store } = makeRuntime([{ text: "first answer", delayMs: 20 }, { text: "never", delayMs: 5_000 }]);
+    const { runtime, store } = makeRuntime([
+      { text: "first answer", delayMs: 20 },
+      { text: "never", delayMs: 5_000 },
+    ]);
     let sessionId = "";
     for await (const event of runtime.stream({ agentId: "general", content: "hi" })) {
       sessionId = event.sessionId;

@@ -48,7 +48,9 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     const { runtime, events } = multiRuntime(
       {
         general: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "asked" } : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "add eggs", mode: "async" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "asked" }
+            : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "add eggs", mode: "async" } }] },
         todo: () => ({ text: "never" }),
       },
       { store, onError },
@@ -57,7 +59,10 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     expect(result.status).toBe("complete");
     await eventually(() => told.some((t) => t.info.code === "agent_message_failed"));
     const [todo] = await store.listSessions({ agentId: "todo" });
-    expect(told.find((t) => t.info.code === "agent_message_failed")).toEqual({ message: expect.stringContaining("disk full"), info: { code: "agent_message_failed", sessionId: todo!.sessionId } });
+    expect(told.find((t) => t.info.code === "agent_message_failed")).toEqual({
+      message: expect.stringContaining("disk full"),
+      info: { code: "agent_message_failed", sessionId: todo!.sessionId },
+    });
     expect(events.filter((e) => e.type === "warning" && e.code === "agent_message_failed").map((e) => e.sessionId)).toEqual([todo!.sessionId]);
     await runtime.close();
   });
@@ -68,9 +73,13 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     const { runtime, events } = multiRuntime(
       {
         general: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy a domain" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "started" }
+            : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy a domain" } }] },
         worker: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "request_permission", args: { permission: "spend $12", reason: "asked" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "ok" }
+            : { toolCalls: [{ name: "request_permission", args: { permission: "spend $12", reason: "asked" } }] },
       },
       { store, onError, approve: async () => ({ approved: true }) },
     );
@@ -88,7 +97,9 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     const { runtime, events } = multiRuntime(
       {
         general: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "do it" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "started" }
+            : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "do it" } }] },
         worker: () => ({ error: new ProviderError("model exploded", { provider: "fake", status: 500 }) }),
       },
       { store, onError },
@@ -96,7 +107,10 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     await runtime.send({ agentId: "general", content: "go" });
     await eventually(() => told.some((t) => t.info.code === "background_notice_failed"));
     const [worker] = await store.listSessions({ agentId: "worker" });
-    expect(told.find((t) => t.info.code === "background_notice_failed")).toEqual({ message: "disk full", info: { code: "background_notice_failed", sessionId: worker!.sessionId } });
+    expect(told.find((t) => t.info.code === "background_notice_failed")).toEqual({
+      message: "disk full",
+      info: { code: "background_notice_failed", sessionId: worker!.sessionId },
+    });
     expect(events.some((e) => e.type === "warning" && e.code === "background_notice_failed" && e.sessionId === worker!.sessionId)).toBe(true);
     await runtime.close();
   });

@@ -9,7 +9,9 @@ describe("MemorySessionStore", () => {
     const store = new MemorySessionStore();
     const { sessionId } = await store.createSession({ agentId: "a" });
     const args = { when: new Date("2024-01-02T03:04:05.000Z"), skip: undefined, fn: () => 1 };
-    await store.append(sessionId, [{ id: "m1", kind: "message", frame: null, message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", args }] } }]);
+    await store.append(sessionId, [
+      { id: "m1", kind: "message", frame: null, message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", args }] } },
+    ]);
     const [record] = await store.load(sessionId);
     expect(record).toMatchObject({ message: { content: [{ args: { when: "2024-01-02T03:04:05.000Z" } }] } });
     expect(Object.keys((record as { message: { content: { args: object }[] } }).message.content[0]!.args)).toEqual(["when"]);
@@ -102,7 +104,12 @@ describe("MemorySessionStore listing order under many touches", () => {
           }
         }
         expect((await store.listSessions()).map((s) => s.sessionId)).toEqual([...model].reverse());
-        expect((await store.listSessions({ agentId: "odd", limit: 2 })).map((s) => s.sessionId)).toEqual([...model].reverse().filter((id) => Number(id.slice(1)) % 2 === 1).slice(0, 2));
+        expect((await store.listSessions({ agentId: "odd", limit: 2 })).map((s) => s.sessionId)).toEqual(
+          [...model]
+            .reverse()
+            .filter((id) => Number(id.slice(1)) % 2 === 1)
+            .slice(0, 2),
+        );
         const pruned = await store.prune({ olderThan: new Date(Date.now() + 60_000).toISOString() });
         expect(pruned).toBe(model.length);
         expect(await store.listSessions()).toEqual([]);

@@ -41,7 +41,11 @@ describe("SqliteSessionStore", () => {
     const old = new Database(path);
     old.exec(`CREATE TABLE agentry_sessions (session_id TEXT PRIMARY KEY NOT NULL, agent_id TEXT NOT NULL, name TEXT, pinned_at TEXT,
       attributes TEXT, last_snippet TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, touch INTEGER NOT NULL, last_seq INTEGER NOT NULL DEFAULT 0)`);
-    old.prepare("INSERT INTO agentry_sessions (session_id, agent_id, created_at, updated_at, touch) VALUES ('old', 'a', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 1)").run();
+    old
+      .prepare(
+        "INSERT INTO agentry_sessions (session_id, agent_id, created_at, updated_at, touch) VALUES ('old', 'a', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z', 1)",
+      )
+      .run();
     old.close();
     const store = new SqliteSessionStore({ path });
     expect((await store.listSessions({ scope: null })).map((s) => s.sessionId)).toEqual(["old"]);
@@ -127,9 +131,7 @@ store.close();`,
   });
 
   it("rejects a bad table prefix and reports database failures as SessionStoreError", async () => {
-    expect(() => new SqliteSessionStore({ path: ":memory:", tablePrefix: "x; DROP TABLE" })).toThrow(
-      expect.objectContaining({ name: "InvalidArgumentError" }),
-    );
+    expect(() => new SqliteSessionStore({ path: ":memory:", tablePrefix: "x; DROP TABLE" })).toThrow(expect.objectContaining({ name: "InvalidArgumentError" }));
     const store = new SqliteSessionStore({ path: ":memory:" });
     store.database.exec("DROP TABLE agentry_records");
     const { sessionId } = await store.createSession({ agentId: "a" });

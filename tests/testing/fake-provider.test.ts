@@ -22,7 +22,15 @@ describe("createFakeProvider", () => {
 
   it("uses explicit chunks, thinking, usage, generated ids and finish tool_calls", async () => {
     const provider = createFakeProvider([
-      { chunks: ["a", "b"], thinking: "hmm", toolCalls: [{ name: "x", args: { a: 1 } }, { id: "given", name: "y", args: {} }], usage: { inputTokens: 3, outputTokens: 4 } },
+      {
+        chunks: ["a", "b"],
+        thinking: "hmm",
+        toolCalls: [
+          { name: "x", args: { a: 1 } },
+          { id: "given", name: "y", args: {} },
+        ],
+        usage: { inputTokens: 3, outputTokens: 4 },
+      },
     ]);
     const events = await drain(provider.stream(request(), { signal: new AbortController().signal }));
     expect(events).toEqual([
@@ -69,16 +77,21 @@ describe("createFakeProvider", () => {
     });
     await drain(provider.stream(request("a"), { signal: new AbortController().signal }));
     await drain(provider.stream(request("b"), { signal: new AbortController().signal }));
-    expect(seen).toEqual([['"a"', 0], ['"b"', 1]]);
+    expect(seen).toEqual([
+      ['"a"', 0],
+      ['"b"', 1],
+    ]);
   });
 
   it("throws the scripted error after the content", async () => {
     const error = new ProviderError("overloaded", { provider: "fake", status: 529, retryable: true });
     const provider = createFakeProvider([{ text: "so far", error }]);
     const events: ModelEvent[] = [];
-    await expect((async () => {
-      for await (const e of provider.stream(request(), { signal: new AbortController().signal })) events.push(e);
-    })()).rejects.toBe(error);
+    await expect(
+      (async () => {
+        for await (const e of provider.stream(request(), { signal: new AbortController().signal })) events.push(e);
+      })(),
+    ).rejects.toBe(error);
     expect(events.map((e) => e.type)).toEqual(["text_delta", "text_delta"]);
   });
 

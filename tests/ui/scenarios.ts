@@ -18,7 +18,9 @@ export async function parallelSubtasksRun(): Promise<RuntimeEvent[]> {
     (request): FakeTurn => {
       const last = request.messages.at(-1)!;
       if (isChild(request)) {
-        return last.role === "user" ? { text: "Checking. ", toolCalls: [{ name: "echo", args: { text: textOf(last) } }] } : { text: `found ${textOf(request.messages[0])}` };
+        return last.role === "user"
+          ? { text: "Checking. ", toolCalls: [{ name: "echo", args: { text: textOf(last) } }] }
+          : { text: `found ${textOf(request.messages[0])}` };
       }
       return last.role === "user"
         ? {
@@ -41,7 +43,9 @@ export async function parallelSubtasksRun(): Promise<RuntimeEvent[]> {
 export async function approvalRuns(approved: boolean): Promise<{ suspended: RuntimeEvent[]; resumed: RuntimeEvent[] }> {
   const { runtime, events, todo } = makeRuntime((request): FakeTurn => {
     const last = request.messages.at(-1)!;
-    return last.role === "tool" ? { text: `tool said ${JSON.stringify(last.content[0]!.result)}` } : { toolCalls: [{ id: "del_1", name: "todo_delete", args: { item: "milk" } }] };
+    return last.role === "tool"
+      ? { text: `tool said ${JSON.stringify(last.content[0]!.result)}` }
+      : { toolCalls: [{ id: "del_1", name: "todo_delete", args: { item: "milk" } }] };
   });
   todo.items.push("milk");
   const suspended = await collect(runtime.stream({ agentId: "todo", content: "delete milk" }));
@@ -89,7 +93,16 @@ export async function planRun(): Promise<DeliverableEvent[]> {
       ...next(),
       type: "question",
       questionId: "q_1",
-      question: { type: "question", format_version: "1.0", question: "Which quarter?", severity: "major", options: [{ label: "Q1", value: "q1" }, { label: "Q2", value: "q2" }] },
+      question: {
+        type: "question",
+        format_version: "1.0",
+        question: "Which quarter?",
+        severity: "major",
+        options: [
+          { label: "Q1", value: "q1" },
+          { label: "Q2", value: "q2" },
+        ],
+      },
     },
     { ...next(), type: "role_changed", sessionId: done.sessionId, from: "planner", to: "actor" },
   ];

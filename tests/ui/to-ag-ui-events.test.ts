@@ -8,7 +8,10 @@ import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun } from ".
 /** Applies the add/replace operations the converter writes (RFC 6902 subset). */
 function applyPatch(state: any, ops: { op: string; path: string; value?: unknown }[]) {
   for (const op of ops) {
-    const tokens = op.path.split("/").slice(1).map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+    const tokens = op.path
+      .split("/")
+      .slice(1)
+      .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
     const last = tokens.pop()!;
     let target = state;
     for (const token of tokens) {
@@ -43,7 +46,8 @@ async function throughAgUi(events: DeliverableEvent[]) {
   const runs: AgUiEvent[] = [];
   for (const e of out) {
     const sub = e.subagentRunId as string | undefined;
-    if (sub && e.type !== "SUBAGENT_FINISHED" && e.type !== "SUBAGENT_ERROR" && e.type !== "SUBAGENT_STARTED" && subagents.get(sub) !== "open") problems.push(`${e.type} attributed to a subagent that is not open: ${sub}`);
+    if (sub && e.type !== "SUBAGENT_FINISHED" && e.type !== "SUBAGENT_ERROR" && e.type !== "SUBAGENT_STARTED" && subagents.get(sub) !== "open")
+      problems.push(`${e.type} attributed to a subagent that is not open: ${sub}`);
     if (e.type !== "RUN_STARTED" && run === undefined) problems.push(`${e.type} outside a run`);
     switch (e.type) {
       case "RUN_STARTED":
@@ -122,24 +126,49 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     const { out, problems, state, runs } = await throughAgUi(events);
     expect(problems).toEqual([]);
     expect(out[0]).toMatchObject({ type: "RUN_STARTED", threadId: events[0]!.sessionId, runId: events[0]!.runId });
-    expect(runs).toEqual([expect.objectContaining({ type: "RUN_FINISHED", result: "Both found.", outcome: { type: "success" }, usage: [{ model: "fake-model", inputTokens: 30, outputTokens: 8, totalTokens: 38 }] })]);
+    expect(runs).toEqual([
+      expect.objectContaining({
+        type: "RUN_FINISHED",
+        result: "Both found.",
+        outcome: { type: "success" },
+        usage: [{ model: "fake-model", inputTokens: 30, outputTokens: 8, totalTokens: 38 }],
+      }),
+    ]);
     expect(ofType(out, "SUBAGENT_STARTED").map((e) => [e.subagentRunId, e.description, e.parentToolCallId])).toEqual([
       ["sub_a", "Look up A", "sub_a"],
       ["sub_b", "Look up B", "sub_b"],
     ]);
-    expect(ofType(out, "SUBAGENT_FINISHED").map((e) => [e.subagentRunId, e.result]).sort()).toEqual([
+    expect(
+      ofType(out, "SUBAGENT_FINISHED")
+        .map((e) => [e.subagentRunId, e.result])
+        .sort(),
+    ).toEqual([
       ["sub_a", "found alpha"],
       ["sub_b", "found beta"],
     ]);
     // The children's echo calls and texts are attributed to their sub-task.
     const echoStarts = ofType(out, "TOOL_CALL_START").filter((e) => e.toolCallName === "echo");
     expect(echoStarts.map((e) => e.subagentRunId).sort()).toEqual(["sub_a", "sub_b"]);
-    const childText = ofType(out, "TEXT_MESSAGE_CONTENT").filter((e) => e.subagentRunId === "sub_a").map((e) => e.delta).join("");
+    const childText = ofType(out, "TEXT_MESSAGE_CONTENT")
+      .filter((e) => e.subagentRunId === "sub_a")
+      .map((e) => e.delta)
+      .join("");
     expect(childText).toBe("Checking. found alpha");
-    const rootText = ofType(out, "TEXT_MESSAGE_CONTENT").filter((e) => e.subagentRunId === undefined).map((e) => e.delta).join("");
+    const rootText = ofType(out, "TEXT_MESSAGE_CONTENT")
+      .filter((e) => e.subagentRunId === undefined)
+      .map((e) => e.delta)
+      .join("");
     expect(rootText).toBe("Let me split this. Both found.");
-    expect(ofType(out, "REASONING_MESSAGE_CONTENT").map((e) => e.delta).join("")).toBe("Two independent lookups.");
-    expect(Object.values(state.tools).map((t: any) => [t.name, t.depth, t.parentId, t.status]).sort()).toEqual([
+    expect(
+      ofType(out, "REASONING_MESSAGE_CONTENT")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("Two independent lookups.");
+    expect(
+      Object.values(state.tools)
+        .map((t: any) => [t.name, t.depth, t.parentId, t.status])
+        .sort(),
+    ).toEqual([
       ["echo", 1, "sub_a", "done"],
       ["echo", 1, "sub_b", "done"],
       ["run_subtask", 0, null, "done"],
@@ -156,7 +185,10 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     expect(first.runs).toEqual([
       expect.objectContaining({
         type: "RUN_FINISHED",
-        outcome: { type: "interrupt", interrupts: [expect.objectContaining({ id: requestId, reason: "tool_approval", toolCallId: "del_1", responseSchema: expect.any(Object) })] },
+        outcome: {
+          type: "interrupt",
+          interrupts: [expect.objectContaining({ id: requestId, reason: "tool_approval", toolCallId: "del_1", responseSchema: expect.any(Object) })],
+        },
       }),
     ]);
     expect(first.state.tools.del_1.status).toBe("awaiting_approval");
@@ -179,7 +211,16 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     ]);
     expect(state.task).toEqual({ taskId: "task_1", status: "awaiting_review" });
     expect(state.plan.plan.goal).toBe("Ship the report");
-    expect(ofType(out, "CUSTOM").map((e) => e.name)).toEqual(expect.arrayContaining(["agentry.planning_started", "agentry.artifact_created", "agentry.plan_ready", "agentry.question", "agentry.role_changed", "agentry.task_status"]));
+    expect(ofType(out, "CUSTOM").map((e) => e.name)).toEqual(
+      expect.arrayContaining([
+        "agentry.planning_started",
+        "agentry.artifact_created",
+        "agentry.plan_ready",
+        "agentry.question",
+        "agentry.role_changed",
+        "agentry.task_status",
+      ]),
+    );
   });
 
   it("ends a failed turn with RUN_ERROR carrying the provider's message", async () => {

@@ -29,7 +29,8 @@ async function throughAiSdk(events: DeliverableEvent[], options: { messageId?: s
   return { message: message!, chunks, invalid, errors, response };
 }
 
-const toolParts = (message: UIMessage) => message.parts.filter((p): p is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => p.type === "dynamic-tool");
+const toolParts = (message: UIMessage) =>
+  message.parts.filter((p): p is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => p.type === "dynamic-tool");
 
 describe("toUIMessageStream (read by the ai package)", () => {
   it("renders a run with parallel sub-tasks: text, reasoning, nested tool parts with input, output and depth", async () => {
@@ -39,7 +40,12 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(errors).toEqual([]);
     expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe(UI_MESSAGE_STREAM_HEADERS["x-vercel-ai-ui-message-stream"]);
     expect(message.id).toBe(events[0]!.runId);
-    expect(message.metadata).toMatchObject({ sessionId: events[0]!.sessionId, agentId: "general", status: "complete", usage: { inputTokens: 30, outputTokens: 8 } });
+    expect(message.metadata).toMatchObject({
+      sessionId: events[0]!.sessionId,
+      agentId: "general",
+      status: "complete",
+      usage: { inputTokens: 30, outputTokens: 8 },
+    });
     const texts = message.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text);
     expect(texts).toEqual(["Let me split this. ", "Both found."]);
     expect(message.parts.find((p) => p.type === "reasoning")).toMatchObject({ text: "Two independent lookups.", state: "done" });
@@ -51,7 +57,10 @@ describe("toUIMessageStream (read by the ai package)", () => {
       ["sub_a", "Look up A", "output-available", "found alpha"],
       ["sub_b", "Look up B", "output-available", "found beta"],
     ]);
-    expect(subtasks.map((t) => t.toolMetadata)).toEqual([expect.objectContaining({ depth: 0, parentId: null }), expect.objectContaining({ depth: 0, parentId: null })]);
+    expect(subtasks.map((t) => t.toolMetadata)).toEqual([
+      expect.objectContaining({ depth: 0, parentId: null }),
+      expect.objectContaining({ depth: 0, parentId: null }),
+    ]);
     const children = tools.filter((t) => t.toolName === "echo");
     expect(children.map((t) => [t.toolMetadata?.parentId, t.toolMetadata?.depth, t.input, t.output]).sort()).toEqual([
       ["sub_a", 1, { text: "alpha" }, "echo: alpha"],
@@ -70,7 +79,13 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(first.invalid).toEqual([]);
     const [part] = toolParts(first.message);
     const request = suspended.find((e) => e.type === "approval_request")!;
-    expect(part).toMatchObject({ toolCallId: "del_1", toolName: "todo_delete", state: "approval-requested", input: { item: "milk" }, approval: { id: request.type === "approval_request" ? request.request.requestId : "" } });
+    expect(part).toMatchObject({
+      toolCallId: "del_1",
+      toolName: "todo_delete",
+      state: "approval-requested",
+      input: { item: "milk" },
+      approval: { id: request.type === "approval_request" ? request.request.requestId : "" },
+    });
     expect(first.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "tool-calls", messageMetadata: { status: "suspended" } });
 
     const second = await throughAiSdk(resumed, { messageId: first.message.id });
@@ -78,7 +93,12 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(second.errors).toEqual([]);
     expect(second.message.id).toBe(first.message.id);
     expect(toolParts(second.message).find((t) => t.toolCallId === "del_1")?.state).toBe("output-denied");
-    expect(second.message.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("")).toMatch(/not approved/);
+    expect(
+      second.message.parts
+        .filter((p) => p.type === "text")
+        .map((p) => (p as { text: string }).text)
+        .join(""),
+    ).toMatch(/not approved/);
   });
 
   it("renders an approved call's output in the resumed turn", async () => {
@@ -92,7 +112,9 @@ describe("toUIMessageStream (read by the ai package)", () => {
     const { message, invalid, errors } = await throughAiSdk(await planRun());
     expect([invalid, errors]).toEqual([[], []]);
     const data = (type: string) => message.parts.filter((p) => p.type === type) as { id?: string; data: any }[];
-    expect(data("data-agentry-plan")).toEqual([expect.objectContaining({ id: "art_1", data: expect.objectContaining({ taskId: "task_1", plan: expect.objectContaining({ goal: "Ship the report" }) }) })]);
+    expect(data("data-agentry-plan")).toEqual([
+      expect.objectContaining({ id: "art_1", data: expect.objectContaining({ taskId: "task_1", plan: expect.objectContaining({ goal: "Ship the report" }) }) }),
+    ]);
     expect(data("data-agentry-question")[0]?.data.question.options.map((o: { value: string }) => o.value)).toEqual(["q1", "q2"]);
     // One task part, updated in place to the latest status.
     expect(data("data-agentry-task").map((p) => p.data.to)).toEqual(["awaiting_review"]);

@@ -30,7 +30,16 @@ const formatDuration = (ms) => {
   if (typeof ms !== "number" || ms < 0 || ms > 86_400_000) return "";
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 };
-const STATUS_LABEL = { idle: "Idle", running: "Working…", complete: "Done", suspended: "Waiting for you", error: "Failed", aborted: "Stopped", budget_exceeded: "Budget reached", iteration_limit: "Stopped (step limit)" };
+const STATUS_LABEL = {
+  idle: "Idle",
+  running: "Working…",
+  complete: "Done",
+  suspended: "Waiting for you",
+  error: "Failed",
+  aborted: "Stopped",
+  budget_exceeded: "Budget reached",
+  iteration_limit: "Stopped (step limit)",
+};
 
 async function post(url, body) {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
@@ -134,7 +143,19 @@ function createCard({ id, name, args, depth, parentId, title }) {
   );
   // Cards of calls that have their own panel (question, plan) start collapsed too.
   const collapsed = depth > 0 || OWN_PANEL.has(name);
-  const el = h("div", { class: `card${collapsed ? " collapsed" : ""}`, "data-testid": "tool-card", "data-id": id, "data-depth": depth, "data-status": "running", "data-name": name }, head, body);
+  const el = h(
+    "div",
+    {
+      class: `card${collapsed ? " collapsed" : ""}`,
+      "data-testid": "tool-card",
+      "data-id": id,
+      "data-depth": depth,
+      "data-status": "running",
+      "data-name": name,
+    },
+    head,
+    body,
+  );
   const card = { id, el, head, body, depth, name };
   cards.set(id, card);
   if (parent) parent.body.querySelector(".children").append(el);
@@ -158,9 +179,15 @@ function finishCard({ id, name, result, isError, durationMs, depth = 0, parentId
   const card = cards.get(id) ?? createCard({ id, name, depth, parentId });
   const status = denied || card.el.dataset.status === "denied" ? "denied" : isError ? "error" : "done";
   card.el.dataset.status = status;
-  card.head.querySelector(".card-meta").textContent = [status === "denied" ? "denied" : status === "error" ? "failed" : "", formatDuration(durationMs)].filter(Boolean).join(" · ") || "done";
+  card.head.querySelector(".card-meta").textContent =
+    [status === "denied" ? "denied" : status === "error" ? "failed" : "", formatDuration(durationMs)].filter(Boolean).join(" · ") || "done";
   if (result !== undefined) {
-    card.body.querySelector(".result-wrap").replaceChildren(h("div", { class: "label" }, isError ? "Error" : "Result"), h("div", { class: `code result${isError ? " error" : ""}`, "data-testid": "card-result" }, preview(result)));
+    card.body
+      .querySelector(".result-wrap")
+      .replaceChildren(
+        h("div", { class: "label" }, isError ? "Error" : "Result"),
+        h("div", { class: `code result${isError ? " error" : ""}`, "data-testid": "card-result" }, preview(result)),
+      );
   }
   card.body.querySelector(".live").textContent = "";
 }
@@ -185,7 +212,11 @@ function planPanel(plan, actions) {
     { class: "panel plan", "data-testid": "plan-card" },
     h("div", { class: "kicker" }, "Plan for review"),
     h("h3", {}, plan.goal ?? "Plan"),
-    h("ol", {}, (plan.steps ?? []).map((step) => h("li", {}, step.action ?? String(step), step.reason ? h("div", { class: "why" }, step.reason) : null))),
+    h(
+      "ol",
+      {},
+      (plan.steps ?? []).map((step) => h("li", {}, step.action ?? String(step), step.reason ? h("div", { class: "why" }, step.reason) : null)),
+    ),
     plan.risks?.length ? h("div", { class: "risks" }, "Risks: ", plan.risks.join("; ")) : null,
     actions,
   );
@@ -200,7 +231,13 @@ function questionPanel(question, onAnswer) {
     h(
       "div",
       { class: "actions" },
-      (question.options ?? []).map((option) => h("button", { class: "secondary", type: "button", title: option.description, "data-testid": "answer", onclick: () => onAnswer(option.value, option.label) }, option.label)),
+      (question.options ?? []).map((option) =>
+        h(
+          "button",
+          { class: "secondary", type: "button", title: option.description, "data-testid": "answer", onclick: () => onAnswer(option.value, option.label) },
+          option.label,
+        ),
+      ),
     ),
   );
 }
@@ -276,19 +313,38 @@ function showQuestion(questionId, question) {
 
 function showApproval(request) {
   if (approvals.has(request.requestId)) return;
-  const card = cards.get(request.toolCallId) ?? createCard({ id: request.toolCallId, name: request.name, args: request.args, depth: request.depth, parentId: request.parentId });
+  const card =
+    cards.get(request.toolCallId) ??
+    createCard({ id: request.toolCallId, name: request.name, args: request.args, depth: request.depth, parentId: request.parentId });
   card.el.dataset.status = "awaiting_approval";
   card.head.querySelector(".card-meta").textContent = "waiting for you";
   const entry = { toolCallId: request.toolCallId, elements: [] };
   approvals.set(request.requestId, entry);
   const path = [];
-  for (let at = cards.get(request.parentId); at; at = cards.get(at.el.parentElement?.closest(".card")?.dataset.id)) path.unshift(at.head.querySelector(".card-name").firstChild.textContent);
+  for (let at = cards.get(request.parentId); at; at = cards.get(at.el.parentElement?.closest(".card")?.dataset.id))
+    path.unshift(at.head.querySelector(".card-name").firstChild.textContent);
   const item = h(
     "div",
     { class: "item", "data-testid": "approval" },
-    h("div", { class: "what" }, h("strong", {}, request.name), " wants to run ", h("code", {}, preview(request.args, 120)), path.length ? h("div", { class: "why" }, `in ${path.join(" › ")}`) : null),
+    h(
+      "div",
+      { class: "what" },
+      h("strong", {}, request.name),
+      " wants to run ",
+      h("code", {}, preview(request.args, 120)),
+      path.length ? h("div", { class: "why" }, `in ${path.join(" › ")}`) : null,
+    ),
     h("button", { class: "primary", type: "button", "data-testid": "approve", onclick: () => decide(request.requestId, { approved: true }) }, "Approve"),
-    h("button", { class: "secondary danger", type: "button", "data-testid": "deny", onclick: () => decide(request.requestId, { approved: false, reason: "Denied on the page" }) }, "Deny"),
+    h(
+      "button",
+      {
+        class: "secondary danger",
+        type: "button",
+        "data-testid": "deny",
+        onclick: () => decide(request.requestId, { approved: false, reason: "Denied on the page" }),
+      },
+      "Deny",
+    ),
   );
   attention.append(item);
   attention.hidden = false;
@@ -337,7 +393,16 @@ function onEvent(event) {
       return;
     case "tool_call_update":
       if (event.status === "start") createCard({ id: event.toolCallId, name: event.name, args: event.args, depth: event.depth, parentId: event.parentId });
-      else finishCard({ id: event.toolCallId, name: event.name, result: event.result, isError: event.isError, durationMs: event.durationMs, depth: event.depth, parentId: event.parentId });
+      else
+        finishCard({
+          id: event.toolCallId,
+          name: event.name,
+          result: event.result,
+          isError: event.isError,
+          durationMs: event.durationMs,
+          depth: event.depth,
+          parentId: event.parentId,
+        });
       return;
     case "approval_request":
       return showApproval(event.request);

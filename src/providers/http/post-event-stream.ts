@@ -84,7 +84,11 @@ export async function* postEventStream(
     }
     idle.disarm();
     if (!response.body) throw new ProviderError("The response has no body", { provider, retryable: true });
-    const events = parseSseBatches(response.body, controller.signal, { provider, idle, ...(init.maxEventBytes === undefined ? {} : { maxEventBytes: init.maxEventBytes }) });
+    const events = parseSseBatches(response.body, controller.signal, {
+      provider,
+      idle,
+      ...(init.maxEventBytes === undefined ? {} : { maxEventBytes: init.maxEventBytes }),
+    });
     try {
       for (;;) {
         let result: IteratorResult<SseEvent[]>;

@@ -34,11 +34,13 @@ const MAX_BACKOFF_MS = 8_000;
  * while nothing has been yielded to the consumer: once output is out, a retry would duplicate it,
  * so the error is thrown for the caller (the loop) to decide. Abort ends any wait at once.
  */
-export async function* streamWithRetry<T>(init: RetryOptions & {
-  provider: string;
-  signal: AbortSignal;
-  attempt: (signal: AbortSignal) => AsyncIterable<T>;
-}): AsyncGenerator<T> {
+export async function* streamWithRetry<T>(
+  init: RetryOptions & {
+    provider: string;
+    signal: AbortSignal;
+    attempt: (signal: AbortSignal) => AsyncIterable<T>;
+  },
+): AsyncGenerator<T> {
   const { signal } = init;
   const maxRetries = Math.max(0, init.maxRetries ?? 2);
   const base = init.retryBaseDelayMs ?? 500;

@@ -42,9 +42,7 @@ function toMessages(message: Message): Record<string, unknown>[] {
     case "assistant": {
       const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
       const calls = message.content.flatMap((part) =>
-        part.type === "tool_call"
-          ? [{ id: part.id, type: "function", function: { name: part.name, arguments: argumentsText(part.args) } }]
-          : [],
+        part.type === "tool_call" ? [{ id: part.id, type: "function", function: { name: part.name, arguments: argumentsText(part.args) } }] : [],
       );
       const out: Record<string, unknown> = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
       if (calls.length > 0) out.tool_calls = calls;
@@ -59,9 +57,7 @@ function userContent(content: string | UserPart[]): string | Record<string, unkn
   if (typeof content === "string") return content;
   if (content.every((part) => part.type === "text")) return content.map((part) => part.text).join("\n");
   return content.map((part) =>
-    part.type === "text"
-      ? { type: "text", text: part.text }
-      : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } },
+    part.type === "text" ? { type: "text", text: part.text } : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } },
   );
 }
 

@@ -28,11 +28,7 @@ export async function* parseSseStream(body: ReadableStream<Uint8Array>, signal?:
  * Like {@link parseSseStream}, but yields the events completed by each network chunk together
  * (never an empty batch): one async step per chunk instead of per event, for the adapters' hot path.
  */
-export async function* parseSseBatches(
-  body: ReadableStream<Uint8Array>,
-  signal?: AbortSignal,
-  options: ParseSseOptions = {},
-): AsyncGenerator<SseEvent[]> {
+export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options: ParseSseOptions = {}): AsyncGenerator<SseEvent[]> {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const sse = createSseDecoder(options);
