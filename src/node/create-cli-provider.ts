@@ -97,22 +97,8 @@ export function createCliProvider(options: CliProviderOptions): Provider {
       };
       signal.addEventListener("abort", onAbort, { once: true });
 
-      const decoder = new TextDecoder();
-      let pending = "";
-      const take = (events: CliOutputEvent[]) => {
-        for (const event of events) queue.push(event);
-      };
-      child.stdout?.on("data", (chunk: Buffer) => {
-        const text = decoder.decode(chunk, { stream: true });
-        if (!byLine) return take(parser.line(text));
-        pending += text;
-        let newline = pending.indexOf("\n");
-        while (newline !== -1) {
-          take(parser.line(pending.slice(0, newline).replace(/\r$/, "")));
-          pending = pending.slice(newline + 1);
-          newline = pending.indexOf("\n");
-        }
-      });
+      const output = createOutputReader(parser, byLine, (event) => queue.push(event));
+      child.stdout?.on("data", (chunk: Buffer) => output.data(chunk));
       child.stderr?.on("data", (chunk: Buffer) => {
         stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL * 2);
       });
@@ -126,39 +112,13 @@ export function createCliProvider(options: CliProviderOptions): Provider {
       });
       child.on("close", (code: number | null, exitSignal: string | null) => {
         clearTimeout(killTimer);
-        const tail = decoder.decode();
-        if (byLine) {
-          if (tail !== "") pending += tail;
-          if (pending !== "") take(parser.line(pending.replace(/\r$/, "")));
-        } else if (tail !== "") take(parser.line(tail));
+        output.end();
         exit = { code, signal: exitSignal };
         notify();
       });
 
-      let toolCalls = 0;
-      let reportedError: string | undefined;
-      const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, seen: false, cached: false };
-      const settle = (event: CliOutputEvent): ModelEvent | undefined => {
-        switch (event.type) {
-          case "tool_use":
-            toolCalls++;
-            return undefined;
-          case "usage":
-            usage.seen = true;
-            usage.inputTokens += event.inputTokens;
-            usage.outputTokens += event.outputTokens;
-            if (event.cachedInputTokens !== undefined) {
-              usage.cached = true;
-              usage.cachedInputTokens += event.cachedInputTokens;
-            }
-            return undefined;
-          case "error":
-            reportedError ??= event.message;
-            return undefined;
-          default:
-            return event;
-        }
-      };
+      const tally = createTally();
+      const settle = (event: CliOutputEvent) => tally.settle(event);
 
       try {
         for (;;) {
@@ -179,8 +139,8 @@ export function createCliProvider(options: CliProviderOptions): Provider {
             if (out) yield out;
           }
         const stderrTail = stderr.trim().slice(-STDERR_TAIL);
-        if (reportedError !== undefined) {
-          throw new ProviderError(`${id}: ${reportedError}`, { provider: id, retryable: false, ...(exit.code ? { status: exit.code } : {}) });
+        if (tally.reportedError !== undefined) {
+          throw new ProviderError(`${id}: ${tally.reportedError}`, { provider: id, retryable: false, ...(exit.code ? { status: exit.code } : {}) });
         }
         if (exit.code !== 0) {
           const how = exit.code === null ? `was killed by ${exit.signal ?? "a signal"}` : `exited with code ${exit.code}`;
@@ -190,19 +150,82 @@ export function createCliProvider(options: CliProviderOptions): Provider {
             ...(exit.code === null ? {} : { status: exit.code }),
           });
         }
-        if (usage.seen) {
-          yield {
-            type: "usage",
-            inputTokens: usage.inputTokens,
-            outputTokens: usage.outputTokens,
-            ...(usage.cached ? { cachedInputTokens: usage.cachedInputTokens } : {}),
-          };
-        }
-        yield { type: "finish", reason: "stop", toolCallCount: toolCalls };
+        const usage = tally.usage();
+        if (usage) yield usage;
+        yield { type: "finish", reason: "stop", toolCallCount: tally.toolCalls };
       } finally {
         signal.removeEventListener("abort", onAbort);
         kill();
       }
     },
   };
+}
+
+/** Feeds a child's stdout to its parser: as it comes (text), or line by line (a trailing `\r` dropped). */
+function createOutputReader(parser: CliOutputParser, byLine: boolean, take: (event: CliOutputEvent) => void) {
+  const decoder = new TextDecoder();
+  let pending = "";
+  const line = (text: string) => {
+    for (const event of parser.line(text)) take(event);
+  };
+  return {
+    data(chunk: Uint8Array): void {
+      const text = decoder.decode(chunk, { stream: true });
+      if (!byLine) return line(text);
+      pending += text;
+      let newline = pending.indexOf("\n");
+      while (newline !== -1) {
+        line(pending.slice(0, newline).replace(/\r$/, ""));
+        pending = pending.slice(newline + 1);
+        newline = pending.indexOf("\n");
+      }
+    },
+    end(): void {
+      const tail = decoder.decode();
+      if (byLine) {
+        if (tail !== "") pending += tail;
+        if (pending !== "") line(pending.replace(/\r$/, ""));
+      } else if (tail !== "") line(tail);
+    },
+  };
+}
+
+/** Counts tool uses, sums usage and keeps the first reported error of a CLI run; passes other events through. */
+function createTally() {
+  const sums = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, seen: false, cached: false };
+  const tally = {
+    toolCalls: 0,
+    reportedError: undefined as string | undefined,
+    settle(event: CliOutputEvent): ModelEvent | undefined {
+      switch (event.type) {
+        case "tool_use":
+          tally.toolCalls++;
+          return undefined;
+        case "usage":
+          sums.seen = true;
+          sums.inputTokens += event.inputTokens;
+          sums.outputTokens += event.outputTokens;
+          if (event.cachedInputTokens !== undefined) {
+            sums.cached = true;
+            sums.cachedInputTokens += event.cachedInputTokens;
+          }
+          return undefined;
+        case "error":
+          tally.reportedError ??= event.message;
+          return undefined;
+        default:
+          return event;
+      }
+    },
+    usage(): ModelEvent | undefined {
+      if (!sums.seen) return undefined;
+      return {
+        type: "usage",
+        inputTokens: sums.inputTokens,
+        outputTokens: sums.outputTokens,
+        ...(sums.cached ? { cachedInputTokens: sums.cachedInputTokens } : {}),
+      };
+    },
+  };
+  return tally;
 }
