@@ -94,13 +94,6 @@ function cycles(edges: Map<string, Map<string, string>>): string[][] {
 
 /** Longest function body allowed in src/, in lines (nested functions count toward their parent). */
 const MAX_FUNCTION_LINES = 120;
-/**
- * Files whose long functions are being split on other branches (remove an entry once its file
- * passes; the test fails while an entry is stale).
- */
-const LONG_FUNCTIONS_PENDING: Record<string, string> = {
-  "ui/to-ag-ui-events.ts": "createAgUiTranslator",
-};
 
 /** Every function, method, accessor or arrow in src/ whose body spans more than MAX_FUNCTION_LINES lines. */
 function longFunctions(): { file: string; name: string; lines: number }[] {
@@ -197,7 +190,6 @@ describe("architecture", () => {
 
   it(`no function in src/ is longer than ${MAX_FUNCTION_LINES} lines`, () => {
     const long = longFunctions();
-    expect(long.filter((f) => !(f.file in LONG_FUNCTIONS_PENDING)).map((f) => `${f.file}: ${f.name} (${f.lines} lines)`)).toEqual([]);
-    expect(Object.keys(LONG_FUNCTIONS_PENDING).filter((file) => !long.some((f) => f.file === file))).toEqual([]);
+    expect(long.map((f) => `${f.file}: ${f.name} (${f.lines} lines)`)).toEqual([]);
   });
 });

@@ -86,307 +86,371 @@ const textOf = (value: unknown): string => (typeof value === "string" ? value : 
  * with their own transport.
  */
 export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
-  const out: AgUiEvent[] = [];
-  let runId: string | undefined;
-  let threadId = "agentry";
-  let state: AgUiAgentState = { tools: {}, task: null, plan: null, budgetExceeded: null };
-  /** Open text / reasoning message per level ("" = root, else the run_subtask id). */
-  const texts = new Map<string, string>();
-  const reasonings = new Map<string, string>();
-  const openSubagents = new Set<string>();
-  const interrupts = new Map<string, AgUiInterrupt>();
-  const usage = new Map<string, { model: string; inputTokens: number; outputTokens: number; totalTokens: number }>();
-  let counter = 0;
-  let rootError: string | undefined;
-
-  const emit = (type: AgUiEventType, fields: Record<string, unknown>, ts?: number, subagentRunId?: string | null) => {
-    const event: AgUiEvent = { type, ...fields };
-    if (ts !== undefined && Number.isSafeInteger(ts)) event.timestamp = ts;
-    if (subagentRunId) event.subagentRunId = subagentRunId;
-    out.push(event);
+  const st: AgUiTranslatorState = {
+    options,
+    out: [],
+    runId: undefined,
+    threadId: "agentry",
+    state: { tools: {}, task: null, plan: null, budgetExceeded: null },
+    texts: new Map(),
+    reasonings: new Map(),
+    openSubagents: new Set(),
+    interrupts: new Map(),
+    usage: new Map(),
+    counter: 0,
+    rootError: undefined,
   };
-  const patch = (ops: Record<string, unknown>[], ts?: number) => emit("STATE_DELTA", { delta: ops }, ts);
-
-  const closeText = (level: string, ts?: number) => {
-    const id = texts.get(level);
-    if (id === undefined) return;
-    texts.delete(level);
-    emit("TEXT_MESSAGE_END", { messageId: id }, ts, level || undefined);
-  };
-  const closeReasoning = (level: string, ts?: number) => {
-    const id = reasonings.get(level);
-    if (id === undefined) return;
-    reasonings.delete(level);
-    emit("REASONING_MESSAGE_END", { messageId: id }, ts, level || undefined);
-    emit("REASONING_END", { messageId: id }, ts, level || undefined);
-  };
-  const closeLevel = (level: string, ts?: number) => {
-    closeReasoning(level, ts);
-    closeText(level, ts);
-  };
-
-  const startRun = (event: DeliverableEvent) => {
-    runId = options.runId ?? event.runId ?? globalThis.crypto.randomUUID();
-    threadId = options.threadId ?? event.sessionId ?? "agentry";
-    state = { tools: {}, task: state.task, plan: state.plan, budgetExceeded: null };
-    emit("RUN_STARTED", { threadId, runId, protocolVersion: "1.0" }, event.ts);
-    emit("STATE_SNAPSHOT", { snapshot: state }, event.ts);
-  };
-
-  const startTool = (toolCallId: string, name: string, args: unknown, depth: number, parentId: string | null, ts?: number) => {
-    emit("TOOL_CALL_START", { toolCallId, toolCallName: name }, ts, parentId);
-    emit("TOOL_CALL_ARGS", { toolCallId, delta: JSON.stringify(args ?? {}) }, ts, parentId);
-    emit("TOOL_CALL_END", { toolCallId }, ts, parentId);
-    const title = name === "run_subtask" ? (args as { title?: unknown } | null)?.title : undefined;
-    const entry: AgUiAgentState["tools"][string] = { name, parentId, depth, status: "running", ...(typeof title === "string" && { title }) };
-    state.tools[toolCallId] = entry;
-    patch([{ op: "add", path: pointer("tools", toolCallId), value: entry }], ts);
-    if (name === "run_subtask") {
-      openSubagents.add(toolCallId);
-      emit(
-        "SUBAGENT_STARTED",
-        {
-          subagentRunId: toolCallId,
-          name: "run_subtask",
-          ...(typeof title === "string" && { description: title }),
-          parentToolCallId: toolCallId,
-          ...(parentId && { parentSubagentRunId: parentId }),
-        },
-        ts,
-      );
-    }
-  };
-  const setToolStatus = (toolCallId: string, status: AgUiAgentState["tools"][string]["status"], ts?: number, durationMs?: number) => {
-    const entry = state.tools[toolCallId];
-    if (!entry) return;
-    entry.status = status;
-    const ops: Record<string, unknown>[] = [{ op: "replace", path: pointer("tools", toolCallId, "status"), value: status }];
-    if (durationMs !== undefined) {
-      entry.durationMs = durationMs;
-      ops.push({ op: "add", path: pointer("tools", toolCallId, "durationMs"), value: durationMs });
-    }
-    patch(ops, ts);
-  };
-
-  const finishRun = (event: Extract<DeliverableEvent, { type: "done" }> | undefined) => {
-    const ts = event?.ts;
-    for (const level of [...new Set([...texts.keys(), ...reasonings.keys()])]) closeLevel(level, ts);
-    const pending = [...interrupts.values()];
-    for (const subagent of openSubagents) {
-      const ids = pending.filter((i) => i.subagentRunId === subagent || state.tools[i.toolCallId ?? ""]?.parentId === subagent).map((i) => i.id);
-      emit("SUBAGENT_FINISHED", { subagentRunId: subagent, outcome: { type: "suspended", ...(ids.length > 0 && { interruptIds: ids }) } }, ts);
-    }
-    openSubagents.clear();
-    const usageList = [...usage.values()];
-    const usageField = usageList.length > 0 ? { usage: usageList } : {};
-    const result = event?.result;
-    const status = result?.status ?? "error";
-    if (status === "complete" || status === "suspended") {
-      const outcome = pending.length > 0 ? { type: "interrupt", interrupts: pending } : { type: "success" };
-      emit("RUN_FINISHED", { threadId, runId, ...(result?.text && { result: result.text }), outcome, ...usageField }, ts);
-    } else if (status === "aborted") {
-      emit("RUN_FINISHED", { threadId, runId, outcome: { type: "cancelled" }, ...usageField }, ts);
-    } else {
-      const message = result?.error?.message ?? rootError ?? "The event stream ended before the turn finished";
-      emit("RUN_ERROR", { message, code: result ? status : "incomplete", ...usageField }, ts);
-    }
-    runId = undefined;
-    interrupts.clear();
-    usage.clear();
-    rootError = undefined;
-  };
-
-  const translate = (event: DeliverableEvent) => {
-    if (runId === undefined) startRun(event);
-    const { depth, parentId, ts } = event;
-    const level = parentId ?? "";
-    const sub = parentId ?? undefined;
-    switch (event.type) {
-      case "chunk": {
-        if (event.content !== "") {
-          closeReasoning(level, ts);
-          let id = texts.get(level);
-          if (id === undefined) {
-            id = event.streamId ?? `${runId}:text:${++counter}`;
-            texts.set(level, id);
-            emit("TEXT_MESSAGE_START", { messageId: id, role: "assistant" }, ts, sub);
-          }
-          emit("TEXT_MESSAGE_CONTENT", { messageId: id, delta: event.content }, ts, sub);
-        }
-        if (event.done) closeText(level, ts);
-        return;
-      }
-      case "thinking": {
-        closeText(level, ts);
-        let id = reasonings.get(level);
-        if (id === undefined) {
-          id = `${runId}:reasoning:${++counter}`;
-          reasonings.set(level, id);
-          emit("REASONING_START", { messageId: id }, ts, sub);
-          emit("REASONING_MESSAGE_START", { messageId: id, role: "reasoning" }, ts, sub);
-        }
-        emit("REASONING_MESSAGE_CONTENT", { messageId: id, delta: event.content }, ts, sub);
-        return;
-      }
-      case "message":
-        closeLevel(level, ts);
-        return;
-      case "llm_call_start":
-        closeLevel(level, ts);
-        emit("CUSTOM", { name: "agentry.deciding", value: { depth, parentId, iteration: event.iteration } }, ts);
-        return;
-      case "tool_calls_preparing":
-        closeLevel(level, ts);
-        emit("CUSTOM", { name: "agentry.tool_calls_preparing", value: { depth, parentId, names: event.names } }, ts);
-        return;
-      case "tool_call_update": {
-        closeLevel(level, ts);
-        if (event.status === "start") {
-          startTool(event.toolCallId, event.name, event.args, depth, parentId, ts);
-          return;
-        }
-        if (!state.tools[event.toolCallId]) startTool(event.toolCallId, event.name, null, depth, parentId, ts);
-        if (openSubagents.delete(event.toolCallId)) {
-          if (event.isError) emit("SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: textOf(event.result) }, ts);
-          else emit("SUBAGENT_FINISHED", { subagentRunId: event.toolCallId, result: event.result ?? null, outcome: { type: "success" } }, ts);
-        }
-        emit(
-          "TOOL_CALL_RESULT",
-          { messageId: `${event.toolCallId}:result`, toolCallId: event.toolCallId, content: textOf(event.result), role: "tool" },
-          ts,
-          sub,
-        );
-        const current = state.tools[event.toolCallId]?.status;
-        setToolStatus(event.toolCallId, current === "denied" ? "denied" : event.isError ? "error" : "done", ts, event.durationMs);
-        return;
-      }
-      case "approval_request": {
-        const request = event.request;
-        if (!state.tools[request.toolCallId]) startTool(request.toolCallId, request.name, request.args, depth, parentId, ts);
-        interrupts.set(request.requestId, {
-          id: request.requestId,
-          reason: "tool_approval",
-          message: request.reason || `Approve ${request.name}?`,
-          toolCallId: request.toolCallId,
-          ...(sub && { subagentRunId: sub }),
-          responseSchema: APPROVAL_SCHEMA,
-          metadata: { name: request.name, args: request.args ?? null, depth },
-        });
-        setToolStatus(request.toolCallId, "awaiting_approval", ts);
-        emit("CUSTOM", { name: "agentry.approval_request", value: request }, ts);
-        return;
-      }
-      case "approval_resolved": {
-        const toolCallId = interrupts.get(event.requestId)?.toolCallId;
-        interrupts.delete(event.requestId);
-        if (toolCallId !== undefined) setToolStatus(toolCallId, event.approved ? "running" : "denied", ts);
-        emit(
-          "CUSTOM",
-          {
-            name: "agentry.approval_resolved",
-            value: { requestId: event.requestId, approved: event.approved, ...(event.reason !== undefined && { reason: event.reason }) },
-          },
-          ts,
-        );
-        return;
-      }
-      case "usage": {
-        const entry = usage.get(event.model) ?? { model: event.model, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-        entry.inputTokens += event.inputTokens;
-        entry.outputTokens += event.outputTokens;
-        entry.totalTokens = entry.inputTokens + entry.outputTokens;
-        usage.set(event.model, entry);
-        return;
-      }
-      case "budget_exceeded":
-        state.budgetExceeded = { reason: event.reason, limit: event.limit, observed: event.observed };
-        patch([{ op: "replace", path: "/budgetExceeded", value: state.budgetExceeded }], ts);
-        emit("CUSTOM", { name: "agentry.budget_exceeded", value: { ...state.budgetExceeded, depth, parentId } }, ts);
-        return;
-      case "warning":
-        emit("CUSTOM", { name: "agentry.warning", value: { code: event.code, message: event.message, depth, parentId } }, ts);
-        return;
-      case "error":
-        if (depth === 0) rootError = event.message;
-        else emit("CUSTOM", { name: "agentry.error", value: { message: event.message, depth, parentId } }, ts);
-        return;
-      case "done":
-        if (depth === 0) finishRun(event);
-        return;
-      case "task_status":
-        state.task = { taskId: event.taskId, status: event.to };
-        patch([{ op: "replace", path: "/task", value: state.task }], ts);
-        // A task that left review no longer waits on its plan.
-        if (event.to !== "awaiting_review") for (const [id, i] of interrupts) if (i.reason === "plan_review") interrupts.delete(id);
-        emit("CUSTOM", { name: "agentry.task_status", value: { taskId: event.taskId, from: event.from, to: event.to } }, ts);
-        return;
-      case "plan_ready":
-        state.plan = { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan };
-        patch([{ op: "replace", path: "/plan", value: state.plan }], ts);
-        interrupts.set(event.artifactId, {
-          id: event.artifactId,
-          reason: "plan_review",
-          message: event.plan.goal,
-          responseSchema: PLAN_REVIEW_SCHEMA,
-          metadata: { plan: event.plan, taskId: event.taskId ?? null },
-        });
-        emit("CUSTOM", { name: "agentry.plan_ready", value: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } }, ts);
-        return;
-      case "question": {
-        const q = event.question;
-        const values = q.options.map((o) => o.value);
-        const responseSchema = q.allow_custom
-          ? { type: "object", properties: { value: { enum: values }, text: { type: "string" } } }
-          : { type: "object", properties: { value: { enum: values } }, required: ["value"] };
-        interrupts.set(event.questionId, {
-          id: event.questionId,
-          reason: "question",
-          message: q.question,
-          ...(sub && { subagentRunId: sub }),
-          responseSchema,
-          metadata: { question: q },
-        });
-        emit("CUSTOM", { name: "agentry.question", value: { questionId: event.questionId, question: q, depth, parentId } }, ts);
-        return;
-      }
-      case "planning_started":
-      case "artifact_created":
-      case "role_changed":
-      case "message_stream_cancelled": {
-        const { type, depth: _d, parentId: _p, sessionId: _s, agentId: _a, runId: _r, seq: _q, ts: _t, ...value } = event;
-        if (type === "message_stream_cancelled") closeText(level, ts);
-        emit("CUSTOM", { name: `agentry.${type}`, value }, ts);
-        return;
-      }
-      case "message_stream_started":
-        closeLevel(level, ts);
-        texts.set(level, event.streamId);
-        emit("TEXT_MESSAGE_START", { messageId: event.streamId, role: "assistant" }, ts, sub);
-        return;
-      case "message_stream_completed":
-        if (texts.get(level) === event.streamId) closeText(level, ts);
-        return;
-      default:
-        // A type this version does not know (a newer runtime): nothing to send, not an error.
-        return;
-    }
-  };
-
   return {
     /** The AG-UI events `event` becomes. */
     push(event: DeliverableEvent): AgUiEvent[] {
-      translate(event);
-      return out.splice(0);
+      translateEvent(st, event);
+      return st.out.splice(0);
     },
     /** Ends an open run (`RUN_ERROR`, code `incomplete`, or the given error's message). */
     end(error?: unknown): AgUiEvent[] {
-      if (runId !== undefined) {
-        if (error !== undefined) rootError = error instanceof Error ? error.message : textOf(error);
-        finishRun(undefined);
+      if (st.runId !== undefined) {
+        if (error !== undefined) st.rootError = error instanceof Error ? error.message : textOf(error);
+        finishRun(st, undefined);
       }
-      return out.splice(0);
+      return st.out.splice(0);
     },
   };
+}
+
+/** What one translator keeps between events. */
+interface AgUiTranslatorState {
+  options: AgUiEventsOptions;
+  out: AgUiEvent[];
+  runId: string | undefined;
+  threadId: string;
+  state: AgUiAgentState;
+  /** Open text / reasoning message per level ("" = root, else the run_subtask id). */
+  texts: Map<string, string>;
+  reasonings: Map<string, string>;
+  openSubagents: Set<string>;
+  interrupts: Map<string, AgUiInterrupt>;
+  usage: Map<string, { model: string; inputTokens: number; outputTokens: number; totalTokens: number }>;
+  counter: number;
+  rootError: string | undefined;
+}
+
+/** One Agentry event's AG-UI events into `st.out`. */
+function translateEvent(st: AgUiTranslatorState, event: DeliverableEvent): void {
+  if (st.runId === undefined) startRun(st, event);
+  if (TEXT_TYPES.has(event.type)) translateTextEvent(st, event);
+  else if (TOOL_TYPES.has(event.type)) translateToolEvent(st, event);
+  else translateOtherEvent(st, event);
+}
+
+const TEXT_TYPES: ReadonlySet<string> = new Set([
+  "chunk",
+  "llm_call_start",
+  "message",
+  "message_stream_completed",
+  "message_stream_started",
+  "thinking",
+  "tool_calls_preparing",
+]);
+const TOOL_TYPES: ReadonlySet<string> = new Set(["approval_request", "approval_resolved", "tool_call_update"]);
+
+/** Text, reasoning, model calls and message streams. */
+function translateTextEvent(st: AgUiTranslatorState, event: DeliverableEvent): void {
+  const { depth, parentId, ts } = event;
+  const level = parentId ?? "";
+  const sub = parentId ?? undefined;
+  switch (event.type) {
+    case "chunk": {
+      if (event.content !== "") {
+        closeReasoning(st, level, ts);
+        let id = st.texts.get(level);
+        if (id === undefined) {
+          id = event.streamId ?? `${st.runId}:text:${++st.counter}`;
+          st.texts.set(level, id);
+          emit(st, "TEXT_MESSAGE_START", { messageId: id, role: "assistant" }, ts, sub);
+        }
+        emit(st, "TEXT_MESSAGE_CONTENT", { messageId: id, delta: event.content }, ts, sub);
+      }
+      if (event.done) closeText(st, level, ts);
+      return;
+    }
+    case "thinking": {
+      closeText(st, level, ts);
+      let id = st.reasonings.get(level);
+      if (id === undefined) {
+        id = `${st.runId}:reasoning:${++st.counter}`;
+        st.reasonings.set(level, id);
+        emit(st, "REASONING_START", { messageId: id }, ts, sub);
+        emit(st, "REASONING_MESSAGE_START", { messageId: id, role: "reasoning" }, ts, sub);
+      }
+      emit(st, "REASONING_MESSAGE_CONTENT", { messageId: id, delta: event.content }, ts, sub);
+      return;
+    }
+    case "message":
+      closeLevel(st, level, ts);
+      return;
+    case "llm_call_start":
+      closeLevel(st, level, ts);
+      emit(st, "CUSTOM", { name: "agentry.deciding", value: { depth, parentId, iteration: event.iteration } }, ts);
+      return;
+    case "tool_calls_preparing":
+      closeLevel(st, level, ts);
+      emit(st, "CUSTOM", { name: "agentry.tool_calls_preparing", value: { depth, parentId, names: event.names } }, ts);
+      return;
+    case "message_stream_started":
+      closeLevel(st, level, ts);
+      st.texts.set(level, event.streamId);
+      emit(st, "TEXT_MESSAGE_START", { messageId: event.streamId, role: "assistant" }, ts, sub);
+      return;
+    case "message_stream_completed":
+      if (st.texts.get(level) === event.streamId) closeText(st, level, ts);
+      return;
+    default:
+      return;
+  }
+}
+
+/** Tool calls, approvals and sub-agents. */
+function translateToolEvent(st: AgUiTranslatorState, event: DeliverableEvent): void {
+  const { depth, parentId, ts } = event;
+  const level = parentId ?? "";
+  const sub = parentId ?? undefined;
+  switch (event.type) {
+    case "tool_call_update": {
+      closeLevel(st, level, ts);
+      if (event.status === "start") {
+        startTool(st, event.toolCallId, event.name, event.args, depth, parentId, ts);
+        return;
+      }
+      if (!st.state.tools[event.toolCallId]) startTool(st, event.toolCallId, event.name, null, depth, parentId, ts);
+      if (st.openSubagents.delete(event.toolCallId)) {
+        if (event.isError) emit(st, "SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: textOf(event.result) }, ts);
+        else emit(st, "SUBAGENT_FINISHED", { subagentRunId: event.toolCallId, result: event.result ?? null, outcome: { type: "success" } }, ts);
+      }
+      emit(
+        st,
+        "TOOL_CALL_RESULT",
+        { messageId: `${event.toolCallId}:result`, toolCallId: event.toolCallId, content: textOf(event.result), role: "tool" },
+        ts,
+        sub,
+      );
+      const current = st.state.tools[event.toolCallId]?.status;
+      setToolStatus(st, event.toolCallId, current === "denied" ? "denied" : event.isError ? "error" : "done", ts, event.durationMs);
+      return;
+    }
+    case "approval_request": {
+      const request = event.request;
+      if (!st.state.tools[request.toolCallId]) startTool(st, request.toolCallId, request.name, request.args, depth, parentId, ts);
+      st.interrupts.set(request.requestId, {
+        id: request.requestId,
+        reason: "tool_approval",
+        message: request.reason || `Approve ${request.name}?`,
+        toolCallId: request.toolCallId,
+        ...(sub && { subagentRunId: sub }),
+        responseSchema: APPROVAL_SCHEMA,
+        metadata: { name: request.name, args: request.args ?? null, depth },
+      });
+      setToolStatus(st, request.toolCallId, "awaiting_approval", ts);
+      emit(st, "CUSTOM", { name: "agentry.approval_request", value: request }, ts);
+      return;
+    }
+    case "approval_resolved": {
+      const toolCallId = st.interrupts.get(event.requestId)?.toolCallId;
+      st.interrupts.delete(event.requestId);
+      if (toolCallId !== undefined) setToolStatus(st, toolCallId, event.approved ? "running" : "denied", ts);
+      emit(
+        st,
+        "CUSTOM",
+        {
+          name: "agentry.approval_resolved",
+          value: { requestId: event.requestId, approved: event.approved, ...(event.reason !== undefined && { reason: event.reason }) },
+        },
+        ts,
+      );
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Usage, budget, warnings, errors, the end, tasks, plans, questions, other custom events (and types this version does not know). */
+function translateOtherEvent(st: AgUiTranslatorState, event: DeliverableEvent): void {
+  const { depth, parentId, ts } = event;
+  const level = parentId ?? "";
+  const sub = parentId ?? undefined;
+  switch (event.type) {
+    case "usage": {
+      const entry = st.usage.get(event.model) ?? { model: event.model, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+      entry.inputTokens += event.inputTokens;
+      entry.outputTokens += event.outputTokens;
+      entry.totalTokens = entry.inputTokens + entry.outputTokens;
+      st.usage.set(event.model, entry);
+      return;
+    }
+    case "budget_exceeded":
+      st.state.budgetExceeded = { reason: event.reason, limit: event.limit, observed: event.observed };
+      patch(st, [{ op: "replace", path: "/budgetExceeded", value: st.state.budgetExceeded }], ts);
+      emit(st, "CUSTOM", { name: "agentry.budget_exceeded", value: { ...st.state.budgetExceeded, depth, parentId } }, ts);
+      return;
+    case "warning":
+      emit(st, "CUSTOM", { name: "agentry.warning", value: { code: event.code, message: event.message, depth, parentId } }, ts);
+      return;
+    case "error":
+      if (depth === 0) st.rootError = event.message;
+      else emit(st, "CUSTOM", { name: "agentry.error", value: { message: event.message, depth, parentId } }, ts);
+      return;
+    case "done":
+      if (depth === 0) finishRun(st, event);
+      return;
+    case "task_status":
+      st.state.task = { taskId: event.taskId, status: event.to };
+      patch(st, [{ op: "replace", path: "/task", value: st.state.task }], ts);
+      // A task that left review no longer waits on its plan.
+      if (event.to !== "awaiting_review") for (const [id, i] of st.interrupts) if (i.reason === "plan_review") st.interrupts.delete(id);
+      emit(st, "CUSTOM", { name: "agentry.task_status", value: { taskId: event.taskId, from: event.from, to: event.to } }, ts);
+      return;
+    case "plan_ready":
+      st.state.plan = { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan };
+      patch(st, [{ op: "replace", path: "/plan", value: st.state.plan }], ts);
+      st.interrupts.set(event.artifactId, {
+        id: event.artifactId,
+        reason: "plan_review",
+        message: event.plan.goal,
+        responseSchema: PLAN_REVIEW_SCHEMA,
+        metadata: { plan: event.plan, taskId: event.taskId ?? null },
+      });
+      emit(st, "CUSTOM", { name: "agentry.plan_ready", value: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } }, ts);
+      return;
+    case "question": {
+      const q = event.question;
+      const values = q.options.map((o) => o.value);
+      const responseSchema = q.allow_custom
+        ? { type: "object", properties: { value: { enum: values }, text: { type: "string" } } }
+        : { type: "object", properties: { value: { enum: values } }, required: ["value"] };
+      st.interrupts.set(event.questionId, {
+        id: event.questionId,
+        reason: "question",
+        message: q.question,
+        ...(sub && { subagentRunId: sub }),
+        responseSchema,
+        metadata: { question: q },
+      });
+      emit(st, "CUSTOM", { name: "agentry.question", value: { questionId: event.questionId, question: q, depth, parentId } }, ts);
+      return;
+    }
+    case "planning_started":
+    case "artifact_created":
+    case "role_changed":
+    case "message_stream_cancelled": {
+      const { type, depth: _d, parentId: _p, sessionId: _s, agentId: _a, runId: _r, seq: _q, ts: _t, ...value } = event;
+      if (type === "message_stream_cancelled") closeText(st, level, ts);
+      emit(st, "CUSTOM", { name: `agentry.${type}`, value }, ts);
+      return;
+    }
+    default:
+      // A type this version does not know (a newer runtime): nothing to send, not an error.
+      return;
+  }
+}
+
+function emit(st: AgUiTranslatorState, type: AgUiEventType, fields: Record<string, unknown>, ts?: number, subagentRunId?: string | null): void {
+  const event: AgUiEvent = { type, ...fields };
+  if (ts !== undefined && Number.isSafeInteger(ts)) event.timestamp = ts;
+  if (subagentRunId) event.subagentRunId = subagentRunId;
+  st.out.push(event);
+}
+function patch(st: AgUiTranslatorState, ops: Record<string, unknown>[], ts?: number): void {
+  emit(st, "STATE_DELTA", { delta: ops }, ts);
+}
+
+function closeText(st: AgUiTranslatorState, level: string, ts?: number): void {
+  const id = st.texts.get(level);
+  if (id === undefined) return;
+  st.texts.delete(level);
+  emit(st, "TEXT_MESSAGE_END", { messageId: id }, ts, level || undefined);
+}
+function closeReasoning(st: AgUiTranslatorState, level: string, ts?: number): void {
+  const id = st.reasonings.get(level);
+  if (id === undefined) return;
+  st.reasonings.delete(level);
+  emit(st, "REASONING_MESSAGE_END", { messageId: id }, ts, level || undefined);
+  emit(st, "REASONING_END", { messageId: id }, ts, level || undefined);
+}
+function closeLevel(st: AgUiTranslatorState, level: string, ts?: number): void {
+  closeReasoning(st, level, ts);
+  closeText(st, level, ts);
+}
+
+function startRun(st: AgUiTranslatorState, event: DeliverableEvent): void {
+  st.runId = st.options.runId ?? event.runId ?? globalThis.crypto.randomUUID();
+  st.threadId = st.options.threadId ?? event.sessionId ?? "agentry";
+  st.state = { tools: {}, task: st.state.task, plan: st.state.plan, budgetExceeded: null };
+  emit(st, "RUN_STARTED", { threadId: st.threadId, runId: st.runId, protocolVersion: "1.0" }, event.ts);
+  emit(st, "STATE_SNAPSHOT", { snapshot: st.state }, event.ts);
+}
+
+function startTool(st: AgUiTranslatorState, toolCallId: string, name: string, args: unknown, depth: number, parentId: string | null, ts?: number): void {
+  emit(st, "TOOL_CALL_START", { toolCallId, toolCallName: name }, ts, parentId);
+  emit(st, "TOOL_CALL_ARGS", { toolCallId, delta: JSON.stringify(args ?? {}) }, ts, parentId);
+  emit(st, "TOOL_CALL_END", { toolCallId }, ts, parentId);
+  const title = name === "run_subtask" ? (args as { title?: unknown } | null)?.title : undefined;
+  const entry: AgUiAgentState["tools"][string] = { name, parentId, depth, status: "running", ...(typeof title === "string" && { title }) };
+  st.state.tools[toolCallId] = entry;
+  patch(st, [{ op: "add", path: pointer("tools", toolCallId), value: entry }], ts);
+  if (name === "run_subtask") {
+    st.openSubagents.add(toolCallId);
+    emit(
+      st,
+      "SUBAGENT_STARTED",
+      {
+        subagentRunId: toolCallId,
+        name: "run_subtask",
+        ...(typeof title === "string" && { description: title }),
+        parentToolCallId: toolCallId,
+        ...(parentId && { parentSubagentRunId: parentId }),
+      },
+      ts,
+    );
+  }
+}
+function setToolStatus(st: AgUiTranslatorState, toolCallId: string, status: AgUiAgentState["tools"][string]["status"], ts?: number, durationMs?: number): void {
+  const entry = st.state.tools[toolCallId];
+  if (!entry) return;
+  entry.status = status;
+  const ops: Record<string, unknown>[] = [{ op: "replace", path: pointer("tools", toolCallId, "status"), value: status }];
+  if (durationMs !== undefined) {
+    entry.durationMs = durationMs;
+    ops.push({ op: "add", path: pointer("tools", toolCallId, "durationMs"), value: durationMs });
+  }
+  patch(st, ops, ts);
+}
+
+function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { type: "done" }> | undefined): void {
+  const ts = event?.ts;
+  for (const level of [...new Set([...st.texts.keys(), ...st.reasonings.keys()])]) closeLevel(st, level, ts);
+  const pending = [...st.interrupts.values()];
+  for (const subagent of st.openSubagents) {
+    const ids = pending.filter((i) => i.subagentRunId === subagent || st.state.tools[i.toolCallId ?? ""]?.parentId === subagent).map((i) => i.id);
+    emit(st, "SUBAGENT_FINISHED", { subagentRunId: subagent, outcome: { type: "suspended", ...(ids.length > 0 && { interruptIds: ids }) } }, ts);
+  }
+  st.openSubagents.clear();
+  const usageList = [...st.usage.values()];
+  const usageField = usageList.length > 0 ? { usage: usageList } : {};
+  const result = event?.result;
+  const status = result?.status ?? "error";
+  if (status === "complete" || status === "suspended") {
+    const outcome = pending.length > 0 ? { type: "interrupt", interrupts: pending } : { type: "success" };
+    emit(st, "RUN_FINISHED", { threadId: st.threadId, runId: st.runId, ...(result?.text && { result: result.text }), outcome, ...usageField }, ts);
+  } else if (status === "aborted") {
+    emit(st, "RUN_FINISHED", { threadId: st.threadId, runId: st.runId, outcome: { type: "cancelled" }, ...usageField }, ts);
+  } else {
+    const message = result?.error?.message ?? st.rootError ?? "The event stream ended before the turn finished";
+    emit(st, "RUN_ERROR", { message, code: result ? status : "incomplete", ...usageField }, ts);
+  }
+  st.runId = undefined;
+  st.interrupts.clear();
+  st.usage.clear();
+  st.rootError = undefined;
 }
 
 /**
