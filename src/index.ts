@@ -188,6 +188,7 @@ export type {
   AuditLogQuery,
   ResolveDecision,
   AgentRuntime,
+  DispatchedTurn,
   PendingApproval,
   PendingQuestion,
   RuntimeEvent,

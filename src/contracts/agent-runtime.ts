@@ -3,7 +3,7 @@ import type { AgentRegistry } from "./agent-registry.js";
 import type { AnyZodSchema, JsonSchema } from "./json-schema.js";
 import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult } from "./loop-result.js";
-import type { UserPart } from "./message.js";
+import type { UserMessage, UserPart } from "./message.js";
 import type { Question, QuestionAnswer } from "./plan.js";
 import type { AuditRecord, SessionSelector, SessionStore } from "./session-store.js";
 import type { TaskApi } from "./task.js";
@@ -116,6 +116,31 @@ export interface PendingApproval {
   at: string;
 }
 
+/**
+ * A turn a runtime started on its own, as handed to a turn dispatcher (see
+ * `AgentRuntime.setTurnDispatcher`): plain JSON, to be run by `runDispatchedTurn` in any process.
+ * It carries its share of the limits of the user message it descends from, so a chain of agents
+ * spread over many processes stays as bounded as in one.
+ */
+export interface DispatchedTurn {
+  /** The turn's run id: the same hand-off always has the same one (derived from the tool call), so running it twice runs it once. */
+  runId: string;
+  /** The session the turn runs in. */
+  sessionId: string;
+  /** The session's agent. */
+  agentId: string;
+  /** The message the turn answers (a user message, or a `<system_message>` from another agent). */
+  message: UserMessage;
+  /** Agents waiting on this turn through `agents_message`, outermost first. */
+  chain: string[];
+  /** Agent-to-agent hops from the user message this turn descends from (checked against `maxAgentHops`). */
+  hops: number;
+  /** Model calls this turn and every turn it starts may still make together: its share of the root turn's `maxTotalLlmCalls`. */
+  maxLlmCalls: number;
+  /** Background agents this turn and every turn it starts may still start together: its share of `maxBackgroundAgents`. */
+  maxBackgroundAgents: number;
+}
+
 /** Events the runtime emits on `runtime.events`. */
 export type RuntimeEvents = { event: [RuntimeEvent] };
 
@@ -187,6 +212,24 @@ export interface AgentRuntime {
   setRole(sessionId: string, role: string): Promise<void>;
   /** Tasks: plan, review, act. See {@link TaskApi}. */
   tasks: TaskApi;
+  /**
+   * For dispatchers (`createPgBossDispatcher` installs one on `start()` and removes it on
+   * `close()`): hands every turn this runtime starts on its own (an `agents_message` with
+   * `mode: "async"`, a background agent's first message, a `send_agent_message`, a background
+   * agent's end notice to its parent) to `dispatch` instead of running it here. The tool call that
+   * starts such a turn waits until `dispatch` resolves (the turn is stored durably) and fails with
+   * an error result the model reads when it rejects; the turn then runs wherever the dispatcher
+   * sends it, through {@link AgentRuntime.runDispatchedTurn}. `undefined` runs them here again.
+   * @default none (such turns run in this process)
+   */
+  setTurnDispatcher(dispatch: ((turn: DispatchedTurn) => Promise<void>) | undefined): void;
+  /**
+   * For dispatchers: runs a turn handed over through {@link AgentRuntime.setTurnDispatcher} (from
+   * this or another process) on its session, in the session's order, under its lease. Runs once:
+   * the same `turn.runId` again gets the stored outcome (a turn whose process died is continued).
+   * Throws `SessionNotFoundError` / `AgentNotFoundError` when the session or agent is gone.
+   */
+  runDispatchedTurn(turn: DispatchedTurn): Promise<TurnResult>;
   /** Waits for queued turns to finish; later calls reject. */
   close(): Promise<void>;
 }

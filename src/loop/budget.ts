@@ -62,6 +62,11 @@ export class TurnBudget {
   exceeded: BudgetViolation | null = null;
   /** @internal whether the single `budget_exceeded` event of the turn was emitted */
   reported = false;
+  /**
+   * @internal LLM calls given away to turns this one handed to another process (a runtime's
+   * dispatched agent turns): they count against `maxTotalLlmCalls` but are not this turn's usage.
+   */
+  givenLlmCalls = 0;
   /** @internal named exclusive locks of the turn (one at a time per lock name) */
   readonly locks = new KeyedSerializer();
   declare readonly [BRAND]: true;
@@ -89,7 +94,7 @@ export class TurnBudget {
     return (
       this.exceeded ??
       this.clock() ??
-      (c.llmCalls >= l.maxTotalLlmCalls ? this.fail("llm_calls", l.maxTotalLlmCalls, c.llmCalls + 1) : null) ??
+      (c.llmCalls + this.givenLlmCalls >= l.maxTotalLlmCalls ? this.fail("llm_calls", l.maxTotalLlmCalls, c.llmCalls + this.givenLlmCalls + 1) : null) ??
       (l.maxTotalTokens !== undefined && c.inputTokens + c.outputTokens >= l.maxTotalTokens
         ? this.fail("tokens", l.maxTotalTokens, c.inputTokens + c.outputTokens)
         : null) ??

@@ -4,6 +4,7 @@ import { resolveSession } from "../sessions/resolve-session.js";
 import { createDispatchTables } from "./dispatch-tables.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
+import type { DispatchedTurn } from "../contracts/agent-runtime.js";
 import { listenForDispatch } from "./dispatch-listener.js";
 
 import type { DispatchInput } from "./pg-boss-dispatcher.js";
@@ -76,6 +77,16 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   if (input.chatContext !== undefined) payload.chatContext = input.chatContext;
   if (input.outputSchema !== undefined) payload.outputSchema = toJsonSchema(input.outputSchema);
   return enqueue(ctx, session.sessionId, "send", payload, input.jobId);
+}
+
+/**
+ * Stores a turn a runtime handed over (`setTurnDispatcher`) as a job of its session, under its run
+ * id (the same hand-off again stores nothing), and wakes the session. Accepted while closing: the
+ * turn runs in another process.
+ */
+export async function enqueueAgentTurn(ctx: DispatchContext, prepare: () => Promise<void>, turn: DispatchedTurn): Promise<void> {
+  await prepare();
+  await enqueue(ctx, turn.sessionId, "agent_turn", turn, turn.runId);
 }
 
 /** Enqueues an approval decision or an answer on the session of its request; the job's id. */

@@ -1,11 +1,11 @@
-import type { SendInput } from "../contracts/agent-runtime.js";
+import type { DispatchedTurn, SendInput } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
 
 /** A row of `dispatch_jobs`: one piece of work sent to a session (a turn, a decision). */
 export interface JobRow {
   id: string;
-  kind: "send" | "resolve" | "answer";
-  payload: SendPayload | ResolvePayload | AnswerPayload;
+  kind: "send" | "resolve" | "answer" | "agent_turn";
+  payload: SendPayload | ResolvePayload | AnswerPayload | DispatchedTurn;
 }
 /** What a dispatched turn carries to the worker. */
 export interface SendPayload {

@@ -1,5 +1,5 @@
 import { SessionStoreError } from "../errors/errors.js";
-import type { AgentRuntime, ResolveDecision, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
+import type { AgentRuntime, DispatchedTurn, ResolveDecision, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
 import { wakeSession } from "./dispatch-enqueue.js";
@@ -90,7 +90,13 @@ async function runDecision(local: AgentRuntime, row: JobRow, sessionId: string, 
 async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string): Promise<void> {
   const writer = eventWriter(ctx, row.id);
   try {
-    const result = row.kind === "send" ? await runTurn(local, row, sessionId, writer) : await runDecision(local, row, sessionId, writer);
+    const result =
+      row.kind === "send"
+        ? await runTurn(local, row, sessionId, writer)
+        : row.kind === "agent_turn"
+          ? // Nobody tails a handed-over turn: only its outcome is kept.
+            await local.runDispatchedTurn(row.payload as DispatchedTurn)
+          : await runDecision(local, row, sessionId, writer);
     writer.push("result", result);
   } catch (error) {
     writer.push("error", serializeError(error));

@@ -3,7 +3,7 @@ import { DispatchError, InvalidArgumentError } from "../errors/errors.js";
 import type { AgentRuntime, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
 import { createDispatchContext, type DispatchContext, type DispatchSettings } from "./dispatch-context.js";
-import { enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
+import { enqueueAgentTurn, enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
 import type { ResolvePayload, SerializedError } from "./dispatch-job.js";
 import { unlistenForDispatch } from "./dispatch-listener.js";
 import { rebuildError } from "./dispatch-serialization.js";
@@ -208,6 +208,8 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
         await startDispatchWorkers(ctx, ctx.runtime);
         // close() may have run while the workers were registering: then no sweep starts.
         if (ctx.closing) return;
+        // Turns the runtime starts on its own (async messages, background agents) become jobs too.
+        ctx.runtime.setTurnDispatcher((turn) => enqueueAgentTurn(ctx, prepare, turn));
         sweeper = setInterval(() => void sweepDispatch(ctx).catch(() => undefined), ctx.sweepIntervalMs);
         (sweeper as { unref?: () => void }).unref?.();
       })().catch((error: unknown) => {
@@ -241,6 +243,8 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
       if (ctx.closing) return;
       ctx.closing = true;
       await closeDispatch(ctx, started, sweeper);
+      // Running turns handed theirs over until here; from now on the runtime runs them itself.
+      ctx.runtime?.setTurnDispatcher(undefined);
     },
   };
 }

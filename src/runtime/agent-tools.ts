@@ -12,6 +12,7 @@ import type { TurnResult } from "../contracts/agent-runtime.js";
 import { isBackground, type BackgroundAttributes, type Lineage } from "./runtime-core.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
+import { handOffTurn, type HandOffRequest } from "./hand-off.js";
 
 /** Who is calling the agent tools. */
 export interface AgentToolCaller {
@@ -21,6 +22,10 @@ export interface AgentToolCaller {
   chain: readonly string[];
   /** The caller turn's lineage (shared background limits). */
   lineage: Lineage;
+  /** The caller's run (with the tool call's id, what makes a hand-off's run id). */
+  runId: string;
+  /** Gives model calls of the caller's budget to a dispatched turn. */
+  giveLlmCalls?: (count: number) => void;
 }
 
 /** What the runtime hands its tools as `ctx.host`. */
@@ -32,6 +37,8 @@ export interface RuntimeToolHost {
   chain: readonly string[];
   /** Limits shared with the root turn and everything it started in the background. */
   lineage: Lineage;
+  /** Gives model calls of this turn's budget to a turn it hands to a dispatcher (they count against its `maxTotalLlmCalls`). */
+  giveLlmCalls?: (count: number) => void;
 }
 
 /** The caller of a built-in tool, from its context (the runtime's `ctx.host`). */
@@ -39,8 +46,15 @@ async function callerOf(core: RuntimeContext, ctx: ToolContext): Promise<AgentTo
   const host = ctx.host as Partial<RuntimeToolHost> | undefined;
   const agent = host?.agentId === undefined ? undefined : core.registry.get(host.agentId);
   const session = host?.sessionId === undefined ? undefined : await core.store.getSession(host.sessionId);
-  if (!agent || !session || !host?.lineage) throw new Error("This tool runs only inside an agent runtime turn.");
-  return { agent, session, chain: host.chain ?? [], lineage: host.lineage };
+  if (!agent || !session || !host?.lineage || host.runId === undefined) throw new Error("This tool runs only inside an agent runtime turn.");
+  return {
+    agent,
+    session,
+    chain: host.chain ?? [],
+    lineage: host.lineage,
+    runId: host.runId,
+    ...(host.giveLlmCalls !== undefined && { giveLlmCalls: host.giveLlmCalls }),
+  };
 }
 
 /** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
@@ -112,31 +126,30 @@ function agentsMessage(core: RuntimeContext): Tool {
       if (chain.length > core.maxDelegationDepth) {
         throw new Error(`Refused: delegation chains are limited to ${core.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
       }
-      const runId = globalThis.crypto.randomUUID();
       const started = Date.now();
-      const { session, created, turn } = await core.admit(async () => {
+      const { session, created, handed } = await core.admit(async () => {
         const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
         const input = { role: "user" as const, content: args.content };
-        return {
-          ...resolved,
-          turn: core.runTurn({
-            agent: target,
-            session: resolved.session,
-            created: resolved.created,
-            input,
-            chatContext: { kind: "thread" },
-            chain,
-            runId,
-            lineage: caller.lineage,
-          }),
-        };
+        // Only an async message may go to another process (a sync one is waited for here).
+        const handed = await handOffTurn(core, {
+          agent: target,
+          session: resolved.session,
+          created: resolved.created,
+          input,
+          chain,
+          lineage: caller.lineage,
+          ...handOffFrom(caller, ctx, "agents_message"),
+          local: args.mode !== "async",
+        });
+        return { ...resolved, handed };
       });
-      const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: runId };
-      if (args.mode === "async") {
+      const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: handed.runId };
+      if (!handed.dispatched && args.mode === "async") {
         // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
-        turn.catch((error: unknown) => core.report("agent_message_failed", error, session));
-        return { mode: "async" as const, status: "started" as const, ...base };
+        handed.turn.catch((error: unknown) => core.report("agent_message_failed", error, session));
       }
+      if (args.mode === "async" || handed.dispatched) return { mode: "async" as const, status: "started" as const, ...base };
+      const turn = handed.turn;
       const timeoutSeconds = args.timeout ?? 300;
       const outcome = await waitFor(turn, timeoutSeconds * 1000, ctx.signal);
       if (outcome === "timeout") {
@@ -223,8 +236,10 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
       const caller = await callerOf(core, ctx);
       const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(core, caller, args.agentId);
       const lineage = nextHop(core, caller);
-      if (lineage.counters.backgroundAgents >= core.maxBackgroundAgents) {
-        throw new Error(`Refused: one user message may start at most ${core.maxBackgroundAgents} background agents (counting those they start).`);
+      if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {
+        throw new Error(
+          `Refused: one user message may start at most ${core.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
+        );
       }
       lineage.counters.backgroundAgents++;
       const attributes: BackgroundAttributes = {
@@ -249,16 +264,16 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
         parentId: null,
       });
       const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
-      const turn = core.runTurn({
+      const handed = await handOffTurn(core, {
         agent: target,
         session,
         created: true,
         input: systemMessage(caller.agent.agentId, text),
-        chatContext: { kind: "thread" },
         chain: [],
         lineage,
+        ...handOffFrom(caller, ctx, "start_background_agent"),
       });
-      turn.catch(() => undefined); // failures reach the parent as one notification
+      if (!handed.dispatched) handed.turn.catch(() => undefined); // failures reach the parent as one notification
       return { status: "started", agentId: target.agentId, sessionId: session.sessionId };
     },
   });
@@ -297,13 +312,21 @@ function sendAgentMessage(core: RuntimeContext): Tool {
       if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
       const lineage = nextHop(core, caller);
       const message = systemMessage(caller.agent.agentId, args.text);
+      const target = session;
+      const handed = await handOffTurn(core, { agent, session, input: message, chain: [], lineage, ...handOffFrom(caller, ctx, "send_agent_message") });
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      core
-        .runTurn({ agent, session, created: false, input: message, chatContext: { kind: "thread" }, chain: [], lineage })
-        .catch((error: unknown) => core.report("agent_message_failed", error, session));
+      if (!handed.dispatched) handed.turn.catch((error: unknown) => core.report("agent_message_failed", error, target));
       return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
     },
   });
+}
+
+/** What ties a hand-off to the tool call that makes it: its key, and the caller's budget to charge. */
+function handOffFrom(caller: AgentToolCaller, ctx: ToolContext, kind: string): Pick<HandOffRequest, "key" | "charge"> {
+  return {
+    key: [caller.session.sessionId, caller.runId, ctx.toolCallId, kind],
+    ...(caller.giveLlmCalls !== undefined && { charge: caller.giveLlmCalls }),
+  };
 }
 
 /** `{ scope }` of a session when it has one (spread into create and resolve calls). */

@@ -3,6 +3,7 @@ import type { SessionSummary } from "../contracts/session-store.js";
 import type { TurnResult } from "../contracts/agent-runtime.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
+import { handOffTurn } from "./hand-off.js";
 
 /** Background agents' failure notices of one runtime. */
 export interface BackgroundNotices {
@@ -46,21 +47,33 @@ export function notifyParentOfEnd(context: RuntimeContext, session: SessionSumma
   void (async () => {
     const current = await store.getSession(session.sessionId);
     if (!current || current.attributes?.failureNotified) return;
-    await store.updateSession(session.sessionId, { attributes: { ...current.attributes, failureNotified: true } });
+    const markNotified = () => store.updateSession(session.sessionId, { attributes: { ...current.attributes, failureNotified: true } });
     const parentId = current.attributes?.parentSessionId;
     const parent = typeof parentId === "string" ? await store.getSession(parentId) : undefined;
     const parentAgent = parent && registry.get(parent.agentId);
     // Never across scopes, whatever the attributes say.
-    if (!parent || !parentAgent || parent.scope !== current.scope) return;
+    if (!parent || !parentAgent || parent.scope !== current.scope) {
+      await markNotified();
+      return;
+    }
     const text = `Background agent "${current.agentId}" (session ${current.sessionId}) ${why}`;
-    await context.runTurn({
+    const request = {
       agent: parentAgent,
       session: parent,
-      created: false,
       input: systemMessage(current.agentId, text),
-      chatContext: { kind: "thread" },
       chain: [],
       lineage: { counters: lineage.counters, hops: lineage.hops + 1 },
-    });
+      // One notice per background session: its hand-off id says so, wherever it is made.
+      key: [current.sessionId, "end_notice"],
+    };
+    if (context.dispatchTurn) {
+      // Stored first, then marked: a process dying in between hands the same notice over again, which runs once.
+      await handOffTurn(context, request);
+      await markNotified();
+      return;
+    }
+    await markNotified();
+    const handed = await handOffTurn(context, request);
+    if (!handed.dispatched) await handed.turn;
   })().catch((error: unknown) => context.report("background_notice_failed", error, session));
 }

@@ -9,6 +9,7 @@ import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../c
 import { createAgentTools } from "./agent-tools.js";
 import { decide, isQuestion, listPending } from "./approvals.js";
 import { createBackgroundNotices } from "./background-notices.js";
+import { runDispatchedTurn } from "./dispatched-turn.js";
 import { eventStream } from "./event-stream.js";
 import { createModeTools } from "./mode-tools.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
@@ -91,6 +92,12 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
         .map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));
     },
     setRole: (sessionId, role) => setRole(context, sessionId, role),
+    setTurnDispatcher(dispatch) {
+      if (dispatch !== undefined && typeof dispatch !== "function")
+        throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
+      context.dispatchTurn = dispatch;
+    },
+    runDispatchedTurn: (turn) => runDispatchedTurn(context, turn),
     auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
     tasks: createTaskApi({
       store,

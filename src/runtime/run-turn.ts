@@ -15,7 +15,7 @@ import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context
 import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
 import { FORMAT_VERSION } from "../modes/plan-format.js";
-import { DEFAULT_BUDGET } from "../loop/budget.js";
+import { DEFAULT_BUDGET, TurnBudget } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
 import { parsePlan } from "../modes/parse-plan.js";
 import type { Question } from "../contracts/plan.js";
@@ -107,6 +107,17 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   }
   const signals = [setup.signal, setup.leaseLost].filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const budget = new TurnBudget(lineageBudget(prepared.budget, lineage));
+  const host: RuntimeToolHost = {
+    sessionId,
+    agentId: agent.agentId,
+    runId,
+    chain: setup.chain,
+    lineage,
+    giveLlmCalls: (count) => {
+      budget.givenLlmCalls += count;
+    },
+  };
   const loop = runLoop(
     {
       provider: prepared.provider,
@@ -114,11 +125,11 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       systemPrompt: prepared.systemPrompt,
       history,
       tools: prepared.tools,
-      budget: lineageBudget(prepared.budget, lineage),
+      budget,
       modelOptions: prepared.modelOptions,
       policy: prepared.policy,
       approve: approverOf(scope),
-      context: { sessionId, agentId: agent.agentId, runId, chain: setup.chain, lineage } satisfies RuntimeToolHost,
+      context: host,
       sessionId,
       agentId: agent.agentId,
       ...(signal && { signal }),
@@ -210,7 +221,7 @@ async function openTurn(scope: TurnScope): Promise<void> {
 
 /** A turn set off by another agent shares the root turn's model calls budget. */
 function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): PreparedAgent["budget"] {
-  if (lineage.hops === 0) return budget;
+  if (lineage.hops === 0 && !lineage.dispatched) return budget;
   const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
   return { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
 }

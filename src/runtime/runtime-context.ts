@@ -14,7 +14,7 @@ import { isLeasableSessionStore } from "../sessions/session-store.js";
 import type { HistoryRecord, NewRecord, SessionStore, SessionSummary } from "../contracts/session-store.js";
 import type { Tool } from "../contracts/tool.js";
 import type { AuditEntry } from "../contracts/audit-entry.js";
-import type { RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
+import type { DispatchedTurn, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import type { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { UserMessage } from "../contracts/message.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
@@ -155,6 +155,8 @@ export interface RuntimeContext {
   maxAgentHops: number;
   /** Queues a turn; resolves with its result once it has run. */
   runTurn: (request: TurnRequest) => Promise<TurnResult>;
+  /** Where turns the runtime starts on its own go, when a dispatcher is installed (`setTurnDispatcher`). */
+  dispatchTurn?: ((turn: DispatchedTurn) => Promise<void>) | undefined;
   /** Records a message in a session without running a turn (queued behind the session's turns). */
   record: (session: SessionSummary, message: UserMessage) => Promise<void>;
   /**

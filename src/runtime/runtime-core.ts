@@ -7,15 +7,18 @@ import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
- * fan out without bound. Kept in memory (a new process starts a new lineage).
+ * fan out without bound. Kept in memory; a turn handed to a dispatcher takes a share of what is
+ * left with it (see `hand-off.ts`), so the limits hold across processes too.
  */
 export interface LineageCounters {
   /** Background agents started so far. */
   backgroundAgents: number;
   /** Model calls made so far by every turn of the lineage. */
   llmCalls: number;
-  /** Limit of `llmCalls`: the root turn's `maxTotalLlmCalls`. */
+  /** Limit of `llmCalls`: the root turn's `maxTotalLlmCalls` (or a dispatched turn's share of it). */
   maxLlmCalls: number;
+  /** Limit of `backgroundAgents`: the runtime's `maxBackgroundAgents` (or a dispatched turn's share of it). */
+  maxBackgroundAgents: number;
 }
 
 /** The lineage of one turn: the shared counters and how many agent-to-agent hops led to it. */
@@ -23,6 +26,8 @@ export interface Lineage {
   counters: LineageCounters;
   /** `send_agent_message` / background hops from the root turn to this one. */
   hops: number;
+  /** Set for a turn handed over by a dispatcher: its model calls are limited to its counters' share. */
+  dispatched?: true;
 }
 
 /** A turn to queue on a session. */

@@ -29,6 +29,7 @@ export function newLineage(context: RuntimeContext, agent: AgentDefinition): Lin
   return {
     counters: {
       backgroundAgents: 0,
+      maxBackgroundAgents: context.maxBackgroundAgents,
       llmCalls: 0,
       maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? context.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls,
     },
