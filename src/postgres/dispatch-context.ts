@@ -42,6 +42,11 @@ export interface DispatchContext extends DispatchSettings {
   waiting: Map<string, Set<() => void>>;
   /** Callers' waits to end when the dispatcher closes. */
   aborts: Set<(error: Error) => void>;
+  /**
+   * Turns this process runs for dispatched sends, by job id (a duplicate wake-up may run one job
+   * twice at once: both are aborted): aborted when their sender cancels them.
+   */
+  cancels: Map<string, Set<AbortController>>;
   /** A query on the store's pool; failures as `SessionStoreError`. */
   sql<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]>;
 }
@@ -63,6 +68,7 @@ export function createDispatchContext(settings: DispatchSettings): DispatchConte
     listener: undefined,
     waiting: new Map(),
     aborts: new Set(),
+    cancels: new Map(),
     async sql<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
       try {
         return (await pool.query<R>(text, params)).rows;

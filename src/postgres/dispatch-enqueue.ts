@@ -89,6 +89,18 @@ export async function enqueueAgentTurn(ctx: DispatchContext, prepare: () => Prom
   await enqueue(ctx, turn.sessionId, "agent_turn", turn, turn.runId);
 }
 
+/**
+ * Cancels a dispatched send: flags the job (a turn not started yet starts aborted) and notifies
+ * every worker (the one running it aborts it). A finished job is left as it is.
+ */
+export async function cancelDispatchJob(ctx: DispatchContext, jobId: string): Promise<void> {
+  await ctx.sql(
+    `WITH flagged AS (UPDATE ${ctx.s}.dispatch_jobs SET cancelled = true WHERE id = $1 AND state = 'queued' RETURNING 1)
+     SELECT pg_notify($2, $3) FROM flagged`,
+    [jobId, ctx.channel, `x:${jobId}`],
+  );
+}
+
 /** Enqueues an approval decision or an answer on the session of its request; the job's id. */
 export async function enqueueDecision(
   ctx: DispatchContext,

@@ -6,6 +6,8 @@ export interface JobRow {
   id: string;
   kind: "send" | "resolve" | "answer" | "agent_turn";
   payload: SendPayload | ResolvePayload | AnswerPayload | DispatchedTurn;
+  /** Its sender aborted it: a turn not started yet starts aborted. */
+  cancelled?: boolean;
 }
 /** What a dispatched turn carries to the worker. */
 export interface SendPayload {

@@ -4,7 +4,9 @@ import type { DispatchContext } from "./dispatch-context.js";
 /**
  * Holds one connection LISTENing on the dispatcher's channel (idempotent): a wake-up notification
  * makes one idle worker of this process fetch at once; an event notification wakes the callers
- * tailing that job. Without the connection (it failed or dropped) polling still works.
+ * tailing that job; a cancel notification aborts that job's turn if it runs here. Without the
+ * connection (it failed or dropped) polling still works, and a cancelled turn not started yet
+ * starts aborted (the flag is stored).
  */
 export async function listenForDispatch(ctx: DispatchContext): Promise<void> {
   if (ctx.listener) return;
@@ -23,6 +25,9 @@ export async function listenForDispatch(ctx: DispatchContext): Promise<void> {
         if (idle >= 0) ctx.boss.notifyWorker(ctx.workIds[idle]!);
       } else if (payload.startsWith("e:")) {
         for (const wake of ctx.waiting.get(payload.slice(2)) ?? []) wake();
+      } else if (payload.startsWith("x:")) {
+        // Its sender aborted it: the turn stops wherever it runs (here, if here).
+        for (const controller of ctx.cancels.get(payload.slice(2)) ?? []) controller.abort(new Error("The sender aborted the dispatched turn"));
       }
     });
     await client.query(`LISTEN ${quoteIdent(ctx.channel)}`);

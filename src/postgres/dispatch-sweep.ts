@@ -3,12 +3,18 @@ import { wakeSession } from "./dispatch-enqueue.js";
 import { listenForDispatch } from "./dispatch-listener.js";
 
 /**
- * One sweep: listens again if the connection dropped, wakes sessions whose work waited longer
+ * One sweep: listens again if the connection dropped, aborts running turns whose senders cancelled
+ * them (when the notification was lost), wakes sessions whose work waited longer
  * than `sweepAfterMs` (its worker died, or its sender died before the wake-up), and deletes jobs
  * and events finished more than `retainMs` ago.
  */
 export async function sweepDispatch(ctx: DispatchContext): Promise<void> {
   if (!ctx.listener) await listenForDispatch(ctx);
+  if (ctx.cancels.size > 0) {
+    // A cancel whose notification was lost (no LISTEN connection then) still stops its turn.
+    const cancelled = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = ANY($1) AND cancelled`, [[...ctx.cancels.keys()]]);
+    for (const { id } of cancelled) for (const controller of ctx.cancels.get(id) ?? []) controller.abort(new Error("The sender aborted the dispatched turn"));
+  }
   const stale = await ctx.sql<{ session_id: string }>(
     `SELECT DISTINCT session_id FROM ${ctx.s}.dispatch_jobs WHERE state = 'queued' AND created_at < clock_timestamp() - $1 * interval '1 millisecond' LIMIT 100`,
     [ctx.sweepAfterMs],

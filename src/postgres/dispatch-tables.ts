@@ -4,7 +4,7 @@ import type pg from "pg";
  * Creates the dispatcher's two tables in the store's schema (idempotent; one transaction under an
  * advisory lock, so processes starting together create them once):
  * - `dispatch_jobs`: every piece of work sent (a turn, a decision), in arrival order per session
- *   (`ord`), `queued` until a worker has stored its outcome;
+ *   (`ord`), `queued` until a worker has stored its outcome; `cancelled` once its sender aborted it;
  * - `dispatch_events`: each job's events and its outcome, in order, for the caller to tail.
  */
 export async function createDispatchTables(pool: pg.Pool, s: string, schema: string): Promise<void> {
@@ -21,6 +21,7 @@ export async function createDispatchTables(pool: pg.Pool, s: string, schema: str
         kind text NOT NULL,
         payload json NOT NULL,
         state text NOT NULL DEFAULT 'queued',
+        cancelled boolean NOT NULL DEFAULT false,
         created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
         finished_at timestamptz
       );
@@ -35,6 +36,12 @@ export async function createDispatchTables(pool: pg.Pool, s: string, schema: str
         PRIMARY KEY (job_id, ord)
       );
     `);
+    // Tables made before jobs could be cancelled get the column (an ALTER only then: it locks the table).
+    const { rows } = await client.query(
+      "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'dispatch_jobs' AND column_name = 'cancelled'",
+      [schema],
+    );
+    if (rows.length === 0) await client.query(`ALTER TABLE ${s}.dispatch_jobs ADD COLUMN cancelled boolean NOT NULL DEFAULT false`);
     await client.query("COMMIT");
     client.release();
   } catch (error) {

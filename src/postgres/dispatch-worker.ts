@@ -48,9 +48,31 @@ function eventWriter(ctx: DispatchContext, jobId: string) {
 type EventWriter = ReturnType<typeof eventWriter>;
 
 /** Runs a dispatched turn on the local runtime with `runId` = the job id; a repeated job gets the stored outcome. */
-async function runTurn(local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
+async function runTurn(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
   const payload = row.payload as SendPayload;
-  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: row.id };
+  // Its sender's abort reaches it here (a NOTIFY), or before it starts (the stored flag).
+  const controller = new AbortController();
+  let running = ctx.cancels.get(row.id);
+  if (!running) ctx.cancels.set(row.id, (running = new Set()));
+  running.add(controller);
+  if (row.cancelled) controller.abort(new Error("The sender aborted the dispatched turn"));
+  try {
+    return await streamTurn(local, row, payload, sessionId, writer, controller.signal);
+  } finally {
+    running.delete(controller);
+    if (running.size === 0) ctx.cancels.delete(row.id);
+  }
+}
+
+async function streamTurn(
+  local: AgentRuntime,
+  row: JobRow,
+  payload: SendPayload,
+  sessionId: string,
+  writer: EventWriter,
+  signal: AbortSignal,
+): Promise<TurnResult> {
+  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: row.id, signal };
   if (payload.scope !== undefined) input.scope = payload.scope;
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
   if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
@@ -92,7 +114,7 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
   try {
     const result =
       row.kind === "send"
-        ? await runTurn(local, row, sessionId, writer)
+        ? await runTurn(ctx, local, row, sessionId, writer)
         : row.kind === "agent_turn"
           ? // Nobody tails a handed-over turn: only its outcome is kept.
             await local.runDispatchedTurn(row.payload as DispatchedTurn)
@@ -109,7 +131,7 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
 async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<void> {
   for (;;) {
     const [row] = await ctx.sql<JobRow>(
-      `SELECT id, kind, payload FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`,
+      `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`,
       [sessionId],
     );
     if (!row) return;

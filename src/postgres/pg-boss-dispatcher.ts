@@ -3,7 +3,7 @@ import { DispatchError, InvalidArgumentError } from "../errors/errors.js";
 import type { AgentRuntime, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
 import { createDispatchContext, type DispatchContext, type DispatchSettings } from "./dispatch-context.js";
-import { enqueueAgentTurn, enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
+import { cancelDispatchJob, enqueueAgentTurn, enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
 import type { ResolvePayload, SerializedError } from "./dispatch-job.js";
 import { unlistenForDispatch } from "./dispatch-listener.js";
 import { rebuildError } from "./dispatch-serialization.js";
@@ -79,9 +79,16 @@ export type DispatchInput = Omit<SendInput, "runId"> & {
 export interface PgBossDispatcher {
   /** Creates the tables and the queue and, with a runtime, starts working. Idempotent. */
   start(): Promise<void>;
-  /** Enqueues a turn; resolves with its result, wherever it ran. `signal` only stops the waiting. */
+  /**
+   * Enqueues a turn; resolves with its result, wherever it ran. Aborting `signal` stops the turn
+   * wherever it runs (it ends `aborted`; one not started yet starts aborted) and ends this wait at
+   * once with a `DispatchError` (`remoteName: "AbortError"`).
+   */
   send(input: DispatchInput): Promise<TurnResult>;
-  /** Enqueues a turn; yields every event of it in order (ending with `done`), wherever it ran. */
+  /**
+   * Enqueues a turn; yields every event of it in order (ending with `done`), wherever it ran.
+   * Breaking out of the loop only stops reading; aborting `signal` stops the turn as for `send`.
+   */
   stream(input: DispatchInput): AsyncIterable<RuntimeEvent>;
   /** `runtime.resolveApproval`, run on a worker: exactly once across processes. */
   resolveApproval(requestId: string, decision: { approved: boolean; reason?: string }): Promise<TurnResult>;
@@ -160,6 +167,28 @@ async function* jobEvents(ctx: DispatchContext, jobId: string, signal: AbortSign
   }
 }
 
+/** While `signal` is not aborted, an abort cancels job `jobId` (see `cancelDispatchJob`); returns the function that stops listening. */
+function cancelOnAbort(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined): () => void {
+  if (!signal) return () => undefined;
+  const cancel = () => void cancelDispatchJob(ctx, jobId).catch(() => undefined);
+  if (signal.aborted) {
+    cancel();
+    return () => undefined;
+  }
+  signal.addEventListener("abort", cancel, { once: true });
+  return () => signal.removeEventListener("abort", cancel);
+}
+
+/** Runs `wait` with `signal`'s abort cancelling job `jobId`. */
+async function withCancel<T>(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined, wait: () => Promise<T>): Promise<T> {
+  const stop = cancelOnAbort(ctx, jobId, signal);
+  try {
+    return await wait();
+  } finally {
+    stop();
+  }
+}
+
 /** Stops the sweep and the workers, waits for running handlers (they hand queued work back), ends local waits, unlistens. */
 async function closeDispatch(ctx: DispatchContext, started: Promise<void> | undefined, sweeper: ReturnType<typeof setInterval> | undefined): Promise<void> {
   if (sweeper) clearInterval(sweeper);
@@ -219,12 +248,19 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
       return started;
     },
     async send(input) {
-      return dispatchOutcome(ctx, await enqueueTurn(ctx, prepare, input), input.signal);
+      const jobId = await enqueueTurn(ctx, prepare, input);
+      return withCancel(ctx, jobId, input.signal, () => dispatchOutcome(ctx, jobId, input.signal));
     },
     stream(input) {
       return {
         async *[Symbol.asyncIterator]() {
-          yield* jobEvents(ctx, await enqueueTurn(ctx, prepare, input), input.signal);
+          const jobId = await enqueueTurn(ctx, prepare, input);
+          const stop = cancelOnAbort(ctx, jobId, input.signal);
+          try {
+            yield* jobEvents(ctx, jobId, input.signal);
+          } finally {
+            stop();
+          }
         },
       };
     },

@@ -3,6 +3,7 @@ import {
   AgentNotFoundError,
   ApprovalAlreadyResolvedError,
   ApprovalNotFoundError,
+  DispatchError,
   InvalidArgumentError,
   type HistoryRecord,
   type RuntimeEvent,
@@ -52,7 +53,7 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const schema = freshSchema();
     const bossSchema = `${schema}_boss`;
     schemas.push(schema, bossSchema);
-    const start = async (worker: boolean, extra: { concurrency?: number } = {}) => {
+    const start = async (worker: boolean, extra: { concurrency?: number; latencyMs?: [number, number] } = {}) => {
       const app = await startApp({
         databaseUrl: databaseUrl!,
         schema,
@@ -77,6 +78,61 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     await client.connect();
     for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await client.end();
+  });
+
+  it("aborting a send's signal stops its turn on the worker (it ends aborted); a send aborted while queued starts aborted, without a model call", async () => {
+    const { schema, start } = layout();
+    // A model that would answer after a minute, unless aborted.
+    const worker = await start(true, { latencyMs: [60_000, 60_000] });
+    const front = await start(false);
+    const events: RuntimeEvent[] = [];
+    worker.runtime!.events.on("event", (e) => events.push(e));
+    const running = new AbortController();
+    const first = front.dispatcher.send({ agentId: "main", content: "hello", signal: running.signal });
+    await until(() => events.some((e) => e.type === "llm_call_start"));
+    const sessionId = events[0]!.sessionId;
+    const pool = front.store.pool;
+    const queuedSignal = new AbortController();
+    const queued = front.dispatcher.send({ agentId: "main", content: "later", session: sessionId, signal: queuedSignal.signal });
+    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE session_id = $1`, [sessionId])).rows.length === 2);
+    queuedSignal.abort();
+    await expect(queued).rejects.toThrow(DispatchError);
+    running.abort();
+    await expect(first).rejects.toMatchObject({ remoteName: "AbortError" });
+    // Both jobs end with their turns' outcomes: aborted, wherever they ran.
+    await until(
+      async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE session_id = $1 AND state = 'done'`, [sessionId])).rows.length === 2,
+    );
+    const { rows } = await pool.query<{ body: TurnResult }>(
+      // The first outcome of each job (a duplicate wake-up may run a job again: it reports the stored outcome).
+      `SELECT DISTINCT ON (j.ord) e.body FROM "${schema}".dispatch_events e JOIN "${schema}".dispatch_jobs j ON j.id = e.job_id
+       WHERE j.session_id = $1 AND e.kind = 'result' ORDER BY j.ord, e.ord`,
+      [sessionId],
+    );
+    expect(rows.map((r) => r.body.status)).toEqual(["aborted", "aborted"]);
+    expect(events.filter((e) => e.type === "llm_call_start")).toHaveLength(1);
+    expect(userTexts(await front.store.load(sessionId))).toEqual(["hello", "later"]);
+  });
+
+  it("a dispatch_jobs table made before jobs could be cancelled gets the column on start, and its queued work runs", async () => {
+    const { schema, start } = layout();
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(`CREATE SCHEMA "${schema}"`);
+    // The table as the previous version made it.
+    await client.query(`CREATE TABLE "${schema}".dispatch_jobs (
+      id text PRIMARY KEY, session_id text NOT NULL, ord bigserial NOT NULL, kind text NOT NULL, payload json NOT NULL,
+      state text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT clock_timestamp(), finished_at timestamptz)`);
+    await start(true);
+    const front = await start(false);
+    const { rows } = await client.query(
+      "SELECT column_default FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'dispatch_jobs' AND column_name = 'cancelled'",
+      [schema],
+    );
+    await client.end();
+    expect(rows).toEqual([{ column_default: "false" }]);
+    expect(await front.dispatcher.send({ agentId: "main", content: "turn up" })).toMatchObject({ status: "complete", text: "done up" });
   });
 
   it("a turn sent by a process without a runtime runs on a worker; the caller gets every event of it, in order, and its result", async () => {
