@@ -350,7 +350,15 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
 async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResult> {
   const { context, setup, sessionId, runId } = scope;
   const { store } = context;
-  const end: NewRuntimeTurnRecord = { id: `${runId}:${scope.next()}`, frame: null, kind: "turn", runId, phase: "end", status: result.status };
+  const end: NewRuntimeTurnRecord = {
+    id: `${runId}:${scope.next()}`,
+    frame: null,
+    kind: "turn",
+    runId,
+    phase: "end",
+    status: result.status,
+    usage: result.usage,
+  };
   if (result.status === "suspended") {
     end.resume = { results: result.resume?.results ?? {} };
     // Remembered only while they wait (a store without the index then needs no scan for them).

@@ -24,6 +24,8 @@ export type RuntimeTurnRecord = TurnRecord & {
   error?: LoopResult["error"];
   /** On the end of a turn the runtime stopped: why (e.g. `"role_changed"`). */
   reason?: string;
+  /** On a turn end: the turn's usage (so a turn sent again under its run id reports it). */
+  usage?: LoopResult["usage"];
 };
 /** A session switched roles (`setRole`, or an approved `request_build_mode`); used from the next turn. */
 export interface RoleRecord {

@@ -8,8 +8,9 @@ import type { RuntimeTurnRecord } from "./session-state.js";
 /**
  * The outcome of a turn that already ran, rebuilt from the session's log (a turn sent again under
  * its `runId`, e.g. a retried dispatch job, runs nothing twice). `status`, `text`, the root
- * `messages` and, when suspended, `pendingApprovals` come from the records; usage and the
- * execution tree are not stored per turn, so they are empty (zero) here.
+ * `messages`, usage, the execution tree and, when suspended, `pendingApprovals` come from the
+ * records (usage from the turn's end record, or its final message for turns stored before ends
+ * carried it; zero when neither has it).
  * `undefined` when the log has no start of `runId`.
  */
 export async function storedTurnResult(store: SessionStore, session: SessionSummary, runId: string, created: boolean): Promise<TurnResult | undefined> {
@@ -45,8 +46,9 @@ export function turnResultOf(records: readonly HistoryRecord[], session: Session
     status,
     text,
     messages: own,
-    executionTree: end?.executionTree ?? { version: 1, nodes: [] },
-    usage: { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
+    executionTree: end?.executionTree ?? (lastAssistant?.role === "assistant" ? lastAssistant.executionTree : undefined) ?? { version: 1, nodes: [] },
+    usage: end?.usage ??
+      (lastAssistant?.role === "assistant" ? lastAssistant.usage : undefined) ?? { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
     sessionId: session.sessionId,
     agentId: session.agentId,
     created,

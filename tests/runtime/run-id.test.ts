@@ -16,6 +16,10 @@ describe("SendInput.runId: a turn sent again under its run id runs nothing twice
     const records = await store.load(first.sessionId);
     const again = await runtime.send({ agentId: "todo", content: "add milk", session: first.sessionId, runId: "job-1" });
     expect(again).toMatchObject({ status: "complete", text: "added it", runId: "job-1", sessionId: first.sessionId });
+    // The stored outcome reports the turn's usage and execution tree, as the first run did.
+    expect(again.usage).toEqual(first.usage);
+    expect(again.usage.llmCalls).toBe(2);
+    expect(again.executionTree.nodes.map((n) => n.name)).toEqual(["todo_add"]);
     expect(await store.load(first.sessionId)).toEqual(records);
     expect(provider.calls.length).toBe(2);
     expect(todo.items).toEqual(["milk"]);
