@@ -48,8 +48,7 @@ export async function openApp(options: { worker: boolean; name?: string; concurr
   if (options.worker) {
     const name = options.name ?? `worker-${process.pid}`;
     const list = `"${store.schema}".shopping_list`;
-    await store.pool.query(`CREATE SCHEMA IF NOT EXISTS "${store.schema}"`);
-    await store.pool.query(`CREATE TABLE IF NOT EXISTS ${list} (item text PRIMARY KEY, added_by text NOT NULL)`);
+    await createListTable(store, list);
     const addItem = defineTool({
       name: "add_item",
       description: "Adds an item to the shared shopping list.",
@@ -93,4 +92,24 @@ export async function openApp(options: { worker: boolean; name?: string; concurr
       await store.close();
     },
   };
+}
+
+/**
+ * Creates the shared list (once). Workers start together, and two concurrent `CREATE ... IF NOT
+ * EXISTS` of one name can still collide in Postgres, so they take turns under an advisory lock.
+ */
+async function createListTable(store: PostgresSessionStore, list: string): Promise<void> {
+  const client = await store.pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [list]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${store.schema}"`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${list} (item text PRIMARY KEY, added_by text NOT NULL)`);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
