@@ -164,6 +164,10 @@ export async function startDispatchWorkers(ctx: DispatchContext, local: AgentRun
       return handler.finally(() => {
         ctx.busy[slot] = false;
         ctx.handlers.delete(handler);
+        // Fetch again at once, not after pg-boss's polling interval: work announced while every
+        // worker here was busy is waiting (when none is, that fetch finds nothing and polling resumes).
+        const own = ctx.workIds[slot];
+        if (!ctx.closing && own !== undefined) ctx.boss.notifyWorker(own);
       });
     });
     ctx.workIds.push(id);

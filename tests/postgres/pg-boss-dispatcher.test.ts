@@ -53,7 +53,7 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const schema = freshSchema();
     const bossSchema = `${schema}_boss`;
     schemas.push(schema, bossSchema);
-    const start = async (worker: boolean, extra: { concurrency?: number; latencyMs?: [number, number] } = {}) => {
+    const start = async (worker: boolean, extra: { concurrency?: number; latencyMs?: [number, number]; pollingIntervalSeconds?: number } = {}) => {
       const app = await startApp({
         databaseUrl: databaseUrl!,
         schema,
@@ -112,6 +112,24 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(rows.map((r) => r.body.status)).toEqual(["aborted", "aborted"]);
     expect(events.filter((e) => e.type === "llm_call_start")).toHaveLength(1);
     expect(userTexts(await front.store.load(sessionId))).toEqual(["hello", "later"]);
+  });
+
+  it("a worker that finishes a job fetches the next at once: work announced while it was busy does not wait for pg-boss's polling", async () => {
+    const { start } = layout();
+    // One slot, a model that keeps it busy a little, and a polling interval far longer than the test may wait.
+    const worker = await start(true, { concurrency: 1, pollingIntervalSeconds: 600, latencyMs: [200, 200] });
+    const front = await start(false);
+    let started = false;
+    worker.runtime!.events.on("event", (e) => (started ||= e.type === "llm_call_start"));
+    const outcomes: string[] = [];
+    const send = (content: string) => front.dispatcher.send({ agentId: "main", content, session: "create" }).then((r) => void outcomes.push(r.text));
+    const first = send("echo one");
+    await until(() => started);
+    // Announced while the only worker is busy: nobody is told (no idle worker); it must fetch when done.
+    const later = [send("echo two"), send("echo three")];
+    await until(() => outcomes.length === 3, 1000);
+    await Promise.all([first, ...later]);
+    expect(outcomes.sort()).toEqual(["echo echo one", "echo echo three", "echo echo two"]);
   });
 
   it("a dispatch_jobs table made before jobs could be cancelled gets the column on start, and its queued work runs", async () => {
