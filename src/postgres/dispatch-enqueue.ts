@@ -15,7 +15,7 @@ export function prepareDispatch(ctx: DispatchContext, state: { ready?: Promise<v
     if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
     try {
       await createDispatchTables(ctx.pool, ctx.s, ctx.store.schema);
-      await ctx.boss.createQueue(ctx.queue, { name: ctx.queue, policy: "short" });
+      await createQueue(ctx);
     } catch (error) {
       throw new SessionStoreError(`Dispatcher: cannot set up its tables or queue: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
@@ -25,6 +25,28 @@ export function prepareDispatch(ctx: DispatchContext, state: { ready?: Promise<v
     throw error;
   });
   return state.ready;
+}
+
+/** Postgres errors worth another try when processes set up together: deadlock, serialization, duplicate key. */
+const SETUP_RACES = new Set(["40P01", "40001", "23505"]);
+
+/**
+ * Creates the pg-boss queue unless it exists. Processes starting at once can deadlock inside
+ * pg-boss's `create_queue` (Postgres then aborts one of them): the loser looks again and retries,
+ * up to five times, after a short random pause.
+ */
+async function createQueue(ctx: DispatchContext): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (await ctx.boss.getQueue(ctx.queue)) return;
+      await ctx.boss.createQueue(ctx.queue, { name: ctx.queue, policy: "short" });
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= 5 || typeof code !== "string" || !SETUP_RACES.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt + Math.floor(Math.random() * 50)));
+    }
+  }
 }
 
 /** Wakes the session on the queue (at most one waiting wake-up per session) and idle workers everywhere. */

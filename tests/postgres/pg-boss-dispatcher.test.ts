@@ -132,6 +132,14 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(outcomes.sort()).toEqual(["echo echo one", "echo echo three", "echo echo two"]);
   });
 
+  it("processes starting together on a fresh database all start (pg-boss's queue creation can deadlock between them)", async () => {
+    for (let round = 0; round < 4; round++) {
+      const { start } = layout();
+      const apps = await Promise.all([start(true), start(true), start(true), start(false)]);
+      expect(await apps[3]!.dispatcher.send({ agentId: "main", content: `turn r${round}` })).toMatchObject({ status: "complete", text: `done r${round}` });
+    }
+  });
+
   it("a dispatch_jobs table made before jobs could be cancelled gets the column on start, and its queued work runs", async () => {
     const { schema, start } = layout();
     const { default: pg } = await import("pg");
