@@ -136,7 +136,7 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     for (let round = 0; round < 4; round++) {
       const { start } = layout();
       const apps = await Promise.all([start(true), start(true), start(true), start(false)]);
-      expect(await apps[3]!.dispatcher.send({ agentId: "main", content: `turn r${round}` })).toMatchObject({ status: "complete", text: `done r${round}` });
+      expect(await apps[3].dispatcher.send({ agentId: "main", content: `turn r${round}` })).toMatchObject({ status: "complete", text: `done r${round}` });
     }
   });
 
