@@ -1,7 +1,7 @@
 import type { ConfigProblem } from "../errors/errors.js";
 import { copyPlainJson } from "../internal/plain-json.js";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
-import { agentDefinitionZodSchema, ALLOWED_KEYS } from "./agent-schema.js";
+import { agentDefinitionZodSchema, allowedKeys } from "./agent-schema.js";
 
 /** What {@link parseAgentDefinition} returns: the normalised definition, or every problem found. */
 export type ParseAgentDefinitionResult = { success: true; definition: AgentDefinition } | { success: false; problems: ConfigProblem[] };
@@ -87,7 +87,7 @@ function nearestKey(key: string, allowed: readonly string[]): string | undefined
 
 function unknownKeyProblems(issue: IssueLike, prefix: string): ConfigProblem[] {
   const parent = issue.path[issue.path.length - 1];
-  const allowed = parent === "chat" ? ALLOWED_KEYS.chat : parent === "budget" ? ALLOWED_KEYS.budget : ALLOWED_KEYS.agent;
+  const allowed = allowedKeys(parent === "chat" || parent === "budget" ? parent : "agent");
   return (issue.keys ?? []).map((key) => {
     const near = nearestKey(key, allowed);
     return {
@@ -129,7 +129,7 @@ function withoutNulls<T extends object>(value: T): { [K in keyof T]?: Exclude<T[
  * unknown keys as one problem each (naming the allowed keys).
  */
 export function parseAgentDefinition(input: unknown, options: ParseAgentDefinitionOptions = {}): ParseAgentDefinitionResult {
-  const result = agentDefinitionZodSchema.safeParse(input);
+  const result = agentDefinitionZodSchema().safeParse(input);
   if (!result.success) {
     const issues: readonly IssueLike[] = result.error.issues;
     return { success: false, problems: issues.flatMap((issue) => toProblems(issue, input, options.path ?? "")) };

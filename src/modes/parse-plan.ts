@@ -1,4 +1,4 @@
-import { FORMAT_VERSION, MAX_FORMAT_TEXT_CHARS, MAX_PLAN_STEPS, PlanSchema, QuestionSchema } from "./plan-format.js";
+import { FORMAT_VERSION, MAX_FORMAT_TEXT_CHARS, MAX_PLAN_STEPS, planFormats } from "./plan-format.js";
 import type { Plan, PlanStep, Question } from "../contracts/plan.js";
 
 /** What {@link parsePlan} and {@link parseQuestion} return: the value, or an error the model can act on. */
@@ -59,7 +59,7 @@ export function checkQuestion(value: unknown): FormatParseResult<Question> {
   if (value.type !== undefined && value.type !== "question") return { ok: false, error: `"type" must be "question".` };
   const versioned = withVersion(value, "question");
   if (!versioned.ok) return versioned;
-  const checked = QuestionSchema.safeParse(versioned.value);
+  const checked = planFormats().question.safeParse(versioned.value);
   return checked.success ? { ok: true, value: checked.data } : { ok: false, error: `Invalid question: ${zodProblems(checked.error)}` };
 }
 
@@ -69,7 +69,7 @@ export function checkPlan(value: unknown): FormatParseResult<Plan> {
   if (value.type !== undefined && value.type !== "plan") return { ok: false, error: `"type" must be "plan".` };
   const versioned = withVersion(value, "plan");
   if (!versioned.ok) return versioned;
-  const checked = PlanSchema.safeParse(versioned.value);
+  const checked = planFormats().plan.safeParse(versioned.value);
   return checked.success ? { ok: true, value: checked.data } : { ok: false, error: `Invalid plan: ${zodProblems(checked.error)}` };
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AssistantMessage, MessageType } from "../contracts/message.js";
 import { parsePlan } from "../modes/parse-plan.js";
-import { QuestionFieldsSchema } from "../modes/plan-format.js";
+import { planFormats } from "../modes/plan-format.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../contracts/tool.js";
 
@@ -57,7 +57,7 @@ export function createModeTools(): Tool[] {
     readOnly: true,
     parallelSafe: false,
     requiresApproval: true,
-    input: QuestionFieldsSchema,
+    input: planFormats().questionFields,
     execute: () => {
       throw new Error("The question has no answer: ask_user is answered through runtime.answerQuestion.");
     },
