@@ -98,7 +98,9 @@ for (const mb of SIZES_MB) {
 }
 
 console.log(`One single-line event in ${CHUNK.toLocaleString()}-byte chunks, median of ${ROUNDS}; Node ${process.version}.\n`);
-console.log("| event size | TextDecoder + join alone, ms | parseSseStream, ms | MB/s | openai() adapter, ms | MB/s | vs previous size: TextDecoder / decoder / adapter |");
+console.log(
+  "| event size | TextDecoder + join alone, ms | parseSseStream, ms | MB/s | openai() adapter, ms | MB/s | vs previous size: TextDecoder / decoder / adapter |",
+);
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 rows.forEach((row, i) => {
   const previous = rows[i - 1];
