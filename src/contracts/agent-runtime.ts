@@ -165,7 +165,7 @@ export interface AgentRuntime {
    * `silent`, runs a turn on it. Resolves once recorded and, unless silent, once that turn finished.
    */
   postSystemMessage(target: SystemMessageTarget, text: string, options: { origin: string; silent?: boolean }): Promise<void>;
-  /** Every session's events. */
+  /** Every session's events. A listener that throws is reported to `onError` (`listener_failed`); the listeners after it still get the event. */
   events: EventEmitter<RuntimeEvents>;
   store: SessionStore;
   registry: AgentRegistry;

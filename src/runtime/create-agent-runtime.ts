@@ -10,6 +10,7 @@ import { createAgentTools } from "./agent-tools.js";
 import { decide, isQuestion, listPending } from "./approvals.js";
 import { createBackgroundNotices } from "./background-notices.js";
 import { runDispatchedTurn } from "./dispatched-turn.js";
+import { emitIsolated } from "./emit-isolated.js";
 import { eventStream } from "./event-stream.js";
 import { createModeTools } from "./mode-tools.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
@@ -162,14 +163,8 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
       // onError must not throw; what it throws has nowhere left to go.
     }
   };
-  /** Emits `event` to the listeners; a listener that throws is reported and never breaks the caller. */
-  const emit = (event: RuntimeEvent) => {
-    try {
-      events.emit("event", event);
-    } catch (error) {
-      tell(error, "listener_failed", event.sessionId);
-    }
-  };
+  /** Emits `event` to the listeners; a listener that throws is reported and never breaks the caller or the listeners after it. */
+  const emit = (event: RuntimeEvent) => emitIsolated(events, "event", event, (error) => tell(error, "listener_failed", event.sessionId));
   const publish = (session: SessionSummary, event: LoopEvent) =>
     emit({ ...event, sessionId: session.sessionId, agentId: session.agentId, runId: "", seq: ++seq, ts: Date.now() });
   const leaseOptions = {

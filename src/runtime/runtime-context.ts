@@ -169,7 +169,7 @@ export interface RuntimeContext {
    * background agent's, not `except`, and whose agent `accept` takes.
    */
   foregroundSession: (scope: string | undefined, except: string, accept: (agent: AgentDefinition) => boolean) => Promise<SessionSummary | undefined>;
-  /** Emits `event` on `runtime.events`; a listener that throws is reported (`listener_failed`) and never breaks the caller. */
+  /** Emits `event` on `runtime.events`; a listener that throws is reported (`listener_failed`) and never breaks the caller or the listeners after it. */
   emit: (event: RuntimeEvent) => void;
   /** Emits an event of no turn on `runtime.events` (e.g. `subagent_status`). */
   publish: (session: SessionSummary, event: LoopEvent) => void;

@@ -42,6 +42,35 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     expect(told).toContainEqual({ message: "listener bug", info: { code: "listener_failed", sessionId: result.sessionId } });
   });
 
+  it("a listener that throws does not stop the listeners after it; once and context behave as in emit", async () => {
+    const { told, onError } = errorLog();
+    const { runtime } = makeRuntime([{ text: "hi" }, { text: "again" }], { onError });
+    const before = runtime.events.listenerCount("event");
+    const seen: string[] = [];
+    runtime.events.on("event", () => {
+      throw new Error("first listener bug");
+    });
+    runtime.events.once("event", (event) => seen.push(`once:${event.type}`));
+    const owner = { name: "ctx", got: [] as string[] };
+    runtime.events.on(
+      "event",
+      function (this: typeof owner, event) {
+        this.got.push(event.type);
+      },
+      owner,
+    );
+    runtime.events.on("event", (event) => seen.push(event.type));
+    const first = await runtime.send({ agentId: "general", content: "hello" });
+    await runtime.send({ agentId: "general", content: "more", session: first.sessionId });
+    const count = seen.filter((s) => !s.startsWith("once:")).length;
+    expect(count).toBeGreaterThan(4);
+    expect(seen.filter((s) => s.startsWith("once:"))).toHaveLength(1);
+    expect(owner.got).toHaveLength(count);
+    expect(runtime.events.listenerCount("event")).toBe(before + 3); // the once listener is gone
+    expect(told.filter((t) => t.info.code === "listener_failed")).toHaveLength(count);
+    expect(seen).toContain("done");
+  });
+
   it("an async agents_message whose turn cannot run: onError and a warning event (agent_message_failed)", async () => {
     const { told, onError } = errorLog();
     const store = new FailingStore((_, records) => records.some((r) => r.kind === "message" && r.message.role === "user" && r.message.content === "add eggs"));
