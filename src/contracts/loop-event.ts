@@ -186,6 +186,8 @@ export interface PlanReadyEvent extends EventOrigin {
 export interface QuestionEvent extends EventOrigin {
   type: "question";
   questionId: string;
+  /** The `ask_user` call that asked (its `tool_call_update` events carry the same id). Always set by the runtime. */
+  toolCallId?: string;
   question: Question;
 }
 

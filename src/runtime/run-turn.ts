@@ -14,11 +14,10 @@ import type { RuntimeToolHost } from "./agent-tools.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
-import { FORMAT_VERSION } from "../modes/plan-format.js";
 import { DEFAULT_BUDGET, TurnBudget } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
 import { parsePlan } from "../modes/parse-plan.js";
-import type { Question } from "../contracts/plan.js";
+import { questionOf } from "./question-answer.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
 import { extraRecord } from "./session-state.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
@@ -309,12 +308,8 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
     if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, setup.session);
     if (asking) {
       // Shown as a question, not as an approval card.
-      const question: Question = {
-        type: "question",
-        format_version: FORMAT_VERSION,
-        ...(argsOf(event.request.args) as Omit<Question, "type" | "format_version">),
-      };
-      publish({ type: "question", questionId: event.request.requestId, question, depth: event.depth, parentId: event.parentId });
+      const { requestId, toolCallId } = event.request;
+      publish({ type: "question", questionId: requestId, toolCallId, question: questionOf(event.request), depth: event.depth, parentId: event.parentId });
       return false;
     }
   } else if (event.type === "tool_call_update" && event.status === "start") {

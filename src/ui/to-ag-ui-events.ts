@@ -335,7 +335,8 @@ function translateOtherEvent(st: AgUiTranslatorState, event: DeliverableEvent): 
         responseSchema,
         metadata: { question: q },
       });
-      emit(st, "CUSTOM", { name: "agentry.question", value: { questionId: event.questionId, question: q, depth, parentId } }, ts);
+      const call = event.toolCallId !== undefined ? { toolCallId: event.toolCallId } : {};
+      emit(st, "CUSTOM", { name: "agentry.question", value: { questionId: event.questionId, ...call, question: q, depth, parentId } }, ts);
       return;
     }
     case "planning_started":

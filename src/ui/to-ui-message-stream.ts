@@ -295,7 +295,11 @@ function translateOtherEvent(st: TranslatorState, event: DeliverableEvent): void
       st.out.push({ type: "data-agentry-plan", id: event.artifactId, data: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } });
       return;
     case "question":
-      st.out.push({ type: "data-agentry-question", id: event.questionId, data: { questionId: event.questionId, question: event.question, ...where } });
+      st.out.push({
+        type: "data-agentry-question",
+        id: event.questionId,
+        data: { questionId: event.questionId, ...(event.toolCallId !== undefined && { toolCallId: event.toolCallId }), question: event.question, ...where },
+      });
       return;
     case "role_changed":
       st.out.push({ type: "data-agentry-role", data: { from: event.from, to: event.to } });

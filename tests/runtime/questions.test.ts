@@ -52,7 +52,10 @@ describe("ask_user and answerQuestion", () => {
       agentId: "asker",
       question: { type: "question", format_version: "1.0", question: "Which list?" },
     });
-    expect(questionEvents[0]).toMatchObject({ questionId: pending!.questionId });
+    // The event names the ask_user call, so a UI can put the question card where the call is.
+    const call = events.find((e) => e.type === "tool_call_update" && e.name === "ask_user");
+    expect(call).toBeDefined();
+    expect(questionEvents[0]).toMatchObject({ questionId: pending!.questionId, toolCallId: (call as { toolCallId: string }).toolCallId });
     expect(await runtime.pendingApprovals()).toEqual([]);
     // The assistant message that asks is stored as a question.
     const records = await store.load(result.sessionId);

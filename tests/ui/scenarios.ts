@@ -93,6 +93,7 @@ export async function planRun(): Promise<DeliverableEvent[]> {
       ...next(),
       type: "question",
       questionId: "q_1",
+      toolCallId: "call_ask",
       question: {
         type: "question",
         format_version: "1.0",

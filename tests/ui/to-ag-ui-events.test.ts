@@ -211,6 +211,7 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     ]);
     expect(state.task).toEqual({ taskId: "task_1", status: "awaiting_review" });
     expect(state.plan.plan.goal).toBe("Ship the report");
+    expect(ofType(out, "CUSTOM").find((e) => e.name === "agentry.question")?.value).toMatchObject({ questionId: "q_1", toolCallId: "call_ask" });
     expect(ofType(out, "CUSTOM").map((e) => e.name)).toEqual(
       expect.arrayContaining([
         "agentry.planning_started",

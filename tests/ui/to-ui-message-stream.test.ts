@@ -116,6 +116,7 @@ describe("toUIMessageStream (read by the ai package)", () => {
       expect.objectContaining({ id: "art_1", data: expect.objectContaining({ taskId: "task_1", plan: expect.objectContaining({ goal: "Ship the report" }) }) }),
     ]);
     expect(data("data-agentry-question")[0]?.data.question.options.map((o: { value: string }) => o.value)).toEqual(["q1", "q2"]);
+    expect(data("data-agentry-question")[0]?.data.toolCallId).toBe("call_ask");
     // One task part, updated in place to the latest status.
     expect(data("data-agentry-task").map((p) => p.data.to)).toEqual(["awaiting_review"]);
     expect(data("data-agentry-artifact")[0]?.id).toBe("art_1");
