@@ -39,8 +39,12 @@ export interface TaskApi {
    * Creates the task's session in the planner role, emits `task_status` (→ `planning`) and
    * `planning_started`, and runs the planning turn on `content`. Resolves once that turn ended:
    * the task is `awaiting_review` when the model submitted a plan with `create_artifact`.
+   *
+   * `taskId` (also the task's session id) is generated unless given: give it to know the id before
+   * the planning turn ends (to subscribe to its events, or to cancel it). An id that is taken
+   * throws `InvalidArgumentError` and changes nothing.
    */
-  create(input: { agentId: string; content: string; scope?: string }): Promise<Task>;
+  create(input: { agentId: string; content: string; scope?: string; taskId?: string }): Promise<Task>;
   /**
    * `awaiting_review → executing`: switches the session to the actor and runs a turn with the
    * approved plan; the task ends `completed` when the work completes, `failed` when it does not

@@ -28,6 +28,12 @@ const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
 };
 const TITLE_CHARS = 120;
 
+/** Longest task id a host may give (it is also the session id). */
+const MAX_TASK_ID_CHARS = 256;
+
+// eslint-disable-next-line no-control-regex
+const isTaskId = (id: unknown): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !/[\u0000-\u001f\u007f]/.test(id);
+
 /** The task a session holds, from its attributes; `undefined` when it is not a task's session. */
 export function taskOf(session: SessionSummary): Task | undefined {
   const a = session.attributes;
@@ -98,9 +104,11 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       if (typeof input?.agentId !== "string" || input.agentId === "") problems.push("agentId must be a non-empty string");
       if (typeof input?.content !== "string" || input.content.trim() === "") problems.push("content must be a non-empty string");
       if (input?.scope !== undefined && (typeof input.scope !== "string" || input.scope === "")) problems.push("scope must be a non-empty string when set");
+      if (input?.taskId !== undefined && !isTaskId(input.taskId))
+        problems.push(`taskId must be 1 to ${MAX_TASK_ID_CHARS} characters without control characters when set`);
       if (problems.length > 0) throw new InvalidArgumentError(`tasks.create: ${problems.join("; ")}`);
       runtime.checkAgent(input.agentId);
-      const taskId = globalThis.crypto.randomUUID();
+      const taskId = input.taskId ?? globalThis.crypto.randomUUID();
       const title = input.content.trim().split("\n")[0]!.slice(0, TITLE_CHARS);
       const session = await storeCall("createSession", () =>
         store.createSession({

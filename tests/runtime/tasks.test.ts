@@ -67,6 +67,26 @@ describe("tasks", () => {
     expect(taskRecords(records).map((r) => `${r.from ?? "-"}>${r.to}`)).toEqual(path);
   });
 
+  it("takes a task id from the host, known before planning ends; a taken or bad id changes nothing", async () => {
+    const { runtime, events, store } = makeRuntime(script, { registry: registry() });
+    let seenWhilePlanning: string | undefined;
+    runtime.events.on("event", (event) => {
+      if (event.type === "planning_started") seenWhilePlanning = event.taskId;
+    });
+    const task = await runtime.tasks.create({ agentId: "dev", content: "tidy", taskId: "chat-42" });
+    expect(task).toMatchObject({ taskId: "chat-42", sessionId: "chat-42", status: "awaiting_review" });
+    expect(seenWhilePlanning).toBe("chat-42");
+    const sessions = (await store.listSessions()).length;
+    const published = events.length;
+    await expect(runtime.tasks.create({ agentId: "dev", content: "again", taskId: "chat-42" })).rejects.toThrow(InvalidArgumentError);
+    for (const taskId of ["", "x".repeat(257), "a\nb", 42 as unknown as string]) {
+      await expect(runtime.tasks.create({ agentId: "dev", content: "again", taskId })).rejects.toThrow(/taskId must be/);
+    }
+    expect((await store.listSessions()).length).toBe(sessions);
+    expect(events.length).toBe(published);
+    expect((await runtime.tasks.get("chat-42"))?.status).toBe("awaiting_review");
+  });
+
   it("refuses every transition the lifecycle forbids, changing nothing", async () => {
     const { runtime, store } = makeRuntime(script, { registry: registry() });
     const task = await runtime.tasks.create({ agentId: "dev", content: "tidy" });
