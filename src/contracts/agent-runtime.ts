@@ -1,4 +1,4 @@
-import type EventEmitter from "eventemitter3";
+import type { EventEmitter } from "eventemitter3";
 import type { AgentRegistry } from "./agent-registry.js";
 import type { AnyZodSchema, JsonSchema } from "./json-schema.js";
 import type { LoopEvent } from "./loop-event.js";

@@ -1,4 +1,4 @@
-import EventEmitter from "eventemitter3";
+import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { LoopEvent } from "../contracts/loop-event.js";

@@ -1,4 +1,4 @@
-import EventEmitter from "eventemitter3";
+import { EventEmitter } from "eventemitter3";
 
 /** One registered listener, as eventemitter3 keeps it. */
 interface Registration {

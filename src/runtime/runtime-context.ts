@@ -1,6 +1,6 @@
 import type { RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
-import type EventEmitter from "eventemitter3";
+import type { EventEmitter } from "eventemitter3";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { AgentRegistry } from "../contracts/agent-registry.js";
 import type { PromptSection, PromptSectionSource, Skill } from "../agents/build-system-prompt.js";
