@@ -11,6 +11,7 @@
  *
  *   npx tsx --tsconfig tsconfig.tests.json examples/web-chat/server.ts     → http://127.0.0.1:3000
  */
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -83,27 +84,25 @@ export async function startWebChat(options: WebChatOptions = {}) {
     void work.catch((error: unknown) => console.error("[web-chat]", error instanceof Error ? error.message : error));
 
   // tasks.create resolves when the planning turn ends; the page needs the task's id at once to
-  // follow its events. Creations go one at a time until their first task_status names the task.
-  let creating: Promise<unknown> = Promise.resolve();
-  const startTask = (content: string): Promise<string> => {
-    const started = creating.then(
-      () =>
-        new Promise<string>((resolve, reject) => {
-          const onEvent = (event: RuntimeEvent) => {
-            if (event.type !== "task_status" || event.from !== null) return;
-            runtime.events.off("event", onEvent);
-            resolve(event.taskId);
-          };
-          runtime.events.on("event", onEvent);
-          runtime.tasks.create({ agentId: AGENT, content }).catch((error: unknown) => {
-            runtime.events.off("event", onEvent);
-            reject(error instanceof Error ? error : new Error(String(error)));
-          });
+  // follow its events. The id is chosen here, and the reply goes out once the task exists (its
+  // first task_status) or creating it failed.
+  const startTask = (content: string): Promise<string> =>
+    new Promise<string>((resolve, reject) => {
+      const taskId = randomUUID();
+      const onEvent = (event: RuntimeEvent) => {
+        if (event.type !== "task_status" || event.taskId !== taskId) return;
+        runtime.events.off("event", onEvent);
+        resolve(taskId);
+      };
+      runtime.events.on("event", onEvent);
+      background(
+        runtime.tasks.create({ agentId: AGENT, content, taskId }).catch((error: unknown) => {
+          runtime.events.off("event", onEvent);
+          reject(error instanceof Error ? error : new Error(String(error)));
+          throw error; // logged by background() when the page already has the task
         }),
-    );
-    creating = started.catch(() => undefined);
-    return started;
-  };
+      );
+    });
 
   /** The task a session holds (tasks' session ids are their task ids) and its plan, parsed. */
   const taskState = async (sessionId: string) => {
