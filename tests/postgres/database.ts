@@ -6,19 +6,17 @@ import { PostgresSessionStore } from "@agentry/core/postgres";
 export const databaseUrl = process.env.DATABASE_URL;
 
 /**
- * Without `DATABASE_URL` the Postgres tests cannot run: in CI that is a failure (a test that says
- * so), elsewhere one visibly skipped test naming the reason. Returns whether the tests can run.
+ * Without `DATABASE_URL` the Postgres tests cannot run, and that is a failure (a test that says
+ * so), never a skip: `npm test` runs them inside `scripts/with-postgres.sh`. Returns whether the
+ * tests can run.
  */
 export function requireDatabase(): boolean {
   if (databaseUrl !== undefined && databaseUrl !== "") return true;
-  const reason = "DATABASE_URL is unset: run the tests through scripts/with-postgres.sh (it starts a throwaway PostgreSQL) or point DATABASE_URL at a server";
-  if (process.env.CI) {
-    it("needs a PostgreSQL server", () => {
-      throw new Error(reason);
-    });
-  } else {
-    it.skip(`needs a PostgreSQL server (${reason})`, () => undefined);
-  }
+  it("needs a PostgreSQL server", () => {
+    throw new Error(
+      "DATABASE_URL is unset: run the tests through scripts/with-postgres.sh (it starts a throwaway PostgreSQL) or point DATABASE_URL at a server",
+    );
+  });
   return false;
 }
 
