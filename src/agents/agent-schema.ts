@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasControlCharacter } from "../internal/control-characters.js";
 import { compileGlobs, MAX_GLOB_ALTERNATIVES } from "../internal/glob.js";
 import type { BudgetLimits } from "../contracts/budget.js";
 import { roles } from "../modes/roles.js";
@@ -68,8 +69,7 @@ function buildAgentDefinitionSchema() {
     .min(1, "must not be empty")
     .max(MAX_GLOB_LENGTH, `must be at most ${MAX_GLOB_LENGTH} characters`)
     .refine((p) => p.trim() === p, "must not start or end with whitespace")
-    // eslint-disable-next-line no-control-regex
-    .refine((p) => !/[\u0000-\u001f\u007f]/.test(p), "must not contain control characters (such as NUL or a newline)")
+    .refine((p) => !hasControlCharacter(p), "must not contain control characters (such as NUL or a newline)")
     .refine((p) => !p.startsWith("!"), 'negation ("!") is not supported: put the pattern in the matching denylist instead')
     .refine(
       compiles,

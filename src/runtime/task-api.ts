@@ -4,6 +4,7 @@ import type { NewRecord, SessionStore, SessionSummary } from "../contracts/sessi
 import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storeCall } from "./runtime-context.js";
 import type { Task, TaskApi } from "../contracts/task.js";
+import { hasControlCharacter } from "../internal/control-characters.js";
 
 /** What the task API needs from its runtime. */
 export interface TaskRuntime {
@@ -31,8 +32,7 @@ const TITLE_CHARS = 120;
 /** Longest task id a host may give (it is also the session id). */
 const MAX_TASK_ID_CHARS = 256;
 
-// eslint-disable-next-line no-control-regex
-const isTaskId = (id: unknown): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !/[\u0000-\u001f\u007f]/.test(id);
+const isTaskId = (id: unknown): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !hasControlCharacter(id);
 
 /** The task a session holds, from its attributes; `undefined` when it is not a task's session. */
 export function taskOf(session: SessionSummary): Task | undefined {
