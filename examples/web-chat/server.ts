@@ -99,7 +99,7 @@ export async function startWebChat(options: WebChatOptions = {}) {
         runtime.tasks.create({ agentId: AGENT, content, taskId }).catch((error: unknown) => {
           runtime.events.off("event", onEvent);
           reject(error instanceof Error ? error : new Error(String(error)));
-          throw error; // logged by background() when the page already has the task
+          throw error; // also logged by background(): after the reply it is the only report
         }),
       );
     });
