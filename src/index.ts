@@ -46,7 +46,7 @@ export type {
 } from "./contracts/message.js";
 
 // --- schema ---
-export type { JsonSchema, AnyZodSchema } from "./contracts/json-schema.js";
+export type { JsonSchema, JsonValue, AnyZodSchema } from "./contracts/json-schema.js";
 export { toJsonSchema } from "./schema/to-json-schema.js";
 
 // --- tools ---
@@ -85,7 +85,7 @@ export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, P
 // --- loop ---
 export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";
 export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./contracts/execution-tree.js";
-export type { ApprovalDecision, ApprovalHandler, ApprovalRequest, LoopResult, LoopStatus, ResumeState } from "./contracts/loop-result.js";
+export type { ApprovalContext, ApprovalDecision, ApprovalHandler, ApprovalRequest, LoopResult, LoopStatus, ResumeState } from "./contracts/loop-result.js";
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
@@ -183,7 +183,7 @@ export type { SessionSelector } from "./contracts/session-store.js";
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export { storedTurnResult } from "./runtime/stored-turn-result.js";
-export type { AgentRuntimeOptions, RuntimeErrorInfo } from "./runtime/runtime-context.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/runtime-context.js";
 export type {
   AuditLogQuery,
   ResolveDecision,

@@ -1,6 +1,6 @@
 import type { EventEmitter } from "eventemitter3";
 import type { AgentRegistry } from "./agent-registry.js";
-import type { AnyZodSchema, JsonSchema } from "./json-schema.js";
+import type { AnyZodSchema, JsonSchema, JsonValue } from "./json-schema.js";
 import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult } from "./loop-result.js";
 import type { UserMessage, UserPart } from "./message.js";
@@ -32,8 +32,10 @@ export interface PendingQuestion {
   at: string;
 }
 
-/** What a host sends to an agent. */
-export interface SendInput {
+/**
+ * What a host sends to an agent. `C` types `context` (see `createAgentRuntime<C>()`).
+ */
+export interface SendInput<C = JsonValue> {
   agentId: string;
   content: string | UserPart[];
   /** @default "latest-or-create" */
@@ -68,6 +70,28 @@ export interface SendInput {
    * @default a new UUID
    */
   runId?: string;
+  /**
+   * The host's data for this turn (tenant, user, plan limits, a request id): tools read it as
+   * `ctx.context`, `approve` as `info.context`, a `policy` function as its third argument. It is
+   * JSON, copied and stored with the turn's start, so a turn resumed after an approval (in any
+   * process) sees the same value; delegated, background and sub-task turns the turn starts inherit
+   * it. Not shown to the model. At most 64 KiB of JSON, nested at most 32 deep; anything that is
+   * not JSON throws `InvalidArgumentError`.
+   * @default undefined
+   */
+  context?: C;
+  /**
+   * What happens when the session has a decision pending (an approval or a question, its own or
+   * one of an agent it waits on):
+   * - `"queue"`: the message waits until the decision is made and the resumed turn has ended, then
+   *   runs (a `message_queued` event says so at once);
+   * - `"reject"`: `send` throws `PendingDecisionError` (naming the pending requests) and nothing changes;
+   * - `"supersede"`: the pending decisions are denied with reason `"superseded"` (an
+   *   `approval_resolved` event each; a later decision on one rejects with
+   *   `ApprovalSupersededError`), then the message runs.
+   * @default "queue"
+   */
+  ifPending?: "queue" | "reject" | "supersede";
 }
 
 /** A decision for `resolveApproval` (with an optional idempotency key). */
@@ -139,15 +163,17 @@ export interface DispatchedTurn {
   maxLlmCalls: number;
   /** Background agents this turn and every turn it starts may still start together: its share of `maxBackgroundAgents`. */
   maxBackgroundAgents: number;
+  /** The host context of the turn that started this one (inherited). */
+  context?: JsonValue;
 }
 
 /** Events the runtime emits on `runtime.events`. */
 export type RuntimeEvents = { event: [RuntimeEvent] };
 
-/** The host-facing runtime. */
-export interface AgentRuntime {
+/** The host-facing runtime. `C` types the host context of `send` / `stream` (`SendInput.context`). */
+export interface AgentRuntime<C = JsonValue> {
   /** Runs one turn; queued per session (one message at a time, in arrival order). */
-  send<S extends AnyZodSchema | JsonSchema = JsonSchema>(input: SendInput & { outputSchema?: S }): Promise<TurnResult<InferToolInput<S>>>;
+  send<S extends AnyZodSchema | JsonSchema = JsonSchema>(input: SendInput<C> & { outputSchema?: S }): Promise<TurnResult<InferToolInput<S>>>;
   /**
    * The same as `send`, as events; ends with the turn's `done`, after its end record is stored.
    *
@@ -159,7 +185,7 @@ export interface AgentRuntime {
    *   if (event.type === "chunk" && userPressedStop()) controller.abort(); // the turn ends "aborted"
    * }
    */
-  stream(input: SendInput): AsyncIterable<RuntimeEvent>;
+  stream(input: SendInput<C>): AsyncIterable<RuntimeEvent>;
   /**
    * Records `text` from agent `origin` as a `<system_message>` in the target session and, unless
    * `silent`, runs a turn on it. Resolves once recorded and, unless silent, once that turn finished.

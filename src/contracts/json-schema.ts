@@ -5,3 +5,6 @@ export type JsonSchema = { [keyword: string]: unknown };
 export interface AnyZodSchema {
   safeParse(data: unknown): { success: true; data: unknown } | { success: false; error: unknown };
 }
+
+/** A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };

@@ -1,3 +1,4 @@
+import type { JsonValue } from "./json-schema.js";
 import type { BudgetReason } from "./budget.js";
 import type { ExecutionTreeSnapshot } from "./execution-tree.js";
 import type { Message, ToolResultPart, Usage } from "./message.js";
@@ -22,8 +23,24 @@ export interface ApprovalRequest {
  */
 export type ApprovalDecision = { approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true };
 
-/** Decides approval requests. Must not throw for a normal "no": return `{ approved: false }`. */
-export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+/**
+ * Where an approval request was made: the call's session, agent, scope, run and the host's
+ * per-turn `context` (whatever of them the caller knows: the runtime gives all).
+ */
+export interface ApprovalContext<C = JsonValue> {
+  sessionId?: string;
+  agentId?: string;
+  scope?: string;
+  runId?: string;
+  context?: C;
+}
+
+/**
+ * Decides approval requests. Must not throw for a normal "no": return `{ approved: false }`.
+ * `info` says where the call was made (session, agent, scope, context), so a rule such as
+ * "approve refunds under 20 for tenant acme" needs nothing else.
+ */
+export type ApprovalHandler<C = JsonValue> = (request: ApprovalRequest, info: ApprovalContext<C>) => Promise<ApprovalDecision>;
 
 /** How a run ended. */
 export type LoopStatus = "complete" | "budget_exceeded" | "iteration_limit" | "aborted" | "error" | "suspended";

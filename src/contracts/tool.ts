@@ -1,8 +1,13 @@
-import type { JsonSchema } from "./json-schema.js";
+import type { JsonSchema, JsonValue } from "./json-schema.js";
 import type { PermissionClass, ToolPolicy } from "./tool-policy.js";
 
-/** What a tool's `execute` receives besides its arguments. */
-export interface ToolContext {
+/**
+ * What a tool's `execute` receives besides its arguments. `C` types `context` (the host's
+ * per-turn data: `createAgentRuntime<C>()`, or annotate `ctx: ToolContext<MyContext>` in
+ * `defineTool`).
+ */
+export interface ToolContext<C = JsonValue> {
+  /** The call's id as the model gave it: unique within its turn only (see `callKey`). */
   toolCallId: string;
   depth: number;
   /** `toolCallId` of the enclosing `run_subtask`, or null at the root. */
@@ -12,8 +17,23 @@ export interface ToolContext {
   policy: ToolPolicy;
   sessionId?: string;
   agentId?: string;
-  /** Whatever the host passed as `context`. */
+  /** Whatever the host passed as `context` (`LoopOptions.context`, `SendInput.context`). */
   host?: unknown;
+  /**
+   * The host's data for this turn: `SendInput.context` (the bare loop: `LoopOptions.context`).
+   * The same value in a turn resumed after an approval (in any process), and in the delegated,
+   * background and sub-task turns the turn starts. Read it; never mutate it.
+   */
+  context?: C;
+  /** The session's scope (tenant / end user), when it has one. */
+  scope?: string;
+  /** The run id of the turn making the call (`SendInput.runId` or a generated one). */
+  runId?: string;
+  /**
+   * Unique per call across turns and sessions, and the same for the same call when its turn is
+   * resumed after an approval: an idempotency key for the host's own ledger (a payment, a ticket).
+   */
+  callKey: string;
 }
 
 /**
@@ -21,7 +41,7 @@ export interface ToolContext {
  *
  * `execute` may throw: the error becomes an `isError` result the model sees.
  */
-export interface Tool<I = any, O = any> {
+export interface Tool<I = any, O = any, C = JsonValue> {
   /** Matches `/^[a-zA-Z0-9_.-]{1,64}$/`. */
   name: string;
   description: string;
@@ -35,7 +55,7 @@ export interface Tool<I = any, O = any> {
   /** Calls sharing a lock name never overlap. */
   exclusiveLock?: string;
   /** Ask the approval handler before running. */
-  requiresApproval?: boolean | ((args: I, ctx: ToolContext) => boolean | Promise<boolean>);
+  requiresApproval?: boolean | ((args: I, ctx: ToolContext<C>) => boolean | Promise<boolean>);
   /** Offered only when the chat context kind is one of these. */
   contexts?: string[];
   /** Per-call time limit in milliseconds; a timed-out call becomes an error result. */
@@ -51,7 +71,7 @@ export interface Tool<I = any, O = any> {
    * explicit read class (`safe`, `knowledge`, `workspace_read`) says the same. @default false
    */
   readOnly?: boolean;
-  execute(args: I, ctx: ToolContext): O | Promise<O>;
+  execute(args: I, ctx: ToolContext<C>): O | Promise<O>;
 }
 
 /** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */

@@ -1,5 +1,6 @@
 import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
+import { RUNTIME_HOST } from "../internal/runtime-host.js";
 import type { ToolContext } from "../contracts/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
@@ -277,8 +278,13 @@ class CallContext implements ToolContext {
   readonly parentId: string | null;
   readonly policy: ToolContext["policy"];
   readonly host: unknown;
+  readonly context: ToolContext["context"];
+  readonly callKey: string;
   readonly sessionId?: string;
   readonly agentId?: string;
+  readonly scope?: string;
+  readonly runId?: string;
+  readonly [RUNTIME_HOST]: unknown;
   /** The call's own controller, once its signal was asked for (or a timeout needs it). */
   controller: AbortController | undefined;
   constructor(
@@ -292,8 +298,13 @@ class CallContext implements ToolContext {
     this.parentId = level.parentId;
     this.policy = turn.toolPolicy;
     this.host = turn.host;
+    this.context = turn.context as ToolContext["context"];
+    this.callKey = `${turn.callKeyPrefix}:${plan.call.id}`;
+    this[RUNTIME_HOST] = turn.runtimeHost;
     if (turn.sessionId !== undefined) this.sessionId = turn.sessionId;
     if (turn.agentId !== undefined) this.agentId = turn.agentId;
+    if (turn.scope !== undefined) this.scope = turn.scope;
+    if (turn.runId !== undefined) this.runId = turn.runId;
   }
   get signal(): AbortSignal {
     return (this.controller ??= this.hub.child()).signal;
@@ -308,6 +319,13 @@ function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSigna
   if (timedOut) return { value: `Tool "${plan.tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
   if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error))) return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };
+}
+
+/** The context a tool's `requiresApproval` function gets: the call's, with the turn's own signal. */
+export function approvalCheckContext(level: Level, plan: ToolPlan): ToolContext {
+  const ctx = new CallContext(level, plan, level.turn.signals);
+  Object.defineProperty(ctx, "signal", { value: level.turn.signal });
+  return ctx;
 }
 
 /** `isAbortError` for a thrown value that may be a hostile Proxy. */

@@ -20,12 +20,23 @@ export interface Turn {
   tree: ExecutionTree;
   /** Aborted by the host's signal, the wall-clock deadline, or the consumer leaving. */
   signal: AbortSignal;
-  approve: ApprovalHandler | undefined;
+  approve: ApprovalHandler<unknown> | undefined;
   /** The host's policy, when given (then also enforced at dispatch). */
   policy: ToolPolicy | undefined;
   /** What tools see as `ctx.policy`. */
   toolPolicy: ToolPolicy;
+  /** `ctx.host` (the loop's `context` option). */
   host: unknown;
+  /** `ctx.context`: the host's data for the turn. */
+  context: unknown;
+  /** `ctx.scope`. */
+  scope: string | undefined;
+  /** `ctx.runId`. */
+  runId: string | undefined;
+  /** Prefix of every call's `ctx.callKey` (unique per turn chain). */
+  callKeyPrefix: string;
+  /** The runtime's internals for its own tools (`ctx[RUNTIME_HOST]`). */
+  runtimeHost: unknown;
   pricing: PricingTable | undefined;
   resume: ResumeState | undefined;
   sessionId: string | undefined;

@@ -1,10 +1,9 @@
 import PQueue from "p-queue";
 import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
-import type { ToolContext } from "../contracts/tool.js";
-import { executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
+import { approvalCheckContext, executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
 import type { BatchOutcome, CallPlan, Level, RefusePlan, ToolPlan } from "./level.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
-import type { ApprovalDecision, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
+import type { ApprovalContext, ApprovalDecision, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import { planCall, refuse } from "./plan-call.js";
 import { errorMessage } from "./tool-result.js";
 
@@ -152,7 +151,7 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
     await sink.emitAndWait({ type: "approval_request", request, depth, parentId });
     let decision: ApprovalDecision;
     try {
-      decision = turn.approve ? await turn.approve(request) : { suspend: true };
+      decision = turn.approve ? await turn.approve(request, approvalInfo(turn)) : { suspend: true };
     } catch (error) {
       decision = { approved: false, reason: `approval handler failed: ${errorMessage(error)}` };
     }
@@ -188,10 +187,8 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
 async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | RefusePlan> {
   const { tool } = plan;
   if (plan.needsApproval || typeof tool.requiresApproval !== "function") return plan;
-  const { turn, depth, parentId } = level;
-  const ctx: ToolContext = { toolCallId: plan.call.id, depth, parentId, signal: turn.signal, policy: turn.toolPolicy, host: turn.host };
   try {
-    const needed = await tool.requiresApproval(plan.input, ctx);
+    const needed = await tool.requiresApproval(plan.input, approvalCheckContext(level, plan));
     return needed ? { ...plan, needsApproval: true } : plan;
   } catch (error) {
     return refuse(
@@ -210,4 +207,15 @@ function applyDecision(plan: ToolPlan, decision: Decision): CallPlan {
     return refuse(plan.call, plan.args, `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`, undefined, plan.startedAt);
   if (decision.result !== undefined) return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
   return plan;
+}
+
+/** Where the turn's approval requests are made, as `approve` is told. */
+function approvalInfo(turn: Level["turn"]): ApprovalContext<unknown> {
+  const info: ApprovalContext<unknown> = {};
+  if (turn.sessionId !== undefined) info.sessionId = turn.sessionId;
+  if (turn.agentId !== undefined) info.agentId = turn.agentId;
+  if (turn.scope !== undefined) info.scope = turn.scope;
+  if (turn.runId !== undefined) info.runId = turn.runId;
+  if (turn.context !== undefined) info.context = turn.context;
+  return info;
 }

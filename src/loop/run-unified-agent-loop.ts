@@ -43,12 +43,22 @@ export interface LoopOptions<S extends AnyZodSchema | JsonSchema = AnyZodSchema 
   /** `toolCallId` of the enclosing `run_subtask`. @default null */
   parentId?: string | null;
   signal?: AbortSignal;
-  /** Decides approvals. Without one, a call that needs approval suspends the run. */
-  approve?: ApprovalHandler;
+  /** Decides approvals (told where each call was made). Without one, a call that needs approval suspends the run. */
+  approve?: ApprovalHandler<any>;
   /** When given, enforced again at dispatch and used for approval rules. */
   policy?: ToolPolicy;
-  /** Handed to tools as `ctx.host`. */
+  /**
+   * The host's data for this turn: handed to tools as `ctx.context` (and, as before, `ctx.host`),
+   * and to `approve` as `info.context`.
+   */
   context?: unknown;
+  /** Handed to tools as `ctx.scope` and to `approve` as `info.scope`. */
+  scope?: string;
+  /**
+   * Handed to tools as `ctx.runId`, and part of every call's `ctx.callKey`.
+   * @default a new UUID per call of the loop
+   */
+  runId?: string;
   /** Continue a suspended turn (pass the suspended result's `resume` plus decisions). */
   resume?: ResumeState;
   /** Prices per model; turns usage into `costUsd` and enables `maxCostUsd`. */
@@ -172,6 +182,13 @@ export interface LoopInternals {
    * @default undefined (the loop estimates the history itself)
    */
   historyTokens?: number;
+  /** What the runtime's own tools find as `ctx[RUNTIME_HOST]`. */
+  runtimeHost?: unknown;
+  /**
+   * Prefix of the calls' `ctx.callKey`: the same for a turn and its resumptions, so a call keeps
+   * its key across an approval. @default `<sessionId>:<runId>`
+   */
+  callKeyPrefix?: string;
 }
 
 /** The turn's wall-clock timer: at the limit, the budget fails and the turn aborts. None when no timer can wait that long (no limit). */
@@ -213,6 +230,7 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
   const deadline = armDeadline(budget, controller);
 
   const policy = options.policy;
+  const runId = options.runId ?? globalThis.crypto.randomUUID();
   const sink = new EventSink();
   const aborted = rejectOnAbort(controller.signal);
   const turn: Turn = {
@@ -228,6 +246,11 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     policy,
     toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },
     host: options.context,
+    context: options.context,
+    scope: options.scope,
+    runId,
+    callKeyPrefix: internals.callKeyPrefix ?? `${options.sessionId ?? ""}:${runId}`,
+    runtimeHost: internals.runtimeHost,
     pricing: options.pricing,
     resume: options.resume,
     sessionId: options.sessionId,

@@ -1,3 +1,4 @@
+import { checkedContext } from "../internal/host-context.js";
 import { ApprovalNotFoundError, InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
 import { toJsonSchema } from "../schema/to-json-schema.js";
 import { resolveSession } from "../sessions/resolve-session.js";
@@ -87,6 +88,7 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   const jobId = input.jobId as unknown;
   if (jobId !== undefined && (typeof jobId !== "string" || !/^[A-Za-z0-9_.:-]{1,100}$/.test(jobId)))
     throw new InvalidArgumentError("send: jobId must be 1 to 100 letters, digits or -_.:");
+  const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
   await prepare();
   if (jobId !== undefined) {
     // Sent before: the same job, whatever session "create" would make now.
@@ -98,6 +100,7 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   if (input.scope !== undefined) payload.scope = input.scope;
   if (input.chatContext !== undefined) payload.chatContext = input.chatContext;
   if (input.outputSchema !== undefined) payload.outputSchema = toJsonSchema(input.outputSchema);
+  if (hostContext !== undefined) payload.context = hostContext;
   return enqueue(ctx, session.sessionId, "send", payload, input.jobId);
 }
 

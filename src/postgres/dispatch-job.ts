@@ -1,5 +1,6 @@
 import type { DispatchedTurn, SendInput } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 
 /** A row of `dispatch_jobs`: one piece of work sent to a session (a turn, a decision). */
 export interface JobRow {
@@ -16,6 +17,8 @@ export interface SendPayload {
   scope?: string;
   chatContext?: SendInput["chatContext"];
   outputSchema?: unknown;
+  /** The turn's host context (`SendInput.context`), checked and copied at send. */
+  context?: JsonValue;
   created: boolean;
 }
 /** What a dispatched approval decision carries to the worker. */

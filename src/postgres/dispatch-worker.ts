@@ -76,6 +76,7 @@ async function streamTurn(
   if (payload.scope !== undefined) input.scope = payload.scope;
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
   if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
+  if (payload.context !== undefined) input.context = payload.context;
   let seen: TurnResult | undefined;
   for await (const event of local.stream(input)) {
     if (event.type === "done") {

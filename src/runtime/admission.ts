@@ -6,6 +6,7 @@ import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from ".
 import { resolveModel } from "./prepare-agent.js";
 import { storeCall, type RuntimeContext } from "./runtime-context.js";
 import { agentOf, checkOpen, checkScope } from "./runtime-lookups.js";
+import { checkedContext } from "../internal/host-context.js";
 
 /**
  * `send` / `stream`: checks the input, then, in admission order, resolves (or creates) the
@@ -28,6 +29,7 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
   if (runId !== undefined && (typeof runId !== "string" || !/^[A-Za-z0-9_.:-]{1,128}$/.test(runId))) {
     throw new InvalidArgumentError("send: runId must be 1 to 128 letters, digits or -_.:");
   }
+  const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
   // Fail on a misconfigured agent before a session is created.
   resolveModel(context.options, agent);
   const admitted = await context.admit(async () => {
@@ -44,6 +46,7 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
       ...(input.runId !== undefined && { runId: input.runId }),
       ...(input.signal && { signal: input.signal }),
       ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }),
+      ...(hostContext !== undefined && { context: hostContext }),
       onEvent,
     });
     return { turn };

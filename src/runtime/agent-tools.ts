@@ -13,6 +13,8 @@ import { isBackground, type BackgroundAttributes, type Lineage } from "./runtime
 import type { RuntimeContext } from "./runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
 import { handOffTurn, type HandOffRequest } from "./hand-off.js";
+import { RUNTIME_HOST } from "../internal/runtime-host.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 
 /** Who is calling the agent tools. */
 export interface AgentToolCaller {
@@ -26,13 +28,17 @@ export interface AgentToolCaller {
   runId: string;
   /** Gives model calls of the caller's budget to a dispatched turn. */
   giveLlmCalls?: (count: number) => void;
+  /** The caller turn's host context: the turns it starts inherit it. */
+  context: JsonValue | undefined;
 }
 
-/** What the runtime hands its tools as `ctx.host`. */
+/** What the runtime hands its own tools as `ctx[RUNTIME_HOST]`. */
 export interface RuntimeToolHost {
   sessionId: string;
   agentId: string;
   runId: string;
+  /** The turn's host context (`SendInput.context`): inherited by the turns its tools start. */
+  context: JsonValue | undefined;
   /** Agents waiting on this turn through `agents_message`, outermost first. */
   chain: readonly string[];
   /** Limits shared with the root turn and everything it started in the background. */
@@ -41,9 +47,9 @@ export interface RuntimeToolHost {
   giveLlmCalls?: (count: number) => void;
 }
 
-/** The caller of a built-in tool, from its context (the runtime's `ctx.host`). */
+/** The caller of a built-in tool, from its context (the runtime's `ctx[RUNTIME_HOST]`). */
 async function callerOf(core: RuntimeContext, ctx: ToolContext): Promise<AgentToolCaller> {
-  const host = ctx.host as Partial<RuntimeToolHost> | undefined;
+  const host = (ctx as ToolContext & { [RUNTIME_HOST]?: Partial<RuntimeToolHost> })[RUNTIME_HOST];
   const agent = host?.agentId === undefined ? undefined : core.registry.get(host.agentId);
   const session = host?.sessionId === undefined ? undefined : await core.store.getSession(host.sessionId);
   if (!agent || !session || !host?.lineage || host.runId === undefined) throw new Error("This tool runs only inside an agent runtime turn.");
@@ -53,6 +59,7 @@ async function callerOf(core: RuntimeContext, ctx: ToolContext): Promise<AgentTo
     chain: host.chain ?? [],
     lineage: host.lineage,
     runId: host.runId,
+    context: host.context,
     ...(host.giveLlmCalls !== undefined && { giveLlmCalls: host.giveLlmCalls }),
   };
 }
@@ -82,7 +89,7 @@ export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
 /**
  * The runtime's built-in agent tools (`agents_message`, `start_background_agent`,
  * `send_agent_message`, `request_permission`), made once per runtime: each call finds its caller
- * (agent, session, delegation chain) in `ctx.host`. They have permission class `subagent` and are
+ * (agent, session, delegation chain) in `ctx[RUNTIME_HOST]`. They have permission class `subagent` and are
  * scoped like any tool.
  */
 export function createAgentTools(core: RuntimeContext): Tool[] {
@@ -321,10 +328,11 @@ function sendAgentMessage(core: RuntimeContext): Tool {
   });
 }
 
-/** What ties a hand-off to the tool call that makes it: its key, and the caller's budget to charge. */
-function handOffFrom(caller: AgentToolCaller, ctx: ToolContext, kind: string): Pick<HandOffRequest, "key" | "charge"> {
+/** What ties a hand-off to the tool call that makes it: its key, the caller's budget to charge, and the context it inherits. */
+function handOffFrom(caller: AgentToolCaller, ctx: ToolContext, kind: string): Pick<HandOffRequest, "key" | "charge" | "context"> {
   return {
     key: [caller.session.sessionId, caller.runId, ctx.toolCallId, kind],
+    ...(caller.context !== undefined && { context: caller.context }),
     ...(caller.giveLlmCalls !== undefined && { charge: caller.giveLlmCalls }),
   };
 }

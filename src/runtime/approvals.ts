@@ -5,6 +5,7 @@ import { isApprovalIndexStore } from "../sessions/session-store.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { ResolveDecision, PendingApproval, TurnResult } from "../contracts/agent-runtime.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
 import { answerResult, questionOf } from "./question-answer.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
@@ -100,7 +101,8 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
     throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
   const session = await findApproval(context, requestId);
   const agent = agentOf(context, session.agentId);
-  const outcome = await context.withSession(session.sessionId, async (lease): Promise<TurnResult | { continueRun: string; chatContext: ChatContext }> => {
+  type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
+  const outcome = await context.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
     const lineage = newLineage(context, agent);
     const state = await turns.recoverDecided(session, lease, lineage);
     const entry = state.approvals.get(requestId);
@@ -115,7 +117,11 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
       // This decider's decision was stored before (a retried job): its turn resumed (above, at
       // the latest). A resumed turn whose process died is continued (below); else its outcome.
       if (state.openTurn !== undefined) {
-        return { continueRun: state.openTurn.replace(/:retry-\d+$/, ""), chatContext: state.chatContexts.get(state.openTurn) ?? { kind: "thread" as const } };
+        return {
+          continueRun: state.openTurn.replace(/:retry-\d+$/, ""),
+          chatContext: state.chatContexts.get(state.openTurn) ?? { kind: "thread" as const },
+          hostContext: state.hostContexts.get(state.openTurn),
+        };
       }
       return resumedOutcome(context, session, agent, entry.request.runId ?? state.suspended?.runId, state);
     }
@@ -152,6 +158,7 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
     created: false,
     input: { role: "user", content: "" },
     chatContext: outcome.chatContext,
+    ...(outcome.hostContext !== undefined && { context: outcome.hostContext }),
     chain: [],
     runId: outcome.continueRun,
     continueOnly: true,

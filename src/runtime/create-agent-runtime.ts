@@ -4,6 +4,7 @@ import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
 import type { SessionSummary } from "../contracts/session-store.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 import { admitSend, admitSystemMessage } from "./admission.js";
 import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools.js";
@@ -44,7 +45,9 @@ const FOREGROUND_CANDIDATES = 64;
  * const runtime = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { openai: openai() }, defaultModel: "gpt-4.1-mini" });
  * const result = await runtime.send({ agentId: "todo", content: "Add milk" });
  */
-export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
+export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOptions<C>): AgentRuntime<C> {
+  // The context's type parameter only types what the host writes and reads; inside it is JSON.
+  const options = typedOptions as AgentRuntimeOptions;
   checkOptions(options);
   const context = createContext(options);
   const turns: SessionTurns = createSessionTurns(
@@ -128,7 +131,8 @@ export function createAgentRuntime(options: AgentRuntimeOptions): AgentRuntime {
       await context.inbox.drain();
     },
   };
-  return runtime;
+  // `C` only narrows what the host passes as context; the runtime stores and hands back JSON.
+  return runtime as AgentRuntime<C>;
 }
 
 /** Throws `InvalidArgumentError` naming every problem of `options`. */

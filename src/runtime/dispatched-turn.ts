@@ -3,6 +3,7 @@ import type { DispatchedTurn, TurnResult } from "../contracts/agent-runtime.js";
 import { dispatchedLineage } from "./hand-off.js";
 import { storeCall, type RuntimeContext } from "./runtime-context.js";
 import { agentOf, checkOpen } from "./runtime-lookups.js";
+import { checkedContext } from "../internal/host-context.js";
 
 /** `runtime.runDispatchedTurn`: checks the hand-off, then queues its turn on its session under its run id (so it runs once). */
 export async function runDispatchedTurn(context: RuntimeContext, turn: DispatchedTurn): Promise<TurnResult> {
@@ -22,6 +23,7 @@ export async function runDispatchedTurn(context: RuntimeContext, turn: Dispatche
       chain: turn.chain,
       runId: turn.runId,
       lineage: dispatchedLineage(turn),
+      ...(turn.context !== undefined && { context: checkedContext("runDispatchedTurn", turn.context) }),
     });
   } catch (error) {
     // Nobody waits for it but the dispatcher: the host hears of it as of any such turn.

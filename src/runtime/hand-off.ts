@@ -4,6 +4,7 @@ import type { SessionSummary } from "../contracts/session-store.js";
 import type { DispatchedTurn, TurnResult } from "../contracts/agent-runtime.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 
 /** A turn the runtime starts on its own (not for a caller of `send`), and where it comes from. */
 export interface HandOffRequest {
@@ -25,6 +26,8 @@ export interface HandOffRequest {
   charge?: (llmCalls: number) => void;
   /** Run it here even when there is a dispatcher (a turn the caller waits for). */
   local?: boolean;
+  /** The starting turn's host context, inherited by this one. */
+  context?: JsonValue;
 }
 
 /** How the turn was started: here (its promise), or handed to the dispatcher (stored; it runs later, maybe elsewhere). */
@@ -44,7 +47,18 @@ export async function handOffTurn(core: RuntimeContext, request: HandOffRequest)
   if (dispatch === undefined || request.local) {
     const runId = globalThis.crypto.randomUUID();
     const created = request.created ?? false;
-    return { dispatched: false, runId, turn: core.runTurn({ agent, session, created, input, chatContext: { kind: "thread" }, chain, lineage, runId }) };
+    const turn = core.runTurn({
+      agent,
+      session,
+      created,
+      input,
+      chatContext: { kind: "thread" },
+      chain,
+      lineage,
+      runId,
+      ...(request.context !== undefined && { context: request.context }),
+    });
+    return { dispatched: false, runId, turn };
   }
   const { counters } = lineage;
   const runId = await handOffRunId(request.key);
@@ -59,6 +73,7 @@ export async function handOffTurn(core: RuntimeContext, request: HandOffRequest)
     hops: lineage.hops,
     maxLlmCalls: llmCalls,
     maxBackgroundAgents: backgroundAgents,
+    ...(request.context !== undefined && { context: request.context }),
   };
   // Charged before the wait, so hand-offs made at the same time share what is left; a hand-off
   // that failed gives its share back.

@@ -12,6 +12,7 @@ import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
 import type { ModelRequest, Provider } from "../contracts/provider.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { Tool } from "../contracts/tool.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
 import { offeredUnder } from "./mode-tools.js";
 
@@ -41,6 +42,8 @@ export interface PrepareAgentInput {
   builtinTools: Tool[];
   /** The session's current role, when it differs from the agent's (`setRole`). @default the agent's `role` */
   role?: string | null;
+  /** The turn's host context (`SendInput.context`), for a `policy` function. */
+  context?: JsonValue | undefined;
 }
 
 /**
@@ -48,11 +51,15 @@ export interface PrepareAgentInput {
  * policy ∩ context) and system prompt. Throws `InvalidArgumentError` for a misconfiguration before
  * anything is stored.
  */
-export function prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role: roleName }: PrepareAgentInput): PreparedAgent {
+export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
+  const { options, roleOf, agent, session, chatContext, builtinTools, role: roleName } = input;
   const { provider, model } = resolveModel(options, agent);
   const name = roleName === undefined ? agent.role : (roleName ?? undefined);
   const role: RoleDefinition | undefined = name === undefined ? undefined : roleOf(name);
-  const base = typeof options.policy === "function" ? options.policy(session, agent) : (options.policy ?? defaultPolicy(chatContext.kind));
+  const base =
+    typeof options.policy === "function"
+      ? options.policy(session, agent, { chatContext, ...(input.context !== undefined && { context: input.context }) })
+      : (options.policy ?? defaultPolicy(chatContext.kind));
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
   const tools = composeToolbelt({

@@ -2,11 +2,18 @@ import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { Tool } from "../contracts/tool.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeContext } from "./runtime-context.js";
 
 /** Makes what a turn needs from its agent (provider, policy, toolbelt, prompt). */
-export type PrepareAgent = (agent: AgentDefinition, session: SessionSummary, chatContext: ChatContext, role: string | null) => PreparedAgent;
+export type PrepareAgent = (
+  agent: AgentDefinition,
+  session: SessionSummary,
+  chatContext: ChatContext,
+  role: string | null,
+  context: JsonValue | undefined,
+) => PreparedAgent;
 
 /**
  * What a turn needs from its agent is the same for the same agent, chat context and role unless
@@ -18,8 +25,8 @@ export function createAgentPreparer(context: RuntimeContext, builtinTools: Tool[
   const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
   let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
   let toolsSeen: unknown;
-  return (agent, session, chatContext, role) => {
-    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role });
+  return (agent, session, chatContext, role, hostContext) => {
+    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role, context: hostContext });
     // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
     const tools = typeof options.tools === "function" ? options.tools() : options.tools;
     if (tools !== toolsSeen) {

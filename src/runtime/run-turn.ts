@@ -1,4 +1,4 @@
-import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
+import type { JsonSchema, AnyZodSchema, JsonValue } from "../contracts/json-schema.js";
 import { toJsonSchema } from "../schema/to-json-schema.js";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
@@ -60,6 +60,10 @@ export interface TurnSetup {
   role?: string | null;
   /** Why the turn was stopped, when its signal says so (stored on its end record). */
   stopReason?: () => string | undefined;
+  /** The host's context of the turn (stored on its start; tools see it as `ctx.context`). */
+  context?: JsonValue;
+  /** The run id of the chain's first turn, when this one resumes it (tools' `ctx.callKey` stay the same across a resume). */
+  chainRunId?: string;
 }
 
 /** Characters of an artifact's content in `artifact_created.preview`. */
@@ -111,6 +115,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     sessionId,
     agentId: agent.agentId,
     runId,
+    context: setup.context,
     chain: setup.chain,
     lineage,
     giveLlmCalls: (count) => {
@@ -128,7 +133,9 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       modelOptions: prepared.modelOptions,
       policy: prepared.policy,
       approve: approverOf(scope),
-      context: host,
+      ...(setup.context !== undefined && { context: setup.context }),
+      ...(setup.session.scope !== undefined && { scope: setup.session.scope }),
+      runId,
       sessionId,
       agentId: agent.agentId,
       ...(signal && { signal }),
@@ -137,7 +144,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       ...(context.options.pricing && { pricing: context.options.pricing }),
       ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
     },
-    { historyTokens },
+    { historyTokens, runtimeHost: host, callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}` },
   );
   let result: LoopResult | undefined;
   try {
@@ -207,6 +214,7 @@ async function openTurn(scope: TurnScope): Promise<void> {
   const start: NewRuntimeTurnRecord = { id: `${runId}:${scope.next()}`, frame: null, kind: "turn", runId, phase: "start" };
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
   start.chatContext = setup.chatContext;
+  if (setup.context !== undefined) start.context = setup.context;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
@@ -229,10 +237,10 @@ function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): Prepa
 function approverOf(scope: TurnScope): ApprovalHandler {
   const { context, setup } = scope;
   const hostApprove = context.options.approve;
-  return async (request) => {
+  return async (request, info) => {
     // A question waits for the user (answerQuestion), never for the host's approval handler.
     if (scope.asks && request.name === ASK_USER) return { suspend: true };
-    const decision = hostApprove ? await hostApprove(request) : ({ suspend: true } as const);
+    const decision = hostApprove ? await hostApprove(request, info) : ({ suspend: true } as const);
     if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, setup.session, decision);
     if (!("suspend" in decision)) {
       await scope.append([approvalDecisionRecord(request, request.parentId, decision)]);

@@ -8,7 +8,8 @@ import { AgentryError } from "../errors/agentry-error.js";
 import { SessionStoreError } from "../errors/errors.js";
 import type { BudgetLimits } from "../contracts/budget.js";
 import type { ApprovalHandler, ApprovalRequest } from "../contracts/loop-result.js";
-import type { ToolPolicy } from "../contracts/tool-policy.js";
+import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 import type { PricingTable, Provider } from "../contracts/provider.js";
 import { isLeasableSessionStore } from "../sessions/session-store.js";
 import type { HistoryRecord, NewRecord, SessionStore, SessionSummary } from "../contracts/session-store.js";
@@ -22,8 +23,15 @@ import type { SessionStateCache } from "./session-state-cache.js";
 import type { HeldLease } from "./session-lease.js";
 import type { TurnRequest } from "./runtime-core.js";
 
-/** Options of `createAgentRuntime`. */
-export interface AgentRuntimeOptions {
+/** What a `policy` function is told of the turn it makes the policy for. */
+export interface PolicyTurn<C = JsonValue> {
+  chatContext: ChatContext;
+  /** The turn's host context (`SendInput.context`). */
+  context?: C;
+}
+
+/** Options of `createAgentRuntime`. `C` types the host context of `send` (`SendInput.context`). */
+export interface AgentRuntimeOptions<C = JsonValue> {
   registry: AgentRegistry;
   store: SessionStore;
   /** Providers by id; an agent picks one with `chat.provider`. */
@@ -37,15 +45,22 @@ export interface AgentRuntimeOptions {
    * called at the start of every turn (tools that change, e.g. an MCP server's: `toolsWithMcp`);
    * while it returns the same array, prepared toolbelts are reused.
    */
-  tools?: Tool[] | (() => Tool[]);
+  tools?: Tool<any, any, C>[] | (() => Tool<any, any, C>[]);
   /** CLI skills listed in prompts of agents with `toolExposure` `skills`/`mixed`. */
   skills?: Skill[];
-  /** @default defaultPolicy(chatContext?.kind ?? "thread") */
-  policy?: ToolPolicy | ((session: SessionSummary, agent: AgentDefinition) => ToolPolicy);
+  /**
+   * The tool policy, or a function making it for each turn from the session (its `scope`), the
+   * agent and the turn (`chatContext`, and the host `context` of `send`).
+   * @default defaultPolicy(chatContext?.kind ?? "thread")
+   */
+  policy?: ToolPolicy | ((session: SessionSummary, agent: AgentDefinition, turn: PolicyTurn<C>) => ToolPolicy);
   /** Runtime-wide limits; an agent's own `budget` overrides them. */
   budget?: Partial<BudgetLimits>;
-  /** Decides approvals. Without one, a call that needs approval suspends its turn. */
-  approve?: ApprovalHandler;
+  /**
+   * Decides approvals; `info` has the call's session, agent, scope, run and host `context`.
+   * Without one, a call that needs approval suspends its turn.
+   */
+  approve?: ApprovalHandler<C>;
   /**
    * Told of every tool call as it ends (every tool call is audited): one
    * {@link AuditEntry} per call of every turn, at every depth, refused and denied calls included,

@@ -4,6 +4,7 @@ import type { UserMessage } from "../contracts/message.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent } from "../contracts/agent-runtime.js";
+import type { JsonValue } from "../contracts/json-schema.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
@@ -49,6 +50,8 @@ export interface TurnRequest {
   onEvent?: (event: RuntimeEvent) => void;
   /** Shared limits of the root turn this one descends from. @default a new lineage (a root turn) */
   lineage?: Lineage;
+  /** The host's data for the turn (`SendInput.context`, checked and copied), stored on its start. */
+  context?: JsonValue;
 }
 
 /** Session attributes that mark a background agent's session. */

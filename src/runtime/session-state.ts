@@ -1,7 +1,7 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../contracts/message.js";
 import type { ApprovalRecord, HistoryRecord, NewRecord, TurnRecord } from "../contracts/session-store.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
-import type { JsonSchema } from "../contracts/json-schema.js";
+import type { JsonSchema, JsonValue } from "../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
 import type { LoopResult } from "../contracts/loop-result.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
@@ -11,11 +11,26 @@ export interface StoredResume {
   results: Record<string, ToolResultPart>;
 }
 
+/**
+ * Who waits on a turn's answer: the session whose sync `agents_message` call started it, and the
+ * id that call's wait gets when this turn suspends (so the answer can be handed back once the
+ * suspension is decided, from any process).
+ */
+export interface TurnWaiter {
+  sessionId: string;
+  agentId: string;
+  requestId: string;
+}
+
 /** A turn record as the runtime writes it (extra optional fields are allowed on records). */
 export type RuntimeTurnRecord = TurnRecord & {
   resumeOf?: string;
   resume?: StoredResume;
   chatContext?: ChatContext;
+  /** On a turn start: the host's context of the turn (`SendInput.context`; a resumed turn's start repeats it). */
+  context?: JsonValue;
+  /** On a turn start: the agent sessions waiting on this turn's answer through `agents_message` (see `TurnWaiter`). */
+  waiter?: TurnWaiter;
   /** On a turn start: the JSON Schema form of the turn's `outputSchema`, so a resumed turn keeps it. */
   outputSchema?: JsonSchema;
   /** On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it). */
@@ -77,6 +92,12 @@ export interface SessionState {
   approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
   /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
   chatContexts: Map<string, ChatContext>;
+  /** Host context stored on the current chain's turn starts, by run id (and by resumed run id). */
+  hostContexts: Map<string, JsonValue>;
+  /** The run id of the current chain's first turn (the one a resumption continues), if any. */
+  chainRunId: string | undefined;
+  /** Who waits on the current chain's answer (stored on its first turn's start). */
+  waiter: TurnWaiter | undefined;
   /** The output schema (JSON Schema form) stored on the start of the current chain's first turn. */
   outputSchema: JsonSchema | undefined;
   /** Results of the current turn chain's tool calls, stored as each call finished, by toolCallId. */
@@ -113,6 +134,9 @@ export class SessionStateReader {
   #approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
   /** Chat context of each turn of the current chain, by run id (and by the run id it resumes). */
   #chatContexts = new Map<string, ChatContext>();
+  #hostContexts = new Map<string, JsonValue>();
+  #chainRunId: string | undefined;
+  #waiter: TurnWaiter | undefined;
   #outputSchema: JsonSchema | undefined;
   /** A root message was recorded between an assistant's tool calls and their results. */
   #unordered = false;
@@ -139,6 +163,9 @@ export class SessionStateReader {
           this.#approvals.clear();
           this.#decisions.clear();
           this.#chatContexts.clear();
+          this.#hostContexts.clear();
+          this.#chainRunId = undefined;
+          this.#waiter = undefined;
           this.#outputSchema = undefined;
           this.#suspended = undefined;
           this.#openTurn = undefined;
@@ -163,8 +190,15 @@ export class SessionStateReader {
               this.#frames = {};
               this.#decisions.clear();
               this.#chatContexts.clear();
+              this.#hostContexts.clear();
               this.#toolResults = {};
               this.#outputSchema = turn.outputSchema;
+              this.#chainRunId = turn.runId;
+              this.#waiter = turn.waiter;
+            }
+            if (turn.context !== undefined) {
+              if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
+              if (turn.resumeOf !== undefined && !this.#hostContexts.has(turn.resumeOf)) this.#hostContexts.set(turn.resumeOf, turn.context);
             }
             if (turn.chatContext) {
               if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
@@ -215,6 +249,9 @@ export class SessionStateReader {
       decisions: new Map(this.#decisions),
       approvals,
       chatContexts: new Map(this.#chatContexts),
+      hostContexts: new Map(this.#hostContexts),
+      chainRunId: this.#chainRunId,
+      waiter: this.#waiter,
       outputSchema: this.#outputSchema,
       toolResults: { ...this.#toolResults },
       role: this.#role,

@@ -74,7 +74,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         if ("result" in again) return again.result;
         const { input, runId } = again;
         const role = sessionRole(context, agent, session, state);
-        const prepared = prepare(agent, session, chatContext, role);
+        const prepared = prepare(agent, session, chatContext, role, request.context);
         if (isBackground(session)) await moveSubagent(store, context.publish, session.sessionId, "running");
         const stop = runningTurn(session.sessionId, request.signal);
         const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
@@ -97,6 +97,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
           ...(lease.token !== undefined && { leaseLost: lease.lost }),
           role,
           ...(runId !== undefined && { runId }),
+          ...(request.context !== undefined && { context: request.context }),
           signal: stop.signal,
           stopReason: stop.reason,
           onEvent: request.onEvent ?? (() => undefined),
@@ -119,6 +120,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
       const agent = agentOf(context, session.agentId);
       const decisions = { ...storedDecisions(state), ...extra };
       const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
+      const hostContext = state.hostContexts.get(suspended.runId);
       const role = sessionRole(context, agent, session, state);
       const stop = runningTurn(session.sessionId, undefined);
       return runTurn(context, {
@@ -128,7 +130,9 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         role,
         signal: stop.signal,
         stopReason: stop.reason,
-        prepared: prepare(agent, session, chatContext, role),
+        prepared: prepare(agent, session, chatContext, role, hostContext),
+        ...(hostContext !== undefined && { context: hostContext }),
+        ...(state.chainRunId !== undefined && { chainRunId: state.chainRunId }),
         history: state.history,
         historyTokens: state.historyTokens,
         input: undefined,

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { PermissionClass } from "../contracts/tool-policy.js";
-import type { JsonSchema, AnyZodSchema } from "../contracts/json-schema.js";
+import type { JsonSchema, AnyZodSchema, JsonValue } from "../contracts/json-schema.js";
 import { isZodSchema, toJsonSchema } from "../schema/to-json-schema.js";
 import { unresolvedRefs } from "../schema/unresolved-refs.js";
 import { createZodValidator } from "../schema/validate.js";
@@ -9,8 +9,8 @@ import { TOOL_VALIDATOR } from "./validate-tool-args.js";
 import { CLASS_DEFAULTED } from "./declared-read-only.js";
 import type { InferToolInput, Tool, ToolContext } from "../contracts/tool.js";
 
-/** What `defineTool` takes. */
-export interface ToolDefinition<S, O> {
+/** What `defineTool` takes. `C` types `ctx.context` (annotate `ctx: ToolContext<MyContext>` to set it). */
+export interface ToolDefinition<S, O, C = JsonValue> {
   /** Matches `/^[a-zA-Z0-9_.-]{1,64}$/`. */
   name: string;
   description: string;
@@ -27,14 +27,14 @@ export interface ToolDefinition<S, O> {
   /** @default true */
   parallelSafe?: boolean;
   exclusiveLock?: string;
-  requiresApproval?: boolean | ((args: InferToolInput<S>, ctx: ToolContext) => boolean | Promise<boolean>);
+  requiresApproval?: boolean | ((args: InferToolInput<S>, ctx: ToolContext<C>) => boolean | Promise<boolean>);
   contexts?: string[];
   /**
    * Per-call time limit in milliseconds. Unset, `Infinity` or above 2^31-1 = no limit beyond the
    * turn's; negative or NaN throws `InvalidArgumentError`.
    */
   timeoutMs?: number;
-  execute(args: InferToolInput<S>, ctx: ToolContext): O | Promise<O>;
+  execute(args: InferToolInput<S>, ctx: ToolContext<C>): O | Promise<O>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -53,7 +53,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  *   execute: ({ a, b }) => a + b,
  * });
  */
-export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: ToolDefinition<S, O>): Tool<InferToolInput<S>, O> {
+export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue>(definition: ToolDefinition<S, O, C>): Tool<InferToolInput<S>, O, C> {
   if (!TOOL_NAME.test(definition.name)) {
     throw new InvalidArgumentError(`Invalid tool name "${definition.name}": must match ${String(TOOL_NAME)}`);
   }
@@ -78,7 +78,7 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O>(definition: T
       );
     }
   }
-  const tool: Tool<InferToolInput<S>, O> = {
+  const tool: Tool<InferToolInput<S>, O, C> = {
     name: definition.name,
     description: definition.description,
     inputSchema,

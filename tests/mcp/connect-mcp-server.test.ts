@@ -20,7 +20,14 @@ async function connect(extra: Partial<Parameters<typeof connectMcpServer>[0]> = 
   return { connection, warnings };
 }
 
-const ctx = (signal = new AbortController().signal): ToolContext => ({ toolCallId: "c1", depth: 0, parentId: null, signal, policy: defaultPolicy() });
+const ctx = (signal = new AbortController().signal): ToolContext => ({
+  toolCallId: "c1",
+  depth: 0,
+  parentId: null,
+  callKey: "test",
+  signal,
+  policy: defaultPolicy(),
+});
 const tool = (connection: McpConnection, name: string): Tool => {
   const found = connection.tools().find((t) => t.name === `${connection.name}.${name}`);
   if (!found) throw new Error(`no tool ${name}`);

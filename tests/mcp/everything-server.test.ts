@@ -8,7 +8,7 @@ import { everythingServer } from "./servers.js";
 /** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
 const SERVER_START_MS = 60_000;
 
-const ctx = (): ToolContext => ({ toolCallId: "c1", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() });
+const ctx = (): ToolContext => ({ toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy: defaultPolicy() });
 const call = (connection: McpConnection, name: string, args: unknown) => {
   const tool = connection.tools().find((t) => t.name === `${connection.name}.${name}`);
   if (!tool)

@@ -135,6 +135,7 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
           toolCallId: "c",
           depth: 0,
           parentId: null,
+          callKey: "test",
           signal: new AbortController().signal,
           policy: { classes: [], workspaceRoot: null, allowedMcpServers: [] },
         },

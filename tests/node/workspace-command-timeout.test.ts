@@ -13,7 +13,7 @@ describe("run_command time limit", () => {
       const policy = defaultPolicy("thread", { workspaceRoot: root });
       const result = (await runCommand.execute(
         { command: "node", args: ["-e", "setTimeout(() => process.stdout.write('ok'), 50)"] },
-        { toolCallId: "c1", depth: 0, parentId: null, signal: new AbortController().signal, policy },
+        { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
       )) as RunCommandResult;
       expect(result).toMatchObject({ timedOut: false, exitCode: 0, stdout: "ok" });
     } finally {

@@ -17,7 +17,7 @@ const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["sh"], comm
 const run = (script: string, timeoutMs: number): Promise<RunCommandResult> =>
   runCommand!.execute(
     { command: "sh", args: ["-c", script], cwd: ".", timeout_ms: timeoutMs },
-    { toolCallId: "c", depth: 0, parentId: null, signal: new AbortController().signal, policy },
+    { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
   );
 
 /** Alive and not a zombie (a zombie whose parent is gone waits for init, which may never reap it). */
@@ -117,7 +117,7 @@ describe.skipIf(process.platform === "win32")("run_command's working directory",
     await expect(
       runCommand!.execute(
         { command: "sh", args: ["-c", "pwd"], cwd: "fifo" },
-        { toolCallId: "c", depth: 0, parentId: null, signal: new AbortController().signal, policy },
+        { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
       ),
     ).rejects.toThrow(/"fifo" is not a directory/);
   });

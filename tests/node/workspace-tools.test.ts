@@ -25,7 +25,7 @@ async function call(name: string, args: unknown, options: { policy?: ToolPolicy;
   const valid = validateToolArgs(t, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
   const signal = options.signal ?? new AbortController().signal;
-  return t.execute(valid.value, { toolCallId: "c1", depth: 0, parentId: null, signal, policy: options.policy ?? policy });
+  return t.execute(valid.value, { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal, policy: options.policy ?? policy });
 }
 
 beforeAll(async () => {
@@ -185,7 +185,7 @@ describe("run_command", () => {
     const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["agentry-no-such-program"] });
     const running = runCommand!.execute(
       { command: "agentry-no-such-program", args: [], cwd: "." },
-      { toolCallId: "c", depth: 0, parentId: null, signal: new AbortController().signal, policy },
+      { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
     );
     await expect(running).rejects.toThrow(/"agentry-no-such-program" could not be started: not found/);
   });
@@ -194,7 +194,7 @@ describe("run_command", () => {
     const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["node"], maxOutputBytes: 10 });
     const result = await runCommand!.execute(
       { command: "node", args: ["-e", "process.stdout.write('a'.repeat(50000) + '0123456789')"], cwd: "." },
-      { toolCallId: "c", depth: 0, parentId: null, signal: new AbortController().signal, policy },
+      { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
     );
     expect(result).toMatchObject({ stdout: "0123456789", stdoutTruncated: true, stderrTruncated: false });
   });

@@ -8,6 +8,7 @@ const context = (): ToolContext => ({
   toolCallId: "call_1",
   depth: 0,
   parentId: null,
+  callKey: "test",
   signal: new AbortController().signal,
   policy: defaultPolicy(),
 });
