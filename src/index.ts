@@ -17,6 +17,8 @@ export {
   AgentNotFoundError,
   ApprovalAlreadyResolvedError,
   ApprovalNotFoundError,
+  ApprovalSupersededError,
+  PendingDecisionError,
   InvalidArgumentError,
   ProviderError,
   SessionNotFoundError,

@@ -106,6 +106,17 @@ export interface ApprovalResolvedEvent extends EventOrigin {
   reason?: string;
 }
 
+/**
+ * A message sent with `ifPending: "queue"` (the default) waits: the session has decisions pending
+ * (`pendingRequestIds`). It runs once they are decided and the resumed turn has ended.
+ */
+export interface MessageQueuedEvent extends EventOrigin {
+  type: "message_queued";
+  sessionId: string;
+  /** The approvals and questions the message waits behind (`resolveApproval` / `answerQuestion` take them). */
+  pendingRequestIds: string[];
+}
+
 /** Usage of one model call. */
 export interface UsageEvent extends EventOrigin {
   type: "usage";
@@ -230,6 +241,7 @@ export type LoopEvent =
   | ToolCallUpdateEvent
   | ApprovalRequestEvent
   | ApprovalResolvedEvent
+  | MessageQueuedEvent
   | UsageEvent
   | BudgetExceededEvent
   | WarningEvent

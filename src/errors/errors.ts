@@ -114,6 +114,38 @@ export class ApprovalAlreadyResolvedError extends AgentryError {
 }
 
 /**
+ * A decision on a request that a newer message superseded (`SendInput.ifPending: "supersede"`,
+ * or a message sent while it was pending under an older version): the request was denied with
+ * reason `"superseded"`, and nothing ran. A kind of {@link ApprovalAlreadyResolvedError}.
+ */
+export class ApprovalSupersededError extends ApprovalAlreadyResolvedError {
+  static override readonly errorName: string = "ApprovalSupersededError";
+  constructor(requestId: string, options?: AgentryErrorOptions) {
+    super(requestId, options);
+    this.message = `Approval request "${requestId}" was superseded by a newer message: it was denied and its call did not run`;
+  }
+}
+
+/**
+ * `send` with `ifPending: "reject"` found the session waiting for a decision (an approval or a
+ * question, its own or one of an agent it waits on): nothing was stored.
+ */
+export class PendingDecisionError extends AgentryError {
+  static override readonly errorName: string = "PendingDecisionError";
+  readonly sessionId: string;
+  /** The ids of the pending requests (`resolveApproval` / `answerQuestion` take them). */
+  readonly requestIds: string[];
+  constructor(sessionId: string, requestIds: string[], options?: AgentryErrorOptions) {
+    super(
+      `Session "${sessionId}" is waiting for a decision (${requestIds.join(", ")}); decide it first, or send with ifPending "queue" or "supersede"`,
+      options,
+    );
+    this.sessionId = sessionId;
+    this.requestIds = requestIds;
+  }
+}
+
+/**
  * A session lease holder tried to write after losing its lease (it expired and another runtime
  * took the session): the write was refused, nothing was stored. The fencing that keeps two
  * processes from interleaving one session's records.

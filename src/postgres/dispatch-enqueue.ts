@@ -83,6 +83,9 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
     throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
   }
+  const ifPending = input.ifPending as unknown;
+  if (ifPending !== undefined && ifPending !== "queue" && ifPending !== "reject" && ifPending !== "supersede")
+    throw new InvalidArgumentError('send: ifPending must be "queue", "reject" or "supersede"');
   if (input.scope !== undefined && (typeof input.scope !== "string" || input.scope === ""))
     throw new InvalidArgumentError("send: scope must be a non-empty string when set");
   const jobId = input.jobId as unknown;
@@ -101,6 +104,7 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   if (input.chatContext !== undefined) payload.chatContext = input.chatContext;
   if (input.outputSchema !== undefined) payload.outputSchema = toJsonSchema(input.outputSchema);
   if (hostContext !== undefined) payload.context = hostContext;
+  if (input.ifPending !== undefined) payload.ifPending = input.ifPending;
   return enqueue(ctx, session.sessionId, "send", payload, input.jobId);
 }
 

@@ -19,6 +19,7 @@ export interface SendPayload {
   outputSchema?: unknown;
   /** The turn's host context (`SendInput.context`), checked and copied at send. */
   context?: JsonValue;
+  ifPending?: SendInput["ifPending"];
   created: boolean;
 }
 /** What a dispatched approval decision carries to the worker. */
@@ -44,4 +45,6 @@ export interface SerializedError {
   requestId?: string;
   sessionId?: string;
   agentId?: string;
+  /** `PendingDecisionError`'s pending requests. */
+  requestIds?: string[];
 }

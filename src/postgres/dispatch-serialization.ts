@@ -3,6 +3,8 @@ import {
   AgentNotFoundError,
   ApprovalAlreadyResolvedError,
   ApprovalNotFoundError,
+  ApprovalSupersededError,
+  PendingDecisionError,
   DispatchError,
   InvalidArgumentError,
   LeaseLostError,
@@ -35,6 +37,8 @@ export function serializeError(error: unknown): SerializedError {
   if (typeof e?.requestId === "string") out.requestId = e.requestId;
   if (typeof e?.sessionId === "string") out.sessionId = e.sessionId;
   if (typeof e?.agentId === "string") out.agentId = e.agentId;
+  const requestIds = (e as { requestIds?: unknown }).requestIds;
+  if (Array.isArray(requestIds) && requestIds.every((id) => typeof id === "string")) out.requestIds = requestIds;
   return out;
 }
 
@@ -43,6 +47,10 @@ export function rebuildError(error: SerializedError): AgentryError {
   switch (error.name) {
     case "ApprovalAlreadyResolvedError":
       return new ApprovalAlreadyResolvedError(error.requestId ?? "");
+    case "ApprovalSupersededError":
+      return new ApprovalSupersededError(error.requestId ?? "");
+    case "PendingDecisionError":
+      return new PendingDecisionError(error.sessionId ?? "", error.requestIds ?? []);
     case "ApprovalNotFoundError":
       return new ApprovalNotFoundError(error.requestId ?? "");
     case "AgentNotFoundError":

@@ -77,6 +77,7 @@ async function streamTurn(
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
   if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
   if (payload.context !== undefined) input.context = payload.context;
+  if (payload.ifPending !== undefined) input.ifPending = payload.ifPending;
   let seen: TurnResult | undefined;
   for await (const event of local.stream(input)) {
     if (event.type === "done") {
@@ -128,13 +129,31 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
   await ctx.sql(`UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1`, [row.id]);
 }
 
+/** Jobs of a session looked at when its oldest is a message that waits behind a decision. */
+const LOOKAHEAD = 64;
+
+/**
+ * The session's next job: the oldest, except that a message sent with `ifPending: "queue"` to a
+ * session waiting for a decision stays queued, and a decision queued after it runs first (else
+ * the session's jobs would wait on a decision queued behind them). `undefined`: nothing to run now
+ * (the decision's job, or the sweep, wakes the session again).
+ */
+async function nextJob(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<JobRow | undefined> {
+  const rows = await ctx.sql<JobRow>(
+    `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT ${LOOKAHEAD}`,
+    [sessionId],
+  );
+  const head = rows[0];
+  if (head?.kind !== "send" || ((head.payload as SendPayload).ifPending ?? "queue") !== "queue" || head.cancelled) return head;
+  const [approvals, questions] = await Promise.all([local.pendingApprovals({ sessionId }), local.pendingQuestions({ sessionId })]);
+  if (approvals.length === 0 && questions.length === 0) return head;
+  return rows.find((row) => row.kind === "resolve" || row.kind === "answer");
+}
+
 /** Runs the session's queued jobs, oldest first, until none is left (or hands them back when closing). */
 async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<void> {
   for (;;) {
-    const [row] = await ctx.sql<JobRow>(
-      `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`,
-      [sessionId],
-    );
+    const row = await nextJob(ctx, local, sessionId);
     if (!row) return;
     if (ctx.closing) {
       await wakeSession(ctx, sessionId);

@@ -29,6 +29,9 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
   if (runId !== undefined && (typeof runId !== "string" || !/^[A-Za-z0-9_.:-]{1,128}$/.test(runId))) {
     throw new InvalidArgumentError("send: runId must be 1 to 128 letters, digits or -_.:");
   }
+  const ifPending = input.ifPending as unknown;
+  if (ifPending !== undefined && ifPending !== "queue" && ifPending !== "reject" && ifPending !== "supersede")
+    throw new InvalidArgumentError('send: ifPending must be "queue", "reject" or "supersede"');
   const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
   // Fail on a misconfigured agent before a session is created.
   resolveModel(context.options, agent);
@@ -47,6 +50,7 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
       ...(input.signal && { signal: input.signal }),
       ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }),
       ...(hostContext !== undefined && { context: hostContext }),
+      ...(input.ifPending !== undefined && { ifPending: input.ifPending }),
       onEvent,
     });
     return { turn };

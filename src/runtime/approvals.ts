@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../contracts/agent-definition.js";
-import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError } from "../errors/errors.js";
+import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, ApprovalSupersededError, InvalidArgumentError } from "../errors/errors.js";
 import type { Message } from "../contracts/message.js";
 import { isApprovalIndexStore } from "../sessions/session-store.js";
 import type { SessionSummary } from "../contracts/session-store.js";
@@ -126,6 +126,8 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
       return resumedOutcome(context, session, agent, entry.request.runId ?? state.suspended?.runId, state);
     }
     const suspended = state.suspended;
+    // A request a newer message superseded says so: the approver's decision came too late.
+    if (entry.decision?.reason === "superseded" && entry.decision.decisionId === undefined) throw new ApprovalSupersededError(requestId);
     if (entry.decision || !suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
     const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
     // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one

@@ -128,6 +128,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     }),
     async close() {
       context.closed = true;
+      context.pendingQueue?.rejectAll(new InvalidArgumentError("The runtime closed while the message waited for a pending decision"));
       await context.inbox.drain();
     },
   };

@@ -22,6 +22,7 @@ import type { LoopEvent } from "../contracts/loop-event.js";
 import type { SessionStateCache } from "./session-state-cache.js";
 import type { HeldLease } from "./session-lease.js";
 import type { TurnRequest } from "./runtime-core.js";
+import type { PendingQueue } from "./pending-queue.js";
 
 /** What a `policy` function is told of the turn it makes the policy for. */
 export interface PolicyTurn<C = JsonValue> {
@@ -162,6 +163,8 @@ export interface RuntimeContext {
   running: Map<string, { controller: AbortController; reason: string | undefined }>;
   /** Set by `close()`: no new work is accepted. */
   closed: boolean;
+  /** Messages waiting behind a session's pending decision (`ifPending: "queue"`); set up with the session turns. */
+  pendingQueue?: PendingQueue;
   /** Longest `agents_message` chain. */
   maxDelegationDepth: number;
   /** Background agents one root turn may start, counting those they start. */

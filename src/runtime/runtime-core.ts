@@ -5,6 +5,7 @@ import type { ChatContext } from "../contracts/tool-policy.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 import type { JsonValue } from "../contracts/json-schema.js";
+import type { QueuedMessage } from "./pending-queue.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
@@ -52,6 +53,10 @@ export interface TurnRequest {
   lineage?: Lineage;
   /** The host's data for the turn (`SendInput.context`, checked and copied), stored on its start. */
   context?: JsonValue;
+  /** What to do when the session waits for a decision (`SendInput.ifPending`). @default "queue" */
+  ifPending?: "queue" | "reject" | "supersede";
+  /** Set on a queued message handed back once the decision was made (it does not queue behind the others again). */
+  drained?: QueuedMessage;
 }
 
 /** Session attributes that mark a background agent's session. */

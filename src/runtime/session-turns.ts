@@ -1,11 +1,12 @@
 import type { SessionSummary } from "../contracts/session-store.js";
-import type { TurnResult } from "../contracts/agent-runtime.js";
+import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import { storedDecisions, type ResumeDecision } from "./approval-decision.js";
 import type { BackgroundNotices } from "./background-notices.js";
 import type { PrepareAgent } from "./prepared-agents.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
-import { InvalidArgumentError } from "../errors/errors.js";
+import { InvalidArgumentError, PendingDecisionError } from "../errors/errors.js";
+import { PendingQueue } from "./pending-queue.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
 import { isBackground, type Lineage, type TurnRequest } from "./runtime-core.js";
 import { agentOf, newLineage, sessionRole } from "./runtime-lookups.js";
@@ -61,17 +62,33 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
     return result;
   };
 
+  /** Hands queued messages back once the session has no decision pending (called after its turns end, and polled). */
+  const checkQueue = (sessionId: string): void => {
+    const first = queue.peek(sessionId);
+    if (!first) return;
+    states.read(first.session).then(
+      (state) => {
+        if (!isWaiting(state)) queue.drain(sessionId, (request, message) => turns.enqueue({ ...request, drained: message }));
+      },
+      (error: unknown) => context.report("queue_check_failed", error, first.session),
+    );
+  };
+  const queue = new PendingQueue(checkQueue);
+  context.pendingQueue = queue;
+
   const turns: SessionTurns = {
     enqueue(request) {
       const { agent, session, chatContext } = request;
       const lineage = request.lineage ?? newLineage(context, agent);
-      const turn = context.withSession(session.sessionId, async (lease) => {
+      const turn = context.withSession(session.sessionId, async (lease): Promise<TurnResult | { queued: Promise<TurnResult> }> => {
         // A suspended turn whose approvals were all decided (by a process that died before it
         // resumed the turn) runs first: the decision is never lost.
         const state = await turns.recoverDecided(session, lease, lineage);
         // A turn sent again under its run id (a retried job) never runs twice.
         const again = await rerun(context, request, state, lease);
         if ("result" in again) return again.result;
+        const waiting = admitBehindDecisions(context, queue, request, state);
+        if (waiting) return waiting;
         const { input, runId } = again;
         const role = sessionRole(context, agent, session, state);
         const prepared = prepare(agent, session, chatContext, role, request.context);
@@ -105,8 +122,9 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
           .finally(stop.done)
           .then((result) => settleAfterTurn(session, result));
       });
-      if (isBackground(session)) notices.watch(session, lineage, turn);
-      return turn;
+      const result = turn.then((outcome) => ("queued" in outcome ? outcome.queued : (checkQueue(session.sessionId), outcome)));
+      if (isBackground(session)) notices.watch(session, lineage, result);
+      return result;
     },
 
     async recoverDecided(session, lease, lineage) {
@@ -148,7 +166,8 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         onEvent: () => undefined,
       })
         .finally(stop.done)
-        .then((result) => settleAfterTurn(session, result));
+        .then((result) => settleAfterTurn(session, result))
+        .then((result) => (checkQueue(session.sessionId), result));
     },
   };
   return turns;
@@ -201,6 +220,52 @@ export function priorRun(runs: Map<string, string | null>, runId: string): { run
     }
   }
   return found;
+}
+
+/** Whether the session waits for a decision (an approval or question of its suspended turn, or an agent it waits on). */
+function isWaiting(state: SessionState): boolean {
+  return state.suspended !== undefined && state.pending.length > 0;
+}
+
+/**
+ * What a message does when the session waits for a decision (or older messages wait): `queue`
+ * waits (resolves when its turn ran; a `message_queued` event says so now); `reject` throws
+ * `PendingDecisionError`; `supersede` runs it now (the turn's repair denies the pending requests
+ * as superseded). `undefined`: run it now.
+ */
+function admitBehindDecisions(
+  context: RuntimeContext,
+  queue: PendingQueue,
+  request: TurnRequest,
+  state: SessionState,
+): { queued: Promise<TurnResult> } | undefined {
+  const { session } = request;
+  const drained = request.drained;
+  if (drained) {
+    if (isWaiting(state)) return { queued: queue.requeue(session.sessionId, drained) };
+    queue.started(session.sessionId, drained);
+    return undefined;
+  }
+  const behind = queue.has(session.sessionId);
+  if (!behind && !isWaiting(state)) return undefined;
+  const mode = request.ifPending ?? "queue";
+  if (mode === "supersede") return undefined;
+  const pendingRequestIds = state.pending.map((p) => p.request.requestId);
+  if (mode === "reject") throw new PendingDecisionError(session.sessionId, pendingRequestIds);
+  const event = {
+    type: "message_queued",
+    sessionId: session.sessionId,
+    pendingRequestIds,
+    depth: 0,
+    parentId: null,
+    agentId: session.agentId,
+    runId: request.runId ?? "",
+    seq: context.nextSeq(),
+    ts: Date.now(),
+  } satisfies RuntimeEvent;
+  request.onEvent?.(event);
+  context.emit(event);
+  return { queued: queue.add(session.sessionId, request) };
 }
 
 /** Registers a turn about to run in this process, so `setRole` and task cancels can stop it. */

@@ -95,6 +95,8 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}▣ background agent ${event.sessionId}: ${event.from ?? "new"} → ${event.to}`;
     case "role_changed":
       return `${pad}▣ role: ${event.from ?? "none"} → ${event.to}`;
+    case "message_queued":
+      return `${pad}… message queued behind ${event.pendingRequestIds.join(", ")}`;
     case "chunk":
     case "thinking":
     case "tool_calls_preparing":

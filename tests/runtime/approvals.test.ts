@@ -106,7 +106,7 @@ describe("durable approvals", () => {
     todo.items.push("milk");
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();
-    const next = await runtime.send({ agentId: "todo", content: "never mind", session: suspended.sessionId });
+    const next = await runtime.send({ agentId: "todo", content: "never mind", session: suspended.sessionId, ifPending: "supersede" });
     expect(next).toMatchObject({ status: "complete", text: "ok, left it" });
     expect(todo.items).toEqual(["milk"]);
     expect(await runtime.pendingApprovals()).toEqual([]);

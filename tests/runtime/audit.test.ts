@@ -256,7 +256,7 @@ describe("audit: one entry per tool call", () => {
 
     await runtime.send({ agentId: "clerk", content: "wipe it", session: one.sessionId });
     const [again] = await runtime.pendingApprovals();
-    const next = await runtime.send({ agentId: "clerk", content: "never mind", session: one.sessionId });
+    const next = await runtime.send({ agentId: "clerk", content: "never mind", session: one.sessionId, ifPending: "supersede" });
     expect(delivered).toHaveLength(2);
     expect(delivered[1]).toMatchObject({
       tool: "wipe",

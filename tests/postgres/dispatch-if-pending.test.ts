@@ -1,0 +1,71 @@
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ApprovalSupersededError, PendingDecisionError } from "@agentry/core";
+import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
+import { startApp, type App } from "./fixtures/dispatch-app.js";
+
+/** Resolves with whether `promise` settled within `ms`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return settled;
+}
+
+describe("the dispatcher's send: context and ifPending across processes", { timeout: 120_000 }, () => {
+  if (!requireDatabase()) return;
+  const apps: App[] = [];
+  const schemas: string[] = [];
+  const layout = () => {
+    const schema = freshSchema();
+    schemas.push(schema, `${schema}_boss`);
+    return (worker: boolean) =>
+      startApp({ databaseUrl: databaseUrl!, schema, bossSchema: `${schema}_boss`, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000 }).then(
+        (app) => (apps.push(app), app),
+      );
+  };
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+  afterAll(async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await client.end();
+  });
+
+  it('queues behind a decision (the decision, queued after it, runs first), rejects with "reject", and keeps the context through the approval', async () => {
+    const start = layout();
+    await start(true);
+    const front = await start(false);
+    const suspended = await front.dispatcher.send({ agentId: "main", content: "approve a", context: { tenant: "acme" } });
+    expect(suspended.status).toBe("suspended");
+    const requestId = suspended.pendingApprovals![0]!.requestId;
+    const rejected = await front.dispatcher
+      .send({ agentId: "main", content: "hello", session: suspended.sessionId, ifPending: "reject" })
+      .catch((e: unknown) => e);
+    expect(PendingDecisionError.isInstance(rejected)).toBe(true);
+    expect(rejected).toMatchObject({ requestIds: [requestId] });
+    const queued = front.dispatcher.send({ agentId: "main", content: "still there", session: suspended.sessionId });
+    expect(await settledWithin(queued, 500)).toBe(false);
+    expect(await front.dispatcher.resolveApproval(requestId, { approved: true })).toMatchObject({ status: "complete", text: "paid a" });
+    expect(await queued).toMatchObject({ status: "complete", text: "echo still there" });
+    const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schemas.at(-2)}".effects`);
+    expect(rows.map((r) => r.key)).toEqual(["pay-a@acme"]);
+  });
+
+  it('"supersede" denies the pending approval; the approver then gets ApprovalSupersededError', async () => {
+    const start = layout();
+    await start(true);
+    const front = await start(false);
+    const suspended = await front.dispatcher.send({ agentId: "main", content: "approve b" });
+    const requestId = suspended.pendingApprovals![0]!.requestId;
+    const next = await front.dispatcher.send({ agentId: "main", content: "forget it", session: suspended.sessionId, ifPending: "supersede" });
+    expect(next).toMatchObject({ status: "complete", text: "echo forget it" });
+    const late = await front.dispatcher.resolveApproval(requestId, { approved: true }).catch((e: unknown) => e);
+    expect(ApprovalSupersededError.isInstance(late)).toBe(true);
+  });
+});
