@@ -14,6 +14,18 @@ export interface ApprovalRequest {
   parentId: string | null;
   /** Why approval is needed, e.g. `"tool requires approval"`. */
   reason: string;
+  /**
+   * Set on a call that waits for another agent (a sync `agents_message` whose target is itself
+   * waiting for a decision): the waited session and run. Such a request is not decided by a person;
+   * the runtime lists the decisions it waits for instead (with `origin`), and answers it when the
+   * waited turn ends.
+   */
+  waitsOn?: { sessionId: string; agentId: string; runId: string };
+  /**
+   * Set on a request listed or reported by a session other than the one that asked it (it surfaced
+   * through a delegation chain): where it was asked, and the sessions waiting on it, outermost first.
+   */
+  origin?: { sessionId: string; agentId: string; chain: { sessionId: string; agentId: string }[] };
 }
 
 /**
@@ -84,7 +96,7 @@ export interface ResumeState {
    * By toolCallId. `requestId` (optional) names the approval request the decision answers;
    * `result` on an approval is the call's result, given without running the tool.
    */
-  decisions: Record<string, { approved: boolean; reason?: string; requestId?: string; result?: unknown }>;
+  decisions: Record<string, { approved: boolean; reason?: string; requestId?: string; result?: unknown; isError?: boolean }>;
   /**
    * Results of calls that already completed in a batch that was suspended (by toolCallId):
    * reused on resume so nothing runs twice. Filled in by the loop in a suspended result's `resume`.

@@ -1,6 +1,7 @@
 import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
 import { RUNTIME_HOST } from "../internal/runtime-host.js";
+import { ToolSuspension, type CallWait } from "../internal/tool-suspension.js";
 import type { ToolContext } from "../contracts/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
@@ -24,6 +25,8 @@ export type RunChild = (level: Level, plan: SubtaskPlan) => Promise<ChildOutcome
 /** What running one call came to. `result` is undefined when the call is suspended. */
 export interface PlanOutcome {
   result: ToolResultPart | undefined;
+  /** The call suspended after it started (it waits for another agent's decisions): no result yet. */
+  suspension?: ApprovalRequest;
   finished?: { value: unknown };
   child?: ChildOutcome;
 }
@@ -119,7 +122,7 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
     case "refuse":
       return { result: endCall(level, plan, plan.startedAt, plan.refusal, true, undefined, plan.refused) };
     case "answered":
-      return { result: endCall(level, plan, plan.startedAt, plan.result, false) };
+      return { result: endCall(level, plan, plan.startedAt, plan.result, plan.isError === true) };
     case "finish": {
       const checked = validateFinish(plan);
       if (!checked.ok) {
@@ -163,6 +166,12 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
 }
 
 function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: ToolOutcome): PlanOutcome {
+  const wait = outcome.suspension;
+  if (wait !== undefined) {
+    const { depth, parentId } = level;
+    const waitsOn = { sessionId: wait.sessionId, agentId: wait.agentId, runId: wait.runId };
+    return { result: undefined, suspension: { requestId: wait.requestId, toolCallId: plan.call.id, name: plan.call.name, args: plan.args, depth, parentId, reason: wait.reason, waitsOn } };
+  }
   return { result: endCall(level, plan, startedAt, outcome.value, outcome.isError, outcome.text) };
 }
 
@@ -208,6 +217,8 @@ async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): 
 interface ToolOutcome {
   value: unknown;
   isError: boolean;
+  /** The package's own tool suspended the call (see `ToolSuspension`). */
+  suspension?: CallWait;
   /** The value as the model reads it, when already known. */
   text?: string | undefined;
 }
@@ -316,6 +327,7 @@ class CallContext implements ToolContext {
 }
 
 function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
+  if (error instanceof ToolSuspension && !level.turn.signal.aborted) return { value: undefined, isError: false, suspension: error.wait };
   if (timedOut) return { value: `Tool "${plan.tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
   if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error))) return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };

@@ -111,6 +111,8 @@ export interface RefusePlan extends PlanBase {
 export interface AnsweredPlan extends PlanBase {
   readonly kind: "answered";
   readonly result: unknown;
+  /** The given result is an error (a waited agent that failed). */
+  readonly isError?: boolean;
 }
 
 /** A permitted tool call with valid arguments. */

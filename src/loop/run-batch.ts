@@ -32,6 +32,11 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
       return undefined;
     }
     const plan = planCall(level, call);
+    // A call that suspended after it started (it waited for another agent) gets its result now.
+    const waited = resumed ? resume?.decisions[call.id] : undefined;
+    if (waited !== undefined && plan.kind === "tool" && !plan.needsApproval && typeof plan.tool.requiresApproval !== "function") {
+      return answerWaited(level, plan, waited);
+    }
     // A resumed sub-task started in the earlier run: its duration counts from here.
     return resumed && plan.kind === "subtask" && resume?.frames[call.id] ? { ...plan, startedAt: Date.now() } : plan;
   });
@@ -63,6 +68,11 @@ interface Placed {
 async function executeSegments(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, runChild: RunChild): Promise<void> {
   const record = ({ plan, index }: Placed, result: PlanOutcome) => {
     outcome.results[index] = result.result;
+    if (result.suspension) {
+      outcome.suspended = true;
+      outcome.pendingApprovals.push(result.suspension);
+      level.turn.sink.emit({ type: "approval_request", request: result.suspension, depth: level.depth, parentId: level.parentId });
+    }
     if (result.finished) outcome.finished = result.finished;
     const child = result.child;
     if (child && child.result.status === "suspended") {
@@ -86,6 +96,8 @@ async function executeSegments(level: Level, plans: (CallPlan | undefined)[], ou
     else segments.push((open = [{ plan, index }]));
   });
   for (const segment of segments) {
+    // A call that suspended waits for its answer: what comes after it may depend on it.
+    if (outcome.suspended) break;
     const [only] = segment;
     if (only && segment.length === 1) {
       const pending = executePlan(level, only.plan, runChild);
@@ -199,6 +211,18 @@ async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | Re
       plan.startedAt,
     );
   }
+}
+
+/** A waited call's plan on resume: its answer (announced as its request's decision), or a refusal when it was denied. */
+function answerWaited(level: Level, plan: ToolPlan, decision: Decision): CallPlan {
+  const event: LoopEvent = { type: "approval_resolved", requestId: decision.requestId ?? plan.call.id, approved: decision.approved, depth: level.depth, parentId: level.parentId };
+  if (decision.reason !== undefined) event.reason = decision.reason;
+  level.turn.sink.emit(event);
+  const current = { ...plan, startedAt: Date.now() };
+  if (decision.approved && decision.result !== undefined) {
+    return { kind: "answered", call: current.call, args: current.args, result: decision.result, startedAt: current.startedAt, ...(decision.isError === true && { isError: true }) };
+  }
+  return applyDecision(current, decision);
 }
 
 /** The plan a decision leaves: denied calls are refused, answered ones carry their result, approved ones run. */
