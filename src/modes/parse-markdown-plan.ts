@@ -23,6 +23,8 @@ interface Reading {
   /** A list was opened by a label or heading alone and has had no line yet. */
   listFresh: boolean;
   steps: { text: string; more: More[] }[];
+  /** Steps beyond the most a plan may have: counted, not kept (the plan is refused). */
+  extraSteps: number;
   lists: Record<ListSection, string[]>;
 }
 
@@ -50,6 +52,7 @@ export function readMarkdownPlan(content: string, meter?: ScanMeter): MarkdownRe
     afterBlank: false,
     listFresh: false,
     steps: [],
+    extraSteps: 0,
     lists: { risks: [], prerequisites: [], completion_criteria: [] },
   };
   forEachLine(content, meter, ({ start, end }) => {
@@ -90,7 +93,7 @@ function readLine(reading: Reading, line: string, indent: number, meter: ScanMet
     reading.goal = stripEmphasis(line, meter);
     return;
   }
-  if (reading.section === "steps" && reading.steps.length > 0) readStepLine(reading, line, top);
+  if (reading.section === "steps" && reading.steps.length > 0 && reading.extraSteps === 0) readStepLine(reading, line, top);
 }
 
 function readHeading(reading: Reading, level: number, text: string, meter: ScanMeter | undefined): void {
@@ -118,8 +121,9 @@ function enter(reading: Reading, section: Section, name: string, rest: string): 
 }
 
 function addStep(reading: Reading, text: string, number: number): void {
-  reading.steps.push({ text: text || `Step ${number}`, more: [] });
   reading.section = "steps";
+  if (reading.steps.length === MAX_PLAN_STEPS) reading.extraSteps++;
+  else reading.steps.push({ text: text || `Step ${number}`, more: [] });
 }
 
 /** A line under a step: its sub-items and indented lines belong to it; closing prose ends the steps. */
@@ -161,7 +165,7 @@ function planOf(reading: Reading, meter: ScanMeter | undefined): MarkdownResult 
     };
   const { steps, lists } = reading;
   if (steps.length === 0) return { ok: false, error: 'The plan has no steps. List them as a numbered list ("1. ...", "2. ...").' };
-  if (steps.length > MAX_PLAN_STEPS) return { ok: false, error: `The plan has ${steps.length} steps; at most ${MAX_PLAN_STEPS}.` };
+  if (reading.extraSteps > 0) return { ok: false, error: `The plan has ${steps.length + reading.extraSteps} steps; at most ${MAX_PLAN_STEPS}.` };
   const plan: Record<string, unknown> = {
     goal,
     steps: steps.map((step, index) => {
