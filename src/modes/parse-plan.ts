@@ -37,21 +37,20 @@ export function readPlan(content: string, meter?: ScanMeter): FormatParseResult<
   if (content.length > MAX_FORMAT_TEXT_CHARS)
     return { ok: false, error: `The plan is too long (${content.length} characters; at most ${MAX_FORMAT_TEXT_CHARS}). Shorten it.` };
   const json = findJsonObject(content, meter);
-  let proseJsonError: string | undefined;
+  // What to report when the markdown reading fails too: the JSON's own problem.
+  let jsonProblem: FormatParseResult<Plan> | undefined;
   if (json !== undefined) {
-    charge(meter, json.text.length);
+    charge(meter, 2 * json.text.length);
     const value = parseJson(json.text);
-    // Prose before a `{` may be a markdown plan that merely holds braces: JSON only when it looks like a plan.
-    if (json.source !== "prose" || (value.ok && looksLikePlan(value.value))) {
-      if (!value.ok) return { ok: false, error: notJson(value.error) };
-      charge(meter, json.text.length);
-      return checkPlan(value.value);
+    if (json.source === "whole" || (value.ok && looksLikePlan(value.value))) {
+      return value.ok ? checkPlan(value.value) : { ok: false, error: notJson(value.error) };
     }
-    if (!value.ok && opensLikeJson(json.text)) proseJsonError = value.error;
+    // A markdown plan may hold other JSON (a config example in a fence, braces in prose).
+    if (value.ok && json.source === "fence") jsonProblem = checkPlan(value.value);
+    else if (!value.ok && (json.source === "fence" || opensLikeJson(json.text))) jsonProblem = { ok: false, error: notJson(value.error) };
   }
   const markdown = readMarkdownPlan(content, meter);
-  // A markdown reading that fails after a broken JSON attempt: the JSON is what to fix.
-  if (!markdown.ok) return proseJsonError !== undefined ? { ok: false, error: notJson(proseJsonError) } : markdown;
+  if (!markdown.ok) return jsonProblem ?? markdown;
   charge(meter, content.length);
   return checkPlan(markdown.value);
 }
