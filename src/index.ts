@@ -75,7 +75,7 @@ export { applyRole, roles } from "./modes/roles.js";
 export type { RoleDefinition } from "./modes/roles.js";
 export { defineRole } from "./modes/define-role.js";
 export { FORMAT_VERSION, PlanSchema, QuestionFieldsSchema, QuestionSchema } from "./modes/plan-format.js";
-export type { Plan, PlanStep, Question, QuestionOption, QuestionAnswer } from "./contracts/plan.js";
+export type { Plan, PlanStep, PlanSummary, Question, QuestionOption, QuestionAnswer } from "./contracts/plan.js";
 export { checkQuestion, parsePlan, parseQuestion } from "./modes/parse-plan.js";
 export type { FormatParseResult } from "./modes/parse-plan.js";
 export { messageTypeOf } from "./modes/message-type-of.js";

@@ -9,7 +9,18 @@ import * as otel from "@agentry/core/otel";
 import * as sqlite from "@agentry/core/sqlite";
 import * as testing from "@agentry/core/testing";
 import * as ui from "@agentry/core/ui";
-import type { AgentRegistry, ApprovalDecision, LoopEvent, ResumeState, RuntimeEvent, SessionSelector, TurnBudget, TurnResult } from "@agentry/core";
+import type {
+  AgentRegistry,
+  ApprovalDecision,
+  LoopEvent,
+  PlanReadyEvent,
+  ResumeState,
+  RuntimeEvent,
+  SessionSelector,
+  TaskApi,
+  TurnBudget,
+  TurnResult,
+} from "@agentry/core";
 
 /** Every value API.md names, by entry point: users and acceptance tests import these. */
 const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
@@ -72,5 +83,12 @@ describe("public API surface (API.md)", () => {
     expectTypeOf<AgentRegistry["get"]>().returns.toEqualTypeOf<core.AgentDefinition | undefined>();
     expectTypeOf(core.createTurnBudget).returns.toEqualTypeOf<TurnBudget>();
     expect(core.DEFAULT_BUDGET.maxDepth).toBe(3);
+    expectTypeOf<keyof TaskApi>().toEqualTypeOf<"create" | "approve" | "revise" | "reply" | "rename" | "delete" | "cancel" | "get" | "list" | "artifacts">();
+    expectTypeOf<TaskApi["reply"]>().toEqualTypeOf<(taskId: string, content: string) => Promise<TurnResult>>();
+    expectTypeOf<PlanReadyEvent["summary"]>().toEqualTypeOf<{
+      goal_summary: string;
+      steps: { title: string; description: string }[];
+      completion_criteria?: string[];
+    }>();
   });
 });

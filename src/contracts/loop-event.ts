@@ -1,7 +1,7 @@
 import type { BudgetReason } from "./budget.js";
 import type { ApprovalRequest, LoopResult } from "./loop-result.js";
 import type { Message } from "./message.js";
-import type { Plan, Question } from "./plan.js";
+import type { Plan, PlanSummary, Question } from "./plan.js";
 
 /** Fields every loop event carries: where in the sub-task tree it happened. */
 export interface EventOrigin {
@@ -189,7 +189,10 @@ export interface ArtifactCreatedEvent extends EventOrigin {
 export interface PlanReadyEvent extends EventOrigin {
   type: "plan_ready";
   artifactId: string;
+  /** The parsed plan: what a reviewer is shown, and what the actor gets on approval. */
   plan: Plan;
+  /** The same plan in the task view's shape (goal, step titles and descriptions; see {@link PlanSummary}). */
+  summary: PlanSummary;
   taskId?: string;
 }
 

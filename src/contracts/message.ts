@@ -44,7 +44,10 @@ export interface ToolResultPart {
   isError?: boolean;
 }
 
-/** How a UI should render an assistant message. */
+/**
+ * How a UI should render a message: an assistant message's `text`, `plan`, `question` or
+ * `tool_call` (tool calls and no text); a tool message's `tool_result`.
+ */
 export type MessageType = "text" | "plan" | "question" | "tool_call" | "tool_result";
 
 /** Token usage, summed over every depth of a run. */
@@ -79,6 +82,8 @@ export interface AssistantMessage {
 export interface ToolMessage {
   role: "tool";
   content: ToolResultPart[];
+  /** Always `"tool_result"` on tool messages the loop and the runtime make (a rendering hint, like an assistant message's). */
+  messageType?: "tool_result";
 }
 
 /** A conversation message. Plain JSON. */

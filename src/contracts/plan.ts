@@ -40,3 +40,16 @@ export interface QuestionOption {
 
 /** What `answerQuestion` takes: one of the question's option values, or free text when it allows custom answers. */
 export type QuestionAnswer = { value: string } | { text: string };
+
+/**
+ * A plan in a task view's shape (what `plan_ready` carries beside the plan), derived from the
+ * same parse: `goal_summary` is the plan's goal; each step's `title` is its action shortened to
+ * a line (at most 80 characters: the first line, cut at a word boundary with "…" when longer) and
+ * its `description` is the full action, then " — " and the reason when the step has one;
+ * `completion_criteria` is the plan's list, when it has one.
+ */
+export interface PlanSummary {
+  goal_summary: string;
+  steps: { title: string; description: string }[];
+  completion_criteria?: string[];
+}

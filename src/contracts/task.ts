@@ -9,7 +9,7 @@ export interface Task {
   agentId: string;
   scope?: string;
   status: TaskStatus;
-  /** The first line of the request (at most 120 characters). */
+  /** The first line of the request (at most 120 characters), or the title given to `rename`. */
   title: string;
   /** The plan artifact under review or approved. */
   planArtifactId?: string;
@@ -32,7 +32,7 @@ export interface Artifact {
  * session and a `task_status` event; one the lifecycle does not allow throws
  * `InvalidArgumentError` and changes nothing. Lifecycle:
  * `planning → awaiting_review → (planning again on revise | executing on approve) → completed | failed`,
- * and `cancelled` from any state that is not final.
+ * and `cancelled` from any state that is not final. While `planning`, `reply` answers the planner.
  */
 export interface TaskApi {
   /**
@@ -49,10 +49,36 @@ export interface TaskApi {
    * `awaiting_review → executing`: switches the session to the actor and runs a turn with the
    * approved plan; the task ends `completed` when the work completes, `failed` when it does not
    * (a turn suspended on a question or approval keeps it `executing` until it resumes and ends).
+   *
+   * The actor gets exactly the plan the reviewer was shown (`plan_ready`'s `plan`: the parsed
+   * plan, unknown fields dropped), as canonical JSON inside an `<approved_plan>` wrapper, with
+   * `<`, `>` and `&` escaped so nothing the planner wrote can close the wrapper. A plan artifact
+   * that can no longer be read throws `InvalidArgumentError` and changes nothing.
    */
   approve(taskId: string): Promise<TurnResult>;
   /** `awaiting_review → planning` with the feedback as the next message to the planner. */
   revise(taskId: string, feedback: string): Promise<TurnResult>;
+  /**
+   * Answers the planner while the task is `planning` (it asked a clarifying question, with
+   * `ask_user` or in plain text, before submitting a plan): runs a planner turn with `content`
+   * as the next user message and resolves with its result. The task stays `planning` until the
+   * planner submits a plan. A question of the planner still waiting is superseded by the reply
+   * (answer it with `answerQuestion` instead to keep it). In any other state, or with empty
+   * `content`, throws `InvalidArgumentError` and changes nothing.
+   */
+  reply(taskId: string, content: string): Promise<TurnResult>;
+  /**
+   * Sets the task's title (its session's name), in any state: 1 to 120 characters, no control
+   * characters (else `InvalidArgumentError`). Emits no event and adds no record: the title is
+   * not part of the lifecycle.
+   */
+  rename(taskId: string, title: string): Promise<Task>;
+  /**
+   * Deletes the task: its session, history and artifacts are removed from the store. A turn of
+   * the task running in this runtime is stopped first (its caller gets an `aborted` result), and
+   * the deletion waits for it to end. Deleting an unknown task throws `InvalidArgumentError`.
+   */
+  delete(taskId: string): Promise<void>;
   /** Any state that is not final → `cancelled` (a running turn of the task is stopped). */
   cancel(taskId: string): Promise<Task>;
   get(taskId: string): Promise<Task | undefined>;

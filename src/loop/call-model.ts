@@ -1,4 +1,4 @@
-import { messageTypeOf } from "../modes/message-type-of.js";
+import { assistantMessageType, messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
 import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../contracts/message.js";
 import type { FinishReason, ModelRequest } from "../contracts/provider.js";
@@ -131,7 +131,8 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     toolCalls.length = 0;
     for (let i = parts.length - 1; i >= 0; i--) if (parts[i]!.type === "tool_call") parts.splice(i, 1);
   }
-  const message: AssistantMessage | undefined = parts.length > 0 ? { role: "assistant", content: parts, messageType: messageTypeOf(text) } : undefined;
+  const message: AssistantMessage | undefined =
+    parts.length > 0 ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) } : undefined;
   return { message, text, toolCalls, finish, error: undefined, aborted: false };
 }
 

@@ -105,7 +105,7 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   };
   const afterBatch = async (batch: BatchOutcome, calls: ToolCallPart[]): Promise<LevelRun | undefined> => {
     if (batch.suspended) return finish("suspended", {}, batch);
-    const message: ToolMessage = { role: "tool", content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)) };
+    const message: ToolMessage = { role: "tool", content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)), messageType: "tool_result" };
     await push(message);
     if (batch.finished) return finish("complete", { structured: batch.finished.value });
     return stopped();

@@ -13,7 +13,7 @@ import { createBackgroundNotices } from "./background-notices.js";
 import { runDispatchedTurn } from "./dispatched-turn.js";
 import { emitIsolated } from "./emit-isolated.js";
 import { eventStream } from "./event-stream.js";
-import { createModeTools } from "./mode-tools.js";
+import { createModeTools, createPlanReader } from "./mode-tools.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
 import { createAgentPreparer } from "./prepared-agents.js";
 import { questionOf } from "./question-answer.js";
@@ -52,7 +52,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const context = createContext(options);
   const turns: SessionTurns = createSessionTurns(
     context,
-    createAgentPreparer(context, [...createAgentTools(context), ...createModeTools()]),
+    createAgentPreparer(context, [...createAgentTools(context), ...createModeTools(context.plans)]),
     createBackgroundNotices(context),
   );
   context.runTurn = (request) => turns.enqueue(request);
@@ -124,6 +124,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         current.reason = reason;
         current.controller.abort(new Error(reason));
       },
+      // In the session's queue: the stopped turn (and any queued before) has ended first.
+      deleteSession: (sessionId) => context.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
       publish: (session, event) => context.publish(session, event),
     }),
     async close() {
@@ -185,6 +187,7 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     events,
     inbox: new KeyedSerializer(),
     states: new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE),
+    plans: createPlanReader(),
     nextSeq: () => ++seq,
     approvalSessions: new Map(),
     running: new Map(),

@@ -15,18 +15,52 @@ export const REQUEST_BUILD_MODE = "request_build_mode";
 /** Longest artifact content `create_artifact` takes (characters). */
 export const MAX_ARTIFACT_CHARS = 200_000;
 
+/** What {@link parsePlan} returns. */
+export type ParsedPlan = ReturnType<typeof parsePlan>;
+
+/**
+ * Reads plans for one runtime, remembering the last few by content: one `create_artifact` call's
+ * plan is looked at three times (the calling message's `messageType`, the tool's check, the stored
+ * artifact's `plan_ready`) and parsed once. `forget` drops a content once its last reader is done.
+ */
+export interface PlanReader {
+  read(content: string): ParsedPlan;
+  forget(content: string): void;
+}
+
+/** Contents remembered by a {@link PlanReader} (calls in flight at once across the runtime's sessions). */
+const REMEMBERED_PLANS = 16;
+
+/** A {@link PlanReader} with its own memory, remembering at most `size` contents. */
+export function createPlanReader(size = REMEMBERED_PLANS): PlanReader {
+  const recent = new Map<string, ParsedPlan>();
+  return {
+    read(content) {
+      const known = recent.get(content);
+      if (known !== undefined) return known;
+      const parsed = parsePlan(content);
+      recent.set(content, parsed);
+      if (recent.size > size) recent.delete(recent.keys().next().value!);
+      return parsed;
+    },
+    forget: (content) => void recent.delete(content),
+  };
+}
+
 function mark(tool: Tool): Tool {
   Object.defineProperty(tool, MODE_TOOL, { value: true, enumerable: false });
   return tool;
 }
 
 /**
- * Whether the runtime offers mode tool `tool` to a session: only under a role (an agent without
- * one keeps its toolbelt as it was), and `request_build_mode` only under a read-only role.
+ * Whether the runtime offers mode tool `tool` to a session. An agent without a role is in Act
+ * mode: it is offered `ask_user`, like the actor, and no other mode tool. Under a role every mode
+ * tool is offered, `request_build_mode` only under a read-only role. The toolbelt's scoping and
+ * policy apply after this (an agent's deny list can still take `ask_user` away).
  */
 export function offeredUnder(tool: Tool, role: { readOnly?: boolean } | undefined): boolean {
   if ((tool as { [MODE_TOOL]?: boolean })[MODE_TOOL] !== true) return true;
-  if (role === undefined) return false;
+  if (role === undefined) return tool.name === ASK_USER;
   return tool.name !== REQUEST_BUILD_MODE || role.readOnly === true;
 }
 
@@ -48,7 +82,7 @@ export function offersModeTool(tools: readonly Tool[], name: string): boolean {
  * - `request_build_mode`: an approval request; once approved, the runtime switches the session to
  *   the actor from its next turn.
  */
-export function createModeTools(): Tool[] {
+export function createModeTools(plans: PlanReader = createPlanReader()): Tool[] {
   const askUser = defineTool({
     name: ASK_USER,
     description:
@@ -76,8 +110,11 @@ export function createModeTools(): Tool[] {
     }),
     execute: (args, ctx) => {
       if (args.kind === "plan") {
-        const parsed = parsePlan(args.content);
-        if (!parsed.ok) throw new Error(`The plan could not be read: ${parsed.error}. Fix it and call create_artifact again.`);
+        const parsed = plans.read(args.content);
+        if (!parsed.ok) {
+          plans.forget(args.content);
+          throw new Error(`The plan could not be read: ${parsed.error}. Fix it and call create_artifact again.`);
+        }
         return {
           status: "created",
           artifactId: artifactIdOf(ctx.toolCallId),
@@ -113,14 +150,14 @@ export function artifactIdOf(toolCallId: string): string {
  * `"question"` for an `ask_user` call, `"plan"` for a `create_artifact` call with a plan that
  * parses; `undefined` otherwise (the message keeps its type).
  */
-export function modeMessageType(message: AssistantMessage, tools: readonly Tool[]): MessageType | undefined {
+export function modeMessageType(message: AssistantMessage, tools: readonly Tool[], plans: PlanReader): MessageType | undefined {
   let type: MessageType | undefined;
   for (const part of message.content) {
     if (part.type !== "tool_call") continue;
     if (part.name === ASK_USER && offersModeTool(tools, ASK_USER)) return "question";
     if (part.name === CREATE_ARTIFACT && offersModeTool(tools, CREATE_ARTIFACT)) {
       const args = argsOf(part.args) as { kind?: unknown; content?: unknown } | undefined;
-      if (args?.kind === "plan" && typeof args.content === "string" && args.content.length <= MAX_ARTIFACT_CHARS && parsePlan(args.content).ok) type = "plan";
+      if (args?.kind === "plan" && typeof args.content === "string" && args.content.length <= MAX_ARTIFACT_CHARS && plans.read(args.content).ok) type = "plan";
     }
   }
   return type;

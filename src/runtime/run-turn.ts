@@ -16,7 +16,7 @@ import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord } from "./session-state.js";
 import { DEFAULT_BUDGET, TurnBudget } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
-import { parsePlan } from "../modes/parse-plan.js";
+import { planSummaryOf } from "../modes/plan-summary.js";
 import { questionOf } from "./question-answer.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
 import { extraRecord } from "./session-state.js";
@@ -274,10 +274,13 @@ function modeEffects(scope: TurnScope): ModeEffects {
       await scope.append([extraRecord({ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId })]);
       publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
       if (kind !== "plan") return;
-      const parsed = parsePlan(content);
+      // Parsed once per call: the calling message's type and the tool's check read the same result.
+      const parsed = context.plans.read(content);
+      context.plans.forget(content);
       if (!parsed.ok) return;
       const taskId = await context.onPlanReady?.(setup.session, artifactId);
-      publish({ type: "plan_ready", artifactId, plan: parsed.plan, ...(taskId !== undefined && { taskId }), depth, parentId });
+      const summary = planSummaryOf(parsed.plan);
+      publish({ type: "plan_ready", artifactId, plan: parsed.plan, summary, ...(taskId !== undefined && { taskId }), depth, parentId });
     },
     async switchRole(to, depth, parentId) {
       if (role === to) return;
@@ -304,7 +307,7 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
   if (event.type === "message") {
     // Decided before the message is stored: the call it carries has not run yet.
     if (event.message.role === "assistant") {
-      const type = modeMessageType(event.message, tools);
+      const type = modeMessageType(event.message, tools, context.plans);
       if (type !== undefined) event.message.messageType = type;
     }
     await scope.append([{ id: `${runId}:${scope.next()}`, frame: event.parentId, kind: "message", message: event.message }]);

@@ -1,3 +1,4 @@
+import type { PlanReader } from "./mode-tools.js";
 import type { RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
 import type { EventEmitter } from "eventemitter3";
@@ -156,6 +157,8 @@ export interface RuntimeContext {
   inbox: KeyedSerializer;
   /** Sessions' state kept between turns. */
   states: SessionStateCache;
+  /** Plans read by `create_artifact` calls, each parsed once per call. */
+  plans: PlanReader;
   nextSeq: () => number;
   /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;

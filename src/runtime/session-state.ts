@@ -306,5 +306,6 @@ export function closingToolMessage(calls: readonly ToolCallPart[], known: Record
   return {
     role: "tool",
     content: calls.map((call) => known[call.id] ?? { type: "tool_result", toolCallId: call.id, name: call.name, result: why, isError: true }),
+    messageType: "tool_result",
   };
 }

@@ -5,6 +5,8 @@ import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storeCall } from "./runtime-context.js";
 import type { Task, TaskApi } from "../contracts/task.js";
 import { hasControlCharacter } from "../internal/control-characters.js";
+import { approvedPlanText } from "../modes/approved-plan-text.js";
+import { parsePlan } from "../modes/parse-plan.js";
 
 /** What the task API needs from its runtime. */
 export interface TaskRuntime {
@@ -16,6 +18,8 @@ export interface TaskRuntime {
   send(session: SessionSummary, content: string): Promise<TurnResult>;
   /** Stops a running turn of the session (in this process), saying why. */
   stop(sessionId: string, reason: string): void;
+  /** Deletes the session once no turn of it runs (after the turns queued before this call). */
+  deleteSession(sessionId: string): Promise<void>;
   publish(session: SessionSummary, event: LoopEvent): void;
 }
 
@@ -44,7 +48,8 @@ export function taskOf(session: SessionSummary): Task | undefined {
     agentId: session.agentId,
     ...(session.scope !== undefined && { scope: session.scope }),
     status: a.taskStatus as TaskStatus,
-    title: typeof a.taskTitle === "string" ? a.taskTitle : "",
+    // The session's name: `rename` sets it (one field, so no attribute write can undo it).
+    title: typeof session.name === "string" && session.name !== "" ? session.name : typeof a.taskTitle === "string" ? a.taskTitle : "",
     ...(typeof a.planArtifactId === "string" && { planArtifactId: a.planArtifactId }),
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
@@ -98,6 +103,13 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
     const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === artifactId && (r.kind as string) === "artifact");
     return (found as unknown as { content?: string } | undefined)?.content ?? "";
   };
+  /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
+  const approvedPlan = async (session: SessionSummary): Promise<string> => {
+    const task = taskOf(session)!;
+    const parsed = parsePlan(await planContent(session, task.planArtifactId));
+    if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
+    return approvedPlanText(parsed.plan);
+  };
   return {
     async create(input) {
       const problems: string[] = [];
@@ -126,13 +138,16 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       await runtime.setRole(taskId, "planner");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
       await runtime.send(session, input.content);
-      return taskOf((await storeCall("getSession", () => store.getSession(taskId)))!)!;
+      const planned = await storeCall("getSession", () => store.getSession(taskId));
+      if (!planned) throw new InvalidArgumentError(`Task "${taskId}" was deleted while it was planning`);
+      return taskOf(planned)!;
     },
     async approve(taskId) {
       const session = await sessionOf(taskId);
-      const task = await transitionTask(runtime, session, "executing");
+      // Read before anything changes: a plan that cannot be read leaves the task under review.
+      const plan = taskOf(session)?.status === "awaiting_review" ? await approvedPlan(session) : "";
+      await transitionTask(runtime, session, "executing");
       await runtime.setRole(taskId, "actor");
-      const plan = await planContent(session, task.planArtifactId);
       return runtime.send(session, `The plan is approved. Carry it out now, step by step.\n\n<approved_plan>\n${plan}\n</approved_plan>`);
     },
     async revise(taskId, feedback) {
@@ -141,6 +156,24 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       await transitionTask(runtime, session, "planning");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
       return runtime.send(session, `Revise the plan with this feedback, then submit it again with create_artifact:\n\n${feedback}`);
+    },
+    async reply(taskId, content) {
+      if (typeof content !== "string" || content.trim() === "") throw new InvalidArgumentError("tasks.reply: content must be a non-empty string");
+      const session = await sessionOf(taskId);
+      const task = taskOf(session)!;
+      if (task.status !== "planning") throw new InvalidArgumentError(`Task "${taskId}" is "${task.status}": reply answers the planner while it is "planning"`);
+      return runtime.send(session, content);
+    },
+    async rename(taskId, title) {
+      if (typeof title !== "string" || title.trim() === "" || title.length > TITLE_CHARS || hasControlCharacter(title))
+        throw new InvalidArgumentError(`tasks.rename: title must be 1 to ${TITLE_CHARS} characters without control characters`);
+      await sessionOf(taskId);
+      return taskOf(await storeCall("updateSession", () => store.updateSession(taskId, { name: title.trim() })))!;
+    },
+    async delete(taskId) {
+      await sessionOf(taskId);
+      runtime.stop(taskId, "task_deleted");
+      await runtime.deleteSession(taskId);
     },
     async cancel(taskId) {
       const session = await sessionOf(taskId);

@@ -27,7 +27,11 @@ describe("runUnifiedAgentLoop basics", () => {
     });
     expect(result.status).toBe("complete");
     expect(result.messages.map((m) => m.role)).toEqual(["assistant", "tool", "assistant"]);
-    expect(result.messages[1]).toEqual({ role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "echo", result: "ping" }] });
+    expect(result.messages[1]).toEqual({
+      role: "tool",
+      content: [{ type: "tool_result", toolCallId: "c1", name: "echo", result: "ping" }],
+      messageType: "tool_result",
+    });
     const types = events.map((e) => e.type);
     expect(types.indexOf("message")).toBeLessThan(types.indexOf("tool_calls_preparing"));
     expect(types.indexOf("tool_calls_preparing")).toBeLessThan(types.indexOf("tool_call_update"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageTypeOf } from "@agentry/core";
+import { messageTypeOf, parsePlan } from "@agentry/core";
 import { run } from "../loop/helpers.js";
 
 const plan = { type: "plan", format_version: "1.0", goal: "Ship", steps: [{ step_number: 1, action: "Tag" }] };
@@ -22,8 +22,28 @@ describe("messageType (seed 002 rendering hint)", () => {
     });
     expect(result.messages).toHaveLength(1);
     expect(result.messages[0]).toMatchObject({ role: "assistant", messageType: "question" });
-    const second = await run({ tools: [], script: [{ toolCalls: [{ name: "nope", args: {} }] }, { text: "plain" }] });
-    const assistants = second.result.messages.filter((m) => m.role === "assistant");
-    expect(assistants.map((m) => m.role === "assistant" && m.messageType)).toEqual(["text", "text"]);
+    const second = await run({
+      tools: [],
+      script: [{ toolCalls: [{ name: "nope", args: {} }] }, { text: "Let me look.", toolCalls: [{ name: "nope", args: {} }] }, { text: "plain" }],
+    });
+    // Tool calls and no text: tool_call; tool calls with text: the text's type; tool messages: tool_result.
+    expect(second.result.messages.map((m) => `${m.role}:${(m.role !== "user" && m.messageType) || "-"}`)).toEqual([
+      "assistant:tool_call",
+      "tool:tool_result",
+      "assistant:text",
+      "tool:tool_result",
+      "assistant:text",
+    ]);
+  });
+
+  it("agrees with parsePlan on a plan JSON after prose without a fence", () => {
+    for (const text of [`Plan: ${JSON.stringify(plan)}`, `Here is the plan:\n${JSON.stringify(plan, null, 2)}\n\nShall I go on?`]) {
+      expect(parsePlan(text).ok, text).toBe(true);
+      expect(messageTypeOf(text), text).toBe("plan");
+    }
+    const invalid = `Plan: ${JSON.stringify({ ...plan, steps: [] })}`;
+    expect(parsePlan(invalid).ok).toBe(false);
+    expect(messageTypeOf(invalid)).toBe("text");
+    expect(messageTypeOf(`Question: ${JSON.stringify(question)}`)).toBe("question");
   });
 });

@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { ApprovalAlreadyResolvedError, InvalidArgumentError, type HistoryRecord, type ModelRequest, type ToolResultPart } from "@agentry/core";
+import {
+  ApprovalAlreadyResolvedError,
+  createAgentRegistry,
+  InvalidArgumentError,
+  type HistoryRecord,
+  type ModelRequest,
+  type ToolResultPart,
+} from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "./helpers.js";
@@ -121,10 +128,30 @@ describe("ask_user and answerQuestion", () => {
     expect(resumed.text).toBe('answer: "host ran"');
   });
 
-  it("an agent without a role is not offered ask_user", async () => {
-    const { runtime, provider } = makeRuntime([{ text: "hi" }]);
+  it("an agent without a role is in Act mode: offered ask_user (not the planner's tools), unless its denylist takes it away", async () => {
+    const { runtime, provider } = makeRuntime([{ text: "hi" }, { text: "hi" }], {
+      registry: createAgentRegistry([
+        { agentId: "general", displayName: "General" },
+        { agentId: "quiet", displayName: "Quiet", toolDenylist: ["ask_user"] },
+      ]),
+    });
     await runtime.send({ agentId: "general", content: "hello" });
-    expect(provider.calls[0]!.tools.map((t) => t.name)).not.toContain("ask_user");
+    const offered = provider.calls[0]!.tools.map((t) => t.name);
+    expect(offered).toContain("ask_user");
+    expect(offered).not.toContain("create_artifact");
+    expect(offered).not.toContain("request_build_mode");
+    await runtime.send({ agentId: "quiet", content: "hello" });
+    expect(provider.calls[1]!.tools.map((t) => t.name)).not.toContain("ask_user");
+  });
+
+  it("an agent without a role that calls ask_user suspends on a question, answered like an actor's", async () => {
+    const { runtime, events } = makeRuntime(askScript);
+    const asked = await runtime.send({ agentId: "general", content: "add milk" });
+    expect(asked.status).toBe("suspended");
+    expect(events.some((e) => e.type === "question")).toBe(true);
+    const [pending] = await runtime.pendingQuestions();
+    const answered = await runtime.answerQuestion(pending!.questionId, { value: "chores" });
+    expect(answered.text).toContain("chores");
   });
 });
 

@@ -87,7 +87,17 @@ export async function planRun(): Promise<DeliverableEvent[]> {
     { ...next(), type: "task_status", taskId: "task_1", from: null, to: "planning" },
     { ...next(), type: "planning_started", taskId: "task_1" },
     { ...next(), type: "artifact_created", artifactId: "art_1", filename: "plan.md", kind: "plan", preview: "# Ship the report" },
-    { ...next(), type: "plan_ready", artifactId: "art_1", plan, taskId: "task_1" },
+    {
+      ...next(),
+      type: "plan_ready",
+      artifactId: "art_1",
+      plan,
+      summary: {
+        goal_summary: plan.goal,
+        steps: plan.steps.map((step) => ({ title: step.action, description: step.reason ? `${step.action} — ${step.reason}` : step.action })),
+      },
+      taskId: "task_1",
+    },
     { ...next(), type: "task_status", taskId: "task_1", from: "planning", to: "awaiting_review" },
     {
       ...next(),
