@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
 import type { Tool } from "../contracts/tool.js";
+import { isSystemTool } from "../internal/system-tools.js";
 
 const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined => (patterns == null ? undefined : compileGlobs(patterns));
 
@@ -8,7 +9,9 @@ const compileList = (patterns: string[] | null | undefined): GlobMatcher | undef
  * The tools an agent may use, by its glob scoping.
  *
  * - A list that is `null` or absent is unset. With all four lists unset, every tool is kept.
- * - Tools whose name starts with `system_` are always kept.
+ * - The package's own system tools are always kept. Which tools those are is decided by identity
+ *   (objects the package created and marked), never by name: a host's or an MCP server's tool
+ *   named `system_*` (a server named `system_fs` included) is scoped like any other tool.
  * - Otherwise a tool is kept when its name matches `toolAllowlist` (if set), matches no
  *   `toolDenylist` pattern (if set), and, when it declares capabilities, every capability
  *   matches some `capabilityAllowlist` pattern (if set) and none matches `capabilityDenylist`
@@ -27,7 +30,7 @@ export function scopeTools(agent: AgentDefinition, tools: Tool[]): Tool[] {
   if (!toolAllow && !toolDeny && !capabilityAllow && !capabilityDeny) return tools.slice();
 
   return tools.filter((tool) => {
-    if (tool.name.startsWith("system_")) return true;
+    if (isSystemTool(tool)) return true;
     if (toolAllow && !toolAllow(tool.name)) return false;
     if (toolDeny?.(tool.name)) return false;
     const capabilities = tool.capabilities;
