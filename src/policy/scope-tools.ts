@@ -23,20 +23,29 @@ const compileList = (patterns: string[] | null | undefined): GlobMatcher | undef
  * Order is kept; the input array is not modified.
  */
 export function scopeTools(agent: AgentDefinition, tools: Tool[]): Tool[] {
+  const keeps = compileToolScope(agent);
+  if (!keeps) return tools.slice();
+  return tools.filter((tool) => isSystemTool(tool) || keeps(tool.name, tool.capabilities));
+}
+
+/**
+ * The test {@link scopeTools} applies to one tool that is not a system tool, for a name and the
+ * capabilities it declares (none: the capability checks are skipped). `undefined` when the agent
+ * sets no list (every tool is kept). Internal: the loop's own tools (`run_subtask`,
+ * `finish_subtask`) are scoped with it by name.
+ */
+export function compileToolScope(agent: AgentDefinition): ((name: string, capabilities?: readonly string[]) => boolean) | undefined {
   const toolAllow = compileList(agent.toolAllowlist);
   const toolDeny = compileList(agent.toolDenylist);
   const capabilityAllow = compileList(agent.capabilityAllowlist);
   const capabilityDeny = compileList(agent.capabilityDenylist);
-  if (!toolAllow && !toolDeny && !capabilityAllow && !capabilityDeny) return tools.slice();
-
-  return tools.filter((tool) => {
-    if (isSystemTool(tool)) return true;
-    if (toolAllow && !toolAllow(tool.name)) return false;
-    if (toolDeny?.(tool.name)) return false;
-    const capabilities = tool.capabilities;
+  if (!toolAllow && !toolDeny && !capabilityAllow && !capabilityDeny) return undefined;
+  return (name, capabilities) => {
+    if (toolAllow && !toolAllow(name)) return false;
+    if (toolDeny?.(name)) return false;
     if (!capabilities || capabilities.length === 0) return true;
     if (capabilityAllow && !capabilities.every(capabilityAllow)) return false;
     if (capabilityDeny && capabilities.some(capabilityDeny)) return false;
     return true;
-  });
+  };
 }

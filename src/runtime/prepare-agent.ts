@@ -14,6 +14,8 @@ import type { SessionSummary } from "../contracts/session-store.js";
 import type { Tool } from "../contracts/tool.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
 import { offeredUnder } from "./mode-tools.js";
+import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
+import { RUN_SUBTASK } from "../loop/subtask-tools.js";
 
 /** An agent made ready for one turn. */
 export interface PreparedAgent {
@@ -72,7 +74,10 @@ export function prepareAgent({ options, roleOf, agent, session, chatContext, bui
     ...(options.skills && { skills: options.skills }),
     ...(options.promptSections && { sections: options.promptSections }),
     role: role ?? null,
-    subtasks: policy.classes.includes("subagent") && (agent.budget?.maxDepth ?? options.budget?.maxDepth ?? DEFAULT_BUDGET.maxDepth) > 0,
+    subtasks:
+      policy.classes.includes("subagent") &&
+      agentScopeKeeps(tools, RUN_SUBTASK) &&
+      (agent.budget?.maxDepth ?? options.budget?.maxDepth ?? DEFAULT_BUDGET.maxDepth) > 0,
   });
   const chat = agent.chat;
   const modelOptions: PreparedAgent["modelOptions"] = {
