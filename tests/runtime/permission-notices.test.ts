@@ -10,7 +10,9 @@ const answers: AgentScript = () => ({ text: "fine" });
 /** The silent notes (permission notices) stored in a session. */
 async function notesIn(store: SessionStore, sessionId: string): Promise<string[]> {
   return (await store.load(sessionId)).flatMap((r) =>
-    r.kind === "message" && r.message.role === "user" && r.message.silent ? [JSON.stringify(r.message.content)] : [],
+    r.kind === "message" && r.message.role === "user" && r.message.silent
+      ? [typeof r.message.content === "string" ? r.message.content : JSON.stringify(r.message.content)]
+      : [],
   );
 }
 
