@@ -90,8 +90,7 @@ describe("durable approvals", () => {
         : { text: "root: done" };
     });
     todo.items.push("milk");
-    // general: todo's toolAllowlist ["todo_*"] leaves out run_subtask.
-    const suspended = await runtime.send({ agentId: "general", content: "clean up" });
+    const suspended = await runtime.send({ agentId: "todo", content: "clean up" });
     expect(suspended.status).toBe("suspended");
     const [pending] = await runtime.pendingApprovals();
     expect(pending!.request).toMatchObject({ toolCallId: "del", depth: 1, parentId: "sub" });

@@ -136,8 +136,7 @@ describe("createAgentRuntime", () => {
     const { runtime, provider } = makeRuntime(() => ({ text: "ok" }));
     await runtime.send({ agentId: "todo", content: "x" });
     const request = provider.calls[0]!;
-    // toolAllowlist ["todo_*"] leaves out the loop's own run_subtask too.
-    expect(request.tools.map((t) => t.name).sort()).toEqual(["todo_add", "todo_delete"]);
+    expect(request.tools.map((t) => t.name).sort()).toEqual(["run_subtask", "todo_add", "todo_delete"]);
     expect(request.system).toMatch(/^You are Todo Manager\. Tracks tasks\./);
     expect(request.system).toContain("todo_add");
   });
