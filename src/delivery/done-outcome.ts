@@ -16,7 +16,10 @@ export interface DoneOutcome extends Pick<LoopResult, "status" | "text" | "struc
   runId?: string;
 }
 
-/** A `done` event as the delivery helpers hand it to a client: the event's ids, and the turn's {@link DoneOutcome} (plus what a `done` function added). */
+/**
+ * A `done` event as the delivery helpers hand it to a client: the event's own fields, and the
+ * turn's {@link DoneOutcome} as `result` (plus what a `done` function added).
+ */
 export type DeliveredDoneEvent = Omit<DoneEvent, "result"> & DeliveryStamp & { result: DoneOutcome & Record<string, unknown> };
 
 /**

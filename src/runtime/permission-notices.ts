@@ -29,10 +29,11 @@ export async function permissionNoticeTarget(core: RuntimeContext, asker: Sessio
 }
 
 /**
- * Permission forwarding: the asker's parent session (or the most recent foreground
- * session of its scope it may reach, see {@link permissionNoticeTarget}) gets a silent system message when a `request_permission` call is
- * presented for approval and another when it is decided. The model-written parts are cut at 500
- * characters and the wrapper escapes them, so they cannot close or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue
+ * Permission forwarding: the asker's parent session (or the most recent foreground session of its
+ * scope that it may reach, see {@link permissionNoticeTarget}) gets a silent system message when a
+ * `request_permission` call is presented for approval and another when it is decided. The
+ * model-written parts are cut at 500 characters and the wrapper escapes them, so they cannot close
+ * or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue
  * behind its turn.
  */
 export function notifyPermission(
