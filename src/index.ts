@@ -211,6 +211,7 @@ export type { ServerSentEventsOptions } from "./delivery/to-server-sent-events.j
 export { createEventLog } from "./delivery/create-event-log.js";
 export type { EventLog, EventLogOptions, ResumedEvent, ResumeOptions, SessionSnapshotEvent } from "./delivery/create-event-log.js";
 export type { DeliverableEvent, DeliveryStamp } from "./delivery/deliverable-event.js";
+export type { DeliveredDoneEvent, DoneDelivery, DoneOutcome } from "./delivery/done-outcome.js";
 // <<< delivery block
 
 // >>> context block

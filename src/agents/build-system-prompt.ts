@@ -7,6 +7,7 @@ import { visibleAgents } from "./agent-visibility.js";
 import type { PromptSection, PromptSectionContext, PromptSectionSource } from "./prompt-section.js";
 import { scopeSkills } from "./scope-skills.js";
 import type { Skill } from "./skill.js";
+import { isSystemTool } from "../internal/system-tools.js";
 
 export type { PromptSection, PromptSectionContext, PromptSectionSource, Skill };
 
@@ -19,7 +20,8 @@ export interface BuildSystemPromptOptions {
   agent?: AgentDefinition;
   /**
    * The run's toolbelt (e.g. `composeToolbelt`'s result), listed as given: this function does not
-   * scope tools. Tools named `system_*` are not listed.
+   * scope tools. The package's own system tools (known by identity, never by name) are not
+   * listed; every other tool is, whatever its name (a host's `system_clock` included).
    */
   tools: readonly Pick<Tool, "name" | "description">[];
   /** CLI skills, listed when the agent's `toolExposure` is `"skills"` or `"mixed"`. @default [] */
@@ -117,8 +119,9 @@ function hostSection(source: PromptSection | PromptSectionSource, context: Promp
  * 1. Base prompt: the agent's `systemPrompt` if not blank; else, with an agent,
  *    `You are {displayName}. {description}` (just `You are {displayName}.` without a
  *    description); with no agent, `defaultPrompt`.
- * 2. `## Available tools`: one `- name: description` line per tool not named `system_*`, the
- *    description cut to its first sentence (at most 160 characters). Left out with no such tool.
+ * 2. `## Available tools`: one `- name: description` line per tool but the package's own system
+ *    tools (known by identity, never by name), the description cut to its first sentence (at
+ *    most 160 characters). Left out with no such tool.
  * 3. `## Available CLI skills`: when the agent's `toolExposure` is `"skills"` or `"mixed"` and
  *    the run has any tool (skills are run through the shell tool), the skills its skill globs
  *    allow ({@link scopeSkills}), each with its SKILL.md path and CLI path.
@@ -141,7 +144,7 @@ export function buildSystemPrompt(options: BuildSystemPromptOptions): string {
     ...(options.chatContext && { chatContext: options.chatContext }),
     ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
   };
-  const listed = tools.filter((tool) => !tool.name.startsWith("system_"));
+  const listed = tools.filter((tool) => !isSystemTool(tool));
   const role =
     options.role !== undefined ? options.role : agent?.role !== undefined && Object.hasOwn(roles, agent.role) ? roles[agent.role as keyof typeof roles] : null;
 

@@ -62,7 +62,13 @@ export interface AgentDefinition {
   agentDenylist?: string[] | null;
   /** When false, hidden from clients and from every other agent's peers. @default true */
   uiVisible?: boolean;
-  /** Legacy HTTP exposure flag; kept for configuration compatibility, unused. */
+  /**
+   * Whether `serveAgentsOverMcp` (`@agentry/core/mcp`) may serve this agent as an MCP tool. When
+   * false, the agent is left out of the agents it serves by default, and naming it in its `agents`
+   * option throws `InvalidArgumentError`. Nothing else reads it: `runtime.send`, delegation and
+   * the host's own transports still reach the agent (hide it from peers with `uiVisible`).
+   * @default true
+   */
   apiExposed?: boolean;
   /** A role name from `roles`, e.g. `"planner"` or `"actor"`: narrows the policy, adds its prompt. @default no role */
   role?: string;

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { DeliverableEvent } from "./deliverable-event.js";
+import { checkDoneDelivery, deliverDone, type DoneDelivery } from "./done-outcome.js";
 
 /** Options of `toServerSentEvents`. */
 export interface ServerSentEventsOptions<E = DeliverableEvent> {
@@ -21,6 +22,14 @@ export interface ServerSentEventsOptions<E = DeliverableEvent> {
    * own ids (`log.eventId`), which tell its process apart from an earlier one
    */
   id?: (event: E) => string | number | undefined;
+  /**
+   * What a `done` event carries to the client. By default its `result` is the turn's outcome
+   * only (`DoneOutcome`: status, text, structured, usage, error and the turn's ids), not the
+   * message history and execution tree of the whole turn. `"full"` sends the event as it is; a
+   * function adds the fields it returns to the outcome (see `DoneDelivery`).
+   * @default "outcome"
+   */
+  done?: DoneDelivery;
 }
 
 /**
@@ -48,7 +57,8 @@ const LINE_BREAK = /[\r\n\0]/;
  * `id:` is the event's `seq` (so a reconnecting `EventSource` sends the last one it saw as
  * `Last-Event-ID`; see `createEventLog` for serving it; for a `log.resume(...)` stream the id is
  * the log's `<epoch>:<seq>`, and `options.id` can choose another) and whose `data:` is the event
- * as JSON.
+ * as JSON. A `done` event's `result` is cut down to the turn's outcome (`options.done`), so a
+ * browser never gets the turn's whole history, tool arguments and results with it.
  * No `event:` field: the type is in the JSON, so `EventSource.onmessage` sees everything.
  *
  * An element may be an array (a batch from `createEventBatcher`): its events are written in one
@@ -71,6 +81,7 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
 ): ReadableStream<Uint8Array> {
   const { retryMs, keepAliveMs } = options;
   checkTimes(retryMs, keepAliveMs);
+  checkDoneDelivery(options.done, "toServerSentEvents");
   const encoder = new TextEncoder();
   const frame = framer(events, options);
   let iterator: AsyncIterator<E | readonly E[]> | undefined;
@@ -201,9 +212,10 @@ function checkTimes(retryMs: number | undefined, keepAliveMs: number | undefined
 function framer<E extends { type: string; seq?: number }>(events: AsyncIterable<E | readonly E[]>, options: ServerSentEventsOptions<E>): (event: E) => string {
   const offered = (events as { [SSE_EVENT_ID]?: unknown })[SSE_EVENT_ID];
   const idOf = options.id ?? (typeof offered === "function" ? (offered as (event: E) => string | number | undefined) : undefined);
+  const done = options.done ?? "outcome";
   return (event) => {
     const id = idOf ? idOf(event) : typeof event.seq === "number" ? event.seq : undefined;
-    const data = JSON.stringify(event);
+    const data = JSON.stringify(event.type === "done" ? deliverDone(event, done) : event);
     return id === undefined || (typeof id === "string" && LINE_BREAK.test(id)) ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
   };
 }

@@ -23,6 +23,12 @@ export interface Turn {
   approve: ApprovalHandler<unknown> | undefined;
   /** The host's policy, when given (then also enforced at dispatch). */
   policy: ToolPolicy | undefined;
+  /**
+   * Whether the agent's tool lists keep the loop's own tools (a toolbelt from `composeToolbelt`
+   * for an agent; both true otherwise). Without `runSubtask` no level offers or runs a sub-task;
+   * without `finishSubtask` a sub-task cannot have an `output_schema`.
+   */
+  scope: { runSubtask: boolean; finishSubtask: boolean };
   /** What tools see as `ctx.policy`. */
   toolPolicy: ToolPolicy;
   /** `ctx.host` (the loop's `context` option). */

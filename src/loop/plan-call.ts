@@ -35,7 +35,8 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
     }
   }
   const { turn } = level;
-  if (call.name === RUN_SUBTASK) {
+  // Outside the agent's tool lists, run_subtask is refused below like any tool outside the toolbelt.
+  if (call.name === RUN_SUBTASK && turn.scope.runSubtask) {
     if (turn.policy && !turn.policy.classes.includes("subagent"))
       return refuse(call, args, `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`, "not_permitted");
     if (level.depth >= turn.budget.limits.maxDepth) {
@@ -49,6 +50,10 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
     const checked = runSubtaskValidator(args);
     if (!checked.ok) return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`, "invalid_arguments");
     const input = args as RunSubtaskArgs;
+    if (input.output_schema !== undefined && !turn.scope.finishSubtask) {
+      const message = `${FINISH_SUBTASK} is not in your toolbelt, so a sub-task cannot have an output_schema. Call ${RUN_SUBTASK} without it.`;
+      return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${message}`, "invalid_arguments");
+    }
     try {
       // The model wrote this schema: bounded checks only (see createModelSchemaValidator).
       const outputValidator =

@@ -9,7 +9,7 @@ import { reportBudget, type ChildOutcome, type RunChild } from "./execute-plan.j
 import type { BatchOutcome, Level, SubtaskPlan } from "./level.js";
 import type { LoopResult, LoopStatus } from "../contracts/loop-result.js";
 import { runBatch } from "./run-batch.js";
-import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool } from "./subtask-tools.js";
+import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, runSubtaskToolWithoutSchema } from "./subtask-tools.js";
 import { echoName } from "./tool-result.js";
 
 /** Usage of the turn so far, as results report it. */
@@ -22,10 +22,10 @@ export function usageOf(budget: TurnBudget, priced: boolean): Usage {
 }
 
 /** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
-export function modelToolsFor(level: Pick<Level, "tools" | "offersSubtask" | "outputSchema" | "finishName">): Level["modelTools"] {
+export function modelToolsFor(level: Pick<Level, "turn" | "tools" | "offersSubtask" | "outputSchema" | "finishName">): Level["modelTools"] {
   const list: Level["modelTools"] = [];
   for (const tool of level.tools.values()) list.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
-  if (level.offersSubtask) list.push(runSubtaskTool);
+  if (level.offersSubtask) list.push(level.turn.scope.finishSubtask ? runSubtaskTool : runSubtaskToolWithoutSchema);
   if (level.outputSchema) list.push(finishSubtaskTool(level.outputSchema, level.finishName));
   return list;
 }
@@ -33,7 +33,7 @@ export function modelToolsFor(level: Pick<Level, "tools" | "offersSubtask" | "ou
 /** Whether a level at `depth` offers `run_subtask`. */
 export function offersSubtaskAt(level: Pick<Level, "turn">, depth: number): boolean {
   const { turn } = level;
-  return depth < turn.budget.limits.maxDepth && (!turn.policy || turn.policy.classes.includes("subagent"));
+  return turn.scope.runSubtask && depth < turn.budget.limits.maxDepth && (!turn.policy || turn.policy.classes.includes("subagent"));
 }
 
 /** The last message when it is an assistant message whose tool calls have no results yet. */

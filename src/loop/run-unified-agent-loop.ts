@@ -16,7 +16,8 @@ import type { Level, Turn } from "./level.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
-import { buildSubtaskSystemPrompt, FINAL_ANSWER, type SubtaskPromptInfo } from "./subtask-tools.js";
+import { buildSubtaskSystemPrompt, FINAL_ANSWER, FINISH_SUBTASK, RUN_SUBTASK, type SubtaskPromptInfo } from "./subtask-tools.js";
+import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
 import { errorMessage } from "./tool-result.js";
 import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
 
@@ -34,7 +35,10 @@ export interface LoopOptions<S extends AnyZodSchema | JsonSchema = AnyZodSchema 
   systemPrompt: string;
   /** The conversation so far. Not mutated. */
   history: Message[];
-  /** The already-composed toolbelt. `run_subtask`/`finish_subtask` are added by the loop. */
+  /**
+   * The already-composed toolbelt. `run_subtask`/`finish_subtask` are added by the loop, unless
+   * this is an array `composeToolbelt` made for an agent whose tool lists leave them out.
+   */
   tools: Tool[];
   /** Limits, or a `TurnBudget` shared by several loops. @default DEFAULT_BUDGET */
   budget?: Partial<BudgetLimits> | TurnBudget;
@@ -244,6 +248,7 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     signals: new SignalHub(controller.signal),
     approve: options.approve,
     policy,
+    scope: { runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK), finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK) },
     toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },
     host: options.context,
     context: options.context,

@@ -23,6 +23,22 @@ export interface RunSubtaskArgs {
   output_schema?: JsonSchema;
 }
 
+const RUN_SUBTASK_DESCRIPTION =
+  "Delegate a self-contained piece of work to a sub-agent that starts with a fresh context and returns its result. " +
+  "Call it several times in one response to run independent sub-tasks in parallel.";
+
+/** `run_subtask`'s arguments but `output_schema`. */
+const PLAIN_SUBTASK_PROPERTIES = {
+  title: { type: "string", maxLength: SUBTASK_LIMITS.title, description: "Short label for the sub-task (shown in the UI)." },
+  instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions, description: "What the sub-task must accomplish, with all context it needs." },
+  tools: {
+    type: "array",
+    maxItems: SUBTASK_LIMITS.tools,
+    items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
+    description: "Optional: restrict the sub-agent to these of your tools.",
+  },
+};
+
 /**
  * The model-facing definition of `run_subtask`.
  *
@@ -37,20 +53,11 @@ export interface RunSubtaskArgs {
  */
 export const runSubtaskTool: ModelTool = {
   name: RUN_SUBTASK,
-  description:
-    "Delegate a self-contained piece of work to a sub-agent that starts with a fresh context and returns its result. " +
-    "Call it several times in one response to run independent sub-tasks in parallel.",
+  description: RUN_SUBTASK_DESCRIPTION,
   inputSchema: {
     type: "object",
     properties: {
-      title: { type: "string", maxLength: SUBTASK_LIMITS.title, description: "Short label for the sub-task (shown in the UI)." },
-      instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions, description: "What the sub-task must accomplish, with all context it needs." },
-      tools: {
-        type: "array",
-        maxItems: SUBTASK_LIMITS.tools,
-        items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
-        description: "Optional: restrict the sub-agent to these of your tools.",
-      },
+      ...PLAIN_SUBTASK_PROPERTIES,
       output_schema: {
         type: "object",
         description:
@@ -62,6 +69,16 @@ export const runSubtaskTool: ModelTool = {
     required: ["title", "instructions"],
     additionalProperties: false,
   },
+};
+
+/**
+ * `run_subtask` for an agent whose tool lists leave out `finish_subtask`: without
+ * `output_schema` (a structured sub-task could only end through `finish_subtask`).
+ */
+export const runSubtaskToolWithoutSchema: ModelTool = {
+  name: RUN_SUBTASK,
+  description: RUN_SUBTASK_DESCRIPTION,
+  inputSchema: { type: "object", properties: PLAIN_SUBTASK_PROPERTIES, required: ["title", "instructions"], additionalProperties: false },
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { UserMessage } from "../contracts/message.js";
+import type { UserMessage, UserPart } from "../contracts/message.js";
 
 /**
  * A system message from another agent: a user message whose text is wrapped with its
@@ -16,16 +16,44 @@ const ESCAPED_TAG = /&lt;(\s*\/?\s*system_message)/gi;
 const ESCAPED_AMP = /&amp;(?=(?:amp;)*lt;\s*\/?\s*system_message)/gi;
 
 /**
+ * Text that did not come from the runtime itself (a user's message, another agent's, an MCP
+ * client's, a model's), made unable to pass for a runtime notice: it is kept verbatim except that
+ * anything looking like a `<system_message` or `</system_message` tag (any case, spaces allowed)
+ * has its `<` written `&lt;`, and an `&` before such an escape `&amp;`. So it can neither open a
+ * `<system_message origin="...">` wrapper of its own nor close a real one. Apply it once to each
+ * text where it enters (applied twice, an escape is escaped again); {@link unwrapSystemMessage}
+ * reverses it for the text of a wrapper.
+ */
+export function escapeSystemMessageTags(text: string): string {
+  return text.replace(/&(?=(?:amp;)*lt;\s*\/?\s*system_message)/gi, "&amp;").replace(TAG, "&lt;$1");
+}
+
+/**
+ * A user message's content with {@link escapeSystemMessageTags} applied to its text (a string, or
+ * each text part; other parts as they are). Returns the same value when nothing needed escaping.
+ */
+export function escapeUserContent(content: string | UserPart[]): string | UserPart[] {
+  if (typeof content === "string") return escapeSystemMessageTags(content);
+  let changed = false;
+  const parts = content.map((part) => {
+    if (part.type !== "text") return part;
+    const text = escapeSystemMessageTags(part.text);
+    if (text === part.text) return part;
+    changed = true;
+    return { ...part, text };
+  });
+  return changed ? parts : content;
+}
+
+/**
  * Wraps a system message from another agent: `<system_message origin="ID">text</system_message>`.
- * The origin is attribute-escaped. The text is kept verbatim except that anything looking like a
- * `<system_message` or `</system_message` tag has its `<` written `&lt;` (and an `&` before such an
- * escape `&amp;`), so text an agent wrote can never close the wrapper or forge another one.
- * {@link unwrapSystemMessage} reverses it.
+ * The origin is attribute-escaped; the text goes through {@link escapeSystemMessageTags}, so text
+ * an agent wrote can never close the wrapper or forge another one. {@link unwrapSystemMessage}
+ * reverses it.
  */
 export function wrapSystemMessage(origin: string, text: string): string {
   const escaped = origin.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-  const body = text.replace(/&(?=(?:amp;)*lt;\s*\/?\s*system_message)/gi, "&amp;").replace(TAG, "&lt;$1");
-  return `<system_message origin="${escaped}">${body}</system_message>`;
+  return `<system_message origin="${escaped}">${escapeSystemMessageTags(text)}</system_message>`;
 }
 
 /** The origin and text of a wrapped system message, or undefined when `content` is not one. */

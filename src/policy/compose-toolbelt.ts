@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { Tool } from "../contracts/tool.js";
-import { scopeTools } from "./scope-tools.js";
+import { compileToolScope, scopeTools } from "./scope-tools.js";
+import { withAgentScope } from "../internal/toolbelt-scope.js";
 import { classRefusal } from "../tools/declared-read-only.js";
 import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
 
@@ -43,6 +44,13 @@ export interface ComposeToolbeltOptions {
  * tool. Warnings (via `onWarning`): duplicate names; a tool gated to the current context that
  * the policy or the agent's scope drops (naming which); a non-`"thread"` context for which no
  * tool is registered at all (e.g. an editor chat with no editor tools wired).
+ *
+ * The agent's tool lists also cover the tools the loop adds itself: the returned array carries
+ * them, and `runUnifiedAgentLoop` given this very array offers `run_subtask` only when the lists
+ * keep that name (`toolDenylist: ["run_subtask"]` and `toolAllowlist: []` take it away), and takes
+ * an `output_schema` (ended through `finish_subtask`) only when they keep `finish_subtask` too;
+ * a call to a tool taken away is refused as an unknown tool. A copy of the array (`[...belt,
+ * extra]`, `belt.filter(...)`) does not carry the agent's lists: compose the final toolbelt here.
  *
  * @example
  * const tools = composeToolbelt({ tools: registered, policy: defaultPolicy("editor"),
@@ -97,5 +105,7 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
       "context_without_tools",
     );
   }
-  return toolbelt;
+  if (!agent) return toolbelt;
+  const keeps = compileToolScope(agent);
+  return keeps ? withAgentScope(toolbelt, (name) => keeps(name)) : toolbelt;
 }

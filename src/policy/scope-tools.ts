@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
 import type { Tool } from "../contracts/tool.js";
+import { isSystemTool } from "../internal/system-tools.js";
 
 const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined => (patterns == null ? undefined : compileGlobs(patterns));
 
@@ -8,7 +9,9 @@ const compileList = (patterns: string[] | null | undefined): GlobMatcher | undef
  * The tools an agent may use, by its glob scoping.
  *
  * - A list that is `null` or absent is unset. With all four lists unset, every tool is kept.
- * - Tools whose name starts with `system_` are always kept.
+ * - The package's own system tools are always kept. Which tools those are is decided by identity
+ *   (objects the package created and marked), never by name: a host's or an MCP server's tool
+ *   named `system_*` (a server named `system_fs` included) is scoped like any other tool.
  * - Otherwise a tool is kept when its name matches `toolAllowlist` (if set), matches no
  *   `toolDenylist` pattern (if set), and, when it declares capabilities, every capability
  *   matches some `capabilityAllowlist` pattern (if set) and none matches `capabilityDenylist`
@@ -20,20 +23,29 @@ const compileList = (patterns: string[] | null | undefined): GlobMatcher | undef
  * Order is kept; the input array is not modified.
  */
 export function scopeTools(agent: AgentDefinition, tools: Tool[]): Tool[] {
+  const keeps = compileToolScope(agent);
+  if (!keeps) return tools.slice();
+  return tools.filter((tool) => isSystemTool(tool) || keeps(tool.name, tool.capabilities));
+}
+
+/**
+ * The test {@link scopeTools} applies to one tool that is not a system tool, for a name and the
+ * capabilities it declares (none: the capability checks are skipped). `undefined` when the agent
+ * sets no list (every tool is kept). Internal: the loop's own tools (`run_subtask`,
+ * `finish_subtask`) are scoped with it by name.
+ */
+export function compileToolScope(agent: AgentDefinition): ((name: string, capabilities?: readonly string[]) => boolean) | undefined {
   const toolAllow = compileList(agent.toolAllowlist);
   const toolDeny = compileList(agent.toolDenylist);
   const capabilityAllow = compileList(agent.capabilityAllowlist);
   const capabilityDeny = compileList(agent.capabilityDenylist);
-  if (!toolAllow && !toolDeny && !capabilityAllow && !capabilityDeny) return tools.slice();
-
-  return tools.filter((tool) => {
-    if (tool.name.startsWith("system_")) return true;
-    if (toolAllow && !toolAllow(tool.name)) return false;
-    if (toolDeny?.(tool.name)) return false;
-    const capabilities = tool.capabilities;
+  if (!toolAllow && !toolDeny && !capabilityAllow && !capabilityDeny) return undefined;
+  return (name, capabilities) => {
+    if (toolAllow && !toolAllow(name)) return false;
+    if (toolDeny?.(name)) return false;
     if (!capabilities || capabilities.length === 0) return true;
     if (capabilityAllow && !capabilities.every(capabilityAllow)) return false;
     if (capabilityDeny && capabilities.some(capabilityDeny)) return false;
     return true;
-  });
+  };
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import { systemMessage } from "../messages/system-message.js";
+import { escapeUserContent, systemMessage } from "../messages/system-message.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../contracts/agent-runtime.js";
@@ -43,7 +43,7 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
       agent,
       session,
       created,
-      input: { role: "user", content },
+      input: { role: "user", content: escapeUserContent(content) },
       chatContext,
       chain: [],
       ...(input.runId !== undefined && { runId: input.runId }),

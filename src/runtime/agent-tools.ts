@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { agentVisibility } from "../agents/agent-visibility.js";
 import type { AssistantMessage } from "../contracts/message.js";
-import { systemMessage } from "../messages/system-message.js";
+import { escapeSystemMessageTags, systemMessage } from "../messages/system-message.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../contracts/session-store.js";
@@ -136,7 +136,7 @@ function agentsMessage(core: RuntimeContext): Tool {
       const started = Date.now();
       const { session, created, handed } = await core.admit(async () => {
         const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
-        const input = { role: "user" as const, content: args.content };
+        const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
         // Only an async message may go to another process (a sync one is waited for here).
         const handed = await handOffTurn(core, {
           agent: target,

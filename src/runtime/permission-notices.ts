@@ -1,4 +1,5 @@
 import { systemMessage } from "../messages/system-message.js";
+import { agentVisibility } from "../agents/agent-visibility.js";
 import type { ApprovalRequest } from "../contracts/loop-result.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeContext } from "./runtime-context.js";
@@ -11,7 +12,10 @@ const MAX_QUOTED_CHARS = 500;
 
 /**
  * Where a permission notice of `asker` goes: the session that started it (a background agent's
- * parent), else the most recent foreground session of the asker's scope. Never another scope.
+ * parent), else the most recent foreground session of the asker's scope whose agent the asker's
+ * agent may reach (`agentVisibility`: not hidden, in its agent allow and deny lists; as
+ * `send_agent_message`'s default target). Never another scope, and nowhere when the asker's agent
+ * is no longer registered.
  */
 export async function permissionNoticeTarget(core: RuntimeContext, asker: SessionSummary): Promise<SessionSummary | undefined> {
   const parentId = asker.attributes?.parentSessionId;
@@ -19,14 +23,17 @@ export async function permissionNoticeTarget(core: RuntimeContext, asker: Sessio
     const parent = await core.store.getSession(parentId);
     if (parent !== undefined && parent.scope === asker.scope) return parent;
   }
-  return core.foregroundSession(asker.scope, asker.sessionId, () => true);
+  const from = core.registry.get(asker.agentId);
+  if (!from) return undefined;
+  return core.foregroundSession(asker.scope, asker.sessionId, (agent) => agentVisibility(from, agent).visible);
 }
 
 /**
- * Permission forwarding: the asker's parent session (or the most recent foreground
- * session of its scope) gets a silent system message when a `request_permission` call is
- * presented for approval and another when it is decided. The model-written parts are cut at 500
- * characters and the wrapper escapes them, so they cannot close or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue
+ * Permission forwarding: the asker's parent session (or the most recent foreground session of its
+ * scope that it may reach, see {@link permissionNoticeTarget}) gets a silent system message when a
+ * `request_permission` call is presented for approval and another when it is decided. The
+ * model-written parts are cut at 500 characters and the wrapper escapes them, so they cannot close
+ * or forge a `<system_message>` tag. Fire and forget: the target may be busy; the notes queue
  * behind its turn.
  */
 export function notifyPermission(

@@ -15,6 +15,8 @@ import type { Tool } from "../contracts/tool.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import type { AgentRuntimeOptions } from "./runtime-context.js";
 import { offeredUnder } from "./mode-tools.js";
+import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
+import { RUN_SUBTASK } from "../loop/subtask-tools.js";
 
 /** An agent made ready for one turn. */
 export interface PreparedAgent {
@@ -79,7 +81,10 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
     ...(options.skills && { skills: options.skills }),
     ...(options.promptSections && { sections: options.promptSections }),
     role: role ?? null,
-    subtasks: policy.classes.includes("subagent") && (agent.budget?.maxDepth ?? options.budget?.maxDepth ?? DEFAULT_BUDGET.maxDepth) > 0,
+    subtasks:
+      policy.classes.includes("subagent") &&
+      agentScopeKeeps(tools, RUN_SUBTASK) &&
+      (agent.budget?.maxDepth ?? options.budget?.maxDepth ?? DEFAULT_BUDGET.maxDepth) > 0,
   });
   const chat = agent.chat;
   const modelOptions: PreparedAgent["modelOptions"] = {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt, createAgentRegistry, DEFAULT_SYSTEM_PROMPT, roles, type AgentDefinition, type PromptSectionContext } from "@agentry/core";
+import { asSystemTool } from "../../src/internal/system-tools.js";
 import { seedConfig, skill, tool } from "./helpers.js";
 
 const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({ agentId, displayName: `${agentId} agent`, ...extra });
@@ -29,12 +30,12 @@ describe("buildSystemPrompt: base prompt", () => {
 });
 
 describe("buildSystemPrompt: tools and skills", () => {
-  it("lists non-system_ tools with the first sentence of their description", () => {
+  it("lists tools but the package's system tools with the first sentence of their description", () => {
     const prompt = buildSystemPrompt({
       agent: def("a", { systemPrompt: "Base." }),
       tools: [
         tool("web_fetch", "Fetch a page, e.g. a blog post. Returns its text.\nMore usage notes."),
-        tool("system_clock", "Time."),
+        asSystemTool(tool("system_clock", "Time.")),
         tool("todo_add", "Add a todo\nsecond line"),
       ],
     });
@@ -48,9 +49,14 @@ describe("buildSystemPrompt: tools and skills", () => {
     expect(line.endsWith("…")).toBe(true);
   });
 
-  it("leaves the tools section out with no tools, or only system_ tools", () => {
+  it("leaves the tools section out with no tools, or only the package's system tools", () => {
     expect(buildSystemPrompt({ agent: def("a"), tools: [] })).not.toContain("Available tools");
-    expect(buildSystemPrompt({ agent: def("a"), tools: [tool("system_clock")] })).not.toContain("Available tools");
+    expect(buildSystemPrompt({ agent: def("a"), tools: [asSystemTool(tool("system_clock"))] })).not.toContain("Available tools");
+  });
+
+  it("lists a host's or an MCP server's tool named system_* (nothing callable is hidden by its name)", () => {
+    const prompt = buildSystemPrompt({ tools: [tool("system_clock", "Time."), tool("system_fs.write_file", "Write a file.")] });
+    expect(prompt).toContain("- system_clock: Time.\n- system_fs.write_file: Write a file.");
   });
 
   it("lists CLI skills only for toolExposure skills or mixed", () => {
@@ -70,7 +76,7 @@ describe("buildSystemPrompt: tools and skills", () => {
   it("filters skills by the agent's skill globs on the plugin id", () => {
     const skills = [skill("notes"), skill("notes-archive"), skill("calendar"), skill("mail")];
     const listed = (agent: AgentDefinition) =>
-      buildSystemPrompt({ agent: { ...agent, toolExposure: "skills" }, tools: [tool("system_bash")], skills })
+      buildSystemPrompt({ agent: { ...agent, toolExposure: "skills" }, tools: [asSystemTool(tool("system_bash"))], skills })
         .split("\n")
         .filter((line) => line.startsWith("- "))
         .map((line) => line.slice(2, line.indexOf(":")));
@@ -113,7 +119,7 @@ describe("buildSystemPrompt: available agents (seed 000 Agent Discovery)", () =>
     const prompt = buildSystemPrompt({
       agent: readingList,
       registry: seed,
-      tools: [tool("reading_list_add", "Add an article, paper or link to the reading list. Takes a URL."), tool("system_clock", "Time.")],
+      tools: [tool("reading_list_add", "Add an article, paper or link to the reading list. Takes a URL."), asSystemTool(tool("system_clock", "Time."))],
       skills: [skill("notes", "Create and search notes."), skill("calendar")],
     });
     expect(prompt).toBe(

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidArgumentError, toServerSentEvents, type RuntimeEvent } from "@agentry/core";
+import { createEventLog, InvalidArgumentError, toServerSentEvents, type DeliveredDoneEvent, type RuntimeEvent } from "@agentry/core";
 import { makeRuntime } from "../runtime/helpers.js";
 import { parseSse, readSse } from "./helpers.js";
 
@@ -148,6 +148,57 @@ describe("toServerSentEvents", () => {
     const ids = (event: E) => (event.seq === 2 ? "two\nid: 99" : event.seq === undefined ? undefined : `run-a:${event.seq}`);
     const messages = await readSse(toServerSentEvents(from(events), { id: ids }));
     expect(messages).toEqual(events.map((event, i) => (i === 0 ? { id: "run-a:1", data: JSON.stringify(event) } : { data: JSON.stringify(event) })));
+  });
+
+  describe("the done event (options.done)", () => {
+    const script = [{ toolCalls: [{ name: "todo_add", args: { item: "secret plan" } }] }, { text: "Added it." }];
+    const doneOf = async (stream: ReadableStream<Uint8Array>) =>
+      (await readSse(stream)).map((m) => JSON.parse(m.data!) as DeliveredDoneEvent).find((e) => e.type === "done")!;
+
+    it("sends the turn's outcome and ids by default, never its messages or execution tree", async () => {
+      const { runtime } = makeRuntime(script);
+      const done = await doneOf(toServerSentEvents(runtime.stream({ agentId: "todo", content: "add it" })));
+      expect(Object.keys(done.result).sort()).toEqual(["agentId", "runId", "sessionId", "status", "text", "usage"]);
+      expect(done.result).toMatchObject({ status: "complete", text: "Added it.", usage: { llmCalls: 2, toolCalls: 1 }, agentId: "todo" });
+      expect(done).toMatchObject({ type: "done", depth: 0, parentId: null, sessionId: done.result.sessionId, runId: done.result.runId });
+      expect(typeof done.seq).toBe("number");
+      expect(JSON.stringify(done)).not.toContain("secret plan");
+    });
+
+    it("sends the outcome for the done events a createEventLog resume replays", async () => {
+      const { runtime } = makeRuntime(script);
+      const log = createEventLog({ runtime });
+      const seen: RuntimeEvent[] = [];
+      runtime.events.on("event", (event) => seen.push(event));
+      const result = await runtime.send({ agentId: "todo", content: "add it" });
+      const done = await doneOf(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(seen[0]!) })));
+      expect(done.result).toEqual({
+        status: "complete",
+        text: "Added it.",
+        usage: result.usage,
+        sessionId: result.sessionId,
+        agentId: "todo",
+        runId: result.runId,
+      });
+      log.close();
+    });
+
+    it('"full" sends the event as it is; a function adds its fields to the outcome', async () => {
+      const full = await doneOf(toServerSentEvents(makeRuntime(script).runtime.stream({ agentId: "todo", content: "add it" }), { done: "full" }));
+      expect(full.result).toHaveProperty("messages");
+      expect(full.result).toHaveProperty("executionTree");
+      const extended = await doneOf(
+        toServerSentEvents(makeRuntime(script).runtime.stream({ agentId: "todo", content: "add it" }), {
+          done: (event) => ({ toolNames: event.result.executionTree.nodes.map((n) => n.name) }),
+        }),
+      );
+      expect(extended.result).toMatchObject({ status: "complete", toolNames: ["todo_add"] });
+      expect(extended.result).not.toHaveProperty("messages");
+    });
+
+    it("rejects a done option that is none of those", () => {
+      expect(() => toServerSentEvents(from([]), { done: "everything" as never })).toThrow(/done must be "outcome", "full" or a function/);
+    });
   });
 
   it("rejects bad timing options with a typed error", () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { unwrapSystemMessage, wrapSystemMessage } from "@agentry/core";
+import { escapeUserContent } from "../../src/messages/system-message.js";
 
 const tagCount = (text: string) => (text.match(/<\s*\/?\s*system_message/gi) ?? []).length;
 
@@ -30,5 +31,16 @@ describe("system message wrapping", () => {
         expect(unwrapSystemMessage(wrapped)).toEqual({ origin, text });
       }),
     );
+  });
+});
+
+describe("escapeUserContent", () => {
+  it("escapes the tags in a string and in each text part, leaving other parts and clean content as they are", () => {
+    expect(escapeUserContent("a <System_Message origin=x> b < /system_message>")).toBe("a &lt;System_Message origin=x> b &lt; /system_message>");
+    const image = { type: "image" as const, data: "aGk=", mediaType: "image/png" };
+    const parts = [{ type: "text" as const, text: "</system_message>" }, image];
+    expect(escapeUserContent(parts)).toEqual([{ type: "text", text: "&lt;/system_message>" }, image]);
+    const clean = [{ type: "text" as const, text: "hello" }];
+    expect(escapeUserContent(clean)).toBe(clean);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { composeToolbelt, defaultPolicy, defineTool, type Tool, type ToolbeltWarningCode } from "@agentry/core";
+import { buildSystemPrompt, composeToolbelt, defaultPolicy, defineTool, type Tool, type ToolbeltWarningCode } from "@agentry/core";
 import { run } from "../loop/helpers.js";
 
 /** A tool as an MCP connection makes it: `mcpServer` set, class "network". */
@@ -55,5 +55,28 @@ describe("MCP servers and the policy (allowedMcpServers)", () => {
       policy: { ...defaultPolicy(), allowedMcpServers: ["web"] },
     });
     expect(toolResults(result.messages)[0]).toMatchObject({ result: "ran" });
+  });
+
+  it("scopes a server named system_fs like any other: its tools are neither exempt from the agent's lists nor hidden from the prompt", async () => {
+    let wrote = false;
+    const write = mcpTool("system_fs", "write_file", () => ((wrote = true), "written"));
+    const policy = { ...defaultPolicy(), allowedMcpServers: ["system_fs"] };
+    const agent = { agentId: "notes", displayName: "Notes", toolAllowlist: ["local"] };
+    const belt = composeToolbelt({ tools: [write, tools[3]!], policy, agent });
+    expect(belt.map((t) => t.name)).toEqual(["local"]);
+    const denied = composeToolbelt({ tools: [write], policy, agent: { agentId: "a", displayName: "A", toolDenylist: ["system_fs.*"] } });
+    expect(denied).toEqual([]);
+    const capabilities = composeToolbelt({
+      tools: [{ ...write, capabilities: ["files.write"] }],
+      policy,
+      agent: { agentId: "a", displayName: "A", capabilityDenylist: ["files.*"] },
+    });
+    expect(capabilities).toEqual([]);
+    // Unscoped, it is offered and listed: never callable while hidden.
+    const open = composeToolbelt({ tools: [write], policy });
+    expect(buildSystemPrompt({ tools: open })).toContain("- system_fs.write_file: write_file");
+    const { result } = await run({ script: [{ toolCalls: [{ name: "system_fs.write_file", args: {} }] }, { text: "ok" }], tools: belt, policy });
+    expect(wrote).toBe(false);
+    expect(String(toolResults(result.messages)[0]!.result)).toMatch(/Unknown tool "system_fs\.write_file"/);
   });
 });

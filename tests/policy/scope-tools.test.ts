@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scopeTools, type AgentDefinition } from "@agentry/core";
+import { asSystemTool } from "../../src/internal/system-tools.js";
 import { fakeTool, names } from "./helpers.js";
 
 // The agents of seed 000's configuration example.
@@ -23,17 +24,18 @@ const tools = [
   fakeTool("reading_list_tag", { capabilities: [] }),
   fakeTool("todo_add", { capabilities: ["todos.write"] }),
   fakeTool("web_fetch"),
-  fakeTool("system_clock"),
-  fakeTool("system_lists", { capabilities: ["lists.write"] }),
+  // The package's own system tools: exempt by identity (marked when made), not by name.
+  asSystemTool(fakeTool("system_clock")),
+  asSystemTool(fakeTool("system_lists", { capabilities: ["lists.write"] })),
 ];
 
 describe("scopeTools (seed 000 getEffectiveTools)", () => {
-  it("applies tool allow/deny globs then capability allow/deny globs, keeping system_ tools", () => {
+  it("applies tool allow/deny globs then capability allow/deny globs, keeping the package's system tools", () => {
     expect(names(scopeTools(readingList, tools))).toEqual([
       "reading_list_list", // allowed, capability lists.read allowed
       "reading_list_search", // no capabilities: capability checks skipped
       "reading_list_tag", // empty capabilities: skipped too
-      "system_clock", // system_ always kept
+      "system_clock", // the package's system tools are always kept
       "system_lists", // ... even with a denied capability
     ]);
   });
@@ -45,7 +47,7 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
     expect(kept).not.toContain("reading_list_delete"); // tool denylist
   });
 
-  it("scopes the todo agent to todo_* (plus system_ tools)", () => {
+  it("scopes the todo agent to todo_* (plus the package's system tools)", () => {
     expect(names(scopeTools(todo, tools))).toEqual(["todo_add", "system_clock", "system_lists"]);
   });
 
@@ -63,7 +65,7 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
     expect(names(scopeTools({ ...allNull, toolDenylist: ["web_*"] }, tools))).toEqual(names(tools).filter((n) => n !== "web_fetch"));
   });
 
-  it("treats an empty allowlist as set: only system_ tools remain", () => {
+  it("treats an empty allowlist as set: only the package's system tools remain", () => {
     expect(names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist: [] }, tools))).toEqual(["system_clock", "system_lists"]);
   });
 
@@ -87,6 +89,19 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
     expect(only(["{todo_add,web_fetch}"])).toEqual(["todo_add", "web_fetch"]);
     expect(only(["todo_ad?"])).toEqual(["todo_add"]);
     expect(only(["!todo_add"])).toEqual([]);
+  });
+
+  it("scopes a tool named system_* like any other unless the package itself marked that very object", () => {
+    const hostClock = fakeTool("system_clock");
+    const mcpRead = { ...fakeTool("system_fs.read_file", { capabilities: ["files.read"] }), mcpServer: "system_fs" };
+    const copied = { ...tools.find((t) => t.name === "system_lists")! };
+    const outside = [hostClock, mcpRead, copied, fakeTool("todo_add")];
+    const allowNothing: AgentDefinition = { agentId: "a", displayName: "A", toolAllowlist: [] };
+    expect(names(scopeTools(allowNothing, outside))).toEqual([]);
+    expect(names(scopeTools({ agentId: "a", displayName: "A", toolDenylist: ["system_*"] }, outside))).toEqual(["todo_add"]);
+    expect(names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist: ["todo_*"] }, outside))).toEqual(["todo_add"]);
+    const noFiles: AgentDefinition = { agentId: "a", displayName: "A", capabilityDenylist: ["files.*", "lists.*"] };
+    expect(names(scopeTools(noFiles, outside))).toEqual(["system_clock", "todo_add"]);
   });
 
   it("does not modify its input", () => {

@@ -13,7 +13,8 @@ import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 
 export const agents = [
   { agentId: "general", displayName: "General Assistant", systemPrompt: "You are a helpful general assistant." },
-  { agentId: "todo", displayName: "Todo Manager", description: "Tracks tasks.", toolAllowlist: ["todo_*"] },
+  // run_subtask is listed: the loop's own tools follow the allowlist too.
+  { agentId: "todo", displayName: "Todo Manager", description: "Tracks tasks.", toolAllowlist: ["todo_*", "run_subtask"] },
 ];
 
 export function todoTools() {

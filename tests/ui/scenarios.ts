@@ -123,3 +123,19 @@ export async function planRun(): Promise<DeliverableEvent[]> {
 export async function* iterate<T>(items: T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
 }
+
+/** `events` with a marker in the root `done`'s message history and execution tree, to show that nothing of them reaches a client. */
+export function withMarkedHistory(events: RuntimeEvent[], marker: string): RuntimeEvent[] {
+  return events.map((event) => {
+    if (event.type !== "done" || event.depth !== 0) return event;
+    const { result } = event;
+    return {
+      ...event,
+      result: {
+        ...result,
+        messages: [...result.messages, { role: "user", content: marker }],
+        executionTree: { version: 1, nodes: [...result.executionTree.nodes, { id: "m", parent_id: null, name: marker, duration_ms: 0 }] },
+      },
+    };
+  });
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { DeliverableEvent } from "@agentry/core";
 import { toAgUiEvents, type AgUiEvent } from "@agentry/core/ui";
-import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun } from "./scenarios.js";
+import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun, withMarkedHistory } from "./scenarios.js";
 
 /** Applies the add/replace operations the converter writes (RFC 6902 subset). */
 function applyPatch(state: any, ops: { op: string; path: string; value?: unknown }[]) {
@@ -121,6 +121,13 @@ async function throughAgUi(events: DeliverableEvent[]) {
 const ofType = (out: AgUiEvent[], type: string) => out.filter((e) => e.type === type);
 
 describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
+  it("ends with the turn's outcome only: nothing of the done event's message history or execution tree reaches the client", async () => {
+    const { out, problems } = await throughAgUi(withMarkedHistory(await parallelSubtasksRun(), "HISTORY-MARKER"));
+    expect(problems).toEqual([]);
+    expect(out.at(-1)).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
+    expect(JSON.stringify(out)).not.toContain("HISTORY-MARKER");
+  });
+
   it("maps a run with parallel sub-tasks: one run, subagents per run_subtask, attributed messages and calls, state tree", async () => {
     const events = await parallelSubtasksRun();
     const { out, problems, state, runs } = await throughAgUi(events);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
 import type { DeliverableEvent } from "@agentry/core";
 import { toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "@agentry/core/ui";
-import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun } from "./scenarios.js";
+import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun, withMarkedHistory } from "./scenarios.js";
 
 /**
  * What a `useChat` client gets: the response body parsed by the `ai` package's own SSE reader
@@ -33,6 +33,12 @@ const toolParts = (message: UIMessage) =>
   message.parts.filter((p): p is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => p.type === "dynamic-tool");
 
 describe("toUIMessageStream (read by the ai package)", () => {
+  it("ends with the turn's outcome only: nothing of the done event's message history or execution tree reaches the client", async () => {
+    const { chunks } = await throughAiSdk(withMarkedHistory(await parallelSubtasksRun(), "HISTORY-MARKER"));
+    expect(chunks.at(-1)).toMatchObject({ type: "finish", messageMetadata: { status: "complete" } });
+    expect(JSON.stringify(chunks)).not.toContain("HISTORY-MARKER");
+  });
+
   it("renders a run with parallel sub-tasks: text, reasoning, nested tool parts with input, output and depth", async () => {
     const events = await parallelSubtasksRun();
     const { message, invalid, errors, response, chunks } = await throughAiSdk(events);
