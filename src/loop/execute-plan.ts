@@ -170,7 +170,10 @@ function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: Tool
   if (wait !== undefined) {
     const { depth, parentId } = level;
     const waitsOn = { sessionId: wait.sessionId, agentId: wait.agentId, runId: wait.runId };
-    return { result: undefined, suspension: { requestId: wait.requestId, toolCallId: plan.call.id, name: plan.call.name, args: plan.args, depth, parentId, reason: wait.reason, waitsOn } };
+    return {
+      result: undefined,
+      suspension: { requestId: wait.requestId, toolCallId: plan.call.id, name: plan.call.name, args: plan.args, depth, parentId, reason: wait.reason, waitsOn },
+    };
   }
   return { result: endCall(level, plan, startedAt, outcome.value, outcome.isError, outcome.text) };
 }
@@ -327,7 +330,8 @@ class CallContext implements ToolContext {
 }
 
 function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
-  if (error instanceof ToolSuspension && !level.turn.signal.aborted) return { value: undefined, isError: false, suspension: error.wait };
+  const suspension = suspensionOf(error);
+  if (suspension !== undefined && !level.turn.signal.aborted) return { value: undefined, isError: false, suspension };
   if (timedOut) return { value: `Tool "${plan.tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
   if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error))) return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };
@@ -338,6 +342,15 @@ export function approvalCheckContext(level: Level, plan: ToolPlan): ToolContext 
   const ctx = new CallContext(level, plan, level.turn.signals);
   Object.defineProperty(ctx, "signal", { value: level.turn.signal });
   return ctx;
+}
+
+/** The wait of a thrown `ToolSuspension` (the package's own tools'); a hostile Proxy is none. */
+function suspensionOf(error: unknown): CallWait | undefined {
+  try {
+    return error instanceof ToolSuspension ? error.wait : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `isAbortError` for a thrown value that may be a hostile Proxy. */

@@ -28,7 +28,7 @@ export interface Turn {
    * for an agent; both true otherwise). Without `runSubtask` no level offers or runs a sub-task;
    * without `finishSubtask` a sub-task cannot have an `output_schema`.
    */
-  scope: { runSubtask: boolean; finishSubtask: boolean };
+  loopTools: { runSubtask: boolean; finishSubtask: boolean };
   /** What tools see as `ctx.policy`. */
   toolPolicy: ToolPolicy;
   /** `ctx.host` (the loop's `context` option). */

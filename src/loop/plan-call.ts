@@ -36,7 +36,7 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
   }
   const { turn } = level;
   // Outside the agent's tool lists, run_subtask is refused below like any tool outside the toolbelt.
-  if (call.name === RUN_SUBTASK && turn.scope.runSubtask) {
+  if (call.name === RUN_SUBTASK && turn.loopTools.runSubtask) {
     if (turn.policy && !turn.policy.classes.includes("subagent"))
       return refuse(call, args, `Tool "${RUN_SUBTASK}" is not permitted by the session policy.`, "not_permitted");
     if (level.depth >= turn.budget.limits.maxDepth) {
@@ -50,7 +50,7 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
     const checked = runSubtaskValidator(args);
     if (!checked.ok) return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`, "invalid_arguments");
     const input = args as RunSubtaskArgs;
-    if (input.output_schema !== undefined && !turn.scope.finishSubtask) {
+    if (input.output_schema !== undefined && !turn.loopTools.finishSubtask) {
       const message = `${FINISH_SUBTASK} is not in your toolbelt, so a sub-task cannot have an output_schema. Call ${RUN_SUBTASK} without it.`;
       return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${message}`, "invalid_arguments");
     }

@@ -215,12 +215,25 @@ async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | Re
 
 /** A waited call's plan on resume: its answer (announced as its request's decision), or a refusal when it was denied. */
 function answerWaited(level: Level, plan: ToolPlan, decision: Decision): CallPlan {
-  const event: LoopEvent = { type: "approval_resolved", requestId: decision.requestId ?? plan.call.id, approved: decision.approved, depth: level.depth, parentId: level.parentId };
+  const event: LoopEvent = {
+    type: "approval_resolved",
+    requestId: decision.requestId ?? plan.call.id,
+    approved: decision.approved,
+    depth: level.depth,
+    parentId: level.parentId,
+  };
   if (decision.reason !== undefined) event.reason = decision.reason;
   level.turn.sink.emit(event);
   const current = { ...plan, startedAt: Date.now() };
   if (decision.approved && decision.result !== undefined) {
-    return { kind: "answered", call: current.call, args: current.args, result: decision.result, startedAt: current.startedAt, ...(decision.isError === true && { isError: true }) };
+    return {
+      kind: "answered",
+      call: current.call,
+      args: current.args,
+      result: decision.result,
+      startedAt: current.startedAt,
+      ...(decision.isError === true && { isError: true }),
+    };
   }
   return applyDecision(current, decision);
 }

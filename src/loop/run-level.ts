@@ -25,7 +25,7 @@ export function usageOf(budget: TurnBudget, priced: boolean): Usage {
 export function modelToolsFor(level: Pick<Level, "turn" | "tools" | "offersSubtask" | "outputSchema" | "finishName">): Level["modelTools"] {
   const list: Level["modelTools"] = [];
   for (const tool of level.tools.values()) list.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
-  if (level.offersSubtask) list.push(level.turn.scope.finishSubtask ? runSubtaskTool : runSubtaskToolWithoutSchema);
+  if (level.offersSubtask) list.push(level.turn.loopTools.finishSubtask ? runSubtaskTool : runSubtaskToolWithoutSchema);
   if (level.outputSchema) list.push(finishSubtaskTool(level.outputSchema, level.finishName));
   return list;
 }
@@ -33,7 +33,7 @@ export function modelToolsFor(level: Pick<Level, "turn" | "tools" | "offersSubta
 /** Whether a level at `depth` offers `run_subtask`. */
 export function offersSubtaskAt(level: Pick<Level, "turn">, depth: number): boolean {
   const { turn } = level;
-  return turn.scope.runSubtask && depth < turn.budget.limits.maxDepth && (!turn.policy || turn.policy.classes.includes("subagent"));
+  return turn.loopTools.runSubtask && depth < turn.budget.limits.maxDepth && (!turn.policy || turn.policy.classes.includes("subagent"));
 }
 
 /** The last message when it is an assistant message whose tool calls have no results yet. */

@@ -248,7 +248,7 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     signals: new SignalHub(controller.signal),
     approve: options.approve,
     policy,
-    scope: { runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK), finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK) },
+    loopTools: { runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK), finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK) },
     toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },
     host: options.context,
     context: options.context,

@@ -116,6 +116,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
           input: { role: "user", content },
           chatContext: { kind: "thread" },
           chain: [],
+          // The task API answers the planner: a question it asked is superseded by the reply.
+          ifPending: "supersede",
         });
       },
       stop: (sessionId, reason) => {
