@@ -6,7 +6,7 @@ import { toPgJson } from "./postgres-text.js";
 export const POSTGRES_SCHEMA_VERSION = 2;
 
 /** One migration: SQL, or a function that runs its statements on the migrating client. */
-type Migration = string | ((client: pg.PoolClient) => Promise<void>);
+type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
 
 /** The text columns the store writes escaped (postgres-text.ts), by table; `sessions.id` is updated through the cascade. */
 const TEXT_COLUMNS: Record<string, string[]> = {
@@ -88,7 +88,7 @@ function migrations(s: string): Migration[] {
  * U+0001 "1", so it reads back unchanged. Session ids change through `ON UPDATE CASCADE` (the
  * foreign keys are re-created with it, `NOT VALID`: every row satisfied them already).
  */
-async function escapeText(client: pg.PoolClient, s: string): Promise<void> {
+async function escapeText(client: pg.PoolClient | pg.Client, s: string): Promise<void> {
   const foreignKeys = ["records", "approvals", "lease_waiters"].map(
     (table) => `ALTER TABLE ${s}.${table} DROP CONSTRAINT ${table}_session_id_fkey,
        ADD CONSTRAINT ${table}_session_id_fkey FOREIGN KEY (session_id) REFERENCES ${s}.sessions (id) ON DELETE CASCADE ON UPDATE CASCADE NOT VALID;`,
@@ -112,11 +112,12 @@ async function escapeText(client: pg.PoolClient, s: string): Promise<void> {
 }
 
 /**
- * Brings the schema up to {@link POSTGRES_SCHEMA_VERSION}: one transaction under a transaction-level
- * advisory lock keyed by the schema name, so processes starting together migrate once. Idempotent.
- * A schema at a later version → `SessionStoreError` naming both versions, nothing changed.
+ * Brings the schema up to {@link POSTGRES_SCHEMA_VERSION} (`target`: an earlier one, for upgrade
+ * tests): one transaction under a transaction-level advisory lock keyed by the schema name, so
+ * processes starting together migrate once. Idempotent. A schema at a later version →
+ * `SessionStoreError` naming both versions, nothing changed.
  */
-export async function migrate(client: pg.PoolClient, schema: string): Promise<void> {
+export async function migrate(client: pg.PoolClient | pg.Client, schema: string, target = POSTGRES_SCHEMA_VERSION): Promise<void> {
   const s = quoteIdent(schema);
   await client.query("BEGIN");
   try {
@@ -131,12 +132,12 @@ export async function migrate(client: pg.PoolClient, schema: string): Promise<vo
       );
     }
     const steps = migrations(s);
-    for (let version = current; version < POSTGRES_SCHEMA_VERSION; version++) {
+    for (let version = current; version < target; version++) {
       const step = steps[version]!;
       await (typeof step === "string" ? client.query(step) : step(client));
     }
-    if (current === 0) await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [POSTGRES_SCHEMA_VERSION]);
-    else if (current < POSTGRES_SCHEMA_VERSION) await client.query(`UPDATE ${s}.schema_version SET version = $1`, [POSTGRES_SCHEMA_VERSION]);
+    if (current === 0) await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [target]);
+    else if (current < target) await client.query(`UPDATE ${s}.schema_version SET version = $1`, [target]);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);

@@ -173,7 +173,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const limitSql = Number.isFinite(limit) ? ` LIMIT $${params.push(limit)}` : "";
     const { rows } = await this.#query<SessionRow>(
       "listSessions",
-      `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY touch DESC${limitSql}`,
+      `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY ${orderKey("touch", scope)} DESC${limitSql}`,
       params,
     );
     return rows.map(summaryOf);
@@ -367,7 +368,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const limitSql = Number.isFinite(limit) ? ` LIMIT $${params.push(limit)}` : "";
     const { rows } = await this.#query<ApprovalRow>(
       "listPendingApprovals",
-      `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ord${limitSql}`,
+      `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ${orderKey("ord", scope)}${limitSql}`,
       params,
     );
     return rows.map(approvalOf);
@@ -520,6 +521,16 @@ function scopeWhere(filter: ScopeFilter, params: unknown[]): string[] {
     default:
       return assertNever(filter);
   }
+}
+
+/**
+ * The ORDER BY key of a listing. For a scope prefix with an upper bound it is `column + 0`, which
+ * no index provides: so the planner reads the prefix's range of the scope index and sorts it
+ * (cost: the tenant's own rows) rather than walking every row in `column` order until the limit
+ * is met (cost: every newer row of every tenant, when the tenant's rows are old).
+ */
+function orderKey(column: "touch" | "ord", filter: ScopeFilter): string {
+  return filter.kind === "prefix" && prefixUpperBound(t(filter.prefix)) !== undefined ? `${column} + 0` : column;
 }
 
 function assertNever(value: never): never {

@@ -105,8 +105,8 @@ export interface LeaseRow {
   expires_at: number;
 }
 
-/** The SQL of every statement the store runs; `pluck` ones return their single column. */
-function statementSql(prefix: string) {
+/** The SQL of every statement the store runs (by name); `pluck` ones return their single column. Exported for the query-plan test. */
+export function statementSql(prefix: string) {
   const sessions = `${prefix}sessions`;
   const records = `${prefix}records`;
   const leases = `${prefix}leases`;
