@@ -131,8 +131,8 @@ export interface ListSessionsQuery {
    * in their ids (`"acme/"` matches `"acme/alice"`, not `"acme2/bob"`; `"acme"` matches both).
    * `""` matches every scoped session; unscoped sessions never match (list them with
    * `scope: null`). Giving `scope` too → `InvalidArgumentError`. Stores that index scopes (memory,
-   * SQLite, Postgres) answer it from the index: the cost grows with the sessions listed, not
-   * with the sessions stored.
+   * SQLite, Postgres) answer it from the index: the cost grows with the sessions of the matching
+   * scopes, not with the sessions stored.
    * @default undefined (no prefix filter)
    */
   scopePrefix?: string;
