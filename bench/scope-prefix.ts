@@ -11,19 +11,24 @@
  *   scripts/with-postgres.sh npx tsx bench/scope-prefix.ts [--quick]         (+ Postgres)
  *
  * Runs against the sources (../src). With DATABASE_URL set it adds Postgres (a fresh schema per
- * size, dropped afterwards). Prints a markdown table; not a test, nothing asserts a time.
+ * size, vacuumed and analysed after filling, dropped afterwards). Both sizes of a store are filled
+ * first, then measured alternately over several rounds (the median of each round's median), so
+ * load from other work on the machine hits both alike. `--only=<text>` runs the stores whose name
+ * contains it. Prints a markdown table; not a test, nothing asserts a time.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import { createAgentRegistry, createAgentRuntime, MemorySessionStore, type NewRecord, type SessionStore } from "../src/index.js";
+import { createAgentRegistry, createAgentRuntime, MemorySessionStore, type AgentRuntime, type NewRecord, type SessionStore } from "../src/index.js";
 import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { PostgresSessionStore } from "../src/entries/postgres.js";
 import { createFakeProvider } from "../src/entries/testing.js";
 
 const quick = process.argv.includes("--quick");
+const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+const ROUNDS = quick ? 3 : 7;
 const TENANT = 10;
 const TENANT_PENDING = 4;
 const SIZES = [20, 20_000];
@@ -97,36 +102,46 @@ async function time(rounds: number, call: () => Promise<unknown>): Promise<numbe
     await call();
     samples.push(performance.now() - start);
   }
-  return samples.sort((a, b) => a - b)[samples.length >> 1]!;
+  return median(samples);
 }
 
-async function measure(kind: StoreKind, size: number): Promise<{ list: number; pending: number }> {
-  const store = kind.make(size);
-  try {
-    await fill(store, size);
-    if (store instanceof PostgresSessionStore) await store.pool.query(`ANALYZE "${store.schema}".sessions; ANALYZE "${store.schema}".approvals`);
-    const runtime = createAgentRuntime({
-      registry: createAgentRegistry([{ agentId: "bench", displayName: "Bench" }]),
-      store,
-      providers: { fake: createFakeProvider(() => ({ text: "unused" }), { record: false }) },
-      defaultModel: "fake",
-    });
-    const listed = await store.listSessions({ scopePrefix: "acme/", limit: 50 });
-    const pending = await runtime.pendingApprovals({ scopePrefix: "acme/" });
-    if (listed.length !== TENANT || pending.length !== TENANT_PENDING) {
-      throw new Error(`${kind.name}, ${size}: listed ${listed.length} sessions and ${pending.length} approvals`);
-    }
-    const rounds = quick ? 50 : store instanceof PostgresSessionStore ? 300 : 1000;
-    const result = {
-      list: await time(rounds, () => store.listSessions({ scopePrefix: "acme/", limit: 50 })),
-      pending: await time(rounds, () => runtime.pendingApprovals({ scopePrefix: "acme/" })),
-    };
-    await runtime.close();
-    return result;
-  } finally {
-    await kind.close(store);
-  }
+interface Filled {
+  store: SessionStore;
+  runtime: AgentRuntime;
 }
+
+async function prepare(kind: StoreKind, size: number): Promise<Filled> {
+  const store = kind.make(size);
+  await fill(store, size);
+  if (store instanceof PostgresSessionStore) await store.pool.query(`VACUUM ANALYZE "${store.schema}".sessions, "${store.schema}".approvals`);
+  const runtime = createAgentRuntime({
+    registry: createAgentRegistry([{ agentId: "bench", displayName: "Bench" }]),
+    store,
+    providers: { fake: createFakeProvider(() => ({ text: "unused" }), { record: false }) },
+    defaultModel: "fake",
+  });
+  const listed = await store.listSessions({ scopePrefix: "acme/", limit: 50 });
+  const pending = await runtime.pendingApprovals({ scopePrefix: "acme/" });
+  if (listed.length !== TENANT || pending.length !== TENANT_PENDING) {
+    throw new Error(`${kind.name}, ${size}: listed ${listed.length} sessions and ${pending.length} approvals`);
+  }
+  return { store, runtime };
+}
+
+/** Each size's median per round, sizes alternating, then the median over rounds. */
+async function measure(kind: StoreKind, filled: Filled[]): Promise<{ list: number; pending: number }[]> {
+  const calls = kind.name.startsWith("Postgres") ? (quick ? 30 : 200) : quick ? 100 : 1000;
+  const samples = filled.map(() => ({ list: [] as number[], pending: [] as number[] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, { store, runtime }] of filled.entries()) {
+      samples[index]!.list.push(await time(calls, () => store.listSessions({ scopePrefix: "acme/", limit: 50 })));
+      samples[index]!.pending.push(await time(calls, () => runtime.pendingApprovals({ scopePrefix: "acme/" })));
+    }
+  }
+  return samples.map(({ list, pending }) => ({ list: median(list), pending: median(pending) }));
+}
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 const ms = (value: number) => (value < 0.1 ? value.toFixed(4) : value.toFixed(3));
 
@@ -134,16 +149,26 @@ async function main(): Promise<void> {
   console.log("| store | sessions | `listSessions({ scopePrefix, limit: 50 })`, ms | `pendingApprovals({ scopePrefix })`, ms |");
   console.log("| --- | ---: | ---: | ---: |");
   const ratios: string[] = [];
-  for (const kind of kinds) {
-    const results: { list: number; pending: number }[] = [];
-    for (const size of SIZES) {
-      console.error(`measuring ${kind.name} with ${size.toLocaleString("en-US")} sessions...`);
-      const result = await measure(kind, size);
-      results.push(result);
-      console.log(`| ${kind.name} | ${size.toLocaleString("en-US")} | ${ms(result.list)} | ${ms(result.pending)} |`);
+  for (const kind of kinds.filter((candidate) => only === undefined || candidate.name.includes(only))) {
+    const filled: Filled[] = [];
+    try {
+      for (const size of SIZES) {
+        console.error(`filling ${kind.name} with ${size.toLocaleString("en-US")} sessions...`);
+        filled.push(await prepare(kind, size));
+      }
+      console.error(`measuring ${kind.name}...`);
+      const results = await measure(kind, filled);
+      for (const [index, size] of SIZES.entries()) {
+        console.log(`| ${kind.name} | ${size.toLocaleString("en-US")} | ${ms(results[index]!.list)} | ${ms(results[index]!.pending)} |`);
+      }
+      const [small, large] = results as [{ list: number; pending: number }, { list: number; pending: number }];
+      ratios.push(`| ${kind.name} | ${(large.list / small.list).toFixed(2)}x | ${(large.pending / small.pending).toFixed(2)}x |`);
+    } finally {
+      for (const { store, runtime } of filled) {
+        await runtime.close();
+        await kind.close(store);
+      }
     }
-    const [small, large] = results as [{ list: number; pending: number }, { list: number; pending: number }];
-    ratios.push(`| ${kind.name} | ${(large.list / small.list).toFixed(2)}x | ${(large.pending / small.pending).toFixed(2)}x |`);
   }
   console.log("\n| store | listSessions 20,000 / 20 | pendingApprovals 20,000 / 20 |\n| --- | ---: | ---: |");
   for (const row of ratios) console.log(row);
