@@ -18,6 +18,30 @@ export interface AuditLogQuery {
   limit?: number;
   /** The session must be in this scope, else it is "not found". @default any scope */
   scope?: string;
+  /**
+   * The session must have a scope that starts with this (a plain prefix, see
+   * `ListSessionsQuery.scopePrefix`; `""` = any scoped session), else it is "not found". Not
+   * together with `scope` (`InvalidArgumentError`).
+   * @default any scope
+   */
+  scopePrefix?: string;
+}
+
+/** What `pendingApprovals` and `pendingQuestions` take. */
+export interface PendingQuery {
+  /** That session's only. @default every session */
+  sessionId?: string;
+  /** That scope's only (exact match). @default every scope */
+  scope?: string;
+  /**
+   * Only those of sessions whose scope starts with this: a plain prefix (`%`, `_`, `*`, `\` are
+   * literal; use a separator, `"acme/"`, so that `"acme"` does not also match `"acme2"`). `""`
+   * lists every scoped session's, never an unscoped one's. Not together with `scope`
+   * (`InvalidArgumentError`). With a store that indexes approvals, read from the index: the cost
+   * does not grow with the number of sessions.
+   * @default every scope
+   */
+  scopePrefix?: string;
 }
 
 /** A question (`ask_user`) waiting for `answerQuestion`, as stored. */
@@ -197,10 +221,11 @@ export interface AgentRuntime<C = JsonValue> {
   registry: AgentRegistry;
   /**
    * Approvals awaiting a decision, read from the store (so also those of other processes).
-   * `scope`: that scope's only (exact match); omitted: every scope. With a store that indexes
-   * approvals (`ApprovalIndexStore`: memory, SQLite) the cost does not grow with the number of sessions.
+   * `scope`: that scope's only (exact match); `scopePrefix`: those of every scope starting with
+   * it; neither: every scope. With a store that indexes approvals (`ApprovalIndexStore`: memory,
+   * SQLite, Postgres) the cost does not grow with the number of sessions.
    */
-  pendingApprovals(query?: { sessionId?: string; scope?: string }): Promise<PendingApproval[]>;
+  pendingApprovals(query?: PendingQuery): Promise<PendingApproval[]>;
   /**
    * Decides an approval and, once every approval of that turn is decided, resumes the turn.
    * Exactly once: of several calls for one request, in one process or many, one resumes the
@@ -211,7 +236,7 @@ export interface AgentRuntime<C = JsonValue> {
    * The session's audit records, oldest first: one per tool call of every turn (its `entry` is an
    * `AuditEntry`), read from the store, so also those written by other processes. Page with
    * `afterSeq` (the last record's `seq`) and `limit`. Throws `SessionNotFoundError` for an unknown
-   * session or one outside `scope`.
+   * session or one outside `scope` / `scopePrefix`.
    * @example
    * for (const { entry } of await runtime.auditLog(sessionId)) console.log(entry.tool, entry.decision, entry.argsDigest);
    */
@@ -226,9 +251,9 @@ export interface AgentRuntime<C = JsonValue> {
   answerQuestion(questionId: string, answer: QuestionAnswer & { decisionId?: string }): Promise<TurnResult>;
   /**
    * Questions awaiting an answer, read from the store (so also other processes'). Questions are
-   * not listed by `pendingApprovals`, nor approvals here.
+   * not listed by `pendingApprovals`, nor approvals here. `scope` / `scopePrefix` as there.
    */
-  pendingQuestions(query?: { sessionId?: string; scope?: string }): Promise<PendingQuestion[]>;
+  pendingQuestions(query?: PendingQuery): Promise<PendingQuestion[]>;
   /**
    * Switches the session's role: recorded in its log and used from its next turn. A
    * turn of the session running in this runtime is stopped first (it ends `aborted`, its end

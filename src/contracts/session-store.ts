@@ -125,6 +125,33 @@ export interface ListSessionsQuery {
   agentId?: string;
   /** Exact match; `null` = only unscoped sessions; omitted = sessions of every scope. */
   scope?: string | null;
+  /**
+   * Only sessions that have a scope starting with this string: a plain prefix, compared
+   * character by character (`%`, `_`, `*`, `\` are literal). Tenants that nest put a separator
+   * in their ids (`"acme/"` matches `"acme/alice"`, not `"acme2/bob"`; `"acme"` matches both).
+   * `""` matches every scoped session; unscoped sessions never match (list them with
+   * `scope: null`). Giving `scope` too → `InvalidArgumentError`. Stores that index scopes (memory,
+   * SQLite, Postgres) answer it from the index: the cost grows with the sessions of the matching
+   * scopes, not with the sessions stored.
+   * @default undefined (no prefix filter)
+   */
+  scopePrefix?: string;
+  limit?: number;
+}
+
+/** What {@link ApprovalIndexStore.listPendingApprovals} takes. */
+export interface ListPendingApprovalsQuery {
+  /** Exact match; `null` = only unscoped sessions; omitted = every scope. */
+  scope?: string | null;
+  /**
+   * Only sessions that have a scope starting with this string, as {@link ListSessionsQuery.scopePrefix}.
+   * Giving `scope` too → `InvalidArgumentError`.
+   * @default undefined (no prefix filter)
+   */
+  scopePrefix?: string;
+  /** That session's requests only. */
+  sessionId?: string;
+  /** @default all */
   limit?: number;
 }
 
@@ -140,6 +167,7 @@ export interface SessionStore {
   /**
    * Ordered by `updatedAt`, newest first; sessions touched in the same millisecond still in touch
    * order. `scope`: exact match; `null` = only unscoped sessions; omitted = every scope.
+   * `scopePrefix`: sessions whose scope starts with it (see {@link ListSessionsQuery.scopePrefix}).
    */
   listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]>;
   /**
@@ -254,9 +282,10 @@ export interface ApprovalIndexStore extends SessionStore {
   findApproval(requestId: string): Promise<IndexedApproval | undefined>;
   /**
    * Undecided requests, oldest first. `scope`: exact match, `null` = unscoped sessions only,
-   * omitted = every scope; `sessionId`: that session only.
+   * omitted = every scope; `scopePrefix`: sessions whose scope starts with it, from the index
+   * (no session is read); `sessionId`: that session only.
    */
-  listPendingApprovals(query?: { scope?: string | null; sessionId?: string; limit?: number }): Promise<IndexedApproval[]>;
+  listPendingApprovals(query?: ListPendingApprovalsQuery): Promise<IndexedApproval[]>;
 }
 
 /**

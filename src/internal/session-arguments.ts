@@ -1,6 +1,7 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { ListPendingApprovalsQuery, SessionStore, SessionSummary } from "../contracts/session-store.js";
 import { toPlainJson } from "./plain-json.js";
+import { matchesScopeFilter, scopeFilterOf, type ScopeFilter } from "./scope-filter.js";
 
 /** The argument of {@link SessionStore.createSession}. */
 export type CreateSessionInit = Parameters<SessionStore["createSession"]>[0];
@@ -11,8 +12,8 @@ export type SessionPatch = Parameters<SessionStore["updateSession"]>[1];
 /** The query of {@link SessionStore.listSessions}, checked: `limit` is `Infinity` when not given. */
 export interface ListQuery {
   agentId: string | undefined;
-  /** `undefined` = every scope, `null` = unscoped only. */
-  scope: string | null | undefined;
+  /** Which scopes are listed (`scope` and `scopePrefix` of the query). */
+  scope: ScopeFilter;
   limit: number;
 }
 
@@ -76,21 +77,40 @@ export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch
 
 /** Checks a list query. */
 export function checkListQuery(query: ListSessionsQuery = {}): ListQuery {
-  const { agentId, limit, scope } = query;
+  if (!isObject(query)) throw new InvalidArgumentError("listSessions: query must be an object when given");
+  const { agentId, limit } = query;
   if (agentId !== undefined && typeof agentId !== "string") throw new InvalidArgumentError("listSessions: agentId must be a string");
-  if (scope !== undefined && scope !== null && typeof scope !== "string")
-    throw new InvalidArgumentError("listSessions: scope must be a string, null or omitted");
+  const scope = scopeFilterOf("listSessions", query, { allowNull: true });
+  return { agentId, scope, limit: checkLimit("listSessions", limit) };
+}
+
+/** A listing's `limit`, checked: a non-negative integer, `Infinity` when not given. */
+export function checkLimit(operation: string, limit: unknown): number {
   if (limit !== undefined && (typeof limit !== "number" || !(limit >= 0) || !Number.isInteger(limit))) {
-    throw new InvalidArgumentError("listSessions: limit must be a non-negative integer");
+    throw new InvalidArgumentError(`${operation}: limit must be a non-negative integer`);
   }
-  return { agentId, scope, limit: limit ?? Number.POSITIVE_INFINITY };
+  return limit ?? Number.POSITIVE_INFINITY;
+}
+
+/** The query of {@link ApprovalIndexStore.listPendingApprovals}, checked (`limit` is `Infinity` when not given). */
+export interface PendingApprovalsQuery {
+  sessionId: string | undefined;
+  scope: ScopeFilter;
+  limit: number;
+}
+
+/** Checks a `listPendingApprovals` query. */
+export function checkPendingApprovalsQuery(query: ListPendingApprovalsQuery | undefined): PendingApprovalsQuery {
+  if (query !== undefined && !isObject(query)) throw new InvalidArgumentError("listPendingApprovals: query must be an object when given");
+  const { sessionId, limit } = query ?? {};
+  if (sessionId !== undefined && typeof sessionId !== "string") throw new InvalidArgumentError("listPendingApprovals: sessionId must be a string when set");
+  return { sessionId, scope: scopeFilterOf("listPendingApprovals", query ?? {}, { allowNull: true }), limit: checkLimit("listPendingApprovals", limit) };
 }
 
 /** Whether a session matches a checked list query's agent and scope filters. */
 export function matchesListQuery(summary: SessionSummary, query: ListQuery): boolean {
   if (query.agentId !== undefined && summary.agentId !== query.agentId) return false;
-  if (query.scope === undefined) return true;
-  return query.scope === null ? summary.scope === undefined : summary.scope === query.scope;
+  return matchesScopeFilter(summary.scope, query.scope);
 }
 
 /** Parses `prune`'s `olderThan` to epoch milliseconds. */

@@ -1,14 +1,26 @@
 import type pg from "pg";
 import { SessionStoreError } from "../errors/errors.js";
+import { toPgJson } from "./postgres-text.js";
 
 /** The schema version this build writes; a database at a later one is refused. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
+
+/** One migration: SQL, or a function that runs its statements on the migrating client. */
+type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
+
+/** The text columns the store writes escaped (postgres-text.ts), by table; `sessions.id` is updated through the cascade. */
+const TEXT_COLUMNS: Record<string, string[]> = {
+  sessions: ["id", "agent_id", "scope", "name", "pinned_at", "last_snippet", "lease_owner"],
+  records: ["id", "frame"],
+  approvals: ["request_id", "agent_id", "scope"],
+  lease_waiters: ["ticket"],
+};
 
 /** `"name"` quoted as an SQL identifier (the name is checked to be letters, digits and `_` first). */
 export const quoteIdent = (name: string): string => `"${name}"`;
 
 /** The migrations in order: `migrations[i]` takes the schema from version i to i + 1. */
-function migrations(s: string): string[] {
+function migrations(s: string): Migration[] {
   return [
     `
     CREATE SEQUENCE ${s}.touch_seq;
@@ -66,15 +78,46 @@ function migrations(s: string): string[] {
     );
     CREATE INDEX lease_waiters_order ON ${s}.lease_waiters (session_id, ord);
     `,
+    (client) => escapeText(client, s),
   ];
 }
 
 /**
- * Brings the schema up to {@link POSTGRES_SCHEMA_VERSION}: one transaction under a transaction-level
- * advisory lock keyed by the schema name, so processes starting together migrate once. Idempotent.
- * A schema at a later version → `SessionStoreError` naming both versions, nothing changed.
+ * Version 2: scope prefixes as index ranges in code point order (the "C" collation, whatever the
+ * database's), and text stored escaped (postgres-text.ts): U+0001 already in the data becomes
+ * U+0001 "1", so it reads back unchanged. Session ids change through `ON UPDATE CASCADE` (the
+ * foreign keys are re-created with it, `NOT VALID`: every row satisfied them already).
  */
-export async function migrate(client: pg.PoolClient, schema: string): Promise<void> {
+async function escapeText(client: pg.PoolClient | pg.Client, s: string): Promise<void> {
+  const foreignKeys = ["records", "approvals", "lease_waiters"].map(
+    (table) => `ALTER TABLE ${s}.${table} DROP CONSTRAINT ${table}_session_id_fkey,
+       ADD CONSTRAINT ${table}_session_id_fkey FOREIGN KEY (session_id) REFERENCES ${s}.sessions (id) ON DELETE CASCADE ON UPDATE CASCADE NOT VALID;`,
+  );
+  const updates = Object.entries(TEXT_COLUMNS).flatMap(([table, columns]) =>
+    columns.map((column) => `UPDATE ${s}.${table} SET ${column} = replace(${column}, chr(1), chr(1) || '1') WHERE strpos(${column}, chr(1)) > 0;`),
+  );
+  await client.query(`
+    CREATE INDEX sessions_by_scope_prefix ON ${s}.sessions (scope COLLATE "C", agent_id, touch);
+    CREATE INDEX approvals_pending_prefix ON ${s}.approvals (scope COLLATE "C", ord) WHERE NOT decided;
+    ${foreignKeys.join("\n")}
+    ${updates.join("\n")}
+  `);
+  // jsonb text shows U+0001 as the JSON escape \u0001.
+  const { rows } = await client.query<{ id: string; attributes: string }>(
+    `SELECT id, attributes::text AS attributes FROM ${s}.sessions WHERE strpos(attributes::text, '\\u0001') > 0`,
+  );
+  for (const row of rows) {
+    await client.query(`UPDATE ${s}.sessions SET attributes = $2::jsonb WHERE id = $1`, [row.id, toPgJson(JSON.parse(row.attributes))]);
+  }
+}
+
+/**
+ * Brings the schema up to {@link POSTGRES_SCHEMA_VERSION} (`target`: an earlier one, for upgrade
+ * tests): one transaction under a transaction-level advisory lock keyed by the schema name, so
+ * processes starting together migrate once. Idempotent. A schema at a later version →
+ * `SessionStoreError` naming both versions, nothing changed.
+ */
+export async function migrate(client: pg.PoolClient | pg.Client, schema: string, target = POSTGRES_SCHEMA_VERSION): Promise<void> {
   const s = quoteIdent(schema);
   await client.query("BEGIN");
   try {
@@ -89,9 +132,12 @@ export async function migrate(client: pg.PoolClient, schema: string): Promise<vo
       );
     }
     const steps = migrations(s);
-    for (let version = current; version < POSTGRES_SCHEMA_VERSION; version++) await client.query(steps[version]!);
-    if (current === 0) await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [POSTGRES_SCHEMA_VERSION]);
-    else if (current < POSTGRES_SCHEMA_VERSION) await client.query(`UPDATE ${s}.schema_version SET version = $1`, [POSTGRES_SCHEMA_VERSION]);
+    for (let version = current; version < target; version++) {
+      const step = steps[version]!;
+      await (typeof step === "string" ? client.query(step) : step(client));
+    }
+    if (current === 0) await client.query(`INSERT INTO ${s}.schema_version (version) VALUES ($1)`, [target]);
+    else if (current < target) await client.query(`UPDATE ${s}.schema_version SET version = $1`, [target]);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);

@@ -3,6 +3,7 @@ import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, LeaseLostError, SessionStoreError } from "../errors/errors.js";
 import {
   checkListQuery,
+  checkPendingApprovalsQuery,
   checkSessionId,
   newSessionSummary,
   parseOlderThan,
@@ -21,6 +22,7 @@ import type {
   HistoryRecord,
   IndexedApproval,
   LeasableSessionStore,
+  ListPendingApprovalsQuery,
   LoadOptions,
   NewRecord,
   PrunableSessionStore,
@@ -28,6 +30,8 @@ import type {
   SessionSummary,
 } from "../contracts/session-store.js";
 import { migrate, quoteIdent } from "./postgres-migrations.js";
+import { orderKey, scopeWhere } from "./postgres-scope-filter.js";
+import { fromPgJson, fromPgText, fromPgTextOrNull, toPgJson, toPgText as t, toPgTextOrNull } from "./postgres-text.js";
 
 /** Options of {@link PostgresSessionStore}: a connection string (the store opens its own pool) or a pool of yours. */
 export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
@@ -59,7 +63,8 @@ interface SessionRow {
   created_at: Date;
   updated_at: Date;
   last_snippet: string | null;
-  attributes: Record<string, unknown> | null;
+  /** jsonb as text (`attributes::text`), escaped (postgres-text.ts). */
+  attributes: string | null;
 }
 
 interface ApprovalRow {
@@ -71,7 +76,7 @@ interface ApprovalRow {
   body: ApprovalRecord;
 }
 
-const SESSION_COLUMNS = "id, agent_id, scope, name, pinned_at, created_at, updated_at, last_snippet, attributes";
+const SESSION_COLUMNS = "id, agent_id, scope, name, pinned_at, created_at, updated_at, last_snippet, attributes::text AS attributes";
 const NOW = "date_trunc('milliseconds', clock_timestamp())";
 
 /**
@@ -90,6 +95,12 @@ const NOW = "date_trunc('milliseconds', clock_timestamp())";
  * - Session leases ({@link LeasableSessionStore}) with a fencing token on the session row;
  *   the approval index ({@link ApprovalIndexStore}) kept by `append` in the same transaction;
  *   `prune`. Each is indexed SQL: its cost does not grow with the number of sessions.
+ * - Any string is stored as given, U+0000 included (which Postgres text and jsonb cannot hold):
+ *   text columns and the strings of `attributes` are stored with an exact escape (U+0000 and
+ *   U+0001 as U+0001 followed by "0" or "1"), record bodies as `json` (which keeps `\u0000`).
+ *   Tools that read the tables directly see the escaped form.
+ * - Scope prefixes (`scopePrefix`) are ranges of a `"C"`-collated scope index, whatever the
+ *   database's collation.
  * - Failures of the database (unreachable, connection lost, SQL error) → `SessionStoreError`
  *   with the driver's error as `cause`.
  * - Given `{ connectionString }`, the store owns its pool and `close()` ends it; given `{ pool }`,
@@ -141,7 +152,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       `INSERT INTO ${this.#s}.sessions (id, agent_id, scope, name, attributes, created_at, updated_at, touch)
        SELECT $1, $2, $3, $4, $5::jsonb, t, t, nextval('${this.#s}.touch_seq') FROM (SELECT ${NOW} AS t) now
        ON CONFLICT (id) DO NOTHING RETURNING created_at`,
-      [summary.sessionId, summary.agentId, summary.scope ?? null, summary.name ?? null, jsonOrNull(summary.attributes)],
+      [t(summary.sessionId), t(summary.agentId), toPgTextOrNull(summary.scope), toPgTextOrNull(summary.name), jsonOrNull(summary.attributes)],
     );
     if (rows.length === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
     summary.createdAt = summary.updatedAt = rows[0]!.created_at.toISOString();
@@ -150,21 +161,20 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 
   async getSession(sessionId: string): Promise<SessionSummary | undefined> {
     checkSessionId(sessionId);
-    const { rows } = await this.#query<SessionRow>("getSession", `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]);
+    const { rows } = await this.#query<SessionRow>("getSession", `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1`, [t(sessionId)]);
     return rows[0] && summaryOf(rows[0]);
   }
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
     const { agentId, limit, scope } = checkListQuery(query);
-    const where: string[] = [];
     const params: unknown[] = [];
-    if (scope === null) where.push("scope IS NULL");
-    else if (scope !== undefined) where.push(`scope = $${params.push(scope)}`);
-    if (agentId !== undefined) where.push(`agent_id = $${params.push(agentId)}`);
+    const where = scopeWhere(scope, params);
+    if (agentId !== undefined) where.push(`agent_id = $${params.push(t(agentId))}`);
     const limitSql = Number.isFinite(limit) ? ` LIMIT $${params.push(limit)}` : "";
     const { rows } = await this.#query<SessionRow>(
       "listSessions",
-      `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY touch DESC${limitSql}`,
+      `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""}
+       ORDER BY ${orderKey("touch", scope)} DESC${limitSql}`,
       params,
     );
     return rows.map(summaryOf);
@@ -173,13 +183,13 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   async updateSession(sessionId: string, patch: SessionPatch): Promise<SessionSummary> {
     checkSessionId(sessionId);
     return this.#transaction("updateSession", async (client) => {
-      const { rows } = await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`, [sessionId]);
+      const { rows } = await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`, [t(sessionId)]);
       if (rows[0] === undefined) throw sessionNotFound(sessionId);
       const summary = patchSessionSummary(summaryOf(rows[0]), patch);
       const updated = await client.query<{ updated_at: Date }>(
         `UPDATE ${this.#s}.sessions SET name = $2, pinned_at = $3, attributes = $4::jsonb, last_snippet = $5,
            updated_at = ${NOW}, touch = nextval('${this.#s}.touch_seq') WHERE id = $1 RETURNING updated_at`,
-        [sessionId, summary.name ?? null, summary.pinnedAt ?? null, jsonOrNull(summary.attributes), summary.lastSnippet ?? null],
+        [t(sessionId), toPgTextOrNull(summary.name), toPgTextOrNull(summary.pinnedAt), jsonOrNull(summary.attributes), toPgTextOrNull(summary.lastSnippet)],
       );
       summary.updatedAt = updated.rows[0]!.updated_at.toISOString();
       return summary;
@@ -189,7 +199,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   async deleteSession(sessionId: string): Promise<void> {
     checkSessionId(sessionId);
     // Records, approval entries and lease waiters go with it (ON DELETE CASCADE).
-    await this.#query("deleteSession", `DELETE FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]);
+    await this.#query("deleteSession", `DELETE FROM ${this.#s}.sessions WHERE id = $1`, [t(sessionId)]);
   }
 
   async append(sessionId: string, records: NewRecord[], options: AppendOptions = {}): Promise<HistoryRecord[]> {
@@ -198,10 +208,12 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const { leaseToken } = options ?? {};
     if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken)) throw new InvalidArgumentError("append: leaseToken must be an integer");
     const s = this.#s;
+    const key = t(sessionId);
     return this.#transaction("append", async (client) => {
+      // agent_id and scope as stored (escaped): the approval index copies them.
       const { rows } = await client.query<{ agent_id: string; scope: string | null; last_seq: string; lease_token: string }>(
         `SELECT agent_id, scope, last_seq, lease_token FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
-        [sessionId],
+        [key],
       );
       const session = rows[0];
       if (session === undefined) throw sessionNotFound(sessionId);
@@ -209,13 +221,13 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       // Fencing: a newer lease was granted since this token, so its holder lost the session.
       if (leaseToken !== undefined && current !== 0 && current !== leaseToken) throw new LeaseLostError(sessionId, leaseToken);
       // The records already stored under these ids, and the append's timestamp and touch order, in one round trip.
-      const ids = [...new Set(records.map((record) => record.id))];
+      const ids = [...new Set(records.map((record) => t(record.id)))];
       const { rows: ticks } = await client.query<{ now: Date; touch: string; existing: { id: string; body: HistoryRecord }[] | null }>(
         `SELECT ${NOW} AS now, nextval('${s}.touch_seq') AS touch,
            (SELECT json_agg(json_build_object('id', id, 'body', body)) FROM ${s}.records WHERE session_id = $1 AND id = ANY($2::text[])) AS existing`,
-        [sessionId, ids],
+        [key, ids],
       );
-      const seen = new Map((ticks[0]!.existing ?? []).map((row) => [row.id, row.body]));
+      const seen = new Map((ticks[0]!.existing ?? []).map((row) => [fromPgText(row.id), row.body]));
       if (records.every((record) => seen.has(record.id))) return records.map((record) => seen.get(record.id)!);
       const at = ticks[0]!.now.toISOString();
       let lastSeq = Number(session.last_seq);
@@ -237,18 +249,18 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
          )
          UPDATE ${s}.sessions SET last_seq = $8, updated_at = $2::text::timestamptz, touch = $9 WHERE id = $1`,
         [
-          sessionId,
+          key,
           at,
           fresh.map((f) => f.seq),
-          fresh.map((f) => f.record.id),
-          fresh.map((f) => f.record.frame),
+          fresh.map((f) => t(f.record.id)),
+          fresh.map((f) => toPgTextOrNull(f.record.frame)),
           fresh.map((f) => f.record.kind),
           fresh.map((f) => f.json),
           lastSeq,
           ticks[0]!.touch,
         ],
       );
-      for (const { record, json } of fresh) await this.#index(client, sessionId, session, record, json);
+      for (const { record, json } of fresh) await this.#index(client, key, session, record, json);
       return stored;
     });
   }
@@ -257,8 +269,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     checkLoadOptions(options);
     checkSessionId(sessionId);
     const { frame } = options;
-    const params: unknown[] = [sessionId, options.afterSeq ?? 0];
-    const frameSql = frame === undefined ? "" : frame === null ? " AND frame IS NULL" : ` AND frame = $${params.push(frame)}`;
+    const params: unknown[] = [t(sessionId), options.afterSeq ?? 0];
+    const frameSql = frame === undefined ? "" : frame === null ? " AND frame IS NULL" : ` AND frame = $${params.push(t(frame))}`;
     const resetSql = options.sinceLastReset
       ? `GREATEST($2, COALESCE((SELECT max(seq) FROM ${this.#s}.records WHERE session_id = $1 AND kind = 'reset'${frameSql}), 0))`
       : "$2";
@@ -268,7 +280,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       params,
     );
     if (rows.length === 0) {
-      const found = await this.#query("load", `SELECT 1 FROM ${this.#s}.sessions WHERE id = $1`, [sessionId]);
+      const found = await this.#query("load", `SELECT 1 FROM ${this.#s}.sessions WHERE id = $1`, [t(sessionId)]);
       if (found.rows.length === 0) throw sessionNotFound(sessionId);
     }
     return rows.map((row) => row.body);
@@ -292,34 +304,32 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     if (ticket !== undefined && (typeof ticket !== "string" || ticket === ""))
       throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
     const s = this.#s;
+    const key = t(sessionId);
     return this.#transaction("acquireLease", async (client) => {
       const { rows } = await client.query<{ lease_owner: string | null; held: boolean | null }>(
         `SELECT lease_owner, lease_expires_at > clock_timestamp() AS held FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
-        [sessionId],
+        [key],
       );
       const lease = rows[0];
       if (lease === undefined) throw sessionNotFound(sessionId);
       // Arrival order: a ticket keeps its place while its holder keeps asking.
-      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [
-        sessionId,
-        ttlMs,
-      ]);
+      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [key, ttlMs]);
       if (ticket !== undefined) {
         await client.query(
           `INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES ($1, $2, clock_timestamp())
            ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at`,
-          [sessionId, ticket],
+          [key, t(ticket)],
         );
       }
-      const first = await client.query<{ ticket: string }>(`SELECT ticket FROM ${s}.lease_waiters WHERE session_id = $1 ORDER BY ord LIMIT 1`, [sessionId]);
+      const first = await client.query<{ ticket: string }>(`SELECT ticket FROM ${s}.lease_waiters WHERE session_id = $1 ORDER BY ord LIMIT 1`, [key]);
       const firstTicket = first.rows[0]?.ticket;
-      if (firstTicket !== undefined && firstTicket !== ticket) return undefined;
-      if (lease.held === true && lease.lease_owner !== owner) return undefined;
-      if (ticket !== undefined) await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND ticket = $2`, [sessionId, ticket]);
+      if (firstTicket !== undefined && fromPgText(firstTicket) !== ticket) return undefined;
+      if (lease.held === true && fromPgTextOrNull(lease.lease_owner) !== owner) return undefined;
+      if (ticket !== undefined) await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND ticket = $2`, [key, t(ticket)]);
       const granted = await client.query<{ lease_token: string; lease_expires_at: Date }>(
         `UPDATE ${s}.sessions SET lease_owner = $2, lease_token = lease_token + 1, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
          WHERE id = $1 RETURNING lease_token, lease_expires_at`,
-        [sessionId, owner, ttlMs],
+        [key, t(owner), ttlMs],
       );
       return leaseOf(granted.rows[0]!);
     });
@@ -333,7 +343,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       "renewLease",
       `UPDATE ${this.#s}.sessions SET lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
        WHERE id = $1 AND lease_token = $2 AND lease_token > 0 RETURNING lease_token, lease_expires_at`,
-      [sessionId, token, ttlMs],
+      [t(sessionId), token, ttlMs],
     );
     return rows[0] && leaseOf(rows[0]);
   }
@@ -341,28 +351,24 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   async releaseLease(sessionId: string, token: number): Promise<void> {
     checkSessionId(sessionId);
     if (!Number.isSafeInteger(token)) throw new InvalidArgumentError("releaseLease: token must be an integer");
-    await this.#query("releaseLease", `UPDATE ${this.#s}.sessions SET lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`, [sessionId, token]);
+    await this.#query("releaseLease", `UPDATE ${this.#s}.sessions SET lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`, [t(sessionId), token]);
   }
 
   async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
     if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
-    const { rows } = await this.#query<ApprovalRow>("findApproval", `SELECT * FROM ${this.#s}.approvals WHERE request_id = $1`, [requestId]);
+    const { rows } = await this.#query<ApprovalRow>("findApproval", `SELECT * FROM ${this.#s}.approvals WHERE request_id = $1`, [t(requestId)]);
     return rows[0] && approvalOf(rows[0]);
   }
 
-  async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
-    const { scope, sessionId, limit } = query ?? {};
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
-      throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
-    const where = ["NOT decided"];
+  async listPendingApprovals(query?: ListPendingApprovalsQuery): Promise<IndexedApproval[]> {
+    const { scope, sessionId, limit } = checkPendingApprovalsQuery(query);
     const params: unknown[] = [];
-    if (sessionId !== undefined) where.push(`session_id = $${params.push(sessionId)}`);
-    if (scope === null) where.push("scope IS NULL");
-    else if (scope !== undefined) where.push(`scope = $${params.push(scope)}`);
-    const limitSql = limit === undefined ? "" : ` LIMIT $${params.push(limit)}`;
+    const where = ["NOT decided", ...scopeWhere(scope, params)];
+    if (sessionId !== undefined) where.push(`session_id = $${params.push(t(sessionId))}`);
+    const limitSql = Number.isFinite(limit) ? ` LIMIT $${params.push(limit)}` : "";
     const { rows } = await this.#query<ApprovalRow>(
       "listPendingApprovals",
-      `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ord${limitSql}`,
+      `SELECT * FROM ${this.#s}.approvals WHERE ${where.join(" AND ")} ORDER BY ${orderKey("ord", scope)}${limitSql}`,
       params,
     );
     return rows.map(approvalOf);
@@ -383,9 +389,10 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     record: HistoryRecord,
     json: string,
   ): Promise<void> {
+    // sessionId and the session's columns as stored (escaped).
     const s = this.#s;
     if (record.kind === "approval") {
-      const requestId = record.request.requestId;
+      const requestId = t(record.request.requestId);
       const insert = `INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, decided, body)
         VALUES ($1, $2, $3, $4, nextval('${s}.touch_seq'), $5, $6::json) ON CONFLICT (request_id) DO NOTHING`;
       if (record.decision === undefined) {
@@ -486,8 +493,9 @@ function leaseOf(row: { lease_token: string; lease_expires_at: Date }): SessionL
   return { token: Number(row.lease_token), expiresAt: row.lease_expires_at.toISOString() };
 }
 
+/** A jsonb parameter (escaped, see postgres-text.ts), or null. */
 function jsonOrNull(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
+  return value === undefined ? null : toPgJson(value);
 }
 
 function toJson(record: HistoryRecord, index: number): string {
@@ -499,22 +507,28 @@ function toJson(record: HistoryRecord, index: number): string {
 }
 
 function approvalOf(row: ApprovalRow): IndexedApproval {
-  const entry: IndexedApproval = { requestId: row.request_id, sessionId: row.session_id, agentId: row.agent_id, request: row.body, decided: row.decided };
-  if (row.scope !== null) entry.scope = row.scope;
+  const entry: IndexedApproval = {
+    requestId: fromPgText(row.request_id),
+    sessionId: fromPgText(row.session_id),
+    agentId: fromPgText(row.agent_id),
+    request: row.body,
+    decided: row.decided,
+  };
+  if (row.scope !== null) entry.scope = fromPgText(row.scope);
   return entry;
 }
 
 function summaryOf(row: SessionRow): SessionSummary {
   const summary: SessionSummary = {
-    sessionId: row.id,
-    agentId: row.agent_id,
+    sessionId: fromPgText(row.id),
+    agentId: fromPgText(row.agent_id),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-  if (row.scope !== null) summary.scope = row.scope;
-  if (row.name !== null) summary.name = row.name;
-  if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;
-  if (row.last_snippet !== null) summary.lastSnippet = row.last_snippet;
-  if (row.attributes !== null) summary.attributes = row.attributes;
+  if (row.scope !== null) summary.scope = fromPgText(row.scope);
+  if (row.name !== null) summary.name = fromPgText(row.name);
+  if (row.pinned_at !== null) summary.pinnedAt = fromPgText(row.pinned_at);
+  if (row.last_snippet !== null) summary.lastSnippet = fromPgText(row.last_snippet);
+  if (row.attributes !== null) summary.attributes = fromPgJson(row.attributes) as Record<string, unknown>;
   return summary;
 }

@@ -3,7 +3,8 @@ import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, ApprovalSuperseded
 import type { Message } from "../contracts/message.js";
 import { isApprovalIndexStore } from "../sessions/session-store.js";
 import type { SessionSummary } from "../contracts/session-store.js";
-import type { ResolveDecision, PendingApproval, TurnResult } from "../contracts/agent-runtime.js";
+import type { ResolveDecision, PendingApproval, PendingQuery, TurnResult } from "../contracts/agent-runtime.js";
+import { matchesScopeFilter, scopeFilterOf } from "../internal/scope-filter.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
@@ -44,17 +45,24 @@ export async function findApproval(context: RuntimeContext, requestId: string): 
   throw new ApprovalNotFoundError(requestId);
 }
 
-/** Every pending approval request (questions included), from the index or by reading sessions. */
-export async function listPending(context: RuntimeContext, query: { sessionId?: string; scope?: string }): Promise<ListedRequest[]> {
+/**
+ * Every pending approval request (questions included), from the index or by reading sessions.
+ * What the store lists is filtered by scope again: a store written before `scopePrefix` existed
+ * would ignore it and list every tenant's.
+ */
+export async function listPending(context: RuntimeContext, query: PendingQuery): Promise<ListedRequest[]> {
   const { store } = context;
+  const filter = scopeFilterOf("listPending", query, { allowNull: false });
   if (isApprovalIndexStore(store)) {
     const entries = await storeCall("listPendingApprovals", () =>
       store.listPendingApprovals({
         ...(query.sessionId !== undefined && { sessionId: query.sessionId }),
         ...(query.scope !== undefined && { scope: query.scope }),
+        ...(query.scopePrefix !== undefined && { scopePrefix: query.scopePrefix }),
       }),
     );
-    return entries.map((entry) => ({
+    const kept = filter.kind === "prefix" ? entries.filter((entry) => matchesScopeFilter(entry.scope, filter)) : entries;
+    return kept.map((entry) => ({
       requestId: entry.requestId,
       sessionId: entry.sessionId,
       agentId: entry.agentId,
@@ -64,13 +72,12 @@ export async function listPending(context: RuntimeContext, query: { sessionId?: 
       ...(entry.request.question === true && { [QUESTION]: true as const }),
     }));
   }
-  const { sessionId, scope } = query;
-  const sessions =
+  const { sessionId, scope, scopePrefix } = query;
+  const sessions = (
     sessionId !== undefined
-      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter(
-          (s): s is SessionSummary => s !== undefined && (scope === undefined || s.scope === scope),
-        )
-      : await storeCall("listSessions", () => store.listSessions(scope === undefined ? {} : { scope }));
+      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter((s): s is SessionSummary => s !== undefined)
+      : await storeCall("listSessions", () => store.listSessions(scope !== undefined ? { scope } : scopePrefix !== undefined ? { scopePrefix } : {}))
+  ).filter((s) => matchesScopeFilter(s.scope, filter));
   const pending: ListedRequest[] = [];
   for (const session of sessions) {
     const state = sessionId !== undefined ? await context.states.read(session) : await readFresh(store, session.sessionId);

@@ -20,7 +20,7 @@ import { questionOf } from "./question-answer.js";
 import { readAuditLog } from "./read-audit-log.js";
 import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
 import { isBackground } from "./runtime-core.js";
-import { agentOf, checkOpen, checkScope } from "./runtime-lookups.js";
+import { agentOf, checkOpen, checkScopeQuery } from "./runtime-lookups.js";
 import { acquireSessionLease } from "./session-lease.js";
 import { SessionStateCache } from "./session-state-cache.js";
 import { createSessionTurns, type SessionTurns } from "./session-turns.js";
@@ -75,7 +75,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     stream: (input) => eventStream((push) => admitSend(context, input, push)),
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(context, target, text, postOptions),
     async pendingApprovals(query = {}) {
-      checkScope("pendingApprovals", query.scope);
+      checkScopeQuery("pendingApprovals", query);
       return (await listPending(context, query)).filter((p) => !isQuestion(p));
     },
     resolveApproval: (requestId, decision) => decide(context, turns, requestId, decision, undefined),
@@ -90,7 +90,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       );
     },
     async pendingQuestions(query = {}) {
-      checkScope("pendingQuestions", query.scope);
+      checkScopeQuery("pendingQuestions", query);
       return (await listPending(context, query))
         .filter(isQuestion)
         .map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));

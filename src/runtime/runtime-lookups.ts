@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { AgentNotFoundError, InvalidArgumentError } from "../errors/errors.js";
 import { DEFAULT_BUDGET } from "../loop/budget.js";
+import { scopeFilterOf, type ScopeFilter, type ScopeQuery } from "../internal/scope-filter.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
@@ -22,6 +23,17 @@ export function checkOpen(context: RuntimeContext): void {
 export function checkScope(operation: string, scope: unknown): void {
   if (scope !== undefined && (typeof scope !== "string" || scope === ""))
     throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
+}
+
+/**
+ * Checks the tenant filter of a listing or lookup: `scope` a non-empty string, `scopePrefix` a
+ * string (`""` = every scope), not both. Returns the filter.
+ */
+export function checkScopeQuery(operation: string, query: { scope?: unknown; scopePrefix?: unknown } | undefined): ScopeFilter {
+  if (query === undefined) return { kind: "any" };
+  if (typeof query !== "object" || query === null) throw new InvalidArgumentError(`${operation}: query must be an object when given`);
+  checkScope(operation, query.scope);
+  return scopeFilterOf(operation, query as ScopeQuery, { allowNull: false });
 }
 
 /** A root turn's lineage: no hops yet, the agent's (else the runtime's) model-call limit. */

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import {
   checkListQuery,
+  checkPendingApprovalsQuery,
   checkSessionId,
   matchesListQuery,
   newSessionSummary,
@@ -8,9 +9,11 @@ import {
   patchSessionSummary,
   sessionNotFound,
   type CreateSessionInit,
+  type ListQuery,
   type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
+import { matchesScopeFilter } from "../internal/scope-filter.js";
 import { copyPlainJson, toPlainJson } from "../internal/plain-json.js";
 import { SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
@@ -19,11 +22,13 @@ import type {
   ApprovalRecord,
   HistoryRecord,
   IndexedApproval,
+  ListPendingApprovalsQuery,
   LoadOptions,
   NewRecord,
   PrunableSessionStore,
   SessionSummary,
 } from "../contracts/session-store.js";
+import { ScopeIndex, type ScopeSlot } from "./memory-scope-index.js";
 
 /** Sessions up to this many records find a duplicate id by scanning; longer ones keep an index. */
 const SCAN_LIMIT = 32;
@@ -36,6 +41,18 @@ interface MemorySession {
   ids?: Map<string, number>;
   /** Index of this session's latest entry in the store's touch log. */
   touched: number;
+  /** Its scope's slot in the scope index. */
+  slot: ScopeSlot<MemorySession>;
+  /** Index of this session's latest entry in its scope's touch log. */
+  slotTouched: number;
+}
+
+interface ApprovalEntry {
+  session: MemorySession;
+  request: ApprovalRecord;
+  decided: boolean;
+  /** Order of indexing: oldest first across scopes. */
+  ord: number;
 }
 
 /**
@@ -62,9 +79,12 @@ interface MemorySession {
 export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexStore {
   readonly #sessions = new Map<string, MemorySession>();
   /** Approval requests by id (the session they belong to, the request record, decided or not). */
-  readonly #approvals = new Map<string, { session: MemorySession; request: ApprovalRecord; decided: boolean }>();
-  /** The undecided ones, oldest first (a Map keeps insertion order). */
+  readonly #approvals = new Map<string, ApprovalEntry>();
+  /** The undecided ones, oldest first (a Map keeps insertion order); each scope's slot has its own. */
   readonly #pending = new Map<string, true>();
+  #approvalOrder = 0;
+  /** Sessions and undecided requests by scope, so a scope or a prefix is listed without walking the others. */
+  readonly #scopes = new ScopeIndex<MemorySession>();
   /**
    * Touch log, least recently updated first: a touch appends the session, and earlier entries of
    * it go stale (skipped, and dropped when stale entries outnumber live ones). Listing walks it
@@ -78,7 +98,7 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     if (this.#sessions.has(summary.sessionId)) {
       throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
     }
-    const session: MemorySession = { summary, records: [], touched: -1 };
+    const session: MemorySession = { summary, records: [], touched: -1, slot: this.#scopes.enter(summary.scope), slotTouched: -1 };
     this.#sessions.set(summary.sessionId, session);
     this.#log(session);
     return copyPlainJson(summary);
@@ -93,15 +113,12 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
     const checked = checkListQuery(query);
     const { limit } = checked;
-    const listed: SessionSummary[] = [];
-    if (limit === 0) return listed;
-    const order = this.#order;
-    for (let index = order.length - 1; index >= 0 && listed.length < limit; index--) {
-      const session = order[index]!;
-      if (!this.#live(session, index)) continue;
-      if (matchesListQuery(session.summary, checked)) listed.push(copyPlainJson(session.summary));
-    }
-    return listed;
+    if (limit === 0) return [];
+    const slots = this.#scopes.select(checked.scope);
+    // The store's own log when most sessions match (walked newest first, it stops at `limit`).
+    const matching = slots?.reduce((sum, slot) => sum + slot.size, 0) ?? this.#sessions.size;
+    const listed = slots === undefined || matching * 2 > this.#sessions.size ? this.#walk(this.#order, checked, false) : this.#fromSlots(slots, checked);
+    return listed.map((session) => copyPlainJson(session.summary));
   }
 
   async updateSession(sessionId: string, patch: SessionPatch): Promise<SessionSummary> {
@@ -114,7 +131,8 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
 
   async deleteSession(sessionId: string): Promise<void> {
     checkSessionId(sessionId);
-    this.#sessions.delete(sessionId);
+    const session = this.#sessions.get(sessionId);
+    if (session !== undefined) this.#drop(session);
   }
 
   async append(sessionId: string, records: NewRecord[]): Promise<HistoryRecord[]> {
@@ -168,7 +186,7 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
       if (!this.#live(session, index)) continue;
       // Touch order is updatedAt order: stop at the first session that is recent enough.
       if (Date.parse(session.summary.updatedAt) >= olderThan) break;
-      this.#sessions.delete(session.summary.sessionId);
+      this.#drop(session);
       pruned++;
     }
     return pruned;
@@ -181,19 +199,29 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     return indexed(entry.session, entry.request, entry.decided);
   }
 
-  async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
-    const { scope, sessionId, limit = Number.POSITIVE_INFINITY } = query ?? {};
+  async listPendingApprovals(query?: ListPendingApprovalsQuery): Promise<IndexedApproval[]> {
+    const { scope, sessionId, limit } = checkPendingApprovalsQuery(query);
     const listed: IndexedApproval[] = [];
-    for (const requestId of this.#pending.keys()) {
+    for (const requestId of this.#pendingIds(sessionId, scope)) {
       if (listed.length >= limit) break;
-      const entry = this.#approvals.get(requestId)!;
+      const entry = this.#approvals.get(requestId);
+      if (entry === undefined || !this.#exists(entry.session)) continue;
       const summary = entry.session.summary;
-      if (!this.#exists(entry.session)) continue;
       if (sessionId !== undefined && summary.sessionId !== sessionId) continue;
-      if (scope !== undefined && (summary.scope ?? null) !== scope) continue;
+      if (!matchesScopeFilter(summary.scope, scope)) continue;
       listed.push(indexed(entry.session, entry.request, false));
     }
     return listed;
+  }
+
+  /** Ids of undecided requests that may match, oldest first: of one session's scope, of the filter's scopes, or all. */
+  #pendingIds(sessionId: string | undefined, filter: ListQuery["scope"]): Iterable<string> {
+    if (sessionId !== undefined) return this.#sessions.get(sessionId)?.slot.pending ?? [];
+    const slots = this.#scopes.select(filter);
+    if (slots === undefined) return this.#pending.keys();
+    if (slots.length === 1) return slots[0]!.pending;
+    const ids = slots.flatMap((slot) => [...slot.pending]);
+    return ids.sort((a, b) => this.#approvals.get(a)!.ord - this.#approvals.get(b)!.ord);
   }
 
   #indexApproval(session: MemorySession, record: HistoryRecord): void {
@@ -202,20 +230,23 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
       const entry = this.#approvals.get(requestId);
       if (record.decision === undefined) {
         if (entry === undefined) {
-          this.#approvals.set(requestId, { session, request: record, decided: false });
+          this.#approvals.set(requestId, { session, request: record, decided: false, ord: this.#approvalOrder++ });
           this.#pending.set(requestId, true);
+          session.slot.pending.add(requestId);
         }
       } else {
-        if (entry === undefined) this.#approvals.set(requestId, { session, request: record, decided: true });
+        if (entry === undefined) this.#approvals.set(requestId, { session, request: record, decided: true, ord: this.#approvalOrder++ });
         else entry.decided = true;
         this.#pending.delete(requestId);
+        (entry?.session ?? session).slot.pending.delete(requestId);
       }
     } else if (record.kind === "reset" && record.frame === null) {
-      for (const requestId of this.#pending.keys()) {
-        const entry = this.#approvals.get(requestId)!;
-        if (entry.session === session) {
+      for (const requestId of session.slot.pending) {
+        const entry = this.#approvals.get(requestId);
+        if (entry?.session === session) {
           entry.decided = true;
           this.#pending.delete(requestId);
+          session.slot.pending.delete(requestId);
         }
       }
     }
@@ -229,6 +260,7 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
         if (entry.session === session) {
           this.#approvals.delete(requestId);
           this.#pending.delete(requestId);
+          session.slot.pending.delete(requestId);
         }
       }
     }
@@ -258,7 +290,13 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     this.#log(session);
   }
 
-  /** Appends `session` to the touch log, compacting the log when it is mostly stale. */
+  /** Removes a stored session (its approval entries drop out lazily, see {@link #exists}). */
+  #drop(session: MemorySession): void {
+    this.#sessions.delete(session.summary.sessionId);
+    this.#scopes.leave(session.summary.scope);
+  }
+
+  /** Appends `session` to the touch log and to its scope's, compacting either when it is mostly stale. */
   #log(session: MemorySession): void {
     if (this.#order.length >= 2 * this.#sessions.size + 64) {
       this.#order = this.#order.filter((entry, index) => this.#live(entry, index));
@@ -266,11 +304,35 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     }
     session.touched = this.#order.length;
     this.#order.push(session);
+    const slot = session.slot;
+    if (slot.order.length >= 2 * slot.size + 16) {
+      slot.order = slot.order.filter((entry, index) => this.#live(entry, index, true));
+      slot.order.forEach((entry, index) => (entry.slotTouched = index));
+    }
+    session.slotTouched = slot.order.length;
+    slot.order.push(session);
   }
 
-  /** Whether the touch log's entry at `index` is that session's latest, and the session still exists. */
-  #live(session: MemorySession, index: number): boolean {
-    return session.touched === index && this.#sessions.get(session.summary.sessionId) === session;
+  /** Whether the entry at `index` of the touch log (or of its scope's) is that session's latest, and the session still exists. */
+  #live(session: MemorySession, index: number, inSlot = false): boolean {
+    return (inSlot ? session.slotTouched : session.touched) === index && this.#sessions.get(session.summary.sessionId) === session;
+  }
+
+  /** The live sessions of a touch log that match `query`, newest first, up to its limit. */
+  #walk(order: MemorySession[], query: ListQuery, inSlot: boolean): MemorySession[] {
+    const listed: MemorySession[] = [];
+    for (let index = order.length - 1; index >= 0 && listed.length < query.limit; index--) {
+      const session = order[index]!;
+      if (this.#live(session, index, inSlot) && matchesListQuery(session.summary, query)) listed.push(session);
+    }
+    return listed;
+  }
+
+  /** The newest `query.limit` matching sessions of these scopes: each scope's newest, merged by touch order. */
+  #fromSlots(slots: ScopeSlot<MemorySession>[], query: ListQuery): MemorySession[] {
+    if (slots.length === 1) return this.#walk(slots[0]!.order, query, true);
+    const listed = slots.flatMap((slot) => this.#walk(slot.order, query, true));
+    return listed.sort((a, b) => b.touched - a.touched).slice(0, query.limit);
   }
 }
 

@@ -3,6 +3,7 @@ import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, LeaseLostError, SessionStoreError } from "../errors/errors.js";
 import {
   checkListQuery,
+  checkPendingApprovalsQuery,
   checkSessionId,
   newSessionSummary,
   parseOlderThan,
@@ -12,6 +13,7 @@ import {
   type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
+import { matchesScopeFilter, prefixUpperBound, type ScopeFilter } from "../internal/scope-filter.js";
 import { SessionClock, type SessionTick } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, stampRecord } from "../internal/session-records.js";
 import type {
@@ -22,6 +24,7 @@ import type {
   HistoryRecord,
   IndexedApproval,
   LeasableSessionStore,
+  ListPendingApprovalsQuery,
   LoadOptions,
   NewRecord,
   PrunableSessionStore,
@@ -75,6 +78,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
   readonly #owned: boolean;
   readonly #sql: SqliteStatements;
   readonly #clock = new SessionClock();
+  /** Whether the database stores text as UTF-8, whose byte order (`BINARY`) is code point order: scope prefixes are index ranges then. */
+  readonly #utf8: boolean;
 
   constructor(options: SqliteSessionStoreOptions) {
     const prefix = options?.tablePrefix ?? "agentry_";
@@ -89,6 +94,7 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
       if (options.wal ?? true) this.database.pragma("journal_mode = WAL");
       createSchema(this.database, prefix);
       this.#sql = prepareStatements(this.database, prefix);
+      this.#utf8 = this.database.pragma("encoding", { simple: true }) === "UTF-8";
     } catch (error) {
       if (owned) this.database.close();
       throw new SessionStoreError(`SqliteSessionStore: cannot set up the database: ${(error as Error).message}`, { cause: error });
@@ -121,18 +127,21 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
   }
 
   async listSessions(query?: ListSessionsQuery): Promise<SessionSummary[]> {
-    const { agentId, limit, scope } = checkListQuery(query);
+    const checked = checkListQuery(query);
+    const { agentId, limit, scope } = checked;
     const sqlLimit = Number.isFinite(limit) ? limit : -1;
     return this.#run("listSessions", () => {
       const sql = this.#sql;
+      if (scope.kind === "prefix") return this.#listPrefix(scope.prefix, agentId, limit).map(summaryOf);
+      const exact = scope.kind === "any" ? undefined : scope.kind === "exact" ? scope.scope : null;
       const rows =
-        scope === undefined
+        exact === undefined
           ? agentId === undefined
             ? sql.listSessions.all(sqlLimit)
             : sql.listAgentSessions.all(agentId, sqlLimit)
           : agentId === undefined
-            ? sql.listScopeSessions.all(scope, sqlLimit)
-            : sql.listScopeAgentSessions.all(scope, agentId, sqlLimit);
+            ? sql.listScopeSessions.all(exact, sqlLimit)
+            : sql.listScopeAgentSessions.all(exact, agentId, sqlLimit);
       return (rows as SessionRow[]).map(summaryOf);
     });
   }
@@ -268,26 +277,54 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     });
   }
 
-  async listPendingApprovals(query: { scope?: string | null; sessionId?: string; limit?: number } = {}): Promise<IndexedApproval[]> {
-    const { scope, sessionId, limit } = query ?? {};
-    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 0))
-      throw new InvalidArgumentError("listPendingApprovals: limit must be a non-negative integer");
-    const sqlLimit = limit ?? -1;
+  async listPendingApprovals(query?: ListPendingApprovalsQuery): Promise<IndexedApproval[]> {
+    const { scope, sessionId, limit } = checkPendingApprovalsQuery(query);
+    const sqlLimit = Number.isFinite(limit) ? limit : -1;
     return this.#run("listPendingApprovals", () => {
+      const sql = this.#sql;
       const rows = (
         sessionId !== undefined
-          ? this.#sql.pendingSession.all(sessionId, sqlLimit)
-          : scope !== undefined
-            ? this.#sql.pendingScope.all(scope, sqlLimit)
-            : this.#sql.pendingAll.all(sqlLimit)
+          ? sql.pendingSession.all(sessionId, sqlLimit)
+          : scope.kind === "prefix"
+            ? this.#pendingPrefix(scope.prefix, limit)
+            : scope.kind === "any"
+              ? sql.pendingAll.all(sqlLimit)
+              : sql.pendingScope.all(scope.kind === "exact" ? scope.scope : null, sqlLimit)
       ) as ApprovalRow[];
-      return rows.map(approvalOf).filter((entry) => scope === undefined || (entry.scope ?? null) === scope);
+      // One session has one scope: filtering after the session's limit drops all of it or none.
+      return rows.map(approvalOf).filter((entry) => matchesScopeFilter(entry.scope, scope));
     });
   }
 
   /** Closes the connection when the store opened it (`{ path }`); a no-op otherwise, and when closed. */
   close(): void {
     if (this.#owned && this.database.open) this.database.close();
+  }
+
+  /** Sessions whose scope starts with `prefix`, newest first: an index range (see {@link prefixUpperBound}). */
+  #listPrefix(prefix: string, agentId: string | undefined, limit: number): SessionRow[] {
+    const sql = this.#sql;
+    const sqlLimit = Number.isFinite(limit) ? limit : -1;
+    const upper = prefixUpperBound(prefix);
+    if (!this.#utf8) return takeMatching(sql.listScopedSessions.iterate() as Iterable<SessionRow>, prefix, limit, agentId);
+    const rows =
+      upper === undefined
+        ? agentId === undefined
+          ? sql.listPrefixOpenSessions.all(prefix, sqlLimit)
+          : sql.listPrefixOpenAgentSessions.all(prefix, agentId, sqlLimit)
+        : agentId === undefined
+          ? sql.listPrefixSessions.all(prefix, upper, sqlLimit)
+          : sql.listPrefixAgentSessions.all(prefix, upper, agentId, sqlLimit);
+    return rows as SessionRow[];
+  }
+
+  /** Undecided requests of sessions whose scope starts with `prefix`, oldest first, from the index. */
+  #pendingPrefix(prefix: string, limit: number): ApprovalRow[] {
+    const sql = this.#sql;
+    const sqlLimit = Number.isFinite(limit) ? limit : -1;
+    const upper = prefixUpperBound(prefix);
+    if (!this.#utf8) return takeMatching(sql.pendingScoped.iterate() as Iterable<ApprovalRow>, prefix, limit);
+    return (upper === undefined ? sql.pendingPrefixOpen.all(prefix, sqlLimit) : sql.pendingPrefix.all(prefix, upper, sqlLimit)) as ApprovalRow[];
   }
 
   /** Keeps the approval index in step with a newly stored record (inside the append's transaction). */
@@ -330,6 +367,19 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
       throw new SessionStoreError(`SqliteSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
     }
   }
+}
+
+/** The first `limit` rows whose scope starts with `prefix` (and of `agentId`, when given): the scan of a UTF-16 database. */
+function takeMatching<R extends { scope: string | null; agent_id: string }>(rows: Iterable<R>, prefix: string, limit: number, agentId?: string): R[] {
+  const taken: R[] = [];
+  const filter: ScopeFilter = { kind: "prefix", prefix };
+  if (limit === 0) return taken;
+  for (const row of rows) {
+    if (!matchesScopeFilter(row.scope ?? undefined, filter) || (agentId !== undefined && row.agent_id !== agentId)) continue;
+    taken.push(row);
+    if (taken.length >= limit) break;
+  }
+  return taken;
 }
 
 function checkLeaseOptions(options: { owner: string; ttlMs: number }): { owner: string; ttlMs: number } {

@@ -105,8 +105,17 @@ export interface LeaseRow {
   expires_at: number;
 }
 
-/** The SQL of every statement the store runs; `pluck` ones return their single column. */
-function statementSql(sessions: string, records: string, leases: string, approvals: string, waiters: string) {
+/** The SQL of every statement the store runs (by name); `pluck` ones return their single column. Exported for the query-plan test. */
+export function statementSql(prefix: string) {
+  const sessions = `${prefix}sessions`;
+  const records = `${prefix}records`;
+  const leases = `${prefix}leases`;
+  const approvals = `${prefix}approvals`;
+  const waiters = `${prefix}lease_waiters`;
+  // A scope prefix is a range of the scope index (see prefixUpperBound); INDEXED BY keeps the
+  // planner from walking every session of an agent (or every one) in touch order instead.
+  const byScope = `INDEXED BY ${prefix}sessions_by_scope`;
+  const byScopeAgent = `INDEXED BY ${prefix}sessions_by_scope_agent`;
   return {
     getLease: `SELECT * FROM ${leases} WHERE session_id = ?`,
     putLease: `INSERT INTO ${leases} (session_id, owner, token, expires_at) VALUES (@session_id, @owner, @token, @expires_at)
@@ -129,6 +138,8 @@ function statementSql(sessions: string, records: string, leases: string, approva
     getApproval: `SELECT * FROM ${approvals} WHERE request_id = ?`,
     pendingAll: `SELECT * FROM ${approvals} WHERE decided = 0 ORDER BY ord LIMIT ?`,
     pendingScope: `SELECT * FROM ${approvals} WHERE decided = 0 AND scope IS ? ORDER BY ord LIMIT ?`,
+    pendingPrefix: `SELECT * FROM ${approvals} INDEXED BY ${prefix}approvals_pending WHERE decided = 0 AND scope >= ? AND scope < ? ORDER BY ord LIMIT ?`,
+    pendingPrefixOpen: `SELECT * FROM ${approvals} WHERE decided = 0 AND scope >= ? ORDER BY ord LIMIT ?`,
     pendingSession: `SELECT * FROM ${approvals} WHERE session_id = ? AND decided = 0 ORDER BY ord LIMIT ?`,
     insertSession: `INSERT INTO ${sessions} (session_id, agent_id, scope, name, pinned_at, attributes, last_snippet, created_at, updated_at, touch)
       VALUES (@session_id, @agent_id, @scope, @name, @pinned_at, @attributes, @last_snippet, @created_at, @updated_at, @touch)
@@ -138,6 +149,14 @@ function statementSql(sessions: string, records: string, leases: string, approva
     listAgentSessions: `SELECT * FROM ${sessions} WHERE agent_id = ? ORDER BY touch DESC LIMIT ?`,
     listScopeSessions: `SELECT * FROM ${sessions} WHERE scope IS ? ORDER BY touch DESC LIMIT ?`,
     listScopeAgentSessions: `SELECT * FROM ${sessions} WHERE scope IS ? AND agent_id = ? ORDER BY touch DESC LIMIT ?`,
+    listPrefixSessions: `SELECT * FROM ${sessions} ${byScope} WHERE scope >= ? AND scope < ? ORDER BY touch DESC LIMIT ?`,
+    listPrefixAgentSessions: `SELECT * FROM ${sessions} ${byScopeAgent} WHERE scope >= ? AND scope < ? AND agent_id = ? ORDER BY touch DESC LIMIT ?`,
+    // No upper bound (the prefix "", say): most sessions match, so walk them newest first.
+    listPrefixOpenSessions: `SELECT * FROM ${sessions} WHERE scope >= ? ORDER BY touch DESC LIMIT ?`,
+    listPrefixOpenAgentSessions: `SELECT * FROM ${sessions} WHERE scope >= ? AND agent_id = ? ORDER BY touch DESC LIMIT ?`,
+    // Databases in UTF-16 compare scopes in another order than code points: no range there.
+    listScopedSessions: `SELECT * FROM ${sessions} WHERE scope IS NOT NULL ORDER BY touch DESC`,
+    pendingScoped: `SELECT * FROM ${approvals} WHERE decided = 0 AND scope IS NOT NULL ORDER BY ord`,
     maxTouch: `SELECT MAX(touch) FROM ${sessions} -- pluck`,
     updateSession: `UPDATE ${sessions} SET name = @name, pinned_at = @pinned_at, attributes = @attributes,
       last_snippet = @last_snippet, updated_at = @updated_at, touch = @touch WHERE session_id = @session_id`,
@@ -159,11 +178,9 @@ export type SqliteStatements = Record<keyof ReturnType<typeof statementSql>, Bet
 
 /** Prepares every statement once (numbers as JS numbers even if the caller's database defaults to BigInt). */
 export function prepareStatements(db: BetterSqlite3.Database, prefix: string): SqliteStatements {
-  const entries = Object.entries(statementSql(`${prefix}sessions`, `${prefix}records`, `${prefix}leases`, `${prefix}approvals`, `${prefix}lease_waiters`)).map(
-    ([name, sql]) => {
-      const statement = db.prepare(sql).safeIntegers(false);
-      return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
-    },
-  );
+  const entries = Object.entries(statementSql(prefix)).map(([name, sql]) => {
+    const statement = db.prepare(sql).safeIntegers(false);
+    return [name, sql.endsWith("-- pluck") ? statement.pluck() : statement];
+  });
   return Object.fromEntries(entries) as SqliteStatements;
 }

@@ -5,6 +5,8 @@ import { historyCases } from "./session-contract-history.js";
 import { metadataCases } from "./session-contract-metadata.js";
 import { recordCases } from "./session-contract-records.js";
 import { scopeCases } from "./session-contract-scope.js";
+import { scopePrefixCases } from "./session-contract-scope-prefix.js";
+import { textCases } from "./session-contract-text.js";
 import { capabilityCases } from "./session-contract-capabilities.js";
 
 /** A test runner's `describe` (vitest, jest, mocha, bun:test all fit). */
@@ -27,7 +29,15 @@ export interface SessionStoreContractOptions {
 }
 
 /** Every check of the suite, in registration order. */
-const contractCases = (): ContractCase[] => [...metadataCases, ...historyCases, ...recordCases, ...scopeCases, ...capabilityCases];
+const contractCases = (): ContractCase[] => [
+  ...metadataCases,
+  ...historyCases,
+  ...recordCases,
+  ...scopeCases,
+  ...scopePrefixCases,
+  ...textCases,
+  ...capabilityCases,
+];
 
 function runner(options: SessionStoreContractOptions): { describe: ContractDescribe; it: ContractIt } {
   const scope = globalThis as { describe?: unknown; it?: unknown; __vitest_index__?: { describe?: unknown; it?: unknown } };
@@ -54,8 +64,10 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  * round-trip as plain JSON; an id in use → `InvalidArgumentError` from `createSession`; unknown
  * sessions → `SessionNotFoundError` (`deleteSession` of an unknown id is a no-op); `prune` when the
  * store implements it; `"latest"` routing through `resolveSession`; scope kept, listed by exact match
- * (`null` = unscoped only) and never crossed by `resolveSession`; records of further kinds kept as
- * JSON; and, when the store has them, session leases with fencing (`LeasableSessionStore`) and
+ * (`null` = unscoped only) and never crossed by `resolveSession`; `scopePrefix` as a literal prefix
+ * (pattern characters, unicode, `""` = every scoped session, newest first with `limit`); every
+ * string kept exactly, U+0000 and escape look-alikes included (a store may refuse such a session
+ * id, with `InvalidArgumentError`); records of further kinds kept as JSON; and, when the store has them, session leases with fencing (`LeasableSessionStore`) and
  * the approval index (`ApprovalIndexStore`).
  *
  * @example

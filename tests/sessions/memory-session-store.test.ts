@@ -118,3 +118,87 @@ describe("MemorySessionStore listing order under many touches", () => {
     );
   });
 });
+
+describe("MemorySessionStore scope index", () => {
+  it("lists by scope, by prefix and pending approvals like a reference model through creates, touches, approvals, resets and deletes", async () => {
+    const { default: fc } = await import("fast-check");
+    const SCOPES = [undefined, "a/x", "a/y", "ab", "b", "a"] as const;
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("create" as const), id: fc.integer({ min: 0, max: 15 }), scope: fc.integer({ min: 0, max: SCOPES.length - 1 }) }),
+      fc.record({ kind: fc.constant("touch" as const), id: fc.integer({ min: 0, max: 15 }) }),
+      fc.record({ kind: fc.constant("ask" as const), id: fc.integer({ min: 0, max: 15 }) }),
+      fc.record({ kind: fc.constant("reset" as const), id: fc.integer({ min: 0, max: 15 }) }),
+      fc.record({ kind: fc.constant("delete" as const), id: fc.integer({ min: 0, max: 15 }) }),
+    );
+    const queries: { scope?: string | null; scopePrefix?: string; limit?: number }[] = [
+      { scopePrefix: "a/" },
+      { scopePrefix: "a" },
+      { scopePrefix: "" },
+      { scopePrefix: "a", limit: 2 },
+      { scope: "ab" },
+      { scope: null },
+      { scope: "a/x", limit: 1 },
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 20, maxLength: 300 }), async (ops) => {
+        const store = new MemorySessionStore();
+        let order: string[] = []; // least recently updated first
+        const scopes = new Map<string, string | undefined>();
+        let pending: { requestId: string; sessionId: string }[] = []; // oldest first
+        const touch = (id: string) => (order = [...order.filter((m) => m !== id), id]);
+        for (const [n, step] of ops.entries()) {
+          const id = `s${step.id}`;
+          const exists = scopes.has(id);
+          if (step.kind === "create" && !exists) {
+            const scope = SCOPES[step.scope];
+            await store.createSession({ agentId: "a", sessionId: id, ...(scope !== undefined && { scope }) });
+            scopes.set(id, scope);
+            touch(id);
+          } else if (step.kind === "touch" && exists) {
+            await store.updateSession(id, { name: `n${n}` });
+            touch(id);
+          } else if (step.kind === "ask" && exists) {
+            const requestId = `r${n}`;
+            const request = { requestId, toolCallId: "c", name: "t", args: {}, depth: 0, parentId: null, reason: "" };
+            await store.append(id, [{ id: requestId, kind: "approval", frame: null, request }]);
+            pending.push({ requestId, sessionId: id });
+            touch(id);
+          } else if (step.kind === "reset" && exists) {
+            await store.clear(id);
+            pending = pending.filter((p) => p.sessionId !== id);
+            touch(id);
+          } else if (step.kind === "delete") {
+            await store.deleteSession(id);
+            scopes.delete(id);
+            order = order.filter((m) => m !== id);
+            pending = pending.filter((p) => p.sessionId !== id);
+          }
+        }
+        const keeps = (id: string, query: (typeof queries)[number]) => {
+          const scope = scopes.get(id);
+          if (query.scopePrefix !== undefined) return scope !== undefined && scope.startsWith(query.scopePrefix);
+          return query.scope === null ? scope === undefined : scope === query.scope;
+        };
+        for (const query of queries) {
+          const expected = [...order]
+            .reverse()
+            .filter((id) => keeps(id, query))
+            .slice(0, query.limit);
+          expect(
+            (await store.listSessions(query)).map((s) => s.sessionId),
+            JSON.stringify(query),
+          ).toEqual(expected);
+          const expectedPending = pending
+            .filter((p) => keeps(p.sessionId, query))
+            .slice(0, query.limit)
+            .map((p) => p.requestId);
+          expect(
+            (await store.listPendingApprovals(query)).map((p) => p.requestId),
+            `pending ${JSON.stringify(query)}`,
+          ).toEqual(expectedPending);
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+});

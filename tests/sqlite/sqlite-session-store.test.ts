@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { runSessionStoreContract } from "@agentry/core/testing";
+import { statementSql } from "../../src/sqlite/sqlite-statements.js";
 
 const dirs: string[] = [];
 const newFile = async (): Promise<string> => {
@@ -139,5 +140,49 @@ store.close();`,
     expect(SessionStoreError.isInstance(error)).toBe(true);
     expect(InvalidArgumentError.isInstance(error)).toBe(false);
     store.close();
+  });
+});
+
+describe("SqliteSessionStore scopePrefix", () => {
+  it("is a range of the scope index, for sessions and pending approvals (EXPLAIN QUERY PLAN)", () => {
+    const store = new SqliteSessionStore({ path: ":memory:" });
+    const sql = statementSql("agentry_");
+    const plan = (name: keyof typeof sql, ...values: unknown[]) =>
+      (store.database.prepare(`EXPLAIN QUERY PLAN ${sql[name].replace(" -- pluck", "")}`).all(...values) as { detail: string }[])
+        .map((row) => row.detail)
+        .join("\n");
+    expect(plan("listPrefixSessions", "acme/", "acme0", 10)).toMatch(/SEARCH agentry_sessions USING INDEX agentry_sessions_by_scope \(scope>\? AND scope<\?\)/);
+    expect(plan("listPrefixAgentSessions", "acme/", "acme0", "a", 10)).toMatch(/USING INDEX agentry_sessions_by_scope_agent \(scope>\? AND scope<\?\)/);
+    expect(plan("pendingPrefix", "acme/", "acme0", 10)).toMatch(/USING INDEX agentry_approvals_pending \(scope>\? AND scope<\?\)/);
+    store.close();
+  });
+
+  it("lists by prefix correctly in a UTF-16 database, whose byte order is not code point order", async () => {
+    const database = new Database(":memory:");
+    database.pragma("encoding = 'UTF-16le'");
+    const store = new SqliteSessionStore({ database });
+    const scopes = ["a\u00ff/1", "a\u0100/2", "a\u00ff", "b/3"];
+    const ids = new Map<string, string>();
+    for (const scope of scopes) ids.set(scope, (await store.createSession({ agentId: "x", scope })).sessionId);
+    for (const scope of scopes) {
+      const { sessionId } = await store.createSession({ agentId: "x", scope });
+      await store.append(sessionId, [
+        {
+          id: "r",
+          kind: "approval",
+          frame: null,
+          request: { requestId: `r-${scope}`, toolCallId: "c", name: "t", args: {}, depth: 0, parentId: null, reason: "" },
+        },
+      ]);
+    }
+    const listed = async (scopePrefix: string) =>
+      (await store.listSessions({ scopePrefix })).filter((s) => ids.get(s.scope!) === s.sessionId).map((s) => s.scope);
+    expect(await listed("a\u00ff")).toEqual(["a\u00ff", "a\u00ff/1"]);
+    expect(await listed("a\u0100")).toEqual(["a\u0100/2"]);
+    expect(await listed("a")).toEqual(["a\u00ff", "a\u0100/2", "a\u00ff/1"]);
+    expect(await store.listSessions({ scopePrefix: "a\u00ff", limit: 1 })).toHaveLength(1);
+    expect((await store.listPendingApprovals({ scopePrefix: "a\u00ff" })).map((entry) => entry.requestId)).toEqual(["r-a\u00ff/1", "r-a\u00ff"]);
+    store.close();
+    database.close();
   });
 });
