@@ -41,6 +41,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
     maxTools: options.maxTools ?? 500,
     maxMessageBytes: options.maxMessageBytes ?? 32 * 1024 * 1024,
+    maxSchemaBytes: options.maxSchemaBytes ?? 16_384,
     warn,
   };
 
@@ -55,11 +56,12 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     server: name,
     permissionClass: options.permissionClass ?? "network",
     approval: options.approval ?? "destructive",
+    maxSchemaBytes: settings.maxSchemaBytes,
+    maxValueBytes: settings.maxMessageBytes,
     call: async (toolName, args, ctx) => {
       const session = current;
-      if (!session || status !== "connected") {
-        throw new Error(`MCP server "${name}" is not connected${failure ? `: ${failure.message}` : ""}. The host has to reconnect it.`);
-      }
+      // Not why (the host has it from onClose): that may name the command line or quote stderr.
+      if (!session || status !== "connected") throw new Error(`MCP server "${name}" is not connected. The host has to reconnect it.`);
       return callMcpTool(settings, session, toolName, args, ctx);
     },
   };
@@ -70,8 +72,11 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     notifyAll(toolListeners, undefined);
   };
 
-  /** Re-reads the list after `list_changed`; notifications that arrive meanwhile cause one more read. */
-  const refresh = coalesce(async () => {
+  /**
+   * Re-reads the list after `list_changed`: one read at a time, notifications that arrive
+   * meanwhile cause one more read, and reads start at least `refreshIntervalMs` apart.
+   */
+  const refresh = coalesce(options.refreshIntervalMs ?? 1_000, async () => {
     const session = current;
     if (!session) return;
     try {
@@ -94,7 +99,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       notifyAll(closeListeners, failure);
     },
     onToolsChanged(session: McpSession) {
-      if (session === current) void refresh();
+      if (session === current) void refresh.run();
     },
   };
 
@@ -104,8 +109,13 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     try {
       listed = await listMcpTools(settings, session, mapping);
     } catch (error) {
-      await session.client.close().catch(() => undefined);
+      await closeMcpSession(session, settings);
       throw new McpConnectionError(`MCP server "${name}" (${target}) did not list its tools: ${messageOf(error)}`, { server: name, target, cause: error });
+    }
+    if (status === "closed") {
+      // close() was called while this (re)connection was starting: it must not outlive it.
+      await closeMcpSession(session, settings);
+      throw new McpConnectionError(`MCP server "${name}" was closed while it was starting.`, { server: name, target });
     }
     current = session;
     status = "connected";
@@ -116,9 +126,10 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   async function stop(): Promise<void> {
     const session = current;
     current = undefined;
-    if (session) await closeMcpSession(session);
+    if (session) await closeMcpSession(session, settings);
   }
 
+  let reconnecting: Promise<void> | undefined;
   await start();
   return {
     name,
@@ -134,13 +145,21 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       closeListeners.add(listener);
       return () => void closeListeners.delete(listener);
     },
-    async reconnect() {
-      await stop();
-      status = "failed";
-      await start();
+    reconnect() {
+      // Calls while one runs share it: one server process at a time.
+      reconnecting ??= (async () => {
+        await stop();
+        status = "failed";
+        await start();
+      })().finally(() => {
+        reconnecting = undefined;
+      });
+      return reconnecting;
     },
     async close() {
       status = "closed";
+      refresh.stop();
+      await reconnecting?.catch(() => undefined);
       await stop();
     },
   };
@@ -170,25 +189,47 @@ function notifyAll<T>(listeners: Set<(value: T) => void>, value: T): void {
 
 /**
  * Runs `task` now, or, when it is already running, once more after it (any number of calls
- * meanwhile make one more run). Resolves when no run is left.
+ * meanwhile make one more run); runs start at least `intervalMs` apart. `run` resolves when no
+ * run is left; `stop` ends the waiting and any further run.
  */
-function coalesce(task: () => Promise<void>): () => Promise<void> {
+function coalesce(intervalMs: number, task: () => Promise<void>): { run(): Promise<void>; stop(): void } {
   let running: Promise<void> | undefined;
   let again = false;
-  return () => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await task();
-      } while (again);
-    })().finally(() => {
-      running = undefined;
+  let stopped = false;
+  let lastStart = -Infinity;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
     });
-    return running;
+  return {
+    run() {
+      if (stopped) return Promise.resolve();
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = (async () => {
+        do {
+          again = false;
+          const wait = lastStart + intervalMs - Date.now();
+          if (wait > 0) await pause(wait);
+          if (stopped) return;
+          lastStart = Date.now();
+          await task();
+        } while (again && !stopped);
+      })().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+    },
   };
 }
 
@@ -207,10 +248,12 @@ function checkOptions(options: ConnectMcpServerOptions): void {
       problems.push(`url "${String(options.url)}" is not a valid URL`);
     }
   }
-  for (const key of ["timeoutMs", "connectTimeoutMs", "maxMessageBytes", "maxTools"] as const) {
+  for (const key of ["timeoutMs", "connectTimeoutMs", "maxMessageBytes", "maxTools", "maxSchemaBytes"] as const) {
     const value = options?.[key];
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a whole number above 0`);
   }
+  const interval = options?.refreshIntervalMs;
+  if (interval !== undefined && !(Number.isInteger(interval) && interval >= 0)) problems.push("refreshIntervalMs must be a whole number of 0 or more");
   if (options?.approval !== undefined && !["destructive", "always", "never"].includes(options.approval))
     problems.push(`approval must be "destructive", "always" or "never"`);
   if (problems.length > 0) throw new InvalidArgumentError(`connectMcpServer: ${problems.join("; ")}`);

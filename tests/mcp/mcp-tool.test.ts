@@ -43,17 +43,11 @@ describe("MCP tool mapping", () => {
     });
   });
 
-  it("a server schema that fails while validating (invalid regex, unknown $ref) gives an error result, and the turn goes on", async () => {
-    let ran = false;
-    const tool = toAgentryTool(
-      { name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" }, b: { $ref: "https://example.invalid/x" } } } },
-      mapping({ call: () => ((ran = true), Promise.resolve("ran")) }),
-    );
-    if ("skipped" in tool) throw new Error(tool.skipped);
-    const { result } = await run({ script: [{ toolCalls: [{ name: "srv.bad", args: { a: "x" } }] }, { text: "ok" }], tools: [tool] });
-    expect(ran).toBe(false);
-    expect(result.status).toBe("complete");
-    expect(result.messages[1]).toMatchObject({ role: "tool", content: [{ isError: true, result: expect.stringMatching(/input schema cannot be checked/) }] });
+  it("leaves out a tool whose server schema cannot be checked with bounded cost (invalid regex, remote $ref), saying why", () => {
+    const regex = toAgentryTool({ name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" } } } }, mapping());
+    expect(regex).toEqual({ skipped: expect.stringMatching(/"srv\.bad" is left out: its input schema cannot be used .*unsupported pattern "\("/) });
+    const remote = toAgentryTool({ name: "bad", inputSchema: { type: "object", properties: { b: { $ref: "https://example.invalid/x" } } } }, mapping());
+    expect(remote).toEqual({ skipped: expect.stringMatching(/only local references/) });
   });
 
   it("caps a huge description", () => {
