@@ -87,6 +87,8 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     }
   });
 
+  // A server may change its list while the first read is under way: read again once started.
+  const changedWhileStarting = new WeakSet<McpSession>();
   const hooks = {
     onClose(session: McpSession) {
       if (session !== current || status !== "connected") return;
@@ -100,6 +102,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     },
     onToolsChanged(session: McpSession) {
       if (session === current) void refresh.run();
+      else changedWhileStarting.add(session);
     },
   };
 
@@ -121,6 +124,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     status = "connected";
     failure = undefined;
     setTools(listed);
+    if (changedWhileStarting.has(session)) void refresh.run();
   }
 
   async function stop(): Promise<void> {
