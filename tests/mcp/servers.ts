@@ -83,7 +83,7 @@ export async function startHostileHttpServer(...extra: string[]): Promise<{ url:
   const child = spawn(process.execPath, ["--import", "tsx", hostileScript, "--http", ...extra], {
     cwd: root,
     env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
