@@ -48,7 +48,15 @@ const pointerGet = (value: unknown, pointer: string): unknown => {
  */
 export function validationMessage(result: { valid: boolean; errors: OutputUnit[] }, value: unknown, failed: Set<string>): ValidationResult {
   if (result.valid) return { ok: true, value };
-  const leaves = result.errors.filter((e) => !result.errors.some((other) => other !== e && other.instanceLocation.startsWith(e.instanceLocation + "/")));
+  // An `allOf` failure is reported with its cause at the same place (a decided pattern is an `allOf` entry).
+  const leaves = result.errors.filter(
+    (e) =>
+      !result.errors.some(
+        (other) =>
+          other !== e &&
+          (other.instanceLocation.startsWith(e.instanceLocation + "/") || (e.keyword === "allOf" && other.instanceLocation === e.instanceLocation)),
+      ),
+  );
   const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_REPORTED);
   const describe = (e: OutputUnit): string => {
     if (e.keyword === "false") return "not allowed here (unexpected property or item)";
