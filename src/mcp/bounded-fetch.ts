@@ -97,7 +97,10 @@ export function createBoundedFetch(options: BoundedFetchOptions): BoundedFetch {
     const onAbort = () => controller.abort(parent?.reason);
     if (parent?.aborted) onAbort();
     else parent?.addEventListener("abort", onAbort, { once: true });
-    const timer = init.method === "DELETE" ? setTimeout(() => controller.abort(new Error("the server did not answer the session's end")), options.deleteTimeoutMs) : undefined;
+    const timer =
+      init.method === "DELETE"
+        ? setTimeout(() => controller.abort(new Error("the server did not answer the session's end")), options.deleteTimeoutMs)
+        : undefined;
     let response: Response;
     try {
       response = await fetch(url, { ...init, signal: controller.signal });

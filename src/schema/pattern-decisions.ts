@@ -33,13 +33,7 @@ export function compilePattern(source: string, at: string): LinearRegex {
  * entry becomes a `properties` entry for each matching name (merged with `allOf` where one exists),
  * which is exact for this value. `failed` collects the strings that failed a pattern.
  */
-export function decidePatterns(
-  schema: unknown,
-  patterns: CompiledPatterns,
-  inputs: PatternInputs,
-  budget: { steps: number },
-  failed: Set<string>,
-): unknown {
+export function decidePatterns(schema: unknown, patterns: CompiledPatterns, inputs: PatternInputs, budget: { steps: number }, failed: Set<string>): unknown {
   const decisions: Decisions = { failing: new Map(), matching: new Map() };
   for (const [source, texts] of inputs.values) {
     const regex = patterns.values.get(source);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type ToolCall } from "@agentry/core";
+import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore } from "@agentry/core";
 import { connectMcpServer, toolsWithMcp, type ConnectMcpServerOptions, type McpConnection, type McpWarningCode } from "@agentry/core/mcp";
 import { createFakeProvider } from "@agentry/core/testing";
 import { hostileServer, SERVER_START_MS, startHostileHttpServer, type HostileStats } from "./servers.js";
@@ -11,7 +11,7 @@ const toolResults = (messages: { role: string; content: unknown }[]) =>
   messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
 
 /** One turn in which the model makes `calls` on the connection's tools; returns the results the model saw. */
-async function turn(connection: McpConnection, calls: Omit<ToolCall, "id">[]) {
+async function turn(connection: McpConnection, calls: { name: string; args: unknown }[]) {
   const provider = createFakeProvider([{ toolCalls: calls }, { text: "Done." }]);
   const runtime = createAgentRuntime({
     registry: createAgentRegistry([{ agentId: "a", displayName: "A" }]),
@@ -30,9 +30,7 @@ async function turn(connection: McpConnection, calls: Omit<ToolCall, "id">[]) {
   }
 }
 
-type Start = (
-  options: Partial<ConnectMcpServerOptions>,
-) => Promise<{ connection: McpConnection; warnings: [string, McpWarningCode][]; stop?: () => void }>;
+type Start = (options: Partial<ConnectMcpServerOptions>) => Promise<{ connection: McpConnection; warnings: [string, McpWarningCode][]; stop?: () => void }>;
 
 const stdio: Start = async (options) => {
   const warnings: [string, McpWarningCode][] = [];
@@ -48,7 +46,7 @@ describe.each([
       const server = await startHostileHttpServer();
       const warnings: [string, McpWarningCode][] = [];
       const connection = await connectMcpServer({ name: "hostile", url: server.url, onWarning: (m, c) => warnings.push([m, c]), ...options });
-      return { connection, warnings, stop: server.stop };
+      return { connection, warnings, stop: () => server.stop() };
     },
   ],
 ] as const)("a hostile MCP server's schemas and results (%s)", { timeout: 60_000 }, (_transport, starter) => {
@@ -69,7 +67,10 @@ describe.each([
     expect(names).not.toContain("hostile.big_schema");
     expect(warnings).toEqual(
       expect.arrayContaining([
-        [expect.stringMatching(/"hostile\.bomb" is left out: its input schema cannot be used .*more than 5000 subschemas once its \$refs are inlined/), "mcp_tool_skipped"],
+        [
+          expect.stringMatching(/"hostile\.bomb" is left out: its input schema cannot be used .*more than 5000 subschemas once its \$refs are inlined/),
+          "mcp_tool_skipped",
+        ],
         [expect.stringMatching(/"hostile\.big_schema" is left out: .*the schema is \d+ bytes; at most 16384/), "mcp_tool_skipped"],
       ]),
     );
@@ -124,7 +125,11 @@ describe("a hostile MCP server over stdio", { timeout: 60_000 }, () => {
   it("re-reads a flooding server's tool list one read at a time, at least refreshIntervalMs apart", async () => {
     const { connection } = await stdio({ ...hostileServer("--tools=flood"), refreshIntervalMs: 300 });
     try {
-      const stats = async () => (await connection.tools().find((t) => t.name === "hostile.stats")!.execute({}, ctx())) as HostileStats;
+      const stats = async () =>
+        (await connection
+          .tools()
+          .find((t) => t.name === "hostile.stats")!
+          .execute({}, ctx())) as HostileStats;
       await expect.poll(async () => (await stats()).lists.length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(4);
       const { lists, maxListsInFlight } = await stats();
       expect(maxListsInFlight).toBe(1);
@@ -188,14 +193,18 @@ describe("a hostile MCP server over streamable HTTP", { timeout: 60_000 }, () =>
   let connection: McpConnection;
   beforeAll(async () => {
     server = await startHostileHttpServer();
-        // Above the 10 MB description in its tool list.
+    // Above the 10 MB description in its tool list.
     connection = await connectMcpServer({ name: "hostile", url: server.url, maxMessageBytes: 12_582_912, timeoutMs: 1_500 });
   }, SERVER_START_MS);
   afterAll(async () => {
     await connection?.close();
     server?.stop();
   });
-  const call = (name: string) => connection.tools().find((t) => t.name === `hostile.${name}`)!.execute({}, ctx());
+  const call = (name: string) =>
+    connection
+      .tools()
+      .find((t) => t.name === `hostile.${name}`)!
+      .execute({}, ctx());
 
   it("cuts off an SSE line that never ends at maxMessageBytes: the call fails at once and the stream is closed", async () => {
     await expect(call("endless_line")).rejects.toThrow(/over 12582912 bytes \(maxMessageBytes\)/);

@@ -41,7 +41,13 @@ describe("host tool schemas run every pattern on the linear-time engine", () => 
     const tool = defineTool({
       name: "fmt",
       description: "f",
-      input: z.object({ to: z.email(), code: z.string().regex(/^[a-z]+$/).transform((s) => s.toUpperCase()) }),
+      input: z.object({
+        to: z.email(),
+        code: z
+          .string()
+          .regex(/^[a-z]+$/)
+          .transform((s) => s.toUpperCase()),
+      }),
       execute: ({ to, code }) => `${to} ${code}`,
     });
     const [good, bad] = await resultsOf(tool, [
