@@ -28,26 +28,11 @@ const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
  */
 export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpConnection> {
   checkOptions(options);
-  const { name } = options;
-  const stdio = options.command !== undefined;
-  const target = stdio ? [options.command!, ...(options.args ?? [])].join(" ") : options.url!;
-  const warn = safeWarning(options.onWarning);
-  const settings: McpServerSettings = {
-    options,
-    name,
-    target,
-    stdio,
-    timeoutMs: options.timeoutMs ?? 60_000,
-    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
-    maxTools: options.maxTools ?? 500,
-    maxMessageBytes: options.maxMessageBytes ?? 32 * 1024 * 1024,
-    maxSchemaBytes: options.maxSchemaBytes ?? 16_384,
-    warn,
-  };
+  const settings = settingsOf(options);
+  const { name, target, warn } = settings;
 
   let status: McpConnectionStatus = "connected";
   let current: McpSession | undefined;
-  let failure: Error | undefined;
   let tools: Tool[] = [];
   const toolListeners = new Set<() => void>();
   const closeListeners = new Set<(error: Error) => void>();
@@ -93,12 +78,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     onClose(session: McpSession) {
       if (session !== current || status !== "connected") return;
       status = "failed";
-      const stderr = session.stderr.text();
-      failure = new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, {
-        server: name,
-        target,
-      });
-      notifyAll(closeListeners, failure);
+      notifyAll(closeListeners, closedError(settings, session));
     },
     onToolsChanged(session: McpSession) {
       if (session === current) void refresh.run();
@@ -122,7 +102,6 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     }
     current = session;
     status = "connected";
-    failure = undefined;
     setTools(listed);
     if (changedWhileStarting.has(session)) void refresh.run();
   }
@@ -141,14 +120,8 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     get status() {
       return status;
     },
-    onToolsChanged(listener) {
-      toolListeners.add(listener);
-      return () => void toolListeners.delete(listener);
-    },
-    onClose(listener) {
-      closeListeners.add(listener);
-      return () => void closeListeners.delete(listener);
-    },
+    onToolsChanged: (listener) => subscribe(toolListeners, listener),
+    onClose: (listener) => subscribe(closeListeners, listener),
     reconnect() {
       // Calls while one runs share it: one server process at a time.
       reconnecting ??= (async () => {
@@ -167,6 +140,39 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       await stop();
     },
   };
+}
+
+/** The options with their defaults applied. */
+function settingsOf(options: ConnectMcpServerOptions): McpServerSettings {
+  const stdio = options.command !== undefined;
+  return {
+    options,
+    name: options.name,
+    // For the host's errors only (never in what the model sees): it may hold secrets.
+    target: stdio ? [options.command!, ...(options.args ?? [])].join(" ") : options.url!,
+    stdio,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    maxTools: options.maxTools ?? 500,
+    maxMessageBytes: options.maxMessageBytes ?? 32 * 1024 * 1024,
+    maxSchemaBytes: options.maxSchemaBytes ?? 16_384,
+    warn: safeWarning(options.onWarning),
+  };
+}
+
+/** Why the server went away, for the host (`onClose`): names the command line or URL and quotes the end of its stderr. */
+function closedError(settings: McpServerSettings, session: McpSession): McpConnectionError {
+  const { name, target } = settings;
+  const stderr = session.stderr.text();
+  return new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, {
+    server: name,
+    target,
+  });
+}
+
+function subscribe<T>(listeners: Set<T>, listener: T): () => void {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
 }
 
 /** The host's warning callback, made safe: a host's logger must not break the connection. */

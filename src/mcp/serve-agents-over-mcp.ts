@@ -193,45 +193,6 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
     }
   }
 
-  function registerAgent(server: McpServer, agent: AgentDefinition, client: McpAgentClient): void {
-    server.registerTool(
-      agent.agentId,
-      {
-        title: agent.displayName,
-        description: agent.description ?? `Send a message to the agent "${agent.displayName}" and get its reply.`,
-        inputSchema: {
-          message: z.string().min(1).describe("The message to the agent."),
-          session: z
-            .string()
-            .min(1)
-            .optional()
-            .describe('"latest-or-create" (default: your conversation with this agent), "latest", "create", or a sessionId from an earlier reply.'),
-        },
-        outputSchema: { reply: z.string(), sessionId: z.string(), status: z.string() },
-        annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-      },
-      async ({ message, session }, extra) => {
-        try {
-          const result = await client.send({ agentId: agent.agentId, message, session, signal: extra.signal });
-          const failed = FAILED.has(result.status);
-          const reply = failed
-            ? `The agent's turn ended with status "${result.status}"${result.error ? `: ${result.error.message}` : ""}.`
-            : result.status === "suspended"
-              ? `${result.text}${result.text ? "\n" : ""}[The agent is waiting for an approval in session ${result.sessionId}.]`
-              : result.text;
-          return {
-            content: [{ type: "text" as const, text: reply }],
-            structuredContent: { reply, sessionId: result.sessionId, status: result.status },
-            ...(failed && { isError: true }),
-          };
-        } catch (error) {
-          const text = error instanceof McpClientRefusal || error instanceof Error ? error.message : String(error);
-          return { content: [{ type: "text" as const, text }], isError: true };
-        }
-      },
-    );
-  }
-
   return {
     async connect(transport) {
       await newServer(createMcpAgentClient(options.runtime, options.scope, limits)).connect(transport);
@@ -277,6 +238,46 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
       await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
     },
   };
+}
+
+/** One agent as a tool of `server`, its turns sent through `client`. */
+function registerAgent(server: McpServer, agent: AgentDefinition, client: McpAgentClient): void {
+  server.registerTool(
+    agent.agentId,
+    {
+      title: agent.displayName,
+      description: agent.description ?? `Send a message to the agent "${agent.displayName}" and get its reply.`,
+      inputSchema: {
+        message: z.string().min(1).describe("The message to the agent."),
+        session: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('"latest-or-create" (default: your conversation with this agent), "latest", "create", or a sessionId from an earlier reply.'),
+      },
+      outputSchema: { reply: z.string(), sessionId: z.string(), status: z.string() },
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    },
+    async ({ message, session }, extra) => {
+      try {
+        const result = await client.send({ agentId: agent.agentId, message, session, signal: extra.signal });
+        const failed = FAILED.has(result.status);
+        const reply = failed
+          ? `The agent's turn ended with status "${result.status}"${result.error ? `: ${result.error.message}` : ""}.`
+          : result.status === "suspended"
+            ? `${result.text}${result.text ? "\n" : ""}[The agent is waiting for an approval in session ${result.sessionId}.]`
+            : result.text;
+        return {
+          content: [{ type: "text" as const, text: reply }],
+          structuredContent: { reply, sessionId: result.sessionId, status: result.status },
+          ...(failed && { isError: true }),
+        };
+      } catch (error) {
+        const text = error instanceof McpClientRefusal || error instanceof Error ? error.message : String(error);
+        return { content: [{ type: "text" as const, text }], isError: true };
+      }
+    },
+  );
 }
 
 function servedAgents(options: ServeAgentsOverMcpOptions): AgentDefinition[] {
