@@ -15,7 +15,17 @@ const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
  *
  * A tool call honours the turn's abort signal (the request is cancelled on the server) and
  * `timeoutMs`; an error result, a timeout, invalid data or a server that dies mid-call become
- * error results the model sees. `notifications/tools/list_changed` is followed.
+ * error results the model sees. `notifications/tools/list_changed` is followed (re-reads at least
+ * `refreshIntervalMs` apart, one at a time).
+ *
+ * The server is as hostile as the model, so everything it sends is bounded: messages
+ * (`maxMessageBytes`, over stdio and HTTP), tools (`maxTools`, 50 pages), schemas
+ * (`maxSchemaBytes` and the other bounds of outside schemas; a tool over them is left out with a
+ * warning), pattern and validation work per value (linear-time regexes, 5,000,000 regex steps,
+ * 1,000,000 subschema visits), descriptions (4,000 characters), error texts (8,000 characters of
+ * an `isError` result, 2,000 of a transport error), `structuredContent` depth (64). What the model
+ * sees never names the command line or URL, nor quotes the server's stderr: the host gets those
+ * from `onClose` (an `McpConnectionError`) and from `onWarning`.
  *
  * Rejects with `McpConnectionError` when the command is not found, the server exits or does not
  * answer the handshake within `connectTimeoutMs`, or the URL cannot be reached; with
