@@ -21,5 +21,5 @@ export type { McpCallResult } from "../mcp/mcp-result.js";
 export { toolsWithMcp } from "../mcp/tools-with-mcp.js";
 export type { ToolsWithMcpOptions } from "../mcp/tools-with-mcp.js";
 export { serveAgentsOverMcp } from "../mcp/serve-agents-over-mcp.js";
-export type { McpListenOptions, McpServerHandle, ServeAgentsOverMcpOptions } from "../mcp/serve-agents-over-mcp.js";
+export type { McpAuthorization, McpListenOptions, McpServerHandle, ServeAgentsOverMcpOptions } from "../mcp/serve-agents-over-mcp.js";
 export { McpConnectionError } from "../errors/errors.js";

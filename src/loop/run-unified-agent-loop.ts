@@ -99,7 +99,10 @@ export type InferStructured<S> = InferToolInput<S>;
 /** The root finish tool's validator and model-facing schema; throws for an unusable schema. */
 function outputOf(schema: AnyZodSchema | JsonSchema): { json: JsonSchema; validator: ValueValidator } {
   try {
-    if (isZodSchema(schema)) return { json: toJsonSchema(schema), validator: createZodValidator(schema) };
+    if (isZodSchema(schema)) {
+      const json = toJsonSchema(schema);
+      return { json, validator: createZodValidator(schema, json) };
+    }
     const dangling = unresolvedRefs(schema);
     if (dangling.length > 0) throw new Error(`$ref that resolves to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`);
     return { json: schema, validator: createJsonSchemaValidator(schema) };

@@ -15,7 +15,17 @@ const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
  *
  * A tool call honours the turn's abort signal (the request is cancelled on the server) and
  * `timeoutMs`; an error result, a timeout, invalid data or a server that dies mid-call become
- * error results the model sees. `notifications/tools/list_changed` is followed.
+ * error results the model sees. `notifications/tools/list_changed` is followed (re-reads at least
+ * `refreshIntervalMs` apart, one at a time).
+ *
+ * The server is as hostile as the model, so everything it sends is bounded: messages
+ * (`maxMessageBytes`, over stdio and HTTP), tools (`maxTools`, 50 pages), schemas
+ * (`maxSchemaBytes` and the other bounds of outside schemas; a tool over them is left out with a
+ * warning), pattern and validation work per value (linear-time regexes, 5,000,000 regex steps,
+ * 1,000,000 subschema visits), descriptions (4,000 characters), error texts (8,000 characters of
+ * an `isError` result, 2,000 of a transport error), `structuredContent` depth (64). What the model
+ * sees never names the command line or URL, nor quotes the server's stderr: the host gets those
+ * from `onClose` (an `McpConnectionError`) and from `onWarning`.
  *
  * Rejects with `McpConnectionError` when the command is not found, the server exits or does not
  * answer the handshake within `connectTimeoutMs`, or the URL cannot be reached; with
@@ -28,25 +38,11 @@ const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
  */
 export async function connectMcpServer(options: ConnectMcpServerOptions): Promise<McpConnection> {
   checkOptions(options);
-  const { name } = options;
-  const stdio = options.command !== undefined;
-  const target = stdio ? [options.command!, ...(options.args ?? [])].join(" ") : options.url!;
-  const warn = safeWarning(options.onWarning);
-  const settings: McpServerSettings = {
-    options,
-    name,
-    target,
-    stdio,
-    timeoutMs: options.timeoutMs ?? 60_000,
-    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
-    maxTools: options.maxTools ?? 500,
-    maxMessageBytes: options.maxMessageBytes ?? 32 * 1024 * 1024,
-    warn,
-  };
+  const settings = settingsOf(options);
+  const { name, target, warn } = settings;
 
   let status: McpConnectionStatus = "connected";
   let current: McpSession | undefined;
-  let failure: Error | undefined;
   let tools: Tool[] = [];
   const toolListeners = new Set<() => void>();
   const closeListeners = new Set<(error: Error) => void>();
@@ -55,11 +51,12 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     server: name,
     permissionClass: options.permissionClass ?? "network",
     approval: options.approval ?? "destructive",
+    maxSchemaBytes: settings.maxSchemaBytes,
+    maxValueBytes: settings.maxMessageBytes,
     call: async (toolName, args, ctx) => {
       const session = current;
-      if (!session || status !== "connected") {
-        throw new Error(`MCP server "${name}" is not connected${failure ? `: ${failure.message}` : ""}. The host has to reconnect it.`);
-      }
+      // Not why (the host has it from onClose): that may name the command line or quote stderr.
+      if (!session || status !== "connected") throw new Error(`MCP server "${name}" is not connected. The host has to reconnect it.`);
       return callMcpTool(settings, session, toolName, args, ctx);
     },
   };
@@ -70,8 +67,11 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     notifyAll(toolListeners, undefined);
   };
 
-  /** Re-reads the list after `list_changed`; notifications that arrive meanwhile cause one more read. */
-  const refresh = coalesce(async () => {
+  /**
+   * Re-reads the list after `list_changed`: one read at a time, notifications that arrive
+   * meanwhile cause one more read, and reads start at least `refreshIntervalMs` apart.
+   */
+  const refresh = coalesce(options.refreshIntervalMs ?? 1_000, async () => {
     const session = current;
     if (!session) return;
     try {
@@ -82,19 +82,17 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     }
   });
 
+  // A server may change its list while the first read is under way: read again once started.
+  const changedWhileStarting = new WeakSet<McpSession>();
   const hooks = {
     onClose(session: McpSession) {
       if (session !== current || status !== "connected") return;
       status = "failed";
-      const stderr = session.stderr.text();
-      failure = new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, {
-        server: name,
-        target,
-      });
-      notifyAll(closeListeners, failure);
+      notifyAll(closeListeners, closedError(settings, session));
     },
     onToolsChanged(session: McpSession) {
-      if (session === current) void refresh();
+      if (session === current) void refresh.run();
+      else changedWhileStarting.add(session);
     },
   };
 
@@ -104,21 +102,27 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     try {
       listed = await listMcpTools(settings, session, mapping);
     } catch (error) {
-      await session.client.close().catch(() => undefined);
+      await closeMcpSession(session, settings);
       throw new McpConnectionError(`MCP server "${name}" (${target}) did not list its tools: ${messageOf(error)}`, { server: name, target, cause: error });
+    }
+    if (status === "closed") {
+      // close() was called while this (re)connection was starting: it must not outlive it.
+      await closeMcpSession(session, settings);
+      throw new McpConnectionError(`MCP server "${name}" was closed while it was starting.`, { server: name, target });
     }
     current = session;
     status = "connected";
-    failure = undefined;
     setTools(listed);
+    if (changedWhileStarting.has(session)) void refresh.run();
   }
 
   async function stop(): Promise<void> {
     const session = current;
     current = undefined;
-    if (session) await closeMcpSession(session);
+    if (session) await closeMcpSession(session, settings);
   }
 
+  let reconnecting: Promise<void> | undefined;
   await start();
   return {
     name,
@@ -126,24 +130,59 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     get status() {
       return status;
     },
-    onToolsChanged(listener) {
-      toolListeners.add(listener);
-      return () => void toolListeners.delete(listener);
-    },
-    onClose(listener) {
-      closeListeners.add(listener);
-      return () => void closeListeners.delete(listener);
-    },
-    async reconnect() {
-      await stop();
-      status = "failed";
-      await start();
+    onToolsChanged: (listener) => subscribe(toolListeners, listener),
+    onClose: (listener) => subscribe(closeListeners, listener),
+    reconnect() {
+      // Calls while one runs share it: one server process at a time.
+      reconnecting ??= (async () => {
+        await stop();
+        status = "failed";
+        await start();
+      })().finally(() => {
+        reconnecting = undefined;
+      });
+      return reconnecting;
     },
     async close() {
       status = "closed";
+      refresh.stop();
+      await reconnecting?.catch(() => undefined);
       await stop();
     },
   };
+}
+
+/** The options with their defaults applied. */
+function settingsOf(options: ConnectMcpServerOptions): McpServerSettings {
+  const stdio = options.command !== undefined;
+  return {
+    options,
+    name: options.name,
+    // For the host's errors only (never in what the model sees): it may hold secrets.
+    target: stdio ? [options.command!, ...(options.args ?? [])].join(" ") : options.url!,
+    stdio,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    maxTools: options.maxTools ?? 500,
+    maxMessageBytes: options.maxMessageBytes ?? 32 * 1024 * 1024,
+    maxSchemaBytes: options.maxSchemaBytes ?? 16_384,
+    warn: safeWarning(options.onWarning),
+  };
+}
+
+/** Why the server went away, for the host (`onClose`): names the command line or URL and quotes the end of its stderr. */
+function closedError(settings: McpServerSettings, session: McpSession): McpConnectionError {
+  const { name, target } = settings;
+  const stderr = session.stderr.text();
+  return new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, {
+    server: name,
+    target,
+  });
+}
+
+function subscribe<T>(listeners: Set<T>, listener: T): () => void {
+  listeners.add(listener);
+  return () => void listeners.delete(listener);
 }
 
 /** The host's warning callback, made safe: a host's logger must not break the connection. */
@@ -170,25 +209,47 @@ function notifyAll<T>(listeners: Set<(value: T) => void>, value: T): void {
 
 /**
  * Runs `task` now, or, when it is already running, once more after it (any number of calls
- * meanwhile make one more run). Resolves when no run is left.
+ * meanwhile make one more run); runs start at least `intervalMs` apart. `run` resolves when no
+ * run is left; `stop` ends the waiting and any further run.
  */
-function coalesce(task: () => Promise<void>): () => Promise<void> {
+function coalesce(intervalMs: number, task: () => Promise<void>): { run(): Promise<void>; stop(): void } {
   let running: Promise<void> | undefined;
   let again = false;
-  return () => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await task();
-      } while (again);
-    })().finally(() => {
-      running = undefined;
+  let stopped = false;
+  let lastStart = -Infinity;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
     });
-    return running;
+  return {
+    run() {
+      if (stopped) return Promise.resolve();
+      if (running) {
+        again = true;
+        return running;
+      }
+      running = (async () => {
+        do {
+          again = false;
+          const wait = lastStart + intervalMs - Date.now();
+          if (wait > 0) await pause(wait);
+          if (stopped) return;
+          lastStart = Date.now();
+          await task();
+        } while (again && !stopped);
+      })().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      wake?.();
+    },
   };
 }
 
@@ -207,10 +268,12 @@ function checkOptions(options: ConnectMcpServerOptions): void {
       problems.push(`url "${String(options.url)}" is not a valid URL`);
     }
   }
-  for (const key of ["timeoutMs", "connectTimeoutMs", "maxMessageBytes", "maxTools"] as const) {
+  for (const key of ["timeoutMs", "connectTimeoutMs", "maxMessageBytes", "maxTools", "maxSchemaBytes"] as const) {
     const value = options?.[key];
     if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a whole number above 0`);
   }
+  const interval = options?.refreshIntervalMs;
+  if (interval !== undefined && !(Number.isInteger(interval) && interval >= 0)) problems.push("refreshIntervalMs must be a whole number of 0 or more");
   if (options?.approval !== undefined && !["destructive", "always", "never"].includes(options.approval))
     problems.push(`approval must be "destructive", "always" or "never"`);
   if (problems.length > 0) throw new InvalidArgumentError(`connectMcpServer: ${problems.join("; ")}`);

@@ -43,19 +43,45 @@ export interface ConnectMcpServerOptions {
    * @default "destructive"
    */
   approval?: McpApproval;
-  /** Time limit of one tool call; a call that takes longer is cancelled and becomes an error result. @default 60_000 */
+  /**
+   * Time limit of one tool call; a call that takes longer is cancelled (over HTTP its response
+   * stream is no longer read) and becomes an error result. @default 60_000
+   */
   timeoutMs?: number;
-  /** Time limit of the handshake and of each `tools/list`. @default 30_000 */
+  /**
+   * Time limit of the handshake, of each `tools/list`, and of the session's `DELETE` when an HTTP
+   * connection closes. @default 30_000
+   */
   connectTimeoutMs?: number;
   /**
-   * stdio: the largest message the server may send, in bytes. A larger one closes the connection
-   * (the call in flight becomes an error result). Results are capped further by the loop's
-   * `maxToolResultBytes`.
+   * The largest message the server may send, in bytes. stdio: a larger one closes the connection
+   * (the call in flight becomes an error result). Streamable HTTP: the same cap applies to each SSE
+   * event and to each JSON body; the response is cut off there and the call becomes an error
+   * result. Results are capped further by the loop's `maxToolResultBytes`.
    * @default 33_554_432 (32 MiB)
    */
   maxMessageBytes?: number;
-  /** The most tools taken from the server; the rest are left out with a warning. @default 500 */
+  /**
+   * The most tools taken from the server; the rest are left out with a warning (a `tools/list`
+   * is read over at most 50 pages).
+   * @default 500
+   */
   maxTools?: number;
+  /**
+   * Longest input or output schema of a tool, in bytes of JSON. A tool with a larger one is left
+   * out with a warning (`mcp_tool_skipped`): input schemas go out with every model request.
+   * Schemas are also held to the other bounds of outside schemas (32 levels, 5,000 subschemas
+   * with `$ref`s inlined, local non-recursive `$ref`s, 32 linear-time `pattern`s; see the README).
+   * @default 16_384
+   */
+  maxSchemaBytes?: number;
+  /**
+   * Least time between the starts of two re-reads of the tool list after
+   * `notifications/tools/list_changed`; one re-read runs at a time, and notifications that arrive
+   * meanwhile make one more. A server that keeps sending them cannot keep the host busy.
+   * @default 1_000
+   */
+  refreshIntervalMs?: number;
   /** Told about tools left out and protocol errors. Must not throw. @default warnings are dropped */
   onWarning?: (message: string, code: McpWarningCode) => void;
 }
@@ -83,8 +109,11 @@ export interface McpConnection {
   readonly status: McpConnectionStatus;
   /** Called once per failure when the server goes away by itself (not after `close()`), with why. */
   onClose(listener: (error: Error) => void): () => void;
-  /** Starts the server (or opens the URL) again and re-reads its tools. Rejects with `McpConnectionError`. */
+  /**
+   * Starts the server (or opens the URL) again and re-reads its tools. Rejects with
+   * `McpConnectionError`. Calls made while one runs share it (one server process at a time).
+   */
   reconnect(): Promise<void>;
-  /** Ends the connection (and stops a stdio server's process). Idempotent. */
+  /** Ends the connection (and stops a stdio server's process, also one a running `reconnect()` started). Idempotent. */
   close(): Promise<void>;
 }

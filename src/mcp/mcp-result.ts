@@ -20,6 +20,26 @@ export interface McpCallResult {
 
 /** Longest error text kept from a server's `isError` result (the loop does not cap error texts). */
 const MAX_ERROR_CHARS = 8_000;
+/** Deepest nesting of a result's `structuredContent` (or old `toolResult`); deeper is an error result. */
+export const MAX_RESULT_DEPTH = 64;
+
+/** Whether a JSON value nests deeper than `max` arrays and objects (iterative: any depth is fine to ask about). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== "object" || item === null) continue;
+    if (depth >= max) return true;
+    for (const inner of Array.isArray(item) ? item : Object.values(item)) stack.push([inner, depth + 1]);
+  }
+  return false;
+}
+
+/** The value, or an error the model sees when it nests too deep for the rest of the turn to handle. */
+function shallow(value: unknown): unknown {
+  if (nestsDeeper(value, MAX_RESULT_DEPTH)) throw new Error(`The MCP tool's structured result nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read.`);
+  return value;
+}
 
 const base64Bytes = (data: unknown): number => (typeof data === "string" ? Math.floor((data.length * 3) / 4) : 0);
 const str = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -58,7 +78,7 @@ export function mcpResultText(result: McpCallResult): string {
  * the content as text (text parts joined, images, audio and binary resources described in one
  * line: the model sees text, and the loop caps its size like any result). `isError: true` throws
  * an `Error` with the text (at most 8,000 characters), so the loop records an error result the
- * model can act on.
+ * model can act on; so does a `structuredContent` nested deeper than 64 levels ({@link MAX_RESULT_DEPTH}).
  */
 export function mapMcpResult(result: McpCallResult): unknown {
   if (result.isError === true) {
@@ -71,7 +91,7 @@ export function mapMcpResult(result: McpCallResult): unknown {
           : text,
     );
   }
-  if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
-  if (result.content === undefined && result.toolResult !== undefined) return result.toolResult;
+  if (result.structuredContent !== undefined && result.structuredContent !== null) return shallow(result.structuredContent);
+  if (result.content === undefined && result.toolResult !== undefined) return shallow(result.toolResult);
   return mcpResultText(result);
 }

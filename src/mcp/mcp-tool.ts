@@ -1,6 +1,7 @@
 import type { PermissionClass } from "../contracts/tool-policy.js";
 import type { JsonSchema } from "../contracts/json-schema.js";
-import { createJsonSchemaValidator, type ValueValidator } from "../schema/validate.js";
+import { createOutsideSchemaValidator } from "../schema/outside-schema-validator.js";
+import type { ValueValidator } from "../schema/validate.js";
 import type { Tool, ToolContext } from "../contracts/tool.js";
 import { TOOL_VALIDATOR } from "../tools/validate-tool-args.js";
 
@@ -22,6 +23,8 @@ export interface McpToolDefinition {
   title?: string;
   description?: string;
   inputSchema?: unknown;
+  /** When given, a `structuredContent` that does not match it is an error result. */
+  outputSchema?: unknown;
   annotations?: McpToolAnnotations;
 }
 
@@ -31,6 +34,13 @@ export interface McpToolMapping {
   server: string;
   permissionClass: PermissionClass;
   approval: McpApproval;
+  /**
+   * Longest input or output schema, in bytes of JSON: a tool whose schema is larger is left out
+   * (the input schema goes out with every model request). @default 16_384
+   */
+  maxSchemaBytes?: number;
+  /** Largest arguments or structured result checked against a schema, in bytes of JSON. @default 33_554_432 (32 MiB) */
+  maxValueBytes?: number;
   /** Runs `tools/call` on the server and maps its result (throws for an error result). */
   call(toolName: string, args: unknown, ctx: ToolContext): Promise<unknown>;
 }
@@ -38,6 +48,18 @@ export interface McpToolMapping {
 const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
 /** Longest description kept: a server's text goes into every request's tool list. */
 const MAX_DESCRIPTION_CHARS = 4_000;
+const DEFAULT_MAX_SCHEMA_BYTES = 16_384;
+const DEFAULT_MAX_VALUE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * At most `max` characters of `text`, as a string of its own: a slice would keep the whole
+ * original alive (a 10 MB description for as long as the tool lives). The JSON round trip copies,
+ * and keeps a lone surrogate at the cut as it is.
+ */
+function ownCopy(text: string, max: number): string {
+  const kept = text.length > max ? `${text.slice(0, max)}…` : text;
+  return JSON.parse(JSON.stringify(kept)) as string;
+}
 
 /**
  * Whether a tool with these annotations asks for approval. Hints as the protocol defines them:
@@ -60,21 +82,34 @@ export function mcpToolName(server: string, tool: string): string | undefined {
 
 /**
  * One MCP tool as an Agentry `Tool`, or a reason it is left out (a name that does not fit, an
- * input schema Agentry cannot compile). See the annotation table in the README ("MCP").
+ * input or output schema over `maxSchemaBytes` or outside the bounds of `OUTSIDE_SCHEMA_LIMITS`).
+ * See the annotation table in the README ("MCP").
+ *
+ * Both schemas are the server's, so they are checked with bounded cost: `pattern`s on the
+ * linear-time engine, `$ref` expansion and validation work capped (see `createOutsideSchemaValidator`).
+ * Arguments that do not match the input schema, and a `structuredContent` that does not match the
+ * output schema, are error results. The description is cut to 4,000 characters (and copied).
  */
 export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMapping): Tool | { skipped: string } {
   const name = typeof definition.name === "string" ? mcpToolName(mapping.server, definition.name) : undefined;
   if (name === undefined) {
     return {
-      skipped: `MCP tool "${String(definition.name).slice(0, 100)}" of server "${mapping.server}" is left out: its name does not fit ${String(TOOL_NAME)} as "${mapping.server}.<tool>".`,
+      skipped: `MCP tool "${ownCopy(String(definition.name), 100)}" of server "${mapping.server}" is left out: its name does not fit ${String(TOOL_NAME)} as "${mapping.server}.<tool>".`,
     };
   }
   const schema = isObject(definition.inputSchema) ? (definition.inputSchema as JsonSchema) : { type: "object" };
+  const bounds = { maxSchemaBytes: mapping.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES, maxValueBytes: mapping.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES };
   let validate: ValueValidator;
+  let validateOutput: ValueValidator | undefined;
   try {
-    validate = createJsonSchemaValidator(schema);
+    validate = createOutsideSchemaValidator(schema, { ...bounds, subject: "the arguments" });
   } catch (error) {
     return { skipped: `MCP tool "${name}" is left out: its input schema cannot be used (${messageOf(error)}).` };
+  }
+  try {
+    if (isObject(definition.outputSchema)) validateOutput = createOutsideSchemaValidator(definition.outputSchema, { ...bounds, subject: "the result" });
+  } catch (error) {
+    return { skipped: `MCP tool "${name}" is left out: its output schema cannot be used (${messageOf(error)}).` };
   }
   const annotations = isObject(definition.annotations) ? definition.annotations : undefined;
   const readOnly = annotations?.readOnlyHint === true;
@@ -84,26 +119,23 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
   const remoteName = definition.name;
   const tool: Tool = {
     name,
-    description: description.length > MAX_DESCRIPTION_CHARS ? `${description.slice(0, MAX_DESCRIPTION_CHARS)}…` : description,
+    description: ownCopy(description, MAX_DESCRIPTION_CHARS),
     inputSchema: schema,
     permissionClass: mapping.permissionClass,
     mcpServer: mapping.server,
     // Read-only calls may overlap; anything that may change state runs one at a time.
     parallelSafe: readOnly,
     requiresApproval: mcpToolRequiresApproval(annotations, mapping.approval),
-    execute: (args: unknown, ctx: ToolContext) => mapping.call(remoteName, args, ctx),
+    execute: async (args: unknown, ctx: ToolContext) => {
+      const value = await mapping.call(remoteName, args, ctx);
+      if (!validateOutput) return value;
+      const checked = validateOutput(value);
+      if (!checked.ok) throw new Error(`MCP tool "${name}" answered with a structured result that does not match its output schema: ${checked.message}`);
+      return value;
+    },
   };
   if (readOnly) tool.readOnly = true;
-  // The schema is the server's: an invalid regex or an unresolvable $ref surfaces only while
-  // validating, and must become an error result, not a failed turn.
-  const guarded: ValueValidator = (args) => {
-    try {
-      return validate(args);
-    } catch (error) {
-      return { ok: false, message: `the server's input schema cannot be checked (${messageOf(error)})` };
-    }
-  };
-  Object.defineProperty(tool, TOOL_VALIDATOR, { value: guarded, enumerable: false });
+  Object.defineProperty(tool, TOOL_VALIDATOR, { value: validate, enumerable: false });
   return tool;
 }
 

@@ -3,7 +3,7 @@ import type { PermissionClass } from "../contracts/tool-policy.js";
 import type { JsonSchema, AnyZodSchema, JsonValue } from "../contracts/json-schema.js";
 import { isZodSchema, toJsonSchema } from "../schema/to-json-schema.js";
 import { unresolvedRefs } from "../schema/unresolved-refs.js";
-import { createZodValidator } from "../schema/validate.js";
+import { createJsonSchemaValidator, createZodValidator, type ValueValidator } from "../schema/validate.js";
 import { isTimeLimit } from "../internal/timer-delay.js";
 import { TOOL_VALIDATOR } from "./validate-tool-args.js";
 import { CLASS_DEFAULTED } from "./declared-read-only.js";
@@ -43,8 +43,16 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  * Declares a tool. With a zod schema, `args` is typed from it and validated by zod (defaults and
  * transforms apply); with a JSON Schema, arguments are validated by an interpreter that needs no `eval`.
  *
+ * Arguments are written by the model, so every `pattern` of the schema runs on a linear-time
+ * regex engine (see `createJsonSchemaValidator`): with a zod schema that has `.regex()` checks,
+ * the arguments are first checked against the schema's JSON Schema with those patterns, and zod's
+ * own (backtracking) `RegExp` only sees strings that match. A pattern outside the engine's subset
+ * (backreferences, lookaround, `\p{...}`) is refused here rather than run; zod's built-in string
+ * formats (`z.email()`, `z.uuid()`, ...) are left to zod. JSON Schema `format` is an annotation.
+ *
  * Throws `InvalidArgumentError` for a name outside `/^[a-zA-Z0-9_.-]{1,64}$/`, a negative or NaN
- * `timeoutMs`, and a JSON Schema with a `$ref` that resolves to nothing (named in the message).
+ * `timeoutMs`, a JSON Schema with a `$ref` that resolves to nothing (named in the message), and a
+ * `pattern` outside the linear-time subset.
  *
  * @example
  * const add = defineTool({
@@ -78,6 +86,7 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
       );
     }
   }
+  const validator = toolValidator(definition.name, definition.input, inputSchema);
   const tool: Tool<InferToolInput<S>, O, C> = {
     name: definition.name,
     description: definition.description,
@@ -94,8 +103,15 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
   if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
   if (definition.readOnly !== undefined) tool.readOnly = definition.readOnly;
   if (definition.permissionClass === undefined) Object.defineProperty(tool, CLASS_DEFAULTED, { value: true, enumerable: false });
-  if (isZodSchema(definition.input)) {
-    Object.defineProperty(tool, TOOL_VALIDATOR, { value: createZodValidator(definition.input), enumerable: false });
-  }
+  Object.defineProperty(tool, TOOL_VALIDATOR, { value: validator, enumerable: false });
   return tool;
+}
+
+/** The tool's argument validator, made now so that a pattern the linear-time engine cannot run fails here. */
+function toolValidator(name: string, input: AnyZodSchema | JsonSchema, inputSchema: JsonSchema): ValueValidator {
+  try {
+    return isZodSchema(input) ? createZodValidator(input, inputSchema) : createJsonSchemaValidator(inputSchema);
+  } catch (error) {
+    throw new InvalidArgumentError(`Tool "${name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }

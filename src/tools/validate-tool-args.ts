@@ -1,7 +1,7 @@
 import type { Tool } from "../contracts/tool.js";
 import { createJsonSchemaValidator, type ValidationResult, type ValueValidator } from "../schema/validate.js";
 
-/** Tools made by `defineTool` carry their own validator under this key (a zod schema's parser). */
+/** Tools made by `defineTool` carry their own validator under this key (made when the tool is defined). */
 export const TOOL_VALIDATOR = Symbol.for("agentry.tool.validator");
 
 const cache = new WeakMap<object, ValueValidator>();

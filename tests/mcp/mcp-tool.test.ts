@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { run } from "../loop/helpers.js";
 import { mapMcpResult, mcpToolRequiresApproval, toAgentryTool, type McpToolMapping } from "@agentry/core/mcp";
@@ -43,22 +45,39 @@ describe("MCP tool mapping", () => {
     });
   });
 
-  it("a server schema that fails while validating (invalid regex, unknown $ref) gives an error result, and the turn goes on", async () => {
-    let ran = false;
-    const tool = toAgentryTool(
-      { name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" }, b: { $ref: "https://example.invalid/x" } } } },
-      mapping({ call: () => ((ran = true), Promise.resolve("ran")) }),
-    );
-    if ("skipped" in tool) throw new Error(tool.skipped);
-    const { result } = await run({ script: [{ toolCalls: [{ name: "srv.bad", args: { a: "x" } }] }, { text: "ok" }], tools: [tool] });
-    expect(ran).toBe(false);
-    expect(result.status).toBe("complete");
-    expect(result.messages[1]).toMatchObject({ role: "tool", content: [{ isError: true, result: expect.stringMatching(/input schema cannot be checked/) }] });
+  it("leaves out a tool whose server schema cannot be checked with bounded cost (invalid regex, remote $ref), saying why", () => {
+    const regex = toAgentryTool({ name: "bad", inputSchema: { type: "object", properties: { a: { type: "string", pattern: "(" } } } }, mapping());
+    expect(regex).toEqual({ skipped: expect.stringMatching(/"srv\.bad" is left out: its input schema cannot be used .*unsupported pattern "\("/) });
+    const remote = toAgentryTool({ name: "bad", inputSchema: { type: "object", properties: { b: { $ref: "https://example.invalid/x" } } } }, mapping());
+    expect(remote).toEqual({ skipped: expect.stringMatching(/only local references/) });
   });
 
   it("caps a huge description", () => {
     const tool = toAgentryTool({ name: "t", description: "d".repeat(100_000) }, mapping());
     expect("description" in tool && tool.description.length).toBeLessThanOrEqual(4_001);
+  });
+
+  it("keeps a copy of the 4,000 characters it keeps, not a slice that holds the server's 10 MB description alive", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const used = () => {
+      gc();
+      const { heapUsed, external } = process.memoryUsage();
+      return heapUsed + external;
+    };
+    const before = used();
+    const tools = Array.from({ length: 5 }, (_, i) => toAgentryTool({ name: `t${i}`, description: `${i}`.repeat(10_000_000) }, mapping()));
+    // Five slices would keep 50 MB alive.
+    expect(used() - before).toBeLessThan(10_000_000);
+    expect(tools.map((tool) => ("description" in tool ? tool.description.length : 0))).toEqual([4_001, 4_001, 4_001, 4_001, 4_001]);
+  });
+
+  it("answers a server schema's pattern on the linear-time engine inside a turn (model-written ^(a+)+$ input)", async () => {
+    const tool = toAgentryTool({ name: "m", inputSchema: { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } } }, mapping());
+    if ("skipped" in tool) throw new Error(tool.skipped);
+    const { result } = await run({ script: [{ toolCalls: [{ name: "srv.m", args: { s: `${"a".repeat(40)}!` } }] }, { text: "ok" }], tools: [tool] });
+    expect(result.status).toBe("complete");
+    expect(result.messages[1]).toMatchObject({ role: "tool", content: [{ isError: true, result: expect.stringMatching(/does not match the pattern/) }] });
   });
 
   it("maps results: structuredContent first, text parts joined, an error result thrown", () => {

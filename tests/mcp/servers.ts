@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,5 +56,47 @@ export function useFilesystemServer(prefix: string): { readonly dir: string; rea
       if (fs === undefined) throw new Error("useFilesystemServer: read fs inside a test");
       return fs;
     },
+  };
+}
+
+const hostileScript = fileURLToPath(new URL("./fixtures/hostile-server.ts", import.meta.url));
+
+/** How to start tests/mcp/fixtures/hostile-server.ts over stdio (see its header for the flags). */
+export const hostileServer = (...extra: string[]) => ({
+  command: process.execPath,
+  args: ["--import", "tsx", hostileScript, ...extra],
+  cwd: root,
+  env: { TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+});
+
+/** What the hostile server saw (its `GET /stats` over HTTP, its `stats` tool otherwise). */
+export interface HostileStats {
+  lists: number[];
+  maxListsInFlight: number;
+  endlessOpen: number;
+  endlessClosed: number;
+  deletes: number;
+}
+
+/** Starts tests/mcp/fixtures/hostile-server.ts over streamable HTTP on 127.0.0.1, as a child process. */
+export async function startHostileHttpServer(...extra: string[]): Promise<{ url: string; stats(): Promise<HostileStats>; stop(): void }> {
+  const child = spawn(process.execPath, ["--import", "tsx", hostileScript, "--http", ...extra], {
+    cwd: root,
+    env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += String(chunk);
+      const found = /LISTENING (\S+)/.exec(out);
+      if (found) resolve(found[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the hostile server exited (${code})`)));
+  });
+  return {
+    url,
+    stats: async () => (await (await fetch(new URL("/stats", url))).json()) as HostileStats,
+    stop: () => void child.kill(),
   };
 }
