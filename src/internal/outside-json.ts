@@ -19,6 +19,27 @@ export type OutsideJsonProblem = "too_deep" | "too_many_values" | "unreadable";
 /** The outcome of {@link readOutsideJson}. */
 export type OutsideJson = { ok: true; value: unknown } | { ok: false; problem: OutsideJsonProblem; detail: string };
 
+/**
+ * What is kept in place of an outside value that cannot be kept (see {@link readOutsideJson}): a
+ * fixed text per reason, so the history stays storable and whoever reads it later (the loop
+ * planning a call from a stored message, after a restart too) tells it apart from the value.
+ */
+const DROPPED_TEXT: Record<OutsideJsonProblem, string> = {
+  too_deep: `[arguments dropped: nested deeper than ${MAX_JSON_DEPTH} levels]`,
+  too_many_values: `[arguments dropped: more than ${MAX_JSON_VALUES} values]`,
+  unreadable: "[arguments dropped: not readable as JSON]",
+};
+
+/** The placeholder text for tool-call arguments dropped for `problem`. */
+export function droppedArgsText(problem: OutsideJsonProblem): string {
+  return DROPPED_TEXT[problem];
+}
+
+/** The problem a placeholder made by {@link droppedArgsText} stands for, or `undefined` for any other text. */
+export function droppedArgsProblem(text: string): OutsideJsonProblem | undefined {
+  return (Object.keys(DROPPED_TEXT) as OutsideJsonProblem[]).find((problem) => DROPPED_TEXT[problem] === text);
+}
+
 class Refused extends Error {
   constructor(
     readonly problem: OutsideJsonProblem,

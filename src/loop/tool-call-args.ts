@@ -1,16 +1,13 @@
-import { isJsonTextTooDeep, MAX_JSON_DEPTH, MAX_JSON_VALUES, readOutsideJson, type OutsideJsonProblem } from "../internal/outside-json.js";
+import {
+  droppedArgsProblem,
+  droppedArgsText,
+  isJsonTextTooDeep,
+  MAX_JSON_DEPTH,
+  MAX_JSON_VALUES,
+  readOutsideJson,
+  type OutsideJsonProblem,
+} from "../internal/outside-json.js";
 import { echoName } from "./tool-result.js";
-
-/**
- * What is kept of arguments that cannot be kept (see {@link storedToolArgs}): a fixed text per
- * reason, so the history stays storable and a later run (a resumed batch) refuses the call the
- * same way.
- */
-const DROPPED: Record<OutsideJsonProblem, string> = {
-  too_deep: `[arguments dropped: nested deeper than ${MAX_JSON_DEPTH} levels]`,
-  too_many_values: `[arguments dropped: more than ${MAX_JSON_VALUES} values]`,
-  unreadable: "[arguments dropped: not readable as JSON]",
-};
 
 /** What the model reads when its call is refused for each reason. */
 const REASON: Record<OutsideJsonProblem, string> = {
@@ -29,7 +26,7 @@ const REASON: Record<OutsideJsonProblem, string> = {
 export function storedToolArgs(args: unknown): unknown {
   if (typeof args === "string") return args;
   const read = readOutsideJson(args);
-  return read.ok ? read.value : DROPPED[read.problem];
+  return read.ok ? read.value : droppedArgsText(read.problem);
 }
 
 /**
@@ -40,7 +37,7 @@ export function storedToolArgs(args: unknown): unknown {
  */
 export function readToolArgs(name: string, args: unknown): { ok: true; value: unknown } | { ok: false; refusal: string } {
   if (typeof args !== "string") return { ok: true, value: args };
-  const dropped = (Object.keys(DROPPED) as OutsideJsonProblem[]).find((problem) => DROPPED[problem] === args);
+  const dropped = droppedArgsProblem(args);
   if (dropped !== undefined) return { ok: false, refusal: refusal(name, dropped) };
   if (isJsonTextTooDeep(args)) return { ok: false, refusal: refusal(name, "too_deep") };
   let parsed: unknown;
