@@ -127,3 +127,24 @@ describe("maxOutputTokens sanity", () => {
     expect(unset.text).toBe(words(1500));
   });
 });
+
+describe("tool-call arguments nested too deep", () => {
+  const deepText = `{"item":${"[".repeat(5000)}${"]".repeat(5000)}}`;
+  it.each([
+    ["openai", createFakeOpenAIServer, (server: FakeServer) => openai({ apiKey: "k", baseURL: server.baseURL, maxRetries: 0 })],
+    ["anthropic", createFakeAnthropicServer, (server: FakeServer) => anthropic({ apiKey: "k", baseURL: server.baseURL, maxRetries: 0 })],
+  ] as const)("%s: are handed over as their raw text, never parsed into a value nothing can store", async (_name, start, make) => {
+    const server = await start([
+      {
+        toolCalls: [
+          { id: "c1", name: "todo_add", args: deepText },
+          { id: "c2", name: "todo_add", args: { item: [[1]] } },
+        ],
+      },
+    ]);
+    servers.push(server);
+    const r = await collect(make(server));
+    expect(r.error).toBeUndefined();
+    expect(r.calls.map((c) => c.args)).toEqual([deepText, { item: [[1]] }]);
+  });
+});
