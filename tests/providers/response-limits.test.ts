@@ -148,3 +148,37 @@ describe("tool-call arguments nested too deep", () => {
     expect(r.calls.map((c) => c.args)).toEqual([deepText, { item: [[1]] }]);
   });
 });
+
+describe("the end marker ends the response", () => {
+  const complete: Record<"openai" | "anthropic", string> = {
+    openai:
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: null }] })}\n\n` +
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+    anthropic: [
+      { type: "message_start", message: { usage: { input_tokens: 1 } } },
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hi" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } },
+      { type: "message_stop" },
+    ]
+      .map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+      .join(""),
+  };
+
+  it.each(adapters)("%s: a server that keeps the body open after [DONE] / message_stop is not waited on", async (name, make, suffix) => {
+    let closed = false;
+    const server = await startServer((_request, response) => {
+      response.on("close", () => (closed = true));
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.write(complete[name]); // and never ends
+    });
+    servers.push(server);
+    const r = await collect(make(`${server.url}${suffix}`));
+    expect(r.error).toBeUndefined();
+    expect(r.text).toBe("Hi");
+    expect(r.finishes).toEqual([{ type: "finish", reason: "stop" }]);
+    for (let i = 0; i < 200 && !closed; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(closed).toBe(true);
+  });
+});

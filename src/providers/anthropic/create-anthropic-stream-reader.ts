@@ -60,6 +60,11 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
   };
 
   return {
+    /** True once `message_stop` came. */
+    get complete(): boolean {
+      return stopped;
+    },
+
     push(sse: SseEvent): ModelEvent[] {
       const out: ModelEvent[] = [];
       if (sse.data.trim() === "") return out;

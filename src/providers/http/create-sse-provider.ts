@@ -10,6 +10,8 @@ import { streamWithRetry, type RetryOptions } from "./stream-with-retry.js";
 /** Turns one response's server-sent events into model events (a fresh one per attempt). */
 export interface StreamReader {
   push(event: SseEvent): ModelEvent[];
+  /** True once the wire format's end marker came (`[DONE]`, `message_stop`): nothing after it is read. */
+  readonly complete: boolean;
   /** Events owed when the stream ends (or an error if it ended too early). */
   end(): ModelEvent[];
 }
@@ -53,12 +55,14 @@ export function createSseProvider(init: SseProviderInit): Provider {
       body: init.body(request),
       signal,
     });
-    for await (const batch of events) {
+    read: for await (const batch of events) {
       for (const sse of batch) {
         for (const event of reader.push(sse)) {
           if (signal.aborted) throw abortError(signal);
           yield unmapToolCall(event, names);
         }
+        // The end marker ends the response: a server that keeps the body open after it is not waited on.
+        if (reader.complete) break read;
       }
     }
     for (const event of reader.end()) yield unmapToolCall(event, names);

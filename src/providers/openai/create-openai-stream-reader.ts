@@ -44,6 +44,11 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
   };
 
   return {
+    /** True once `[DONE]` came. */
+    get complete(): boolean {
+      return done;
+    },
+
     push(sse: SseEvent): ModelEvent[] {
       const out: ModelEvent[] = [];
       const data = sse.data.trim();
