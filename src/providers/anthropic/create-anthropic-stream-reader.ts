@@ -1,5 +1,5 @@
 import { ProviderError } from "../../errors/errors.js";
-import { asRecord, countField, recordField, stringField } from "../../internal/wire-guards.js";
+import { asRecord, countField, recordField, stringField, type WireRecord } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
 import { parseToolArgs } from "../parse-tool-args.js";
 import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
@@ -99,26 +99,9 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
           }
           break;
         }
-        case "content_block_delta": {
-          const delta = recordField(data, "delta");
-          if (delta === undefined) break;
-          const { type: deltaType, text, thinking, signature, partial_json: json } = delta;
-          if (deltaType === "text_delta" && typeof text === "string" && text !== "") {
-            output?.add(text.length);
-            out.push({ type: "text_delta", text });
-          } else if (deltaType === "thinking_delta" && typeof thinking === "string" && thinking !== "") {
-            out.push({ type: "thinking_delta", text: thinking });
-          } else if (deltaType === "signature_delta" && typeof signature === "string") {
-            out.push({ type: "thinking_delta", text: "", signature });
-          } else if (deltaType === "input_json_delta" && typeof json === "string") {
-            const block = blocks.get(data.index);
-            if (block) {
-              output?.add(json.length);
-              block.json += json;
-            }
-          }
+        case "content_block_delta":
+          blockDelta(data, blocks, out, output);
           break;
-        }
         case "content_block_stop": {
           const block = blocks.get(data.index);
           blocks.delete(data.index);
@@ -165,6 +148,27 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
       return out;
     },
   };
+}
+
+/** A `content_block_delta`: text and thinking come out as deltas, tool input is kept on its open block. */
+function blockDelta(data: WireRecord, blocks: Map<unknown, OpenBlock>, out: ModelEvent[], output: OutputLimit | undefined): void {
+  const delta = recordField(data, "delta");
+  if (delta === undefined) return;
+  const { type: deltaType, text, thinking, signature, partial_json: json } = delta;
+  if (deltaType === "text_delta" && typeof text === "string" && text !== "") {
+    output?.add(text.length);
+    out.push({ type: "text_delta", text });
+  } else if (deltaType === "thinking_delta" && typeof thinking === "string" && thinking !== "") {
+    out.push({ type: "thinking_delta", text: thinking });
+  } else if (deltaType === "signature_delta" && typeof signature === "string") {
+    out.push({ type: "thinking_delta", text: "", signature });
+  } else if (deltaType === "input_json_delta" && typeof json === "string") {
+    const block = blocks.get(data.index);
+    if (block) {
+      output?.add(json.length);
+      block.json += json;
+    }
+  }
 }
 
 function toolInput(block: OpenBlock): unknown {
