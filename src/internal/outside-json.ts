@@ -86,10 +86,17 @@ function copy(value: unknown, key: string, depth: number, state: { values: numbe
       break;
   }
   if (value === null) return null;
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  return copyObject(value, key, depth, state, true);
+}
+
+/** Copies an object or array; `toJSON` is applied once, as JSON.stringify does (not to what it returns). */
+function copyObject(value: object, key: string, depth: number, state: { values: number; maxDepth: number }, applyToJSON: boolean): unknown {
+  const toJSON = applyToJSON ? (value as { toJSON?: unknown }).toJSON : undefined;
   if (typeof toJSON === "function") {
-    // As JSON.stringify does: the result of toJSON takes the value's place (a Date becomes its ISO text).
-    return copy(toJSON.call(value, key), key, depth, state);
+    // The result of toJSON takes the value's place (a Date becomes its ISO text).
+    const replaced: unknown = toJSON.call(value, key);
+    if (typeof replaced !== "object" || replaced === null) return copy(replaced, key, depth, state);
+    return copyObject(replaced, key, depth, state, false);
   }
   if (depth >= state.maxDepth) throw new Refused("too_deep", `it is nested deeper than ${state.maxDepth} levels`);
   if (Array.isArray(value)) {

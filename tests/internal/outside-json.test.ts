@@ -10,6 +10,11 @@ describe("readOutsideJson", () => {
     const read = readOutsideJson(value);
     expect(read).toEqual({ ok: true, value: JSON.parse(JSON.stringify(value)) });
     expect(read.ok && read.value).not.toBe(value);
+    // toJSON is applied once, not again to what it returns (an endless chain of them would never end).
+    const chained = { toJSON: () => ({ a: 1, toJSON: () => ({ toJSON: "again" }) }) };
+    expect(readOutsideJson(chained)).toEqual({ ok: true, value: JSON.parse(JSON.stringify(chained)) });
+    const endless = (): unknown => ({ toJSON: endless });
+    expect(readOutsideJson(endless())).toEqual({ ok: true, value: {} });
   });
 
   it("accepts 64 levels of nesting and refuses 65 without recursing further; a cycle is too deep", () => {
