@@ -1,4 +1,6 @@
 import { ProviderError } from "../errors/errors.js";
+import { droppedArgsText, readOutsideJson } from "../internal/outside-json.js";
+import type { OutputLimit } from "../providers/output-limit.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
 import type { FinishReason, ModelEvent } from "../contracts/provider.js";
 import type { AiSdkSpecificationVersion, AiSdkStreamPart } from "./ai-sdk-types.js";
@@ -14,26 +16,63 @@ import { providerErrorFromAiSdk } from "./provider-error-from-ai-sdk.js";
  * - `tool-call` → `tool_call` with the JSON input parsed (invalid JSON passes as the raw string,
  *   for the loop's validation to report); calls the provider ran itself (`providerExecuted`) are
  *   not Agentry's to run and are skipped. Streaming input parts (`tool-input-*`) are ignored.
+ *   An input object is copied as plain JSON, as tool results are: one nested deeper than 64
+ *   levels, or that throws when read (a Proxy trap, a getter), is replaced by the placeholder the
+ *   loop refuses with an error result for that call; the value itself goes no further.
  * - `finish` → at most one `usage` (V2: flat numbers; V3/V4: `{ total, noCache, cacheRead,
  *   cacheWrite }` objects) and the `finish`, emitted when the stream ends. The reason is
  *   `tool_calls` whenever calls were emitted (unless cut by `length` or a content filter).
+ *   `finish` is the end of the response: `finished` turns true and later parts are ignored.
  * - `error` → a `ProviderError` thrown at once, even after output.
  * - A stream that ends without `finish` throws a retryable `ProviderError` (a dropped connection).
+ * - Size: the characters of every delta (text, reasoning, tool input) and of each tool-call input
+ *   count toward `maxResponseChars`; text and tool-call inputs also toward `output` (the
+ *   `maxOutputTokens` check). Past either, a non-retryable `ProviderError` is thrown
+ *   (`response_too_large`, `output_too_large`).
  */
-export function createAiSdkStreamReader(init: { provider: string; version: AiSdkSpecificationVersion; generateId: () => string }) {
-  const { provider, version } = init;
+export function createAiSdkStreamReader(init: {
+  provider: string;
+  version: AiSdkSpecificationVersion;
+  generateId: () => string;
+  maxResponseChars?: number;
+  output?: OutputLimit;
+}) {
+  const { provider, version, output } = init;
+  const maxResponseChars = init.maxResponseChars ?? Number.POSITIVE_INFINITY;
+  let responseChars = 0;
+  /** Counts `chars` characters of the response; throws past `maxResponseChars`. */
+  const count = (chars: number) => {
+    responseChars += chars;
+    if (responseChars > maxResponseChars) {
+      throw new ProviderError(
+        `The model's response exceeded maxResponseBytes (${maxResponseChars} characters of deltas): it was cancelled. ` +
+          `Raise fromAiSdk's maxResponseBytes option if such large responses are expected.`,
+        { provider, retryable: false, errorType: "response_too_large" },
+      );
+    }
+  };
   let finishPart: AiSdkStreamPart | undefined;
   let calls = 0;
   const signed = new Set<unknown>();
 
   return {
+    /** True once the `finish` part came: the response is complete. */
+    get finished(): boolean {
+      return finishPart !== undefined;
+    },
+
     push(part: AiSdkStreamPart): ModelEvent[] {
       if (finishPart !== undefined) return [];
       switch (part.type) {
         case "text-delta": {
           const text = textOf(part);
+          count(text.length);
+          output?.add(text.length);
           return text === "" ? [] : [{ type: "text_delta", text }];
         }
+        case "tool-input-delta":
+          count(textOf(part).length);
+          return [];
         case "reasoning-start": {
           const redacted = metadataString(part.providerMetadata, "redactedData");
           if (redacted === undefined) return [];
@@ -42,6 +81,7 @@ export function createAiSdkStreamReader(init: { provider: string; version: AiSdk
         }
         case "reasoning-delta": {
           const text = textOf(part);
+          count(text.length);
           const signature = metadataString(part.providerMetadata, "signature");
           if (signature !== undefined) {
             signed.add(part.id);
@@ -60,9 +100,11 @@ export function createAiSdkStreamReader(init: { provider: string; version: AiSdk
           if (part.providerExecuted === true) return [];
           const id = typeof part.toolCallId === "string" && part.toolCallId !== "" ? part.toolCallId : init.generateId();
           const name = typeof part.toolName === "string" ? part.toolName : "";
-          const input = part.input;
+          const { args, chars } = toolInput(part.input);
+          count(chars);
+          output?.add(chars);
           calls++;
-          return [{ type: "tool_call", id, name, args: typeof input === "string" ? parseToolArgs(input) : (input ?? {}) }];
+          return [{ type: "tool_call", id, name, args }];
         }
         case "finish":
           finishPart = part;
@@ -86,6 +128,21 @@ export function createAiSdkStreamReader(init: { provider: string; version: AiSdk
       return out;
     },
   };
+}
+
+/**
+ * A tool call's input as `tool_call` args, and its size in characters: JSON text parsed (see
+ * `parseToolArgs`), an object copied as plain JSON, or the placeholder for one that cannot be.
+ */
+function toolInput(input: unknown): { args: unknown; chars: number } {
+  if (typeof input === "string") return { args: parseToolArgs(input), chars: input.length };
+  if (input === undefined || input === null) return { args: {}, chars: 2 };
+  const read = readOutsideJson(input);
+  if (!read.ok) {
+    const text = droppedArgsText(read.problem);
+    return { args: text, chars: text.length };
+  }
+  return { args: read.value ?? {}, chars: JSON.stringify(read.value)?.length ?? 2 };
 }
 
 function textOf(part: AiSdkStreamPart): string {

@@ -1,14 +1,15 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import { abortError, isAbortError } from "../internal/abort.js";
+import { checkStreamLimits, DEFAULT_IDLE_TIMEOUT_MS } from "../providers/http/stream-limit-options.js";
 import { streamWithRetry, type RetryOptions } from "../providers/http/stream-with-retry.js";
-import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
-import { randomCallId } from "../providers/random-call-id.js";
-import type { AiSdkCallOptions, AiSdkLanguageModel, AiSdkSpecificationVersion, AiSdkStreamPart } from "./ai-sdk-types.js";
-import { createAiSdkStreamReader } from "./create-ai-sdk-stream-reader.js";
-import { providerErrorFromAiSdk } from "./provider-error-from-ai-sdk.js";
-import { toAiSdkCallOptions, type AiSdkTarget } from "./to-ai-sdk-call-options.js";
+import type { Provider } from "../contracts/provider.js";
+import type { AiSdkCallOptions, AiSdkLanguageModel, AiSdkSpecificationVersion } from "./ai-sdk-types.js";
+import { streamAiSdkAttempt, type AiSdkAttemptInit } from "./stream-ai-sdk-attempt.js";
+import type { AiSdkTarget } from "./to-ai-sdk-call-options.js";
 
 const VERSIONS: readonly string[] = ["v2", "v3", "v4"] satisfies AiSdkSpecificationVersion[];
+
+/** The default `maxResponseBytes` of `fromAiSdk`: 32 Mi characters of deltas. */
+export const DEFAULT_AI_SDK_MAX_RESPONSE_CHARS = 32 * 1024 * 1024;
 
 /** Options of {@link fromAiSdk}. */
 export interface FromAiSdkOptions extends RetryOptions {
@@ -16,6 +17,25 @@ export interface FromAiSdkOptions extends RetryOptions {
   id?: string;
   /** Extra headers on every call (the model's `headers` call option). @default none */
   headers?: Record<string, string>;
+  /**
+   * How long one wait for the model may last: the `doStream` call, then each part of its stream.
+   * Then the call is aborted (the model's `abortSignal` fires, its stream is cancelled) and the
+   * attempt fails with a retryable `ProviderError` (`errorType: "idle_timeout"`), retried while
+   * nothing has been streamed yet. `0`, `Infinity` or more than 2^31 - 1 ms turns it off.
+   * @default 300000 (5 minutes)
+   */
+  idleTimeoutMs?: number;
+  /**
+   * The most characters of one response: the deltas of text, reasoning and tool input, and each
+   * tool call's input, counted as they come (the bridge sees parts, not bytes). A model that
+   * keeps streaming past it fails the call with a non-retryable `ProviderError`
+   * (`errorType: "response_too_large"`) and its stream is cancelled. `Infinity` turns it off.
+   *
+   * Separately, when a request sets `maxOutputTokens`, a response whose text and tool-call inputs
+   * pass `maxOutputTokens × 32 + 1024` characters fails the same way (`errorType: "output_too_large"`).
+   * @default 33554432 (32 Mi characters)
+   */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -35,8 +55,13 @@ export interface FromAiSdkOptions extends RetryOptions {
  * `openai()`: retryable failures before any output, with backoff and `retry-after` honoured
  * (`maxRetries`, default 2; pass `maxRetries: 0` to turn it off).
  *
+ * What the model sends is read as untrusted: each wait for it is bounded (`idleTimeoutMs`), the
+ * response's size too (`maxResponseBytes`, and `maxOutputTokens` when set), a `finish` part ends
+ * the response (the stream is not read further), and tool-call inputs are copied as plain JSON
+ * (one that cannot be, such as a Proxy whose traps throw, becomes an error result for that call).
+ *
  * Throws `InvalidArgumentError` for something that is not a V2/V3/V4 language model (a V1 model
- * from AI SDK 4 included).
+ * from AI SDK 4 included), or for a bad `idleTimeoutMs` or `maxResponseBytes`.
  *
  * @example
  * import { createOpenAI } from "@ai-sdk/openai";
@@ -51,77 +76,26 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
       `fromAiSdk: expected an AI SDK language model of specification v2, v3 or v4, got ${typeof version === "string" ? `specification "${version}"` : "something else"}`,
     );
   }
+  checkStreamLimits("fromAiSdk", options);
   const spec = version as AiSdkSpecificationVersion;
   const providerName = typeof model.provider === "string" ? model.provider : "ai-sdk";
   const id = options.id ?? providerName;
   const target: AiSdkTarget = { version: spec, metadataKey: providerName.split(".")[0] || providerName };
   const doStream = model.doStream.bind(model) as unknown as (callOptions: AiSdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknown> }>;
-
-  async function* attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
-    const parts = createAiSdkStreamReader({ provider: id, version: spec, generateId: randomCallId });
-    let stream: ReadableStream<unknown>;
-    try {
-      const result = await untilAborted(Promise.resolve(doStream(toAiSdkCallOptions(request, target, signal, options.headers))), signal);
-      stream = result.stream;
-    } catch (error) {
-      throw failure(error, signal, id);
-    }
-    const reader = stream.getReader();
-    const onAbort = () => void reader.cancel(signal.reason).catch(() => undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    let drained = false;
-    try {
-      for (;;) {
-        let next: ReadableStreamReadResult<unknown>;
-        try {
-          next = await reader.read();
-        } catch (error) {
-          throw failure(error, signal, id);
-        }
-        if (signal.aborted) throw abortError(signal);
-        if (next.done) break;
-        const part = next.value;
-        if (typeof part !== "object" || part === null || typeof (part as { type?: unknown }).type !== "string") continue;
-        for (const event of parts.push(part as AiSdkStreamPart)) yield event;
-      }
-      drained = true;
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      // Stop the model's work when we leave early (an error part, the consumer stopped reading).
-      if (!drained) void reader.cancel().catch(() => undefined);
-    }
-    for (const event of parts.end()) yield event;
-  }
+  const attemptInit: AiSdkAttemptInit = {
+    provider: id,
+    version: spec,
+    target,
+    doStream,
+    headers: options.headers,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    maxResponseChars: options.maxResponseBytes ?? DEFAULT_AI_SDK_MAX_RESPONSE_CHARS,
+  };
 
   return {
     id,
     stream(request, { signal }) {
-      return streamWithRetry({ ...options, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
+      return streamWithRetry({ ...options, provider: id, signal, attempt: (attemptSignal) => streamAiSdkAttempt(attemptInit, request, attemptSignal) });
     },
   };
-}
-
-function failure(error: unknown, signal: AbortSignal, provider: string): unknown {
-  if (signal.aborted) return abortError(signal);
-  if (isAbortError(error)) return error;
-  return providerErrorFromAiSdk(error, provider);
-}
-
-/** `promise`, or a rejection with an `AbortError` as soon as `signal` aborts (for models that ignore `abortSignal`). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
 }

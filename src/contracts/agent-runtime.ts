@@ -202,7 +202,10 @@ export interface AgentRuntime<C = JsonValue> {
    * The same as `send`, as events; ends with the turn's `done`, after its end record is stored.
    *
    * Breaking out of the loop (or never reading) does not stop the turn: it is stored as it runs
-   * and others may be listening on `events`. To stop a turn, abort the `signal` you passed:
+   * and others may be listening on `events`. The turn never waits for the reader: a reader that
+   * falls `maxStreamBacklog` events behind (default 10,000) gets a `warning` with code
+   * `stream_overflow` after the events queued so far, and the stream ends there, without `done`.
+   * To stop a turn, abort the `signal` you passed:
    * @example
    * const controller = new AbortController();
    * for await (const event of runtime.stream({ agentId: "todo", content: "Plan my week", signal: controller.signal })) {

@@ -31,7 +31,10 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
  *   A redacted block arrives as one delta with `redacted: true`, `text: ""` and the opaque data
  *   as `signature`. Keep both in a `ThinkingPart` so the adapter can send them back unchanged.
  * - `tool_call`: one per complete call; `args` is the parsed JSON, or the raw string when the
- *   model sent invalid JSON (the loop's schema validation reports it to the model).
+ *   model sent invalid JSON (the loop's schema validation reports it to the model). The loop
+ *   keeps `args` as a plain JSON copy; arguments nested deeper than 64 levels, holding more than
+ *   1,000,000 values, or that throw when read become an error result for that call, and only a
+ *   short placeholder of them is kept.
  * - `usage`: `inputTokens` counts all input, cached included; `cachedInputTokens` (cache reads)
  *   and `cacheWriteInputTokens` (cache writes) are parts of it.
  */

@@ -46,11 +46,15 @@ export interface ResumeOptions {
   sessionId: string;
   /**
    * The `Last-Event-ID` the client sent, if any: an id made by this log (`eventId`, what
-   * `toServerSentEvents` writes for a `resume` stream), or a number, taken as a `seq` of this
-   * process. Any other id (one from before a restart, a bare `seq` in a string, garbage) gets
-   * a snapshot.
+   * `toServerSentEvents` writes for a `resume` stream). Any other string (an id from before a
+   * restart or of another log, a bare `seq` such as `"42"`, garbage) gets a snapshot.
+   *
+   * A number is not an id: `resume` throws an `InvalidArgumentError` for one (and for anything
+   * else that is not a string, `null` or `undefined`). A bare `seq` cannot tell this process's
+   * events from those of a process before a restart, whose `seq` started at 1 too; pass the
+   * header as the client sent it.
    */
-  lastEventId?: string | number | null;
+  lastEventId?: string | null;
   /**
    * `"turn"`: end after the `done` of the turn running at the time (at once when none runs).
    * `"session"`: stay open and deliver every later turn of the session until the reader stops.
@@ -66,7 +70,8 @@ export interface EventLog {
    * When the log still holds the client's last event (`lastEventId`, same session), the
    * missed events are replayed from memory; otherwise the first item is a `session_snapshot`
    * read from the store, followed by the events after it. Rejects with the store's error (e.g.
-   * `SessionNotFoundError`) when the session cannot be read.
+   * `SessionNotFoundError`) when the session cannot be read. Throws an `InvalidArgumentError` at
+   * once, before anything is read, when `lastEventId` is not a string, `null` or `undefined`.
    */
   resume(options: ResumeOptions): AsyncIterable<ResumedEvent>;
   /**
@@ -150,6 +155,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     runningRunId: (sessionId) => state.running.get(sessionId) ?? null,
     eventId,
     resume(resumeOptions) {
+      checkLastEventId((resumeOptions as { lastEventId?: unknown } | undefined)?.lastEventId);
       return {
         [SSE_EVENT_ID]: eventId,
         [Symbol.asyncIterator]: () => resumeSession(state, resumeOptions),
@@ -233,9 +239,17 @@ async function snapshot(state: LogState, sessionId: string): Promise<SessionSnap
   };
 }
 
-/** The `seq` a `Last-Event-ID` names, when it is one of this log's ids (or a number). */
+/** Throws an `InvalidArgumentError` unless `id` is a string, `null` or `undefined` (a bare `seq` number included). */
+function checkLastEventId(id: unknown): void {
+  if (id === undefined || id === null || typeof id === "string") return;
+  const got = typeof id === "number" ? `the number ${id} (a bare seq cannot tell this process from one before a restart)` : typeof id;
+  throw new InvalidArgumentError(
+    `createEventLog().resume: lastEventId must be the Last-Event-ID string the client sent (an id from log.eventId), null or undefined; got ${got}`,
+  );
+}
+
+/** The `seq` a `Last-Event-ID` names, when it is one of this log's ids. */
 function parseEventId(epoch: string, id: ResumeOptions["lastEventId"]): number | undefined {
-  if (typeof id === "number") return Number.isSafeInteger(id) ? id : undefined;
   if (typeof id !== "string") return undefined;
   const colon = id.indexOf(":");
   if (colon < 0 || id.slice(0, colon) !== epoch) return undefined;

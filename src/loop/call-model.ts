@@ -4,6 +4,7 @@ import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, 
 import type { FinishReason, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level } from "./level.js";
+import { storedToolArgs } from "./tool-call-args.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 
 /** What one model call produced. */
@@ -66,9 +67,10 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
           break;
         }
         case "tool_call": {
-          // Ids are made unique within the turn before anything sees them (the store, resume frames).
+          // Ids are made unique within the turn before anything sees them (the store, resume frames);
+          // arguments become plain JSON, or a text that planCall refuses (too deep, unreadable).
           const name = typeof event.name === "string" ? event.name : String(event.name);
-          const call: ToolCallPart = { type: "tool_call", id: uniqueCallId(turn.callIds, event.id), name, args: event.args };
+          const call: ToolCallPart = { type: "tool_call", id: uniqueCallId(turn.callIds, event.id), name, args: storedToolArgs(event.args) };
           toolCalls.push(call);
           parts.push(call);
           openText = undefined;

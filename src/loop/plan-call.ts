@@ -6,6 +6,7 @@ import type { ToolRefusal } from "../contracts/loop-event.js";
 import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS, type RunSubtaskArgs } from "./subtask-tools.js";
 import { createJsonSchemaValidator } from "../schema/validate.js";
 import { createModelSchemaValidator } from "../schema/model-schema-validator.js";
+import { readToolArgs } from "./tool-call-args.js";
 import { echoName, errorMessage } from "./tool-result.js";
 
 const runSubtaskValidator = createJsonSchemaValidator({
@@ -25,15 +26,11 @@ const runSubtaskValidator = createJsonSchemaValidator({
  * depth limit). Approval need is settled later (it may be async).
  */
 export function planCall(level: Level, call: ToolCallPart): PlannedCall {
-  let args = call.args;
-  if (typeof args === "string") {
-    // Providers hand over arguments they could not parse as the raw string.
-    try {
-      args = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
-    } catch {
-      return refuse(call, args, `Invalid arguments for "${echoName(call.name)}": not valid JSON. Send the arguments as a JSON object.`, "invalid_arguments");
-    }
-  }
+  // Providers hand over arguments they could not parse as the raw string; callModel left a fixed
+  // text in place of arguments it could not keep (nested deeper than 64 levels, unreadable).
+  const read = readToolArgs(call.name, call.args);
+  if (!read.ok) return refuse(call, call.args, read.refusal, "invalid_arguments");
+  const args = read.value;
   const { turn } = level;
   // Outside the agent's tool lists, run_subtask is refused below like any tool outside the toolbelt.
   if (call.name === RUN_SUBTASK && turn.loopTools.runSubtask) {

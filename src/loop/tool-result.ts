@@ -1,3 +1,5 @@
+import { isJsonTextTooDeep } from "../internal/outside-json.js";
+
 /** Bytes of `text` in UTF-8, without allocating. */
 export function utf8Length(text: string): number {
   let bytes = text.length;
@@ -46,7 +48,9 @@ function describe(value: unknown): string {
 
 /**
  * Makes a tool's return value plain JSON and measures it. Values that are not JSON (class
- * instances with cycles, functions, bigint) become their string form.
+ * instances with cycles, functions, bigint) become their string form, and so do values nested
+ * deeper than 64 levels (`MAX_JSON_DEPTH`): the model reads the same text, and what is stored is
+ * a string that every store can hold.
  */
 export function normaliseResult(value: unknown): { value: unknown; bytes: number; text: string | undefined } {
   if (typeof value === "string") {
@@ -57,6 +61,7 @@ export function normaliseResult(value: unknown): { value: unknown; bytes: number
   if (typeof value === "number" && !Number.isFinite(value)) return { value: null, bytes: 4, text: undefined }; // as JSON has it
   if (typeof value === "number" || typeof value === "boolean") return { value, bytes: String(value).length, text: undefined };
   const text = resultText(value);
+  if (isJsonTextTooDeep(text)) return { value: text, bytes: utf8Length(text), text };
   let plain: unknown;
   try {
     plain = JSON.parse(text);

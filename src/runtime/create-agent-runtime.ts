@@ -12,7 +12,7 @@ import { decide, isQuestion, listPending } from "./approvals.js";
 import { createBackgroundNotices } from "./background-notices.js";
 import { runDispatchedTurn } from "./dispatched-turn.js";
 import { emitIsolated } from "./emit-isolated.js";
-import { eventStream } from "./event-stream.js";
+import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./event-stream.js";
 import { createModeTools, createPlanReader } from "./mode-tools.js";
 import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
 import { createAgentPreparer } from "./prepared-agents.js";
@@ -66,13 +66,14 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   };
   context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(context, phase, request, session, decision);
 
+  const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const runtime: AgentRuntime = {
     events: context.events,
     store,
     registry,
     // The result's `structured` is what the loop validated against the same schema.
     send: (input) => admitSend(context, input, () => undefined) as Promise<TurnResult<never>>,
-    stream: (input) => eventStream((push) => admitSend(context, input, push)),
+    stream: (input) => eventStream((push) => admitSend(context, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(context, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
@@ -140,6 +141,27 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   return runtime as AgentRuntime<C>;
 }
 
+/**
+ * The last event of a `stream()` whose reader fell `maxBacklog` events behind: a `warning`
+ * (code `stream_overflow`) in place of `event`, the first event it does not deliver (whose ids it carries).
+ */
+function streamOverflow(maxBacklog: number): (event: RuntimeEvent) => RuntimeEvent {
+  return (event) => ({
+    type: "warning",
+    code: "stream_overflow",
+    message:
+      `This stream fell ${maxBacklog} events behind its turn (maxStreamBacklog) and was ended. ` +
+      `The turn goes on and is stored: read its outcome from the store, runtime.events or an event log.`,
+    depth: 0,
+    parentId: null,
+    sessionId: event.sessionId,
+    agentId: event.agentId,
+    runId: event.runId,
+    seq: event.seq,
+    ts: Date.now(),
+  });
+}
+
 /** Throws `InvalidArgumentError` naming every problem of `options`. */
 function checkOptions(options: AgentRuntimeOptions): void {
   const problems: string[] = [];
@@ -148,6 +170,8 @@ function checkOptions(options: AgentRuntimeOptions): void {
   if (!options?.providers || typeof options.providers !== "object") problems.push("providers is required");
   const cacheSize = options?.sessionCacheSize;
   if (cacheSize !== undefined && !(Number.isInteger(cacheSize) && cacheSize >= 0)) problems.push("sessionCacheSize must be a whole number, 0 or more");
+  const backlog = options?.maxStreamBacklog;
+  if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1)) problems.push("maxStreamBacklog must be a whole number above 0");
   for (const key of ["leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
     const value = options?.[key];
     if (value !== undefined && !(Number.isInteger(value) && value >= 0 && (key === "maxBackgroundAgents" || key === "maxAgentHops" || value > 0))) {

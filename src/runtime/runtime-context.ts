@@ -121,6 +121,16 @@ export interface AgentRuntimeOptions<C = JsonValue> {
    */
   maxAgentHops?: number;
   /**
+   * The most events `stream()` holds for a reader that has not read them yet. The turn never
+   * waits for its reader; a reader that falls this far behind gets the events queued so far, then
+   * a `warning` event with code `stream_overflow` (carrying the `seq` of the first event it missed),
+   * and then its stream ends, without `done`. The turn itself goes on and is stored as usual
+   * (`send` and `runtime.events` are not affected). A reader that stops reading early is cut off
+   * the same way, so an abandoned stream holds at most this many events.
+   * @default 10_000
+   */
+  maxStreamBacklog?: number;
+  /**
    * Told of every failure of work that nobody awaits, so none is lost silently: a background
    * agent's failure notice to its parent, a permission notice, an `agents_message` sent with
    * `mode: "async"` or a `send_agent_message` whose turn failed, a task's closing transition, a

@@ -51,7 +51,7 @@ describe("createEventLog", () => {
     await vi.waitFor(() => expect(events.some((e) => e.type === "tool_call_update")).toBe(true));
     const sessionId = events[0]!.sessionId;
     const cuts = events.map((e) => e.seq);
-    const resumes = cuts.map((cut) => collect(log.resume({ sessionId, lastEventId: cut })));
+    const resumes = cuts.map((cut) => collect(log.resume({ sessionId, lastEventId: log.eventId({ seq: cut }) })));
     g.open();
     await turn;
     const all = await Promise.all(resumes);
@@ -63,18 +63,18 @@ describe("createEventLog", () => {
     g.open();
     const result = await runtime.send({ agentId: "general", content: "go" });
     for (const cut of events.slice(0, -1)) {
-      const got = await collect(log.resume({ sessionId: result.sessionId, lastEventId: cut.seq }));
+      const got = await collect(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(cut) }));
       expect(seqs(got)).toEqual(seqs(events.filter((e) => e.seq > cut.seq)));
     }
     // Seen everything: nothing to send, and the stream ends.
-    expect(await collect(log.resume({ sessionId: result.sessionId, lastEventId: events.at(-1)!.seq }))).toEqual([]);
+    expect(await collect(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(events.at(-1)!) }))).toEqual([]);
   });
 
   it("sends the stored state of a finished turn when the events are gone (evicted or unknown id)", async () => {
     const { runtime, events, gate: g, log } = gatedRuntime(3);
     g.open();
     const result = await runtime.send({ agentId: "general", content: "go" });
-    for (const lastEventId of [events[0]!.seq, undefined, "not-a-number"]) {
+    for (const lastEventId of [log.eventId(events[0]!), undefined, "not-a-number"]) {
       const got = await collect(log.resume({ sessionId: result.sessionId, lastEventId }));
       expect(got).toHaveLength(1);
       const snapshot = got[0]!;
@@ -92,9 +92,10 @@ describe("createEventLog", () => {
       if (request.system.startsWith("You are a sub-agent")) return { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] };
       return { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Clean", instructions: "delete milk" } }] };
     });
+    const firstLog = createEventLog({ runtime: first.runtime });
     const suspended = await first.runtime.send({ agentId: "todo", content: "clean up" });
     expect(suspended.status).toBe("suspended");
-    const oldId = first.events.at(-2)!.seq;
+    const oldId = firstLog.eventId(first.events.at(-2)!);
     const second = createAgentRuntime({
       registry: createAgentRegistry(agents),
       store: first.store,
@@ -228,6 +229,32 @@ describe("createEventLog", () => {
     const snapshot = got[0]!;
     if (snapshot.type !== "session_snapshot") throw new Error("expected a snapshot");
     expect(snapshot.messages.filter((m) => m.role === "user").map((m) => m.content)).toEqual(["go", "again"]);
+  });
+
+  it("rejects a bare seq number as lastEventId with an InvalidArgumentError, before reading anything", async () => {
+    const { runtime, events, gate: g, log } = gatedRuntime();
+    g.open();
+    const result = await runtime.send({ agentId: "general", content: "go" });
+    const load = vi.spyOn(runtime.store, "load");
+    const messages: string[] = [];
+    for (const bad of [events[1]!.seq, 0, { seq: 1 }]) {
+      let caught: unknown;
+      try {
+        log.resume({ sessionId: result.sessionId, lastEventId: bad as never });
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught)).toBe(true);
+      messages.push((caught as Error).message);
+    }
+    expect(messages[0]).toContain("bare seq");
+    expect(messages[2]).toContain("lastEventId");
+    expect(load).not.toHaveBeenCalled();
+    // null and undefined are "no id": a snapshot.
+    for (const none of [null, undefined]) {
+      const got = await collect(log.resume({ sessionId: result.sessionId, lastEventId: none }));
+      expect(got.map((e) => e.type)).toEqual(["session_snapshot"]);
+    }
   });
 
   it("rejects a bad maxEvents", () => {

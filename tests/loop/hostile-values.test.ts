@@ -279,3 +279,20 @@ describe("run_subtask arguments are capped", () => {
     expect(toolResultsOf(ok.result.messages)[0]!.isError).toBeFalsy();
   });
 });
+
+describe("values from tools: nesting", () => {
+  it("a result nested deeper than 64 levels is kept as its JSON text (what the model reads), not as the nested value", async () => {
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    let shallow: unknown = "bottom";
+    for (let i = 0; i < 64; i++) shallow = [shallow];
+    const { result } = await run({
+      script: [{ toolCalls: ["deep", "shallow"].map((name) => ({ name, args: {} })) }, { text: "done" }],
+      tools: [tool("deep", () => deep), tool("shallow", () => shallow)],
+    });
+    const [deepResult, shallowResult] = toolResultsOf(result.messages);
+    expect(deepResult).toMatchObject({ result: JSON.stringify(deep) });
+    expect(deepResult!.isError).toBeUndefined();
+    expect(shallowResult!.result).toEqual(shallow);
+  });
+});

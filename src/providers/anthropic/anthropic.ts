@@ -54,6 +54,6 @@ export function anthropic(options: AnthropicOptions = {}): Provider {
     url,
     headers,
     body: (request) => toAnthropicRequest({ request, defaultMaxTokens }),
-    reader: () => createAnthropicStreamReader({ provider: id }),
+    reader: (output) => createAnthropicStreamReader({ provider: id, output }),
   });
 }

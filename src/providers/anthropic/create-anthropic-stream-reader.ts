@@ -1,8 +1,9 @@
 import { ProviderError } from "../../errors/errors.js";
-import { asRecord, countField, recordField, stringField } from "../../internal/wire-guards.js";
+import { asRecord, countField, recordField, stringField, type WireRecord } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
 import { parseToolArgs } from "../parse-tool-args.js";
 import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
+import type { OutputLimit } from "../output-limit.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 
 interface OpenBlock {
@@ -37,9 +38,11 @@ const USAGE_FIELDS: UsageField[] = ["input_tokens", "output_tokens", "cache_read
  *   block tracking.
  * - Fields of the wrong type are ignored (a non-string `text`, a non-numeric token count, a
  *   block index that is not a number); malformed JSON is a non-retryable `ProviderError`.
+ * - Text and tool-input characters are counted by `output` (the `maxOutputTokens` check), which
+ *   throws when there are more than the limit allows.
  */
-export function createAnthropicStreamReader(init: { provider: string }) {
-  const { provider } = init;
+export function createAnthropicStreamReader(init: { provider: string; output?: OutputLimit }) {
+  const { provider, output } = init;
   /** Open blocks by their `index` (whatever JSON value the server used: only equality matters). */
   const blocks = new Map<unknown, OpenBlock>();
   const usage: Partial<Record<UsageField, number>> = {};
@@ -57,6 +60,11 @@ export function createAnthropicStreamReader(init: { provider: string }) {
   };
 
   return {
+    /** True once `message_stop` came. */
+    get complete(): boolean {
+      return stopped;
+    },
+
     push(sse: SseEvent): ModelEvent[] {
       const out: ModelEvent[] = [];
       if (sse.data.trim() === "") return out;
@@ -81,29 +89,19 @@ export function createAnthropicStreamReader(init: { provider: string }) {
           blocks.set(data.index, open);
           const text = stringField(block, "text");
           const thinking = stringField(block, "thinking");
-          if (blockType === "text" && text) out.push({ type: "text_delta", text });
+          if (blockType === "text" && text) {
+            output?.add(text.length);
+            out.push({ type: "text_delta", text });
+          }
           if (blockType === "thinking" && thinking) out.push({ type: "thinking_delta", text: thinking });
           if (blockType === "redacted_thinking") {
             out.push({ type: "thinking_delta", text: "", signature: stringField(block, "data") ?? "", redacted: true });
           }
           break;
         }
-        case "content_block_delta": {
-          const delta = recordField(data, "delta");
-          if (delta === undefined) break;
-          const { type: deltaType, text, thinking, signature, partial_json: json } = delta;
-          if (deltaType === "text_delta" && typeof text === "string" && text !== "") {
-            out.push({ type: "text_delta", text });
-          } else if (deltaType === "thinking_delta" && typeof thinking === "string" && thinking !== "") {
-            out.push({ type: "thinking_delta", text: thinking });
-          } else if (deltaType === "signature_delta" && typeof signature === "string") {
-            out.push({ type: "thinking_delta", text: "", signature });
-          } else if (deltaType === "input_json_delta" && typeof json === "string") {
-            const block = blocks.get(data.index);
-            if (block) block.json += json;
-          }
+        case "content_block_delta":
+          blockDelta(data, blocks, out, output);
           break;
-        }
         case "content_block_stop": {
           const block = blocks.get(data.index);
           blocks.delete(data.index);
@@ -150,6 +148,27 @@ export function createAnthropicStreamReader(init: { provider: string }) {
       return out;
     },
   };
+}
+
+/** A `content_block_delta`: text and thinking come out as deltas, tool input is kept on its open block. */
+function blockDelta(data: WireRecord, blocks: Map<unknown, OpenBlock>, out: ModelEvent[], output: OutputLimit | undefined): void {
+  const delta = recordField(data, "delta");
+  if (delta === undefined) return;
+  const { type: deltaType, text, thinking, signature, partial_json: json } = delta;
+  if (deltaType === "text_delta" && typeof text === "string" && text !== "") {
+    output?.add(text.length);
+    out.push({ type: "text_delta", text });
+  } else if (deltaType === "thinking_delta" && typeof thinking === "string" && thinking !== "") {
+    out.push({ type: "thinking_delta", text: thinking });
+  } else if (deltaType === "signature_delta" && typeof signature === "string") {
+    out.push({ type: "thinking_delta", text: "", signature });
+  } else if (deltaType === "input_json_delta" && typeof json === "string") {
+    const block = blocks.get(data.index);
+    if (block) {
+      output?.add(json.length);
+      block.json += json;
+    }
+  }
 }
 
 function toolInput(block: OpenBlock): unknown {

@@ -1,6 +1,7 @@
 import { abortError } from "../../internal/abort.js";
 import type { ModelEvent, ModelRequest, Provider } from "../../contracts/provider.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
+import { createOutputLimit, type OutputLimit } from "../output-limit.js";
 import { mapRequestToolNames, unmapToolCall } from "../tool-name-map.js";
 import { postEventStream } from "./post-event-stream.js";
 import { checkStreamLimits, type StreamLimitOptions } from "./stream-limit-options.js";
@@ -9,6 +10,8 @@ import { streamWithRetry, type RetryOptions } from "./stream-with-retry.js";
 /** Turns one response's server-sent events into model events (a fresh one per attempt). */
 export interface StreamReader {
   push(event: SseEvent): ModelEvent[];
+  /** True once the wire format's end marker came (`[DONE]`, `message_stop`): nothing after it is read. */
+  readonly complete: boolean;
   /** Events owed when the stream ends (or an error if it ended too early). */
   end(): ModelEvent[];
 }
@@ -21,13 +24,14 @@ export interface SseProviderInit extends RetryOptions, StreamLimitOptions {
   fetch?: typeof fetch;
   /** The request body in the wire format. */
   body(request: ModelRequest): unknown;
-  reader(): StreamReader;
+  /** A reader for one response; it reports the text and tool-call argument characters it reads to `output`. */
+  reader(output: OutputLimit): StreamReader;
 }
 
 /**
  * A provider that POSTs each request and reads the streamed answer as SSE, with retries before any
- * output (see `streamWithRetry`), prompt abort, an idle timeout and an event size limit (see
- * `postEventStream`). Shared by `openai()` and `anthropic()`. Throws an `InvalidArgumentError`
+ * output (see `streamWithRetry`), prompt abort, an idle timeout, event and response size limits (see
+ * `postEventStream`), and the `maxOutputTokens` check (see `createOutputLimit`). Shared by `openai()` and `anthropic()`. Throws an `InvalidArgumentError`
  * for a bad limit, before any request.
  */
 export function createSseProvider(init: SseProviderInit): Provider {
@@ -36,11 +40,12 @@ export function createSseProvider(init: SseProviderInit): Provider {
   const limits: StreamLimitOptions = {
     ...(init.maxEventBytes === undefined ? {} : { maxEventBytes: init.maxEventBytes }),
     ...(init.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: init.idleTimeoutMs }),
+    ...(init.maxResponseBytes === undefined ? {} : { maxResponseBytes: init.maxResponseBytes }),
   };
   async function* attempt(original: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     // Vendors accept fewer characters in tool names than Agentry (dots): names go out mapped and come back unmapped.
     const { request, names } = mapRequestToolNames(original);
-    const reader = init.reader();
+    const reader = init.reader(createOutputLimit({ provider: id, maxOutputTokens: original.maxOutputTokens }));
     const events = postEventStream({
       ...limits,
       provider: id,
@@ -50,12 +55,14 @@ export function createSseProvider(init: SseProviderInit): Provider {
       body: init.body(request),
       signal,
     });
-    for await (const batch of events) {
+    read: for await (const batch of events) {
       for (const sse of batch) {
         for (const event of reader.push(sse)) {
           if (signal.aborted) throw abortError(signal);
           yield unmapToolCall(event, names);
         }
+        // The end marker ends the response: a server that keeps the body open after it is not waited on.
+        if (reader.complete) break read;
       }
     }
     for (const event of reader.end()) yield unmapToolCall(event, names);

@@ -6,15 +6,15 @@ import { createIdleTimer } from "./create-idle-timer.js";
 import { providerErrorFromPayload } from "./provider-error-from-payload.js";
 import { providerErrorFromResponse } from "./provider-error-from-response.js";
 import { readBodyCapped } from "./read-body-capped.js";
-import { DEFAULT_IDLE_TIMEOUT_MS, type StreamLimitOptions } from "./stream-limit-options.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, type StreamLimitOptions } from "./stream-limit-options.js";
 
 /**
  * POSTs a JSON body and yields the server-sent events of the answer, in batches (the events each
  * network chunk completed). Every failure is a
  * `ProviderError`: an HTTP error status (with the body's message), a JSON body where a stream was
  * expected, a network failure before or during the body (retryable), no byte for `idleTimeoutMs`
- * while waiting for the server (retryable; the request is cancelled), or an event over
- * `maxEventBytes` (not retryable). Abort throws `AbortError`.
+ * while waiting for the server (retryable; the request is cancelled), an event over
+ * `maxEventBytes` or a body over `maxResponseBytes` (not retryable). Abort throws `AbortError`.
  */
 export async function* postEventStream(
   init: StreamLimitOptions & {
@@ -87,6 +87,7 @@ export async function* postEventStream(
     const events = parseSseBatches(response.body, controller.signal, {
       provider,
       idle,
+      maxResponseBytes: init.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       ...(init.maxEventBytes === undefined ? {} : { maxEventBytes: init.maxEventBytes }),
     });
     try {

@@ -2,6 +2,7 @@ import { ProviderError } from "../../errors/errors.js";
 import { asRecord, countField, recordField, type WireRecord } from "../../internal/wire-guards.js";
 import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
 import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
+import type { OutputLimit } from "../output-limit.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
 import { createToolCallAssembler } from "./create-tool-call-assembler.js";
 
@@ -23,9 +24,11 @@ import { createToolCallAssembler } from "./create-tool-call-assembler.js";
  *   a non-numeric token count); malformed JSON is a non-retryable `ProviderError`.
  * - `end()` throws a retryable `ProviderError` when the stream stopped before `finish_reason` and
  *   before `[DONE]` (a dropped connection).
+ * - Text, refusal and tool-call argument characters are counted by `output` (the `maxOutputTokens`
+ *   check), which throws when there are more than the limit allows.
  */
-export function createOpenAIStreamReader(init: { provider: string; generateId: () => string }) {
-  const { provider } = init;
+export function createOpenAIStreamReader(init: { provider: string; generateId: () => string; output?: OutputLimit }) {
+  const { provider, output } = init;
   const tools = createToolCallAssembler({ generateId: init.generateId });
   let wireFinish: string | undefined;
   let done = false;
@@ -41,6 +44,11 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
   };
 
   return {
+    /** True once `[DONE]` came. */
+    get complete(): boolean {
+      return done;
+    },
+
     push(sse: SseEvent): ModelEvent[] {
       const out: ModelEvent[] = [];
       const data = sse.data.trim();
@@ -70,12 +78,18 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
             const reasoning = delta.reasoning_content ?? delta.reasoning;
             if (typeof reasoning === "string" && reasoning !== "") out.push({ type: "thinking_delta", text: reasoning });
             const { content, refusal, tool_calls: calls } = delta;
-            if (typeof content === "string" && content !== "") out.push({ type: "text_delta", text: content });
-            if (typeof refusal === "string" && refusal !== "") out.push({ type: "text_delta", text: refusal });
+            if (typeof content === "string" && content !== "") {
+              output?.add(content.length);
+              out.push({ type: "text_delta", text: content });
+            }
+            if (typeof refusal === "string" && refusal !== "") {
+              output?.add(refusal.length);
+              out.push({ type: "text_delta", text: refusal });
+            }
             if (Array.isArray(calls)) {
               for (const call of calls as unknown[]) {
                 const record = asRecord(call);
-                if (record !== undefined) tools.add(record);
+                if (record !== undefined) output?.add(tools.add(record));
               }
             }
           }

@@ -44,8 +44,8 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
   };
 
   return {
-    /** Adds one delta entry. */
-    add(delta: ToolCallDelta): void {
+    /** Adds one delta entry; returns how many characters of arguments it added. */
+    add(delta: ToolCallDelta): number {
       const fn = asRecord(delta.function);
       const id = nonEmpty(delta.id) ?? nonEmpty(fn?.id);
       const name = nonEmpty(fn?.name);
@@ -69,6 +69,7 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
       if (name !== undefined && call.name === undefined) call.name = name;
       call.args += args;
       last = call;
+      return args.length;
     },
     /** How many calls have been opened so far. */
     get size(): number {

@@ -72,6 +72,6 @@ export function openai(options: OpenAIOptions = {}): Provider {
     url,
     headers,
     body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage }),
-    reader: () => createOpenAIStreamReader({ provider: id, generateId: randomCallId }),
+    reader: (output) => createOpenAIStreamReader({ provider: id, generateId: randomCallId, output }),
   });
 }

@@ -1,3 +1,4 @@
+import { ProviderError } from "../../errors/errors.js";
 import { abortError } from "../../internal/abort.js";
 import { createSseDecoder, type SseDecoderOptions, type SseEvent } from "./create-sse-decoder.js";
 
@@ -5,6 +6,12 @@ import { createSseDecoder, type SseDecoderOptions, type SseEvent } from "./creat
 export interface ParseSseOptions extends SseDecoderOptions {
   /** Told when each read of the body starts and ends (the providers' idle timeout). @default none */
   idle?: { arm(): void; disarm(): void };
+  /**
+   * The most bytes of body read: past it, the body is cancelled and a non-retryable
+   * `ProviderError` (`errorType: "response_too_large"`) is thrown.
+   * @default Infinity (the HTTP providers pass their `maxResponseBytes`)
+   */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -33,6 +40,8 @@ export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?
   const decoder = new TextDecoder("utf-8");
   const sse = createSseDecoder(options);
   const { idle } = options;
+  const maxResponseBytes = options.maxResponseBytes ?? Number.POSITIVE_INFINITY;
+  let received = 0;
   let done = false;
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
@@ -57,6 +66,8 @@ export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?
         if (events.length > 0) yield events;
         return;
       }
+      received += chunk.value.byteLength;
+      if (received > maxResponseBytes) throw responseTooLarge(maxResponseBytes, options.provider ?? "sse");
       const events = sse.push(decoder.decode(chunk.value, { stream: true }));
       if (events.length > 0) yield events;
     }
@@ -65,4 +76,13 @@ export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?
     if (!done) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
+}
+
+/** The error for a body that grew over `maxResponseBytes`. */
+function responseTooLarge(maxResponseBytes: number, provider: string): ProviderError {
+  return new ProviderError(
+    `The response exceeded maxResponseBytes (${maxResponseBytes} bytes) and was cancelled: the server kept streaming past any ` +
+      `answer a model gives. Raise the provider's maxResponseBytes option if such large responses are expected.`,
+    { provider, retryable: false, errorType: "response_too_large" },
+  );
 }
