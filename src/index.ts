@@ -195,6 +195,7 @@ export type {
   PendingApproval,
   PendingQuery,
   PendingQuestion,
+  WaitingSession,
   RuntimeEvent,
   RuntimeEvents,
   SendInput,

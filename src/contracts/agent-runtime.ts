@@ -54,6 +54,8 @@ export interface PendingQuestion {
   question: Question;
   /** When the question was stored (ISO). */
   at: string;
+  /** The sessions waiting on this question through sync `agents_message` calls, outermost first. */
+  chain?: WaitingSession[];
 }
 
 /**
@@ -153,6 +155,12 @@ export interface TurnResult<T = unknown> extends LoopResult<T> {
 /** A loop event with where it came from, a per-runtime monotonic `seq` and a timestamp (ms). */
 export type RuntimeEvent = LoopEvent & { sessionId: string; agentId: string; runId: string; seq: number; ts: number };
 
+/** A session waiting, through `agents_message`, on a request asked further down a delegation chain. */
+export interface WaitingSession {
+  sessionId: string;
+  agentId: string;
+}
+
 /** An approval waiting for a decision, as stored. */
 export interface PendingApproval {
   requestId: string;
@@ -162,6 +170,11 @@ export interface PendingApproval {
   request: ApprovalRequest;
   /** When the request was stored (ISO). */
   at: string;
+  /**
+   * The sessions waiting on this request through sync `agents_message` calls, outermost first
+   * (the conversation the user sees is the first): set when it was asked by a delegated agent.
+   */
+  chain?: WaitingSession[];
 }
 
 /**

@@ -66,6 +66,8 @@ export interface ApprovalRecord extends RecordBase {
   decisionId?: string;
   /** On the decision of an `ask_user` question: the answer, the call's result. */
   answer?: unknown;
+  /** On a decision whose `answer` is an error result (a waited agent that did not complete). */
+  answerIsError?: true;
   /** On the request of the runtime's `ask_user` tool: it is a question (`answerQuestion`), not an approval. */
   question?: true;
 }

@@ -19,6 +19,9 @@ export interface CallWait {
  * its call after it started: the turn ends `suspended` with the call waiting under `wait.requestId`,
  * and a resumed turn gets the call's result from that request's decision (`ResumeState.decisions`).
  */
-export class ToolSuspension {
-  constructor(readonly wait: CallWait) {}
+export class ToolSuspension extends Error {
+  constructor(readonly wait: CallWait) {
+    super(`The call waits (${wait.requestId})`);
+    this.name = "ToolSuspension";
+  }
 }

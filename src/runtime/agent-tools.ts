@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { agentVisibility } from "../agents/agent-visibility.js";
-import type { AssistantMessage } from "../contracts/message.js";
 import { escapeSystemMessageTags, systemMessage } from "../messages/system-message.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { resolveSession } from "../sessions/resolve-session.js";
@@ -14,6 +13,8 @@ import type { RuntimeContext } from "./runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
 import { handOffTurn, type HandOffRequest } from "./hand-off.js";
 import { RUNTIME_HOST } from "../internal/runtime-host.js";
+import { ToolSuspension } from "../internal/tool-suspension.js";
+import { delegationAnswer, waitRequestId } from "./delegation-answer.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 
 /** Who is calling the agent tools. */
@@ -83,9 +84,6 @@ function nextHop(core: RuntimeContext, caller: AgentToolCaller): Lineage {
   return { counters, hops };
 }
 
-/** Longest response text returned by `agents_message` before it is cut. */
-export const MAX_DELEGATION_RESPONSE_CHARS = 20_000;
-
 /**
  * The runtime's built-in agent tools (`agents_message`, `start_background_agent`,
  * `send_agent_message`, `request_permission`), made once per runtime: each call finds its caller
@@ -134,6 +132,7 @@ function agentsMessage(core: RuntimeContext): Tool {
         throw new Error(`Refused: delegation chains are limited to ${core.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
       }
       const started = Date.now();
+      const waitId = waitRequestId(caller.runId, ctx.toolCallId);
       const { session, created, handed } = await core.admit(async () => {
         const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
         const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
@@ -147,6 +146,8 @@ function agentsMessage(core: RuntimeContext): Tool {
           lineage: caller.lineage,
           ...handOffFrom(caller, ctx, "agents_message"),
           local: args.mode !== "async",
+          // Who to answer when the target suspends and ends later (after a decision).
+          ...(args.mode !== "async" && { waiter: { sessionId: caller.session.sessionId, agentId: caller.agent.agentId, requestId: waitId } }),
         });
         return { ...resolved, handed };
       });
@@ -168,32 +169,23 @@ function agentsMessage(core: RuntimeContext): Tool {
           message: `No answer from "${target.agentId}" within ${timeoutSeconds} s. Its run goes on; the answer will be stored in session ${session.sessionId}.`,
         };
       }
-      return describeResult(outcome, base, Date.now() - started);
+      if (outcome.status === "suspended") {
+        // The target waits for a decision: so does this call (and this turn), under its own id;
+        // the target's end, after the decision, answers it (see delegated-waits.ts).
+        throw new ToolSuspension({
+          requestId: waitId,
+          reason: `Waiting for agent "${target.agentId}", which waits for a decision.`,
+          sessionId: session.sessionId,
+          agentId: target.agentId,
+          runId: outcome.runId,
+          requests: outcome.pendingApprovals ?? [],
+        });
+      }
+      const answer = delegationAnswer(outcome, base, Date.now() - started);
+      if (answer.isError) throw new Error(String(answer.value));
+      return answer.value;
     },
   });
-}
-
-function describeResult(result: TurnResult, base: Record<string, unknown>, durationMs: number) {
-  if (result.status !== "complete") {
-    throw new Error(`Agent "${result.agentId}" did not complete (status ${result.status})${result.error ? `: ${result.error.message}` : ""}.`);
-  }
-  const nodes = result.executionTree.nodes;
-  const thinking = result.messages
-    .filter((m): m is AssistantMessage => m.role === "assistant")
-    .flatMap((m) => m.content.flatMap((p) => (p.type === "thinking" && !p.redacted ? [p.text] : [])))
-    .join("\n");
-  const truncated = result.text.length > MAX_DELEGATION_RESPONSE_CHARS;
-  return {
-    mode: "sync" as const,
-    status: "complete" as const,
-    ...base,
-    response: truncated ? result.text.slice(0, MAX_DELEGATION_RESPONSE_CHARS) : result.text,
-    truncated,
-    durationMs,
-    toolCallCount: nodes.length,
-    toolCalls: nodes.map((n) => ({ name: n.name, durationMs: n.duration_ms })),
-    ...(thinking !== "" && { thinkingText: thinking }),
-  };
 }
 
 /** The turn's result, or "timeout"; rejects when the caller is aborted (the turn itself goes on). */

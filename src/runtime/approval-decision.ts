@@ -11,6 +11,8 @@ export interface ApprovalDecisionInput {
   decisionId?: string;
   /** An `ask_user` question's answer: the call's result. */
   answer?: unknown;
+  /** `answer` is an error result (a waited agent that did not complete). */
+  answerIsError?: boolean;
 }
 
 /**
@@ -28,6 +30,7 @@ export function approvalDecisionRecord(request: ApprovalRequest, frame: string |
     ...(decision.decisionId !== undefined && { decisionId: decision.decisionId }),
     ...(!decision.approved && decision.reason !== undefined && { reason: decision.reason }),
     ...(decision.answer !== undefined && { answer: decision.answer }),
+    ...(decision.answerIsError === true && { answerIsError: true as const }),
   };
 }
 
@@ -35,12 +38,18 @@ export function approvalDecisionRecord(request: ApprovalRequest, frame: string |
 export type ResumeDecision = ResumeState["decisions"][string];
 
 /** The loop's form of a decision: `result` is the call's given result (an answered question). */
-export function resumeDecision(requestId: string, decision: { approved: boolean; reason?: string | undefined }, result: unknown): ResumeDecision {
+export function resumeDecision(
+  requestId: string,
+  decision: { approved: boolean; reason?: string | undefined },
+  result: unknown,
+  isError?: boolean,
+): ResumeDecision {
   return {
     approved: decision.approved,
     requestId,
     ...(decision.reason !== undefined && { reason: decision.reason }),
     ...(result !== undefined && { result }),
+    ...(isError === true && { isError: true }),
   };
 }
 
@@ -48,7 +57,12 @@ export function resumeDecision(requestId: string, decision: { approved: boolean;
 export function storedDecisions(state: SessionState): Record<string, ResumeDecision> {
   const decisions: Record<string, ResumeDecision> = {};
   for (const [toolCallId, record] of state.decisions) {
-    decisions[toolCallId] = resumeDecision(record.request.requestId, { approved: record.decision === "approved", reason: record.reason }, record.answer);
+    decisions[toolCallId] = resumeDecision(
+      record.request.requestId,
+      { approved: record.decision === "approved", reason: record.reason },
+      record.answer,
+      record.answerIsError === true,
+    );
   }
   return decisions;
 }

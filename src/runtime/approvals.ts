@@ -3,8 +3,7 @@ import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, ApprovalSuperseded
 import type { Message } from "../contracts/message.js";
 import { isApprovalIndexStore } from "../sessions/session-store.js";
 import type { SessionSummary } from "../contracts/session-store.js";
-import type { ResolveDecision, PendingApproval, PendingQuery, TurnResult } from "../contracts/agent-runtime.js";
-import { matchesScopeFilter, scopeFilterOf } from "../internal/scope-filter.js";
+import type { ResolveDecision, PendingApproval, TurnResult } from "../contracts/agent-runtime.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
@@ -12,18 +11,11 @@ import { answerResult, questionOf } from "./question-answer.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
 import { agentOf, checkOpen, newLineage } from "./runtime-lookups.js";
 import { readFresh } from "./session-state-cache.js";
-import type { SessionState } from "./session-state.js";
+import type { SessionState, TurnWaiter } from "./session-state.js";
 import { priorRun, type SessionTurns } from "./session-turns.js";
 import { turnResultOf } from "./stored-turn-result.js";
-
-/** Marks a listed pending request that is a question (a symbol key: never in JSON). */
-const QUESTION: unique symbol = Symbol("question");
-
-/** A pending request as listed, marked when it is a question of the runtime's own `ask_user`. */
-export type ListedRequest = PendingApproval & { [QUESTION]?: true };
-
-/** Whether a listed pending request is a question (its record says so). */
-export const isQuestion = (pending: ListedRequest): boolean => pending[QUESTION] === true;
+import { answerUp } from "./delegated-waits.js";
+export { isQuestion, listPending, type ListedRequest } from "./pending-listing.js";
 
 /** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
 export async function findApproval(context: RuntimeContext, requestId: string): Promise<SessionSummary> {
@@ -46,57 +38,6 @@ export async function findApproval(context: RuntimeContext, requestId: string): 
 }
 
 /**
- * Every pending approval request (questions included), from the index or by reading sessions.
- * What the store lists is filtered by scope again: a store written before `scopePrefix` existed
- * would ignore it and list every tenant's.
- */
-export async function listPending(context: RuntimeContext, query: PendingQuery): Promise<ListedRequest[]> {
-  const { store } = context;
-  const filter = scopeFilterOf("listPending", query, { allowNull: false });
-  if (isApprovalIndexStore(store)) {
-    const entries = await storeCall("listPendingApprovals", () =>
-      store.listPendingApprovals({
-        ...(query.sessionId !== undefined && { sessionId: query.sessionId }),
-        ...(query.scope !== undefined && { scope: query.scope }),
-        ...(query.scopePrefix !== undefined && { scopePrefix: query.scopePrefix }),
-      }),
-    );
-    const kept = filter.kind === "prefix" ? entries.filter((entry) => matchesScopeFilter(entry.scope, filter)) : entries;
-    return kept.map((entry) => ({
-      requestId: entry.requestId,
-      sessionId: entry.sessionId,
-      agentId: entry.agentId,
-      runId: entry.request.runId ?? "",
-      request: entry.request.request,
-      at: entry.request.at,
-      ...(entry.request.question === true && { [QUESTION]: true as const }),
-    }));
-  }
-  const { sessionId, scope, scopePrefix } = query;
-  const sessions = (
-    sessionId !== undefined
-      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter((s): s is SessionSummary => s !== undefined)
-      : await storeCall("listSessions", () => store.listSessions(scope !== undefined ? { scope } : scopePrefix !== undefined ? { scopePrefix } : {}))
-  ).filter((s) => matchesScopeFilter(s.scope, filter));
-  const pending: ListedRequest[] = [];
-  for (const session of sessions) {
-    const state = sessionId !== undefined ? await context.states.read(session) : await readFresh(store, session.sessionId);
-    for (const record of state.pending) {
-      pending.push({
-        requestId: record.request.requestId,
-        sessionId: session.sessionId,
-        agentId: session.agentId,
-        runId: record.runId ?? state.suspended?.runId ?? "",
-        request: record.request,
-        at: record.at,
-        ...(record.question === true && { [QUESTION]: true as const }),
-      });
-    }
-  }
-  return pending;
-}
-
-/**
  * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
  * decision record, then, once the turn has no pending request left, resumes it.
  */
@@ -109,12 +50,19 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
   const session = await findApproval(context, requestId);
   const agent = agentOf(context, session.agentId);
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
+  let waiter: TurnWaiter | undefined;
   const outcome = await context.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
     const lineage = newLineage(context, agent);
     const state = await turns.recoverDecided(session, lease, lineage);
     const entry = state.approvals.get(requestId);
     if (!entry) throw new ApprovalNotFoundError(requestId);
     const request = entry.request.request;
+    if (request.waitsOn !== undefined)
+      throw new InvalidArgumentError(
+        `${operation}: "${requestId}" waits for agent "${request.waitsOn.agentId}", not for a person: decide what it waits on (pendingApprovals / pendingQuestions of session "${session.sessionId}" list it)`,
+      );
+    // The chain's end is handed to whoever waits on it (after this session's lease is released).
+    waiter = state.waiter;
     // A question is answered, never approved; an approval is never answered.
     if ((entry.request.question === true) !== asking)
       throw new InvalidArgumentError(
@@ -160,7 +108,7 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
     if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
     return turns.resumeSuspended(session, state, suspended, lease, lineage, { [request.toolCallId]: resumeDecision(requestId, decision, result) });
   });
-  if (!("continueRun" in outcome)) return outcome;
+  if (!("continueRun" in outcome)) return answerUp(context, turns, waiter, outcome);
   return turns.enqueue({
     agent,
     session,

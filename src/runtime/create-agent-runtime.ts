@@ -92,9 +92,15 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
-      return (await listPending(context, query))
-        .filter(isQuestion)
-        .map((p) => ({ questionId: p.requestId, sessionId: p.sessionId, agentId: p.agentId, runId: p.runId, question: questionOf(p.request), at: p.at }));
+      return (await listPending(context, query)).filter(isQuestion).map((p) => ({
+        questionId: p.requestId,
+        sessionId: p.sessionId,
+        agentId: p.agentId,
+        runId: p.runId,
+        question: questionOf(p.request),
+        at: p.at,
+        ...(p.chain !== undefined && { chain: p.chain }),
+      }));
     },
     setRole: (sessionId, role) => setRole(context, sessionId, role),
     setTurnDispatcher(dispatch) {

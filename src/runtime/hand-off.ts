@@ -5,6 +5,7 @@ import type { DispatchedTurn, TurnResult } from "../contracts/agent-runtime.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
 import type { JsonValue } from "../contracts/json-schema.js";
+import type { TurnWaiter } from "./session-state.js";
 
 /** A turn the runtime starts on its own (not for a caller of `send`), and where it comes from. */
 export interface HandOffRequest {
@@ -28,6 +29,8 @@ export interface HandOffRequest {
   local?: boolean;
   /** The starting turn's host context, inherited by this one. */
   context?: JsonValue;
+  /** A sync `agents_message` call waiting on this turn (answered when the turn suspends and ends later). */
+  waiter?: TurnWaiter;
 }
 
 /** How the turn was started: here (its promise), or handed to the dispatcher (stored; it runs later, maybe elsewhere). */
@@ -57,6 +60,7 @@ export async function handOffTurn(core: RuntimeContext, request: HandOffRequest)
       lineage,
       runId,
       ...(request.context !== undefined && { context: request.context }),
+      ...(request.waiter !== undefined && { waiter: request.waiter }),
     });
     return { dispatched: false, runId, turn };
   }

@@ -3,7 +3,7 @@ import { toJsonSchema } from "../schema/to-json-schema.js";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
-import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
+import type { ApprovalHandler, ApprovalRequest, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { runLoop } from "../loop/run-unified-agent-loop.js";
 import { estimateMessageTokens } from "../context/estimate-tokens.js";
 import type { HistoryRecord, NewRecord, SessionSummary } from "../contracts/session-store.js";
@@ -13,7 +13,7 @@ import type { PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeToolHost } from "./agent-tools.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
 import type { Lineage } from "./runtime-core.js";
-import type { NewRuntimeTurnRecord } from "./session-state.js";
+import type { NewRuntimeTurnRecord, TurnWaiter } from "./session-state.js";
 import { DEFAULT_BUDGET, TurnBudget } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
 import { planSummaryOf } from "../modes/plan-summary.js";
@@ -21,6 +21,7 @@ import { questionOf } from "./question-answer.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
 import { extraRecord } from "./session-state.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
+import { surfacedRequests } from "./pending-listing.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -62,6 +63,8 @@ export interface TurnSetup {
   stopReason?: () => string | undefined;
   /** The host's context of the turn (stored on its start; tools see it as `ctx.context`). */
   context?: JsonValue;
+  /** The sync `agents_message` call waiting on this turn (a new chain's start stores it). */
+  waiter?: TurnWaiter;
   /** The run id of the chain's first turn, when this one resumes it (tools' `ctx.callKey` stay the same across a resume). */
   chainRunId?: string;
 }
@@ -86,6 +89,8 @@ interface TurnScope {
   audit: AuditTrail;
   /** Whether the runtime's `ask_user` tool is offered (its approval requests are questions). */
   asks: boolean;
+  /** The requests each waiting call (by its request id) stands for, as the turn reported them. */
+  surfaced: Map<string, { request: ApprovalRequest; question: boolean }[]>;
 }
 
 /**
@@ -205,6 +210,7 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
     append: (records) => appendRecords(context.store, sessionId, records, setup.leaseToken),
     audit,
     asks: offersModeTool(prepared.tools, ASK_USER),
+    surfaced: new Map(),
   };
 }
 
@@ -215,6 +221,7 @@ async function openTurn(scope: TurnScope): Promise<void> {
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
   start.chatContext = setup.chatContext;
   if (setup.context !== undefined) start.context = setup.context;
+  if (setup.waiter !== undefined && setup.resumeOf === undefined) start.waiter = setup.waiter;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
@@ -317,6 +324,17 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
       { id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) },
     ]);
     if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, setup.session);
+    if (event.request.waitsOn !== undefined) {
+      // A call waiting on another agent: the conversation shows what that agent waits on instead.
+      const surfaced = await surfacedRequests(context, [event.request], { sessionId: setup.session.sessionId, agentId: setup.agent.agentId });
+      scope.surfaced.set(event.request.requestId, surfaced);
+      for (const { request, question } of surfaced) {
+        const origin = { depth: event.depth, parentId: event.parentId };
+        if (question) publish({ type: "question", questionId: request.requestId, toolCallId: request.toolCallId, question: questionOf(request), ...origin });
+        else publish({ type: "approval_request", request, ...origin });
+      }
+      return false;
+    }
     if (asking) {
       // Shown as a question, not as an approval card.
       const { requestId, toolCallId } = event.request;
@@ -368,7 +386,7 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   if (result.status === "suspended") {
     end.resume = { results: result.resume?.results ?? {} };
     // Remembered only while they wait (a store without the index then needs no scan for them).
-    for (const request of result.pendingApprovals ?? []) context.approvalSessions.set(request.requestId, sessionId);
+    for (const request of result.pendingApprovals ?? []) if (request.waitsOn === undefined) context.approvalSessions.set(request.requestId, sessionId);
   } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
     // A turn stopped early (budget, iteration limit, error, abort) still keeps its
     // execution tree; a complete turn has it on its final assistant message.
@@ -387,6 +405,12 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
   await scope.audit.settled();
   const turnResult: TurnResult = { ...result, sessionId, agentId: setup.agent.agentId, created: setup.created, runId };
+  // The host decides what waiting calls wait on: those are the requests it is shown.
+  if (result.pendingApprovals?.some((request) => request.waitsOn !== undefined)) {
+    turnResult.pendingApprovals = result.pendingApprovals.flatMap((request) =>
+      request.waitsOn === undefined ? [request] : (scope.surfaced.get(request.requestId) ?? []).map((s) => s.request),
+    );
+  }
   scope.publish({ type: "done", result: turnResult, depth: 0, parentId: null });
   return turnResult;
 }

@@ -6,6 +6,7 @@ import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import type { QueuedMessage } from "./pending-queue.js";
+import type { TurnWaiter } from "./session-state.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
@@ -53,6 +54,8 @@ export interface TurnRequest {
   lineage?: Lineage;
   /** The host's data for the turn (`SendInput.context`, checked and copied), stored on its start. */
   context?: JsonValue;
+  /** The sync `agents_message` call waiting on this turn's answer (stored on its start). */
+  waiter?: TurnWaiter;
   /** What to do when the session waits for a decision (`SendInput.ifPending`). @default "queue" */
   ifPending?: "queue" | "reject" | "supersede";
   /** Set on a queued message handed back once the decision was made (it does not queue behind the others again). */

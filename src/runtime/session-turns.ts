@@ -1,12 +1,14 @@
 import type { SessionSummary } from "../contracts/session-store.js";
-import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
+import type { TurnResult } from "../contracts/agent-runtime.js";
 import { storedDecisions, type ResumeDecision } from "./approval-decision.js";
 import type { BackgroundNotices } from "./background-notices.js";
 import type { PrepareAgent } from "./prepared-agents.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
-import { InvalidArgumentError, PendingDecisionError } from "../errors/errors.js";
+import { InvalidArgumentError } from "../errors/errors.js";
 import { PendingQueue } from "./pending-queue.js";
+import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
+import { recoverWaits } from "./delegated-waits.js";
 import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
 import { isBackground, type Lineage, type TurnRequest } from "./runtime-core.js";
 import { agentOf, newLineage, sessionRole } from "./runtime-lookups.js";
@@ -23,8 +25,12 @@ type Suspended = NonNullable<SessionState["suspended"]>;
 export interface SessionTurns {
   /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
   enqueue(request: TurnRequest): Promise<TurnResult>;
-  /** The session's state, after resuming a suspended turn whose approvals are all decided but that never resumed. */
-  recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage): Promise<SessionState>;
+  /**
+   * The session's state, after resuming a suspended turn whose approvals are all decided but that
+   * never resumed (answering first its calls that wait on other agents whose turns ended;
+   * `depth` counts the sessions of the chain already being recovered).
+   */
+  recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage, depth?: number): Promise<SessionState>;
   /** Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id). */
   resumeSuspended(
     session: SessionSummary,
@@ -42,39 +48,9 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
 
   const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => registerRunningTurn(context, sessionId, signal);
 
-  /**
-   * After a turn that did not suspend, before its result is returned: a background agent waits
-   * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
-   * made as such, so other turns cost no extra store reads.)
-   */
-  const settleAfterTurn = async (session: SessionSummary, result: TurnResult): Promise<TurnResult> => {
-    if (result.status === "suspended") return result;
-    if (isBackground(session)) await settleSubagentTurn(store, context.publish, result);
-    const outcome = executionOutcome(result);
-    if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
-    const current = await storeCall("getSession", () => store.getSession(result.sessionId));
-    if (current && taskOf(current)?.status === "executing") {
-      // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-      await transitionTask({ store, publish: context.publish }, current, outcome).catch((error: unknown) =>
-        context.report("task_transition_failed", error, session),
-      );
-    }
-    return result;
-  };
-
-  /** Hands queued messages back once the session has no decision pending (called after its turns end, and polled). */
-  const checkQueue = (sessionId: string): void => {
-    const first = queue.peek(sessionId);
-    if (!first) return;
-    states.read(first.session).then(
-      (state) => {
-        if (!isWaiting(state)) queue.drain(sessionId, (request, message) => turns.enqueue({ ...request, drained: message }));
-      },
-      (error: unknown) => context.report("queue_check_failed", error, first.session),
-    );
-  };
-  const queue = new PendingQueue(checkQueue);
+  const queue = new PendingQueue((sessionId) => checkQueue(context, queue, turns, sessionId));
   context.pendingQueue = queue;
+  const checkQueueOf = (sessionId: string) => checkQueue(context, queue, turns, sessionId);
 
   const turns: SessionTurns = {
     enqueue(request) {
@@ -87,7 +63,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         // A turn sent again under its run id (a retried job) never runs twice.
         const again = await rerun(context, request, state, lease);
         if ("result" in again) return again.result;
-        const waiting = admitBehindDecisions(context, queue, request, state);
+        const waiting = await admitBehindDecisions(context, queue, request, state);
         if (waiting) return waiting;
         const { input, runId } = again;
         const role = sessionRole(context, agent, session, state);
@@ -115,20 +91,25 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
           role,
           ...(runId !== undefined && { runId }),
           ...(request.context !== undefined && { context: request.context }),
+          ...(request.waiter !== undefined && { waiter: request.waiter }),
           signal: stop.signal,
           stopReason: stop.reason,
           onEvent: request.onEvent ?? (() => undefined),
         })
           .finally(stop.done)
-          .then((result) => settleAfterTurn(session, result));
+          .then((result) => settleAfterTurn(context, session, result));
       });
-      const result = turn.then((outcome) => ("queued" in outcome ? outcome.queued : (checkQueue(session.sessionId), outcome)));
+      const result = turn.then((outcome) => ("queued" in outcome ? outcome.queued : (checkQueueOf(session.sessionId), outcome)));
       if (isBackground(session)) notices.watch(session, lineage, result);
       return result;
     },
 
-    async recoverDecided(session, lease, lineage) {
-      const state = await states.read(session);
+    async recoverDecided(session, lease, lineage, depth = 0) {
+      let state = await states.read(session);
+      // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
+      if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
+        if (await recoverWaits(context, turns, session, lease, state, depth)) state = await states.read(session);
+      }
       if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
       await turns.resumeSuspended(session, state, state.suspended, lease, lineage, {});
       return states.read(session);
@@ -166,8 +147,8 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         onEvent: () => undefined,
       })
         .finally(stop.done)
-        .then((result) => settleAfterTurn(session, result))
-        .then((result) => (checkQueue(session.sessionId), result));
+        .then((result) => settleAfterTurn(context, session, result))
+        .then((result) => (checkQueueOf(session.sessionId), result));
     },
   };
   return turns;
@@ -222,50 +203,25 @@ export function priorRun(runs: Map<string, string | null>, runId: string): { run
   return found;
 }
 
-/** Whether the session waits for a decision (an approval or question of its suspended turn, or an agent it waits on). */
-function isWaiting(state: SessionState): boolean {
-  return state.suspended !== undefined && state.pending.length > 0;
-}
-
 /**
- * What a message does when the session waits for a decision (or older messages wait): `queue`
- * waits (resolves when its turn ran; a `message_queued` event says so now); `reject` throws
- * `PendingDecisionError`; `supersede` runs it now (the turn's repair denies the pending requests
- * as superseded). `undefined`: run it now.
+ * After a turn that did not suspend, before its result is returned: a background agent waits
+ * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
+ * made as such, so other turns cost no extra store reads.)
  */
-function admitBehindDecisions(
-  context: RuntimeContext,
-  queue: PendingQueue,
-  request: TurnRequest,
-  state: SessionState,
-): { queued: Promise<TurnResult> } | undefined {
-  const { session } = request;
-  const drained = request.drained;
-  if (drained) {
-    if (isWaiting(state)) return { queued: queue.requeue(session.sessionId, drained) };
-    queue.started(session.sessionId, drained);
-    return undefined;
+async function settleAfterTurn(context: RuntimeContext, session: SessionSummary, result: TurnResult): Promise<TurnResult> {
+  const { store } = context;
+  if (result.status === "suspended") return result;
+  if (isBackground(session)) await settleSubagentTurn(store, context.publish, result);
+  const outcome = executionOutcome(result);
+  if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
+  const current = await storeCall("getSession", () => store.getSession(result.sessionId));
+  if (current && taskOf(current)?.status === "executing") {
+    // Lost to a concurrent transition (a cancel): that one stands, and is reported.
+    await transitionTask({ store, publish: context.publish }, current, outcome).catch((error: unknown) =>
+      context.report("task_transition_failed", error, session),
+    );
   }
-  const behind = queue.has(session.sessionId);
-  if (!behind && !isWaiting(state)) return undefined;
-  const mode = request.ifPending ?? "queue";
-  if (mode === "supersede") return undefined;
-  const pendingRequestIds = state.pending.map((p) => p.request.requestId);
-  if (mode === "reject") throw new PendingDecisionError(session.sessionId, pendingRequestIds);
-  const event = {
-    type: "message_queued",
-    sessionId: session.sessionId,
-    pendingRequestIds,
-    depth: 0,
-    parentId: null,
-    agentId: session.agentId,
-    runId: request.runId ?? "",
-    seq: context.nextSeq(),
-    ts: Date.now(),
-  } satisfies RuntimeEvent;
-  request.onEvent?.(event);
-  context.emit(event);
-  return { queued: queue.add(session.sessionId, request) };
+  return result;
 }
 
 /** Registers a turn about to run in this process, so `setRole` and task cancels can stop it. */

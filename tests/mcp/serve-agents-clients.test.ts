@@ -92,7 +92,7 @@ describe("serveAgentsOverMcp: each MCP client has its own conversations", { time
   });
 
   it("caps the sessions one client starts and the turns it runs at once", async () => {
-    const { observed } = makeRuntime([{ text: "slow", delayMs: 60_000 }, { text: "one" }, { text: "two" }]);
+    const { observed, provider } = makeRuntime([{ text: "slow", delayMs: 60_000 }, { text: "one" }, { text: "two" }]);
     const handle = serveAgentsOverMcp({ runtime: observed, maxSessionsPerClient: 2, maxTurnsPerClient: 1 });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await handle.connect(serverSide);
@@ -104,6 +104,8 @@ describe("serveAgentsOverMcp: each MCP client has its own conversations", { time
     );
     const controller = new AbortController();
     const slow = client.callTool({ name: "support", arguments: { message: "slow" } }, undefined, { signal: controller.signal }).catch(() => undefined);
+    // The slow turn has its model call (the scripted 60-second answer) before it is cancelled.
+    await expect.poll(() => provider.calls.length).toBe(1);
     await expect.poll(async () => (await say(client, "meanwhile")).text).toMatch(/already has 1 turns running \(at most 1\)/);
     controller.abort();
     await slow;
