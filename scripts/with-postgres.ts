@@ -70,7 +70,8 @@ function run(account: Account | undefined, file: string, args: string[], options
  * cannot read (under /root, say).
  */
 function reachableBinaries(binaries: Binaries, account: Account | undefined, dir: string): Binaries {
-  if (spawnSync(binaries.initdb, ["--version"], { ...account, stdio: "ignore" }).status === 0) return binaries;
+  const probe = spawnSync(binaries.initdb, ["--version"], { ...account, stdio: "ignore" });
+  if (probe.error === undefined || !("code" in probe.error) || probe.error.code !== "EACCES") return binaries;
   const home = dirname(dirname(binaries.initdb));
   const copy = join(dir, "server");
   cpSync(home, copy, { recursive: true, verbatimSymlinks: true });
@@ -151,7 +152,13 @@ async function main(command: string[]): Promise<number> {
     if (account !== undefined) chownSync(dir, account.uid, account.gid);
     binaries = reachableBinaries(found, account, dir);
     const data = join(dir, "data");
-    run(account, binaries.initdb, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    try {
+      run(account, binaries.initdb, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    } catch (error) {
+      // The platform package's postinstall links its libraries (libicuuc.so.60 -> .60.2 and the like).
+      const hint = /error while loading shared libraries/.test(String(error)) ? " (did its postinstall run? see allowScripts in package.json)" : "";
+      throw new Error(`${(error as Error).message}${hint}`);
+    }
     const port = await start(binaries, account, dir);
     await createDatabase(port);
     const url = `postgres://postgres@127.0.0.1:${port}/agentry`;
