@@ -3,11 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { startWebChat } from "../../examples/web-chat/server.js";
+import { launchChromium } from "../helpers/chromium.js";
 
-/** Debian's chromium (installed by .ci/run); never a downloaded browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const artifacts = fileURLToPath(new URL("../../test-artifacts/", import.meta.url));
 
 describe("examples/web-chat in headless Chromium", () => {
@@ -17,7 +16,7 @@ describe("examples/web-chat in headless Chromium", () => {
 
   beforeAll(async () => {
     app = await startWebChat({ port: 0, dbPath: join(dir, "chat.db"), provider: undefined });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
