@@ -91,6 +91,7 @@ export type { ApprovalContext, ApprovalDecision, ApprovalHandler, ApprovalReques
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
+  MessageQueuedEvent,
   ArtifactCreatedEvent,
   BudgetExceededEvent,
   ChunkEvent,

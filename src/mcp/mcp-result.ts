@@ -78,7 +78,7 @@ export function mcpResultText(result: McpCallResult): string {
  * the content as text (text parts joined, images, audio and binary resources described in one
  * line: the model sees text, and the loop caps its size like any result). `isError: true` throws
  * an `Error` with the text (at most 8,000 characters), so the loop records an error result the
- * model can act on; so does a `structuredContent` nested deeper than 64 levels ({@link MAX_RESULT_DEPTH}).
+ * model can act on; so does a `structuredContent` nested deeper than 64 levels (`MAX_RESULT_DEPTH`).
  */
 export function mapMcpResult(result: McpCallResult): unknown {
   if (result.isError === true) {

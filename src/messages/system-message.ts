@@ -47,7 +47,7 @@ export function escapeUserContent(content: string | UserPart[]): string | UserPa
 
 /**
  * Wraps a system message from another agent: `<system_message origin="ID">text</system_message>`.
- * The origin is attribute-escaped; the text goes through {@link escapeSystemMessageTags}, so text
+ * The origin is attribute-escaped; the text goes through `escapeSystemMessageTags`, so text
  * an agent wrote can never close the wrapper or forge another one. {@link unwrapSystemMessage}
  * reverses it.
  */

@@ -7,7 +7,7 @@
 /**
  * Counts the characters the scanners visit, for tests that prove the parse linear by counting
  * work instead of timing it. Optional everywhere; costs nothing when absent.
- * @internal
+ * Not part of the package API (no entry exports it).
  */
 export interface ScanMeter {
   steps: number;

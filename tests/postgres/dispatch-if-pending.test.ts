@@ -69,3 +69,44 @@ describe("the dispatcher's send: context and ifPending across processes", { time
     expect(ApprovalSupersededError.isInstance(late)).toBe(true);
   });
 });
+
+describe("an approval asked by a delegated agent, decided through the dispatcher from another process", { timeout: 120_000 }, () => {
+  if (!requireDatabase()) return;
+  const apps: App[] = [];
+  const schemas: string[] = [];
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+  afterAll(async () => {
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await client.end();
+  });
+
+  it("main -> helper: the helper's payment approval suspends main, is listed for main's session, and resolving it answers main; the payment runs once", async () => {
+    const schema = freshSchema();
+    schemas.push(schema, `${schema}_boss`);
+    const start = (worker: boolean) =>
+      startApp({ databaseUrl: databaseUrl!, schema, bossSchema: `${schema}_boss`, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000 }).then(
+        (app) => (apps.push(app), app),
+      );
+    const worker = await start(true);
+    const front = await start(false);
+    const other = await start(true);
+    const suspended = await front.dispatcher.send({ agentId: "main", content: "delegate pay-x", context: { tenant: "acme" } });
+    expect(suspended.status).toBe("suspended");
+    const [request] = suspended.pendingApprovals!;
+    expect(request).toMatchObject({ name: "pay", origin: { agentId: "helper" } });
+    const listed = await worker.runtime!.pendingApprovals({ sessionId: suspended.sessionId });
+    expect(listed.map((p) => [p.requestId, p.agentId, p.chain?.map((c) => c.agentId)])).toEqual([[request!.requestId, "helper", ["main"]]]);
+    // Decided from another process: the helper resumes, its answer reaches main, main resumes.
+    const resumed = await other.dispatcher.resolveApproval(request!.requestId, { approved: true });
+    expect(resumed).toMatchObject({ status: "complete", sessionId: suspended.sessionId, text: "delegated pay-x" });
+    const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects`);
+    expect(rows.map((r) => r.key)).toEqual(["pay-x@acme"]);
+    expect(await worker.runtime!.pendingApprovals()).toEqual([]);
+    expect([...worker.problems, ...other.problems]).toEqual([]);
+  });
+});
