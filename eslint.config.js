@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "docs/**", "bench/**", "node_modules/**", "coverage/**", "examples/*/public/**"] },
+  { ignores: ["dist/**", "api-docs/**", ".docs-check*/**", "bench/**", "node_modules/**", "coverage/**", "examples/*/public/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
