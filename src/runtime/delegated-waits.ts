@@ -60,7 +60,11 @@ async function answerWaiter(
     if (!entry || entry.decision || !state.suspended || !state.pending.includes(entry.request)) return undefined;
     const stored = await storeAnswer(context, session, lease, entry.request, result);
     if (!stored) return undefined;
-    return { result: await turns.recoverDecided(session, lease, newLineage(context, agent)).then(() => lastOutcome(context, session)), waiter: state.waiter };
+    // Other calls of the batch still wait: the turn stays suspended (their answers resume it).
+    const after = await context.states.read(session);
+    if (!after.suspended || after.pending.length > 0) return undefined;
+    const resumed = await turns.resumeSuspended(session, after, after.suspended, lease, newLineage(context, agent), {});
+    return { result: resumed, waiter: state.waiter };
   });
 }
 
@@ -76,15 +80,6 @@ async function storeAnswer(context: RuntimeContext, session: SessionSummary, lea
   });
   const [stored] = await appendRecords(context.store, session.sessionId, [record], lease.token);
   return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
-}
-
-/** The outcome of the session's latest turn (the one a recovery just resumed), from its log. */
-async function lastOutcome(context: RuntimeContext, session: SessionSummary): Promise<TurnResult> {
-  const records = await storeCall("load", () => context.store.load(session.sessionId, { sinceLastReset: true }));
-  const last = records.findLast((r) => r.kind === "turn" && (r as RuntimeTurnRecord).phase === "end") as RuntimeTurnRecord | undefined;
-  const outcome = last === undefined ? undefined : turnResultOf(records, session, last.runId, false);
-  if (!outcome) throw new Error(`Session "${session.sessionId}" has no ended turn to report`);
-  return outcome;
 }
 
 /**
