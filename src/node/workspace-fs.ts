@@ -42,7 +42,8 @@ const failWith =
   };
 const changed = (shown: string) => new Error(`Path ${JSON.stringify(shown)} resolves outside the workspace (it changed while being opened).`);
 
-async function useProcFd(options: WorkspaceFsOptions): Promise<boolean> {
+/** Whether confined operations verify through `/proc/self/fd` (resolve once for many operations: pass it as `procFd`). */
+export async function useProcFd(options: WorkspaceFsOptions = {}): Promise<boolean> {
   if (options.procFd !== undefined) return options.procFd;
   if (process.platform !== "linux") return false;
   return access(PROC_FD).then(

@@ -7,7 +7,7 @@ import { compileLinearRegex, RegexSubsetError, type LinearRegex } from "../inter
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../contracts/tool.js";
 import { compilePathGlobs, type PathGlob } from "./path-glob.js";
-import { listConfinedDirectory, readConfinedFile } from "./workspace-fs.js";
+import { listConfinedDirectory, readConfinedFile, useProcFd, type WorkspaceFsOptions } from "./workspace-fs.js";
 import { describeFsError, resolveConfinedPath, type ConfinedPath } from "./workspace-path.js";
 
 /** One matching line of `search_files`. */
@@ -49,6 +49,8 @@ export interface SearchSettings {
 }
 
 interface SearchState {
+  /** How files and directories are verified, resolved once per search. */
+  readonly fs: WorkspaceFsOptions;
   readonly regex: LinearRegex;
   readonly budget: { steps: number };
   readonly limit: number;
@@ -77,7 +79,7 @@ async function searchFile(target: ConfinedPath, file: string, state: SearchState
   if (remaining <= 0) return "bytes";
   let read: { size: number; bytes: Buffer };
   try {
-    read = await readConfinedFile(target, file, { offset: 0, maxBytes: remaining });
+    read = await readConfinedFile(target, file, { offset: 0, maxBytes: remaining }, state.fs);
   } catch {
     result.unreadableFiles++;
     return undefined;
@@ -119,7 +121,7 @@ async function walk(
     const target = { realRoot: root, real: dir.real, existing: dir.real, missing: [] };
     let listing: Awaited<ReturnType<typeof listConfinedDirectory>>;
     try {
-      listing = await listConfinedDirectory(target, dir.rel || ".", Math.max(1, settings.maxEntries - entries));
+      listing = await listConfinedDirectory(target, dir.rel || ".", Math.max(1, settings.maxEntries - entries), state.fs);
     } catch {
       state.result.unreadableFiles++;
       continue;
@@ -176,6 +178,7 @@ export function createSearchFilesTool(settings: SearchSettings): Tool {
       });
       const result: SearchFilesResult = { matches: [], filesSearched: 0, bytesSearched: 0, binaryFilesSkipped: 0, unreadableFiles: 0, truncated: false };
       const state: SearchState = {
+        fs: { procFd: await useProcFd() },
         regex,
         budget: { steps: settings.maxSteps },
         limit: Math.min(input.max_matches ?? settings.maxMatches, settings.maxMatches),
