@@ -1,12 +1,16 @@
 /**
- * Plan, review, act: a task whose planner explores a workspace with read-only tools and submits a
- * plan, is revised once, approved, asks one question while it works, and completes. Prints the
- * lifecycle as it goes.
+ * Plan, review, act: a task whose planner explores a git repository with read-only tools
+ * (`list_directory`, `search_files`, `git_status`, `read_file`) and submits a plan, is revised
+ * once, approved, asks one question while it works, creates a file with `apply_patch`, checks
+ * `git_status` and completes. The policy may read, edit and create files but not delete them.
+ * Prints the lifecycle as it goes.
  *
- * Runs offline on the scripted provider (swap in `openai()` or `anthropic()` for a real model).
+ * Runs offline on the scripted provider (swap in `openai()` or `anthropic()` for a real model);
+ * needs `git` on PATH.
  *
  *   npx tsx --tsconfig tsconfig.tests.json examples/plan-act.ts
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,10 +18,36 @@ import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionSt
 import { createWorkspaceTools } from "@agentry/core/node";
 import { createFakeProvider, formatEvent, type FakeTurn } from "@agentry/core/testing";
 
-// 1. A workspace with two notes files that overlap.
+// 1. A git repository with two notes files that overlap, committed.
 const workspace = mkdtempSync(join(tmpdir(), "plan-act-"));
 writeFileSync(join(workspace, "notes-a.md"), "- buy milk\n- call Ann\n");
 writeFileSync(join(workspace, "notes-b.md"), "- call Ann\n- book flights\n");
+writeFileSync(join(workspace, "README.md"), "# Notes\n\n- notes-a.md\n- notes-b.md\n");
+const git = (...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=Example", "-c", "user.email=example@example.com", "-c", "init.defaultBranch=main", ...args], {
+    cwd: workspace,
+    encoding: "utf8",
+  });
+git("init", "-q");
+git("add", ".");
+git("commit", "-q", "-m", "two notes files");
+
+// The patch the actor applies, all or nothing: a new file (so it needs workspace_create) and an edit.
+const MERGED_NOTES = [
+  "--- /dev/null",
+  "+++ b/notes.md",
+  "@@ -0,0 +1,3 @@",
+  "+- buy milk",
+  "+- call Ann",
+  "+- book flights",
+  "--- a/README.md",
+  "+++ b/README.md",
+  "@@ -3,2 +3,3 @@",
+  " - notes-a.md",
+  " - notes-b.md",
+  "+- notes.md (both, merged)",
+  "",
+].join("\n");
 
 // 2. The scripted model: the planner explores, then submits a plan; the actor asks, then writes.
 const planText = (keepOriginals: boolean) =>
@@ -34,7 +64,9 @@ function model(request: ModelRequest): FakeTurn {
   if (request.system.includes("# CURRENT ROLE: PLANNER")) {
     const revised = request.messages.some((m) => m.role === "user" && typeof m.content === "string" && m.content.includes("Keep the originals"));
     if (calledLast === undefined) return { toolCalls: [{ name: "list_directory", args: { path: "." } }] };
-    if (calledLast === "list_directory") return { toolCalls: [{ name: "read_file", args: { path: "notes-b.md" } }] };
+    if (calledLast === "list_directory") return { toolCalls: [{ name: "search_files", args: { pattern: "^- call", include: ["*.md"] } }] };
+    if (calledLast === "search_files") return { toolCalls: [{ name: "git_status", args: {} }] };
+    if (calledLast === "git_status") return { toolCalls: [{ name: "read_file", args: { path: "notes-b.md" } }] };
     if (calledLast === "read_file")
       return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planText(revised) } }] };
     return { text: "I submitted the plan for review." };
@@ -57,8 +89,9 @@ function model(request: ModelRequest): FakeTurn {
       ],
     };
   }
-  if (calledLast === "ask_user")
-    return { toolCalls: [{ name: "write_file", args: { path: "notes.md", content: "- buy milk\n- call Ann\n- book flights\n" } }] };
+  if (calledLast === "ask_user") return { toolCalls: [{ name: "apply_patch", args: { patch: MERGED_NOTES } }] };
+  if (calledLast === "apply_patch") return { toolCalls: [{ name: "git_diff", args: {} }] };
+  if (calledLast === "git_diff") return { toolCalls: [{ name: "git_status", args: {} }] };
   return { text: "Done: notes.md holds every item once; the originals are kept." };
 }
 
@@ -69,11 +102,24 @@ const runtime = createAgentRuntime({
   providers: { scripted: createFakeProvider(model) },
   defaultModel: "scripted",
   tools: createWorkspaceTools(),
-  policy: defaultPolicy("thread", { workspaceRoot: workspace }),
+  // Finer file permissions: read, edit and create, but no workspace_delete (delete_file is not
+  // even offered, and a patch that deletes a file is refused). The planner role narrows this to
+  // read-only tools while it plans.
+  policy: {
+    ...defaultPolicy("thread", { workspaceRoot: workspace }),
+    classes: ["safe", "knowledge", "subagent", "workspace_read", "workspace_write", "workspace_create"],
+  },
 });
 const SHOWN = new Set(["task_status", "planning_started", "artifact_created", "plan_ready", "question", "role_changed", "tool_call_update"]);
 runtime.events.on("event", (event: RuntimeEvent) => {
-  if (!SHOWN.has(event.type) || (event.type === "tool_call_update" && event.status === "end")) return;
+  if (event.type === "tool_call_update" && event.status === "end") {
+    // The search's and git's answers (what a real model would read), and any tool error.
+    if (event.isError === true) console.log(`  ✗ ${event.name}: ${JSON.stringify(event.result)}`);
+    else if (["search_files", "git_status", "apply_patch"].includes(event.name)) console.log(`  ${event.name} → ${JSON.stringify(event.result)}`);
+    else if (event.name === "git_diff") console.log(`  git_diff →\n${(event.result as { diff: string }).diff}`);
+    return;
+  }
+  if (!SHOWN.has(event.type)) return;
   const line = formatEvent(event);
   if (line !== undefined) console.log(line);
 });
@@ -92,4 +138,5 @@ const done = await runtime.answerQuestion(question!.questionId, { value: "origin
 console.log(`assistant: ${done.text}`);
 console.log(`task ${(await runtime.tasks.get(task.taskId))?.status}`);
 console.log(`notes.md:\n${readFileSync(join(workspace, "notes.md"), "utf8")}`);
+console.log(`git status --short:\n${git("status", "--short")}`);
 await runtime.close();

@@ -1,6 +1,22 @@
-/** Permission classes of tools; hosts may add their own. */
+/**
+ * Permission classes of tools; hosts may add their own. The workspace is split as the file
+ * permissions of a role are: `workspace_read` (read, list, search, git status and diff),
+ * `workspace_write` (change an existing file), `workspace_create` (make a new file) and
+ * `workspace_delete` (remove a file). A tool that needs several lists them all (`Tool.permissionClass`).
+ */
 export type PermissionClass =
-  "safe" | "knowledge" | "network" | "workspace_read" | "workspace_write" | "execute" | "editor_mutate" | "subagent" | "secrets" | (string & {});
+  | "safe"
+  | "knowledge"
+  | "network"
+  | "workspace_read"
+  | "workspace_write"
+  | "workspace_create"
+  | "workspace_delete"
+  | "execute"
+  | "editor_mutate"
+  | "subagent"
+  | "secrets"
+  | (string & {});
 
 /** The per-session tool policy: which classes are on, and where workspace tools may reach. */
 export interface ToolPolicy {

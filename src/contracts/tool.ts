@@ -47,7 +47,12 @@ export interface Tool<I = any, O = any, C = JsonValue> {
   description: string;
   /** JSON Schema of the arguments; arguments are validated against it before `execute`. */
   inputSchema: JsonSchema;
-  permissionClass: PermissionClass;
+  /**
+   * The permission class the tool needs, or several: a list means every one of them is needed
+   * (`["workspace_read", "workspace_write"]` runs only where the policy enables both). An empty
+   * list is refused everywhere (it declares nothing).
+   */
+  permissionClass: PermissionClass | PermissionClass[];
   /** Capabilities for capability scoping, e.g. `["lists.read"]`. */
   capabilities?: string[];
   /** Whether calls may run concurrently with other calls. @default true */

@@ -13,6 +13,9 @@ export type { JsonlSessionStoreOptions } from "../node/jsonl-session-store.js";
 export { createWorkspaceTools } from "../node/workspace-tools.js";
 export type { WorkspaceToolsOptions } from "../node/workspace-tools.js";
 export type { RunCommandResult } from "../node/workspace-command.js";
+export type { SearchFilesMatch, SearchFilesResult } from "../node/workspace-search.js";
+export type { GitDiffResult, GitStatusEntry, GitStatusResult } from "../node/workspace-git.js";
+export type { AppliedPatchFile, ApplyPatchResult } from "../node/workspace-patch.js";
 // <<< workspace tools block
 // >>> cli providers block
 export { createCliProvider } from "../node/create-cli-provider.js";

@@ -1,6 +1,7 @@
 import type { ToolCallPart } from "../contracts/message.js";
 import { validateToolArgs } from "../tools/validate-tool-args.js";
 import { classRefusal } from "../tools/declared-read-only.js";
+import { toolPermissionClasses } from "../tools/permission-classes.js";
 import type { Level, PlannedCall, RefusePlan } from "./level.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS, type RunSubtaskArgs } from "./subtask-tools.js";
@@ -100,7 +101,9 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
   if (!checked.ok) return refuse(call, args, `Invalid arguments for "${call.name}": ${checked.message}`, "invalid_arguments");
   const approval = turn.policy?.approval;
   const needsApproval =
-    tool.requiresApproval === true || (approval?.tools?.includes(tool.name) ?? false) || (approval?.classes?.includes(tool.permissionClass) ?? false);
+    tool.requiresApproval === true ||
+    (approval?.tools?.includes(tool.name) ?? false) ||
+    toolPermissionClasses(tool).some((c) => approval?.classes?.includes(c) ?? false);
   return { kind: "tool", call, args, tool, input: checked.value, needsApproval, startedAt: undefined };
 }
 

@@ -20,6 +20,7 @@ import { buildSubtaskSystemPrompt, FINAL_ANSWER, FINISH_SUBTASK, RUN_SUBTASK, ty
 import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
 import { errorMessage } from "./tool-result.js";
 import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
+import { toolPermissionClasses } from "../tools/permission-classes.js";
 
 /** Stream ids unique across turns: one random prefix per turn, then a counter. */
 function createStreamIds(): () => string {
@@ -252,7 +253,11 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     approve: options.approve,
     policy,
     loopTools: { runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK), finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK) },
-    toolPolicy: policy ?? { classes: [...new Set(["subagent", ...options.tools.map((t) => t.permissionClass)])], workspaceRoot: null, allowedMcpServers: [] },
+    toolPolicy: policy ?? {
+      classes: [...new Set(["subagent", ...options.tools.flatMap((t) => toolPermissionClasses(t))])],
+      workspaceRoot: null,
+      allowedMcpServers: [],
+    },
     host: options.context,
     context: options.context,
     scope: options.scope,

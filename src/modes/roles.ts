@@ -13,7 +13,7 @@ export interface RoleDefinition {
   readonly prompt: string;
   /**
    * Read-only role (the planner): a tool runs under it only when its author declared it
-   * read-only: its `permissionClass` given explicitly and among `classes`, or `readOnly: true`
+   * read-only: its `permissionClass` given explicitly with every class among `classes`, or `readOnly: true`
    * on the tool (MCP tools with `readOnlyHint`). A tool whose class was left to `defineTool`'s
    * default never runs here.
    * @default false
@@ -29,7 +29,7 @@ const freezeRole = (role: RoleDefinition): RoleDefinition => Object.freeze({ ...
  * - `planner`: read-only (`safe`, `knowledge`, `workspace_read`, and only tools declared so): no
  *   writes, no commands, no network, no sub-agents. Its prompt carries the plan format.
  * - `actor`: full access (`safe`, `knowledge`, `network`, `workspace_read`, `workspace_write`,
- *   `execute`, `editor_mutate`, `subagent`); `secrets` stays opt-in. Its prompt carries the
+ *   `workspace_create`, `workspace_delete`, `execute`, `editor_mutate`, `subagent`); `secrets` stays opt-in. Its prompt carries the
  *   question format and when to ask.
  *
  * A role narrows a policy, it never widens it: the actor gets `execute` only where the session
@@ -46,7 +46,18 @@ export const roles: { readonly planner: RoleDefinition; readonly actor: RoleDefi
   actor: freezeRole({
     name: "actor",
     description: "Execution: carries out the approved plan with full tool access.",
-    classes: ["safe", "knowledge", "network", "workspace_read", "workspace_write", "execute", "editor_mutate", "subagent"],
+    classes: [
+      "safe",
+      "knowledge",
+      "network",
+      "workspace_read",
+      "workspace_write",
+      "workspace_create",
+      "workspace_delete",
+      "execute",
+      "editor_mutate",
+      "subagent",
+    ],
     prompt: ACTOR_PROMPT,
   }),
 });

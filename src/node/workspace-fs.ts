@@ -42,7 +42,8 @@ const failWith =
   };
 const changed = (shown: string) => new Error(`Path ${JSON.stringify(shown)} resolves outside the workspace (it changed while being opened).`);
 
-async function useProcFd(options: WorkspaceFsOptions): Promise<boolean> {
+/** Whether confined operations verify through `/proc/self/fd` (resolve once for many operations: pass it as `procFd`). */
+export async function useProcFd(options: WorkspaceFsOptions = {}): Promise<boolean> {
   if (options.procFd !== undefined) return options.procFd;
   if (process.platform !== "linux") return false;
   return access(PROC_FD).then(
@@ -265,4 +266,27 @@ export async function openConfinedDirectory(
     if (cause === undefined) throw error;
     throw new Error(`Cannot use ${JSON.stringify(shown)} as working directory: ${describeFsError(cause)}.`, { cause });
   });
+}
+
+/**
+ * Deletes a confined regular file: the name is removed through the verified parent directory
+ * (with /proc: its handle), so a swap of a parent for a symlink cannot redirect the deletion. A
+ * directory, symlink, FIFO, socket or device is refused, as is a missing file.
+ */
+export async function deleteConfinedFile(target: ConfinedPath, shown: string, options: WorkspaceFsOptions = {}): Promise<void> {
+  if (target.missing.length > 0) throw new Error(`Cannot delete ${JSON.stringify(shown)}: no such file.`);
+  if (target.real === target.realRoot) throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a directory.`);
+  const proc = await useProcFd(options);
+  const dir = await openDirectory(dirname(target.real), target.realRoot, shown, proc, "delete");
+  try {
+    const at = join(dir.path, basename(target.real));
+    const info = await lstat(at).catch(failWith("delete", shown));
+    if (info.isDirectory()) throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a directory.`);
+    if (info.isSymbolicLink()) throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a symbolic link (not followed).`);
+    if (!info.isFile()) throw new Error(`Cannot delete ${JSON.stringify(shown)}: not a regular file.`);
+    await dir.verify();
+    await unlink(at).catch(failWith("delete", shown));
+  } finally {
+    await dir.close();
+  }
 }

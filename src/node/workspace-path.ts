@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import { lstat, realpath } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { isPathInside } from "../policy/is-path-inside.js";
 import { resolveWorkspacePath } from "../policy/resolve-workspace-path.js";
 import type { ToolPolicy } from "../contracts/tool-policy.js";
@@ -95,4 +95,16 @@ export async function resolveConfinedPath(policy: ToolPolicy, path: string): Pro
 /** The error for a path that leads outside the workspace. */
 export function outsideError(path: string): Error {
   return new Error(`Path ${JSON.stringify(path)} resolves outside the workspace (through a symbolic link).`);
+}
+
+/**
+ * Refuses a write, creation or deletion inside git metadata (a `.git` file or directory anywhere
+ * in the real path, any letter case): a repository's config can make `git` run programs (fsmonitor,
+ * filters), so the tools that change files never touch it and `git_status` / `git_diff` stay read-only.
+ */
+export function refuseGitMetadata(target: ConfinedPath, shown: string, action: string): void {
+  const parts = relative(target.realRoot, target.real).split(sep);
+  if (parts.some((part) => part.toLowerCase() === ".git")) {
+    throw new Error(`Cannot ${action} ${JSON.stringify(shown)}: it is inside .git (git metadata is not changed by the workspace tools).`);
+  }
 }

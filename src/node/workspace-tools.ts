@@ -4,8 +4,11 @@ import { z } from "zod/v4";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool } from "../contracts/tool.js";
 import { createRunCommandTool } from "./workspace-command.js";
-import { listConfinedDirectory, readConfinedFile, writeConfinedFile } from "./workspace-fs.js";
-import { resolveConfinedPath } from "./workspace-path.js";
+import { deleteConfinedFile, listConfinedDirectory, readConfinedFile, writeConfinedFile } from "./workspace-fs.js";
+import { createGitTools } from "./workspace-git.js";
+import { createApplyPatchTool } from "./workspace-patch.js";
+import { refuseGitMetadata, resolveConfinedPath } from "./workspace-path.js";
+import { createSearchFilesTool } from "./workspace-search.js";
 
 /** Options of {@link createWorkspaceTools}. */
 export interface WorkspaceToolsOptions {
@@ -28,6 +31,27 @@ export interface WorkspaceToolsOptions {
    * @default a minimal subset of process.env
    */
   commandEnv?: Record<string, string | undefined>;
+  /** Matching lines `search_files` returns at most (a call may ask for fewer). @default 200 */
+  maxSearchMatches?: number;
+  /** Bytes `search_files` reads at most per call, over all files. @default 20_000_000 */
+  maxSearchBytes?: number;
+  /** Directory entries `search_files` visits at most per call. @default 50_000 */
+  maxSearchEntries?: number;
+  /**
+   * Steps of the linear-time regex engine per `search_files` call (a step is one instruction of the
+   * compiled pattern on one character: at most pattern size x bytes). @default 250_000_000
+   */
+  maxSearchSteps?: number;
+  /** Characters of a matching line `search_files` returns; longer lines are cut. @default 300 */
+  maxSearchLineChars?: number;
+  /** Longest `git_status` / `git_diff` may run before git is stopped. @default 30_000 */
+  gitTimeoutMs?: number;
+  /** Bytes of git output `git_status` / `git_diff` keep; longer output is cut (`truncated: true`). @default 1_000_000 */
+  maxGitOutputBytes?: number;
+  /** Longest patch `apply_patch` takes, in characters. @default 1_000_000 */
+  maxPatchChars?: number;
+  /** Largest file `apply_patch` changes, in bytes. @default 10_000_000 */
+  maxPatchFileBytes?: number;
 }
 
 const ENV_KEYS = ["PATH", "HOME", "USERPROFILE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL"];
@@ -41,15 +65,40 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  *   `maxReadBytes`.
  * - `list_directory` (`workspace_read`): entries with their type, sorted by name, at most
  *   `maxListEntries` (memory stays bounded however large the directory).
- * - `write_file` (`workspace_write`, not parallel-safe, lock `workspace_fs`): creates or replaces a
- *   regular file, creating missing parent directories. The content is written to a temporary file
+ * - `search_files` (`workspace_read`): lines matching a regular expression, ripgrep-style: file,
+ *   line number and line text (cut to `maxSearchLineChars`), files filtered by include / exclude
+ *   globs (`*.ts`, `src/**\/*.md`, `node_modules`), `.git` directories and binary files (a NUL
+ *   byte) skipped, symlinks not followed. The pattern runs on the package's linear-time engine
+ *   (JavaScript syntax without backreferences or lookaround), so its cost is bounded by pattern
+ *   size x bytes; matches, bytes read, entries visited and engine steps are capped per call
+ *   (`truncated` and `stoppedBy` say which cap stopped it).
+ * - `git_status`, `git_diff` (`workspace_read`): run the `git` program (no shell) in the workspace
+ *   root, with a time limit (`gitTimeoutMs`) and an output limit (`maxGitOutputBytes`, cut output
+ *   is `truncated`). Git looks for the repository in the root only (never in a directory above
+ *   it), with fsmonitor, external diff drivers and textconv off. A missing `git` or a workspace
+ *   that is not a repository is an error saying so.
+ * - `write_file` (`workspace_write` and `workspace_create`, not parallel-safe, lock
+ *   `workspace_fs`): creates or replaces a regular file, creating missing parent directories. The
+ *   content is written to a temporary file
  *   (`.agentry-<random>.tmp`) in the target's directory, synced and renamed onto the target, so
  *   the file is replaced whole (readers never see half of it; its permission bits are kept, its
  *   owner and other hard links are not: a hard link is never written through). A directory,
  *   symlink, FIFO, socket or device at the target is refused without being opened.
+ * - `apply_patch` (`workspace_read` and `workspace_write`, not parallel-safe, lock `workspace_fs`):
+ *   applies a unified diff (parsed and applied by jsdiff, no fuzz) to the files it names, all or
+ *   nothing: every file is checked and patched in memory first, and a hunk that does not match is
+ *   an error naming the file and the hunk, with nothing written. A file the patch creates needs
+ *   `workspace_create`, one it deletes `workspace_delete`, a rename both, checked against the
+ *   session's policy when the call runs. Writes go as `write_file`'s do; if one fails, the files
+ *   already changed are put back.
+ * - `delete_file` (`workspace_delete`, not parallel-safe, lock `workspace_fs`): deletes a regular
+ *   file (never a directory or a symlink).
  * - `run_command` (`execute`, not parallel-safe, lock `workspace_fs`): starts an allowlisted
  *   program without a shell, in a workspace directory; honours the abort signal and a time limit.
  *   The allowlist is its boundary: an allowed program can do whatever it can do.
+ *
+ * The tools that change files never write, create or delete anything inside `.git` (any letter
+ * case): a repository's config can make git run programs, so the model cannot plant one there.
  *
  * Confinement. Every path is confined lexically (`..`, absolute paths, NUL bytes) and by real path
  * (symlinks leaving the workspace are refused); with no workspace root every path is refused. On
@@ -75,7 +124,10 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  * only the process group (on Windows: the process) is signalled.
  *
  * Failures throw an `Error` whose message is fit for the model (the loop turns it into an error
- * result). Policy classes decide which tools a session gets: `execute` is off by default.
+ * result). Policy classes decide which tools a session gets: with `defaultPolicy` every tool but
+ * `delete_file` and `run_command` (`workspace_delete` and `execute` are opt-in); a policy with
+ * `workspace_read` and `workspace_write` only may edit files (`apply_patch`) but not create or
+ * delete them.
  *
  * @example
  * const runtime = createAgentRuntime({ ..., tools: createWorkspaceTools({ commandAllowlist: ["npm"] }),
@@ -115,14 +167,40 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     name: "write_file",
     description: "Create or replace a text file in the workspace (missing parent directories are created).",
     input: z.object({ path: pathArg("File path"), content: z.string().describe("The complete new content") }),
-    permissionClass: "workspace_write",
+    permissionClass: ["workspace_write", "workspace_create"],
     parallelSafe: false,
     exclusiveLock: "workspace_fs",
     async execute({ path, content }, ctx) {
       const target = await resolveConfinedPath(ctx.policy, path);
+      refuseGitMetadata(target, path, "write");
       return { path, bytesWritten: await writeConfinedFile(target, path, content) };
     },
   });
+
+  const deleteFile = defineTool({
+    name: "delete_file",
+    description: "Delete a file of the workspace (not a directory).",
+    input: z.object({ path: pathArg("File path") }),
+    permissionClass: "workspace_delete",
+    parallelSafe: false,
+    exclusiveLock: "workspace_fs",
+    async execute({ path }, ctx) {
+      const target = await resolveConfinedPath(ctx.policy, path);
+      refuseGitMetadata(target, path, "delete");
+      await deleteConfinedFile(target, path);
+      return { path, deleted: true };
+    },
+  });
+
+  const searchFiles = createSearchFilesTool({
+    maxMatches: options.maxSearchMatches ?? 200,
+    maxBytes: options.maxSearchBytes ?? 20_000_000,
+    maxEntries: options.maxSearchEntries ?? 50_000,
+    maxSteps: options.maxSearchSteps ?? 250_000_000,
+    maxLineChars: options.maxSearchLineChars ?? 300,
+  });
+  const gitTools = createGitTools({ timeoutMs: options.gitTimeoutMs ?? 30_000, maxOutputBytes: options.maxGitOutputBytes ?? 1_000_000, env });
+  const applyPatch = createApplyPatchTool({ maxPatchChars: options.maxPatchChars ?? 1_000_000, maxFileBytes: options.maxPatchFileBytes ?? 10_000_000 });
 
   const runCommand = createRunCommandTool({
     commandAllowlist: [...(options.commandAllowlist ?? [])],
@@ -130,5 +208,5 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     maxOutputBytes: options.maxOutputBytes ?? 16_000,
     env,
   });
-  return [readFile, listDirectory, writeFile, runCommand];
+  return [readFile, listDirectory, writeFile, runCommand, searchFiles, ...gitTools, applyPatch, deleteFile];
 }

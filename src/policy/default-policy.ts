@@ -10,7 +10,7 @@ export interface DefaultPolicyOptions {
   workspaceRoot?: string | null;
 }
 
-const THREAD_CLASSES: readonly PermissionClass[] = ["safe", "knowledge", "subagent", "network", "workspace_read", "workspace_write"];
+const THREAD_CLASSES: readonly PermissionClass[] = ["safe", "knowledge", "subagent", "network", "workspace_read", "workspace_write", "workspace_create"];
 
 /**
  * The default policy for a chat context kind.
@@ -19,10 +19,13 @@ const THREAD_CLASSES: readonly PermissionClass[] = ["safe", "knowledge", "subage
  * | --- | --- | --- |
  * | safe, knowledge, subagent | on | on |
  * | network | on | on |
- * | workspace_read, workspace_write | on, confined to `workspaceRoot` | on, confined |
+ * | workspace_read, workspace_write, workspace_create | on, confined to `workspaceRoot` | on, confined |
+ * | workspace_delete | off (opt-in) | off (opt-in) |
  * | editor_mutate | off | on |
  * | secrets, execute | off (opt-in) | off (opt-in) |
  *
+ * Reading, changing and creating files are on (as `write_file` always could); deleting files is
+ * not, so no default toolbelt can remove a file until the host adds `workspace_delete`.
  * Any other kind gets the `"thread"` classes. No MCP server is allowed and no approval is
  * forced. Every call returns a fresh object the caller may modify.
  *

@@ -17,10 +17,13 @@ export interface ToolDefinition<S, O, C = JsonValue> {
   /** A zod schema (3.25+ or 4) or a plain JSON Schema object. */
   input: S;
   /**
-   * @default "safe". Give it explicitly for a tool that may run under the planner: a tool whose
-   * class was left to the default never runs in plan mode (it is not declared read-only).
+   * The class the tool needs, or a list of classes that are all needed (`["workspace_read",
+   * "workspace_write"]`); a list is copied. Give it explicitly for a tool that may run under the
+   * planner: a tool whose class was left to the default never runs in plan mode (it is not
+   * declared read-only), nor does one with any class that is not a read class.
+   * @default "safe"
    */
-  permissionClass?: PermissionClass;
+  permissionClass?: PermissionClass | readonly PermissionClass[];
   /** Declares the tool read-only whatever its class (it may run under the planner). @default false */
   readOnly?: boolean;
   capabilities?: string[];
@@ -51,7 +54,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  * formats (`z.email()`, `z.uuid()`, ...) are left to zod. JSON Schema `format` is an annotation.
  *
  * Throws `InvalidArgumentError` for a name outside `/^[a-zA-Z0-9_.-]{1,64}$/`, a negative or NaN
- * `timeoutMs`, a JSON Schema with a `$ref` that resolves to nothing (named in the message), and a
+ * `timeoutMs`, an empty or non-string `permissionClass`, a JSON Schema with a `$ref` that resolves to nothing (named in the message), and a
  * `pattern` outside the linear-time subset.
  *
  * @example
@@ -91,7 +94,7 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
     name: definition.name,
     description: definition.description,
     inputSchema,
-    permissionClass: definition.permissionClass ?? "safe",
+    permissionClass: permissionClassOf(definition.name, definition.permissionClass),
     parallelSafe: definition.parallelSafe ?? true,
     // Called as a method, so an `execute` that uses `this` still sees the definition.
     execute: (args, ctx) => definition.execute(args, ctx),
@@ -105,6 +108,16 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
   if (definition.permissionClass === undefined) Object.defineProperty(tool, CLASS_DEFAULTED, { value: true, enumerable: false });
   Object.defineProperty(tool, TOOL_VALIDATOR, { value: validator, enumerable: false });
   return tool;
+}
+
+/** The declared class (or a copy of the list), checked: every class a non-empty string, and at least one. */
+function permissionClassOf(name: string, declared: PermissionClass | readonly PermissionClass[] | undefined): PermissionClass | PermissionClass[] {
+  if (declared === undefined) return "safe";
+  const list: readonly unknown[] = typeof declared === "string" ? [declared] : declared;
+  if (list.length === 0 || list.some((c) => typeof c !== "string" || c === "")) {
+    throw new InvalidArgumentError(`Tool "${name}": permissionClass must be a non-empty class name or a non-empty list of them`);
+  }
+  return typeof declared === "string" ? declared : [...new Set(declared)];
 }
 
 /** The tool's argument validator, made now so that a pattern the linear-time engine cannot run fails here. */

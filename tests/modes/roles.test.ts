@@ -29,6 +29,8 @@ describe("roles (seed 002)", () => {
       "network",
       "safe",
       "subagent",
+      "workspace_create",
+      "workspace_delete",
       "workspace_read",
       "workspace_write",
     ]);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultPolicy, type Tool, type ToolPolicy } from "@agentry/core";
+import { composeToolbelt, defaultPolicy, type Tool, type ToolPolicy } from "@agentry/core";
 import { createWorkspaceTools, type RunCommandResult } from "@agentry/core/node";
 import { validateToolArgs } from "../../src/tools/validate-tool-args.js";
 
@@ -55,10 +55,57 @@ describe("workspace tool declarations", () => {
     expect(tools.map((t) => [t.name, t.permissionClass, t.parallelSafe])).toEqual([
       ["read_file", "workspace_read", true],
       ["list_directory", "workspace_read", true],
-      ["write_file", "workspace_write", false],
+      ["write_file", ["workspace_write", "workspace_create"], false],
       ["run_command", "execute", false],
+      ["search_files", "workspace_read", true],
+      ["git_status", "workspace_read", true],
+      ["git_diff", "workspace_read", true],
+      ["apply_patch", ["workspace_read", "workspace_write"], false],
+      ["delete_file", "workspace_delete", false],
     ]);
-    expect(tool("write_file").exclusiveLock).toBe("workspace_fs");
+    for (const name of ["write_file", "apply_patch", "delete_file", "run_command"]) expect(tool(name).exclusiveLock).toBe("workspace_fs");
+  });
+
+  it("defaultPolicy offers every tool but delete_file and run_command (workspace_delete and execute are opt-in)", () => {
+    const offered = composeToolbelt({ tools, policy }).map((t) => t.name);
+    expect(offered).toEqual(["read_file", "list_directory", "write_file", "search_files", "git_status", "git_diff", "apply_patch"]);
+  });
+});
+
+describe("delete_file", () => {
+  const deleting = () => ({ ...policy, classes: [...policy.classes, "workspace_delete"] });
+
+  it("deletes a regular file, and refuses directories, missing files and the root", async () => {
+    await writeFile(join(root, "doomed.txt"), "bye");
+    expect(await call("delete_file", { path: "doomed.txt" }, { policy: deleting() })).toEqual({ path: "doomed.txt", deleted: true });
+    await expect(readFile(join(root, "doomed.txt"))).rejects.toThrow();
+    await expect(call("delete_file", { path: "sub" }, { policy: deleting() })).rejects.toThrow(/is a directory/);
+    await expect(call("delete_file", { path: "doomed.txt" }, { policy: deleting() })).rejects.toThrow(/no such file/);
+    await expect(call("delete_file", { path: "." }, { policy: deleting() })).rejects.toThrow(/is a directory/);
+  });
+
+  it.skipIf(!canSymlink)("is confined: paths and symlinks leading outside are refused, the outside file stays", async () => {
+    await expect(call("delete_file", { path: "../outside/secret.txt" }, { policy: deleting() })).rejects.toThrow(/outside the workspace/);
+    await expect(call("delete_file", { path: "file-link" }, { policy: deleting() })).rejects.toThrow(/outside the workspace/);
+    await expect(call("delete_file", { path: "link-out/secret.txt" }, { policy: deleting() })).rejects.toThrow(/outside the workspace/);
+    expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("SECRET");
+  });
+});
+
+describe("git metadata", () => {
+  it("write_file and delete_file never touch .git, in any letter case", async () => {
+    await mkdir(join(root, ".git"), { recursive: true });
+    await writeFile(join(root, ".git", "config"), "[core]\n");
+    await expect(call("write_file", { path: ".git/config", content: "[core]\n\tfsmonitor = /bin/evil\n" })).rejects.toThrow(/inside \.git/);
+    await expect(call("write_file", { path: "sub/.GIT/hooks/x", content: "" })).rejects.toThrow(/inside \.git/);
+    await expect(call("write_file", { path: ".git", content: "gitdir: /elsewhere" })).rejects.toThrow(/inside \.git/);
+    const deleting = { ...policy, classes: [...policy.classes, "workspace_delete"] };
+    await expect(call("delete_file", { path: ".git/config" }, { policy: deleting })).rejects.toThrow(/inside \.git/);
+    expect(await readFile(join(root, ".git", "config"), "utf8")).toBe("[core]\n");
+    if (canSymlink) {
+      await symlink(join(root, ".git"), join(root, "meta"));
+      await expect(call("write_file", { path: "meta/config", content: "x" })).rejects.toThrow(/inside \.git/);
+    }
   });
 });
 

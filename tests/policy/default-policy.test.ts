@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { defaultPolicy } from "@agentry/core";
 
-const THREAD = ["safe", "knowledge", "subagent", "network", "workspace_read", "workspace_write"];
+const THREAD = ["safe", "knowledge", "subagent", "network", "workspace_read", "workspace_write", "workspace_create"];
 
 describe("defaultPolicy (seed 001 defaults table)", () => {
   it("thread: safe, knowledge, subagent, network and workspace classes on; editor, secrets, execute off", () => {
     const policy = defaultPolicy("thread");
     expect([...policy.classes].sort()).toEqual([...THREAD].sort());
-    for (const off of ["editor_mutate", "secrets", "execute"]) expect(policy.classes).not.toContain(off);
+    for (const off of ["editor_mutate", "secrets", "execute", "workspace_delete"]) expect(policy.classes).not.toContain(off);
   });
 
   it("editor: the thread classes plus editor_mutate; secrets and execute still off", () => {
