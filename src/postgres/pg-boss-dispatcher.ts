@@ -58,6 +58,14 @@ export interface PgBossDispatcherOptions {
   /** @default 10000 */
   sweepAfterMs?: number;
   /**
+   * How long a worker's claim on the session it drains lasts without a heartbeat (it beats every
+   * third of this). While a claim is fresh, another wake-up of that session takes no worker slot
+   * and the sweep leaves the session alone; a claim older than this (its worker died or stalls) is
+   * taken over by the next wake-up. Keep it near the runtime's `leaseTtlMs`.
+   * @default 30000
+   */
+  claimTtlMs?: number;
+  /**
    * Finished jobs and their events are deleted this long after they finished.
    * @default 3_600_000 (one hour)
    */
@@ -113,7 +121,7 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   if (!options?.store || typeof options.store.append !== "function" || !options.store.pool) problems.push("store (a PostgresSessionStore) is required");
   const queue = options?.queue ?? DEFAULT_QUEUE;
   if (typeof queue !== "string" || !/^[\w.\-/]{1,100}$/.test(queue)) problems.push("queue must be 1 to 100 letters, digits or _.-/");
-  const positive = (key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs", fallback: number): number => {
+  const positive = (key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs" | "claimTtlMs", fallback: number): number => {
     const value = options?.[key] ?? fallback;
     if (!Number.isInteger(value) || value <= 0) problems.push(`${key} must be a whole number above 0`);
     return value;
@@ -123,6 +131,7 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   const sweepIntervalMs = positive("sweepIntervalMs", 5000);
   const sweepAfterMs = positive("sweepAfterMs", 10_000);
   const retainMs = positive("retainMs", 3_600_000);
+  const claimTtlMs = positive("claimTtlMs", 30_000);
   const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 2;
   if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5)) problems.push("pollingIntervalSeconds must be at least 0.5");
   if (problems.length > 0) throw new InvalidArgumentError(`createPgBossDispatcher: ${problems.join("; ")}`);
@@ -137,6 +146,7 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
     sweepIntervalMs,
     sweepAfterMs,
     retainMs,
+    claimTtlMs,
   };
 }
 
