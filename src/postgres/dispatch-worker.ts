@@ -51,7 +51,7 @@ function eventWriter(ctx: DispatchContext, jobId: string, sessionId: string, cla
 
 type EventWriter = ReturnType<typeof eventWriter>;
 
-/** Runs a dispatched turn on the local runtime with `runId` = the job id; a repeated job gets the stored outcome. */
+/** Runs a dispatched turn on the local runtime with `runId` = the sender's `jobId` (else the job id); a repeated job gets the stored outcome. */
 async function runTurn(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
   const payload = row.payload as SendPayload;
   // Its sender's abort reaches it here (a NOTIFY), or before it starts (the stored flag).
@@ -76,7 +76,7 @@ async function streamTurn(
   writer: EventWriter,
   signal: AbortSignal,
 ): Promise<TurnResult> {
-  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: row.id, signal };
+  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: payload.runId ?? row.id, signal };
   if (payload.scope !== undefined) input.scope = payload.scope;
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
   if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
