@@ -91,30 +91,30 @@ export function executionOutcome(result: TurnResult): "completed" | "failed" | u
   return result.status === "complete" ? "completed" : "failed";
 }
 
+/** The task's session; an unknown task, or one outside `guard`, throws the same "unknown task" error. */
+async function taskSession(store: SessionStore, taskId: string, guard: TenantGuard | undefined, operation: string): Promise<SessionSummary> {
+  if (typeof taskId !== "string" || taskId === "") throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
+  const filter = tenantGuardFilter(`tasks.${operation}`, guard);
+  const session = await storeCall("getSession", () => store.getSession(taskId));
+  if (!session || taskOf(session)?.taskId !== taskId || !matchesScopeFilter(session.scope, filter)) throw new InvalidArgumentError(`Unknown task "${taskId}"`);
+  return session;
+}
+
+/** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
+async function approvedPlanOf(store: SessionStore, session: SessionSummary): Promise<string> {
+  const task = taskOf(session)!;
+  const records = await storeCall("load", () => store.load(session.sessionId));
+  const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === task.planArtifactId && (r.kind as string) === "artifact");
+  const parsed = parsePlan((found as unknown as { content?: string } | undefined)?.content ?? "");
+  if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
+  return approvedPlanText(parsed.plan);
+}
+
 /** The task API over a runtime. */
 export function createTaskApi(runtime: TaskRuntime): TaskApi {
   const { store } = runtime;
-  /** The task's session; an unknown task, or one outside `guard`, throws the same "unknown task" error. */
-  const sessionOf = async (taskId: string, guard: TenantGuard | undefined, operation: string): Promise<SessionSummary> => {
-    if (typeof taskId !== "string" || taskId === "") throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
-    const filter = tenantGuardFilter(`tasks.${operation}`, guard);
-    const session = await storeCall("getSession", () => store.getSession(taskId));
-    if (!session || taskOf(session)?.taskId !== taskId || !matchesScopeFilter(session.scope, filter))
-      throw new InvalidArgumentError(`Unknown task "${taskId}"`);
-    return session;
-  };
-  const planContent = async (session: SessionSummary, artifactId: string | undefined): Promise<string> => {
-    const records = await storeCall("load", () => store.load(session.sessionId));
-    const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === artifactId && (r.kind as string) === "artifact");
-    return (found as unknown as { content?: string } | undefined)?.content ?? "";
-  };
-  /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
-  const approvedPlan = async (session: SessionSummary): Promise<string> => {
-    const task = taskOf(session)!;
-    const parsed = parsePlan(await planContent(session, task.planArtifactId));
-    if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
-    return approvedPlanText(parsed.plan);
-  };
+  const sessionOf = (taskId: string, guard: TenantGuard | undefined, operation: string) => taskSession(store, taskId, guard, operation);
+  const approvedPlan = (session: SessionSummary) => approvedPlanOf(store, session);
   return {
     async create(input) {
       const problems: string[] = [];
