@@ -204,6 +204,7 @@ export type {
   TurnResult,
 } from "./contracts/agent-runtime.js";
 export type { Artifact, Task, TaskApi } from "./contracts/task.js";
+export type { TenantGuard } from "./contracts/tenant-guard.js";
 export { systemMessage, unwrapSystemMessage, wrapSystemMessage } from "./messages/system-message.js";
 // <<< runtime block
 

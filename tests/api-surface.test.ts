@@ -84,7 +84,7 @@ describe("public API surface (API.md)", () => {
     expectTypeOf(core.createTurnBudget).returns.toEqualTypeOf<TurnBudget>();
     expect(core.DEFAULT_BUDGET.maxDepth).toBe(3);
     expectTypeOf<keyof TaskApi>().toEqualTypeOf<"create" | "approve" | "revise" | "reply" | "rename" | "delete" | "cancel" | "get" | "list" | "artifacts">();
-    expectTypeOf<TaskApi["reply"]>().toEqualTypeOf<(taskId: string, content: string) => Promise<TurnResult>>();
+    expectTypeOf<TaskApi["reply"]>().toEqualTypeOf<(taskId: string, content: string, guard?: core.TenantGuard) => Promise<TurnResult>>();
     expectTypeOf<PlanReadyEvent["summary"]>().toEqualTypeOf<{
       goal_summary: string;
       steps: { title: string; description: string }[];

@@ -1,5 +1,6 @@
 import type { TurnResult } from "./agent-runtime.js";
 import type { TaskStatus } from "./loop-event.js";
+import type { TenantGuard } from "./tenant-guard.js";
 
 /** A task: a session with a plan-review-act lifecycle, persisted in the store. */
 export interface Task {
@@ -33,6 +34,10 @@ export interface Artifact {
  * `InvalidArgumentError` and changes nothing. Lifecycle:
  * `planning → awaiting_review → (planning again on revise | executing on approve) → completed | failed`,
  * and `cancelled` from any state that is not final. While `planning`, `reply` answers the planner.
+ *
+ * Every call that takes a task id also takes an optional tenant guard (last argument,
+ * {@link TenantGuard}): a task of a session outside it is an unknown task (the same
+ * `InvalidArgumentError`, or `undefined` from `get`), and nothing is changed or revealed.
  */
 export interface TaskApi {
   /**
@@ -55,9 +60,9 @@ export interface TaskApi {
    * `<`, `>` and `&` escaped so nothing the planner wrote can close the wrapper. A plan artifact
    * that can no longer be read throws `InvalidArgumentError` and changes nothing.
    */
-  approve(taskId: string): Promise<TurnResult>;
+  approve(taskId: string, guard?: TenantGuard): Promise<TurnResult>;
   /** `awaiting_review → planning` with the feedback as the next message to the planner. */
-  revise(taskId: string, feedback: string): Promise<TurnResult>;
+  revise(taskId: string, feedback: string, guard?: TenantGuard): Promise<TurnResult>;
   /**
    * Answers the planner while the task is `planning` (it asked a clarifying question, with
    * `ask_user` or in plain text, before submitting a plan): runs a planner turn with `content`
@@ -66,24 +71,25 @@ export interface TaskApi {
    * (answer it with `answerQuestion` instead to keep it). In any other state, or with empty
    * `content`, throws `InvalidArgumentError` and changes nothing.
    */
-  reply(taskId: string, content: string): Promise<TurnResult>;
+  reply(taskId: string, content: string, guard?: TenantGuard): Promise<TurnResult>;
   /**
    * Sets the task's title (its session's name), in any state: 1 to 120 characters, no control
    * characters (else `InvalidArgumentError`). Emits no event and adds no record: the title is
    * not part of the lifecycle.
    */
-  rename(taskId: string, title: string): Promise<Task>;
+  rename(taskId: string, title: string, guard?: TenantGuard): Promise<Task>;
   /**
    * Deletes the task: its session, history and artifacts are removed from the store. A turn of
    * the task running in this runtime is stopped first (its caller gets an `aborted` result), and
    * the deletion waits for it to end. Deleting an unknown task throws `InvalidArgumentError`.
    */
-  delete(taskId: string): Promise<void>;
+  delete(taskId: string, guard?: TenantGuard): Promise<void>;
   /** Any state that is not final → `cancelled` (a running turn of the task is stopped). */
-  cancel(taskId: string): Promise<Task>;
-  get(taskId: string): Promise<Task | undefined>;
+  cancel(taskId: string, guard?: TenantGuard): Promise<Task>;
+  /** The task, or `undefined` when there is none (or it is outside `guard`). */
+  get(taskId: string, guard?: TenantGuard): Promise<Task | undefined>;
   /** Tasks, newest first; filters are exact matches. */
   list(query?: { scope?: string; status?: TaskStatus; agentId?: string }): Promise<Task[]>;
   /** The artifacts stored in the task's session, oldest first. */
-  artifacts(taskId: string): Promise<Artifact[]>;
+  artifacts(taskId: string, guard?: TenantGuard): Promise<Artifact[]>;
 }

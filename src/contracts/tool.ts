@@ -34,6 +34,15 @@ export interface ToolContext<C = JsonValue> {
    * resumed after an approval: an idempotency key for the host's own ledger (a payment, a ticket).
    */
   callKey: string;
+  /**
+   * The fencing token of the session lease the turn holds (stores with leases: SQLite, Postgres),
+   * confirmed against the store just before this call started. Tokens only grow: a runtime that
+   * takes the session over holds a greater one. To fence the tool's own writes, pass it with
+   * `callKey` to the host's ledger and refuse a write whose token is less than the greatest the
+   * ledger saw for the session: a process paused mid-call (and taken over meanwhile) then
+   * cannot write after its successor. @default undefined (no lease: the bare loop, or a store without leases)
+   */
+  leaseToken?: number;
 }
 
 /**

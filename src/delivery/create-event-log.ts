@@ -1,4 +1,6 @@
-import { InvalidArgumentError } from "../errors/errors.js";
+import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
+import type { TenantGuard } from "../contracts/tenant-guard.js";
+import { matchesScopeFilter, tenantGuardFilter } from "../internal/scope-filter.js";
 import { AsyncQueue } from "../internal/async-queue.js";
 import type { Message } from "../contracts/message.js";
 import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../contracts/agent-runtime.js";
@@ -41,8 +43,12 @@ export interface EventLogOptions {
   maxEvents?: number;
 }
 
-/** Options of `EventLog.resume`. */
-export interface ResumeOptions {
+/**
+ * Options of `EventLog.resume`. The tenant guard (`scope` or `scopePrefix`, see `TenantGuard`):
+ * a session outside it is "not found" (`SessionNotFoundError`, the same as for an unknown id),
+ * checked against the store before anything is yielded, also when the log holds the events.
+ */
+export interface ResumeOptions extends TenantGuard {
   sessionId: string;
   /**
    * The `Last-Event-ID` the client sent, if any: an id made by this log (`eventId`, what
@@ -70,8 +76,9 @@ export interface EventLog {
    * When the log still holds the client's last event (`lastEventId`, same session), the
    * missed events are replayed from memory; otherwise the first item is a `session_snapshot`
    * read from the store, followed by the events after it. Rejects with the store's error (e.g.
-   * `SessionNotFoundError`) when the session cannot be read. Throws an `InvalidArgumentError` at
-   * once, before anything is read, when `lastEventId` is not a string, `null` or `undefined`.
+   * `SessionNotFoundError`) when the session cannot be read, and with `SessionNotFoundError` for a
+   * session outside the tenant guard. Throws an `InvalidArgumentError` at once, before anything
+   * is read, when `lastEventId` is not a string, `null` or `undefined`, or the guard is malformed.
    */
   resume(options: ResumeOptions): AsyncIterable<ResumedEvent>;
   /**
@@ -156,6 +163,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
     eventId,
     resume(resumeOptions) {
       checkLastEventId((resumeOptions as { lastEventId?: unknown } | undefined)?.lastEventId);
+      tenantGuardFilter("createEventLog().resume", { scope: resumeOptions?.scope, scopePrefix: resumeOptions?.scopePrefix });
       return {
         [SSE_EVENT_ID]: eventId,
         [Symbol.asyncIterator]: () => resumeSession(state, resumeOptions),
@@ -258,8 +266,19 @@ function parseEventId(epoch: string, id: ResumeOptions["lastEventId"]): number |
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
+/** Throws `SessionNotFoundError` unless the session exists within the guard (no guard: nothing is checked here). */
+async function checkGuard(state: LogState, { sessionId, scope, scopePrefix }: ResumeOptions): Promise<void> {
+  const filter = tenantGuardFilter("createEventLog().resume", { scope, scopePrefix });
+  if (filter.kind === "any") return;
+  const session = await state.runtime.store.getSession(sessionId);
+  if (!session || !matchesScopeFilter(session.scope, filter)) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
+}
+
 /** One `resume`: the missed events (or a snapshot), then live ones until the turn ends, the reader stops or the log closes. */
-async function* resumeSession(state: LogState, { sessionId, lastEventId, follow = "turn" }: ResumeOptions): AsyncGenerator<ResumedEvent, void, undefined> {
+async function* resumeSession(state: LogState, options: ResumeOptions): AsyncGenerator<ResumedEvent, void, undefined> {
+  const { sessionId, lastEventId, follow = "turn" } = options;
+  if (state.closed) return;
+  await checkGuard(state, options);
   if (state.closed) return;
   const queue = new AsyncQueue<RuntimeEvent>();
   let overflowed = false;

@@ -33,6 +33,20 @@ export function scopeFilterOf(operation: string, query: ScopeQuery, options: { a
   return scope === undefined ? { kind: "any" } : { kind: "exact", scope };
 }
 
+/**
+ * Checks the tenant guard of a call that takes only an id (`{ scope }` a non-empty string, or
+ * `{ scopePrefix }` a string; not both) and returns its filter; no guard keeps everything. A bad
+ * guard is an `InvalidArgumentError` naming `operation`.
+ */
+export function tenantGuardFilter(operation: string, guard: unknown): ScopeFilter {
+  if (guard === undefined) return { kind: "any" };
+  if (typeof guard !== "object" || guard === null) throw new InvalidArgumentError(`${operation}: the tenant guard must be an object when given`);
+  const { scope, scopePrefix } = guard as ScopeQuery;
+  if (scope !== undefined && (typeof scope !== "string" || scope === ""))
+    throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
+  return scopeFilterOf(operation, { scope, scopePrefix }, { allowNull: false });
+}
+
 /** Whether a session of scope `scope` (`undefined` = unscoped) passes `filter`. */
 export function matchesScopeFilter(scope: string | undefined, filter: ScopeFilter): boolean {
   switch (filter.kind) {

@@ -154,15 +154,37 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
       ),
     };
   }
-  if (turn.signal.aborted) return { result: endCall(level, plan, plan.startedAt, "Not run: the turn was aborted.", true, undefined, "aborted") };
+  if (turn.signal.aborted) return notRun(level, plan, "Not run: the turn was aborted.", "aborted");
 
-  if (plan.kind === "subtask") return runSubtask(level, plan, runChild);
+  if (plan.kind === "subtask") return gate(level, plan, () => runSubtask(level, plan, runChild));
   const lockName = plan.tool.exclusiveLock;
   if (lockName !== undefined) return runLocked(level, plan, lockName);
-  // The common case, kept free of promises when the tool is synchronous.
-  const startedAt = startCall(level, plan);
-  const pending = runTool(level, plan);
-  return pending instanceof Promise ? pending.then((outcome) => toolDone(level, plan, startedAt, outcome)) : toolDone(level, plan, startedAt, pending);
+  return gate(level, plan, () => {
+    // The common case, kept free of promises when the tool is synchronous (and nothing is awaited first).
+    const startedAt = startCall(level, plan);
+    const pending = runTool(level, plan);
+    return pending instanceof Promise ? pending.then((outcome) => toolDone(level, plan, startedAt, outcome)) : toolDone(level, plan, startedAt, pending);
+  });
+}
+
+/** Ends a call that never ran with an error result. */
+function notRun(level: Level, plan: CallPlan, text: string, refused?: ToolRefusal): PlanOutcome {
+  return { result: endCall(level, plan, plan.startedAt, text, true, undefined, refused) };
+}
+
+/**
+ * Calls `start` once the turn's `beforeToolCall` (the runtime's lease check) resolved, at once
+ * without one. A turn aborted meanwhile (the lease was lost) or a check that failed leaves the
+ * call unrun: nothing of it starts after the check said no.
+ */
+function gate(level: Level, plan: ToolPlan | SubtaskPlan, start: () => PlanOutcome | Promise<PlanOutcome>): PlanOutcome | Promise<PlanOutcome> {
+  const check = level.turn.beforeToolCall;
+  if (check === undefined) return start();
+  return check().then(
+    () => (level.turn.signal.aborted ? notRun(level, plan, "Not run: the turn was aborted.", "aborted") : start()),
+    (error: unknown) =>
+      level.turn.signal.aborted ? notRun(level, plan, "Not run: the turn was aborted.", "aborted") : notRun(level, plan, `Not run: ${errorMessage(error)}`),
+  );
 }
 
 function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: ToolOutcome): PlanOutcome {
@@ -188,10 +210,13 @@ function validateFinish(plan: FinishPlan): { ok: true; value: unknown } | { ok: 
 }
 
 async function runLocked(level: Level, plan: ToolPlan, lockName: string): Promise<PlanOutcome> {
-  return level.turn.budget.locks.run(lockName, async () => {
-    const startedAt = startCall(level, plan);
-    return toolDone(level, plan, startedAt, await runTool(level, plan));
-  });
+  // Checked once the lock is held: the wait for it can be long.
+  return level.turn.budget.locks.run(lockName, async () =>
+    gate(level, plan, async () => {
+      const startedAt = startCall(level, plan);
+      return toolDone(level, plan, startedAt, await runTool(level, plan));
+    }),
+  );
 }
 
 async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): Promise<PlanOutcome> {
@@ -298,6 +323,7 @@ class CallContext implements ToolContext {
   readonly agentId?: string;
   readonly scope?: string;
   readonly runId?: string;
+  readonly leaseToken?: number;
   readonly [RUNTIME_HOST]: unknown;
   /** The call's own controller, once its signal was asked for (or a timeout needs it). */
   controller: AbortController | undefined;
@@ -319,6 +345,7 @@ class CallContext implements ToolContext {
     if (turn.agentId !== undefined) this.agentId = turn.agentId;
     if (turn.scope !== undefined) this.scope = turn.scope;
     if (turn.runId !== undefined) this.runId = turn.runId;
+    if (turn.leaseToken !== undefined) this.leaseToken = turn.leaseToken;
   }
   get signal(): AbortSignal {
     return (this.controller ??= this.hub.child()).signal;

@@ -43,6 +43,10 @@ export interface Turn {
   callKeyPrefix: string;
   /** The runtime's internals for its own tools (`ctx[RUNTIME_HOST]`). */
   runtimeHost: unknown;
+  /** Awaited before each tool call starts (the runtime's lease check); see `LoopInternals`. */
+  beforeToolCall: (() => Promise<void>) | undefined;
+  /** `ctx.leaseToken`. */
+  leaseToken: number | undefined;
   pricing: PricingTable | undefined;
   resume: ResumeState | undefined;
   sessionId: string | undefined;

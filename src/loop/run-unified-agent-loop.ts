@@ -197,6 +197,16 @@ export interface LoopInternals {
    * its key across an approval. @default `<sessionId>:<runId>`
    */
   callKeyPrefix?: string;
+  /**
+   * Awaited before every tool call (and sub-task) starts, after its approval and budget checks:
+   * the runtime confirms its session lease here and aborts the turn when it is lost. The call
+   * runs only when this resolves and the turn is not aborted by then; a rejection leaves it
+   * unrun (an error result naming the reason). Must not throw synchronously.
+   * @default undefined (calls start at once)
+   */
+  beforeToolCall?: () => Promise<void>;
+  /** What tools see as `ctx.leaseToken`. @default undefined */
+  leaseToken?: number;
 }
 
 /** The turn's wall-clock timer: at the limit, the budget fails and the turn aborts. None when no timer can wait that long (no limit). */
@@ -264,6 +274,8 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     runId,
     callKeyPrefix: internals.callKeyPrefix ?? `${options.sessionId ?? ""}:${runId}`,
     runtimeHost: internals.runtimeHost,
+    beforeToolCall: internals.beforeToolCall,
+    leaseToken: internals.leaseToken,
     pricing: options.pricing,
     resume: options.resume,
     sessionId: options.sessionId,

@@ -18,6 +18,7 @@ export interface DispatchSettings {
   sweepIntervalMs: number;
   sweepAfterMs: number;
   retainMs: number;
+  claimTtlMs: number;
 }
 
 /** What the parts of one dispatcher share: its settings, its database access and its state. */
@@ -43,8 +44,8 @@ export interface DispatchContext extends DispatchSettings {
   /** Callers' waits to end when the dispatcher closes. */
   aborts: Set<(error: Error) => void>;
   /**
-   * Turns this process runs for dispatched sends, by job id (a duplicate wake-up may run one job
-   * twice at once: both are aborted): aborted when their sender cancels them.
+   * Turns this process runs for dispatched sends, by job id (a set: a stalled worker's job taken
+   * over may run twice at once, both are aborted): aborted when their sender cancels them.
    */
   cancels: Map<string, Set<AbortController>>;
   /** A query on the store's pool; failures as `SessionStoreError`. */

@@ -7,6 +7,9 @@ import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
 import type { DispatchedTurn } from "../contracts/agent-runtime.js";
 import { listenForDispatch } from "./dispatch-listener.js";
+import { sha256Hex } from "../internal/sha256.js";
+import { matchesScopeFilter, tenantGuardFilter } from "../internal/scope-filter.js";
+import type { TenantGuard } from "../contracts/tenant-guard.js";
 
 import type { DispatchInput } from "./pg-boss-dispatcher.js";
 
@@ -93,10 +96,11 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
     throw new InvalidArgumentError("send: jobId must be 1 to 100 letters, digits or -_.:");
   const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
   await prepare();
-  if (jobId !== undefined) {
-    // Sent before: the same job, whatever session "create" would make now.
-    const known = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = $1`, [jobId]);
-    if (known.length > 0) return jobId;
+  const id = jobId === undefined ? undefined : sendJobId(input, jobId);
+  if (id !== undefined) {
+    // Sent before (by this scope, to this agent and selector): the same job, whatever session "create" would make now.
+    const known = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = $1`, [id]);
+    if (known.length > 0) return id;
   }
   const { session, created } = await resolveSession(ctx.store, input.agentId, input.session, input.scope === undefined ? {} : { scope: input.scope });
   const payload: SendPayload = { agentId: input.agentId, content, created };
@@ -105,7 +109,20 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
   if (input.outputSchema !== undefined) payload.outputSchema = toJsonSchema(input.outputSchema);
   if (hostContext !== undefined) payload.context = hostContext;
   if (input.ifPending !== undefined) payload.ifPending = input.ifPending;
-  return enqueue(ctx, session.sessionId, "send", payload, input.jobId);
+  if (jobId !== undefined) payload.runId = jobId;
+  return enqueue(ctx, session.sessionId, "send", payload, id);
+}
+
+/**
+ * The stored id of a send with the host's `jobId`: a digest of the scope, the agent, the session
+ * selector and the `jobId`, so a `jobId` names a job only within the tenant (and agent and
+ * session) that sent it. Another tenant's same `jobId` is another job: it neither reads nor
+ * cancels this one, and cannot tell that it exists.
+ */
+function sendJobId(input: DispatchInput, jobId: string): string {
+  const selector = typeof input.session === "string" ? input.session : null;
+  const key = JSON.stringify([input.scope ?? null, input.agentId, selector, jobId]);
+  return `send:${sha256Hex(new TextEncoder().encode(key))}`;
 }
 
 /**
@@ -130,19 +147,25 @@ export async function cancelDispatchJob(ctx: DispatchContext, jobId: string): Pr
   );
 }
 
-/** Enqueues an approval decision or an answer on the session of its request; the job's id. */
+/**
+ * Enqueues an approval decision or an answer on the session of its request; the job's id. A
+ * request outside the caller's tenant guard is not found, as an unknown one (nothing enqueued);
+ * the guard travels in the payload and the worker's runtime checks it again.
+ */
 export async function enqueueDecision(
   ctx: DispatchContext,
   prepare: () => Promise<void>,
   kind: "resolve" | "answer",
   requestId: string,
   payload: ResolvePayload | AnswerPayload,
+  guard: TenantGuard | undefined,
 ): Promise<string> {
   if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
   const operation = kind === "resolve" ? "resolveApproval" : "answerQuestion";
   if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: the id must be a non-empty string`);
+  const filter = tenantGuardFilter(operation, guard);
   await prepare();
   const found = await ctx.store.findApproval(requestId);
-  if (!found) throw new ApprovalNotFoundError(requestId);
+  if (!found || !matchesScopeFilter(found.scope, filter)) throw new ApprovalNotFoundError(requestId);
   return enqueue(ctx, found.sessionId, kind, payload);
 }

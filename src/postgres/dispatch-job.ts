@@ -1,5 +1,6 @@
 import type { DispatchedTurn, SendInput } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
+import type { TenantGuard } from "../contracts/tenant-guard.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 
 /** A row of `dispatch_jobs`: one piece of work sent to a session (a turn, a decision). */
@@ -21,16 +22,18 @@ export interface SendPayload {
   context?: JsonValue;
   ifPending?: SendInput["ifPending"];
   created: boolean;
+  /** The turn's run id: the sender's `jobId` (the job's own id is namespaced). @default the job's id */
+  runId?: string;
 }
-/** What a dispatched approval decision carries to the worker. */
+/** What a dispatched approval decision carries to the worker (with the caller's tenant guard, checked again there). */
 export interface ResolvePayload {
   requestId: string;
-  decision: { approved: boolean; reason?: string };
+  decision: { approved: boolean; reason?: string } & TenantGuard;
 }
-/** What a dispatched answer to a question carries to the worker. */
+/** What a dispatched answer to a question carries to the worker (with the caller's tenant guard, checked again there). */
 export interface AnswerPayload {
   questionId: string;
-  answer: QuestionAnswer;
+  answer: QuestionAnswer & TenantGuard;
 }
 /** A row of `dispatch_events`: an event of a job, or its outcome. */
 export interface EventRow {

@@ -5,7 +5,8 @@ import { listenForDispatch } from "./dispatch-listener.js";
 /**
  * One sweep: listens again if the connection dropped, aborts running turns whose senders cancelled
  * them (when the notification was lost), wakes sessions whose work waited longer
- * than `sweepAfterMs` (its worker died, or its sender died before the wake-up), and deletes jobs
+ * than `sweepAfterMs` with no fresh claim on them (its worker died, or its sender died before the
+ * wake-up), and deletes jobs
  * and events finished more than `retainMs` ago.
  */
 export async function sweepDispatch(ctx: DispatchContext): Promise<void> {
@@ -15,9 +16,14 @@ export async function sweepDispatch(ctx: DispatchContext): Promise<void> {
     const cancelled = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = ANY($1) AND cancelled`, [[...ctx.cancels.keys()]]);
     for (const { id } of cancelled) for (const controller of ctx.cancels.get(id) ?? []) controller.abort(new Error("The sender aborted the dispatched turn"));
   }
+  // A session a live worker drains (a fresh claim) is left alone: its work is under way.
   const stale = await ctx.sql<{ session_id: string }>(
-    `SELECT DISTINCT session_id FROM ${ctx.s}.dispatch_jobs WHERE state = 'queued' AND created_at < clock_timestamp() - $1 * interval '1 millisecond' LIMIT 100`,
-    [ctx.sweepAfterMs],
+    `SELECT DISTINCT j.session_id FROM ${ctx.s}.dispatch_jobs j
+     WHERE j.state = 'queued' AND j.created_at < clock_timestamp() - $1 * interval '1 millisecond'
+       AND NOT EXISTS (SELECT 1 FROM ${ctx.s}.dispatch_claims c
+                       WHERE c.session_id = j.session_id AND c.heartbeat_at >= clock_timestamp() - $2 * interval '1 millisecond')
+     LIMIT 100`,
+    [ctx.sweepAfterMs, ctx.claimTtlMs],
   );
   for (const { session_id } of stale) {
     if (ctx.closing) return;

@@ -1,10 +1,12 @@
 import type pg from "pg";
 
 /**
- * Creates the dispatcher's two tables in the store's schema (idempotent; one transaction under an
- * advisory lock, so processes starting together create them once):
+ * Creates the dispatcher's tables in the store's schema (idempotent; one transaction under an
+ * advisory lock, so processes starting together create them once; a table an older version did
+ * not have is added to its schema the same way):
  * - `dispatch_jobs`: every piece of work sent (a turn, a decision), in arrival order per session
  *   (`ord`), `queued` until a worker has stored its outcome; `cancelled` once its sender aborted it;
+ * - `dispatch_claims`: which worker drains a session now, with its heartbeat (see `claimSession`);
  * - `dispatch_events`: each job's events and its outcome, in order, for the caller to tail.
  */
 export async function createDispatchTables(pool: pg.Pool, s: string, schema: string): Promise<void> {
@@ -28,6 +30,11 @@ export async function createDispatchTables(pool: pg.Pool, s: string, schema: str
       CREATE INDEX IF NOT EXISTS dispatch_jobs_queued ON ${s}.dispatch_jobs (session_id, ord) WHERE state = 'queued';
       CREATE INDEX IF NOT EXISTS dispatch_jobs_waiting ON ${s}.dispatch_jobs (created_at) WHERE state = 'queued';
       CREATE INDEX IF NOT EXISTS dispatch_jobs_finished ON ${s}.dispatch_jobs (finished_at) WHERE state <> 'queued';
+      CREATE TABLE IF NOT EXISTS ${s}.dispatch_claims (
+        session_id text PRIMARY KEY,
+        owner text NOT NULL,
+        heartbeat_at timestamptz NOT NULL
+      );
       CREATE TABLE IF NOT EXISTS ${s}.dispatch_events (
         job_id text NOT NULL,
         ord bigserial NOT NULL,

@@ -4,9 +4,13 @@ import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
 import { wakeSession } from "./dispatch-enqueue.js";
 import { safeJson, serializeError } from "./dispatch-serialization.js";
+import { claimHeld, claimSession, type DrainClaim } from "./dispatch-claim.js";
 
-/** Writes a job's events and outcome in order, batching what piles up while a write is under way. */
-function eventWriter(ctx: DispatchContext, jobId: string) {
+/**
+ * Writes a job's events and outcome in order, batching what piles up while a write is under way;
+ * only while `claim` holds the session (a worker whose claim was taken over stores nothing more).
+ */
+function eventWriter(ctx: DispatchContext, jobId: string, sessionId: string, claim: DrainClaim) {
   let pending: { kind: string; body: string }[] = [];
   let flushing: Promise<void> = Promise.resolve();
   let failed: unknown;
@@ -19,10 +23,10 @@ function eventWriter(ctx: DispatchContext, jobId: string) {
         await ctx.pool.query(
           `WITH ins AS (
              INSERT INTO ${ctx.s}.dispatch_events (job_id, kind, body)
-             SELECT $1, k, b FROM unnest($2::text[], $3::json[]) WITH ORDINALITY AS t (k, b, n) ORDER BY n
+             SELECT $1, k, b FROM unnest($2::text[], $3::json[]) WITH ORDINALITY AS t (k, b, n) WHERE ${claimHeld(ctx, 6, 7)} ORDER BY n
              RETURNING 1
            ) SELECT pg_notify($4, $5) FROM (SELECT count(*) FROM ins) c`,
-          [jobId, batch.map((e) => e.kind), batch.map((e) => e.body), ctx.channel, `e:${jobId}`],
+          [jobId, batch.map((e) => e.kind), batch.map((e) => e.body), ctx.channel, `e:${jobId}`, sessionId, claim.owner],
         );
       } catch (error) {
         failed = error;
@@ -47,7 +51,7 @@ function eventWriter(ctx: DispatchContext, jobId: string) {
 
 type EventWriter = ReturnType<typeof eventWriter>;
 
-/** Runs a dispatched turn on the local runtime with `runId` = the job id; a repeated job gets the stored outcome. */
+/** Runs a dispatched turn on the local runtime with `runId` = the sender's `jobId` (else the job id); a repeated job gets the stored outcome. */
 async function runTurn(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
   const payload = row.payload as SendPayload;
   // Its sender's abort reaches it here (a NOTIFY), or before it starts (the stored flag).
@@ -72,7 +76,7 @@ async function streamTurn(
   writer: EventWriter,
   signal: AbortSignal,
 ): Promise<TurnResult> {
-  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: row.id, signal };
+  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: payload.runId ?? row.id, signal };
   if (payload.scope !== undefined) input.scope = payload.scope;
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
   if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
@@ -110,9 +114,9 @@ async function runDecision(local: AgentRuntime, row: JobRow, sessionId: string, 
   }
 }
 
-/** Runs one job, stores its events and outcome, and marks it done. */
-async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string): Promise<void> {
-  const writer = eventWriter(ctx, row.id);
+/** Runs one job, stores its events and outcome, and marks it done (all fenced by the claim). */
+async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, claim: DrainClaim): Promise<void> {
+  const writer = eventWriter(ctx, row.id, sessionId, claim);
   try {
     const result =
       row.kind === "send"
@@ -126,7 +130,11 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
     writer.push("error", serializeError(error));
   }
   await writer.done();
-  await ctx.sql(`UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1`, [row.id]);
+  await ctx.sql(`UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1 AND ${claimHeld(ctx, 2, 3)}`, [
+    row.id,
+    sessionId,
+    claim.owner,
+  ]);
 }
 
 /** Jobs of a session looked at when its oldest is a message that waits behind a decision. */
@@ -150,18 +158,37 @@ async function nextJob(ctx: DispatchContext, local: AgentRuntime, sessionId: str
   return rows.find((row) => row.kind === "resolve" || row.kind === "answer");
 }
 
-/** Runs the session's queued jobs, oldest first, until none is left (or hands them back when closing). */
+/**
+ * Drains the session under a claim: a wake-up of a session another worker drains (its claim is
+ * fresh) returns at once, so one long turn takes one worker slot however often it is woken. After
+ * giving the claim up, looks once more: work that arrived while the claim was being given up (its
+ * wake-up found the claim held) is not left for the sweep. Closing, queued work is handed back.
+ */
 async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<void> {
   for (;;) {
-    const row = await nextJob(ctx, local, sessionId);
-    if (!row) return;
+    const claim = await claimSession(ctx, sessionId);
+    if (!claim) return;
+    try {
+      await drainClaimed(ctx, local, sessionId, claim);
+    } finally {
+      await claim.release();
+    }
+    if (claim.lost || !(await nextJob(ctx, local, sessionId))) return;
     if (ctx.closing) {
       await wakeSession(ctx, sessionId);
       return;
     }
+  }
+}
+
+/** Runs the session's queued jobs, oldest first, until none is left, the claim is lost or the dispatcher closes. */
+async function drainClaimed(ctx: DispatchContext, local: AgentRuntime, sessionId: string, claim: DrainClaim): Promise<void> {
+  while (!claim.lost && !ctx.closing) {
+    const row = await nextJob(ctx, local, sessionId);
+    if (!row) return;
     ctx.running++;
     try {
-      await runJob(ctx, local, row, sessionId);
+      await runJob(ctx, local, row, sessionId, claim);
     } finally {
       ctx.running--;
     }

@@ -2,6 +2,7 @@ import type PgBoss from "pg-boss";
 import { DispatchError, InvalidArgumentError } from "../errors/errors.js";
 import type { AgentRuntime, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
+import type { TenantGuard } from "../contracts/tenant-guard.js";
 import { createDispatchContext, type DispatchContext, type DispatchSettings } from "./dispatch-context.js";
 import { cancelDispatchJob, enqueueAgentTurn, enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
 import type { ResolvePayload, SerializedError } from "./dispatch-job.js";
@@ -58,6 +59,14 @@ export interface PgBossDispatcherOptions {
   /** @default 10000 */
   sweepAfterMs?: number;
   /**
+   * How long a worker's claim on the session it drains lasts without a heartbeat (it beats every
+   * third of this). While a claim is fresh, another wake-up of that session takes no worker slot
+   * and the sweep leaves the session alone; a claim older than this (its worker died or stalls) is
+   * taken over by the next wake-up. Keep it near the runtime's `leaseTtlMs`.
+   * @default 30000
+   */
+  claimTtlMs?: number;
+  /**
    * Finished jobs and their events are deleted this long after they finished.
    * @default 3_600_000 (one hour)
    */
@@ -67,13 +76,22 @@ export interface PgBossDispatcherOptions {
 /** What `send` / `stream` take: the runtime's `SendInput` (`session` as a selector or an explicit id). */
 export type DispatchInput = Omit<SendInput, "runId"> & {
   /**
-   * Idempotency key of this send (an HTTP request id, say): the job's id and the turn's `runId`.
-   * A second send with the same `jobId` enqueues nothing and waits for the same turn's outcome
-   * (its events from the start). Letters, digits and `-_.:`, 1 to 100 characters.
+   * Idempotency key of this send (an HTTP request id, say): the turn's `runId`, and the job's key
+   * within the scope, agent and `session` selector it was sent with. A second send with the same
+   * `jobId` and the same scope, agent and selector enqueues nothing and waits for the same turn's
+   * outcome (its events from the start); with another scope (a tenant reusing a request id) it
+   * is another job, which neither sees nor cancels the first. Letters, digits and `-_.:`, 1 to
+   * 100 characters.
    * @default a new UUID
    */
   jobId?: string;
 };
+
+/** A decision on an approval request sent through the dispatcher, with the caller's optional tenant guard. */
+export interface DispatchDecision extends TenantGuard {
+  approved: boolean;
+  reason?: string;
+}
 
 /** Turns dispatched across processes through pg-boss; see {@link createPgBossDispatcher}. */
 export interface PgBossDispatcher {
@@ -90,10 +108,15 @@ export interface PgBossDispatcher {
    * Breaking out of the loop only stops reading; aborting `signal` stops the turn as for `send`.
    */
   stream(input: DispatchInput): AsyncIterable<RuntimeEvent>;
-  /** `runtime.resolveApproval`, run on a worker: exactly once across processes. */
-  resolveApproval(requestId: string, decision: { approved: boolean; reason?: string }): Promise<TurnResult>;
-  /** `runtime.answerQuestion`, run on a worker: exactly once across processes. */
-  answerQuestion(questionId: string, answer: QuestionAnswer): Promise<TurnResult>;
+  /**
+   * `runtime.resolveApproval`, run on a worker: exactly once across processes. With a tenant guard
+   * (`decision.scope` or `decision.scopePrefix`), a request of a session outside it is "not found"
+   * (`ApprovalNotFoundError`, as an unknown id; nothing enqueued); the worker's runtime gets the
+   * guard too.
+   */
+  resolveApproval(requestId: string, decision: DispatchDecision): Promise<TurnResult>;
+  /** `runtime.answerQuestion`, run on a worker: exactly once across processes. Tenant guard as for `resolveApproval`. */
+  answerQuestion(questionId: string, answer: QuestionAnswer & TenantGuard): Promise<TurnResult>;
   /** Jobs this process is running now. */
   readonly running: number;
   /**
@@ -113,7 +136,7 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   if (!options?.store || typeof options.store.append !== "function" || !options.store.pool) problems.push("store (a PostgresSessionStore) is required");
   const queue = options?.queue ?? DEFAULT_QUEUE;
   if (typeof queue !== "string" || !/^[\w.\-/]{1,100}$/.test(queue)) problems.push("queue must be 1 to 100 letters, digits or _.-/");
-  const positive = (key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs", fallback: number): number => {
+  const positive = (key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs" | "claimTtlMs", fallback: number): number => {
     const value = options?.[key] ?? fallback;
     if (!Number.isInteger(value) || value <= 0) problems.push(`${key} must be a whole number above 0`);
     return value;
@@ -123,6 +146,7 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   const sweepIntervalMs = positive("sweepIntervalMs", 5000);
   const sweepAfterMs = positive("sweepAfterMs", 10_000);
   const retainMs = positive("retainMs", 3_600_000);
+  const claimTtlMs = positive("claimTtlMs", 30_000);
   const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 2;
   if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5)) problems.push("pollingIntervalSeconds must be at least 0.5");
   if (problems.length > 0) throw new InvalidArgumentError(`createPgBossDispatcher: ${problems.join("; ")}`);
@@ -137,7 +161,16 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
     sweepIntervalMs,
     sweepAfterMs,
     retainMs,
+    claimTtlMs,
   };
+}
+
+/** The tenant guard fields of a decision or an answer (checked by `enqueueDecision`). */
+function guardOf(value: TenantGuard | undefined): TenantGuard {
+  const guard: TenantGuard = {};
+  if (value?.scope !== undefined) guard.scope = value.scope;
+  if (value?.scopePrefix !== undefined) guard.scopePrefix = value.scopePrefix;
+  return guard;
 }
 
 /** A job's events as the caller's stream: its error rethrown; a repeated job's stored outcome as the `done` it would have ended with. */
@@ -206,10 +239,11 @@ async function closeDispatch(ctx: DispatchContext, started: Promise<void> | unde
  *
  * - `send` / `stream` / `resolveApproval` / `answerQuestion` in any process store a job row (in
  *   the session's arrival order) and wake the session on the pg-boss queue; whichever worker has
- *   capacity takes the session and runs its queued jobs one at a time, oldest first, on its local
- *   runtime, under the session's lease.
- * - The job id is the turn's `runId` (and a decision's `decisionId`): a job run twice (a retry, a
- *   duplicate wake-up, a worker that died) stores nothing twice and never reorders the session;
+ *   capacity claims the session and runs its queued jobs one at a time, oldest first, on its local
+ *   runtime, under the session's lease. Another wake-up of a claimed session takes no worker slot:
+ *   a fleet of N worker slots runs N sessions, however long their turns.
+ * - The job is the turn's `runId` (and a decision's `decisionId`): a job run twice (a retry, a
+ *   worker that died) stores nothing twice and never reorders the session;
  *   a turn whose worker died is repaired and continued by the next worker, reusing the tool
  *   results that were stored.
  * - The caller gets the events and the outcome from the `dispatch_events` table, woken by
@@ -266,11 +300,12 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
     },
     async resolveApproval(requestId, decision) {
       if (typeof decision?.approved !== "boolean") throw new InvalidArgumentError("resolveApproval: decision.approved must be a boolean");
-      const kept: ResolvePayload["decision"] = { approved: decision.approved, ...(decision.reason !== undefined && { reason: decision.reason }) };
-      return dispatchOutcome(ctx, await enqueueDecision(ctx, prepare, "resolve", requestId, { requestId, decision: kept }), undefined);
+      const guard = guardOf(decision);
+      const kept: ResolvePayload["decision"] = { approved: decision.approved, ...(decision.reason !== undefined && { reason: decision.reason }), ...guard };
+      return dispatchOutcome(ctx, await enqueueDecision(ctx, prepare, "resolve", requestId, { requestId, decision: kept }, guard), undefined);
     },
     async answerQuestion(questionId, answer) {
-      return dispatchOutcome(ctx, await enqueueDecision(ctx, prepare, "answer", questionId, { questionId, answer }), undefined);
+      return dispatchOutcome(ctx, await enqueueDecision(ctx, prepare, "answer", questionId, { questionId, answer }, guardOf(answer)), undefined);
     },
     get running() {
       return ctx.running;

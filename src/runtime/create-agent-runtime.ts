@@ -21,7 +21,7 @@ import { readAuditLog } from "./read-audit-log.js";
 import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
 import { isBackground } from "./runtime-core.js";
 import { agentOf, checkOpen, checkScopeQuery } from "./runtime-lookups.js";
-import { acquireSessionLease } from "./session-lease.js";
+import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
 import { SessionStateCache } from "./session-state-cache.js";
 import { createSessionTurns, type SessionTurns } from "./session-turns.js";
 import { setRole } from "./set-role.js";
@@ -29,7 +29,6 @@ import { createTaskApi, taskOf, transitionTask } from "./task-api.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
-const DEFAULT_LEASE_TTL_MS = 30_000;
 const DEFAULT_LEASE_WAIT_MS = 600_000;
 const DEFAULT_MAX_BACKGROUND_AGENTS = 8;
 const DEFAULT_MAX_AGENT_HOPS = 8;

@@ -22,6 +22,8 @@ import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offer
 import { extraRecord } from "./session-state.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
 import { surfacedRequests } from "./pending-listing.js";
+import { confirmLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
+import { LeaseLostError } from "../errors/errors.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -113,7 +115,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     history.push(setup.input);
     historyTokens += estimateMessageTokens(setup.input);
   }
-  const signals = [setup.signal, setup.leaseLost].filter((signal): signal is AbortSignal => signal !== undefined);
+  const fence = leaseFence(context, setup, sessionId);
+  const signals = [setup.signal, setup.leaseLost, fence?.lost].filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const budget = new TurnBudget(lineageBudget(prepared.budget, lineage));
   const host: RuntimeToolHost = {
@@ -149,7 +152,12 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       ...(context.options.pricing && { pricing: context.options.pricing }),
       ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
     },
-    { historyTokens, runtimeHost: host, callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}` },
+    {
+      historyTokens,
+      runtimeHost: host,
+      callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}`,
+      ...(fence && { beforeToolCall: fence.check, leaseToken: fence.token }),
+    },
   );
   let result: LoopResult | undefined;
   try {
@@ -167,6 +175,38 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   }
   if (!result) throw new Error("The loop ended without a done event");
   return closeTurn(scope, result);
+}
+
+/** The turn's lease check before every tool call: see {@link leaseFence}. */
+interface LeaseFence {
+  token: number;
+  /** Aborted when a check found the lease lost: the turn stops. */
+  lost: AbortSignal;
+  check: () => Promise<void>;
+}
+
+/**
+ * A process acts only while it holds its lease: before each tool call starts (at any depth, also
+ * in a resumed turn) the lease's token is confirmed against the store, one round trip, never by
+ * this process's clock (a paused process cannot tell how long it slept). Lost: the turn is aborted
+ * at once, so the call does not start; its appends are refused anyway. A resumed turn's first act
+ * is its fenced start record, so nothing of it runs on a lost lease either.
+ * `undefined` for a store without leases.
+ */
+function leaseFence(context: RuntimeContext, setup: TurnSetup, sessionId: string): LeaseFence | undefined {
+  const token = setup.leaseToken;
+  if (token === undefined) return undefined;
+  const controller = new AbortController();
+  const ttlMs = context.options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  return {
+    token,
+    lost: controller.signal,
+    check: async () => {
+      if (controller.signal.aborted || !(await confirmLease(context.store, sessionId, token, ttlMs))) {
+        controller.abort(new LeaseLostError(sessionId, token));
+      }
+    },
+  };
 }
 
 function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {

@@ -23,6 +23,21 @@ export interface SessionLeaseOptions {
   onReleaseError?: (error: unknown) => void;
 }
 
+/** How long a session lease lasts unless renewed (`leaseTtlMs`). */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/**
+ * Confirms against the store that `token` is still the session's newest lease token, renewing the
+ * lease for `ttlMs` on the way (one store round trip): `false` when another runtime took the
+ * session over. Never judged by this process's clock: a paused process cannot tell how long it
+ * was paused. A store failure rejects (the lease is then not confirmed).
+ */
+export async function confirmLease(store: SessionStore, sessionId: string, token: number, ttlMs: number): Promise<boolean> {
+  if (!isLeasableSessionStore(store)) return true;
+  const renewed = await storeCall("renewLease", () => store.renewLease(sessionId, token, { ttlMs }));
+  return renewed !== undefined;
+}
+
 const NO_LEASE: HeldLease = { token: undefined, lost: new AbortController().signal, release: async () => undefined };
 
 /**

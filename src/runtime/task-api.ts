@@ -7,6 +7,8 @@ import type { Task, TaskApi } from "../contracts/task.js";
 import { hasControlCharacter } from "../internal/control-characters.js";
 import { approvedPlanText } from "../modes/approved-plan-text.js";
 import { parsePlan } from "../modes/parse-plan.js";
+import type { TenantGuard } from "../contracts/tenant-guard.js";
+import { matchesScopeFilter, tenantGuardFilter } from "../internal/scope-filter.js";
 
 /** What the task API needs from its runtime. */
 export interface TaskRuntime {
@@ -89,27 +91,30 @@ export function executionOutcome(result: TurnResult): "completed" | "failed" | u
   return result.status === "complete" ? "completed" : "failed";
 }
 
+/** The task's session; an unknown task, or one outside `guard`, throws the same "unknown task" error. */
+async function taskSession(store: SessionStore, taskId: string, guard: TenantGuard | undefined, operation: string): Promise<SessionSummary> {
+  if (typeof taskId !== "string" || taskId === "") throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
+  const filter = tenantGuardFilter(`tasks.${operation}`, guard);
+  const session = await storeCall("getSession", () => store.getSession(taskId));
+  if (!session || taskOf(session)?.taskId !== taskId || !matchesScopeFilter(session.scope, filter)) throw new InvalidArgumentError(`Unknown task "${taskId}"`);
+  return session;
+}
+
+/** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
+async function approvedPlanOf(store: SessionStore, session: SessionSummary): Promise<string> {
+  const task = taskOf(session)!;
+  const records = await storeCall("load", () => store.load(session.sessionId));
+  const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === task.planArtifactId && (r.kind as string) === "artifact");
+  const parsed = parsePlan((found as unknown as { content?: string } | undefined)?.content ?? "");
+  if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
+  return approvedPlanText(parsed.plan);
+}
+
 /** The task API over a runtime. */
 export function createTaskApi(runtime: TaskRuntime): TaskApi {
   const { store } = runtime;
-  const sessionOf = async (taskId: string): Promise<SessionSummary> => {
-    if (typeof taskId !== "string" || taskId === "") throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
-    const session = await storeCall("getSession", () => store.getSession(taskId));
-    if (!session || taskOf(session)?.taskId !== taskId) throw new InvalidArgumentError(`Unknown task "${taskId}"`);
-    return session;
-  };
-  const planContent = async (session: SessionSummary, artifactId: string | undefined): Promise<string> => {
-    const records = await storeCall("load", () => store.load(session.sessionId));
-    const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === artifactId && (r.kind as string) === "artifact");
-    return (found as unknown as { content?: string } | undefined)?.content ?? "";
-  };
-  /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
-  const approvedPlan = async (session: SessionSummary): Promise<string> => {
-    const task = taskOf(session)!;
-    const parsed = parsePlan(await planContent(session, task.planArtifactId));
-    if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
-    return approvedPlanText(parsed.plan);
-  };
+  const sessionOf = (taskId: string, guard: TenantGuard | undefined, operation: string) => taskSession(store, taskId, guard, operation);
+  const approvedPlan = (session: SessionSummary) => approvedPlanOf(store, session);
   return {
     async create(input) {
       const problems: string[] = [];
@@ -142,49 +147,51 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       if (!planned) throw new InvalidArgumentError(`Task "${taskId}" was deleted while it was planning`);
       return taskOf(planned)!;
     },
-    async approve(taskId) {
-      const session = await sessionOf(taskId);
+    async approve(taskId, guard) {
+      const session = await sessionOf(taskId, guard, "approve");
       // Read before anything changes: a plan that cannot be read leaves the task under review.
       const plan = taskOf(session)?.status === "awaiting_review" ? await approvedPlan(session) : "";
       await transitionTask(runtime, session, "executing");
       await runtime.setRole(taskId, "actor");
       return runtime.send(session, `The plan is approved. Carry it out now, step by step.\n\n<approved_plan>\n${plan}\n</approved_plan>`);
     },
-    async revise(taskId, feedback) {
+    async revise(taskId, feedback, guard) {
       if (typeof feedback !== "string" || feedback.trim() === "") throw new InvalidArgumentError("tasks.revise: feedback must be a non-empty string");
-      const session = await sessionOf(taskId);
+      const session = await sessionOf(taskId, guard, "revise");
       await transitionTask(runtime, session, "planning");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
       return runtime.send(session, `Revise the plan with this feedback, then submit it again with create_artifact:\n\n${feedback}`);
     },
-    async reply(taskId, content) {
+    async reply(taskId, content, guard) {
       if (typeof content !== "string" || content.trim() === "") throw new InvalidArgumentError("tasks.reply: content must be a non-empty string");
-      const session = await sessionOf(taskId);
+      const session = await sessionOf(taskId, guard, "reply");
       const task = taskOf(session)!;
       if (task.status !== "planning") throw new InvalidArgumentError(`Task "${taskId}" is "${task.status}": reply answers the planner while it is "planning"`);
       return runtime.send(session, content);
     },
-    async rename(taskId, title) {
+    async rename(taskId, title, guard) {
       if (typeof title !== "string" || title.trim() === "" || title.length > TITLE_CHARS || hasControlCharacter(title))
         throw new InvalidArgumentError(`tasks.rename: title must be 1 to ${TITLE_CHARS} characters without control characters`);
-      await sessionOf(taskId);
+      await sessionOf(taskId, guard, "rename");
       return taskOf(await storeCall("updateSession", () => store.updateSession(taskId, { name: title.trim() })))!;
     },
-    async delete(taskId) {
-      await sessionOf(taskId);
+    async delete(taskId, guard) {
+      await sessionOf(taskId, guard, "delete");
       runtime.stop(taskId, "task_deleted");
       await runtime.deleteSession(taskId);
     },
-    async cancel(taskId) {
-      const session = await sessionOf(taskId);
+    async cancel(taskId, guard) {
+      const session = await sessionOf(taskId, guard, "cancel");
       const task = await transitionTask(runtime, session, "cancelled");
       runtime.stop(taskId, "task_cancelled");
       return task;
     },
-    async get(taskId) {
+    async get(taskId, guard) {
+      const filter = tenantGuardFilter("tasks.get", guard);
       if (typeof taskId !== "string" || taskId === "") return undefined;
       const session = await storeCall("getSession", () => store.getSession(taskId));
-      const task = session && taskOf(session);
+      if (!session || !matchesScopeFilter(session.scope, filter)) return undefined;
+      const task = taskOf(session);
       return task?.taskId === taskId ? task : undefined;
     },
     async list(query = {}) {
@@ -196,8 +203,8 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
         return task && (query.status === undefined || task.status === query.status) ? [task] : [];
       });
     },
-    async artifacts(taskId) {
-      const session = await sessionOf(taskId);
+    async artifacts(taskId, guard) {
+      const session = await sessionOf(taskId, guard, "artifacts");
       const records = await storeCall("load", () => store.load(session.sessionId));
       return records.flatMap((r) => {
         if ((r.kind as string) !== "artifact") return [];

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,5 +107,33 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
       LeaseLostError.isInstance(error),
     );
     expect((await store.load(sessionId)).length).toBe(count);
+  });
+
+  it("a holder paused (SIGSTOP) mid-call and taken over: on SIGCONT it finishes that call but never starts the next one", async () => {
+    const schema = freshSchema();
+    const store = storeOnFreshSchema({ schema });
+    stores.push(store);
+    const marks = marksPath("agentry-pg-stall-");
+    const stalled = startWorker(schema, [marks, "stall"], "FIRST_STARTED");
+    await stalled.ready;
+    stalled.child.kill("SIGSTOP");
+    try {
+      const [session] = await store.listSessions();
+      const sessionId = session!.sessionId;
+      // The lease runs out while the holder sleeps; another process takes the session over, repairs it and finishes.
+      const next = startWorker(schema, [marks, "turns", sessionId, "1", "b"]);
+      await next.ready;
+      next.child.stdin.write("GO\n");
+      expect(lastJson<{ problems: string[]; statuses: string[] }>(await next.done)).toEqual({ problems: [], statuses: ["complete"] });
+      const after = await store.load(sessionId);
+      writeFileSync(`${marks}.go`, "");
+      stalled.child.kill("SIGCONT");
+      expect(lastJson<{ outcome: string }>(await stalled.done)).toEqual({ outcome: "LeaseLostError" });
+      // No side effect after the lease was gone, and nothing written into the session.
+      expect(existsSync(`${marks}.marks`)).toBe(false);
+      expect(await store.load(sessionId)).toEqual(after);
+    } finally {
+      stalled.child.kill("SIGCONT");
+    }
   });
 });
