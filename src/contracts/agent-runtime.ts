@@ -1,6 +1,7 @@
 import type { EventEmitter } from "eventemitter3";
 import type { AgentRegistry } from "./agent-registry.js";
 import type { AnyZodSchema, JsonSchema, JsonValue } from "./json-schema.js";
+import type { TenantGuard } from "./tenant-guard.js";
 import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalRequest, LoopResult } from "./loop-result.js";
 import type { UserMessage, UserPart } from "./message.js";
@@ -120,8 +121,11 @@ export interface SendInput<C = JsonValue> {
   ifPending?: "queue" | "reject" | "supersede";
 }
 
-/** A decision for `resolveApproval` (with an optional idempotency key). */
-export interface ResolveDecision {
+/**
+ * A decision for `resolveApproval` (with an optional idempotency key and tenant guard: with
+ * `scope` / `scopePrefix` set, a request of a session outside them is "not found").
+ */
+export interface ResolveDecision extends TenantGuard {
   approved: boolean;
   reason?: string;
   /**
@@ -264,7 +268,7 @@ export interface AgentRuntime<C = JsonValue> {
    * `InvalidArgumentError` and changes nothing. Exactly once, like `resolveApproval`: a second
    * answer (from any process) rejects with `ApprovalAlreadyResolvedError`.
    */
-  answerQuestion(questionId: string, answer: QuestionAnswer & { decisionId?: string }): Promise<TurnResult>;
+  answerQuestion(questionId: string, answer: QuestionAnswer & { decisionId?: string } & TenantGuard): Promise<TurnResult>;
   /**
    * Questions awaiting an answer, read from the store (so also other processes'). Questions are
    * not listed by `pendingApprovals`, nor approvals here. `scope` / `scopePrefix` as there.

@@ -15,6 +15,7 @@ import type { SessionState, TurnWaiter } from "./session-state.js";
 import { priorRun, type SessionTurns } from "./session-turns.js";
 import { turnResultOf } from "./stored-turn-result.js";
 import { answerUp } from "./delegated-waits.js";
+import { matchesScopeFilter, tenantGuardFilter } from "../internal/scope-filter.js";
 export { isQuestion, listPending, type ListedRequest } from "./pending-listing.js";
 
 /** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
@@ -47,7 +48,10 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
   const operation = asking ? "answerQuestion" : "resolveApproval";
   if (typeof requestId !== "string" || requestId === "")
     throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
+  const guard = tenantGuardFilter(operation, decision.scope === undefined && decision.scopePrefix === undefined ? undefined : decision);
   const session = await findApproval(context, requestId);
+  // Another tenant's request is as unknown as a missing one.
+  if (!matchesScopeFilter(session.scope, guard)) throw new ApprovalNotFoundError(requestId);
   const agent = agentOf(context, session.agentId);
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
   let waiter: TurnWaiter | undefined;

@@ -80,12 +80,17 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     resolveApproval: (requestId, decision) => decide(context, turns, requestId, decision, undefined),
     answerQuestion: (questionId, answer) => {
-      const { decisionId, ...rest } = answer ?? {};
+      const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
       return decide(
         context,
         turns,
         questionId,
-        { approved: true, ...(decisionId !== undefined && { decisionId }) },
+        {
+          approved: true,
+          ...(decisionId !== undefined && { decisionId }),
+          ...(scope !== undefined && { scope }),
+          ...(scopePrefix !== undefined && { scopePrefix }),
+        },
         answer === undefined || answer === null ? answer : rest,
       );
     },
