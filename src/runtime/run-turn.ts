@@ -144,7 +144,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       ...(context.options.pricing && { pricing: context.options.pricing }),
       ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
     },
-    { historyTokens, runtimeHost: host, callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}` },
+    // `role` reaches the provider as `request.caller.role` (agent, session and run come from the options above).
+    { historyTokens, runtimeHost: host, callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}`, ...(setup.role && { role: setup.role }) },
   );
   let result: LoopResult | undefined;
   try {
