@@ -207,12 +207,21 @@ describe("recordProvider / replayProvider", () => {
     expect((await run(replayProvider({ path: strict, volatile: false }), { content: `open ${second}` })).result.status).toBe("error");
   });
 
+  it("matches a request line edited by hand whatever its key order", async () => {
+    const path = await recordOne();
+    writeFileSync(path, readFileSync(path, "utf8").replaceAll('"model":"m","system":"You track orders."', '"system":"You track orders.","model":"m"'));
+    expect(readFileSync(path, "utf8")).toContain('"system":"You track orders.","model":"m"');
+    expect((await run(replayProvider({ path }))).result.text).toBe("Order A-1 is shipped.");
+  });
+
   it("rejects a cassette it did not write, naming the line", async () => {
     const path = cassettePath();
     await recordOne(path);
     writeFileSync(path, readFileSync(path, "utf8").replace(/\n.*\n/, "\nnot json\n"));
     const result = await run(replayProvider({ path }));
-    expect(result.result.error?.message).toMatch(/line 2: not a JSON object/);
+    expect(result.result.error?.message).toMatch(/line 2: expected a request line/);
+    writeFileSync(path, readFileSync(await recordOne(), "utf8").replace(/"response":\{"end":"complete"/, '"response":{"end":"later"'));
+    expect((await run(replayProvider({ path }))).result.error?.message).toMatch(/line 3: unknown end "later"/);
   });
 });
 

@@ -28,16 +28,19 @@ export interface Volatility {
   readonly placeholders: Map<string, string>;
   /** Whether new ids get placeholders (a request) or only known ones are replaced (its events). */
   numbering: boolean;
+  /** How many ids were seen so far (text holding none does not depend on the numbering: it can be cached). */
+  seen: number;
 }
 
 /** A fresh numbering for one request. */
 export function createVolatility(options: { normalizeIds: boolean; keys: ReadonlySet<string> }): Volatility {
-  return { normalizeIds: options.normalizeIds, keys: options.keys, ids: new Map(), placeholders: new Map(), numbering: true };
+  return { normalizeIds: options.normalizeIds, keys: options.keys, ids: new Map(), placeholders: new Map(), numbering: true, seen: 0 };
 }
 
 function normalizeString(text: string, volatility: Volatility | undefined): string {
   if (!volatility?.normalizeIds || !text.includes("-")) return text;
   return text.replace(UUID, (id) => {
+    volatility.seen++;
     const known = volatility.placeholders.get(id);
     if (known !== undefined || !volatility.numbering) return known ?? id;
     const placeholder = `<id:${volatility.placeholders.size + 1}>`;

@@ -23,8 +23,8 @@ export interface RecordedError {
 
 /** One recorded model call, as read from a cassette. */
 export interface RecordedInteraction {
-  /** The request as written (redacted, ids as placeholders). */
-  request: ModelRequest;
+  /** The request as written (redacted, ids as placeholders); parsed when first read. */
+  readonly request: ModelRequest;
   /** Its matched fields as canonical JSON. */
   key: string;
   events: ModelEvent[];
@@ -52,10 +52,15 @@ interface NodeFs {
   existsSync(path: string): boolean;
 }
 
-/** The file system, loaded when a cassette is first used: the testing entry itself loads anywhere. */
+/**
+ * The file system, loaded when a cassette is first used: the testing entry itself loads anywhere.
+ * `process.getBuiltinModule` (Node 20.16+) is taken when there is one: a dynamic `import()` costs
+ * more than replaying a short run.
+ */
 export async function loadFs(): Promise<NodeFs> {
   const specifier = "node:fs";
-  return (await import(/* @vite-ignore */ specifier)) as NodeFs;
+  const builtin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(specifier);
+  return (builtin ?? (await import(/* @vite-ignore */ specifier))) as NodeFs;
 }
 
 /** Creates the cassette's folder when missing. */
@@ -72,6 +77,24 @@ export function headerLine(provider: string): string {
 /** The text after `{"call":N,` of a line written by this module. */
 export function lineTail(line: string): string {
   return line.slice(line.indexOf(",") + 1);
+}
+
+/**
+ * The matched part of a request line as this module writes it (canonical already): the text
+ * between `"request":{` and the top-level `caller` (a flat object, always last) or the end. A
+ * line written otherwise (edited by hand) gets a key that matches nothing: the provider then
+ * recomputes every key with {@link canonicalKey}, the slow and sure way.
+ */
+function writtenKey(line: string): string {
+  const start = line.indexOf('"request":{') + '"request":{'.length;
+  const caller = line.lastIndexOf(',"caller":{');
+  const hasCaller = caller > start && /^,"caller":\{[^{}]*\}\}\}$/.test(line.slice(caller));
+  return line.slice(start, hasCaller ? caller : line.length - 2);
+}
+
+/** The matched part of a recorded request, made canonical whatever the file's formatting. */
+export function canonicalKey(request: ModelRequest): string {
+  return requestKey(request, createVolatility({ normalizeIds: false, keys: new Set() }));
 }
 
 /** Reads a cassette's text; a line that is not what this module writes throws, naming the file and line. */
@@ -96,21 +119,29 @@ export function parseCassette(text: string, path: string): Cassette {
   }
   const interactions: RecordedInteraction[] = [];
   for (let i = 1; i < lines.length; i += 2) {
-    const request = parse(i).request as ModelRequest | undefined;
-    if (typeof request !== "object" || request === null || !Array.isArray(request.messages)) fail(i + 1, "expected a request line");
+    const line = lines[i]!;
+    if (!line.includes('"request":{')) fail(i + 1, "expected a request line");
     if (i + 1 >= lines.length) fail(i + 1, "a request line without its response line");
     const response = parse(i + 1).response as { events?: unknown; end?: unknown; error?: RecordedError } | undefined;
     if (!Array.isArray(response?.events) || !response.events.every((e: any) => typeof e?.type === "string"))
       fail(i + 2, "expected a response line with events");
     const end = response!.end;
     if (end !== "complete" && end !== "error" && end !== "aborted") fail(i + 2, `unknown end ${JSON.stringify(end)}`);
+    // Request lines are most of a cassette and matching needs only their text: parsed when a mismatch is explained.
+    let request: ModelRequest | undefined;
+    const index = i;
     interactions.push({
-      request: request!,
-      key: requestKey(request!, createVolatility({ normalizeIds: false, keys: new Set() })),
+      get request() {
+        if (request) return request;
+        const parsed = parse(index).request as ModelRequest | undefined;
+        if (typeof parsed !== "object" || parsed === null || !Array.isArray(parsed.messages)) return fail(index + 1, "expected a request line");
+        return (request = parsed);
+      },
+      key: writtenKey(line),
       events: response!.events as ModelEvent[],
       end: end as CassetteEnd,
       error: response!.error,
-      requestTail: lineTail(lines[i]!),
+      requestTail: lineTail(line),
       responseTail: lineTail(lines[i + 1]!),
       hasIds: /<id:\d+>/.test(lines[i + 1]!),
     });

@@ -54,16 +54,59 @@ function isRequest(value: unknown): value is ModelRequest {
 }
 
 /**
- * The matched part of a request view as canonical JSON (the members of an object, no braces):
- * equal for requests that ask the model the same thing. Numbers ids as it goes.
+ * Canonical JSON of parts of requests that recur from call to call (the history's messages, a
+ * level's tools), by identity. Only text that held no id is kept: it does not depend on the
+ * request's id numbering. Valid while those objects are not changed, as the loop and the runtime
+ * never change a message once it is in a history.
  */
-export function requestKey(view: ModelRequest, volatility: Volatility): string {
+export type CanonicalCache = WeakMap<object, string>;
+
+function cachedJson(value: object, volatility: Volatility, cache: CanonicalCache | undefined, key: object = value): string {
+  const hit = cache?.get(key);
+  if (hit !== undefined) return hit;
+  const seen = volatility.seen;
+  const text = canonicalJson(value, volatility);
+  if (cache && volatility.seen === seen) cache.set(key, text);
+  return text;
+}
+
+/**
+ * The matched part of a request view as canonical JSON (the members of an object, no braces),
+ * in pieces: equal, joined, for requests that ask the model the same thing. Numbers ids as it
+ * goes. Pieces, because comparing them with a recording's text in place ({@link keyMatches})
+ * costs less than joining a long history into one string at every call.
+ */
+export function requestKeyParts(view: ModelRequest, volatility: Volatility, cache?: CanonicalCache): string[] {
   const parts: string[] = [];
   for (const field of MATCHED) {
     const value = view[field];
-    if (value !== undefined) parts.push(`"${field}":${canonicalJson(value, volatility)}`);
+    if (value === undefined) continue;
+    parts.push(parts.length === 0 ? `"${field}":` : `,"${field}":`);
+    if (field === "messages") {
+      // A message view is a fresh object around the history's content array: that array is the key.
+      view.messages.forEach((message, i) => {
+        parts.push(i === 0 ? "[" : ",");
+        parts.push(typeof message.content === "string" ? canonicalJson(message, volatility) : cachedJson(message, volatility, cache, message.content));
+      });
+      parts.push(view.messages.length === 0 ? "[]" : "]");
+    } else parts.push(field === "tools" ? cachedJson(view.tools, volatility, cache) : canonicalJson(value, volatility));
   }
-  return parts.join(",");
+  return parts;
+}
+
+/** {@link requestKeyParts}, joined. */
+export function requestKey(view: ModelRequest, volatility: Volatility, cache?: CanonicalCache): string {
+  return requestKeyParts(view, volatility, cache).join("");
+}
+
+/** Whether `parts`, joined, are `key` (compared in place). */
+export function keyMatches(parts: readonly string[], key: string): boolean {
+  let offset = 0;
+  for (const part of parts) {
+    if (!key.startsWith(part, offset)) return false;
+    offset += part.length;
+  }
+  return offset === key.length;
 }
 
 /** The request line of call `call`: the matched fields, then `caller`. */

@@ -2,9 +2,18 @@ import { ProviderError } from "../../errors/errors.js";
 import { abortError, isAbortError, sleep } from "../../internal/abort.js";
 import type { ModelCaller, ModelEvent, ModelRequest, Provider } from "../../contracts/provider.js";
 import { canonicalJson, createVolatility, restoreIds } from "./canonical-json.js";
-import { ensureFolder, headerLine, loadFs, parseCassette, type CassetteEnd, type RecordedError, type RecordedInteraction } from "./cassette-file.js";
+import {
+  canonicalKey,
+  ensureFolder,
+  headerLine,
+  loadFs,
+  parseCassette,
+  type CassetteEnd,
+  type RecordedError,
+  type RecordedInteraction,
+} from "./cassette-file.js";
 import { CassetteMismatchError } from "./cassette-mismatch-error.js";
-import { cassetteEvent, cassetteView, requestKey, requestLine, type CassetteRedact } from "./cassette-request.js";
+import { cassetteEvent, cassetteView, keyMatches, requestKeyParts, requestLine, type CanonicalCache, type CassetteRedact } from "./cassette-request.js";
 import { closestRecording, requestDifferences } from "./describe-mismatch.js";
 
 /**
@@ -70,14 +79,22 @@ interface State {
   fs: Fs;
   fileExisted: boolean;
   recorded: RecordedInteraction[];
-  /** Canonical request → indexes of unused recordings with it, oldest first. */
-  queues: Map<string, number[]>;
+  /**
+   * Canonical request → indexes of unused recordings with it, oldest first. Built at the first
+   * request that is not the next recording in order (hashing every long key costs more than
+   * comparing with the one expected).
+   */
+  queues: Map<string, number[]> | undefined;
+  /** The first recording not served yet. */
+  next: number;
   used: boolean[];
   unused: number;
   served: Served[];
   /** Served calls up to here are written (or, before writing starts, settled). */
   flushed: number;
   writing: boolean;
+  /** Whether the recordings' keys were recomputed from their content (after a first miss). */
+  rekeyed: boolean;
 }
 
 const RERECORD =
@@ -93,6 +110,8 @@ interface Engine {
   redact: CassetteRedact | undefined;
   volatile: { normalizeIds: boolean; keys: ReadonlySet<string> };
   loading: Promise<State> | undefined;
+  /** Canonical text of the messages and tools this provider was asked with before. */
+  cache: CanonicalCache;
 }
 
 /** Creates a cassette provider; the file is read (or started) when the first call is read. */
@@ -104,6 +123,7 @@ export function createCassetteProvider(options: CassetteEngineOptions): Cassette
       keys: new Set(options.volatile === false ? [] : (options.volatile?.keys ?? DEFAULT_VOLATILE_KEYS)),
     },
     loading: undefined,
+    cache: new WeakMap(),
   };
   return {
     id: options.provider?.id ?? options.id,
@@ -119,22 +139,18 @@ async function load(engine: Engine): Promise<State> {
   const fs = await loadFs();
   const fileExisted = fs.existsSync(path);
   const cassette = mode !== "record" && fileExisted ? parseCassette(fs.readFileSync(path, "utf8"), path) : { interactions: [] };
-  const queues = new Map<string, number[]>();
-  cassette.interactions.forEach((interaction, index) => {
-    const queue = queues.get(interaction.key);
-    if (queue) queue.push(index);
-    else queues.set(interaction.key, [index]);
-  });
   const state: State = {
     fs,
     fileExisted,
     recorded: cassette.interactions,
-    queues,
+    queues: undefined,
+    next: 0,
     used: cassette.interactions.map(() => false),
     unused: cassette.interactions.length,
     served: [],
     flushed: 0,
     writing: false,
+    rekeyed: false,
   };
   if (mode === "record") startWriting(engine, state);
   return state;
@@ -158,14 +174,40 @@ function flush(engine: Engine, state: State): void {
   }
 }
 
-/** The oldest unused recording of this request, marked used. */
-function take(state: State, key: string): number | undefined {
-  const index = state.queues.get(key)?.shift();
-  if (index !== undefined) {
-    state.used[index] = true;
-    state.unused--;
+/** Indexes the unused recordings by key, with keys from their content when `recompute`. */
+function index(state: State, recompute: boolean): Map<string, number[]> {
+  const queues = new Map<string, number[]>();
+  state.recorded.forEach((recording, i) => {
+    if (state.used[i]) return;
+    if (recompute) recording.key = canonicalKey(recording.request);
+    const queue = queues.get(recording.key);
+    if (queue) queue.push(i);
+    else queues.set(recording.key, [i]);
+  });
+  return (state.queues = queues);
+}
+
+/**
+ * The oldest unused recording of this request, marked used: the next one in order when it
+ * matches, else any. At the first miss the keys are recomputed from the recordings' content
+ * (a cassette edited by hand may not be written canonically) and the lookup is tried again.
+ */
+function take(state: State, parts: readonly string[]): number | undefined {
+  let found: number | undefined;
+  if (!state.queues && state.next < state.recorded.length && keyMatches(parts, state.recorded[state.next]!.key)) found = state.next;
+  else {
+    const key = parts.join("");
+    found = (state.queues ?? index(state, false)).get(key)?.shift();
+    if (found === undefined && !state.rekeyed && state.unused > 0) {
+      state.rekeyed = true;
+      found = index(state, true).get(key)?.shift();
+    }
   }
-  return index;
+  if (found === undefined) return undefined;
+  state.used[found] = true;
+  state.unused--;
+  while (state.next < state.recorded.length && state.used[state.next]) state.next++;
+  return found;
 }
 
 async function* play(engine: Engine, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
@@ -177,8 +219,8 @@ async function* play(engine: Engine, request: ModelRequest, signal: AbortSignal)
     if (signal.aborted) throw abortError(signal);
     const volatility = createVolatility(engine.volatile);
     const view = cassetteView(request, engine.redact);
-    const key = requestKey(view, volatility);
-    const hit = engine.mode === "record" ? undefined : take(state, key);
+    const parts = requestKeyParts(view, volatility, engine.redact ? undefined : engine.cache);
+    const hit = engine.mode === "record" ? undefined : take(state, parts);
     if (hit !== undefined) {
       const recording = state.recorded[hit]!;
       entry.requestLine = `{"call":${call},${recording.requestTail}`;
@@ -188,6 +230,7 @@ async function* play(engine: Engine, request: ModelRequest, signal: AbortSignal)
       return;
     }
     const provider = engine.provider;
+    const key = parts.join("");
     if (engine.mode === "replay" || !provider) throw mismatch(engine.path, state, call, key, view.caller);
     entry.requestLine = requestLine(call, view, key, volatility);
     startWriting(engine, state);
