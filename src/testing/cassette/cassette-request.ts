@@ -103,7 +103,8 @@ export function requestKey(view: ModelRequest, volatility: Volatility, cache?: C
 export function keyMatches(parts: readonly string[], key: string): boolean {
   let offset = 0;
   for (const part of parts) {
-    if (!key.startsWith(part, offset)) return false;
+    // Not `startsWith(part, offset)`: V8 runs it far slower on a slice of a long file's text.
+    if (key.slice(offset, offset + part.length) !== part) return false;
     offset += part.length;
   }
   return offset === key.length;
