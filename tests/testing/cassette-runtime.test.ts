@@ -66,9 +66,10 @@ describe("cassettes through the runtime", () => {
     const path = join(mkdtempSync(join(tmpdir(), "agentry-cassette-")), "delegated.jsonl");
     const real = createFakeProvider(model);
     const recorded = await scenario(recordProvider(real, { path }));
-    expect(recorded).toMatchObject({ approval: "todo.remove", items: ["eggs"], statuses: ["complete", "complete", "complete"] });
+    // (Whether general's first turn waits for todo's approval or ends on its own is the runtime's business:
+    // the cassette only has to give back the same run.)
+    expect(recorded).toMatchObject({ approval: "todo.remove", items: ["eggs"] });
     expect(recorded.texts).toContain('todo said "Milk is gone." in <todo session>');
-    expect(recorded.texts).toContain("Done: removed milk");
     expect(real.calls.filter((call) => call.caller?.agentId === "todo")).toHaveLength(3);
     // Session and run ids are new on every run: the cassette holds placeholders, not them.
     const cassette = readFileSync(path, "utf8");
