@@ -11,7 +11,8 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["tests/**/*.test.ts"],
+    // examples/testing is a suite users copy: it runs with the project's tests.
+    include: ["tests/**/*.test.ts", "examples/testing/**/*.test.ts"],
     typecheck: { enabled: true, include: ["tests/**/*.test-d.ts"], tsconfig: "./tsconfig.tests.json" },
     testTimeout: 20_000,
     pool: "forks",

@@ -61,7 +61,7 @@ const planText = (keepOriginals: boolean) =>
 function model(request: ModelRequest): FakeTurn {
   const last = request.messages[request.messages.length - 1]!;
   const calledLast = last.role === "tool" ? last.content[0]!.name : undefined;
-  if (request.system.includes("# CURRENT ROLE: PLANNER")) {
+  if (request.caller?.role === "planner") {
     const revised = request.messages.some((m) => m.role === "user" && typeof m.content === "string" && m.content.includes("Keep the originals"));
     if (calledLast === undefined) return { toolCalls: [{ name: "list_directory", args: { path: "." } }] };
     if (calledLast === "list_directory") return { toolCalls: [{ name: "search_files", args: { pattern: "^- call", include: ["*.md"] } }] };

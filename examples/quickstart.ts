@@ -35,7 +35,8 @@ function scriptedModel(): Provider {
   };
   return createFakeProvider((request) => {
     const last = request.messages[request.messages.length - 1]!;
-    if (request.system.startsWith("You are a sub-agent")) {
+    // `caller` says who asks: depth 1 is a sub-task (its title is in `caller.subtaskTitle`).
+    if (request.caller?.depth === 1) {
       if (last.role === "user") return { toolCalls: [{ name: "get_weather", args: { city: cityOf(request) } }] };
       const result = last.role === "tool" ? (last.content[0]?.result as { sky: string; highC: number }) : undefined;
       return { text: `${cityOf(request)}: ${result?.sky}, high of ${result?.highC} °C.` };

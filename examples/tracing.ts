@@ -27,7 +27,7 @@ const lookup = defineTool({
 });
 const provider = createFakeProvider((request) => {
   const last = request.messages[request.messages.length - 1]!;
-  if (request.system.startsWith("You are a sub-agent")) {
+  if ((request.caller?.depth ?? 0) > 0) {
     return last.role === "user"
       ? { toolCalls: [{ name: "lookup_order", args: { orderId: "A-17" } }], usage: { inputTokens: 120, outputTokens: 18 } }
       : { text: "Order A-17 shipped with DHL.", usage: { inputTokens: 160, outputTokens: 9 } };

@@ -82,7 +82,7 @@ export { messageTypeOf } from "./modes/message-type-of.js";
 export { isDeclaredReadOnly } from "./tools/declared-read-only.js";
 
 // --- providers (contract) ---
-export type { FinishReason, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./contracts/provider.js";
+export type { FinishReason, ModelCaller, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./contracts/provider.js";
 
 // --- loop ---
 export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";

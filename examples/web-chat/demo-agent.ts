@@ -40,8 +40,8 @@ export function demoTools(): Tool[] {
 }
 
 const CITIES = ["Lisbon", "Oslo", "Kyoto"];
-const isChild = (request: ModelRequest) => request.system.startsWith("You are a sub-agent");
-const isPlanner = (request: ModelRequest) => request.system.includes("# CURRENT ROLE: PLANNER");
+const isChild = (request: ModelRequest) => (request.caller?.depth ?? 0) > 0;
+const isPlanner = (request: ModelRequest) => request.caller?.role === "planner";
 const lastToolNames = (request: ModelRequest): string[] => {
   const last = request.messages.at(-1);
   return last?.role === "tool" ? last.content.map((part) => part.name) : [];

@@ -8,6 +8,28 @@ export interface ModelTool {
   inputSchema: JsonSchema;
 }
 
+/**
+ * Who is asking: the agent, session, run and level a model request comes from. Known to the
+ * process only: providers never send it on the wire. Fake scripts and test doubles route on it
+ * (`request.caller?.agentId === "todo"`, `request.caller?.depth > 0`) instead of reading prompts.
+ */
+export interface ModelCaller {
+  /** The agent whose turn this is (the runtime; the bare loop when given `agentId`). */
+  agentId?: string;
+  /** The session of the turn (the runtime; the bare loop when given `sessionId`). */
+  sessionId?: string;
+  /** The turn's run id (the runtime; the bare loop when given `runId`). */
+  runId?: string;
+  /** 0 at the root, 1 in a sub-task, and so on. */
+  depth: number;
+  /** The `toolCallId` of the enclosing `run_subtask` (null at the root). */
+  parentId: string | null;
+  /** The session's role for the turn (`"planner"`, `"actor"`, a host role), when it has one. */
+  role?: string;
+  /** The `title` the model gave the sub-task (sub-tasks only). */
+  subtaskTitle?: string;
+}
+
 /** One request to a model. */
 export interface ModelRequest {
   model: string;
@@ -18,6 +40,8 @@ export interface ModelRequest {
   temperature?: number;
   /** Passed through to the adapter unchanged (vendor-specific knobs). */
   providerOptions?: Record<string, unknown>;
+  /** Who is asking, as known (see {@link ModelCaller}). Never sent to the vendor. */
+  caller?: ModelCaller;
 }
 
 /** Why the model stopped. */

@@ -40,6 +40,8 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   try {
     const request: ModelRequest = { model: turn.model, system: level.systemPrompt, messages: history.slice(), tools: level.modelTools };
     if (turn.hasRequestOptions) Object.assign(request, turn.request);
+    request.caller = { ...turn.caller, depth, parentId };
+    if (level.subtaskTitle !== undefined) request.caller.subtaskTitle = level.subtaskTitle;
     const stream = turn.provider.stream(request, { signal: turn.signal });
     for await (const event of stream) {
       switch (event.type) {

@@ -1,6 +1,6 @@
 import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
 import type { ToolPolicy } from "../contracts/tool-policy.js";
-import type { ModelRequest, ModelTool, PricingTable, Provider } from "../contracts/provider.js";
+import type { ModelCaller, ModelRequest, ModelTool, PricingTable, Provider } from "../contracts/provider.js";
 import type { JsonSchema } from "../contracts/json-schema.js";
 import type { ValueValidator } from "../schema/validate.js";
 import type { Tool } from "../contracts/tool.js";
@@ -55,6 +55,8 @@ export interface Turn {
   request: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Whether `request` has anything to add to each model request. */
   hasRequestOptions: boolean;
+  /** The turn's part of every request's `caller` (agent, session, run, role), as known. */
+  caller: Omit<ModelCaller, "depth" | "parentId" | "subtaskTitle">;
   subtaskPrompt: (info: SubtaskPromptInfo) => string;
   /** Where every level of the turn puts its events. */
   sink: EventSink;
@@ -76,6 +78,8 @@ export interface Level {
   depth: number;
   parentId: string | null;
   systemPrompt: string;
+  /** The `title` of the `run_subtask` call this level runs (sub-task levels only). */
+  subtaskTitle?: string;
   tools: Map<string, Tool>;
   modelTools: ModelTool[];
   offersSubtask: boolean;

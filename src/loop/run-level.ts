@@ -265,6 +265,7 @@ const runChild: RunChild = async (parent: Level, plan: SubtaskPlan) => {
     depth,
     parentId: plan.call.id,
     systemPrompt: turn.subtaskPrompt({ title: args.title, depth, maxDepth: turn.budget.limits.maxDepth, ...(outputSchema && { outputSchema }) }),
+    subtaskTitle: args.title,
     tools,
     modelTools: [],
     offersSubtask: offersSubtaskAt(parent, depth),

@@ -60,7 +60,8 @@ export interface LoopOptions<S extends AnyZodSchema | JsonSchema = AnyZodSchema 
   /** Handed to tools as `ctx.scope` and to `approve` as `info.scope`. */
   scope?: string;
   /**
-   * Handed to tools as `ctx.runId`, and part of every call's `ctx.callKey`.
+   * Handed to tools as `ctx.runId` and to the provider as `request.caller.runId` (when given), and
+   * part of every call's `ctx.callKey`.
    * @default a new UUID per call of the loop
    */
   runId?: string;
@@ -73,9 +74,9 @@ export interface LoopOptions<S extends AnyZodSchema | JsonSchema = AnyZodSchema 
    * above 2^31-1 = none; negative or NaN throws `InvalidArgumentError`.
    */
   toolTimeoutMs?: number;
-  /** Passed to tools as `ctx.sessionId`. */
+  /** Passed to tools as `ctx.sessionId` and to the provider as `request.caller.sessionId`. */
   sessionId?: string;
-  /** Passed to tools as `ctx.agentId`. */
+  /** Passed to tools as `ctx.agentId` and to the provider as `request.caller.agentId`. */
   agentId?: string;
   /** Extra request fields for every model call. */
   modelOptions?: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
@@ -207,6 +208,18 @@ export interface LoopInternals {
   beforeToolCall?: () => Promise<void>;
   /** What tools see as `ctx.leaseToken`. @default undefined */
   leaseToken?: number;
+  /** The session's role for the turn, for `ModelRequest.caller.role`. @default undefined */
+  role?: string;
+}
+
+/** The turn's part of `ModelRequest.caller`: only what the host gave (a default run id is not "known"). */
+function callerOf(options: LoopOptions, internals: LoopInternals): Turn["caller"] {
+  const caller: Turn["caller"] = {};
+  if (options.agentId !== undefined) caller.agentId = options.agentId;
+  if (options.sessionId !== undefined) caller.sessionId = options.sessionId;
+  if (options.runId !== undefined) caller.runId = options.runId;
+  if (internals.role !== undefined) caller.role = internals.role;
+  return caller;
 }
 
 /** The turn's wall-clock timer: at the limit, the budget fails and the turn aborts. None when no timer can wait that long (no limit). */
@@ -283,6 +296,7 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     toolTimeoutMs: options.toolTimeoutMs,
     request: options.modelOptions ?? {},
     hasRequestOptions: options.modelOptions !== undefined && Object.keys(options.modelOptions).length > 0,
+    caller: callerOf(options, internals),
     subtaskPrompt: options.subtaskSystemPrompt ?? buildSubtaskSystemPrompt,
     streamIds: createStreamIds(),
     callIds: callIdsOf(options),

@@ -152,11 +152,13 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       ...(context.options.pricing && { pricing: context.options.pricing }),
       ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
     },
+    // `role` reaches the provider as `request.caller.role` (agent, session and run come from the options above).
     {
       historyTokens,
       runtimeHost: host,
       callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}`,
       ...(fence && { beforeToolCall: fence.check, leaseToken: fence.token }),
+      ...(setup.role && { role: setup.role }),
     },
   );
   let result: LoopResult | undefined;

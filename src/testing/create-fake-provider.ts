@@ -2,7 +2,9 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import { abortError, sleep } from "../internal/abort.js";
 import { isTimeLimit } from "../internal/timer-delay.js";
 import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
-import { iterateFakeTurnEvents, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
+import { iterateFakeTurnEvents, resolveFakeTurn, type FakeCallInfo, type FakeScript, type FakeTurn } from "./fake-script.js";
+
+const PROVIDER_CALL: FakeCallInfo = Object.freeze({ transport: "provider" });
 
 /** Options of {@link createFakeProvider}. */
 export interface FakeProviderOptions {
@@ -47,7 +49,7 @@ export function createFakeProvider(script: FakeScript, options: FakeProviderOpti
         const callIndex = next++;
         if (record) calls.push(structuredClone(request));
         if (signal.aborted) throw abortError(signal);
-        const resolved = resolveFakeTurn(script, request, callIndex);
+        const resolved = resolveFakeTurn(script, request, callIndex, PROVIDER_CALL);
         const turn = resolved instanceof Promise ? await resolved : resolved;
         if (turn.delayMs !== undefined && !isTimeLimit(turn.delayMs)) {
           throw new InvalidArgumentError(

@@ -1,5 +1,13 @@
 import { fakeTurnEvents, wordChunks, type FakeScript, type FakeTurn } from "./fake-script.js";
-import { fakeErrorMessage, fakeErrorType, splitInThree, startFakeHttpServer, type FakeServer, type FakeWireFormat } from "./fake-http-server.js";
+import {
+  fakeErrorMessage,
+  fakeErrorType,
+  splitInThree,
+  startFakeHttpServer,
+  type FakeServer,
+  type FakeServerOptions,
+  type FakeWireFormat,
+} from "./fake-http-server.js";
 import { fromAnthropicRequest } from "./from-anthropic-request.js";
 
 const STOP: Record<string, string> = { stop: "end_turn", tool_calls: "tool_use", length: "max_tokens", content_filter: "refusal", other: "pause_turn" };
@@ -7,6 +15,7 @@ const STOP: Record<string, string> = { stop: "end_turn", tool_calls: "tool_use",
 const event = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
 
 const anthropicFormat: FakeWireFormat = {
+  transport: "anthropic",
   path: "/v1/messages",
   baseURLSuffix: "",
   toModelRequest: fromAnthropicRequest,
@@ -73,6 +82,10 @@ const anthropicFormat: FakeWireFormat = {
  * signature, text, `tool_use` blocks with `input_json_delta` fragments, cache usage), telling the
  * same story as `createFakeProvider(script)`. Point `anthropic({ baseURL: server.baseURL })` at it.
  *
+ * A function script gets the request in the shape `createFakeProvider` gives it (tool names as
+ * defined, tool results as values, no `caller`), and `{ transport: "anthropic", raw }` with the
+ * body as sent. `maxOutputTokens` is always set (the API requires `max_tokens`).
+ *
  * Node only: `node:http` is imported when the function runs, so the testing entry itself still
  * loads anywhere.
  *
@@ -81,6 +94,6 @@ const anthropicFormat: FakeWireFormat = {
  * const provider = anthropic({ baseURL: server.baseURL, apiKey: "test" });
  * await server.close();
  */
-export function createFakeAnthropicServer(script: FakeScript): Promise<FakeServer> {
-  return startFakeHttpServer({ script, format: anthropicFormat });
+export function createFakeAnthropicServer(script: FakeScript, options: FakeServerOptions = {}): Promise<FakeServer> {
+  return startFakeHttpServer({ script, format: anthropicFormat, options });
 }

@@ -1,4 +1,5 @@
 import { FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
+import { restoreToolNames } from "./vendor-tool-names.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import type { ModelRequest } from "../contracts/provider.js";
 
@@ -10,14 +11,32 @@ export interface FakeServer {
   readonly baseURL: string;
   /** Every request body, parsed, in order (the wire format, as the provider sent it). */
   readonly requests: unknown[];
-  /** Every request mapped back to a `ModelRequest` (what a function script was given). */
+  /**
+   * Every request mapped back to a `ModelRequest`: what a function script was given, in the shape
+   * `createFakeProvider` gives it (tool names as defined, tool results as values). No `caller`:
+   * providers never send it.
+   */
   readonly calls: ModelRequest[];
   /** Stops the server and drops open connections. */
   close(): Promise<void>;
 }
 
+/** Options of `createFakeOpenAIServer` and `createFakeAnthropicServer`. */
+export interface FakeServerOptions {
+  /**
+   * The tools the agent is given (or their names). Only names with a `.` matter: the adapters
+   * send `tickets.get` as `tickets_get`, and the wire alone cannot say which it was. The server
+   * also learns every name an array script holds and every name the script answers with, so
+   * this is needed only for a dotted name a function script must see before it first calls it.
+   * @default []
+   */
+  tools?: readonly (string | { readonly name: string })[];
+}
+
 /** What a wire format contributes to the shared server. */
 export interface FakeWireFormat {
+  /** Which adapter's wire format this is (a function script's `info.transport`). */
+  transport: "openai" | "anthropic";
   /** The POST path served, e.g. `/v1/chat/completions`. */
   path: string;
   /** Appended to the origin to make `baseURL`. */
@@ -56,14 +75,17 @@ interface NodeHttp {
 
 /**
  * Starts a fake server for one wire format. Per request: the body is recorded, mapped back to a
- * `ModelRequest`, and the script's turn for that call index is played: `delayMs` first, then the
+ * `ModelRequest` (tool names the adapter mapped restored), and the script's turn for that call
+ * index is played (its tool names mapped as the vendor would): `delayMs` first, then the
  * turn's chunks. A turn `error` with nothing before it becomes an HTTP error response (status from
  * the error's `status`, default 500; `x-should-retry` from its `retryable`); after content it is an
  * error event inside the stream. A request past the end of the script gets a 500 that says so,
  * with `x-should-retry: false`.
  */
-export async function startFakeHttpServer(init: { script: FakeScript; format: FakeWireFormat }): Promise<FakeServer> {
+export async function startFakeHttpServer(init: { script: FakeScript; format: FakeWireFormat; options?: FakeServerOptions }): Promise<FakeServer> {
   const { script, format } = init;
+  const known = new Set((init.options?.tools ?? []).map((tool) => (typeof tool === "string" ? tool : tool.name)));
+  if (Array.isArray(script)) for (const turn of script) for (const call of turn.toolCalls ?? []) known.add(call.name);
   const specifier = "node:http";
   const http = (await import(/* @vite-ignore */ specifier)) as NodeHttp;
   const requests: unknown[] = [];
@@ -79,12 +101,12 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
     });
     const parsed: unknown = JSON.parse(body);
     requests.push(parsed);
-    const request = format.toModelRequest(parsed);
+    const { request, toVendor } = restoreToolNames(format.toModelRequest(parsed), known);
     calls.push(request);
     const callIndex = next++;
     let turn: FakeTurn;
     try {
-      turn = await resolveFakeTurn(script, request, callIndex);
+      turn = vendorNamed(await resolveFakeTurn(script, request, callIndex, { transport: format.transport, raw: parsed }), known, toVendor);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const type = FakeScriptExhaustedError.isInstance(error) ? "fake_script_exhausted" : "fake_script_error";
@@ -157,6 +179,13 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
         server.close(() => resolve());
       }),
   };
+}
+
+/** The turn with its tool calls under the names the vendor would use; the names are learned. */
+function vendorNamed(turn: FakeTurn, known: Set<string>, toVendor: (name: string) => string): FakeTurn {
+  if (!turn.toolCalls?.length) return turn;
+  for (const call of turn.toolCalls) if (typeof call.name === "string") known.add(call.name);
+  return { ...turn, toolCalls: turn.toolCalls.map((call) => ({ ...call, name: toVendor(call.name) })) };
 }
 
 /** The message of a scripted error (an `Error`, a string, or anything JSON-able). */

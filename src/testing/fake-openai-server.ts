@@ -1,10 +1,19 @@
 import { fakeTurnEvents, type FakeScript, type FakeTurn } from "./fake-script.js";
-import { fakeErrorMessage, fakeErrorType, splitInThree, startFakeHttpServer, type FakeServer, type FakeWireFormat } from "./fake-http-server.js";
+import {
+  fakeErrorMessage,
+  fakeErrorType,
+  splitInThree,
+  startFakeHttpServer,
+  type FakeServer,
+  type FakeServerOptions,
+  type FakeWireFormat,
+} from "./fake-http-server.js";
 import { fromOpenAIRequest } from "./from-openai-request.js";
 
 const FINISH: Record<string, string> = { stop: "stop", tool_calls: "tool_calls", length: "length", content_filter: "content_filter", other: "other" };
 
 const openAIFormat: FakeWireFormat = {
+  transport: "openai",
   path: "/v1/chat/completions",
   baseURLSuffix: "/v1",
   toModelRequest: fromOpenAIRequest,
@@ -60,6 +69,10 @@ const openAIFormat: FakeWireFormat = {
  * tool-call arguments split across chunks, a usage chunk, `[DONE]`), telling the same story as
  * `createFakeProvider(script)`. Point `openai({ baseURL: server.baseURL })` at it.
  *
+ * A function script gets the request in the shape `createFakeProvider` gives it (tool names as
+ * defined, tool results as values, no `caller`), and `{ transport: "openai", raw }` with the
+ * body as sent. Chat Completions carries no thinking and no `isError`, so those do not come back.
+ *
  * Node only: `node:http` is imported when the function runs, so the testing entry itself still
  * loads anywhere.
  *
@@ -69,6 +82,6 @@ const openAIFormat: FakeWireFormat = {
  * // ... run the agent; then inspect server.requests / server.calls
  * await server.close();
  */
-export function createFakeOpenAIServer(script: FakeScript): Promise<FakeServer> {
-  return startFakeHttpServer({ script, format: openAIFormat });
+export function createFakeOpenAIServer(script: FakeScript, options: FakeServerOptions = {}): Promise<FakeServer> {
+  return startFakeHttpServer({ script, format: openAIFormat, options });
 }

@@ -18,8 +18,22 @@ export interface FakeTurn {
   finishReason?: Extract<ModelEvent, { type: "finish" }>["reason"];
 }
 
-/** A list of turns played in order, or a function that answers each request. */
-export type FakeScript = FakeTurn[] | ((request: ModelRequest, callIndex: number) => FakeTurn | Promise<FakeTurn>);
+/**
+ * Where a function script's request came from (its third argument).
+ * - `"provider"`: `createFakeProvider`; the request is the one the loop made.
+ * - `"openai"` / `"anthropic"`: a fake HTTP server. The request was read back off the wire into the
+ *   same shape (tool names as defined, tool results as values; see the servers for what the wire
+ *   cannot carry), and `raw` is the request body exactly as the adapter sent it (parsed JSON).
+ */
+export type FakeCallInfo = { transport: "provider" } | { transport: "openai" | "anthropic"; raw: unknown };
+
+/**
+ * A list of turns played in order, or a function that answers each request. The function gets
+ * the request, the call's index (0-based, in arrival order) and where the call came from; a
+ * script that ignores the third argument plays the same way on the fake provider and on the
+ * fake OpenAI and Anthropic servers.
+ */
+export type FakeScript = FakeTurn[] | ((request: ModelRequest, callIndex: number, info: FakeCallInfo) => FakeTurn | Promise<FakeTurn>);
 
 /** The script ran out: a request came after the last scripted turn. */
 export class FakeScriptExhaustedError extends AgentryError {
@@ -32,8 +46,8 @@ export class FakeScriptExhaustedError extends AgentryError {
 }
 
 /** The turn a script gives for call `callIndex`; throws `FakeScriptExhaustedError` past the end. */
-export function resolveFakeTurn(script: FakeScript, request: ModelRequest, callIndex: number): FakeTurn | Promise<FakeTurn> {
-  if (typeof script === "function") return script(request, callIndex);
+export function resolveFakeTurn(script: FakeScript, request: ModelRequest, callIndex: number, info: FakeCallInfo): FakeTurn | Promise<FakeTurn> {
+  if (typeof script === "function") return script(request, callIndex, info);
   const turn = script[callIndex];
   if (turn === undefined) throw new FakeScriptExhaustedError(callIndex, script.length);
   return turn;

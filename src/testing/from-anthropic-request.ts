@@ -1,12 +1,15 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
 import type { ModelRequest } from "../contracts/provider.js";
+import { toolResultValue } from "./tool-result-value.js";
 
 const KNOWN = new Set(["model", "messages", "system", "tools", "stream", "max_tokens", "temperature"]);
 
 /**
  * An Anthropic Messages request body mapped back to a `ModelRequest` (for fake servers and function
  * scripts). `tool_result` blocks become a tool message (before any text of the same user turn);
- * `redacted_thinking` becomes a redacted thinking part whose `signature` is the opaque data.
+ * `redacted_thinking` becomes a redacted thinking part whose `signature` is the opaque data. Tool
+ * results come back as values (text that is JSON is parsed back). Tool names stay as on the wire;
+ * the fake server restores the ones the adapter mapped.
  */
 export function fromAnthropicRequest(body: any): ModelRequest {
   const messages: Message[] = [];
@@ -33,7 +36,7 @@ export function fromAnthropicRequest(body: any): ModelRequest {
         type: "tool_result",
         toolCallId: block.tool_use_id,
         name: names.get(block.tool_use_id) ?? "",
-        result: typeof block.content === "string" ? block.content : textOf(block.content),
+        result: toolResultValue(typeof block.content === "string" ? block.content : textOf(block.content)),
         ...(block.is_error ? { isError: true } : {}),
       }));
     if (results.length > 0) messages.push({ role: "tool", content: results });

@@ -1,13 +1,16 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
+import { toolResultValue } from "./tool-result-value.js";
 import type { ModelRequest } from "../contracts/provider.js";
 
 const KNOWN = new Set(["model", "messages", "tools", "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature"]);
 
 /**
  * A Chat Completions request body mapped back to a `ModelRequest` (for fake servers and function
- * scripts). Tool results come back as their message text; unknown body fields land in
- * `providerOptions`.
+ * scripts). Tool results come back as values (text that is JSON is parsed back: the adapter
+ * JSON-encodes every result that is not a string); unknown body fields land in `providerOptions`.
+ * Tool names stay as on the wire; the fake server restores the ones the adapter mapped. Chat
+ * Completions has no field for thinking or for a result's `isError`, so neither comes back.
  */
 export function fromOpenAIRequest(body: any): ModelRequest {
   const system: string[] = [];
@@ -35,7 +38,7 @@ export function fromOpenAIRequest(body: any): ModelRequest {
         type: "tool_result",
         toolCallId: message.tool_call_id,
         name: names.get(message.tool_call_id) ?? "",
-        result: textOf(message.content),
+        result: toolResultValue(textOf(message.content)),
       };
       const previous = messages[messages.length - 1];
       if (previous?.role === "tool") previous.content.push(part);

@@ -169,11 +169,11 @@ export function unmatchedStarts(events: LoopEvent[]): string[] {
   return problems;
 }
 
-/** A function script: children (sub-agent prompt) and the root scripted separately. */
+/** A function script: children (`caller.depth` > 0) and the root scripted separately. */
 export function byLevel(root: FakeTurn[], child: (request: ModelRequest) => FakeTurn): FakeScript {
   let rootIndex = 0;
   return (request) => {
-    if (request.system.startsWith("You are a sub-agent")) return child(request);
+    if ((request.caller?.depth ?? 0) > 0) return child(request);
     const turn = root[rootIndex++];
     if (!turn) throw new Error(`root script exhausted at ${rootIndex - 1}`);
     return turn;

@@ -33,8 +33,8 @@ export const multiAgents = [
   { agentId: "outsider", displayName: "Outsider", systemPrompt: "You are agent outsider." },
 ];
 
-/** Which agent a request is for (from its system prompt). */
-export const agentOf = (request: ModelRequest) => /You are agent (\w+)\./.exec(request.system)?.[1] ?? "?";
+/** Which agent a request is for: the runtime says so in `request.caller`. */
+export const agentOf = (request: ModelRequest) => request.caller?.agentId ?? "?";
 export const lastText = (request: ModelRequest) => {
   const last = request.messages.at(-1);
   return last && typeof last.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
