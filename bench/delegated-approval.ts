@@ -39,7 +39,12 @@ function chainRuntime(store: SessionStore, depth: number) {
   };
   return createAgentRuntime({
     registry: createAgentRegistry(
-      names.map((agentId, i) => ({ agentId, displayName: agentId, systemPrompt: `You are agent ${agentId}.`, agentAllowlist: i + 1 < names.length ? [names[i + 1]!] : [] })),
+      names.map((agentId, i) => ({
+        agentId,
+        displayName: agentId,
+        systemPrompt: `You are agent ${agentId}.`,
+        agentAllowlist: i + 1 < names.length ? [names[i + 1]!] : [],
+      })),
     ),
     store,
     providers: { fake: createFakeProvider(script) },

@@ -49,7 +49,15 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   ],
   "@agentry/core/testing": [
     testing,
-    ["createFakeProvider", "runSessionStoreContract", "createFakeOpenAIServer", "createFakeAnthropicServer", "runProviderContract", "recordProvider", "replayProvider"],
+    [
+      "createFakeProvider",
+      "runSessionStoreContract",
+      "createFakeOpenAIServer",
+      "createFakeAnthropicServer",
+      "runProviderContract",
+      "recordProvider",
+      "replayProvider",
+    ],
   ],
   "@agentry/core/openai": [openai, ["openai", "ProviderError"]],
   "@agentry/core/anthropic": [anthropic, ["anthropic", "ProviderError"]],
