@@ -107,32 +107,61 @@ export async function recoverWaits(
   return stored;
 }
 
-/** The outcome of the chain that started with `runId` in `sessionId`, once it ended (not suspended); recovers the session first. */
+/**
+ * The outcome of the chain that started with `runId` in `sessionId`, once it ended (not
+ * suspended); recovers the session first. A turn of the chain whose process died mid-turn is
+ * continued (its stored results reused, a call without one reported to the model as "may or may
+ * not have taken effect"), as a retried decision would.
+ */
 async function waitedChainEnd(context: RuntimeContext, turns: SessionTurns, sessionId: string, runId: string, depth: number): Promise<TurnResult | undefined> {
   const session = await storeCall("getSession", () => context.store.getSession(sessionId));
   if (!session) return undefined;
   const agent = context.registry.get(session.agentId);
   if (!agent) return undefined;
-  return context.withSession(sessionId, async (lease) => {
-    const lineage: Lineage = newLineage(context, agent);
-    await turns.recoverDecided(session, lease, lineage, depth);
-    const records = await storeCall("load", () => context.store.load(sessionId));
-    return chainEnd(records, session, runId);
+  const look = () =>
+    context.withSession(sessionId, async (lease) => {
+      const lineage: Lineage = newLineage(context, agent);
+      const state = await turns.recoverDecided(session, lease, lineage, depth);
+      const records = await storeCall("load", () => context.store.load(sessionId));
+      const open = state.openTurn !== undefined && state.chainRunId === runId ? state.openTurn : undefined;
+      return { ended: chainEnd(records, session, runId), open, state };
+    });
+  const first = await look();
+  if (first.ended || first.open === undefined) return first.ended;
+  // Continued in the session's own order (outside its lease, which `enqueue` takes itself).
+  const open = first.open;
+  await turns.enqueue({
+    agent,
+    session,
+    created: false,
+    input: { role: "user", content: "" },
+    chatContext: first.state.chatContexts.get(open) ?? { kind: "thread" },
+    ...(first.state.hostContexts.get(open) !== undefined && { context: first.state.hostContexts.get(open)! }),
+    chain: [],
+    runId: open.replace(/:retry-\d+$/, ""),
+    continueOnly: true,
   });
+  return (await look()).ended;
 }
 
-/** The end of the chain of turns that starts with `runId` (it and the turns resuming it), when it ended other than suspended. */
+/**
+ * The end of the chain of turns that starts with `runId` (it, the turns resuming it, and the
+ * continuations `<runId>:retry-<n>` of those whose process died), when it ended other than suspended.
+ */
 function chainEnd(records: readonly HistoryRecord[], session: SessionSummary, runId: string): TurnResult | undefined {
-  const resumedBy = new Map<string, string>();
+  const next = new Map<string, string>();
   const ends = new Map<string, string>();
   for (const record of records) {
     if (record.kind !== "turn") continue;
     const turn = record as RuntimeTurnRecord;
-    if (turn.phase === "start" && turn.resumeOf !== undefined) resumedBy.set(turn.resumeOf, turn.runId);
+    if (turn.phase === "start" && turn.resumeOf !== undefined) next.set(turn.resumeOf, turn.runId);
+    const retry = /^(.*):retry-\d+$/.exec(turn.runId);
+    // The latest continuation of a turn that died follows it (a later one replaces an earlier one).
+    if (turn.phase === "start" && retry) next.set(retry[1]!, turn.runId);
     if (turn.phase === "end") ends.set(turn.runId, turn.status ?? "complete");
   }
   let last = runId;
-  for (let i = 0; i < MAX_CHAIN * 4 && resumedBy.has(last); i++) last = resumedBy.get(last)!;
+  for (let i = 0; i < MAX_CHAIN * 4 && next.has(last) && next.get(last) !== last; i++) last = next.get(last)!;
   const status = ends.get(last);
   if (status === undefined || status === "suspended") return undefined;
   return turnResultOf(records, session, last, false);
