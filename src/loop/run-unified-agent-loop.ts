@@ -245,34 +245,19 @@ function rejectOnAbort(signal: AbortSignal): Promise<never> {
   return aborted;
 }
 
-/** {@link runUnifiedAgentLoop} with the runtime's internal options. */
-export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
-  options: LoopOptions<S>,
-  internals: LoopInternals,
-): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
-  checkOptions(options);
-  const output = options.outputSchema === undefined ? undefined : outputOf(options.outputSchema);
-  const budget = TurnBudget.isTurnBudget(options.budget) ? options.budget : new TurnBudget(options.budget ?? {});
-  const controller = new AbortController();
-  const outer = options.signal;
-  const onOuterAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted) controller.abort(outer.reason);
-  else outer?.addEventListener("abort", onOuterAbort, { once: true });
-  const deadline = armDeadline(budget, controller);
-
+/** What every level of one run shares, made from the loop's options. */
+function createTurn(options: LoopOptions, internals: LoopInternals, budget: TurnBudget, signal: AbortSignal): Turn {
   const policy = options.policy;
   const runId = options.runId ?? globalThis.crypto.randomUUID();
-  const sink = new EventSink();
-  const aborted = rejectOnAbort(controller.signal);
-  const turn: Turn = {
+  return {
     provider: options.provider,
     model: options.model,
     budget,
     tree: new ExecutionTree(),
-    signal: controller.signal,
-    aborted,
-    sink,
-    signals: new SignalHub(controller.signal),
+    signal,
+    aborted: rejectOnAbort(signal),
+    sink: new EventSink(),
+    signals: new SignalHub(signal),
     approve: options.approve,
     policy,
     loopTools: { runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK), finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK) },
@@ -301,6 +286,25 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
     streamIds: createStreamIds(),
     callIds: callIdsOf(options),
   };
+}
+
+/** {@link runUnifiedAgentLoop} with the runtime's internal options. */
+export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
+  options: LoopOptions<S>,
+  internals: LoopInternals,
+): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
+  checkOptions(options);
+  const output = options.outputSchema === undefined ? undefined : outputOf(options.outputSchema);
+  const budget = TurnBudget.isTurnBudget(options.budget) ? options.budget : new TurnBudget(options.budget ?? {});
+  const controller = new AbortController();
+  const outer = options.signal;
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) controller.abort(outer.reason);
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const deadline = armDeadline(budget, controller);
+
+  const turn = createTurn(options, internals, budget, controller.signal);
+  const { sink } = turn;
   const depth = options.depth ?? 0;
   const parentId = options.parentId ?? null;
   const level: Level = {
