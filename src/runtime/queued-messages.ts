@@ -2,7 +2,9 @@ import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import { PendingDecisionError } from "../errors/errors.js";
 import type { PendingQueue } from "./pending-queue.js";
 import { listPending } from "./pending-listing.js";
-import type { RuntimeContext } from "./runtime-context.js";
+import { approvalDecisionRecord } from "./approval-decision.js";
+import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+
 import type { TurnRequest } from "./runtime-core.js";
 import type { SessionState } from "./session-state.js";
 import type { SessionTurns } from "./session-turns.js";
@@ -46,7 +48,11 @@ export async function admitBehindDecisions(
   const behind = queue.has(session.sessionId);
   if (!behind && !isWaiting(state)) return undefined;
   const mode = request.ifPending ?? "queue";
-  if (mode === "supersede") return undefined;
+  if (mode === "supersede") {
+    // The decisions waiting calls stand for are superseded too (their agents' turns get the denial).
+    await supersedeWaits(context, state, 0);
+    return undefined;
+  }
   // What a person decides: a call waiting on another agent stands for what that agent waits on.
   const pendingRequestIds = state.pending.some((p) => p.request.waitsOn !== undefined)
     ? (await listPending(context, { sessionId: session.sessionId })).map((p) => p.requestId)
@@ -66,4 +72,35 @@ export async function admitBehindDecisions(
   request.onEvent?.(event);
   context.emit(event);
   return { queued: queue.add(session.sessionId, request) };
+}
+
+/** Deepest chain a supersede follows (chains are bounded by `maxDelegationDepth` anyway). */
+const MAX_CHAIN = 64;
+
+/**
+ * Denies, as superseded, what the waiting calls of `state` wait for, down each chain (each session
+ * under its lease, in the direction calls are made): a superseded conversation leaves no decision
+ * open that could still act for it. The agents that asked read the denial when their sessions are
+ * next used; a late decision on such a request rejects with `ApprovalSupersededError`.
+ */
+async function supersedeWaits(context: RuntimeContext, state: SessionState, depth: number): Promise<void> {
+  if (depth > MAX_CHAIN) return;
+  for (const pending of state.pending) {
+    const waitsOn = pending.request.waitsOn;
+    if (waitsOn === undefined) continue;
+    const session = await storeCall("getSession", () => context.store.getSession(waitsOn.sessionId));
+    if (!session) continue;
+    await context.withSession(session.sessionId, async (lease) => {
+      const inner = await context.states.read(session);
+      if (!inner.suspended || inner.pending.length === 0) return;
+      await supersedeWaits(context, inner, depth + 1);
+      const denials = inner.pending.map((p) => approvalDecisionRecord(p.request, p.frame, { approved: false, reason: "superseded" }));
+      await appendRecords(context.store, session.sessionId, denials, lease.token);
+      for (const p of inner.pending) {
+        context.approvalSessions.delete(p.request.requestId);
+        const { requestId, depth: at, parentId } = p.request;
+        context.publish(session, { type: "approval_resolved", requestId, approved: false, reason: "superseded", depth: at, parentId });
+      }
+    });
+  }
 }

@@ -7,6 +7,7 @@ import {
   createAgentRegistry,
   createAgentRuntime,
   defineTool,
+  ApprovalSupersededError,
   InvalidArgumentError,
   MemorySessionStore,
   type AgentRuntimeOptions,
@@ -167,6 +168,21 @@ describe("approvals and questions through a delegation chain", () => {
     await next;
     // The queued message ran after the chain ended; its own refund now waits for a decision.
     expect(events.at(-1)).toMatchObject({ type: "done", result: { status: "suspended" } });
+  });
+
+  it('"supersede" on the conversation denies the decision its chain waits for: a late approval gets ApprovalSupersededError and the refund never runs', async () => {
+    const { runtime, refunds, events } = helpdesk(new MemorySessionStore());
+    const suspended = await runtime.send({ agentId: "triage", content: "refund order 13" });
+    const [request] = suspended.pendingApprovals!;
+    const next = await runtime.send({ agentId: "triage", content: "forget it", session: suspended.sessionId, ifPending: "supersede" });
+    // "forget it" goes down the chain again and asks for a refund of its own.
+    expect(next.status).toBe("suspended");
+    expect(next.pendingApprovals![0]!.requestId).not.toBe(request!.requestId);
+    expect(events).toContainEqual(expect.objectContaining({ type: "approval_resolved", requestId: request!.requestId, approved: false, reason: "superseded" }));
+    const late = await runtime.resolveApproval(request!.requestId, { approved: true }).catch((e: unknown) => e);
+    expect(ApprovalSupersededError.isInstance(late)).toBe(true);
+    expect(refunds).toEqual([]);
+    expect((await runtime.pendingApprovals()).map((p) => p.requestId)).toEqual([next.pendingApprovals![0]!.requestId]);
   });
 
   it("a process that died after storing the decision loses nothing: the next runtime that touches the conversation finishes the chain, the refund runs once", async () => {
