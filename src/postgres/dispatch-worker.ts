@@ -1,4 +1,4 @@
-import { SessionStoreError } from "../errors/errors.js";
+import { PendingDecisionError, SessionStoreError } from "../errors/errors.js";
 import type { AgentRuntime, DispatchedTurn, ResolveDecision, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
@@ -81,7 +81,9 @@ async function streamTurn(
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
   if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
   if (payload.context !== undefined) input.context = payload.context;
-  if (payload.ifPending !== undefined) input.ifPending = payload.ifPending;
+  // A message that waits behind a decision waits as a queued job (see `nextJob`), never in a worker
+  // slot: should the session turn out to be waiting now, the runtime refuses it and the job stays.
+  input.ifPending = payload.ifPending === "supersede" ? "supersede" : "reject";
   let seen: TurnResult | undefined;
   for await (const event of local.stream(input)) {
     if (event.type === "done") {
@@ -115,7 +117,7 @@ async function runDecision(local: AgentRuntime, row: JobRow, sessionId: string, 
 }
 
 /** Runs one job, stores its events and outcome, and marks it done (all fenced by the claim). */
-async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, claim: DrainClaim): Promise<void> {
+async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, claim: DrainClaim): Promise<boolean> {
   const writer = eventWriter(ctx, row.id, sessionId, claim);
   try {
     const result =
@@ -127,6 +129,8 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
           : await runDecision(local, row, sessionId, writer);
     writer.push("result", result);
   } catch (error) {
+    // Queued behind a decision after all (it came meanwhile): the job stays queued, nothing stored.
+    if (row.kind === "send" && (row.payload as SendPayload).ifPending !== "reject" && PendingDecisionError.isInstance(error)) return false;
     writer.push("error", serializeError(error));
   }
   await writer.done();
@@ -135,6 +139,7 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
     sessionId,
     claim.owner,
   ]);
+  return true;
 }
 
 /** Jobs of a session looked at when its oldest is a message that waits behind a decision. */
@@ -188,7 +193,8 @@ async function drainClaimed(ctx: DispatchContext, local: AgentRuntime, sessionId
     if (!row) return;
     ctx.running++;
     try {
-      await runJob(ctx, local, row, sessionId, claim);
+      // A message that found the session waiting stays queued: the decision's job wakes it.
+      if (!(await runJob(ctx, local, row, sessionId, claim))) return;
     } finally {
       ctx.running--;
     }
