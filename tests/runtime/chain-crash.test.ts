@@ -43,6 +43,14 @@ function run(args: string[]): Promise<{ stdout: string; signal: NodeJS.Signals |
 }
 
 describe("a delegation chain survives a SIGKILL between any two of its steps", { timeout: 3 * LIMIT_MS }, () => {
+  it("without a crash: the approval asked three agents down is resolved by a second process, which answers up to the conversation", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "agentry-chain-")), "s.db");
+    const started = JSON.parse((await run([path, "start"])).stdout) as { sessionId: string; requestId: string };
+    const resolved = JSON.parse((await run([path, "resolve", started.requestId, "none"])).stdout) as { status: string; text: string };
+    expect(resolved).toEqual({ status: "complete", text: "triage: billing: payments: refunded 15" });
+    expect(readFileSync(`${path}.marks`, "utf8")).toBe("refund\n");
+  });
+
   it.each(["decision", "tool", "leaf-end", "answer", "mid-end"])(
     "killed after %s: the next process that touches the conversation finishes the chain; the refund runs once",
     async (at) => {
