@@ -3,7 +3,11 @@ import { defineConfig } from "vitest/config";
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
-/** The chaos test kills and restarts worker processes for a minute: it runs alone, after the rest (on 2 cores, beside every other file, it starved past its limit). */
+/**
+ * The chaos test kills and restarts worker processes for about a minute: it is its own project,
+ * which `npm test` runs alone on a PostgreSQL of its own after the rest (`test:chaos`). After the
+ * whole suite on the same server it did not finish within its limit, alone it takes 40-50 s.
+ */
 const CHAOS = "tests/postgres/dispatch-chaos.test.ts";
 
 export default defineConfig({

@@ -146,21 +146,17 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
 const LOOKAHEAD = 64;
 
 /**
- * The session's next job: the oldest, except that a message sent with `ifPending: "queue"` to a
- * session waiting for a decision stays queued, and a decision queued after it runs first (else
- * the session's jobs would wait on a decision queued behind them). `undefined`: nothing to run now
- * (the decision's job, or the sweep, wakes the session again).
+ * The session's next job: the oldest; or, once that one (a message sent with `ifPending: "queue"`)
+ * found the session waiting for a decision (`blocked`), the first decision queued after it (else
+ * the session's jobs would wait on a decision queued behind them). A message sent again under its
+ * run id (a retried job) is never blocked: the runtime answers it from the log first.
  */
-async function nextJob(ctx: DispatchContext, local: AgentRuntime, sessionId: string): Promise<JobRow | undefined> {
+async function nextJob(ctx: DispatchContext, sessionId: string, blocked: boolean): Promise<JobRow | undefined> {
   const rows = await ctx.sql<JobRow>(
-    `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT ${LOOKAHEAD}`,
+    `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT ${blocked ? LOOKAHEAD : 1}`,
     [sessionId],
   );
-  const head = rows[0];
-  if (head?.kind !== "send" || ((head.payload as SendPayload).ifPending ?? "queue") !== "queue" || head.cancelled) return head;
-  const [approvals, questions] = await Promise.all([local.pendingApprovals({ sessionId }), local.pendingQuestions({ sessionId })]);
-  if (approvals.length === 0 && questions.length === 0) return head;
-  return rows.find((row) => row.kind === "resolve" || row.kind === "answer");
+  return blocked ? rows.find((row) => row.kind === "resolve" || row.kind === "answer") : rows[0];
 }
 
 /**
@@ -173,12 +169,13 @@ async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: strin
   for (;;) {
     const claim = await claimSession(ctx, sessionId);
     if (!claim) return;
+    let blocked: boolean;
     try {
-      await drainClaimed(ctx, local, sessionId, claim);
+      blocked = await drainClaimed(ctx, local, sessionId, claim);
     } finally {
       await claim.release();
     }
-    if (claim.lost || !(await nextJob(ctx, local, sessionId))) return;
+    if (claim.lost || blocked || !(await nextJob(ctx, sessionId, false))) return;
     if (ctx.closing) {
       await wakeSession(ctx, sessionId);
       return;
@@ -186,19 +183,25 @@ async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: strin
   }
 }
 
-/** Runs the session's queued jobs, oldest first, until none is left, the claim is lost or the dispatcher closes. */
-async function drainClaimed(ctx: DispatchContext, local: AgentRuntime, sessionId: string, claim: DrainClaim): Promise<void> {
+/**
+ * Runs the session's queued jobs, oldest first, until none is left, the claim is lost or the
+ * dispatcher closes. Returns whether it stopped at a message that waits behind a decision (the
+ * decision's job, or the sweep, wakes the session again).
+ */
+async function drainClaimed(ctx: DispatchContext, local: AgentRuntime, sessionId: string, claim: DrainClaim): Promise<boolean> {
+  let blocked = false;
   while (!claim.lost && !ctx.closing) {
-    const row = await nextJob(ctx, local, sessionId);
-    if (!row) return;
+    const row = await nextJob(ctx, sessionId, blocked);
+    if (!row) return blocked;
     ctx.running++;
     try {
-      // A message that found the session waiting stays queued: the decision's job wakes it.
-      if (!(await runJob(ctx, local, row, sessionId, claim))) return;
+      // A message that found the session waiting stays queued; a decision queued after it runs next.
+      blocked = !(await runJob(ctx, local, row, sessionId, claim));
     } finally {
       ctx.running--;
     }
   }
+  return false;
 }
 
 /** Registers `concurrency` pg-boss workers on the queue; each drains the session of the wake-up it fetched. */
