@@ -1,6 +1,6 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
-import { startApp, type App, type AppOptions } from "./fixtures/dispatch-app.js";
+import { describe, expect, it } from "vitest";
+import { requireDatabase } from "./database.js";
+import { useDispatchLayouts } from "./fixtures/dispatch-layout.js";
 
 /** Polls `check` every 20 ms, at most `polls` times (a count, not a time). */
 async function until(check: () => Promise<boolean> | boolean, polls = 1500): Promise<void> {
@@ -13,38 +13,7 @@ async function until(check: () => Promise<boolean> | boolean, polls = 1500): Pro
 
 describe("pg-boss dispatcher: a worker claims the session it drains", { timeout: 120_000 }, () => {
   if (!requireDatabase()) return;
-  const apps: App[] = [];
-  const schemas: string[] = [];
-  const layout = () => {
-    const schema = freshSchema();
-    const bossSchema = `${schema}_boss`;
-    schemas.push(schema, bossSchema);
-    const start = async (worker: boolean, extra: Partial<AppOptions> = {}) => {
-      const app = await startApp({
-        databaseUrl: databaseUrl!,
-        schema,
-        bossSchema,
-        worker,
-        leaseTtlMs: 2000,
-        sweepIntervalMs: 500,
-        sweepAfterMs: 60_000,
-        ...extra,
-      });
-      apps.push(app);
-      return app;
-    };
-    return { schema, start };
-  };
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    await client.end();
-  });
+  const layout = useDispatchLayouts();
 
   it("a fleet of 3 worker slots runs 3 sessions: one long turn woken again and again takes one slot, its caller gets its one result", async () => {
     const { schema, start } = layout();

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApprovalSupersededError, PendingDecisionError } from "@agentry/core";
-import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
-import { startApp, type App } from "./fixtures/dispatch-app.js";
+import { requireDatabase } from "./database.js";
+import { useDispatchLayouts } from "./fixtures/dispatch-layout.js";
 
 /** Resolves with whether `promise` settled within `ms`. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -16,29 +16,10 @@ async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boo
 
 describe("the dispatcher's send: context and ifPending across processes", { timeout: 120_000 }, () => {
   if (!requireDatabase()) return;
-  const apps: App[] = [];
-  const schemas: string[] = [];
-  const layout = () => {
-    const schema = freshSchema();
-    schemas.push(schema, `${schema}_boss`);
-    return (worker: boolean) =>
-      startApp({ databaseUrl: databaseUrl!, schema, bossSchema: `${schema}_boss`, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000 }).then(
-        (app) => (apps.push(app), app),
-      );
-  };
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    await client.end();
-  });
+  const layout = useDispatchLayouts();
 
   it('queues behind a decision (the decision, queued after it, runs first), rejects with "reject", and keeps the context through the approval', async () => {
-    const start = layout();
+    const { schema, start } = layout();
     await start(true);
     const front = await start(false);
     const suspended = await front.dispatcher.send({ agentId: "main", content: "approve a", context: { tenant: "acme" } });
@@ -53,12 +34,12 @@ describe("the dispatcher's send: context and ifPending across processes", { time
     expect(await settledWithin(queued, 500)).toBe(false);
     expect(await front.dispatcher.resolveApproval(requestId, { approved: true })).toMatchObject({ status: "complete", text: "paid a" });
     expect(await queued).toMatchObject({ status: "complete", text: "echo still there" });
-    const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schemas.at(-2)}".effects`);
+    const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects`);
     expect(rows.map((r) => r.key)).toEqual(["pay-a@acme"]);
   });
 
   it('"supersede" denies the pending approval; the approver then gets ApprovalSupersededError', async () => {
-    const start = layout();
+    const { start } = layout();
     await start(true);
     const front = await start(false);
     const suspended = await front.dispatcher.send({ agentId: "main", content: "approve b" });
@@ -72,26 +53,10 @@ describe("the dispatcher's send: context and ifPending across processes", { time
 
 describe("an approval asked by a delegated agent, decided through the dispatcher from another process", { timeout: 120_000 }, () => {
   if (!requireDatabase()) return;
-  const apps: App[] = [];
-  const schemas: string[] = [];
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    await client.end();
-  });
+  const layout = useDispatchLayouts();
 
   it("main -> helper: the helper's payment approval suspends main, is listed for main's session, and resolving it answers main; the payment runs once", async () => {
-    const schema = freshSchema();
-    schemas.push(schema, `${schema}_boss`);
-    const start = (worker: boolean) =>
-      startApp({ databaseUrl: databaseUrl!, schema, bossSchema: `${schema}_boss`, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000 }).then(
-        (app) => (apps.push(app), app),
-      );
+    const { schema, start } = layout();
     const worker = await start(true);
     const front = await start(false);
     const other = await start(true);

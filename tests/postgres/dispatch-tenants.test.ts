@@ -1,7 +1,7 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApprovalNotFoundError, DispatchError, InvalidArgumentError, type RuntimeEvent, type TurnResult } from "@agentry/core";
-import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
-import { startApp, type App } from "./fixtures/dispatch-app.js";
+import { requireDatabase } from "./database.js";
+import { useDispatchLayouts } from "./fixtures/dispatch-layout.js";
 
 /** Polls `check` every 20 ms, at most `polls` times (a count, not a time). */
 async function until(check: () => Promise<boolean> | boolean, polls = 1500): Promise<void> {
@@ -21,29 +21,7 @@ const rejection = async (promise: Promise<unknown>): Promise<unknown> =>
 
 describe("pg-boss dispatcher: tenants cannot reach each other's jobs and decisions by id", { timeout: 120_000 }, () => {
   if (!requireDatabase()) return;
-  const apps: App[] = [];
-  const schemas: string[] = [];
-  const layout = () => {
-    const schema = freshSchema();
-    const bossSchema = `${schema}_boss`;
-    schemas.push(schema, bossSchema);
-    const start = async (worker: boolean) => {
-      const app = await startApp({ databaseUrl: databaseUrl!, schema, bossSchema, worker, leaseTtlMs: 2000, sweepIntervalMs: 500, sweepAfterMs: 60_000 });
-      apps.push(app);
-      return app;
-    };
-    return { schema, start };
-  };
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    await client.end();
-  });
+  const layout = useDispatchLayouts();
 
   it("tenant B sending tenant A's jobId gets a turn of its own: it sees none of A's events, and its abort does not cancel A's turn", async () => {
     const { schema, start } = layout();

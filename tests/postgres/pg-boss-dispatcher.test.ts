@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   AgentNotFoundError,
   ApprovalAlreadyResolvedError,
@@ -11,8 +11,8 @@ import {
 } from "@agentry/core";
 import { createPgBossDispatcher } from "@agentry/core/postgres";
 import { historyProblems } from "@agentry/core/testing";
-import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
-import { startApp, type App } from "./fixtures/dispatch-app.js";
+import { databaseUrl, requireDatabase } from "./database.js";
+import { useDispatchLayouts } from "./fixtures/dispatch-layout.js";
 
 /** Polls `check` every 20 ms, at most `polls` times (a count, not a time). */
 async function until(check: () => Promise<boolean> | boolean, polls = 1500): Promise<void> {
@@ -46,39 +46,7 @@ function turnsInterleave(records: HistoryRecord[]): boolean {
 
 describe("createPgBossDispatcher: turns dispatched across processes through pg-boss", { timeout: 120_000 }, () => {
   if (!requireDatabase()) return;
-  const apps: App[] = [];
-  const schemas: string[] = [];
-  /** A shared database layout (store schema + pg-boss schema) and a starter of processes on it. */
-  const layout = () => {
-    const schema = freshSchema();
-    const bossSchema = `${schema}_boss`;
-    schemas.push(schema, bossSchema);
-    const start = async (worker: boolean, extra: { concurrency?: number; latencyMs?: [number, number]; pollingIntervalSeconds?: number } = {}) => {
-      const app = await startApp({
-        databaseUrl: databaseUrl!,
-        schema,
-        bossSchema,
-        worker,
-        leaseTtlMs: 2000,
-        sweepIntervalMs: 500,
-        sweepAfterMs: 60_000,
-        ...extra,
-      });
-      apps.push(app);
-      return app;
-    };
-    return { schema, start };
-  };
-  afterEach(async () => {
-    for (const app of apps.splice(0)) await app.close();
-  });
-  afterAll(async () => {
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    await client.end();
-  });
+  const layout = useDispatchLayouts();
 
   it("aborting a send's signal stops its turn on the worker (it ends aborted); a send aborted while queued starts aborted, without a model call", async () => {
     const { schema, start } = layout();
