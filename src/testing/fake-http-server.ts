@@ -99,7 +99,8 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
   const requests: unknown[] = [];
   const calls: ModelRequest[] = [];
   const cors = init.options?.cors === true;
-  const headersFor = (headers: Record<string, string>) => (cors ? { ...headers, "access-control-allow-origin": "*" } : headers);
+  const headersFor = (headers: Record<string, string>) =>
+    cors ? { ...headers, "access-control-allow-origin": "*" } : headers;
   let next = 0;
 
   const handle = async (body: string, response: NodeResponse) => {

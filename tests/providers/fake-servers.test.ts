@@ -92,7 +92,11 @@ describe("fake servers for a page in a browser (cors)", () => {
   const preflight = (server: FakeServer) =>
     fetch(`${server.baseURL}/chat/completions`, {
       method: "OPTIONS",
-      headers: { origin: "http://app.test", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+      headers: {
+        origin: "http://app.test",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+      },
     });
 
   it("answers the preflight and lets any origin read the stream when asked to", async () => {
@@ -103,7 +107,8 @@ describe("fake servers for a page in a browser (cors)", () => {
       expect(answer.headers.get("access-control-allow-origin")).toBe("*");
       expect(answer.headers.get("access-control-allow-methods")).toContain("POST");
       expect(answer.headers.get("access-control-allow-headers")).toBe("authorization, content-type");
-      const stream = await fetch(`${server.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ messages: [] }) });
+      const body = JSON.stringify({ messages: [] });
+      const stream = await fetch(`${server.baseURL}/chat/completions`, { method: "POST", body });
       expect(stream.headers.get("access-control-allow-origin")).toBe("*");
       await stream.text();
       expect(server.requests).toHaveLength(1);

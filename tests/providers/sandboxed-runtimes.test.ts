@@ -3,7 +3,10 @@ import { openai } from "@agentry/core/openai";
 import { anthropic } from "@agentry/core/anthropic";
 import { collect, sseBody, textFetch } from "./helpers.js";
 
-const stop = { object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }] };
+const stop = {
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }],
+};
 
 describe("providers in sandboxed runtimes (workerd, Deno)", () => {
   const env = process.env;
@@ -11,7 +14,7 @@ describe("providers in sandboxed runtimes (workerd, Deno)", () => {
     process.env = env;
   });
 
-  it("calls fetch unbound: workerd throws Illegal invocation when its fetch runs with `this` set to another object", async () => {
+  it("calls fetch unbound (workerd throws Illegal invocation when `this` is another object)", async () => {
     const served = textFetch(sseBody([stop], { done: true }));
     const thisValues: unknown[] = [];
     const workerdLikeFetch = function (this: unknown, input: string | URL | Request, init?: RequestInit) {
