@@ -99,8 +99,8 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
   const requests: unknown[] = [];
   const calls: ModelRequest[] = [];
   const cors = init.options?.cors === true;
-  const headersFor = (headers: Record<string, string>) =>
-    cors ? { ...headers, "access-control-allow-origin": "*" } : headers;
+  const allowOrigin: Record<string, string> = cors ? { "access-control-allow-origin": "*" } : {};
+  const headersFor = (headers: Record<string, string>) => ({ ...headers, ...allowOrigin });
   let next = 0;
 
   const handle = async (body: string, response: NodeResponse) => {
