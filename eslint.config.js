@@ -2,7 +2,18 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "api-docs/**", ".docs-check*/**", "bench/**", "node_modules/**", "coverage/**", "examples/*/public/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "api-docs/**",
+      ".docs-check*/**",
+      "bench/node_modules/**",
+      "bench/results/**",
+      "node_modules/**",
+      "coverage/**",
+      "examples/*/public/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -38,7 +49,19 @@ export default tseslint.config(
     },
   },
   {
-    files: ["eslint.config.js"],
+    // bench/ has its own tsconfig (NodeNext, the peer SDKs' type stand-ins in bench/types).
+    files: ["bench/**/*.ts"],
+    languageOptions: {
+      parserOptions: { project: "./bench/tsconfig.json", tsconfigRootDir: import.meta.dirname },
+    },
+  },
+  {
+    files: ["eslint.config.js", "bench/**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    // Plain Node scripts: the Node globals they use.
+    files: ["bench/**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", performance: "readonly" } },
   },
 );

@@ -40,7 +40,10 @@ async function main() {
         let text = "";
         for (const event of events) {
           text += `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
-          if (text.length >= WRITE_CHARS) ((sink += text.charCodeAt(0)), (text = ""));
+          if (text.length >= WRITE_CHARS) {
+            sink += text.charCodeAt(0);
+            text = "";
+          }
         }
       },
     ],
@@ -50,7 +53,10 @@ async function main() {
         let text = "";
         for (const event of events) {
           text += `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
-          if (text.length >= WRITE_CHARS) ((sink += encoder.encode(text).length), (text = ""));
+          if (text.length >= WRITE_CHARS) {
+            sink += encoder.encode(text).length;
+            text = "";
+          }
         }
         sink += encoder.encode(text).length;
       },

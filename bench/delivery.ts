@@ -51,7 +51,7 @@ async function main() {
   // One real turn's events, stamped like the runtime stamps them.
   const loopEvents: LoopEvent[] = [];
   await loopTurn(loopEvents);
-  const events = loopEvents.map((event, seq) => ({ ...event, sessionId: "s", agentId: "a", runId: "r", seq: seq + 1, ts: Date.now() }) as RuntimeEvent);
+  const events = loopEvents.map((event, seq): RuntimeEvent => ({ ...event, sessionId: "s", agentId: "a", runId: "r", seq: seq + 1, ts: Date.now() }));
   const n = events.length;
   console.error(`turn: ${n} events (${DELTAS} text deltas)`);
 

@@ -34,7 +34,7 @@ function startWorker(schema: string, bossSchema: string): Promise<ChildProcess> 
       stdio: ["ignore", "pipe", "inherit"],
     });
     let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes("READY")) resolve(child);
     });

@@ -65,7 +65,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-const ctx: ToolContext = { toolCallId: "bench", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() };
+const ctx: ToolContext = { toolCallId: "bench", callKey: "bench", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function time(calls: number, once: () => Promise<unknown>): Promise<number> {

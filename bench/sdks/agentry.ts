@@ -5,9 +5,10 @@
  * validation), the execution tree, events read with their `depth`/`parentId` — on
  * `createFakeProvider(script, { record: false })` with a function script that builds each turn on demand.
  */
-import * as core from "../../dist/index.js";
-import { createFakeProvider, type FakeTurn } from "../../dist/testing.js";
-import type { LoopEvent, LoopResult, Message, Tool } from "../../dist/index.js";
+import type * as Core from "../../src/index.ts";
+import type * as Testing from "../../src/entries/testing.ts";
+import type { FakeTurn } from "../../src/entries/testing.ts";
+import type { LoopEvent, LoopResult, Message, Tool } from "../../src/index.ts";
 import { z } from "zod";
 import {
   check,
@@ -23,6 +24,12 @@ import {
   type BenchSdk,
   type EchoMode,
 } from "../lib/contract.js";
+
+// The BUILT package is what is measured; its types are the sources'. The specifier is a variable so
+// that type-checking the benchmark needs no build.
+const dist = "../../dist/";
+const core = (await import(`${dist}index.js`)) as typeof Core;
+const { createFakeProvider } = (await import(`${dist}testing.js`)) as typeof Testing;
 
 const { createTurnBudget, defineTool, runUnifiedAgentLoop } = core;
 const defaultPolicy = (core as { defaultPolicy?: () => unknown }).defaultPolicy;

@@ -2,7 +2,7 @@ import { checkedContext } from "../internal/host-context.js";
 import { ApprovalNotFoundError, InvalidArgumentError, SessionStoreError } from "../errors/errors.js";
 import { toJsonSchema } from "../schema/to-json-schema.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import { createDispatchTables } from "./dispatch-tables.js";
+import { migrateOnPool } from "./postgres-migrations.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
 import type { DispatchedTurn } from "../contracts/agent-runtime.js";
@@ -18,7 +18,8 @@ export function prepareDispatch(ctx: DispatchContext, state: { ready?: Promise<v
   state.ready ??= (async () => {
     if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
     try {
-      await createDispatchTables(ctx.pool, ctx.s, ctx.store.schema);
+      // The dispatcher's tables are schema version 3: the migrations create them (or upgrade an old layout).
+      await migrateOnPool(ctx.pool, ctx.store.schema);
       await createQueue(ctx);
     } catch (error) {
       throw new SessionStoreError(`Dispatcher: cannot set up its tables or queue: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

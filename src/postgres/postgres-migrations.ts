@@ -1,9 +1,13 @@
 import type pg from "pg";
 import { SessionStoreError } from "../errors/errors.js";
+import { dispatchTablesMigration } from "./dispatch-tables.js";
 import { toPgJson } from "./postgres-text.js";
 
-/** The schema version this build writes; a database at a later one is refused. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+/**
+ * The schema version this build writes; a database at a later one is refused. 1: the store's
+ * tables; 2: text escaping and scope-prefix indexes; 3: the dispatcher's tables.
+ */
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /** One migration: SQL, or a function that runs its statements on the migrating client. */
 type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
@@ -79,6 +83,7 @@ function migrations(s: string): Migration[] {
     CREATE INDEX lease_waiters_order ON ${s}.lease_waiters (session_id, ord);
     `,
     (client) => escapeText(client, s),
+    dispatchTablesMigration(s),
   ];
 }
 
@@ -108,6 +113,20 @@ async function escapeText(client: pg.PoolClient | pg.Client, s: string): Promise
   );
   for (const row of rows) {
     await client.query(`UPDATE ${s}.sessions SET attributes = $2::jsonb WHERE id = $1`, [row.id, toPgJson(JSON.parse(row.attributes))]);
+  }
+}
+
+/**
+ * {@link migrate} on a client of `pool`; a client whose migration failed is discarded, not reused.
+ */
+export async function migrateOnPool(pool: pg.Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await migrate(client, schema);
+    client.release();
+  } catch (error) {
+    client.release(true);
+    throw error;
   }
 }
 

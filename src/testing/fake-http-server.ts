@@ -31,6 +31,12 @@ export interface FakeServerOptions {
    * @default []
    */
   tools?: readonly (string | { readonly name: string })[];
+  /**
+   * Answer CORS preflights and allow every origin, so a page in a browser (on another origin,
+   * such as a dev server) can call the fake server with `fetch`.
+   * @default false
+   */
+  cors?: boolean;
 }
 
 /** What a wire format contributes to the shared server. */
@@ -52,6 +58,7 @@ export interface FakeWireFormat {
 interface NodeRequest {
   method?: string;
   url?: string;
+  headers: Record<string, string | string[] | undefined>;
   on(event: "data", listener: (chunk: Uint8Array) => void): void;
   on(event: "end", listener: () => void): void;
 }
@@ -80,7 +87,8 @@ interface NodeHttp {
  * turn's chunks. A turn `error` with nothing before it becomes an HTTP error response (status from
  * the error's `status`, default 500; `x-should-retry` from its `retryable`); after content it is an
  * error event inside the stream. A request past the end of the script gets a 500 that says so,
- * with `x-should-retry: false`.
+ * with `x-should-retry: false`. With `cors`, an `OPTIONS` preflight gets a 204 that allows the
+ * requested method and headers, and every response allows any origin.
  */
 export async function startFakeHttpServer(init: { script: FakeScript; format: FakeWireFormat; options?: FakeServerOptions }): Promise<FakeServer> {
   const { script, format } = init;
@@ -90,6 +98,9 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
   const http = (await import(/* @vite-ignore */ specifier)) as NodeHttp;
   const requests: unknown[] = [];
   const calls: ModelRequest[] = [];
+  const cors = init.options?.cors === true;
+  const allowOrigin: Record<string, string> = cors ? { "access-control-allow-origin": "*" } : {};
+  const headersFor = (headers: Record<string, string>) => ({ ...headers, ...allowOrigin });
   let next = 0;
 
   const handle = async (body: string, response: NodeResponse) => {
@@ -110,7 +121,7 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const type = FakeScriptExhaustedError.isInstance(error) ? "fake_script_exhausted" : "fake_script_error";
-      response.writeHead(500, { "content-type": "application/json", "x-should-retry": "false" });
+      response.writeHead(500, headersFor({ "content-type": "application/json", "x-should-retry": "false" }));
       response.end(JSON.stringify(format.errorBody(message, type)));
       return;
     }
@@ -134,11 +145,11 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (typeof error.retryable === "boolean") headers["x-should-retry"] = String(error.retryable);
       if (typeof error.retryAfterMs === "number") headers["retry-after-ms"] = String(error.retryAfterMs);
-      response.writeHead(status, headers);
+      response.writeHead(status, headersFor(headers));
       response.end(JSON.stringify(format.errorBody(fakeErrorMessage(turn.error), fakeErrorType(turn.error, "api_error"))));
       return;
     }
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    response.writeHead(200, headersFor({ "content-type": "text/event-stream", "cache-control": "no-cache" }));
     for (const chunk of format.encodeTurn(turn, callIndex, turn.error !== undefined)) {
       if (closed) return;
       response.write(chunk);
@@ -152,14 +163,19 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
     let body = "";
     request.on("data", (chunk) => (body += decoder.decode(chunk, { stream: true })));
     request.on("end", () => {
+      if (cors && request.method === "OPTIONS") {
+        response.writeHead(204, preflightHeaders(request));
+        response.end();
+        return;
+      }
       if (request.method !== "POST" || !request.url?.startsWith(format.path)) {
-        response.writeHead(404, { "content-type": "application/json" });
+        response.writeHead(404, headersFor({ "content-type": "application/json" }));
         response.end(JSON.stringify(format.errorBody(`No route for ${request.method} ${request.url}`, "not_found_error")));
         return;
       }
       handle(body, response).catch((error: unknown) => {
         if (!response.destroyed && !response.headersSent) {
-          response.writeHead(400, { "content-type": "application/json" });
+          response.writeHead(400, headersFor({ "content-type": "application/json" }));
           response.end(JSON.stringify(format.errorBody(error instanceof Error ? error.message : String(error), "invalid_request_error")));
         }
       });
@@ -178,6 +194,17 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A CORS preflight's answer: any origin, POST, the headers the browser asked for. */
+function preflightHeaders(request: NodeRequest): Record<string, string> {
+  const asked = request.headers["access-control-request-headers"];
+  return {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "POST, OPTIONS",
+    "access-control-allow-headers": (Array.isArray(asked) ? asked.join(", ") : asked) || "content-type, authorization",
+    "access-control-max-age": "600",
   };
 }
 

@@ -63,7 +63,16 @@ describe("PostgresSessionStore", () => {
     const versions = await admin.query(`SELECT version FROM "${schema}".schema_version`);
     expect(versions.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
     const tables = await admin.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
-    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual(["approvals", "lease_waiters", "records", "schema_version", "sessions"]);
+    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
+      "approvals",
+      "dispatch_claims",
+      "dispatch_events",
+      "dispatch_jobs",
+      "lease_waiters",
+      "records",
+      "schema_version",
+      "sessions",
+    ]);
     // A new store on the migrated schema sees the sessions and migrates nothing.
     const again = new PostgresSessionStore({ connectionString: databaseUrl!, schema });
     expect((await again.listSessions()).length).toBe(4);

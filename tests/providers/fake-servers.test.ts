@@ -87,3 +87,44 @@ describe.each(setups)("fake %s server", (format, setup) => {
     }
   });
 });
+
+describe("fake servers for a page in a browser (cors)", () => {
+  const preflight = (server: FakeServer) =>
+    fetch(`${server.baseURL}/chat/completions`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://app.test",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+      },
+    });
+
+  it("answers the preflight and lets any origin read the stream when asked to", async () => {
+    const server = await createFakeOpenAIServer([{ text: "hi" }], { cors: true });
+    try {
+      const answer = await preflight(server);
+      expect(answer.status).toBe(204);
+      expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+      expect(answer.headers.get("access-control-allow-methods")).toContain("POST");
+      expect(answer.headers.get("access-control-allow-headers")).toBe("authorization, content-type");
+      const body = JSON.stringify({ messages: [] });
+      const stream = await fetch(`${server.baseURL}/chat/completions`, { method: "POST", body });
+      expect(stream.headers.get("access-control-allow-origin")).toBe("*");
+      await stream.text();
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("allows no other origin by default", async () => {
+    const server = await createFakeAnthropicServer([{ text: "hi" }]);
+    try {
+      const answer = await preflight(server);
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get("access-control-allow-origin")).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+});

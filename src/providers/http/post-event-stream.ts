@@ -53,7 +53,9 @@ export async function* postEventStream(
     idle.arm();
     let response: Response;
     try {
-      response = await init.fetch(init.url, {
+      // Called unbound: workerd (Cloudflare Workers) rejects a `fetch` whose `this` is another object.
+      const send = init.fetch;
+      response = await send(init.url, {
         method: "POST",
         headers: init.headers,
         body: JSON.stringify(init.body),
