@@ -3,7 +3,7 @@ import { SessionStoreError } from "../errors/errors.js";
 import { toPgJson } from "./postgres-text.js";
 
 /** The schema version this build writes; a database at a later one is refused. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /** One migration: SQL, or a function that runs its statements on the migrating client. */
 type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
@@ -79,7 +79,89 @@ function migrations(s: string): Migration[] {
     CREATE INDEX lease_waiters_order ON ${s}.lease_waiters (session_id, ord);
     `,
     (client) => escapeText(client, s),
+    appendFunction(s),
   ];
+}
+
+/**
+ * Version 3: `append_records`, an append in one round trip. Under the session row's lock it checks
+ * the fence, skips the ids stored already, numbers the new records after `last_seq` in the order
+ * given, writes them with the session row (`last_seq`, `updated_at`, `touch`) and keeps the approval
+ * index, all in the one statement that calls it. Each body is built from its parts (`'{"id":' ||
+ * id_json || ',"seq":' || seq || ',"at":"' || at || '",' || rest`, `rest` being the record's JSON
+ * from `frame` on, without its `{`), so the client knows it without reading it back.
+ * Returns `status` (`ok`, `not_found`, `lease_lost`), the append's `at` (ISO, milliseconds, UTC),
+ * the session's `last_seq` before it, and the records stored already under the ids (`existing`).
+ * The caller passes each id once.
+ */
+function appendFunction(s: string): string {
+  return `
+    CREATE FUNCTION ${s}.append_records(
+      p_session text, p_token bigint, p_ids text[], p_id_json text[], p_frames text[], p_kinds text[], p_rest text[],
+      p_requests text[], p_decided boolean[]
+    ) RETURNS TABLE (status text, at text, last_seq bigint, existing json) LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_session record;
+      v_now timestamptz := date_trunc('milliseconds', clock_timestamp());
+      v_at text := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      v_existing json;
+      v_count bigint;
+      i bigint;
+    BEGIN
+      SELECT s.agent_id, s.scope, s.last_seq, s.lease_token INTO v_session
+        FROM ${s}.sessions s WHERE s.id = p_session FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN QUERY SELECT 'not_found'::text, NULL::text, NULL::bigint, NULL::json;
+        RETURN;
+      END IF;
+      IF p_token IS NOT NULL AND v_session.lease_token <> 0 AND v_session.lease_token <> p_token THEN
+        RETURN QUERY SELECT 'lease_lost'::text, NULL::text, NULL::bigint, NULL::json;
+        RETURN;
+      END IF;
+      SELECT json_agg(json_build_object('id', r.id, 'body', r.body)) INTO v_existing
+        FROM ${s}.records r WHERE r.session_id = p_session AND r.id = ANY(p_ids);
+      INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
+        SELECT p_session, f.seq, f.id, v_at, f.frame, f.kind,
+               ('{"id":' || f.id_json || ',"seq":' || f.seq || ',"at":"' || v_at || '",' || f.rest)::json
+        FROM (
+          SELECT u.*, v_session.last_seq + row_number() OVER (ORDER BY u.n) AS seq
+          FROM unnest(p_ids, p_id_json, p_frames, p_kinds, p_rest)
+            WITH ORDINALITY AS u (id, id_json, frame, kind, rest, n)
+          WHERE NOT EXISTS (SELECT 1 FROM ${s}.records r WHERE r.session_id = p_session AND r.id = u.id)
+        ) f;
+      GET DIAGNOSTICS v_count = ROW_COUNT;
+      IF v_count > 0 THEN
+        UPDATE ${s}.sessions
+          SET last_seq = v_session.last_seq + v_count, updated_at = v_now, touch = nextval('${s}.touch_seq')
+          WHERE id = p_session;
+        FOR i IN
+          SELECT u.n FROM unnest(p_kinds, p_frames) WITH ORDINALITY AS u (kind, frame, n)
+          WHERE u.kind = 'approval' OR (u.kind = 'reset' AND u.frame IS NULL) ORDER BY u.n
+        LOOP
+          CONTINUE WHEN NOT EXISTS (
+            SELECT 1 FROM ${s}.records r
+            WHERE r.session_id = p_session AND r.id = p_ids[i] AND r.seq > v_session.last_seq
+          );
+          IF p_kinds[i] = 'reset' THEN
+            UPDATE ${s}.approvals SET decided = true WHERE session_id = p_session AND NOT decided;
+          ELSIF p_decided[i] THEN
+            UPDATE ${s}.approvals SET decided = true WHERE request_id = p_requests[i];
+            CONTINUE WHEN FOUND;
+          END IF;
+          IF p_kinds[i] = 'approval' THEN
+            INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, decided, body)
+              SELECT p_requests[i], p_session, v_session.agent_id, v_session.scope, nextval('${s}.touch_seq'),
+                     p_decided[i], r.body
+              FROM ${s}.records r WHERE r.session_id = p_session AND r.id = p_ids[i]
+            ON CONFLICT (request_id) DO NOTHING;
+          END IF;
+        END LOOP;
+      END IF;
+      RETURN QUERY SELECT 'ok'::text, v_at, v_session.last_seq, v_existing;
+    END
+    $fn$;
+  `;
 }
 
 /**
