@@ -79,7 +79,7 @@ function migrations(s: string): Migration[] {
     CREATE INDEX lease_waiters_order ON ${s}.lease_waiters (session_id, ord);
     `,
     (client) => escapeText(client, s),
-    appendFunction(s),
+    appendFunction(s) + acquireLeaseFunction(s),
   ];
 }
 
@@ -191,6 +191,55 @@ async function escapeText(client: pg.PoolClient | pg.Client, s: string): Promise
   for (const row of rows) {
     await client.query(`UPDATE ${s}.sessions SET attributes = $2::jsonb WHERE id = $1`, [row.id, toPgJson(JSON.parse(row.attributes))]);
   }
+}
+
+/**
+ * Version 3 too: `acquire_lease`, a lease request in one round trip (under the session row's lock:
+ * forget waiters not seen for `ttl`, queue the ticket, grant to the first in line when nobody else
+ * holds the lease). Returns `status` (`granted`, `busy`, `not_found`) and, when granted, the new
+ * token and expiry.
+ */
+function acquireLeaseFunction(s: string): string {
+  return `
+    CREATE FUNCTION ${s}.acquire_lease(p_session text, p_owner text, p_ttl double precision, p_ticket text)
+    RETURNS TABLE (status text, lease_token bigint, lease_expires_at timestamptz) LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_owner text;
+      v_held boolean;
+      v_first text;
+      v_token bigint;
+      v_expires timestamptz;
+    BEGIN
+      SELECT s.lease_owner, s.lease_expires_at > clock_timestamp() INTO v_owner, v_held
+        FROM ${s}.sessions s WHERE s.id = p_session FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN QUERY SELECT 'not_found'::text, NULL::bigint, NULL::timestamptz;
+        RETURN;
+      END IF;
+      -- Arrival order: a ticket keeps its place while its holder keeps asking.
+      DELETE FROM ${s}.lease_waiters w
+        WHERE w.session_id = p_session AND w.seen_at < clock_timestamp() - p_ttl * interval '1 millisecond';
+      IF p_ticket IS NOT NULL THEN
+        INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES (p_session, p_ticket, clock_timestamp())
+          ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at;
+      END IF;
+      SELECT w.ticket INTO v_first FROM ${s}.lease_waiters w WHERE w.session_id = p_session ORDER BY w.ord LIMIT 1;
+      IF (v_first IS NOT NULL AND v_first IS DISTINCT FROM p_ticket) OR (v_held IS TRUE AND v_owner IS DISTINCT FROM p_owner) THEN
+        RETURN QUERY SELECT 'busy'::text, NULL::bigint, NULL::timestamptz;
+        RETURN;
+      END IF;
+      IF p_ticket IS NOT NULL THEN
+        DELETE FROM ${s}.lease_waiters w WHERE w.session_id = p_session AND w.ticket = p_ticket;
+      END IF;
+      UPDATE ${s}.sessions s
+        SET lease_owner = p_owner, lease_token = s.lease_token + 1,
+            lease_expires_at = clock_timestamp() + p_ttl * interval '1 millisecond'
+        WHERE s.id = p_session RETURNING s.lease_token, s.lease_expires_at INTO v_token, v_expires;
+      RETURN QUERY SELECT 'granted'::text, v_token, v_expires;
+    END
+    $fn$;
+  `;
 }
 
 /**

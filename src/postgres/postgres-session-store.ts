@@ -31,7 +31,7 @@ import type {
 } from "../contracts/session-store.js";
 import { migrate, quoteIdent } from "./postgres-migrations.js";
 import { orderKey, scopeWhere } from "./postgres-scope-filter.js";
-import { fromPgJson, fromPgText, fromPgTextOrNull, toPgJson, toPgText as t, toPgTextOrNull } from "./postgres-text.js";
+import { fromPgJson, fromPgText, toPgJson, toPgText as t, toPgTextOrNull } from "./postgres-text.js";
 
 /** Options of {@link PostgresSessionStore}: a connection string (the store opens its own pool) or a pool of yours. */
 export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
@@ -274,36 +274,14 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const ticket = options.ticket;
     if (ticket !== undefined && (typeof ticket !== "string" || ticket === ""))
       throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
-    const s = this.#s;
-    const key = t(sessionId);
-    return this.#transaction("acquireLease", async (client) => {
-      const { rows } = await client.query<{ lease_owner: string | null; held: boolean | null }>(
-        `SELECT lease_owner, lease_expires_at > clock_timestamp() AS held FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
-        [key],
-      );
-      const lease = rows[0];
-      if (lease === undefined) throw sessionNotFound(sessionId);
-      // Arrival order: a ticket keeps its place while its holder keeps asking.
-      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [key, ttlMs]);
-      if (ticket !== undefined) {
-        await client.query(
-          `INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES ($1, $2, clock_timestamp())
-           ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at`,
-          [key, t(ticket)],
-        );
-      }
-      const first = await client.query<{ ticket: string }>(`SELECT ticket FROM ${s}.lease_waiters WHERE session_id = $1 ORDER BY ord LIMIT 1`, [key]);
-      const firstTicket = first.rows[0]?.ticket;
-      if (firstTicket !== undefined && fromPgText(firstTicket) !== ticket) return undefined;
-      if (lease.held === true && fromPgTextOrNull(lease.lease_owner) !== owner) return undefined;
-      if (ticket !== undefined) await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND ticket = $2`, [key, t(ticket)]);
-      const granted = await client.query<{ lease_token: string; lease_expires_at: Date }>(
-        `UPDATE ${s}.sessions SET lease_owner = $2, lease_token = lease_token + 1, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
-         WHERE id = $1 RETURNING lease_token, lease_expires_at`,
-        [key, t(owner), ttlMs],
-      );
-      return leaseOf(granted.rows[0]!);
-    });
+    const { rows } = await this.#query<{ status: "granted" | "busy" | "not_found"; lease_token: string; lease_expires_at: Date }>(
+      "acquireLease",
+      `SELECT status, lease_token, lease_expires_at FROM ${this.#s}.acquire_lease($1, $2, $3, $4)`,
+      [t(sessionId), t(owner), ttlMs, ticket === undefined ? null : t(ticket)],
+    );
+    const result = rows[0]!;
+    if (result.status === "not_found") throw sessionNotFound(sessionId);
+    return result.status === "granted" ? leaseOf(result) : undefined;
   }
 
   async renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined> {

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { LeaseLostError, type NewRecord } from "@agentry/core";
+import { LeaseLostError, SessionNotFoundError, type NewRecord, type SessionLease } from "@agentry/core";
 import { PostgresSessionStore } from "@agentry/core/postgres";
 import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
 
@@ -115,6 +115,28 @@ describe("PostgresSessionStore round trips, counted at the client", () => {
     expect(await store.listPendingApprovals({ scope: "tenant-1" })).toEqual([]);
     const lease = (await store.acquireLease(sessionId, { owner: "me", ttlMs: 60_000 }))!;
     expect(await tripsOf(() => store.renewLease(sessionId, lease.token, { ttlMs: 60_000 }))).toBe(1);
+  });
+
+  it("a lease request is one round trip, granted, refused or queued with a ticket", async () => {
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    let first: SessionLease | undefined;
+    expect(
+      await tripsOf(async () => (first = await store.acquireLease(sessionId, { owner: "one", ttlMs: 60_000 }))),
+    ).toBe(1);
+    expect(first!.token).toBe(1);
+    let refused: SessionLease | undefined;
+    const asking = { owner: "two", ttlMs: 60_000, ticket: "t-2" };
+    expect(await tripsOf(async () => (refused = await store.acquireLease(sessionId, asking)))).toBe(1);
+    expect(refused).toBeUndefined();
+    // Queued: a later asker without the first ticket is not served even once the lease is released.
+    await store.releaseLease(sessionId, first!.token);
+    expect(await store.acquireLease(sessionId, { owner: "three", ttlMs: 60_000, ticket: "t-3" })).toBeUndefined();
+    let granted: SessionLease | undefined;
+    expect(await tripsOf(async () => (granted = await store.acquireLease(sessionId, asking)))).toBe(1);
+    expect(granted!.token).toBe(2);
+    expect(await store.acquireLease("no-such-session", asking).catch((error: unknown) => error)).toSatisfy(
+      (error: unknown) => SessionNotFoundError.isInstance(error),
+    );
   });
 
   it("a batch asking and deciding, and a root reset after a request, index in order", async () => {
