@@ -467,7 +467,10 @@ function appendParts(records: NewRecord[]): AppendParts {
     parts.idJson.push(JSON.stringify(id));
     parts.frames.push(toPgTextOrNull(frame));
     parts.kinds.push(record.kind);
-    parts.rest.push(toJson({ frame, ...rest }, index).slice(1));
+    const json = toJson({ frame, ...rest }, index);
+    // A `toJSON` among the record's fields could make it anything but an object.
+    if (!json.startsWith("{")) throw new InvalidArgumentError(`append: records[${index}] is not a plain JSON object (nothing was stored)`);
+    parts.rest.push(json.slice(1));
     parts.requests.push(record.kind === "approval" ? t(record.request.requestId) : null);
     parts.decided.push(record.kind === "approval" && record.decision !== undefined);
   });

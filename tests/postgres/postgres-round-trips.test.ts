@@ -1,6 +1,12 @@
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { LeaseLostError, SessionNotFoundError, type NewRecord, type SessionLease } from "@agentry/core";
+import {
+  InvalidArgumentError,
+  LeaseLostError,
+  SessionNotFoundError,
+  type NewRecord,
+  type SessionLease,
+} from "@agentry/core";
 import { PostgresSessionStore } from "@agentry/core/postgres";
 import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
 
@@ -94,6 +100,14 @@ describe("PostgresSessionStore round trips, counted at the client", () => {
     expect(returned[1]).toMatchObject({ id: "y", seq: 2, frame: "f1", message: { role: "user", content: "two" } });
     expect(returned[1]!.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect((await store.getSession(sessionId))!.updatedAt).toBe(again[1]!.at);
+  });
+
+  it("a record whose JSON is not an object (a toJSON field) → InvalidArgumentError, nothing stored", async () => {
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    const odd = Object.assign(text("odd", "x"), { toJSON: () => "not an object" });
+    const failure = await store.append(sessionId, [text("fine", "y"), odd]).catch((error: unknown) => error);
+    expect(InvalidArgumentError.isInstance(failure)).toBe(true);
+    expect(await store.load(sessionId)).toEqual([]);
   });
 
   it("the approval index is kept in the same round trip; lease renewal and index lookups are one round trip each", async () => {
