@@ -4,6 +4,7 @@
  * 100 sessions × 10 turns through one runtime concurrently.
  *
  *   npx tsx --expose-gc bench/runtime.ts        (from the project root; imports ../src)
+ *   npx tsx --expose-gc bench/runtime.ts --ratio   (only the runtime turn vs the loop with the same writes, interleaved)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +44,38 @@ async function timeIt(label: string, turns: number, run: (i: number) => Promise<
   const us = median(samples);
   console.error(`${label}: ${us.toFixed(1)} µs/turn`);
   return us;
+}
+
+/**
+ * `--ratio`: the runtime turn over the bare loop with every record it writes, in CPU time per turn,
+ * interleaved (rounds of 100 turns each, order alternating) so that the machine's load falls on both alike.
+ */
+async function ratio(baseline: (i: number) => Promise<unknown>, runtimeTurn: () => Promise<unknown>): Promise<void> {
+  // CPU time (user + system) of the process, not wall time: on a shared machine the wall clock
+  // also counts the time other processes held the cores.
+  const per = async (run: (i: number) => Promise<unknown>): Promise<number> => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < 100; i++) await run(i);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 100;
+  };
+  for (let i = 0; i < 500; i++) await Promise.all([baseline(-1 - i), runtimeTurn()]); // warm up
+  const ratios: number[] = [];
+  const base: number[] = [];
+  const ours: number[] = [];
+  for (let round = 0; round < 61; round++) {
+    const b = round % 2 === 0 ? await per(baseline) : 0;
+    const r = await per(runtimeTurn);
+    const b2 = round % 2 === 0 ? b : await per(baseline);
+    ratios.push(r / b2);
+    base.push(b2);
+    ours.push(r);
+  }
+  const q = (xs: number[], f: number) => [...xs].sort((x, y) => x - y)[Math.floor(f * (xs.length - 1))]!;
+  console.log(
+    `runtime turn / bare loop + every record it writes: ${q(ratios, 0.5).toFixed(3)}x (quartiles ${q(ratios, 0.25).toFixed(3)}-${q(ratios, 0.75).toFixed(3)}, ` +
+      `61 rounds × 100 turns); CPU medians ${q(ours, 0.5).toFixed(1)} vs ${q(base, 0.5).toFixed(1)} µs/turn`,
+  );
 }
 
 async function main() {
@@ -88,7 +121,7 @@ async function main() {
   // its audit record (one append, after a SHA-256 of the arguments), as for crash safety and audit.
   const fullStore = new MemorySessionStore();
   const encoder = new TextEncoder();
-  const persistedAll = await timeIt("bare loop + every record the runtime writes", 2_000, async (i) => {
+  const everyRecord = async (i: number): Promise<void> => {
     const { sessionId } = await fullStore.createSession({ agentId: "bench" });
     const runId = `run-${i}`;
     let n = 0;
@@ -137,12 +170,15 @@ async function main() {
     }
     await fullStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "end", status: "complete" }]);
     await fullStore.updateSession(sessionId, { lastSnippet: text });
-  });
+  };
 
   // Runtime, one new session per turn (same history length as the bare loop).
   const store = new MemorySessionStore();
   const runtime = createAgentRuntime({ registry, store, providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
-  const fresh = await timeIt("runtime, new session per turn", 2_000, () => runtime.send({ agentId: "bench", content: "go", session: "create" }));
+  const freshTurn = () => runtime.send({ agentId: "bench", content: "go", session: "create" });
+  if (process.argv.includes("--ratio")) return ratio(everyRecord, freshTurn);
+  const persistedAll = await timeIt("bare loop + every record the runtime writes", 2_000, everyRecord);
+  const fresh = await timeIt("runtime, new session per turn", 2_000, freshTurn);
 
   // Runtime, 10 turns in one session (history grows, as in a conversation).
   const convo = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });

@@ -1,7 +1,7 @@
 // Session store benchmark: appends/s, load time of a long session, "latest" routing among 1,000
 // sessions, heap of idle sessions.
 //
-//   npx tsx --expose-gc bench/session-stores.ts [--quick]
+//   npx tsx --expose-gc bench/session-stores.ts [--quick] [--only=Sqlite,Postgres]
 //
 // (tsx passes node flags through; without --expose-gc the heap row is skipped.) Runs against the
 // sources (../src), in one process, on a temp directory under os.tmpdir(). Prints a markdown
@@ -68,6 +68,21 @@ async function rate(ms: number, min: number, step: (i: number) => Promise<unknow
   return count / ((performance.now() - start) / 1000);
 }
 
+/** `sessions` loops at once, each appending to its own session for about `ms`; returns appends per second in all. */
+async function concurrentRate(ms: number, sessions: string[], append: (sessionId: string, i: number) => Promise<unknown>): Promise<number> {
+  for (const sessionId of sessions) for (let i = 0; i < 5; i++) await append(sessionId, -1 - i); // warm-up
+  const start = performance.now();
+  let count = 0;
+  await Promise.all(
+    sessions.map(async (sessionId) => {
+      while (performance.now() - start < ms) {
+        await append(sessionId, count++);
+      }
+    }),
+  );
+  return count / ((performance.now() - start) / 1000);
+}
+
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function measure(kind: StoreKind): Promise<Record<string, string>> {
@@ -76,6 +91,12 @@ async function measure(kind: StoreKind): Promise<Record<string, string>> {
   const single = await store.createSession({ agentId: "bench" });
   let n = 0;
   const singles = await rate(budget, 50, () => store.append(single.sessionId, [record(n++)]));
+  const eight = await Promise.all(Array.from({ length: 8 }, () => store.createSession({ agentId: "bench" })));
+  const parallel = await concurrentRate(
+    budget,
+    eight.map((session) => session.sessionId),
+    (sessionId) => store.append(sessionId, [record(n++)]),
+  );
   const batched = await store.createSession({ agentId: "bench" });
   const batches = await rate(budget, 20, () =>
     store.append(
@@ -112,6 +133,7 @@ async function measure(kind: StoreKind): Promise<Record<string, string>> {
   await kind.close?.(store);
   return {
     "single appends/s": Math.round(singles).toLocaleString("en-US"),
+    "single appends/s, 8 sessions at once": Math.round(parallel).toLocaleString("en-US"),
     "batches of 10/s (records/s)": `${Math.round(batches).toLocaleString("en-US")} (${Math.round(batches * 10).toLocaleString("en-US")})`,
     "load 10,000 records, ms": median(loads).toFixed(1),
     "load last 20 of 10,000, ms": median(tails).toFixed(2),
@@ -157,7 +179,12 @@ async function main(): Promise<void> {
     ),
   };
   const rows: Record<string, Record<string, string>> = {};
-  for (const kind of kinds) rows[kind.name] = await measure(kind);
+  // --only=Sqlite,Postgres: the stores whose name contains one of these.
+  const only = process.argv
+    .find((arg) => arg.startsWith("--only="))
+    ?.slice(7)
+    .split(",");
+  for (const kind of kinds) if (!only || only.some((part) => kind.name.includes(part))) rows[kind.name] = await measure(kind);
   const columns = Object.keys(Object.values(rows)[0]!);
   console.log(`## Session stores (Node ${process.version}${quick ? ", quick" : ""})\n`);
   console.log(`| store | ${columns.join(" | ")} |`);

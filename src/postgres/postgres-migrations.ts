@@ -5,9 +5,10 @@ import { toPgJson } from "./postgres-text.js";
 
 /**
  * The schema version this build writes; a database at a later one is refused. 1: the store's
- * tables; 2: text escaping and scope-prefix indexes; 3: the dispatcher's tables.
+ * tables; 2: text escaping and scope-prefix indexes; 3: the dispatcher's tables; 4: appends and
+ * lease requests in one round trip (server-side functions).
  */
-export const POSTGRES_SCHEMA_VERSION = 3;
+export const POSTGRES_SCHEMA_VERSION = 4;
 
 /** One migration: SQL, or a function that runs its statements on the migrating client. */
 type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
@@ -84,7 +85,89 @@ function migrations(s: string): Migration[] {
     `,
     (client) => escapeText(client, s),
     dispatchTablesMigration(s),
+    appendFunction(s) + acquireLeaseFunction(s),
   ];
+}
+
+/**
+ * Version 4: `append_records`, an append in one round trip. Under the session row's lock it checks
+ * the fence, skips the ids stored already, numbers the new records after `last_seq` in the order
+ * given, writes them with the session row (`last_seq`, `updated_at`, `touch`) and keeps the approval
+ * index, all in the one statement that calls it. Each body is built from its parts (`'{"id":' ||
+ * id_json || ',"seq":' || seq || ',"at":"' || at || '",' || rest`, `rest` being the record's JSON
+ * from `frame` on, without its `{`), so the client knows it without reading it back.
+ * Returns `status` (`ok`, `not_found`, `lease_lost`), the append's `at` (ISO, milliseconds, UTC),
+ * the session's `last_seq` before it, and the records stored already under the ids (`existing`).
+ * The caller passes each id once.
+ */
+function appendFunction(s: string): string {
+  return `
+    CREATE FUNCTION ${s}.append_records(
+      p_session text, p_token bigint, p_ids text[], p_id_json text[], p_frames text[], p_kinds text[], p_rest text[],
+      p_requests text[], p_decided boolean[]
+    ) RETURNS TABLE (status text, at text, last_seq bigint, existing json) LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_session record;
+      v_now timestamptz := date_trunc('milliseconds', clock_timestamp());
+      v_at text := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      v_existing json;
+      v_count bigint;
+      i bigint;
+    BEGIN
+      SELECT s.agent_id, s.scope, s.last_seq, s.lease_token INTO v_session
+        FROM ${s}.sessions s WHERE s.id = p_session FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN QUERY SELECT 'not_found'::text, NULL::text, NULL::bigint, NULL::json;
+        RETURN;
+      END IF;
+      IF p_token IS NOT NULL AND v_session.lease_token <> 0 AND v_session.lease_token <> p_token THEN
+        RETURN QUERY SELECT 'lease_lost'::text, NULL::text, NULL::bigint, NULL::json;
+        RETURN;
+      END IF;
+      SELECT json_agg(json_build_object('id', r.id, 'body', r.body)) INTO v_existing
+        FROM ${s}.records r WHERE r.session_id = p_session AND r.id = ANY(p_ids);
+      INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
+        SELECT p_session, f.seq, f.id, v_at, f.frame, f.kind,
+               ('{"id":' || f.id_json || ',"seq":' || f.seq || ',"at":"' || v_at || '",' || f.rest)::json
+        FROM (
+          SELECT u.*, v_session.last_seq + row_number() OVER (ORDER BY u.n) AS seq
+          FROM unnest(p_ids, p_id_json, p_frames, p_kinds, p_rest)
+            WITH ORDINALITY AS u (id, id_json, frame, kind, rest, n)
+          WHERE NOT EXISTS (SELECT 1 FROM ${s}.records r WHERE r.session_id = p_session AND r.id = u.id)
+        ) f;
+      GET DIAGNOSTICS v_count = ROW_COUNT;
+      IF v_count > 0 THEN
+        UPDATE ${s}.sessions
+          SET last_seq = v_session.last_seq + v_count, updated_at = v_now, touch = nextval('${s}.touch_seq')
+          WHERE id = p_session;
+        FOR i IN
+          SELECT u.n FROM unnest(p_kinds, p_frames) WITH ORDINALITY AS u (kind, frame, n)
+          WHERE u.kind = 'approval' OR (u.kind = 'reset' AND u.frame IS NULL) ORDER BY u.n
+        LOOP
+          CONTINUE WHEN NOT EXISTS (
+            SELECT 1 FROM ${s}.records r
+            WHERE r.session_id = p_session AND r.id = p_ids[i] AND r.seq > v_session.last_seq
+          );
+          IF p_kinds[i] = 'reset' THEN
+            UPDATE ${s}.approvals SET decided = true WHERE session_id = p_session AND NOT decided;
+          ELSIF p_decided[i] THEN
+            UPDATE ${s}.approvals SET decided = true WHERE request_id = p_requests[i];
+            CONTINUE WHEN FOUND;
+          END IF;
+          IF p_kinds[i] = 'approval' THEN
+            INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, decided, body)
+              SELECT p_requests[i], p_session, v_session.agent_id, v_session.scope, nextval('${s}.touch_seq'),
+                     p_decided[i], r.body
+              FROM ${s}.records r WHERE r.session_id = p_session AND r.id = p_ids[i]
+            ON CONFLICT (request_id) DO NOTHING;
+          END IF;
+        END LOOP;
+      END IF;
+      RETURN QUERY SELECT 'ok'::text, v_at, v_session.last_seq, v_existing;
+    END
+    $fn$;
+  `;
 }
 
 /**
@@ -128,6 +211,55 @@ export async function migrateOnPool(pool: pg.Pool, schema: string): Promise<void
     client.release(true);
     throw error;
   }
+}
+
+/**
+ * Version 4 too: `acquire_lease`, a lease request in one round trip (under the session row's lock:
+ * forget waiters not seen for `ttl`, queue the ticket, grant to the first in line when nobody else
+ * holds the lease). Returns `status` (`granted`, `busy`, `not_found`) and, when granted, the new
+ * token and expiry.
+ */
+function acquireLeaseFunction(s: string): string {
+  return `
+    CREATE FUNCTION ${s}.acquire_lease(p_session text, p_owner text, p_ttl double precision, p_ticket text)
+    RETURNS TABLE (status text, lease_token bigint, lease_expires_at timestamptz) LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_owner text;
+      v_held boolean;
+      v_first text;
+      v_token bigint;
+      v_expires timestamptz;
+    BEGIN
+      SELECT s.lease_owner, s.lease_expires_at > clock_timestamp() INTO v_owner, v_held
+        FROM ${s}.sessions s WHERE s.id = p_session FOR UPDATE;
+      IF NOT FOUND THEN
+        RETURN QUERY SELECT 'not_found'::text, NULL::bigint, NULL::timestamptz;
+        RETURN;
+      END IF;
+      -- Arrival order: a ticket keeps its place while its holder keeps asking.
+      DELETE FROM ${s}.lease_waiters w
+        WHERE w.session_id = p_session AND w.seen_at < clock_timestamp() - p_ttl * interval '1 millisecond';
+      IF p_ticket IS NOT NULL THEN
+        INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES (p_session, p_ticket, clock_timestamp())
+          ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at;
+      END IF;
+      SELECT w.ticket INTO v_first FROM ${s}.lease_waiters w WHERE w.session_id = p_session ORDER BY w.ord LIMIT 1;
+      IF (v_first IS NOT NULL AND v_first IS DISTINCT FROM p_ticket) OR (v_held IS TRUE AND v_owner IS DISTINCT FROM p_owner) THEN
+        RETURN QUERY SELECT 'busy'::text, NULL::bigint, NULL::timestamptz;
+        RETURN;
+      END IF;
+      IF p_ticket IS NOT NULL THEN
+        DELETE FROM ${s}.lease_waiters w WHERE w.session_id = p_session AND w.ticket = p_ticket;
+      END IF;
+      UPDATE ${s}.sessions s
+        SET lease_owner = p_owner, lease_token = s.lease_token + 1,
+            lease_expires_at = clock_timestamp() + p_ttl * interval '1 millisecond'
+        WHERE s.id = p_session RETURNING s.lease_token, s.lease_expires_at INTO v_token, v_expires;
+      RETURN QUERY SELECT 'granted'::text, v_token, v_expires;
+    END
+    $fn$;
+  `;
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   type ListSessionsQuery,
   type SessionPatch,
 } from "../internal/session-arguments.js";
-import { checkLoadOptions, checkNewRecords, stampRecord } from "../internal/session-records.js";
+import { checkLoadOptions, checkNewRecords } from "../internal/session-records.js";
 import type {
   AcquireLeaseOptions,
   AppendOptions,
@@ -31,7 +31,7 @@ import type {
 } from "../contracts/session-store.js";
 import { migrate, quoteIdent } from "./postgres-migrations.js";
 import { orderKey, scopeWhere } from "./postgres-scope-filter.js";
-import { fromPgJson, fromPgText, fromPgTextOrNull, toPgJson, toPgText as t, toPgTextOrNull } from "./postgres-text.js";
+import { fromPgJson, fromPgText, toPgJson, toPgText as t, toPgTextOrNull } from "./postgres-text.js";
 
 /** Options of {@link PostgresSessionStore}: a connection string (the store opens its own pool) or a pool of yours. */
 export type PostgresSessionStoreOptions = ({ connectionString: string } | { pool: pg.Pool }) & {
@@ -87,8 +87,9 @@ const NOW = "date_trunc('milliseconds', clock_timestamp())";
  * - Tables live in one schema (`schema`, default `agentry`), created and migrated on first use in
  *   one transaction under an advisory lock; a schema written by a newer version is refused
  *   with `SessionStoreError` naming both versions.
- * - Each append is one transaction holding the session's row lock: `seq` is the session's last
- *   + 1, idempotent by record id, all or nothing (a dropped connection rolls it back).
+ * - Each append is one round trip (one statement calling a server-side function) holding the
+ *   session's row lock: the fence checked, `seq` the session's last + 1, records, session row and
+ *   approval index written together, idempotent by record id, all or nothing.
  * - Timestamps and lease expiry come from the database clock, never from the client's, so the
  *   machines' clocks need not agree. Sessions touched in one millisecond list in touch order
  *   (a sequence).
@@ -207,61 +208,31 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     checkSessionId(sessionId);
     const { leaseToken } = options ?? {};
     if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken)) throw new InvalidArgumentError("append: leaseToken must be an integer");
-    const s = this.#s;
-    const key = t(sessionId);
-    return this.#transaction("append", async (client) => {
-      // agent_id and scope as stored (escaped): the approval index copies them.
-      const { rows } = await client.query<{ agent_id: string; scope: string | null; last_seq: string; lease_token: string }>(
-        `SELECT agent_id, scope, last_seq, lease_token FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
-        [key],
-      );
-      const session = rows[0];
-      if (session === undefined) throw sessionNotFound(sessionId);
-      const current = Number(session.lease_token);
-      // Fencing: a newer lease was granted since this token, so its holder lost the session.
-      if (leaseToken !== undefined && current !== 0 && current !== leaseToken) throw new LeaseLostError(sessionId, leaseToken);
-      // The records already stored under these ids, and the append's timestamp and touch order, in one round trip.
-      const ids = [...new Set(records.map((record) => t(record.id)))];
-      const { rows: ticks } = await client.query<{ now: Date; touch: string; existing: { id: string; body: HistoryRecord }[] | null }>(
-        `SELECT ${NOW} AS now, nextval('${s}.touch_seq') AS touch,
-           (SELECT json_agg(json_build_object('id', id, 'body', body)) FROM ${s}.records WHERE session_id = $1 AND id = ANY($2::text[])) AS existing`,
-        [key, ids],
-      );
-      const seen = new Map((ticks[0]!.existing ?? []).map((row) => [fromPgText(row.id), row.body]));
-      if (records.every((record) => seen.has(record.id))) return records.map((record) => seen.get(record.id)!);
-      const at = ticks[0]!.now.toISOString();
-      let lastSeq = Number(session.last_seq);
-      const fresh: { seq: number; record: HistoryRecord; json: string }[] = [];
-      const stored = records.map((record, index) => {
-        let kept = seen.get(record.id);
-        if (kept === undefined) {
-          const json = toJson(stampRecord(record, ++lastSeq, at), index);
-          kept = JSON.parse(json) as HistoryRecord;
-          fresh.push({ seq: lastSeq, record: kept, json });
-          seen.set(record.id, kept);
-        }
-        return kept;
-      });
-      await client.query(
-        `WITH inserted AS (
-           INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
-           SELECT $1, seq, id, $2::text, frame, kind, body FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::json[]) AS t (seq, id, frame, kind, body)
-         )
-         UPDATE ${s}.sessions SET last_seq = $8, updated_at = $2::text::timestamptz, touch = $9 WHERE id = $1`,
-        [
-          key,
-          at,
-          fresh.map((f) => f.seq),
-          fresh.map((f) => t(f.record.id)),
-          fresh.map((f) => toPgTextOrNull(f.record.frame)),
-          fresh.map((f) => f.record.kind),
-          fresh.map((f) => f.json),
-          lastSeq,
-          ticks[0]!.touch,
-        ],
-      );
-      for (const { record, json } of fresh) await this.#index(client, key, session, record, json);
-      return stored;
+    const parts = appendParts(records);
+    const columns = [parts.ids, parts.idJson, parts.frames, parts.kinds, parts.rest];
+    const indexColumns = [parts.requests, parts.decided];
+    const { rows } = await this.#query<AppendRow>(
+      "append",
+      `SELECT status, at, last_seq, existing FROM ${this.#s}.append_records($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [t(sessionId), leaseToken ?? null, ...columns, ...indexColumns],
+    );
+    const result = rows[0]!;
+    if (result.status === "not_found") throw sessionNotFound(sessionId);
+    // Fencing: a newer lease was granted since this token, so its holder lost the session.
+    if (result.status === "lease_lost") throw new LeaseLostError(sessionId, leaseToken!);
+    const seen = new Map((result.existing ?? []).map((row) => [fromPgText(row.id), row.body]));
+    const at = JSON.stringify(result.at);
+    let lastSeq = Number(result.last_seq);
+    // The bodies as the function built them (see postgres-migrations.ts), parsed into plain copies.
+    return records.map((record) => {
+      let kept = seen.get(record.id);
+      if (kept === undefined) {
+        const index = parts.first.get(record.id)!;
+        const json = `{"id":${parts.idJson[index]},"seq":${++lastSeq},"at":${at},${parts.rest[index]}`;
+        kept = JSON.parse(json) as HistoryRecord;
+        seen.set(record.id, kept);
+      }
+      return kept;
     });
   }
 
@@ -303,36 +274,14 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const ticket = options.ticket;
     if (ticket !== undefined && (typeof ticket !== "string" || ticket === ""))
       throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
-    const s = this.#s;
-    const key = t(sessionId);
-    return this.#transaction("acquireLease", async (client) => {
-      const { rows } = await client.query<{ lease_owner: string | null; held: boolean | null }>(
-        `SELECT lease_owner, lease_expires_at > clock_timestamp() AS held FROM ${s}.sessions WHERE id = $1 FOR UPDATE`,
-        [key],
-      );
-      const lease = rows[0];
-      if (lease === undefined) throw sessionNotFound(sessionId);
-      // Arrival order: a ticket keeps its place while its holder keeps asking.
-      await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND seen_at < clock_timestamp() - $2 * interval '1 millisecond'`, [key, ttlMs]);
-      if (ticket !== undefined) {
-        await client.query(
-          `INSERT INTO ${s}.lease_waiters (session_id, ticket, seen_at) VALUES ($1, $2, clock_timestamp())
-           ON CONFLICT (session_id, ticket) DO UPDATE SET seen_at = excluded.seen_at`,
-          [key, t(ticket)],
-        );
-      }
-      const first = await client.query<{ ticket: string }>(`SELECT ticket FROM ${s}.lease_waiters WHERE session_id = $1 ORDER BY ord LIMIT 1`, [key]);
-      const firstTicket = first.rows[0]?.ticket;
-      if (firstTicket !== undefined && fromPgText(firstTicket) !== ticket) return undefined;
-      if (lease.held === true && fromPgTextOrNull(lease.lease_owner) !== owner) return undefined;
-      if (ticket !== undefined) await client.query(`DELETE FROM ${s}.lease_waiters WHERE session_id = $1 AND ticket = $2`, [key, t(ticket)]);
-      const granted = await client.query<{ lease_token: string; lease_expires_at: Date }>(
-        `UPDATE ${s}.sessions SET lease_owner = $2, lease_token = lease_token + 1, lease_expires_at = clock_timestamp() + $3 * interval '1 millisecond'
-         WHERE id = $1 RETURNING lease_token, lease_expires_at`,
-        [key, t(owner), ttlMs],
-      );
-      return leaseOf(granted.rows[0]!);
-    });
+    const { rows } = await this.#query<{ status: "granted" | "busy" | "not_found"; lease_token: string; lease_expires_at: Date }>(
+      "acquireLease",
+      `SELECT status, lease_token, lease_expires_at FROM ${this.#s}.acquire_lease($1, $2, $3, $4)`,
+      [t(sessionId), t(owner), ttlMs, ticket === undefined ? null : t(ticket)],
+    );
+    const result = rows[0]!;
+    if (result.status === "not_found") throw sessionNotFound(sessionId);
+    return result.status === "granted" ? leaseOf(result) : undefined;
   }
 
   async renewLease(sessionId: string, token: number, options: { ttlMs: number }): Promise<SessionLease | undefined> {
@@ -379,30 +328,6 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     if (this.#closed) return;
     this.#closed = true;
     if (this.#owned) await this.pool.end();
-  }
-
-  /** Keeps the approval index in step with a newly stored record (inside the append's transaction). */
-  async #index(
-    client: pg.PoolClient,
-    sessionId: string,
-    session: { agent_id: string; scope: string | null },
-    record: HistoryRecord,
-    json: string,
-  ): Promise<void> {
-    // sessionId and the session's columns as stored (escaped).
-    const s = this.#s;
-    if (record.kind === "approval") {
-      const requestId = t(record.request.requestId);
-      const insert = `INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, decided, body)
-        VALUES ($1, $2, $3, $4, nextval('${s}.touch_seq'), $5, $6::json) ON CONFLICT (request_id) DO NOTHING`;
-      if (record.decision === undefined) {
-        await client.query(insert, [requestId, sessionId, session.agent_id, session.scope, false, json]);
-      } else if ((await client.query(`UPDATE ${s}.approvals SET decided = true WHERE request_id = $1`, [requestId])).rowCount === 0) {
-        await client.query(insert, [requestId, sessionId, session.agent_id, session.scope, true, json]);
-      }
-    } else if (record.kind === "reset" && record.frame === null) {
-      await client.query(`UPDATE ${s}.approvals SET decided = true WHERE session_id = $1 AND NOT decided`, [sessionId]);
-    }
   }
 
   /** Migrates once per store (again after a failure, so a server that came back is used). */
@@ -498,12 +423,58 @@ function jsonOrNull(value: unknown): string | null {
   return value === undefined ? null : toPgJson(value);
 }
 
-function toJson(record: HistoryRecord, index: number): string {
+function toJson(record: object, index: number): string {
   try {
     return JSON.stringify(record);
   } catch (error) {
     throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, { cause: error });
   }
+}
+
+interface AppendRow {
+  status: "ok" | "not_found" | "lease_lost";
+  at: string | null;
+  last_seq: string | null;
+  existing: StoredRow[] | null;
+}
+
+interface StoredRow {
+  id: string;
+  body: HistoryRecord;
+}
+
+/** The arrays `append_records` takes: each id once (the first record under it), in order. */
+interface AppendParts {
+  ids: string[];
+  idJson: string[];
+  frames: (string | null)[];
+  kinds: string[];
+  rest: string[];
+  requests: (string | null)[];
+  decided: boolean[];
+  /** Index in the arrays of each (unescaped) id. */
+  first: Map<string, number>;
+}
+
+function appendParts(records: NewRecord[]): AppendParts {
+  const parts: AppendParts = { ids: [], idJson: [], frames: [], kinds: [], rest: [], requests: [], decided: [], first: new Map() };
+  records.forEach((record, index) => {
+    if (parts.first.has(record.id)) return;
+    parts.first.set(record.id, parts.ids.length);
+    // The stored body without id, seq and at: `{"frame":...,...}`, sent without its `{`.
+    const { id, frame, seq: _seq, at: _at, ...rest } = record as NewRecord & { seq?: unknown; at?: unknown };
+    parts.ids.push(t(id));
+    parts.idJson.push(JSON.stringify(id));
+    parts.frames.push(toPgTextOrNull(frame));
+    parts.kinds.push(record.kind);
+    const json = toJson({ frame, ...rest }, index);
+    // A `toJSON` among the record's fields could make it anything but an object.
+    if (!json.startsWith("{")) throw new InvalidArgumentError(`append: records[${index}] is not a plain JSON object (nothing was stored)`);
+    parts.rest.push(json.slice(1));
+    parts.requests.push(record.kind === "approval" ? t(record.request.requestId) : null);
+    parts.decided.push(record.kind === "approval" && record.decision !== undefined);
+  });
+  return parts;
 }
 
 function approvalOf(row: ApprovalRow): IndexedApproval {

@@ -140,7 +140,7 @@ export class SessionStateReader {
   #outputSchema: JsonSchema | undefined;
   /** A root message was recorded between an assistant's tool calls and their results. */
   #unordered = false;
-  #toolResults: Record<string, ToolResultPart> = {};
+  #toolResults = byId<ToolResultPart>();
   #role: string | undefined;
   #runs = new Map<string, string | null>();
 
@@ -169,7 +169,7 @@ export class SessionStateReader {
           this.#outputSchema = undefined;
           this.#suspended = undefined;
           this.#openTurn = undefined;
-          this.#toolResults = {};
+          this.#toolResults = byId();
           break;
         case "message":
           if (record.frame === null) {
@@ -191,7 +191,7 @@ export class SessionStateReader {
               this.#decisions.clear();
               this.#chatContexts.clear();
               this.#hostContexts.clear();
-              this.#toolResults = {};
+              this.#toolResults = byId();
               this.#outputSchema = turn.outputSchema;
               this.#chainRunId = turn.runId;
               this.#waiter = turn.waiter;
@@ -253,11 +253,20 @@ export class SessionStateReader {
       chainRunId: this.#chainRunId,
       waiter: this.#waiter,
       outputSchema: this.#outputSchema,
-      toolResults: { ...this.#toolResults },
+      toolResults: Object.assign(byId<ToolResultPart>(), this.#toolResults),
       role: this.#role,
       runs: new Map(this.#runs),
     };
   }
+}
+
+/**
+ * An empty record keyed by ids (tool call ids: a new one every call). Without a prototype it is a
+ * hash table from the start: a `{}` gets a new hidden class for each new key (one per call across
+ * every session), which made storing one result cost microseconds.
+ */
+function byId<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 /** Reads a session's records (as loaded with `sinceLastReset`) into its current state. */

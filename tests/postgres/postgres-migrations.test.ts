@@ -87,7 +87,7 @@ describe("Postgres migrations: the dispatcher's tables are version 3", () => {
   it("a fresh schema gets the store's and the dispatcher's tables in one migration", async () => {
     const { schema } = layout();
     await migrate(admin, schema);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(3);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
     const all = ["approvals", ...DISPATCH_TABLES, "lease_waiters", "records", "schema_version", "sessions"];
     expect(await tablesOf(admin, schema)).toEqual(all);
   });

@@ -119,9 +119,7 @@ describe("PostgresSessionStore", () => {
     for (let attempt = 0; attempt < 500 && pid === undefined; attempt++) {
       // pg_stat_activity is a snapshot per transaction: take a new one each time.
       await admin.query("SELECT pg_stat_clear_snapshot()");
-      const waiting = await admin.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%approvals SET decided%'",
-      );
+      const waiting = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%append_records%'");
       pid = waiting.rows[0]?.pid;
       if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
     }
