@@ -64,7 +64,7 @@ async function inspect(admin: pg.Client, schema: string) {
 }
 
 const upgraded = {
-  versions: [{ version: 3 }],
+  versions: [{ version: POSTGRES_SCHEMA_VERSION }],
   tables: expect.arrayContaining([...DISPATCH_TABLES, "schema_version", "sessions"]),
   jobs: [
     { id: "old-done", state: "done", cancelled: false },
@@ -73,7 +73,7 @@ const upgraded = {
   events: [{ job_id: "old-done", kind: "outcome" }],
 };
 
-describe("Postgres migrations: the dispatcher's tables are version 3", () => {
+describe("Postgres migrations: the dispatcher's tables are version 3, the one-round-trip functions version 4", () => {
   if (!requireDatabase()) return;
   const layout = useDispatchLayouts();
   let admin: pg.Client;
