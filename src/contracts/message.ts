@@ -16,12 +16,18 @@ export interface ImagePart {
   data: string;
 }
 
-/** Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn. */
+/**
+ * Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn.
+ * `providerMetadata` is what an adapter needs to send the reasoning back unchanged (plain JSON,
+ * keyed by adapter: `openai()` with `api: "responses"` keeps the reasoning item, encrypted content
+ * included, under `openaiResponses.item`); adapters ignore other adapters' keys.
+ */
 export interface ThinkingPart {
   type: "thinking";
   text: string;
   signature?: string;
   redacted?: boolean;
+  providerMetadata?: Record<string, unknown>;
 }
 
 /** A call the model made. `args` is the parsed JSON arguments object. */
