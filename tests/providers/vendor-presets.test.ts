@@ -21,11 +21,11 @@ const answer = sseBody([{ choices: [{ index: 0, delta: { content: "ok" }, finish
 function recordingFetch() {
   const inner = textFetch(answer);
   const urls: string[] = [];
-  const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+  const recording: typeof globalThis.fetch = async (url, init) => {
     urls.push(url instanceof Request ? url.url : url.toString());
     return inner(url, init);
-  }) as typeof fetch;
-  return { fetch, urls, bodies: inner.bodies, headers: inner.headers };
+  };
+  return { fetch: recording, urls, bodies: inner.bodies, headers: inner.headers };
 }
 
 describe.each(PRESETS)("$id()", ({ make, id, url, key, field, usage }) => {
