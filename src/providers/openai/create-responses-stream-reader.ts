@@ -39,33 +39,11 @@ interface PendingCall {
  */
 export function createResponsesStreamReader(init: { provider: string; generateId: () => string; output?: OutputLimit }) {
   const { provider, output } = init;
-  const calls = new Map<string, PendingCall>();
+  const calls = createCallTracker(init);
   const textItems = new Set<string>();
   let summary: { item: string; index: string } | undefined;
-  let emittedCalls = 0;
   let finish: FinishReason | undefined;
   let usage: WireRecord | undefined;
-
-  const keyOf = (event: WireRecord, item?: WireRecord): string => stringField(item, "id") ?? stringField(event, "item_id") ?? `#${String(event.output_index)}`;
-  const callOf = (key: string): PendingCall => {
-    let call = calls.get(key);
-    if (call === undefined) {
-      call = { callId: undefined, name: undefined, args: "", emitted: false };
-      calls.set(key, call);
-    }
-    return call;
-  };
-  const emitCall = (out: ModelEvent[], call: PendingCall) => {
-    if (call.emitted) return;
-    call.emitted = true;
-    emittedCalls++;
-    out.push({ type: "tool_call", id: call.callId ?? init.generateId(), name: call.name ?? "", args: parseToolArgs(call.args) });
-  };
-  const fullArgs = (call: PendingCall, args: unknown) => {
-    if (typeof args !== "string" || call.args !== "") return;
-    output?.add(args.length);
-    call.args = args;
-  };
 
   const onItem = (out: ModelEvent[], event: WireRecord, done: boolean) => {
     const item = asRecord(event.item);
@@ -73,12 +51,12 @@ export function createResponsesStreamReader(init: { provider: string; generateId
     const key = keyOf(event, item);
     switch (item.type) {
       case "function_call": {
-        const call = callOf(key);
+        const call = calls.callOf(key);
         call.callId ??= stringField(item, "call_id");
         call.name ??= stringField(item, "name");
         if (done) {
-          fullArgs(call, item.arguments);
-          emitCall(out, call);
+          calls.fullArgs(call, item.arguments);
+          calls.emit(out, call);
         }
         return;
       }
@@ -86,12 +64,8 @@ export function createResponsesStreamReader(init: { provider: string; generateId
         if (done) out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
         return;
       case "message":
-        if (done && !textItems.has(key)) {
-          // No delta came for this message (a server that only sends finished items): its text at once.
-          const text = messageText(item);
-          output?.add(text.length);
-          if (text !== "") out.push({ type: "text_delta", text });
-        }
+        // No delta came for this message (a server that only sends finished items): its text at once.
+        if (done && !textItems.has(key)) out.push(...finishedText(item, output));
         return;
       default:
         return;
@@ -113,11 +87,10 @@ export function createResponsesStreamReader(init: { provider: string; generateId
       case "response.reasoning_text.delta": {
         const delta = stringField(event, "delta");
         if (delta === undefined || delta === "") return;
-        const item = keyOf(event);
-        const index = String(countField(event, "summary_index") ?? 0);
+        const next = { item: keyOf(event), index: String(countField(event, "summary_index") ?? 0) };
         // Summaries are separate paragraphs: a new one of the same item starts after a blank line.
-        const separator = summary !== undefined && summary.item === item && summary.index !== index ? "\n\n" : "";
-        summary = { item, index };
+        const separator = summary?.item === next.item && summary.index !== next.index ? "\n\n" : "";
+        summary = next;
         out.push({ type: "thinking_delta", text: `${separator}${delta}` });
         return;
       }
@@ -129,11 +102,11 @@ export function createResponsesStreamReader(init: { provider: string; generateId
         const delta = stringField(event, "delta");
         if (delta === undefined) return;
         output?.add(delta.length);
-        callOf(keyOf(event)).args += delta;
+        calls.callOf(keyOf(event)).args += delta;
         return;
       }
       case "response.function_call_arguments.done":
-        return fullArgs(callOf(keyOf(event)), event.arguments);
+        return calls.fullArgs(calls.callOf(keyOf(event)), event.arguments);
       case "response.completed":
       case "response.incomplete":
         return onTerminal(out, type, event);
@@ -149,13 +122,12 @@ export function createResponsesStreamReader(init: { provider: string; generateId
     const response = recordField(event, "response");
     usage = recordField(response, "usage");
     if (type === "response.incomplete") {
-      const reason = stringField(recordField(response, "incomplete_details"), "reason");
-      finish = reason === "max_output_tokens" ? "length" : reason === "content_filter" ? "content_filter" : "other";
+      finish = incompleteFinish(stringField(recordField(response, "incomplete_details"), "reason"));
       return;
     }
     // Calls whose item never said it was done, but the response did: complete.
-    for (const call of calls.values()) if (call.name !== undefined) emitCall(out, call);
-    finish = emittedCalls > 0 ? "tool_calls" : "stop";
+    for (const call of calls.all()) if (call.name !== undefined) calls.emit(out, call);
+    finish = calls.emitted > 0 ? "tool_calls" : "stop";
   };
 
   return {
@@ -165,15 +137,7 @@ export function createResponsesStreamReader(init: { provider: string; generateId
     },
 
     push(sse: SseEvent): ModelEvent[] {
-      const data = sse.data.trim();
-      if (data === "" || data === "[DONE]") return [];
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, { provider, retryable: false });
-      }
-      const event = asRecord(parsed);
+      const event = parseEvent(sse, provider);
       const type = stringField(event, "type") ?? sse.event;
       if (event === undefined || type === undefined || finish !== undefined) return [];
       const out: ModelEvent[] = [];
@@ -191,6 +155,65 @@ export function createResponsesStreamReader(init: { provider: string; generateId
       return out;
     },
   };
+}
+
+/** The key of an event's output item: its id, else its output index. */
+function keyOf(event: WireRecord, item?: WireRecord): string {
+  return stringField(item, "id") ?? stringField(event, "item_id") ?? `#${String(countField(event, "output_index"))}`;
+}
+
+/** One event's JSON; none for a keep-alive or `[DONE]`. Malformed JSON is a non-retryable `ProviderError`. */
+function parseEvent(sse: SseEvent, provider: string): WireRecord | undefined {
+  const data = sse.data.trim();
+  if (data === "" || data === "[DONE]") return undefined;
+  try {
+    return asRecord(JSON.parse(data));
+  } catch {
+    throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, { provider, retryable: false });
+  }
+}
+
+function incompleteFinish(reason: string | undefined): FinishReason {
+  return reason === "max_output_tokens" ? "length" : reason === "content_filter" ? "content_filter" : "other";
+}
+
+/** The function calls of one response, by item key; each is emitted once. */
+function createCallTracker(init: { generateId: () => string; output?: OutputLimit }) {
+  const calls = new Map<string, PendingCall>();
+  let emitted = 0;
+  return {
+    get emitted(): number {
+      return emitted;
+    },
+    all: () => calls.values(),
+    callOf(key: string): PendingCall {
+      let call = calls.get(key);
+      if (call === undefined) {
+        call = { callId: undefined, name: undefined, args: "", emitted: false };
+        calls.set(key, call);
+      }
+      return call;
+    },
+    /** The finished arguments, when no delta brought any (LM Studio sends them only at the end). */
+    fullArgs(call: PendingCall, args: unknown): void {
+      if (typeof args !== "string" || call.args !== "") return;
+      init.output?.add(args.length);
+      call.args = args;
+    },
+    emit(out: ModelEvent[], call: PendingCall): void {
+      if (call.emitted) return;
+      call.emitted = true;
+      emitted++;
+      out.push({ type: "tool_call", id: call.callId ?? init.generateId(), name: call.name ?? "", args: parseToolArgs(call.args) });
+    },
+  };
+}
+
+/** A finished message's text as one delta (none when empty), counted by `output`. */
+function finishedText(item: WireRecord, output: OutputLimit | undefined): ModelEvent[] {
+  const text = messageText(item);
+  output?.add(text.length);
+  return text === "" ? [] : [{ type: "text_delta", text }];
 }
 
 /** The text of a finished `message` item (its `output_text` and `refusal` parts). */
