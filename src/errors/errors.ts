@@ -201,3 +201,12 @@ export class DispatchError extends AgentryError {
     this.remoteName = init.remoteName ?? "Error";
   }
 }
+
+/**
+ * The command sandbox asked for (`createWorkspaceTools({ sandbox })`) cannot work here: not Linux,
+ * `unshare` / `setpriv` missing, or the kernel refused the namespaces (e.g. unprivileged user
+ * namespaces disabled). Thrown when the tools are created, never at a command's first call.
+ */
+export class SandboxUnavailableError extends AgentryError {
+  static override readonly errorName: string = "SandboxUnavailableError";
+}
