@@ -46,6 +46,8 @@ export interface PrepareAgentInput {
   role?: string | null;
   /** The turn's host context (`SendInput.context`), for a `policy` function. */
   context?: JsonValue | undefined;
+  /** Only these tools of the toolbelt (a background agent's `toolSubset`). @default all of it */
+  toolSubset?: readonly string[];
 }
 
 /**
@@ -64,13 +66,15 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
       : (options.policy ?? defaultPolicy(chatContext.kind));
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
-  const tools = composeToolbelt({
+  const composed = composeToolbelt({
     tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools.filter((tool) => offeredUnder(tool, role))],
     policy,
     agent,
     chatContext,
     onWarning: (message, code) => warnings.push({ type: "warning", code, message, depth: 0, parentId: null }),
   });
+  const subset = input.toolSubset;
+  const tools = subset === undefined ? composed : composed.filter((tool) => subset.includes(tool.name));
   const systemPrompt = buildSystemPrompt({
     agent,
     tools,
