@@ -71,7 +71,7 @@ export function openai(options: OpenAIOptions = {}): Provider {
     id,
     url,
     headers,
-    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage }),
+    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage, provider: id }),
     reader: (output) => createOpenAIStreamReader({ provider: id, generateId: randomCallId, output }),
   });
 }
