@@ -191,6 +191,7 @@ export type { SessionSelector } from "./contracts/session-store.js";
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export { storedTurnResult } from "./runtime/stored-turn-result.js";
 export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/runtime-context.js";
+export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./runtime/external-agent.js";
 export type {
   AuditLogQuery,
   ResolveDecision,
