@@ -136,7 +136,7 @@ export { computeCostUsd } from "./providers/pricing.js";
 
 // --- agents ---
 // >>> agents block
-export type { AgentRegistry } from "./contracts/agent-registry.js";
+export type { AgentListQuery, AgentRegistry } from "./contracts/agent-registry.js";
 export { AGENT_ID_PATTERN, agentDefinitionSchema, BUDGET_KEYS, MAX_GLOB_LENGTH } from "./agents/agent-schema.js";
 export { parseAgentDefinition } from "./agents/parse-agent-definition.js";
 export type { ParseAgentDefinitionOptions, ParseAgentDefinitionResult } from "./agents/parse-agent-definition.js";
