@@ -1,5 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import { escapeUserContent, systemMessage } from "../messages/system-message.js";
+import { withBase64Files } from "../internal/file-data.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../contracts/agent-runtime.js";
@@ -43,7 +44,8 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
       agent,
       session,
       created,
-      input: { role: "user", content: escapeUserContent(content) },
+      // File bytes are stored as base64: every stored record is plain JSON.
+      input: { role: "user", content: escapeUserContent(withBase64Files(content)) },
       chatContext,
       chain: [],
       ...(input.runId !== undefined && { runId: input.runId }),

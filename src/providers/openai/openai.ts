@@ -83,7 +83,7 @@ export function openai(options: OpenAIOptions = {}): Provider {
       id,
       url: `${baseURL}/responses`,
       headers,
-      body: toResponsesRequest,
+      body: (request) => toResponsesRequest(request, id),
       reader: (output) => createResponsesStreamReader({ provider: id, generateId: randomCallId, output }),
     });
   }
@@ -94,7 +94,7 @@ export function openai(options: OpenAIOptions = {}): Provider {
     id,
     url: `${baseURL}/chat/completions`,
     headers,
-    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage }),
+    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage, provider: id }),
     reader: (output) => createOpenAIStreamReader({ provider: id, generateId: randomCallId, output }),
   });
 }

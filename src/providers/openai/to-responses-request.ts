@@ -1,5 +1,7 @@
-import type { AssistantPart, Message, UserPart } from "../../contracts/message.js";
+import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
 import type { ModelRequest } from "../../contracts/provider.js";
+import { UnsupportedContentError } from "../../errors/errors.js";
+import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
 
 /** The key under which a thinking part keeps its Responses reasoning item (`providerMetadata`). */
@@ -12,6 +14,9 @@ export const RESPONSES_METADATA_KEY = "openaiResponses";
  *   `include: ["reasoning.encrypted_content"]`, so reasoning comes back encrypted and is sent back
  *   with the history instead of being kept by OpenAI.
  * - User text stays a string; parts with images become `input_text` / `input_image` (data URL).
+ *   File parts: a PDF becomes an `input_file` (`file_data` as a data URL with a `filename`, a
+ *   `file_url` or a `file_id`); an image file an `input_image` (data, URL or file id). Any other
+ *   media type throws `UnsupportedContentError`, before anything is sent.
  * - Assistant parts keep their order: a thinking part that holds a reasoning item
  *   (`providerMetadata.openaiResponses.item`) sends that item back unchanged; other thinking
  *   (another provider's) is dropped; text becomes an assistant message; a tool call a
@@ -24,9 +29,9 @@ export const RESPONSES_METADATA_KEY = "openaiResponses";
  * - `providerOptions` are merged into the body last (`reasoning`, `parallel_tool_calls`, `store`,
  *   `include`, ...), so they can override anything here but `stream`.
  */
-export function toResponsesRequest(request: ModelRequest): Record<string, unknown> {
+export function toResponsesRequest(request: ModelRequest, provider = "openai"): Record<string, unknown> {
   const input: unknown[] = [];
-  for (const message of request.messages) input.push(...toItems(message));
+  for (const message of request.messages) input.push(...toItems(message, provider));
   const body: Record<string, unknown> = {
     model: request.model,
     input,
@@ -52,10 +57,10 @@ export function toResponsesRequest(request: ModelRequest): Record<string, unknow
   return { ...body, ...options, stream: true };
 }
 
-function toItems(message: Message): unknown[] {
+function toItems(message: Message, provider: string): unknown[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: userContent(message.content) }];
+      return [{ role: "user", content: userContent(message.content, provider) }];
     case "assistant":
       return assistantItems(message.content);
     case "tool":
@@ -98,12 +103,49 @@ export function reasoningItem(metadata: Record<string, unknown> | undefined): Re
   return typeof item === "object" && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
 }
 
-function userContent(content: string | UserPart[]): string | Record<string, unknown>[] {
+function userContent(content: string | UserPart[], provider: string): string | Record<string, unknown>[] {
   if (typeof content === "string") return content;
   if (content.every((part) => part.type === "text")) return content.map((part) => part.text).join("\n");
-  return content.map((part) =>
-    part.type === "text" ? { type: "input_text", text: part.text } : { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` },
-  );
+  return content.map((part) => userPart(part, provider));
+}
+
+function userPart(part: UserPart, provider: string): Record<string, unknown> {
+  switch (part.type) {
+    case "text":
+      return { type: "input_text", text: part.text };
+    case "image":
+      return { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` };
+    case "file":
+      return isImageType(part.mediaType) ? imageFile(part) : documentFile(part, provider);
+  }
+}
+
+function imageFile(part: FilePart): Record<string, unknown> {
+  const { source } = part;
+  switch (source.type) {
+    case "data":
+      return { type: "input_image", image_url: `data:${part.mediaType};base64,${base64Of(source.data)}` };
+    case "url":
+      return { type: "input_image", image_url: source.url };
+    case "file_id":
+      return { type: "input_image", file_id: source.fileId };
+  }
+}
+
+function documentFile(part: FilePart, provider: string): Record<string, unknown> {
+  if (!isPdfType(part.mediaType)) {
+    const message = `${provider}: the Responses API is sent PDF and image files only, not ${JSON.stringify(part.mediaType)}.`;
+    throw new UnsupportedContentError(message, { provider });
+  }
+  const { source } = part;
+  switch (source.type) {
+    case "data":
+      return { type: "input_file", filename: part.filename ?? "document.pdf", file_data: `data:application/pdf;base64,${base64Of(source.data)}` };
+    case "url":
+      return { type: "input_file", file_url: source.url, ...(part.filename === undefined ? {} : { filename: part.filename }) };
+    case "file_id":
+      return { type: "input_file", file_id: source.fileId };
+  }
 }
 
 /** A Chat Completions `response_format` as a Responses `text.format`; undefined for none or `text`. */
