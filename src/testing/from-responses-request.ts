@@ -10,7 +10,9 @@ const KNOWN = new Set(["model", "input", "instructions", "tools", "stream", "sto
  * scripts). Consecutive assistant items (messages, reasoning, function calls) make one assistant
  * message; a reasoning item becomes a thinking part (its summary as text) that keeps the item in
  * `providerMetadata.openaiResponses.item`; `function_call_output` items become tool results as
- * values (JSON text parsed back). Unknown body fields land in `providerOptions`. The wire has no
+ * values (JSON text parsed back); `input_file` and `input_image` items become file and image parts
+ * (an image sent by URL or file id comes back as a file part of type `image/*`). Unknown body
+ * fields land in `providerOptions`. The wire has no
  * field for a result's `isError`, so it does not come back.
  */
 export function fromResponsesRequest(body: any): ModelRequest {
@@ -75,9 +77,21 @@ function userContent(content: unknown): string | UserPart[] {
   if (!Array.isArray(content)) return textOf(content);
   return content.map((part: any): UserPart => {
     if (part?.type === "input_image") {
+      if (typeof part.file_id === "string") return { type: "file", mediaType: "image/*", source: { type: "file_id", fileId: part.file_id } };
       const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.image_url ?? ""));
-      return { type: "image", mediaType: match?.[1] ?? "application/octet-stream", data: match?.[2] ?? "" };
+      if (!match) return { type: "file", mediaType: "image/*", source: { type: "url", url: String(part.image_url ?? "") } };
+      return { type: "image", mediaType: match[1]!, data: match[2]! };
     }
+    if (part?.type === "input_file") return filePart(part);
     return { type: "text", text: String(part?.text ?? "") };
   });
+}
+
+/** An `input_file` as a file part (a PDF: the only kind the adapter sends as one). */
+function filePart(part: any): UserPart {
+  const named = typeof part.filename === "string" ? { filename: part.filename as string } : {};
+  if (typeof part.file_id === "string") return { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: part.file_id }, ...named };
+  if (typeof part.file_url === "string") return { type: "file", mediaType: "application/pdf", source: { type: "url", url: part.file_url }, ...named };
+  const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.file_data ?? ""));
+  return { type: "file", mediaType: match?.[1] ?? "application/pdf", source: { type: "data", data: match?.[2] ?? "" }, ...named };
 }

@@ -108,3 +108,55 @@ describe("file parts on Anthropic Messages", () => {
     expect(calls).toBe(0);
   });
 });
+
+const responsesDone = sseBody([{ type: "response.completed", response: { status: "completed" } }], { eventNames: true });
+async function responsesBody(messages: Message[]) {
+  const fetch = textFetch(responsesDone);
+  const result = await collect(openai({ api: "responses", apiKey: "k", fetch, maxRetries: 0 }), { messages });
+  return { body: fetch.bodies[0] as { input: { content: unknown }[] } | undefined, error: result.error, calls: fetch.bodies.length };
+}
+
+describe("file parts on the OpenAI Responses API", () => {
+  it("sends a PDF as input_file: data with a filename, a URL or a file id", async () => {
+    const { body, error } = await responsesBody(
+      ask(
+        pdf({ type: "data", data: pdfBytes }, "report.pdf"),
+        pdf({ type: "data", data: PDF_BASE64 }),
+        pdf({ type: "url", url: "https://x.test/a.pdf" }),
+        pdf({ type: "file_id", fileId: "file-abc" }),
+      ),
+    );
+    expect(error).toBeUndefined();
+    expect(body!.input[0]!.content).toEqual([
+      { type: "input_text", text: "Summarise" },
+      { type: "input_file", filename: "report.pdf", file_data: `data:application/pdf;base64,${PDF_BASE64}` },
+      { type: "input_file", filename: "document.pdf", file_data: `data:application/pdf;base64,${PDF_BASE64}` },
+      { type: "input_file", file_url: "https://x.test/a.pdf" },
+      { type: "input_file", file_id: "file-abc" },
+    ]);
+  });
+
+  it("sends an image file as input_image (data, URL or file id)", async () => {
+    const { body } = await responsesBody(
+      ask(
+        file("image/png", { type: "data", data: "iVBORw0KGgo=" }),
+        file("image/png", { type: "url", url: "https://x.test/a.png" }),
+        file("image/png", { type: "file_id", fileId: "file-img" }),
+      ),
+    );
+    expect(body!.input[0]!.content).toEqual([
+      { type: "input_text", text: "Summarise" },
+      { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" },
+      { type: "input_image", image_url: "https://x.test/a.png" },
+      { type: "input_image", file_id: "file-img" },
+    ]);
+  });
+
+  it("refuses another media type with UnsupportedContentError, before sending anything", async () => {
+    const { error, calls } = await responsesBody(ask(file("text/csv", { type: "data", data: "YSxi" })));
+    expect(UnsupportedContentError.isInstance(error)).toBe(true);
+    expect((error as ProviderError).retryable).toBe(false);
+    expect((error as Error).message).toContain("text/csv");
+    expect(calls).toBe(0);
+  });
+});
