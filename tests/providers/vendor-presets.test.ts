@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InvalidArgumentError } from "@agentry/core";
+import { InvalidArgumentError, type Message } from "@agentry/core";
 import { deepseek, minimax, moonshot, zhipu, type OpenAIPresetOptions } from "@agentry/core/openai";
 import { createFakeOpenAIServer } from "@agentry/core/testing";
 import { collect, sseBody, textFetch } from "./helpers.js";
@@ -9,10 +9,42 @@ afterEach(() => {
 });
 
 const PRESETS = [
-  { make: deepseek, id: "deepseek", url: "https://api.deepseek.com/chat/completions", key: "DEEPSEEK_API_KEY", field: "max_tokens", usage: true },
-  { make: moonshot, id: "moonshot", url: "https://api.moonshot.ai/v1/chat/completions", key: "MOONSHOT_API_KEY", field: "max_tokens", usage: true },
-  { make: zhipu, id: "zhipu", url: "https://open.bigmodel.cn/api/paas/v4/chat/completions", key: "ZHIPUAI_API_KEY", field: "max_tokens", usage: false },
-  { make: minimax, id: "minimax", url: "https://api.minimax.io/v1/chat/completions", key: "MINIMAX_API_KEY", field: "max_completion_tokens", usage: true },
+  {
+    make: deepseek,
+    id: "deepseek",
+    url: "https://api.deepseek.com/chat/completions",
+    key: "DEEPSEEK_API_KEY",
+    field: "max_tokens",
+    usage: true,
+    reasoning: true,
+  },
+  {
+    make: moonshot,
+    id: "moonshot",
+    url: "https://api.moonshot.ai/v1/chat/completions",
+    key: "MOONSHOT_API_KEY",
+    field: "max_tokens",
+    usage: true,
+    reasoning: true,
+  },
+  {
+    make: zhipu,
+    id: "zhipu",
+    url: "https://open.bigmodel.cn/api/paas/v4/chat/completions",
+    key: "ZHIPUAI_API_KEY",
+    field: "max_tokens",
+    usage: false,
+    reasoning: false,
+  },
+  {
+    make: minimax,
+    id: "minimax",
+    url: "https://api.minimax.io/v1/chat/completions",
+    key: "MINIMAX_API_KEY",
+    field: "max_completion_tokens",
+    usage: true,
+    reasoning: false,
+  },
 ] as const;
 
 const answer = sseBody([{ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: "stop" }] }], { done: true });
@@ -62,6 +94,30 @@ describe.each(PRESETS)("$id()", ({ make, id, url, key, field, usage }) => {
 });
 
 describe("presets against the fake OpenAI server", () => {
+  it.each(PRESETS)("$id(): thinking goes back as reasoning_content: $reasoning", async ({ make, reasoning }) => {
+    const server = await createFakeOpenAIServer([{ thinking: "Look it up.", toolCalls: [{ id: "call_1", name: "lookup", args: {} }] }, { text: "Found." }]);
+    try {
+      const provider = make({ baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
+      const first = await collect(provider);
+      const messages: Message[] = [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", text: first.thinking[0]!.text },
+            { type: "tool_call", ...first.calls[0]! },
+          ],
+        },
+        { role: "tool", content: [{ type: "tool_result", toolCallId: "call_1", name: "lookup", result: "x" }] },
+      ];
+      expect((await collect(provider, { messages })).text).toBe("Found.");
+      const assistant = (server.requests[1] as { messages: Record<string, unknown>[] }).messages[1]!;
+      expect(assistant.reasoning_content).toBe(reasoning ? "Look it up." : undefined);
+    } finally {
+      await server.close();
+    }
+  });
+
   it.each(PRESETS)("$id(): reasoning_content arrives as thinking, tool calls and usage as from OpenAI", async ({ make }) => {
     const server = await createFakeOpenAIServer([
       {

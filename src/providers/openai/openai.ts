@@ -54,6 +54,14 @@ export interface OpenAIOptions extends RetryOptions, StreamLimitOptions {
   maxTokensField?: MaxTokensField;
   /** Send `stream_options.include_usage` (without it the stream carries no usage at all). @default true */
   includeUsage?: boolean;
+  /**
+   * Send each assistant message's thinking back as `reasoning_content` (Chat Completions only).
+   * DeepSeek's thinking mode answers 400 when the reasoning of a turn with tool calls is not sent
+   * back; Kimi's thinking models need it to keep reasoning across tool calls. Other servers may
+   * reject the field.
+   * @default false (true in the `deepseek()` and `moonshot()` presets)
+   */
+  sendReasoningContent?: boolean;
 }
 
 /**
@@ -94,7 +102,7 @@ export function openai(options: OpenAIOptions = {}): Provider {
     id,
     url: `${baseURL}/chat/completions`,
     headers,
-    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage, provider: id }),
+    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage, provider: id, sendReasoningContent: options.sendReasoningContent ?? false }),
     reader: (output) => createOpenAIStreamReader({ provider: id, generateId: randomCallId, output }),
   });
 }

@@ -17,17 +17,26 @@ export type MaxTokensField = "max_tokens" | "max_completion_tokens";
  *   other media type throws `UnsupportedContentError` (Chat Completions has no way to send it).
  * - Assistant text parts are joined; `tool_call` parts become `tool_calls` with the arguments as a
  *   JSON string (a string `args`, i.e. invalid JSON the model sent earlier, is sent back as is).
- *   Thinking parts are not sent: Chat Completions has no field for them.
+ *   Thinking parts are not sent (Chat Completions has no field for them), unless
+ *   `sendReasoningContent`: then an assistant message's thinking text (redacted blocks aside) goes
+ *   back as `reasoning_content`, as DeepSeek and Kimi thinking models need after tool calls.
  * - Each tool result is its own `tool` message, in order; non-string results are JSON-encoded.
  * - `providerOptions` are merged into the body last (vendor knobs such as `parallel_tool_calls`,
  *   `reasoning_effort`, `tool_choice`), so they can override anything here but `stream`.
  */
-export function toOpenAIRequest(init: { request: ModelRequest; maxTokensField: MaxTokensField; includeUsage: boolean; provider?: string }) {
+export function toOpenAIRequest(init: {
+  request: ModelRequest;
+  maxTokensField: MaxTokensField;
+  includeUsage: boolean;
+  provider?: string;
+  sendReasoningContent?: boolean;
+}) {
   const { request } = init;
   const provider = init.provider ?? "openai";
+  const reasoning = init.sendReasoningContent ?? false;
   const messages: Record<string, unknown>[] = [];
   if (request.system !== "") messages.push({ role: "system", content: request.system });
-  for (const message of request.messages) messages.push(...toMessages(message, provider));
+  for (const message of request.messages) messages.push(...toMessages(message, provider, reasoning));
   const body: Record<string, unknown> = { model: request.model, messages, stream: true };
   if (init.includeUsage) body.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
@@ -41,7 +50,7 @@ export function toOpenAIRequest(init: { request: ModelRequest; maxTokensField: M
   return { ...body, ...request.providerOptions, stream: true };
 }
 
-function toMessages(message: Message, provider: string): Record<string, unknown>[] {
+function toMessages(message: Message, provider: string, reasoning: boolean): Record<string, unknown>[] {
   switch (message.role) {
     case "user":
       return [{ role: "user", content: userContent(message.content, provider) }];
@@ -52,6 +61,8 @@ function toMessages(message: Message, provider: string): Record<string, unknown>
       );
       const out: Record<string, unknown> = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
       if (calls.length > 0) out.tool_calls = calls;
+      const thinking = message.content.flatMap((part) => (part.type === "thinking" && !part.redacted ? [part.text] : [])).join("");
+      if (reasoning && thinking !== "") out.reasoning_content = thinking;
       return [out];
     }
     case "tool":

@@ -14,6 +14,7 @@ interface VendorPreset {
   keyVariable: string;
   maxTokensField: MaxTokensField;
   includeUsage: boolean;
+  sendReasoningContent: boolean;
 }
 
 const DEEPSEEK: VendorPreset = {
@@ -22,6 +23,8 @@ const DEEPSEEK: VendorPreset = {
   keyVariable: "DEEPSEEK_API_KEY",
   maxTokensField: "max_tokens",
   includeUsage: true,
+  // Thinking mode answers 400 when a tool-calling turn's reasoning_content is not sent back.
+  sendReasoningContent: true,
 };
 const MOONSHOT: VendorPreset = {
   id: "moonshot",
@@ -29,6 +32,8 @@ const MOONSHOT: VendorPreset = {
   keyVariable: "MOONSHOT_API_KEY",
   maxTokensField: "max_tokens",
   includeUsage: true,
+  // Kimi's thinking models keep their reasoning across tool calls only when it is sent back.
+  sendReasoningContent: true,
 };
 const ZHIPU: VendorPreset = {
   id: "zhipu",
@@ -37,6 +42,7 @@ const ZHIPU: VendorPreset = {
   maxTokensField: "max_tokens",
   // GLM has no stream_options; it sends usage on the last chunk by itself.
   includeUsage: false,
+  sendReasoningContent: false,
 };
 const MINIMAX: VendorPreset = {
   id: "minimax",
@@ -45,6 +51,7 @@ const MINIMAX: VendorPreset = {
   // MiniMax marks max_tokens as deprecated.
   maxTokensField: "max_completion_tokens",
   includeUsage: true,
+  sendReasoningContent: false,
 };
 
 /**
@@ -61,6 +68,7 @@ function fromPreset(preset: VendorPreset, options: OpenAIPresetOptions): Provide
     id: preset.id,
     maxTokensField: preset.maxTokensField,
     includeUsage: preset.includeUsage,
+    sendReasoningContent: preset.sendReasoningContent,
     ...options,
     apiKey,
     baseURL: options.baseURL ?? preset.baseURL,
@@ -70,8 +78,10 @@ function fromPreset(preset: VendorPreset, options: OpenAIPresetOptions): Provide
 
 /**
  * DeepSeek (`deepseek-chat`, `deepseek-reasoner`) over its OpenAI-compatible Chat Completions API.
- * Reasoning streams as `reasoning_content` and arrives as thinking; `max_tokens` carries
- * `maxOutputTokens`; cached input is reported from `prompt_tokens_details.cached_tokens`.
+ * Reasoning streams as `reasoning_content` and arrives as thinking, and goes back as
+ * `reasoning_content` (thinking mode answers 400 when a tool-calling turn's reasoning is missing);
+ * `max_tokens` carries `maxOutputTokens`; cached input is reported from
+ * `prompt_tokens_details.cached_tokens`.
  *
  * @param options - `apiKey` (default `process.env.DEEPSEEK_API_KEY`), `baseURL`
  *   (default `"https://api.deepseek.com"`), `id` (default `"deepseek"`) and every other
@@ -86,7 +96,8 @@ export function deepseek(options: OpenAIPresetOptions = {}): Provider {
 
 /**
  * Moonshot AI's Kimi models (`kimi-k2.5`, `kimi-k2-thinking`, ...) over its OpenAI-compatible
- * API. Thinking models stream `reasoning_content`, which arrives as thinking.
+ * API. Thinking models stream `reasoning_content`, which arrives as thinking and is sent back
+ * on the assistant messages (`sendReasoningContent`), so reasoning carries across tool calls.
  *
  * @param options - `apiKey` (default `process.env.MOONSHOT_API_KEY`), `baseURL`
  *   (default `"https://api.moonshot.ai/v1"`; mainland China: `"https://api.moonshot.cn/v1"`),
