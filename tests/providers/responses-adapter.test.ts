@@ -82,6 +82,24 @@ describe('openai({ api: "responses" }): the request', () => {
     ]);
   });
 
+  it("drops a reasoning item left last in an assistant message (its call was cut off)", async () => {
+    const item = { id: "rs_1", type: "reasoning", summary: [], encrypted_content: "gAAA" };
+    const thinking = { type: "thinking" as const, text: "", providerMetadata: { openaiResponses: { item } } };
+    const messages: Message[] = [
+      { role: "user", content: "Go" },
+      { role: "assistant", content: [thinking] },
+      { role: "user", content: "Go on" },
+      { role: "assistant", content: [thinking, { type: "text", text: "Done." }] },
+    ];
+    const r = await run([textDelta("ok"), completed()], { messages });
+    expect(r.fetch.bodies[0].input).toEqual([
+      { role: "user", content: "Go" },
+      { role: "user", content: "Go on" },
+      item,
+      { role: "assistant", content: "Done." },
+    ]);
+  });
+
   it("structured output: text.format passes through, and a Chat-style response_format is moved there", async () => {
     const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
     const format = { type: "json_schema", name: "reply", schema, strict: true };

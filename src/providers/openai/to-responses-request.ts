@@ -19,8 +19,9 @@ export const RESPONSES_METADATA_KEY = "openaiResponses";
  *   media type throws `UnsupportedContentError`, before anything is sent.
  * - Assistant parts keep their order: a thinking part that holds a reasoning item
  *   (`providerMetadata.openaiResponses.item`) sends that item back unchanged; other thinking
- *   (another provider's) is dropped; text becomes an assistant message; a tool call a
- *   `function_call` item (`call_id` = the call's id, arguments as JSON text).
+ *   (another provider's) is dropped, and so is a reasoning item left last (its call was dropped:
+ *   the API refuses a reasoning item without the item that follows it); text becomes an assistant
+ *   message; a tool call a `function_call` item (`call_id` = the call's id, arguments as JSON text).
  * - Each tool result is a `function_call_output` item; non-string results are JSON-encoded.
  * - Tools are `function` tools with `strict: false` (the API's default, `true`, rejects most
  *   schemas a tool author writes).
@@ -92,6 +93,9 @@ function assistantItems(parts: AssistantPart[]): Record<string, unknown>[] {
       }
     }
   }
+  // A reasoning item must be followed by what it led to; one left last lost its call (a response cut off by the
+  // token limit, whose calls are dropped) and the API would refuse it.
+  while (items.length > 0 && items[items.length - 1]!.type === "reasoning") items.pop();
   return items;
 }
 
