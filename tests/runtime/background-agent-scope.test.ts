@@ -12,7 +12,7 @@ const agents = [
 
 type Script = (request: ModelRequest) => FakeTurn | Promise<FakeTurn>;
 
-function setup(scripts: Record<string, Script>) {
+function setup(scripts: Record<string, Script>, definitions: typeof agents = agents) {
   const notes: string[] = [];
   const wiped: string[] = [];
   const note = defineTool({ name: "note", description: "Note", input: z.object({ text: z.string() }), execute: ({ text }) => (notes.push(text), "ok") });
@@ -24,7 +24,7 @@ function setup(scripts: Record<string, Script>) {
   });
   const store = new MemorySessionStore();
   const runtime = createAgentRuntime({
-    registry: createAgentRegistry(agents),
+    registry: createAgentRegistry(definitions),
     store,
     providers: { fake: provider },
     defaultModel: "fake",
@@ -109,6 +109,43 @@ describe("start_background_agent: a tool subset", () => {
     });
     expect(toolsOf(grandchild!)[0]).toEqual(["note", "send_agent_message", "start_background_agent"]);
     expect(wiped).toEqual([]);
+    await runtime.close();
+  });
+});
+
+describe("start_background_agent from inside a sub-task", () => {
+  it("is held to the sub-task's narrowed tools: a wider list is refused, none given inherits the sub-task's", async () => {
+    const subtaskAgents = [{ ...agents[0]!, toolAllowlist: ["note", "start_background_agent", "send_agent_message", "run_subtask"] }, agents[1]!];
+    const { runtime, store, requests, toolsOf, notes } = setup(
+      {
+        boss: (request) => {
+          const last = request.messages.at(-1)!;
+          if (request.caller?.depth === 0) {
+            if (last.role === "tool") return { text: "done" };
+            return { toolCalls: [{ name: "run_subtask", args: { title: "t", instructions: "start helpers", tools: ["start_background_agent"] } }] };
+          }
+          if (last.role === "tool") return { text: "child done" };
+          return {
+            toolCalls: [
+              { name: "start_background_agent", args: { agentId: "worker", prompt: "wide", tools: ["note"] } },
+              { name: "start_background_agent", args: { agentId: "worker", prompt: "inherit" } },
+            ],
+          };
+        },
+        worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "note", args: { text: "x" } }] }),
+      },
+      subtaskAgents,
+    );
+    await runtime.send({ agentId: "boss", content: "go" });
+    const child = requests.find((r) => r.caller?.depth === 1 && r.messages.at(-1)?.role === "tool")!;
+    const results = child.messages.at(-1)!.content as { result: unknown; isError?: boolean }[];
+    expect(results[0]).toMatchObject({ isError: true });
+    expect(String(results[0]!.result)).toMatch(/not yours: "note"/);
+    const [worker] = await store.listSessions({ agentId: "worker" });
+    expect(worker).toBeDefined();
+    await eventually(async () => (await store.getSession(worker!.sessionId))?.attributes?.lifecycle === "waiting_for_merge");
+    expect(toolsOf(worker!.sessionId)[0]).toEqual(["start_background_agent"]);
+    expect(notes).toEqual([]);
     await runtime.close();
   });
 });
