@@ -147,7 +147,12 @@ function probe(userNamespace: boolean): void {
   try {
     const entries = parseMountInfo(readFileSync("/proc/self/mountinfo", "utf8"));
     const args = unshareArgs(userNamespace, entries, scratch, "true", []);
-    const run = spawnSync("unshare", args, { cwd: scratch, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
+    const run = spawnSync("unshare", args, {
+      cwd: scratch,
+      encoding: "utf8",
+      timeout: 10_000,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     if (run.error !== undefined) {
       const missing = (run.error as { code?: unknown }).code === "ENOENT";
       const why = missing ? "the unshare program (util-linux) was not found" : run.error.message;

@@ -6,7 +6,12 @@ import { agentOf, eventually, lastText, toolResultOf } from "./multi-agent-helpe
 
 const agents = [
   // The parent may use a note tool and start background agents; it has no "wipe" tool.
-  { agentId: "boss", displayName: "Boss", systemPrompt: "boss", toolAllowlist: ["note", "start_background_agent", "send_agent_message"] },
+  {
+    agentId: "boss",
+    displayName: "Boss",
+    systemPrompt: "boss",
+    toolAllowlist: ["note", "start_background_agent", "send_agent_message"],
+  },
   { agentId: "worker", displayName: "Worker", systemPrompt: "worker" },
 ];
 
@@ -15,8 +20,18 @@ type Script = (request: ModelRequest) => FakeTurn | Promise<FakeTurn>;
 function setup(scripts: Record<string, Script>, definitions: typeof agents = agents) {
   const notes: string[] = [];
   const wiped: string[] = [];
-  const note = defineTool({ name: "note", description: "Note", input: z.object({ text: z.string() }), execute: ({ text }) => (notes.push(text), "ok") });
-  const wipe = defineTool({ name: "wipe", description: "Wipe", input: z.object({}), execute: () => (wiped.push("wiped"), "wiped") });
+  const note = defineTool({
+    name: "note",
+    description: "Note",
+    input: z.object({ text: z.string() }),
+    execute: ({ text }) => (notes.push(text), "ok"),
+  });
+  const wipe = defineTool({
+    name: "wipe",
+    description: "Wipe",
+    input: z.object({}),
+    execute: () => (wiped.push("wiped"), "wiped"),
+  });
   const requests: ModelRequest[] = [];
   const provider = createFakeProvider((request) => {
     requests.push(request);
@@ -60,7 +75,10 @@ describe("start_background_agent: a tool subset", () => {
       // The worker tries the tool it was not given.
       worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "wipe", args: {} }] }),
     });
-    const started = await runtime.send({ agentId: "boss", content: JSON.stringify({ agentId: "worker", prompt: "go", tools: ["note"] }) });
+    const started = await runtime.send({
+      agentId: "boss",
+      content: JSON.stringify({ agentId: "worker", prompt: "go", tools: ["note"] }),
+    });
     const child = startedId(started.text);
     expect(JSON.parse(started.text)).toMatchObject({ status: "started", tools: ["note", "send_agent_message"] });
     await eventually(async () => (await store.getSession(child))?.attributes?.lifecycle === "waiting_for_merge");
@@ -75,7 +93,10 @@ describe("start_background_agent: a tool subset", () => {
 
   it("refuses a tool the parent does not have with an error result naming it, and starts nothing", async () => {
     const { runtime, store, requests, wiped } = setup({ boss, worker: () => ({ text: "started anyway" }) });
-    const attack = await runtime.send({ agentId: "boss", content: JSON.stringify({ agentId: "worker", prompt: "wipe it", tools: ["note", "wipe"] }) });
+    const attack = await runtime.send({
+      agentId: "boss",
+      content: JSON.stringify({ agentId: "worker", prompt: "wipe it", tools: ["note", "wipe"] }),
+    });
     const result = toolResultOf(requests.at(-1)!, "start_background_agent") as { error: string };
     expect(result.error).toMatch(/only get tools you have; not yours: "wipe"/);
     expect(result.error).toMatch(/Your tools: .*note/);
@@ -122,7 +143,14 @@ describe("start_background_agent from inside a sub-task", () => {
           const last = request.messages.at(-1)!;
           if (request.caller?.depth === 0) {
             if (last.role === "tool") return { text: "done" };
-            return { toolCalls: [{ name: "run_subtask", args: { title: "t", instructions: "start helpers", tools: ["start_background_agent"] } }] };
+            return {
+              toolCalls: [
+                {
+                  name: "run_subtask",
+                  args: { title: "t", instructions: "start helpers", tools: ["start_background_agent"] },
+                },
+              ],
+            };
           }
           if (last.role === "tool") return { text: "child done" };
           return {
@@ -157,7 +185,10 @@ describe("start_background_agent: a time budget", () => {
       // The worker's model never answers on its own (the fake honours the abort signal).
       worker: () => ({ delayMs: 600_000, text: "too late" }),
     });
-    const started = await runtime.send({ agentId: "boss", content: JSON.stringify({ agentId: "worker", prompt: "slow", timeoutMs: 50 }) });
+    const started = await runtime.send({
+      agentId: "boss",
+      content: JSON.stringify({ agentId: "worker", prompt: "slow", timeoutMs: 50 }),
+    });
     const child = startedId(started.text);
     expect(JSON.parse(started.text)).toMatchObject({ timeoutMs: 50 });
     const notice = () => requests.find((r) => agentOf(r) === "boss" && r.messages.at(-1)?.role === "user" && lastText(r).includes(child));

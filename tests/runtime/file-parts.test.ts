@@ -14,7 +14,12 @@ describe("runtime: user file parts", () => {
       ],
     });
     expect(result.status).toBe("complete");
-    const expected = { type: "file", mediaType: "application/pdf", source: { type: "data", data: "JVBERi0=" }, filename: "a.pdf" };
+    const expected = {
+      type: "file",
+      mediaType: "application/pdf",
+      source: { type: "data", data: "JVBERi0=" },
+      filename: "a.pdf",
+    };
     const stored = (await store.load(result.sessionId)).flatMap((r) => (r.kind === "message" && r.message.role === "user" ? [r.message as Message] : []));
     expect(stored[0]!.content).toEqual([{ type: "text", text: "What is this?" }, expected]);
     expect(JSON.parse(JSON.stringify(stored[0]))).toEqual(stored[0]);
