@@ -33,3 +33,23 @@ export function withBase64Files(content: string | UserPart[]): string | UserPart
     return file;
   });
 }
+
+/** What is wrong with the file parts of a host's user content (index and why), or an empty list. */
+export function fileProblems(content: readonly unknown[]): string[] {
+  const problems: string[] = [];
+  content.forEach((part, index) => {
+    const file = part as { type?: unknown; mediaType?: unknown; source?: { type?: unknown; data?: unknown; url?: unknown; fileId?: unknown } };
+    if (file === null || typeof file !== "object" || file.type !== "file") return;
+    const at = `content[${index}]`;
+    if (typeof file.mediaType !== "string" || file.mediaType === "") problems.push(`${at}.mediaType must be a non-empty string`);
+    const source = file.source;
+    const ok =
+      source !== null &&
+      typeof source === "object" &&
+      ((source.type === "data" && (typeof source.data === "string" || source.data instanceof Uint8Array)) ||
+        (source.type === "url" && typeof source.url === "string" && source.url !== "") ||
+        (source.type === "file_id" && typeof source.fileId === "string" && source.fileId !== ""));
+    if (!ok) problems.push(`${at}.source must be { type: "data", data }, { type: "url", url } or { type: "file_id", fileId }`);
+  });
+  return problems;
+}

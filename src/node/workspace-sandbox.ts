@@ -1,9 +1,9 @@
 /// <reference types="node" />
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import process from "node:process";
 import { SandboxUnavailableError } from "../errors/errors.js";
 
@@ -48,22 +48,22 @@ export interface CommandSandbox {
 export const SANDBOX_SETUP_EXIT = 125;
 export const SANDBOX_SETUP_MARK = "agentry-sandbox:";
 
-// $1 workspace, $2 its mount options, $3 count of mounts, then (path, options) pairs, then the
-// command. Every mount is made read-only first (any failure stops: fail closed), then the
+// $1 workspace, $2 its mount options, $3 and $4 the mount and setpriv programs, $5 count of
+// mounts, then (path, options) pairs, then the command. Every mount is made read-only first (any failure stops: fail closed), then the
 // workspace is bind-mounted over itself read-write. The shell stays as PID 1 of the namespace
 // (PID 1 ignores SIGTERM it has no handler for) and passes SIGTERM on.
 const SETUP_SCRIPT = `
 fail() { echo "${SANDBOX_SETUP_MARK} $1" >&2; exit ${SANDBOX_SETUP_EXIT}; }
-ws=$1; wsopts=$2; n=$3; shift 3
+ws=$1; wsopts=$2; mountbin=$3; setprivbin=$4; n=$5; shift 5
 while [ "$n" -gt 0 ]; do
-  mount -o "remount,bind,$2" "$1" 2>/dev/null || fail "cannot make $1 read-only"
+  "$mountbin" -o "remount,bind,$2" "$1" 2>/dev/null || fail "cannot make $1 read-only"
   shift 2; n=$((n - 1))
 done
-mount --bind "$ws" "$ws" && mount -o "remount,bind,$wsopts" "$ws" || fail "cannot mount the workspace"
+"$mountbin" --bind "$ws" "$ws" && "$mountbin" -o "remount,bind,$wsopts" "$ws" || fail "cannot mount the workspace"
 here=$(pwd -P) && cd "$here" || fail "cannot enter the working directory"
 case "$here/" in "$ws"/*) ;; *) fail "the working directory left the workspace" ;; esac
 trap 'kill -TERM "$c" 2>/dev/null' TERM HUP INT
-setpriv --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- "$@" &
+"$setprivbin" --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- "$@" &
 c=$!
 while :; do wait "$c"; s=$?; kill -0 "$c" 2>/dev/null || exit "$s"; done
 `;
@@ -105,7 +105,38 @@ function mountOf(entries: MountEntry[], path: string): MountEntry | undefined {
   return best;
 }
 
-function unshareArgs(userNamespace: boolean, entries: MountEntry[], workspace: string, command: string, args: string[]): string[] {
+/** Where the programs the sandbox runs are (absolute paths, found once: a command's `PATH` may differ). */
+interface SandboxPrograms {
+  unshare: string;
+  mount: string;
+  setpriv: string;
+}
+
+/** The absolute path of an executable `name` on the host's `PATH` (absolute entries only), or undefined. */
+function findProgram(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter).filter((entry) => isAbsolute(entry))) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+function findPrograms(): SandboxPrograms {
+  const found = { unshare: findProgram("unshare"), mount: findProgram("mount"), setpriv: findProgram("setpriv") };
+  const missing = Object.entries(found).flatMap(([name, path]) => (path === undefined ? [name] : []));
+  if (missing.length > 0 || !existsSync("/bin/sh")) {
+    const names = [...missing, ...(existsSync("/bin/sh") ? [] : ["/bin/sh"])];
+    throw new SandboxUnavailableError(`Command sandbox unavailable: ${names.join(", ")} not found (util-linux and a POSIX shell are needed).`);
+  }
+  return found as SandboxPrograms;
+}
+
+function unshareArgs(programs: SandboxPrograms, userNamespace: boolean, entries: MountEntry[], workspace: string, command: string, args: string[]): string[] {
   const holder = mountOf(entries, workspace);
   const wsOptions = withMode(holder?.options ?? "rw", "rw", ["nosuid", "nodev"]);
   // Mounts below /proc are hidden by the namespace's own /proc (mounted over it): not reachable.
@@ -126,6 +157,8 @@ function unshareArgs(userNamespace: boolean, entries: MountEntry[], workspace: s
     "agentry-sandbox",
     workspace,
     wsOptions,
+    programs.mount,
+    programs.setpriv,
     String(reachable.length),
     ...pairs,
     command,
@@ -142,12 +175,17 @@ function resolveUserNamespace(sandbox: NamespaceSandboxOptions): boolean {
 }
 
 /** Runs `true` in the sandbox once, in a scratch workspace: throws when it cannot work here. */
-function probe(userNamespace: boolean): void {
+function probe(programs: SandboxPrograms, userNamespace: boolean): void {
   const scratch = realpathSync(mkdtempSync(join(tmpdir(), "agentry-sandbox-")));
   try {
     const entries = parseMountInfo(readFileSync("/proc/self/mountinfo", "utf8"));
-    const args = unshareArgs(userNamespace, entries, scratch, "true", []);
-    const run = spawnSync("unshare", args, { cwd: scratch, encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
+    const args = unshareArgs(programs, userNamespace, entries, scratch, "true", []);
+    const run = spawnSync(programs.unshare, args, {
+      cwd: scratch,
+      encoding: "utf8",
+      timeout: 10_000,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     if (run.error !== undefined) {
       const missing = (run.error as { code?: unknown }).code === "ENOENT";
       const why = missing ? "the unshare program (util-linux) was not found" : run.error.message;
@@ -178,11 +216,12 @@ export function createCommandSandbox(sandbox: WorkspaceSandbox): CommandSandbox 
     throw new SandboxUnavailableError(`Command sandbox unavailable: namespaces need Linux (this is ${process.platform}).`);
   }
   const userNamespace = resolveUserNamespace(options);
-  probe(userNamespace);
+  const programs = findPrograms();
+  probe(programs, userNamespace);
   return {
     async wrap(command, args, workspace) {
       const entries = parseMountInfo(await readFile("/proc/self/mountinfo", "utf8"));
-      return { command: "unshare", args: unshareArgs(userNamespace, entries, workspace, command, args) };
+      return { command: programs.unshare, args: unshareArgs(programs, userNamespace, entries, workspace, command, args) };
     },
   };
 }

@@ -244,7 +244,8 @@ export function backgroundToolSubset(requested: readonly string[] | undefined, c
   if (outside.length > 0) {
     const shown = outside.slice(0, 10).map((name) => JSON.stringify(name.slice(0, MAX_TOOL_NAME)));
     throw new Error(
-      `Refused: a background agent can only get tools you have; not yours: ${shown.join(", ")}${outside.length > 10 ? ", ..." : ""}. ` +
+      `Refused: a background agent can only get tools you have; ` +
+        `not yours: ${shown.join(", ")}${outside.length > 10 ? ", ..." : ""}. ` +
         `Your tools: ${own.join(", ") || "none"}.`,
     );
   }
@@ -257,7 +258,8 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
   return defineTool({
     name: "start_background_agent",
     description:
-      "Start a new background agent with a first message and return its session id at once. It works on its own and reports back with send_agent_message. " +
+      "Start a new background agent with a first message and return its session id at once. " +
+      "It works on its own and reports back with send_agent_message. " +
       "Optionally limit it to some of your tools and give it a time budget.",
     permissionClass: "subagent",
     input: z.object({

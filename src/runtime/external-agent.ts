@@ -73,7 +73,10 @@ export function externalAgentProvider(agentId: string, handler: ExternalAgentHan
   };
 }
 
-/** The problems of `external` (`createAgentRuntime` option): a key naming no agent, or one that is not `type: "external"`. */
+/**
+ * The problems of `external` (`createAgentRuntime` option): a key naming no agent, or one that is
+ * not `type: "external"`.
+ */
 export function externalHandlerProblems(registry: AgentRegistry, external: Record<string, unknown> | undefined): string[] {
   if (external === undefined) return [];
   if (typeof external !== "object" || external === null) return ["external must be an object of handlers by agent id"];

@@ -282,7 +282,10 @@ function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): Prepa
   return { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
 }
 
-/** A background agent with a time budget (`deadlineAt`): no turn of it runs past the deadline (one that starts after it stops at once). */
+/**
+ * A background agent with a time budget (`deadlineAt`): no turn of it runs past the deadline
+ * (one that starts after it stops at once).
+ */
 function deadlineBudget(budget: PreparedAgent["budget"], session: SessionSummary): PreparedAgent["budget"] {
   const deadline = session.attributes?.deadlineAt;
   if (typeof deadline !== "number" || !Number.isFinite(deadline)) return budget;

@@ -5,7 +5,10 @@ import type { Message } from "@agentry/core";
 import { fromAiSdk } from "@agentry/core/ai-sdk";
 import { drain, partsStream } from "./helpers.js";
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
 const finish = { type: "finish" as const, usage, finishReason: { unified: "stop" as const, raw: undefined } };
 const bytes = new Uint8Array([37, 80, 68, 70]);
 const files: Message[] = [
@@ -37,7 +40,10 @@ function v4Model(parts: LanguageModelV4StreamPart[]): LanguageModelV4 & { calls:
 
 describe("fromAiSdk: user file parts", () => {
   it("V3: data as given (base64 text or bytes) with the filename, a URL as a URL", async () => {
-    const model = new MockLanguageModelV3({ provider: "anthropic.messages", doStream: async () => ({ stream: partsStream([finish]) }) });
+    const model = new MockLanguageModelV3({
+      provider: "anthropic.messages",
+      doStream: async () => ({ stream: partsStream([finish]) }),
+    });
     const { error } = await drain(fromAiSdk(model), { messages: files });
     expect(error).toBeUndefined();
     expect(model.doStreamCalls[0]!.prompt).toEqual([
@@ -53,9 +59,17 @@ describe("fromAiSdk: user file parts", () => {
   });
 
   it("V3: a file id is an UnsupportedContentError, and the model is not called", async () => {
-    const model = new MockLanguageModelV3({ provider: "anthropic.messages", doStream: async () => ({ stream: partsStream([finish]) }) });
+    const model = new MockLanguageModelV3({
+      provider: "anthropic.messages",
+      doStream: async () => ({ stream: partsStream([finish]) }),
+    });
     const { error } = await drain(fromAiSdk(model), {
-      messages: [{ role: "user", content: [{ type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "f1" } }] }],
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "f1" } }],
+        },
+      ],
     });
     expect(error).toMatchObject({ name: "UnsupportedContentError", retryable: false });
     expect((error as Error).message).toMatch(/take no file ids/);

@@ -99,6 +99,15 @@ describe.skipIf(!linux).each(modes)("run_command sandboxed with namespaces, %s",
   });
 });
 
+describe.skipIf(!linux)("the sandbox's own programs", () => {
+  it("are found once, on the host's PATH: a command environment without PATH still runs sandboxed", async () => {
+    const list = createWorkspaceTools({ commandAllowlist: ["/bin/sh"], commandEnv: {}, sandbox: "namespaces" });
+    const result = await callTool(list, "run_command", { command: "/bin/sh", args: ["-c", `echo x > '${join(base, "no-path.txt")}'`] }, policy);
+    expect(result.stderr).toMatch(/Read-only file system/);
+    await expect(stat(join(base, "no-path.txt"))).rejects.toThrow();
+  });
+});
+
 describe.skipIf(!linux)("a sandbox that cannot work here", () => {
   it("is a SandboxUnavailableError when the tools are created, not at the first call", () => {
     const saved = process.env.PATH;

@@ -29,12 +29,20 @@ const anthropicDone = sseBody(
 async function openaiBody(messages: Message[]) {
   const fetch = textFetch(openaiDone);
   const result = await collect(openai({ apiKey: "k", fetch, maxRetries: 0 }), { messages });
-  return { body: fetch.bodies[0] as { messages: { content: unknown }[] } | undefined, error: result.error, calls: fetch.bodies.length };
+  return {
+    body: fetch.bodies[0] as { messages: { content: unknown }[] } | undefined,
+    error: result.error,
+    calls: fetch.bodies.length,
+  };
 }
 async function anthropicBody(messages: Message[]) {
   const fetch = textFetch(anthropicDone);
   const result = await collect(anthropic({ apiKey: "k", fetch, maxRetries: 0 }), { messages });
-  return { body: fetch.bodies[0] as { messages: { content: unknown }[] } | undefined, error: result.error, calls: fetch.bodies.length };
+  return {
+    body: fetch.bodies[0] as { messages: { content: unknown }[] } | undefined,
+    error: result.error,
+    calls: fetch.bodies.length,
+  };
 }
 
 describe("file parts on OpenAI Chat Completions", () => {
@@ -85,7 +93,11 @@ describe("file parts on Anthropic Messages", () => {
     expect(error).toBeUndefined();
     expect(body!.messages[0]!.content).toEqual([
       { type: "text", text: "Summarise" },
-      { type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF_BASE64 }, title: "report.pdf" },
+      {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: PDF_BASE64 },
+        title: "report.pdf",
+      },
       { type: "document", source: { type: "url", url: "https://x.test/a.pdf" } },
     ]);
   });

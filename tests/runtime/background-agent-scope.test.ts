@@ -6,17 +6,32 @@ import { agentOf, eventually, lastText, toolResultOf } from "./multi-agent-helpe
 
 const agents = [
   // The parent may use a note tool and start background agents; it has no "wipe" tool.
-  { agentId: "boss", displayName: "Boss", systemPrompt: "boss", toolAllowlist: ["note", "start_background_agent", "send_agent_message"] },
+  {
+    agentId: "boss",
+    displayName: "Boss",
+    systemPrompt: "boss",
+    toolAllowlist: ["note", "start_background_agent", "send_agent_message"],
+  },
   { agentId: "worker", displayName: "Worker", systemPrompt: "worker" },
 ];
 
 type Script = (request: ModelRequest) => FakeTurn | Promise<FakeTurn>;
 
-function setup(scripts: Record<string, Script>) {
+function setup(scripts: Record<string, Script>, definitions: typeof agents = agents) {
   const notes: string[] = [];
   const wiped: string[] = [];
-  const note = defineTool({ name: "note", description: "Note", input: z.object({ text: z.string() }), execute: ({ text }) => (notes.push(text), "ok") });
-  const wipe = defineTool({ name: "wipe", description: "Wipe", input: z.object({}), execute: () => (wiped.push("wiped"), "wiped") });
+  const note = defineTool({
+    name: "note",
+    description: "Note",
+    input: z.object({ text: z.string() }),
+    execute: ({ text }) => (notes.push(text), "ok"),
+  });
+  const wipe = defineTool({
+    name: "wipe",
+    description: "Wipe",
+    input: z.object({}),
+    execute: () => (wiped.push("wiped"), "wiped"),
+  });
   const requests: ModelRequest[] = [];
   const provider = createFakeProvider((request) => {
     requests.push(request);
@@ -24,7 +39,7 @@ function setup(scripts: Record<string, Script>) {
   });
   const store = new MemorySessionStore();
   const runtime = createAgentRuntime({
-    registry: createAgentRegistry(agents),
+    registry: createAgentRegistry(definitions),
     store,
     providers: { fake: provider },
     defaultModel: "fake",
@@ -60,7 +75,10 @@ describe("start_background_agent: a tool subset", () => {
       // The worker tries the tool it was not given.
       worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "wipe", args: {} }] }),
     });
-    const started = await runtime.send({ agentId: "boss", content: JSON.stringify({ agentId: "worker", prompt: "go", tools: ["note"] }) });
+    const started = await runtime.send({
+      agentId: "boss",
+      content: JSON.stringify({ agentId: "worker", prompt: "go", tools: ["note"] }),
+    });
     const child = startedId(started.text);
     expect(JSON.parse(started.text)).toMatchObject({ status: "started", tools: ["note", "send_agent_message"] });
     await eventually(async () => (await store.getSession(child))?.attributes?.lifecycle === "waiting_for_merge");
@@ -75,7 +93,10 @@ describe("start_background_agent: a tool subset", () => {
 
   it("refuses a tool the parent does not have with an error result naming it, and starts nothing", async () => {
     const { runtime, store, requests, wiped } = setup({ boss, worker: () => ({ text: "started anyway" }) });
-    const attack = await runtime.send({ agentId: "boss", content: JSON.stringify({ agentId: "worker", prompt: "wipe it", tools: ["note", "wipe"] }) });
+    const attack = await runtime.send({
+      agentId: "boss",
+      content: JSON.stringify({ agentId: "worker", prompt: "wipe it", tools: ["note", "wipe"] }),
+    });
     const result = toolResultOf(requests.at(-1)!, "start_background_agent") as { error: string };
     expect(result.error).toMatch(/only get tools you have; not yours: "wipe"/);
     expect(result.error).toMatch(/Your tools: .*note/);
@@ -113,6 +134,50 @@ describe("start_background_agent: a tool subset", () => {
   });
 });
 
+describe("start_background_agent from inside a sub-task", () => {
+  it("is held to the sub-task's narrowed tools: a wider list is refused, none given inherits the sub-task's", async () => {
+    const subtaskAgents = [{ ...agents[0]!, toolAllowlist: ["note", "start_background_agent", "send_agent_message", "run_subtask"] }, agents[1]!];
+    const { runtime, store, requests, toolsOf, notes } = setup(
+      {
+        boss: (request) => {
+          const last = request.messages.at(-1)!;
+          if (request.caller?.depth === 0) {
+            if (last.role === "tool") return { text: "done" };
+            return {
+              toolCalls: [
+                {
+                  name: "run_subtask",
+                  args: { title: "t", instructions: "start helpers", tools: ["start_background_agent"] },
+                },
+              ],
+            };
+          }
+          if (last.role === "tool") return { text: "child done" };
+          return {
+            toolCalls: [
+              { name: "start_background_agent", args: { agentId: "worker", prompt: "wide", tools: ["note"] } },
+              { name: "start_background_agent", args: { agentId: "worker", prompt: "inherit" } },
+            ],
+          };
+        },
+        worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "note", args: { text: "x" } }] }),
+      },
+      subtaskAgents,
+    );
+    await runtime.send({ agentId: "boss", content: "go" });
+    const child = requests.find((r) => r.caller?.depth === 1 && r.messages.at(-1)?.role === "tool")!;
+    const results = child.messages.at(-1)!.content as { result: unknown; isError?: boolean }[];
+    expect(results[0]).toMatchObject({ isError: true });
+    expect(String(results[0]!.result)).toMatch(/not yours: "note"/);
+    const [worker] = await store.listSessions({ agentId: "worker" });
+    expect(worker).toBeDefined();
+    await eventually(async () => (await store.getSession(worker!.sessionId))?.attributes?.lifecycle === "waiting_for_merge");
+    expect(toolsOf(worker!.sessionId)[0]).toEqual(["start_background_agent"]);
+    expect(notes).toEqual([]);
+    await runtime.close();
+  });
+});
+
 describe("start_background_agent: a time budget", () => {
   it("stops the background agent when its time runs out and tells the parent so", async () => {
     const { runtime, store, requests } = setup({
@@ -120,7 +185,10 @@ describe("start_background_agent: a time budget", () => {
       // The worker's model never answers on its own (the fake honours the abort signal).
       worker: () => ({ delayMs: 600_000, text: "too late" }),
     });
-    const started = await runtime.send({ agentId: "boss", content: JSON.stringify({ agentId: "worker", prompt: "slow", timeoutMs: 50 }) });
+    const started = await runtime.send({
+      agentId: "boss",
+      content: JSON.stringify({ agentId: "worker", prompt: "slow", timeoutMs: 50 }),
+    });
     const child = startedId(started.text);
     expect(JSON.parse(started.text)).toMatchObject({ timeoutMs: 50 });
     const notice = () => requests.find((r) => agentOf(r) === "boss" && r.messages.at(-1)?.role === "user" && lastText(r).includes(child));

@@ -17,7 +17,9 @@ describe("type: external agents answered by the host's handler", () => {
         general: (request) =>
           request.messages.at(-1)!.role === "tool"
             ? { text: "relayed" }
-            : { toolCalls: [{ name: "agents_message", args: { agentId: "helpdesk", content: "Open a ticket: printer on fire" } }] },
+            : {
+                toolCalls: [{ name: "agents_message", args: { agentId: "helpdesk", content: "Open a ticket: printer on fire" } }],
+              },
       },
       {
         registry: createAgentRegistry([{ ...agents[0]!, agentAllowlist: ["helpdesk"] }, agents[1]!]),
@@ -32,7 +34,10 @@ describe("type: external agents answered by the host's handler", () => {
     const result = await runtime.send({ agentId: "general", content: "please" });
     expect(result.text).toBe("relayed");
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ agentId: "helpdesk", input: { role: "user", content: "Open a ticket: printer on fire" } });
+    expect(seen[0]).toMatchObject({
+      agentId: "helpdesk",
+      input: { role: "user", content: "Open a ticket: printer on fire" },
+    });
     const answer = toolResultOf(provider.calls.at(-1)!, "agents_message") as { response: string; sessionId: string };
     expect(answer).toMatchObject({ status: "complete", response: "Ticket T-42 opened." });
     expect(seen[0]!.sessionId).toBe(answer.sessionId);
@@ -64,7 +69,12 @@ describe("type: external agents answered by the host's handler", () => {
 
   it("a handler for an unknown or non-external agent is an InvalidArgumentError at creation", () => {
     const make = (external: Record<string, () => string>) =>
-      createAgentRuntime({ registry: createAgentRegistry(agents), store: new MemorySessionStore(), providers: {}, external });
+      createAgentRuntime({
+        registry: createAgentRegistry(agents),
+        store: new MemorySessionStore(),
+        providers: {},
+        external,
+      });
     expect(() => make({ general: () => "x" })).toThrow(InvalidArgumentError);
     expect(() => make({ general: () => "x" })).toThrow(/agent "general" is not type "external"/);
     expect(() => make({ nobody: () => "x" })).toThrow(/external\["nobody"\]: no such agent/);
