@@ -1,7 +1,7 @@
 /** An RFC 4122-shaped id anywhere in a string (session ids, run ids: new on every run). */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
-/** Keys written first, in this order, when an object has them (`type`, `role`, `id`, `name`); the rest follow sorted. */
+/** Keys written first, in this order: `type`, `role`, `id`, `name`; the rest follow sorted. */
 const rank = (key: string): number => (key === "type" ? 0 : key === "role" ? 1 : key === "id" ? 2 : key === "name" ? 3 : 4);
 const byKey = (a: string, b: string) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 
@@ -44,7 +44,7 @@ export function createVolatility(options: { normalizeIds: boolean; keys: Readonl
   return { normalizeIds: options.normalizeIds, keys: options.keys, ids: new Map(), placeholders: new Map(), numbering: true, seen: 0 };
 }
 
-/** Whether `text` has a dash followed by three more, five characters apart (8-4-4-4-12): a cheap test before the regex. */
+/** Whether `text` has a dash and three more, five characters apart (8-4-4-4-12): a cheap test before the regex. */
 function mayHoldUuid(text: string): boolean {
   if (text.length < UUID_LENGTH) return false;
   for (let i = text.indexOf("-", 8); i !== -1 && i <= text.length - 28; i = text.indexOf("-", i + 1)) {
