@@ -21,6 +21,7 @@ export {
   PendingDecisionError,
   InvalidArgumentError,
   ProviderError,
+  UnsupportedContentError,
   SessionNotFoundError,
   SessionOwnershipError,
   SessionStoreError,
@@ -35,6 +36,8 @@ export type {
   AssistantMessage,
   AssistantPart,
   ImagePart,
+  FilePart,
+  FileSource,
   Message,
   MessageType,
   TextPart,
@@ -133,7 +136,7 @@ export { computeCostUsd } from "./providers/pricing.js";
 
 // --- agents ---
 // >>> agents block
-export type { AgentRegistry } from "./contracts/agent-registry.js";
+export type { AgentListQuery, AgentRegistry } from "./contracts/agent-registry.js";
 export { AGENT_ID_PATTERN, agentDefinitionSchema, BUDGET_KEYS, MAX_GLOB_LENGTH } from "./agents/agent-schema.js";
 export { parseAgentDefinition } from "./agents/parse-agent-definition.js";
 export type { ParseAgentDefinitionOptions, ParseAgentDefinitionResult } from "./agents/parse-agent-definition.js";
@@ -188,6 +191,7 @@ export type { SessionSelector } from "./contracts/session-store.js";
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
 export { storedTurnResult } from "./runtime/stored-turn-result.js";
 export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/runtime-context.js";
+export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./runtime/external-agent.js";
 export type {
   AuditLogQuery,
   ResolveDecision,

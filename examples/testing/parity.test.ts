@@ -2,14 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { Provider } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { createFakeAnthropicServer, createFakeOpenAIServer, createFakeProvider, type FakeServer } from "@agentry/core/testing";
+import { createFakeAnthropicServer, createFakeOpenAIServer, createFakeProvider, createFakeResponsesServer, type FakeServer } from "@agentry/core/testing";
 import { askBilling, billingTools } from "./billing.js";
 import { billingScript } from "./script.js";
 
 /**
- * One script, three transports: in process, and over real HTTP through the OpenAI and Anthropic
- * adapters (wire encoding, streaming, tool-name mapping: `invoices.find` travels as
- * `invoices_find`). The script sees the same requests on all three, so the runs are the same.
+ * One script, four transports: in process, and over real HTTP through the OpenAI (Chat
+ * Completions and Responses) and Anthropic adapters (wire encoding, streaming, tool-name mapping:
+ * `invoices.find` travels as `invoices_find`). The script sees the same requests on all four, so
+ * the runs are the same.
  */
 const transports: [string, () => Promise<{ provider: Provider; server?: FakeServer }>][] = [
   ["createFakeProvider", async () => ({ provider: createFakeProvider(billingScript) })],
@@ -18,6 +19,13 @@ const transports: [string, () => Promise<{ provider: Provider; server?: FakeServ
     async () => {
       const server = await createFakeOpenAIServer(billingScript, { tools: billingTools().tools });
       return { server, provider: openai({ baseURL: server.baseURL, apiKey: "test" }) };
+    },
+  ],
+  [
+    "fake Responses server",
+    async () => {
+      const server = await createFakeResponsesServer(billingScript, { tools: billingTools().tools });
+      return { server, provider: openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }) };
     },
   ],
   [

@@ -56,3 +56,18 @@ export function visibleAgents(from: AgentDefinition, registry: AgentRegistry): A
   const deny = compileList(from.agentDenylist);
   return registry.list().filter((to) => check(from, to, allow, deny).visible);
 }
+
+/**
+ * Whether a client of kind `client` may show `agent`: `"ui"` unless `uiVisible: false`, `"api"`
+ * unless `apiExposed: false`. Any other value: false (fail closed).
+ */
+export function isVisibleTo(agent: AgentDefinition, client: unknown): boolean {
+  switch (client) {
+    case "ui":
+      return agent.uiVisible !== false;
+    case "api":
+      return agent.apiExposed !== false;
+    default:
+      return false;
+  }
+}

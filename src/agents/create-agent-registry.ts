@@ -2,6 +2,7 @@ import { AgentConfigError, type ConfigProblem } from "../errors/errors.js";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { AgentRegistry } from "../contracts/agent-registry.js";
 import { parseAgentDefinition } from "./parse-agent-definition.js";
+import { isVisibleTo } from "./agent-visibility.js";
 
 /** What {@link createAgentRegistry} takes: a configuration file's content, or the definitions. */
 export type AgentRegistryConfig = { agents: unknown[] } | AgentDefinition[];
@@ -70,6 +71,6 @@ export function createAgentRegistry(config: AgentRegistryConfig): AgentRegistry 
   const byId = new Map(definitions.map((definition) => [definition.agentId, definition]));
   return {
     get: (agentId) => byId.get(agentId),
-    list: () => definitions.slice(),
+    list: (query) => (query?.visibleTo === undefined ? definitions.slice() : definitions.filter((agent) => isVisibleTo(agent, query.visibleTo))),
   };
 }

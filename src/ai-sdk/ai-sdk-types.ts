@@ -23,11 +23,21 @@ export interface AiSdkTextPart {
   type: "text";
   text: string;
 }
-/** V2 and V3 take base64 text as `data`; V4 takes `{ type: "data", data }`. */
+/**
+ * V2 and V3 take base64 text, bytes or a URL as `data`; V4 takes `{ type: "data", data }`,
+ * `{ type: "url", url }` or `{ type: "reference", reference }` (a provider's file id by provider name).
+ */
 export interface AiSdkFilePart {
   type: "file";
   mediaType: string;
-  data: string | { type: "data"; data: string };
+  filename?: string;
+  data:
+    | string
+    | Uint8Array
+    | URL
+    | { type: "data"; data: string | Uint8Array }
+    | { type: "url"; url: URL }
+    | { type: "reference"; reference: Record<string, string> };
 }
 export interface AiSdkReasoningPart {
   type: "reasoning";

@@ -80,7 +80,7 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   const spec = version as AiSdkSpecificationVersion;
   const providerName = typeof model.provider === "string" ? model.provider : "ai-sdk";
   const id = options.id ?? providerName;
-  const target: AiSdkTarget = { version: spec, metadataKey: providerName.split(".")[0] || providerName };
+  const target: AiSdkTarget = { version: spec, metadataKey: providerName.split(".")[0] || providerName, provider: id };
   const doStream = model.doStream.bind(model) as unknown as (callOptions: AiSdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknown> }>;
   const attemptInit: AiSdkAttemptInit = {
     provider: id,

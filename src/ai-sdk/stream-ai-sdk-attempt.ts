@@ -54,9 +54,11 @@ export async function* streamAiSdkAttempt(init: AiSdkAttemptInit, request: Model
     return providerErrorFromAiSdk(error, provider);
   };
   let stream: ReadableStream<unknown>;
+  // Outside the try: content the model cannot take is the request's fault, never the model's.
+  const callOptions = toAiSdkCallOptions(request, init.target, callSignal, init.headers);
   try {
     idle.arm();
-    const result = await untilAborted(Promise.resolve(init.doStream(toAiSdkCallOptions(request, init.target, callSignal, init.headers))), callSignal);
+    const result = await untilAborted(Promise.resolve(init.doStream(callOptions)), callSignal);
     stream = result.stream;
   } catch (error) {
     throw fail(error);

@@ -1,5 +1,6 @@
-import type { Message, UserPart } from "../contracts/message.js";
+import type { FilePart, Message, UserPart } from "../contracts/message.js";
 import type { ModelRequest } from "../contracts/provider.js";
+import { UnsupportedContentError } from "../errors/errors.js";
 import type { AiSdkCallOptions, AiSdkFilePart, AiSdkMessage, AiSdkSpecificationVersion, AiSdkTextPart } from "./ai-sdk-types.js";
 
 /** What the request mapping needs to know about the model. */
@@ -10,13 +11,17 @@ export interface AiSdkTarget {
    * the model's `provider` (`"anthropic.messages"` → `"anthropic"`), as the AI SDK providers read it.
    */
   metadataKey: string;
+  /** The Agentry provider id, named in errors. @default metadataKey */
+  provider?: string;
 }
 
 /**
  * The AI SDK call options for a model request.
  *
  * - `system` becomes a leading `system` message (none when empty).
- * - User images become `file` parts (V2/V3: base64 `data`; V4: `{ type: "data", data }`).
+ * - User images become `file` parts (V2/V3: base64 `data`; V4: `{ type: "data", data }`), and so
+ *   do user file parts: data as given (base64 or bytes), a URL as a `URL` (V4: `{ type: "url" }`),
+ *   a file id as a V4 `reference` under `metadataKey` (V2/V3 have none: `UnsupportedContentError`).
  * - Thinking parts become `reasoning` parts; a signature (or redacted data) goes back in
  *   `providerOptions[metadataKey]` as `signature` (`redactedData`), where Anthropic reads it.
  * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`.
@@ -85,6 +90,34 @@ function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | u
 }
 
 function userPart(part: UserPart, target: AiSdkTarget): AiSdkTextPart | AiSdkFilePart {
-  if (part.type === "text") return { type: "text", text: part.text };
-  return { type: "file", mediaType: part.mediaType, data: target.version === "v4" ? { type: "data", data: part.data } : part.data };
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "file", mediaType: part.mediaType, data: target.version === "v4" ? { type: "data", data: part.data } : part.data };
+    case "file":
+      return { type: "file", mediaType: part.mediaType, data: fileData(part, target), ...(part.filename !== undefined && { filename: part.filename }) };
+  }
+}
+
+function fileData(part: FilePart, target: AiSdkTarget): AiSdkFilePart["data"] {
+  const { source } = part;
+  const v4 = target.version === "v4";
+  const provider = target.provider ?? target.metadataKey;
+  switch (source.type) {
+    case "data":
+      return v4 ? { type: "data", data: source.data } : source.data;
+    case "url": {
+      let url: URL;
+      try {
+        url = new URL(source.url);
+      } catch {
+        throw new UnsupportedContentError(`${provider}: a file part's URL is not a valid URL.`, { provider });
+      }
+      return v4 ? { type: "url", url } : url;
+    }
+    case "file_id":
+      if (v4) return { type: "reference", reference: { [target.metadataKey]: source.fileId } };
+      throw new UnsupportedContentError(`${provider}: AI SDK ${target.version} models take no file ids; pass the file's data or a URL.`, { provider });
+  }
 }

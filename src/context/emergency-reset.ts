@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../contracts/message.js";
+import type { Message, UserPart } from "../contracts/message.js";
 import { unwrapSystemMessage } from "../messages/system-message.js";
 import { estimateTokens } from "./estimate-tokens.js";
 
@@ -99,9 +99,20 @@ export function summarizeForReset(messages: readonly Message[]): string {
 
 /** A user message as one string: agent system messages unwrapped and marked, images as `[image]`. */
 function userText(message: Extract<Message, { role: "user" }>): string {
-  const text = typeof message.content === "string" ? message.content : message.content.map((part) => (part.type === "image" ? "[image]" : part.text)).join(" ");
+  const text = typeof message.content === "string" ? message.content : message.content.map(partText).join(" ");
   const wrapped = unwrapSystemMessage(text);
   return wrapped ? `[from agent ${wrapped.origin}] ${wrapped.text}` : text;
+}
+
+function partText(part: UserPart): string {
+  switch (part.type) {
+    case "text":
+      return part.text;
+    case "image":
+      return "[image]";
+    case "file":
+      return `[file${part.filename === undefined ? "" : ` ${part.filename}`}]`;
+  }
 }
 
 function quote(text: string): string {

@@ -24,11 +24,11 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 
 /**
  * Estimated tokens of one message, without calling a tokenizer:
- * `MESSAGE_OVERHEAD_TOKENS + ceil(characters / CHARS_PER_TOKEN) + images * IMAGE_TOKENS`.
+ * `MESSAGE_OVERHEAD_TOKENS + ceil(characters / CHARS_PER_TOKEN) + (images + files) * IMAGE_TOKENS`.
  *
  * Characters are summed over the whole message, then rounded up once:
- * - user text (string content or text parts); image parts count `IMAGE_TOKENS` each and their
- *   `data` is never read;
+ * - user text (string content or text parts); image and file parts count `IMAGE_TOKENS` each and
+ *   their data is never read;
  * - assistant text, thinking text (a `signature` is an opaque proof, and a redacted block's
  *   encrypted data, that the model does not read as text: not counted), and tool calls as
  *   `name` plus the JSON of `args`;
@@ -46,7 +46,8 @@ export function estimateMessageTokens(message: Message): number {
     if (typeof message.content === "string") chars = message.content.length;
     else {
       for (const part of message.content) {
-        if (part.type === "image") images++;
+        // A file counts as an image: a placeholder, never its bytes.
+        if (part.type === "image" || part.type === "file") images++;
         else chars += part.text.length;
       }
     }

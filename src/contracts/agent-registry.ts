@@ -13,6 +13,17 @@ import type { AgentDefinition } from "./agent-definition.js";
 export interface AgentRegistry {
   /** The agent with this id, or `undefined` when there is none. */
   get(agentId: string): AgentDefinition | undefined;
-  /** Every agent, in configuration order. A new array on each call. */
-  list(): AgentDefinition[];
+  /**
+   * Every agent, in configuration order. A new array on each call. With `visibleTo`, only the
+   * agents that kind of client may show: `"ui"` leaves out `uiVisible: false`, `"api"` leaves out
+   * `apiExposed: false` (any other value lists none). A host registry that ignores the query lists
+   * too much: implement it.
+   */
+  list(query?: AgentListQuery): AgentDefinition[];
+}
+
+/** Which agents `AgentRegistry.list` returns. */
+export interface AgentListQuery {
+  /** Only the agents visible to this kind of client (`uiVisible` / `apiExposed` not false). @default every agent */
+  visibleTo?: "ui" | "api";
 }

@@ -125,6 +125,8 @@ export interface UsageEvent extends EventOrigin {
   model: string;
   costUsd?: number;
   cachedInputTokens?: number;
+  /** The reasoning tokens among `outputTokens`, when the provider reports them. */
+  reasoningTokens?: number;
 }
 
 /** A budget was spent; the turn stops. Emitted once per turn. */

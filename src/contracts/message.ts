@@ -1,7 +1,7 @@
 import type { ExecutionTreeSnapshot } from "./execution-tree.js";
 
-/** A user-side content part: text or an inline image (base64 `data`). */
-export type UserPart = TextPart | ImagePart;
+/** A user-side content part: text, an inline image (base64 `data`) or a file (a PDF, ...). */
+export type UserPart = TextPart | ImagePart | FilePart;
 
 /** Plain text. */
 export interface TextPart {
@@ -16,12 +16,44 @@ export interface ImagePart {
   data: string;
 }
 
-/** Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn. */
+/**
+ * A file the user attaches, e.g. a PDF. Providers take what they can: OpenAI chat takes PDFs as
+ * `file` parts (data or a file id; no URL), Anthropic as `document` blocks (data or URL; no
+ * file id); images given as files go as images. What a provider cannot take fails the model call
+ * with `UnsupportedContentError`, before anything is sent. Token estimates count a file like an
+ * image (`IMAGE_TOKENS`), never by its size.
+ */
+export interface FilePart {
+  type: "file";
+  /** IANA media type, e.g. `"application/pdf"`. */
+  mediaType: string;
+  /** Where the file's bytes are. */
+  source: FileSource;
+  /** A file name to show the model, when the provider takes one. @default none */
+  filename?: string;
+}
+
+/**
+ * Where a file part's bytes are:
+ * - `data`: inline, as base64 (no `data:` prefix) or bytes. The runtime stores bytes as base64
+ *   (messages are plain JSON); the bare loop hands them to the provider as given.
+ * - `url`: an `https:` (or `data:`) URL the provider fetches itself.
+ * - `file_id`: a file already uploaded to the provider (its own id, e.g. OpenAI's `file-...`).
+ */
+export type FileSource = { type: "data"; data: string | Uint8Array } | { type: "url"; url: string } | { type: "file_id"; fileId: string };
+
+/**
+ * Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn.
+ * `providerMetadata` is what an adapter needs to send the reasoning back unchanged (plain JSON,
+ * keyed by adapter: `openai()` with `api: "responses"` keeps the reasoning item, encrypted content
+ * included, under `openaiResponses.item`); adapters ignore other adapters' keys.
+ */
 export interface ThinkingPart {
   type: "thinking";
   text: string;
   signature?: string;
   redacted?: boolean;
+  providerMetadata?: Record<string, unknown>;
 }
 
 /** A call the model made. `args` is the parsed JSON arguments object. */

@@ -54,6 +54,8 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
  *   is usually `""`) closes the current thinking block: the next thinking delta starts a new one.
  *   A redacted block arrives as one delta with `redacted: true`, `text: ""` and the opaque data
  *   as `signature`. Keep both in a `ThinkingPart` so the adapter can send them back unchanged.
+ *   A delta with `providerMetadata` (plain JSON) closes the block too and is kept on the part
+ *   (the Responses API's reasoning item).
  * - `tool_call`: one per complete call; `args` is the parsed JSON, or the raw string when the
  *   model sent invalid JSON (the loop's schema validation reports it to the model). The loop
  *   keeps `args` as a plain JSON copy; arguments nested deeper than 64 levels, holding more than
@@ -64,9 +66,17 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
  */
 export type ModelEvent =
   | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; text: string; signature?: string; redacted?: boolean }
+  | { type: "thinking_delta"; text: string; signature?: string; redacted?: boolean; providerMetadata?: Record<string, unknown> }
   | { type: "tool_call"; id: string; name: string; args: unknown }
-  | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteInputTokens?: number }
+  | {
+      type: "usage";
+      inputTokens: number;
+      outputTokens: number;
+      cachedInputTokens?: number;
+      cacheWriteInputTokens?: number;
+      /** The reasoning tokens among `outputTokens`, when the provider reports them. */
+      reasoningTokens?: number;
+    }
   | {
       type: "finish";
       reason: FinishReason;

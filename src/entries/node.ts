@@ -12,6 +12,8 @@ export type { JsonlSessionStoreOptions } from "../node/jsonl-session-store.js";
 // >>> workspace tools block
 export { createWorkspaceTools } from "../node/workspace-tools.js";
 export type { WorkspaceToolsOptions } from "../node/workspace-tools.js";
+export type { NamespaceSandboxOptions, WorkspaceSandbox } from "../node/workspace-sandbox.js";
+export { SandboxUnavailableError } from "../errors/errors.js";
 export type { RunCommandResult } from "../node/workspace-command.js";
 export type { SearchFilesMatch, SearchFilesResult } from "../node/workspace-search.js";
 export type { GitDiffResult, GitStatusEntry, GitStatusResult } from "../node/workspace-git.js";

@@ -19,6 +19,7 @@ export { ContractViolation } from "../testing/session-contract-assert.js";
 // >>> provider testing block
 export { createFakeOpenAIServer } from "../testing/fake-openai-server.js";
 export { createFakeAnthropicServer } from "../testing/fake-anthropic-server.js";
+export { createFakeResponsesServer } from "../testing/fake-responses-server.js";
 export type { FakeServer, FakeServerOptions } from "../testing/fake-http-server.js";
 export { runProviderContract } from "../testing/provider-contract.js";
 export type { ProviderContractContext, ProviderContractOptions } from "../testing/provider-contract.js";

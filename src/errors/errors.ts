@@ -27,6 +27,18 @@ export class ProviderError extends AgentryError {
   }
 }
 
+/**
+ * A provider cannot take a part of the request (e.g. a file part it has no way to send: a non-PDF
+ * document on Anthropic, a file id where the provider has none). Thrown before anything is sent;
+ * never retried. A kind of {@link ProviderError}: the turn ends with status `"error"` naming it.
+ */
+export class UnsupportedContentError extends ProviderError {
+  static override readonly errorName: string = "UnsupportedContentError";
+  constructor(message: string, init: { provider: string }) {
+    super(message, { provider: init.provider, retryable: false, errorType: "unsupported_content" });
+  }
+}
+
 /** One problem found in a configuration: where (`path`, dotted) and what. */
 export interface ConfigProblem {
   path: string;
@@ -200,4 +212,13 @@ export class DispatchError extends AgentryError {
     super(message, init);
     this.remoteName = init.remoteName ?? "Error";
   }
+}
+
+/**
+ * The command sandbox asked for (`createWorkspaceTools({ sandbox })`) cannot work here: not Linux,
+ * `unshare` / `setpriv` missing, or the kernel refused the namespaces (e.g. unprivileged user
+ * namespaces disabled). Thrown when the tools are created, never at a command's first call.
+ */
+export class SandboxUnavailableError extends AgentryError {
+  static override readonly errorName: string = "SandboxUnavailableError";
 }

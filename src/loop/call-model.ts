@@ -1,7 +1,7 @@
 import { assistantMessageType, messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
 import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../contracts/message.js";
-import type { FinishReason, ModelRequest } from "../contracts/provider.js";
+import type { FinishReason, ModelEvent, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level } from "./level.js";
 import { storedToolArgs } from "./tool-call-args.js";
@@ -33,7 +33,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   let openPieces: string[] | undefined;
   const textParts: [TextPart, string[]][] = [];
   let finish: FinishReason | undefined;
-  let usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
+  let usage: UsageFigures | undefined;
   let error: unknown;
   let aborted = false;
   let streamId: string | undefined;
@@ -121,6 +121,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
       parentId,
     };
     if (cached) event.cachedInputTokens = cached;
+    if (usage.reasoningTokens) event.reasoningTokens = usage.reasoningTokens;
     if (costUsd !== undefined) event.costUsd = costUsd;
     sink.emit(event);
   }
@@ -140,18 +141,32 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   return { message, text, toolCalls, finish, error: undefined, aborted: false };
 }
 
-function appendThinking(parts: AssistantPart[], delta: { text: string; signature?: string; redacted?: boolean }): void {
+function appendThinking(parts: AssistantPart[], delta: Extract<ModelEvent, { type: "thinking_delta" }>): void {
   const last = parts[parts.length - 1];
-  const open = last?.type === "thinking" && last.signature === undefined && !last.redacted && !delta.redacted ? last : undefined;
+  const closed = (part: ThinkingPart) => part.signature !== undefined || part.redacted === true || part.providerMetadata !== undefined;
+  const open = last?.type === "thinking" && !closed(last) && !delta.redacted ? last : undefined;
+  const metadata = delta.providerMetadata === undefined ? undefined : plainMetadata(delta.providerMetadata);
   if (open) {
     open.text += delta.text;
     if (delta.signature !== undefined) open.signature = delta.signature;
+    if (metadata !== undefined) open.providerMetadata = metadata;
     return;
   }
   const part: ThinkingPart = { type: "thinking", text: delta.text };
   if (delta.signature !== undefined) part.signature = delta.signature;
   if (delta.redacted) part.redacted = true;
+  if (metadata !== undefined) part.providerMetadata = metadata;
   parts.push(part);
+}
+
+/** A plain JSON copy of a provider's metadata (it is stored with the message); none when it is not JSON. */
+function plainMetadata(metadata: Record<string, unknown>): Record<string, unknown> | undefined {
+  try {
+    const copy: unknown = JSON.parse(JSON.stringify(metadata));
+    return typeof copy === "object" && copy !== null && !Array.isArray(copy) ? (copy as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Longest tool-call id kept as the provider sent it. */
@@ -177,7 +192,7 @@ export function uniqueCallId(used: Set<string>, id: unknown): string {
 /** More tokens than any one response can report; larger figures are clamped to it. */
 export const MAX_TOKENS_PER_RESPONSE = 1_000_000_000;
 
-type UsageFigures = { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+type UsageFigures = { inputTokens: number; outputTokens: number; cachedInputTokens?: number; reasoningTokens?: number };
 
 /**
  * Usage as reported, made sane: a figure that is not a number, negative, NaN, fractional or
@@ -194,6 +209,7 @@ function checkedUsage(level: Level, usage: UsageFigures): UsageFigures {
   };
   const out: UsageFigures = { inputTokens: clamp("inputTokens", usage.inputTokens), outputTokens: clamp("outputTokens", usage.outputTokens) };
   if (usage.cachedInputTokens !== undefined) out.cachedInputTokens = Math.min(clamp("cachedInputTokens", usage.cachedInputTokens), out.inputTokens);
+  if (usage.reasoningTokens !== undefined) out.reasoningTokens = Math.min(clamp("reasoningTokens", usage.reasoningTokens), out.outputTokens);
   if (wrong.length > 0) {
     level.turn.sink.emit({
       type: "warning",

@@ -1,6 +1,6 @@
 import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
-import { RUNTIME_HOST } from "../internal/runtime-host.js";
+import { LEVEL_TOOLS, RUNTIME_HOST } from "../internal/runtime-host.js";
 import { ToolSuspension, type CallWait } from "../internal/tool-suspension.js";
 import type { ToolContext } from "../contracts/tool.js";
 import type { BudgetViolation } from "./budget.js";
@@ -325,6 +325,7 @@ class CallContext implements ToolContext {
   readonly runId?: string;
   readonly leaseToken?: number;
   readonly [RUNTIME_HOST]: unknown;
+  readonly [LEVEL_TOOLS]: ReadonlyMap<string, unknown>;
   /** The call's own controller, once its signal was asked for (or a timeout needs it). */
   controller: AbortController | undefined;
   constructor(
@@ -341,6 +342,7 @@ class CallContext implements ToolContext {
     this.context = turn.context as ToolContext["context"];
     this.callKey = `${turn.callKeyPrefix}:${plan.call.id}`;
     this[RUNTIME_HOST] = turn.runtimeHost;
+    this[LEVEL_TOOLS] = level.tools;
     if (turn.sessionId !== undefined) this.sessionId = turn.sessionId;
     if (turn.agentId !== undefined) this.agentId = turn.agentId;
     if (turn.scope !== undefined) this.scope = turn.scope;

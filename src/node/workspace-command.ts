@@ -10,6 +10,7 @@ import type { Tool } from "../contracts/tool.js";
 import { openConfinedDirectory } from "./workspace-fs.js";
 import { describeFsError, resolveConfinedPath } from "./workspace-path.js";
 import { createProcessTree } from "./workspace-process-tree.js";
+import { SANDBOX_SETUP_EXIT, SANDBOX_SETUP_MARK, type CommandSandbox } from "./workspace-sandbox.js";
 
 /** What `run_command` returns. Output streams are cut to their last bytes when long. */
 export interface RunCommandResult {
@@ -34,6 +35,8 @@ export interface RunCommandSettings {
   timeoutMs: number;
   maxOutputBytes: number;
   env: Record<string, string | undefined>;
+  /** Where commands run isolated; `undefined`: no sandbox. */
+  sandbox?: CommandSandbox | undefined;
 }
 
 /** Time between SIGTERM and SIGKILL when a command is stopped. */
@@ -170,10 +173,19 @@ export function createRunCommandTool(settings: RunCommandSettings): Tool {
         throw new Error(`Command ${JSON.stringify(command)} is not allowed. Allowed commands: ${allowedText}.${hint}`);
       }
       const shown = input.cwd ?? ".";
-      const cwd = await openConfinedDirectory(await resolveConfinedPath(ctx.policy, shown), shown);
+      const target = await resolveConfinedPath(ctx.policy, shown);
+      const cwd = await openConfinedDirectory(target, shown);
       const timeoutMs = Math.min(input.timeout_ms ?? settings.timeoutMs, settings.timeoutMs);
       try {
-        return await runProcess(command, input.args ?? [], cwd.path, settings, timeoutMs, ctx.signal);
+        if (settings.sandbox === undefined) {
+          return await runProcess(command, input.args ?? [], cwd.path, settings, timeoutMs, ctx.signal);
+        }
+        const wrapped = await settings.sandbox.wrap(command, input.args ?? [], target.realRoot);
+        const result = await runProcess(wrapped.command, wrapped.args, cwd.path, settings, timeoutMs, ctx.signal);
+        if (result.exitCode === SANDBOX_SETUP_EXIT && result.stderr.startsWith(SANDBOX_SETUP_MARK)) {
+          throw new Error(`The command sandbox could not be set up, so "${command}" did not run: ${result.stderr.trim()}`);
+        }
+        return result;
       } finally {
         await cwd.close();
       }

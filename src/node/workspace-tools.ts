@@ -8,6 +8,7 @@ import { deleteConfinedFile, listConfinedDirectory, readConfinedFile, writeConfi
 import { createGitTools } from "./workspace-git.js";
 import { createApplyPatchTool } from "./workspace-patch.js";
 import { refuseGitMetadata, resolveConfinedPath } from "./workspace-path.js";
+import { createCommandSandbox, type WorkspaceSandbox } from "./workspace-sandbox.js";
 import { createSearchFilesTool } from "./workspace-search.js";
 
 /** Options of {@link createWorkspaceTools}. */
@@ -52,6 +53,13 @@ export interface WorkspaceToolsOptions {
   maxPatchChars?: number;
   /** Largest file `apply_patch` changes, in bytes. @default 10_000_000 */
   maxPatchFileBytes?: number;
+  /**
+   * Isolation of `run_command`'s programs. `"namespaces"` (Linux): no network, every mount
+   * read-only but the workspace, a private process table, no capabilities (see
+   * {@link WorkspaceSandbox}). Checked when the tools are created: where it cannot work,
+   * `createWorkspaceTools` throws `SandboxUnavailableError`. @default "none"
+   */
+  sandbox?: WorkspaceSandbox;
 }
 
 const ENV_KEYS = ["PATH", "HOME", "USERPROFILE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL"];
@@ -95,7 +103,11 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  *   file (never a directory or a symlink).
  * - `run_command` (`execute`, not parallel-safe, lock `workspace_fs`): starts an allowlisted
  *   program without a shell, in a workspace directory; honours the abort signal and a time limit.
- *   The allowlist is its boundary: an allowed program can do whatever it can do.
+ *   Without a sandbox the allowlist is its boundary: an allowed program can do whatever it can
+ *   do. With `sandbox: "namespaces"` it runs with no network, no capabilities, its own process
+ *   table, and every mount read-only but the workspace; a sandbox that could not be set up for a
+ *   call is an error result (the command did not run). Its exit code is that of the program,
+ *   which runs as a child of a small shell: a program ended by a signal reports `128 + signal`.
  *
  * The tools that change files never write, create or delete anything inside `.git` (any letter
  * case): a repository's config can make git run programs, so the model cannot plant one there.
@@ -207,6 +219,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     timeoutMs: options.commandTimeoutMs ?? 60_000,
     maxOutputBytes: options.maxOutputBytes ?? 16_000,
     env,
+    sandbox: createCommandSandbox(options.sandbox ?? "none"),
   });
   return [readFile, listDirectory, writeFile, runCommand, searchFiles, ...gitTools, applyPatch, deleteFile];
 }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import { escapeUserContent, systemMessage } from "../messages/system-message.js";
+import { fileProblems, withBase64Files } from "../internal/file-data.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../contracts/agent-runtime.js";
@@ -19,6 +20,8 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
   if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
     throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
   }
+  const fileErrors = typeof content === "string" ? [] : fileProblems(content);
+  if (fileErrors.length > 0) throw new InvalidArgumentError(`send: ${fileErrors.join("; ")}`);
   checkScope("send", input.scope);
   const chatContext = input.chatContext ?? { kind: "thread" };
   const outputSchema = input.outputSchema as unknown;
@@ -43,7 +46,8 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
       agent,
       session,
       created,
-      input: { role: "user", content: escapeUserContent(content) },
+      // File bytes are stored as base64: every stored record is plain JSON.
+      input: { role: "user", content: escapeUserContent(withBase64Files(content)) },
       chatContext,
       chain: [],
       ...(input.runId !== undefined && { runId: input.runId }),

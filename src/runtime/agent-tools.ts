@@ -8,11 +8,11 @@ import type { SessionSummary } from "../contracts/session-store.js";
 import { defineTool } from "../tools/define-tool.js";
 import type { Tool, ToolContext } from "../contracts/tool.js";
 import type { TurnResult } from "../contracts/agent-runtime.js";
-import { isBackground, type BackgroundAttributes, type Lineage } from "./runtime-core.js";
+import { isBackground, toolSubsetOf, type BackgroundAttributes, type Lineage } from "./runtime-core.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "./subagent-lifecycle.js";
 import { handOffTurn, type HandOffRequest } from "./hand-off.js";
-import { RUNTIME_HOST } from "../internal/runtime-host.js";
+import { LEVEL_TOOLS, RUNTIME_HOST } from "../internal/runtime-host.js";
 import { ToolSuspension } from "../internal/tool-suspension.js";
 import { delegationAnswer, waitRequestId } from "./delegation-answer.js";
 import type { JsonValue } from "../contracts/json-schema.js";
@@ -220,20 +220,68 @@ function waitFor(turn: Promise<TurnResult>, ms: number, signal: AbortSignal): Pr
   });
 }
 
+/** Most tool names `start_background_agent` takes, and their longest name. */
+const MAX_SUBSET_TOOLS = 200;
+const MAX_TOOL_NAME = 64;
+
+/** The names of the tools the calling level offers (its toolbelt, narrowed in a sub-task). */
+function levelToolNames(ctx: ToolContext): string[] {
+  const tools = (ctx as ToolContext & { [LEVEL_TOOLS]?: ReadonlyMap<string, unknown> })[LEVEL_TOOLS];
+  return tools === undefined ? [] : [...tools.keys()];
+}
+
+/**
+ * The tools a new background agent may use: the `requested` names, each of which must be in the
+ * caller's toolbelt (else an error the model can act on), plus `send_agent_message` when the
+ * caller has it (how it reports). Without `requested`: undefined (its agent's own toolbelt),
+ * unless the caller is itself narrowed (a sub-task, a background agent with a subset): then the
+ * caller's tools, so no chain of starts widens what a turn can do.
+ */
+export function backgroundToolSubset(requested: readonly string[] | undefined, ctx: ToolContext, caller: SessionSummary): string[] | undefined {
+  const own = levelToolNames(ctx);
+  if (requested === undefined) return ctx.depth > 0 || toolSubsetOf(caller) !== undefined ? own : undefined;
+  const outside = [...new Set(requested)].filter((name) => !own.includes(name));
+  if (outside.length > 0) {
+    const shown = outside.slice(0, 10).map((name) => JSON.stringify(name.slice(0, MAX_TOOL_NAME)));
+    throw new Error(
+      `Refused: a background agent can only get tools you have; ` +
+        `not yours: ${shown.join(", ")}${outside.length > 10 ? ", ..." : ""}. ` +
+        `Your tools: ${own.join(", ") || "none"}.`,
+    );
+  }
+  const subset = [...new Set(requested)];
+  if (own.includes("send_agent_message") && !subset.includes("send_agent_message")) subset.push("send_agent_message");
+  return subset;
+}
+
 function startBackgroundAgent(core: RuntimeContext): Tool {
   return defineTool({
     name: "start_background_agent",
     description:
-      "Start a new background agent with a first message and return its session id at once. It works on its own and reports back with send_agent_message.",
+      "Start a new background agent with a first message and return its session id at once. " +
+      "It works on its own and reports back with send_agent_message. " +
+      "Optionally limit it to some of your tools and give it a time budget.",
     permissionClass: "subagent",
     input: z.object({
       prompt: z.string().describe("The task. Ask it to report progress and results with send_agent_message."),
       agentId: z.string().optional().describe("Which agent to start (default: your own kind)."),
       name: z.string().optional().describe("A name for the background session."),
+      tools: z
+        .array(z.string().max(MAX_TOOL_NAME))
+        .max(MAX_SUBSET_TOOLS)
+        .optional()
+        .describe("Only these of your tools (send_agent_message is kept to report back). Default: the agent's own tools."),
+      timeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("Time budget in milliseconds: at the end it is stopped and you are told. Default: no limit of its own."),
     }),
     async execute(args, ctx) {
       const caller = await callerOf(core, ctx);
       const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(core, caller, args.agentId);
+      const subset = backgroundToolSubset(args.tools, ctx, caller.session);
       const lineage = nextHop(core, caller);
       if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {
         throw new Error(
@@ -246,6 +294,8 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
         parentSessionId: caller.session.sessionId,
         parentAgentId: caller.agent.agentId,
         lifecycle: "created",
+        ...(subset !== undefined && { toolSubset: subset }),
+        ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs, deadlineAt: Date.now() + args.timeoutMs }),
       };
       const session = await core.store.createSession({
         agentId: target.agentId,
@@ -273,7 +323,13 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
         ...handOffFrom(caller, ctx, "start_background_agent"),
       });
       if (!handed.dispatched) handed.turn.catch(() => undefined); // failures reach the parent as one notification
-      return { status: "started", agentId: target.agentId, sessionId: session.sessionId };
+      return {
+        status: "started",
+        agentId: target.agentId,
+        sessionId: session.sessionId,
+        ...(subset !== undefined && { tools: subset }),
+        ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs }),
+      };
     },
   });
 }

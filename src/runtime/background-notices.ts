@@ -26,15 +26,23 @@ export function createBackgroundNotices(context: RuntimeContext): BackgroundNoti
     watch(session, lineage, turn) {
       turn.then(
         (result) => {
-          if (result.status !== "complete" && result.status !== "suspended") {
-            const detail = result.error ? `: ${result.error.message}` : "";
-            notify(session, lineage, result.status === "error" ? `failed${detail}` : `ended with status "${result.status}"${detail}`);
-          }
+          if (result.status !== "complete" && result.status !== "suspended") notify(session, lineage, endReason(session, result));
         },
         (error: unknown) => notify(session, lineage, `failed: ${error instanceof Error ? error.message : String(error)}`),
       );
     },
   };
+}
+
+/** Why a background agent's turn did not complete, as its parent is told. */
+function endReason(session: SessionSummary, result: TurnResult): string {
+  const { timeoutMs, deadlineAt } = session.attributes ?? {};
+  // The turn's wall clock was cut to the deadline: reaching it means the time budget ran out.
+  if (result.error?.reason === "wall_clock" && typeof deadlineAt === "number" && Date.now() >= deadlineAt) {
+    return `was stopped: its time budget (timeoutMs ${String(timeoutMs)}) ran out. What it did so far is in its session.`;
+  }
+  const detail = result.error ? `: ${result.error.message}` : "";
+  return result.status === "error" ? `failed${detail}` : `ended with status "${result.status}"${detail}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
+import { externalHandlerProblems } from "./external-agent.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
@@ -189,6 +190,7 @@ function checkOptions(options: AgentRuntimeOptions): void {
     }
   }
   if (options?.onError !== undefined && typeof options.onError !== "function") problems.push("onError must be a function");
+  if (options?.registry && typeof options.registry.get === "function") problems.push(...externalHandlerProblems(options.registry, options.external));
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
 }
 

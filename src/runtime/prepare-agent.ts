@@ -17,6 +17,7 @@ import type { AgentRuntimeOptions } from "./runtime-context.js";
 import { offeredUnder } from "./mode-tools.js";
 import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
 import { RUN_SUBTASK } from "../loop/subtask-tools.js";
+import { externalAgentProvider } from "./external-agent.js";
 
 /** An agent made ready for one turn. */
 export interface PreparedAgent {
@@ -46,6 +47,8 @@ export interface PrepareAgentInput {
   role?: string | null;
   /** The turn's host context (`SendInput.context`), for a `policy` function. */
   context?: JsonValue | undefined;
+  /** Only these tools of the toolbelt (a background agent's `toolSubset`). @default all of it */
+  toolSubset?: readonly string[];
 }
 
 /**
@@ -64,13 +67,17 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
       : (options.policy ?? defaultPolicy(chatContext.kind));
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
-  const tools = composeToolbelt({
+  const composed = composeToolbelt({
     tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools.filter((tool) => offeredUnder(tool, role))],
     policy,
     agent,
     chatContext,
     onWarning: (message, code) => warnings.push({ type: "warning", code, message, depth: 0, parentId: null }),
   });
+  const subset = input.toolSubset;
+  // A handler answers in text: an external agent it serves is offered no tools.
+  const handled = agent.type === "external" && options.external?.[agent.agentId] !== undefined;
+  const tools = handled ? [] : subset === undefined ? composed : composed.filter((tool) => subset.includes(tool.name));
   const systemPrompt = buildSystemPrompt({
     agent,
     tools,
@@ -96,10 +103,13 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
 }
 
 /**
- * The provider and model an agent runs on (`chat.provider`/`chat.model`, else the runtime's
+ * The provider and model an agent runs on: an external agent with a handler (`options.external`)
+ * runs on that handler (model `chat.model ?? "external"`); else (`chat.provider`/`chat.model`, else the runtime's
  * defaults: `defaultProvider`, else the only provider, else `"openai"` when registered). Throws `InvalidArgumentError` naming what is missing.
  */
 export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinition): { provider: Provider; model: string } {
+  const handler = agent.type === "external" ? options.external?.[agent.agentId] : undefined;
+  if (handler !== undefined) return { provider: externalAgentProvider(agent.agentId, handler), model: agent.chat?.model ?? "external" };
   const providerIds = Object.keys(options.providers);
   // chat.provider defaults to "openai" (with one provider registered, that one).
   const fallback = providerIds.length === 1 ? providerIds[0] : providerIds.includes("openai") ? "openai" : undefined;

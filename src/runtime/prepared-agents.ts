@@ -5,6 +5,7 @@ import type { Tool } from "../contracts/tool.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeContext } from "./runtime-context.js";
+import { toolSubsetOf } from "./runtime-core.js";
 
 /** Makes what a turn needs from its agent (provider, policy, toolbelt, prompt). */
 export type PrepareAgent = (
@@ -17,8 +18,8 @@ export type PrepareAgent = (
 
 /**
  * What a turn needs from its agent is the same for the same agent, chat context and role unless
- * the policy or a prompt section depends on the session: then it is made per turn; else it is
- * kept (until host tools given as a function return a new array).
+ * the policy or a prompt section depends on the session, or the session is limited to some tools:
+ * then it is made per turn; else it is kept (until host tools given as a function return a new array).
  */
 export function createAgentPreparer(context: RuntimeContext, builtinTools: Tool[]): PrepareAgent {
   const { options, roleOf } = context;
@@ -26,7 +27,11 @@ export function createAgentPreparer(context: RuntimeContext, builtinTools: Tool[
   let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
   let toolsSeen: unknown;
   return (agent, session, chatContext, role, hostContext) => {
-    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role, context: hostContext });
+    // A background agent limited to some tools gets its own toolbelt (and prompt listing it).
+    const toolSubset = toolSubsetOf(session);
+    if (perSession || toolSubset !== undefined) {
+      return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role, context: hostContext, ...(toolSubset && { toolSubset }) });
+    }
     // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
     const tools = typeof options.tools === "function" ? options.tools() : options.tools;
     if (tools !== toolsSeen) {

@@ -118,7 +118,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
   const fence = leaseFence(context, setup, sessionId);
   const signals = [setup.signal, setup.leaseLost, fence?.lost].filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const budget = new TurnBudget(lineageBudget(prepared.budget, lineage));
+  const budget = new TurnBudget(deadlineBudget(lineageBudget(prepared.budget, lineage), setup.session));
   const host: RuntimeToolHost = {
     sessionId,
     agentId: agent.agentId,
@@ -280,6 +280,17 @@ function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): Prepa
   if (lineage.hops === 0 && !lineage.dispatched) return budget;
   const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
   return { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
+}
+
+/**
+ * A background agent with a time budget (`deadlineAt`): no turn of it runs past the deadline
+ * (one that starts after it stops at once).
+ */
+function deadlineBudget(budget: PreparedAgent["budget"], session: SessionSummary): PreparedAgent["budget"] {
+  const deadline = session.attributes?.deadlineAt;
+  if (typeof deadline !== "number" || !Number.isFinite(deadline)) return budget;
+  const left = Math.max(0, deadline - Date.now());
+  return { ...budget, maxWallClockMs: Math.min(budget.maxWallClockMs ?? DEFAULT_BUDGET.maxWallClockMs, left) };
 }
 
 /** The loop's approval handler: questions wait for the user; the host's decisions are stored before the loop goes on. */

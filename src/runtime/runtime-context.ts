@@ -24,6 +24,7 @@ import type { SessionStateCache } from "./session-state-cache.js";
 import type { HeldLease } from "./session-lease.js";
 import type { TurnRequest } from "./runtime-core.js";
 import type { PendingQueue } from "./pending-queue.js";
+import type { ExternalAgentHandler } from "./external-agent.js";
 
 /** What a `policy` function is told of the turn it makes the policy for. */
 export interface PolicyTurn<C = JsonValue> {
@@ -73,6 +74,15 @@ export interface AgentRuntimeOptions<C = JsonValue> {
    * @default none (entries are still stored)
    */
   audit?: (entry: AuditEntry) => void | Promise<void>;
+  /**
+   * Handlers of agents with `type: "external"`, by agent id: each turn of such an agent (a message
+   * sent to it, a delegated `agents_message`, a background start, a system message) is answered
+   * by its handler instead of a model (see {@link ExternalAgentHandler}). An external agent with
+   * no handler here runs as a chat agent (its `chat` provider and model). A key naming an unknown
+   * agent, or one that is not external, is an `InvalidArgumentError` at creation.
+   * @default none
+   */
+  external?: Record<string, ExternalAgentHandler>;
   /** Host-supplied prompt sections (artifacts, panels, ...). */
   promptSections?: (PromptSection | PromptSectionSource)[];
   /** Prices per model (turns usage into cost and enables `maxCostUsd`). */

@@ -71,9 +71,20 @@ export interface BackgroundAttributes {
   failureNotified?: true;
   /** Where it is in its lifecycle (see `SubagentStatus`). */
   lifecycle?: "created" | "running" | "waiting_for_merge" | "completed" | "failed" | "closed";
+  /** The only tools its turns get (`start_background_agent`'s `tools`, within its parent's). */
+  toolSubset?: string[];
+  /** Its time budget (`start_background_agent`'s `timeoutMs`) and when it ends (epoch ms): every turn stops there. */
+  timeoutMs?: number;
+  deadlineAt?: number;
 }
 
 /** Whether a session belongs to a background agent. */
 export function isBackground(session: SessionSummary): boolean {
   return session.attributes?.background === true;
+}
+
+/** The tool names a background session is limited to (`toolSubset` attribute), or undefined. */
+export function toolSubsetOf(session: SessionSummary): string[] | undefined {
+  const subset = session.attributes?.toolSubset;
+  return Array.isArray(subset) ? subset.filter((name): name is string => typeof name === "string") : undefined;
 }

@@ -21,7 +21,7 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-/** Options of `createFakeOpenAIServer` and `createFakeAnthropicServer`. */
+/** Options of `createFakeOpenAIServer`, `createFakeAnthropicServer` and `createFakeResponsesServer`. */
 export interface FakeServerOptions {
   /**
    * The tools the agent is given (or their names). Only names with a `.` matter: the adapters
@@ -42,7 +42,7 @@ export interface FakeServerOptions {
 /** What a wire format contributes to the shared server. */
 export interface FakeWireFormat {
   /** Which adapter's wire format this is (a function script's `info.transport`). */
-  transport: "openai" | "anthropic";
+  transport: "openai" | "anthropic" | "responses";
   /** The POST path served, e.g. `/v1/chat/completions`. */
   path: string;
   /** Appended to the origin to make `baseURL`. */

@@ -21,17 +21,18 @@ export interface FakeTurn {
 /**
  * Where a function script's request came from (its third argument).
  * - `"provider"`: `createFakeProvider`; the request is the one the loop made.
- * - `"openai"` / `"anthropic"`: a fake HTTP server. The request was read back off the wire into the
+ * - `"openai"` / `"anthropic"` / `"responses"`: a fake HTTP server (Chat Completions, Messages,
+ *   the Responses API). The request was read back off the wire into the
  *   same shape (tool names as defined, tool results as values; see the servers for what the wire
  *   cannot carry), and `raw` is the request body exactly as the adapter sent it (parsed JSON).
  */
-export type FakeCallInfo = { transport: "provider" } | { transport: "openai" | "anthropic"; raw: unknown };
+export type FakeCallInfo = { transport: "provider" } | { transport: "openai" | "anthropic" | "responses"; raw: unknown };
 
 /**
  * A list of turns played in order, or a function that answers each request. The function gets
  * the request, the call's index (0-based, in arrival order) and where the call came from; a
  * script that ignores the third argument plays the same way on the fake provider and on the
- * fake OpenAI and Anthropic servers.
+ * fake OpenAI, Anthropic and Responses servers.
  */
 export type FakeScript = FakeTurn[] | ((request: ModelRequest, callIndex: number, info: FakeCallInfo) => FakeTurn | Promise<FakeTurn>);
 

@@ -43,6 +43,14 @@ export function fromAnthropicRequest(body: any): ModelRequest {
     const parts = blocks.flatMap((block): UserPart[] => {
       if (block.type === "text") return [{ type: "text", text: block.text }];
       if (block.type === "image") return [{ type: "image", mediaType: block.source?.media_type ?? "", data: block.source?.data ?? "" }];
+      if (block.type === "document") {
+        const source =
+          block.source?.type === "url"
+            ? { type: "url" as const, url: String(block.source.url ?? "") }
+            : { type: "data" as const, data: String(block.source?.data ?? "") };
+        const title = typeof block.title === "string" ? { filename: block.title } : {};
+        return [{ type: "file", mediaType: String(block.source?.media_type ?? "application/pdf"), source, ...title }];
+      }
       return [];
     });
     if (parts.length > 0) {

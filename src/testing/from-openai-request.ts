@@ -76,6 +76,17 @@ function userContent(content: unknown): string | UserPart[] {
       const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.image_url?.url ?? ""));
       return { type: "image", mediaType: match?.[1] ?? "application/octet-stream", data: match?.[2] ?? "" };
     }
+    if (part?.type === "file") {
+      const file = part.file ?? {};
+      if (typeof file.file_id === "string") return { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: file.file_id } };
+      const match = /^data:([^;]+);base64,(.*)$/.exec(String(file.file_data ?? ""));
+      return {
+        type: "file",
+        mediaType: match?.[1] ?? "application/octet-stream",
+        source: { type: "data", data: match?.[2] ?? "" },
+        ...(typeof file.filename === "string" && { filename: file.filename }),
+      };
+    }
     return { type: "text", text: String(part?.text ?? "") };
   });
 }

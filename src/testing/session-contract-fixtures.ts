@@ -48,6 +48,15 @@ export function everyRecordKind(): NewRecord[] {
         content: [
           { type: "thinking", text: "I should look first.", signature: "sig-abc123==" },
           { type: "thinking", text: "", redacted: true },
+          {
+            type: "thinking",
+            text: "Plan: inspect.",
+            providerMetadata: {
+              openaiResponses: {
+                item: { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "Plan: inspect." }], encrypted_content: "gAAAAB==" },
+              },
+            },
+          },
           { type: "tool_call", id: "call_1", name: "run_subtask", args: { prompt: "inspect", nested: { list: [1, 2.5, null, "x"] } } },
         ],
       },

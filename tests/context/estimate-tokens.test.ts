@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTokens, type ImagePart, type Message } from "@agentry/core";
+import {
+  CHARS_PER_TOKEN,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+  estimateMessageTokens,
+  estimateTokens,
+  type FilePart,
+  type ImagePart,
+  type Message,
+} from "@agentry/core";
 import { answer, exchange, text, user } from "./helpers.js";
 
 const tokensOf = (chars: number): number => MESSAGE_OVERHEAD_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN);
@@ -42,6 +51,28 @@ describe("estimateMessageTokens", () => {
       },
     });
     expect(estimateMessageTokens({ role: "user", content: [untouchable, untouchable] })).toBe(tokensOf(0) + 2 * IMAGE_TOKENS);
+  });
+
+  it("counts a file part like an image: IMAGE_TOKENS, whatever its size or source, its data never read", () => {
+    const file = (source: FilePart["source"]): FilePart => ({ type: "file", mediaType: "application/pdf", source });
+    const untouchable = { type: "data" } as FilePart["source"];
+    Object.defineProperty(untouchable, "data", {
+      get: () => {
+        throw new Error("file data was read");
+      },
+    });
+    const message: Message = {
+      role: "user",
+      content: [
+        { type: "text", text: "summarise" },
+        file({ type: "data", data: text(5_000_000, "A") }),
+        file({ type: "data", data: new Uint8Array(1_000_000) }),
+        file({ type: "url", url: "https://x.test/a.pdf" }),
+        file({ type: "file_id", fileId: "file-1" }),
+        file(untouchable),
+      ],
+    };
+    expect(estimateMessageTokens(message)).toBe(tokensOf(9) + 5 * IMAGE_TOKENS);
   });
 
   it("counts a tool call as its name plus the JSON of its args", () => {

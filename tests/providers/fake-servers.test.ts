@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { createFakeAnthropicServer, createFakeOpenAIServer, type FakeServer } from "@agentry/core/testing";
+import { createFakeAnthropicServer, createFakeOpenAIServer, createFakeResponsesServer, type FakeServer } from "@agentry/core/testing";
 import type { Message, Provider } from "@agentry/core";
 import { collect } from "./helpers.js";
 
@@ -11,6 +11,13 @@ const setups: [string, (script: Parameters<typeof createFakeOpenAIServer>[0]) =>
     async (script) => {
       const server = await createFakeOpenAIServer(script);
       return { server, provider: openai({ baseURL: server.baseURL, apiKey: "test", retryBaseDelayMs: 1 }) };
+    },
+  ],
+  [
+    "Responses",
+    async (script) => {
+      const server = await createFakeResponsesServer(script);
+      return { server, provider: openai({ api: "responses", baseURL: server.baseURL, apiKey: "test", retryBaseDelayMs: 1 }) };
     },
   ],
   [
@@ -46,8 +53,9 @@ describe.each(setups)("fake %s server", (format, setup) => {
       expect(second.text).toBe("Sunny in Oslo.");
       expect(server.requests).toHaveLength(2);
       expect(server.calls[1]!.system).toBe("Be brief.");
-      // OpenAI has no field for thinking, so it does not travel back; Anthropic's signed thinking does.
-      const expected = format === "OpenAI" ? { ...assistant, content: assistant.content.filter((part) => part.type !== "thinking") } : assistant;
+      // Chat Completions has no field for thinking, so it does not travel back; Anthropic's signed thinking does;
+      // the Responses API sends back reasoning items only (a thinking part with their providerMetadata).
+      const expected = format !== "Anthropic" ? { ...assistant, content: assistant.content.filter((part) => part.type !== "thinking") } : assistant;
       expect(server.calls[1]!.messages).toEqual([messages[0], expected, messages[2]]);
     } finally {
       await server.close();
@@ -123,6 +131,38 @@ describe("fake servers for a page in a browser (cors)", () => {
       const answer = await preflight(server);
       expect(answer.status).toBe(404);
       expect(answer.headers.get("access-control-allow-origin")).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe("fake Responses server", () => {
+  it("hands a function script file parts and reasoning items as the fake provider would", async () => {
+    const seen: Message[][] = [];
+    const server = await createFakeResponsesServer((request) => (seen.push(request.messages), { text: "ok" }));
+    try {
+      const item = { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "Read it." }], encrypted_content: "gAAA" };
+      const messages: Message[] = [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Summarise" },
+            { type: "file", mediaType: "application/pdf", source: { type: "data", data: "JVBERi0xLjQK" }, filename: "a.pdf" },
+            { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "file-1" } },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", text: "Read it.", providerMetadata: { openaiResponses: { item } } },
+            { type: "text", text: "Done." },
+          ],
+        },
+        { role: "user", content: "Thanks" },
+      ];
+      await collect(openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }), { messages });
+      expect(seen[0]).toEqual(messages);
     } finally {
       await server.close();
     }

@@ -295,3 +295,32 @@ describe("openai(): request", () => {
     expect(r.error).toMatchObject({ name: "ProviderError", message: "streaming unsupported" });
   });
 });
+
+describe("openai(): sendReasoningContent", () => {
+  const messages: Message[] = [
+    { role: "user", content: "hi" },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", text: "First " },
+        { type: "thinking", text: "", signature: "opaque", redacted: true },
+        { type: "thinking", text: "then call." },
+        { type: "tool_call", id: "c1", name: "f", args: {} },
+      ],
+    },
+    { role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "f", result: "ok" }] },
+  ];
+  const finishStop = sseBody([{ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }], { done: true });
+
+  it("sends an assistant message's thinking back as reasoning_content when on (redacted blocks aside)", async () => {
+    const fetch = textFetch(finishStop);
+    await collect(openai({ apiKey: "k", fetch, maxRetries: 0, sendReasoningContent: true }), { messages });
+    expect(fetch.bodies[0].messages[1]).toMatchObject({ role: "assistant", reasoning_content: "First then call." });
+  });
+
+  it("sends no reasoning_content by default", async () => {
+    const fetch = textFetch(finishStop);
+    await collect(openai({ apiKey: "k", fetch, maxRetries: 0 }), { messages });
+    expect(fetch.bodies[0].messages[1]).not.toHaveProperty("reasoning_content");
+  });
+});

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { Provider } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { createFakeAnthropicServer, createFakeOpenAIServer, createFakeProvider, runProviderContract, type FakeScript } from "@agentry/core/testing";
+import {
+  createFakeAnthropicServer,
+  createFakeOpenAIServer,
+  createFakeProvider,
+  createFakeResponsesServer,
+  runProviderContract,
+  type FakeScript,
+} from "@agentry/core/testing";
 
 runProviderContract("fake provider", (script) => createFakeProvider(script));
 
@@ -10,6 +17,12 @@ runProviderContract("openai() + fake OpenAI server", async (script, { onCleanup 
   const server = await createFakeOpenAIServer(script);
   onCleanup(() => server.close());
   return openai({ baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
+});
+
+runProviderContract('openai({ api: "responses" }) + fake Responses server', async (script, { onCleanup }) => {
+  const server = await createFakeResponsesServer(script);
+  onCleanup(() => server.close());
+  return openai({ api: "responses", baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
 });
 
 runProviderContract("anthropic() + fake Anthropic server", async (script, { onCleanup }) => {

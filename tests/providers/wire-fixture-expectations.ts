@@ -4,8 +4,9 @@
  *
  * Shapes: `stream` fixtures are replayed as a 200 event stream through `openai()` or
  * `anthropic()`; `http-error` fixtures are served as an error body with their recorded status;
- * `responses` fixtures (OpenAI Responses API, not an adapter in scope) go through the SSE parser
- * only, so the framing cases they carry (data before event, 1406-event stream) are still exercised.
+ * `responses` fixtures (OpenAI Responses API) go through the SSE parser (`events`, `counts`,
+ * `terminal`, `calls`, `outputText`: the raw events) and through `openai({ api: "responses" })`
+ * (`adapter`: what the provider streams).
  */
 
 export interface ExpectedError {
@@ -44,6 +45,15 @@ export interface ResponsesExpectation {
   terminal: { type: string; status: string };
   calls: { name: string; arguments: string }[];
   outputText: string | { length: number };
+  adapter: {
+    text: string | { length: number };
+    /** Length of the streamed thinking text, and the reasoning items kept (one per item). */
+    thinking: { length: number; items: number };
+    calls: { id: string; name: string; args: unknown }[];
+    usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; reasoningTokens?: number } | null;
+    finish: "stop" | "tool_calls" | null;
+    error?: ExpectedError;
+  };
 }
 
 export type FixtureExpectation = StreamExpectation | HttpErrorExpectation | ResponsesExpectation;
@@ -401,6 +411,13 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.completed", status: "completed" },
     calls: [{ name: "get_capital", arguments: '{"country":"France"}' }],
     outputText: "",
+    adapter: {
+      text: "",
+      thinking: { length: 0, items: 0 },
+      calls: [{ id: "call_kL0PCQV7M2WMoVX8V8OtYSAL", name: "get_capital", args: { country: "France" } }],
+      usage: { inputTokens: 255, outputTokens: 16, cachedInputTokens: 0, reasoningTokens: 0 },
+      finish: "tool_calls",
+    },
   },
   "openai-responses/text-gpt-4o.sse": {
     shape: "responses",
@@ -409,6 +426,13 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.completed", status: "completed" },
     calls: [],
     outputText: "The capital of France is Paris.",
+    adapter: {
+      text: "The capital of France is Paris.",
+      thinking: { length: 0, items: 0 },
+      calls: [],
+      usage: { inputTokens: 278, outputTokens: 9, cachedInputTokens: 0, reasoningTokens: 0 },
+      finish: "stop",
+    },
   },
   "openai-responses/error-insufficient-quota.chunks.jsonl": {
     shape: "responses",
@@ -417,6 +441,20 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.failed", status: "failed" },
     calls: [],
     outputText: "",
+    adapter: {
+      text: "",
+      thinking: { length: 0, items: 0 },
+      calls: [],
+      usage: null,
+      finish: null,
+      error: {
+        status: undefined,
+        message:
+          "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+        retryable: false,
+        errorType: "insufficient_quota",
+      },
+    },
   },
   "openai-responses/deepseek-reasoning-then-function-call.sse": {
     shape: "responses",
@@ -425,6 +463,13 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.completed", status: "completed" },
     calls: [{ name: "get_temperature", arguments: '{"city": "Tokyo"}' }],
     outputText: "",
+    adapter: {
+      text: "",
+      thinking: { length: "The user asks about temperature in Tokyo. I'll call the tool.".length, items: 1 },
+      calls: [{ id: "call_00_xjY8Z2BvSlzgEmmw0DtH0464", name: "get_temperature", args: { city: "Tokyo" } }],
+      usage: { inputTokens: 366, outputTokens: 59, cachedInputTokens: 256, reasoningTokens: 14 },
+      finish: "tool_calls",
+    },
   },
   "openai-responses/lmstudio-tool-call.chunks.jsonl": {
     shape: "responses",
@@ -433,6 +478,13 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.completed", status: "completed" },
     calls: [{ name: "weather", arguments: '{"location":"San Francisco"}' }],
     outputText: { length: 67 },
+    adapter: {
+      text: "I'll get the current weather information for San Francisco for you.",
+      thinking: { length: 242, items: 1 },
+      calls: [{ id: "call_2025306790300011", name: "weather", args: { location: "San Francisco" } }],
+      usage: { inputTokens: 182, outputTokens: 61, cachedInputTokens: 2, reasoningTokens: 48 },
+      finish: "tool_calls",
+    },
   },
   "openai-responses/azure-gpt-5-reasoning-summary.chunks.jsonl": {
     shape: "responses",
@@ -441,6 +493,14 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.completed", status: "completed" },
     calls: [],
     outputText: { length: 1105 },
+    adapter: {
+      text: { length: 1105 },
+      // 627 characters of summary deltas in three parts, joined by two blank lines.
+      thinking: { length: 631, items: 1 },
+      calls: [],
+      usage: { inputTokens: 12044, outputTokens: 1627, cachedInputTokens: 0, reasoningTokens: 516 },
+      finish: "stop",
+    },
   },
   "openai-responses/bedrock-data-before-event-line.sse": {
     shape: "responses",
@@ -449,5 +509,12 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     terminal: { type: "response.completed", status: "completed" },
     calls: [{ name: "first_tool", arguments: "{}" }],
     outputText: "",
+    adapter: {
+      text: "",
+      thinking: { length: 0, items: 0 },
+      calls: [{ id: "call_0", name: "first_tool", args: {} }],
+      usage: { inputTokens: 88, outputTokens: 14, cachedInputTokens: 0, reasoningTokens: 0 },
+      finish: "tool_calls",
+    },
   },
 };

@@ -55,7 +55,7 @@ beforeAll(async () => {
   // Routes: /<seed>/<fixture path>/... ; the seed picks the piece sizes.
   server = await startServer(async (request, response) => {
     const [, seedText, ...rest] = request.url.split("/");
-    const path = decodeURIComponent(rest.join("/")).replace(/\/(v1\/messages|v1\/chat\/completions)$/, "");
+    const path = decodeURIComponent(rest.join("/")).replace(/\/(v1\/messages|v1\/chat\/completions|v1\/responses)$/, "");
     const expectation = FIXTURES[path]!;
     const seed = Number(seedText);
     if (expectation.shape === "http-error") {
@@ -164,12 +164,37 @@ for (const [file, expectation] of Object.entries(FIXTURES)) {
       });
     });
   } else {
-    describe(`${file} (Responses API: SSE parser only)`, { timeout: REPLAY_TIMEOUT_MS }, () => {
+    describe(`${file} (Responses API)`, { timeout: REPLAY_TIMEOUT_MS }, () => {
       it.each(SEEDS)("parses in random pieces, seed %i", async (seed) => {
         expectResponses(await responsesEvents(file, seed), expectation);
       });
+      it.each(SEEDS)('through openai({ api: "responses" }) over HTTP in random pieces, seed %i', async (seed) => {
+        const provider = openai({ api: "responses", apiKey: "test-key", maxRetries: 0, baseURL: `${routeFor(file, seed)}/v1` });
+        expectResponsesAdapter(await collect(provider), expectation.adapter);
+      });
     });
   }
+}
+
+function expectResponsesAdapter(result: Collected, expected: ResponsesExpectation["adapter"]) {
+  if (typeof expected.text === "string") expect(result.text).toBe(expected.text);
+  else expect(result.text).toHaveLength(expected.text.length);
+  const thinking = result.events.flatMap((event) => (event.type === "thinking_delta" ? [event] : []));
+  expect(thinking.map((event) => event.text).join("")).toHaveLength(expected.thinking.length);
+  const items = thinking.filter((event) => event.providerMetadata !== undefined);
+  expect(items).toHaveLength(expected.thinking.items);
+  for (const event of items) expect(event.providerMetadata).toMatchObject({ openaiResponses: { item: { type: "reasoning" } } });
+  expect(result.calls).toStrictEqual(expected.calls);
+  if (expected.error) {
+    expect(ProviderError.isInstance(result.error), String(result.error)).toBe(true);
+    const error = result.error as ProviderError;
+    expect({ status: error.status, message: error.message, retryable: error.retryable, errorType: error.errorType }).toEqual(expected.error);
+    expect(result.finishes).toHaveLength(0);
+    return;
+  }
+  expect(result.error).toBeUndefined();
+  expect(result.usage.map(({ type: _type, ...usage }) => usage)).toStrictEqual(expected.usage ? [expected.usage] : []);
+  expect(result.finishes.map((finish) => finish.reason)).toEqual([expected.finish]);
 }
 
 async function responsesEvents(file: string, seed: number) {

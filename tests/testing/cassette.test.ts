@@ -4,7 +4,17 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineTool, ProviderError, runUnifiedAgentLoop, type ModelEvent, type ModelRequest, type Provider, type Tool } from "@agentry/core";
-import { CassetteMismatchError, collectEvents, createFakeProvider, eventsOfType, recordProvider, replayProvider, type FakeScript } from "@agentry/core/testing";
+import { openai } from "@agentry/core/openai";
+import {
+  CassetteMismatchError,
+  collectEvents,
+  createFakeProvider,
+  createFakeResponsesServer,
+  eventsOfType,
+  recordProvider,
+  replayProvider,
+  type FakeScript,
+} from "@agentry/core/testing";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -72,6 +82,26 @@ describe("recordProvider / replayProvider", () => {
     expect(replayed.result.usage).toEqual(recorded.result.usage);
     expect(replayed.calls).toEqual(recorded.calls.map((e) => ({ ...e, durationMs: expect.any(Number) })));
     expect(replayed.events.map((e) => e.type)).toEqual(recorded.events.map((e) => e.type));
+    expect(await replay.unused()).toBe(0);
+  });
+
+  it('records a run on openai({ api: "responses" }) and replays it offline, reasoning items included', async () => {
+    const path = cassettePath();
+    const server = await createFakeResponsesServer(script, { tools: [lookup] });
+    let recorded: Awaited<ReturnType<typeof run>>;
+    try {
+      recorded = await run(recordProvider(openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }), { path }));
+    } finally {
+      await server.close();
+    }
+    expect(recorded.result.text).toBe("Order A-1 is shipped.");
+    // The second request carried the first response's reasoning item: the cassette holds it as sent.
+    expect(readFileSync(path, "utf8")).toContain("fake-encrypted-0");
+    const replay = replayProvider({ path });
+    const replayed = await run(replay);
+    expect(replayed.result.text).toBe(recorded.result.text);
+    expect(replayed.result.messages).toEqual(recorded.result.messages);
+    expect(replayed.calls).toEqual(recorded.calls.map((e) => ({ ...e, durationMs: expect.any(Number) })));
     expect(await replay.unused()).toBe(0);
   });
 

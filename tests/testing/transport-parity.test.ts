@@ -8,6 +8,7 @@ import {
   createFakeAnthropicServer,
   createFakeOpenAIServer,
   createFakeProvider,
+  createFakeResponsesServer,
   eventsOfType,
   type FakeCallInfo,
   type FakeScript,
@@ -67,6 +68,13 @@ const transports: [string, Transport][] = [
     },
   ],
   [
+    "fake Responses server",
+    async (s) => {
+      const server = await createFakeResponsesServer(s, { tools: [ticketsGet, ticketsClose] });
+      return { server, provider: openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }) };
+    },
+  ],
+  [
     "fake Anthropic server",
     async (s) => {
       const server = await createFakeAnthropicServer(s, { tools: [ticketsGet, ticketsClose] });
@@ -105,8 +113,8 @@ async function runOn(transport: Transport) {
   }
 }
 
-describe("one script, three transports", () => {
-  it("plays the same run on the fake provider and the fake OpenAI and Anthropic servers", async () => {
+describe("one script, four transports", () => {
+  it("plays the same run on the fake provider and the fake OpenAI, Responses and Anthropic servers", async () => {
     const [fake, ...servers] = await Promise.all(transports.map(([, transport]) => runOn(transport)));
     expect(fake!.status).toBe("complete");
     expect(fake!.text).toBe("Closed ticket 7.");
@@ -126,11 +134,15 @@ describe("one script, three transports", () => {
   });
 
   it("hands a function script the raw wire body beside the request", async () => {
-    const [fake, chat, messages] = await Promise.all(transports.map(([, transport]) => runOn(transport)));
+    const [fake, chat, responses, messages] = await Promise.all(transports.map(([, transport]) => runOn(transport)));
     expect(fake!.seen[0]!.info).toEqual({ transport: "provider" });
     expect(chat!.seen[0]!.info).toMatchObject({
       transport: "openai",
       raw: { model: "m", tools: [{ function: { name: "tickets_get" } }, expect.anything(), expect.anything()] },
+    });
+    expect(responses!.seen[0]!.info).toMatchObject({
+      transport: "responses",
+      raw: { model: "m", instructions: "You manage tickets.", tools: [{ type: "function", name: "tickets_get" }, expect.anything(), expect.anything()] },
     });
     expect(messages!.seen[0]!.info).toMatchObject({ transport: "anthropic", raw: { model: "m", system: "You manage tickets." } });
     // The wire carries the vendor-safe name; the script sees the name as defined.

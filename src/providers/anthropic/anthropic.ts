@@ -53,7 +53,7 @@ export function anthropic(options: AnthropicOptions = {}): Provider {
     id,
     url,
     headers,
-    body: (request) => toAnthropicRequest({ request, defaultMaxTokens }),
+    body: (request) => toAnthropicRequest({ request, defaultMaxTokens, provider: id }),
     reader: (output) => createAnthropicStreamReader({ provider: id, output }),
   });
 }

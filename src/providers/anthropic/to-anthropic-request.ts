@@ -1,5 +1,7 @@
-import type { AssistantPart, Message, UserPart } from "../../contracts/message.js";
+import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
 import type { ModelRequest } from "../../contracts/provider.js";
+import { UnsupportedContentError } from "../../errors/errors.js";
+import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
 
 type Block = Record<string, unknown>;
@@ -13,7 +15,10 @@ interface WireMessage {
  *
  * - `system` goes to the top-level `system` field (omitted when empty); `max_tokens` is required by
  *   the API, so `maxOutputTokens ?? defaultMaxTokens`.
- * - User images become `image` blocks with a base64 source.
+ * - User images become `image` blocks with a base64 source. File parts: a PDF becomes a
+ *   `document` block (base64 or URL source, `title` from the filename), an image file an `image`
+ *   block (base64 or URL). A file id (Anthropic's Files API is a beta this adapter does not use)
+ *   or another media type throws `UnsupportedContentError`.
  * - Assistant parts: thinking with a signature → `thinking` block (text and signature verbatim);
  *   redacted thinking → `redacted_thinking` with the signature as `data`; thinking without a
  *   signature (another provider's reasoning) is dropped, the API would reject it; empty text is
@@ -24,11 +29,12 @@ interface WireMessage {
  *   them) form one user message, tool results first.
  * - `providerOptions` are merged into the body last (e.g. `thinking`, `tool_choice`, `metadata`).
  */
-export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxTokens: number }) {
+export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxTokens: number; provider?: string }) {
   const { request } = init;
+  const provider = init.provider ?? "anthropic";
   const messages: WireMessage[] = [];
   for (const message of request.messages) {
-    const wire = toWire(message);
+    const wire = toWire(message, provider);
     if (wire.content.length === 0) continue;
     const previous = messages[messages.length - 1];
     if (previous && previous.role === wire.role) previous.content.push(...wire.content);
@@ -48,10 +54,10 @@ export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxToke
   return { ...body, ...request.providerOptions, stream: true };
 }
 
-function toWire(message: Message): WireMessage {
+function toWire(message: Message, provider: string): WireMessage {
   switch (message.role) {
     case "user":
-      return { role: "user", content: userBlocks(message.content) };
+      return { role: "user", content: userBlocks(message.content, provider) };
     case "assistant":
       return { role: "assistant", content: message.content.flatMap(assistantBlock) };
     case "tool":
@@ -67,12 +73,39 @@ function toWire(message: Message): WireMessage {
   }
 }
 
-function userBlocks(content: string | UserPart[]): Block[] {
+function userBlocks(content: string | UserPart[], provider: string): Block[] {
   if (typeof content === "string") return content === "" ? [] : [{ type: "text", text: content }];
   return content.flatMap((part): Block[] => {
-    if (part.type === "text") return part.text === "" ? [] : [{ type: "text", text: part.text }];
-    return [{ type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }];
+    switch (part.type) {
+      case "text":
+        return part.text === "" ? [] : [{ type: "text", text: part.text }];
+      case "image":
+        return [{ type: "image", source: { type: "base64", media_type: part.mediaType, data: part.data } }];
+      case "file":
+        return [fileBlock(part, provider)];
+    }
   });
+}
+
+function fileBlock(part: FilePart, provider: string): Block {
+  const image = isImageType(part.mediaType);
+  if (!image && !isPdfType(part.mediaType)) {
+    throw new UnsupportedContentError(`${provider}: Anthropic takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`, { provider });
+  }
+  const { source } = part;
+  let wire: Block;
+  switch (source.type) {
+    case "data":
+      wire = { type: "base64", media_type: image ? part.mediaType : "application/pdf", data: base64Of(source.data) };
+      break;
+    case "url":
+      wire = { type: "url", url: source.url };
+      break;
+    case "file_id":
+      throw new UnsupportedContentError(`${provider}: this adapter cannot send a file by file id; pass its data or a URL.`, { provider });
+  }
+  if (image) return { type: "image", source: wire };
+  return { type: "document", source: wire, ...(part.filename !== undefined && { title: part.filename }) };
 }
 
 function assistantBlock(part: AssistantPart): Block[] {

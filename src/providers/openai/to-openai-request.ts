@@ -1,5 +1,7 @@
-import type { Message, UserPart } from "../../contracts/message.js";
+import type { FilePart, Message, UserPart } from "../../contracts/message.js";
 import type { ModelRequest } from "../../contracts/provider.js";
+import { UnsupportedContentError } from "../../errors/errors.js";
+import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
 
 /** Which request field carries the output-token limit. */
@@ -10,18 +12,31 @@ export type MaxTokensField = "max_tokens" | "max_completion_tokens";
  *
  * - `system` becomes the first `system` message (omitted when empty).
  * - User text stays a string; parts with images become a content array with `image_url` data URLs.
+ *   File parts: a PDF becomes a `file` part (`file_data` as a data URL with a `filename`, or a
+ *   `file_id`); an image file an `image_url` (data or URL). A PDF by URL, an image by file id or any
+ *   other media type throws `UnsupportedContentError` (Chat Completions has no way to send it).
  * - Assistant text parts are joined; `tool_call` parts become `tool_calls` with the arguments as a
  *   JSON string (a string `args`, i.e. invalid JSON the model sent earlier, is sent back as is).
- *   Thinking parts are not sent: Chat Completions has no field for them.
+ *   Thinking parts are not sent (Chat Completions has no field for them), unless
+ *   `sendReasoningContent`: then an assistant message's thinking text (redacted blocks aside) goes
+ *   back as `reasoning_content`, as DeepSeek and Kimi thinking models need after tool calls.
  * - Each tool result is its own `tool` message, in order; non-string results are JSON-encoded.
  * - `providerOptions` are merged into the body last (vendor knobs such as `parallel_tool_calls`,
  *   `reasoning_effort`, `tool_choice`), so they can override anything here but `stream`.
  */
-export function toOpenAIRequest(init: { request: ModelRequest; maxTokensField: MaxTokensField; includeUsage: boolean }) {
+export function toOpenAIRequest(init: {
+  request: ModelRequest;
+  maxTokensField: MaxTokensField;
+  includeUsage: boolean;
+  provider?: string;
+  sendReasoningContent?: boolean;
+}) {
   const { request } = init;
+  const provider = init.provider ?? "openai";
+  const reasoning = init.sendReasoningContent ?? false;
   const messages: Record<string, unknown>[] = [];
   if (request.system !== "") messages.push({ role: "system", content: request.system });
-  for (const message of request.messages) messages.push(...toMessages(message));
+  for (const message of request.messages) messages.push(...toMessages(message, provider, reasoning));
   const body: Record<string, unknown> = { model: request.model, messages, stream: true };
   if (init.includeUsage) body.stream_options = { include_usage: true };
   if (request.tools.length > 0) {
@@ -35,10 +50,10 @@ export function toOpenAIRequest(init: { request: ModelRequest; maxTokensField: M
   return { ...body, ...request.providerOptions, stream: true };
 }
 
-function toMessages(message: Message): Record<string, unknown>[] {
+function toMessages(message: Message, provider: string, reasoning: boolean): Record<string, unknown>[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: userContent(message.content) }];
+      return [{ role: "user", content: userContent(message.content, provider) }];
     case "assistant": {
       const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
       const calls = message.content.flatMap((part) =>
@@ -46,6 +61,8 @@ function toMessages(message: Message): Record<string, unknown>[] {
       );
       const out: Record<string, unknown> = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
       if (calls.length > 0) out.tool_calls = calls;
+      const thinking = message.content.flatMap((part) => (part.type === "thinking" && !part.redacted ? [part.text] : [])).join("");
+      if (reasoning && thinking !== "") out.reasoning_content = thinking;
       return [out];
     }
     case "tool":
@@ -53,12 +70,48 @@ function toMessages(message: Message): Record<string, unknown>[] {
   }
 }
 
-function userContent(content: string | UserPart[]): string | Record<string, unknown>[] {
+function userContent(content: string | UserPart[], provider: string): string | Record<string, unknown>[] {
   if (typeof content === "string") return content;
   if (content.every((part) => part.type === "text")) return content.map((part) => part.text).join("\n");
-  return content.map((part) =>
-    part.type === "text" ? { type: "text", text: part.text } : { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } },
-  );
+  return content.map((part) => userPart(part, provider));
+}
+
+function userPart(part: UserPart, provider: string): Record<string, unknown> {
+  switch (part.type) {
+    case "text":
+      return { type: "text", text: part.text };
+    case "image":
+      return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${part.data}` } };
+    case "file":
+      return isImageType(part.mediaType) ? imageFilePart(part, provider) : pdfFilePart(part, provider);
+  }
+}
+
+function imageFilePart(part: FilePart, provider: string): Record<string, unknown> {
+  const { source } = part;
+  switch (source.type) {
+    case "data":
+      return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${base64Of(source.data)}` } };
+    case "url":
+      return { type: "image_url", image_url: { url: source.url } };
+    case "file_id":
+      throw new UnsupportedContentError(`${provider}: Chat Completions cannot take an image by file id; pass its data or a URL.`, { provider });
+  }
+}
+
+function pdfFilePart(part: FilePart, provider: string): Record<string, unknown> {
+  if (!isPdfType(part.mediaType)) {
+    throw new UnsupportedContentError(`${provider}: Chat Completions takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`, { provider });
+  }
+  const { source } = part;
+  switch (source.type) {
+    case "data":
+      return { type: "file", file: { filename: part.filename ?? "document.pdf", file_data: `data:application/pdf;base64,${base64Of(source.data)}` } };
+    case "file_id":
+      return { type: "file", file: { file_id: source.fileId } };
+    case "url":
+      throw new UnsupportedContentError(`${provider}: Chat Completions cannot take a file by URL; pass its data or a file id.`, { provider });
+  }
 }
 
 function argumentsText(args: unknown): string {

@@ -1,13 +1,20 @@
 /** An RFC 4122-shaped id anywhere in a string (session ids, run ids: new on every run). */
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
-/** Keys written first, in this order, when an object has them; the rest follow sorted. */
-const FIRST_KEYS = ["type", "role", "id", "name"];
-const rank = (key: string) => {
-  const i = FIRST_KEYS.indexOf(key);
-  return i === -1 ? FIRST_KEYS.length : i;
-};
+/** Keys written first, in this order: `type`, `role`, `id`, `name`; the rest follow sorted. */
+const rank = (key: string): number => (key === "type" ? 0 : key === "role" ? 1 : key === "id" ? 2 : key === "name" ? 3 : 4);
 const byKey = (a: string, b: string) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+
+/** An object's keys in canonical order; most objects already have them so, and are not sorted. */
+function orderedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  for (let i = 1; i < keys.length; i++) if (byKey(keys[i - 1]!, keys[i]!) > 0) return keys.sort(byKey);
+  return keys;
+}
+
+/** The shortest text that can hold a UUID. */
+const UUID_LENGTH = 36;
+const DASH = 45;
 
 /** The placeholder a volatile value is written as. */
 export const VARIES = "<varies>";
@@ -37,8 +44,17 @@ export function createVolatility(options: { normalizeIds: boolean; keys: Readonl
   return { normalizeIds: options.normalizeIds, keys: options.keys, ids: new Map(), placeholders: new Map(), numbering: true, seen: 0 };
 }
 
+/** Whether `text` has a dash and three more, five characters apart (8-4-4-4-12): a cheap test before the regex. */
+function mayHoldUuid(text: string): boolean {
+  if (text.length < UUID_LENGTH) return false;
+  for (let i = text.indexOf("-", 8); i !== -1 && i <= text.length - 28; i = text.indexOf("-", i + 1)) {
+    if (text.charCodeAt(i + 5) === DASH && text.charCodeAt(i + 10) === DASH && text.charCodeAt(i + 15) === DASH) return true;
+  }
+  return false;
+}
+
 function normalizeString(text: string, volatility: Volatility | undefined): string {
-  if (!volatility?.normalizeIds || !text.includes("-")) return text;
+  if (!volatility?.normalizeIds || !mayHoldUuid(text)) return text;
   return text.replace(UUID, (id) => {
     volatility.seen++;
     const known = volatility.placeholders.get(id);
@@ -69,17 +85,24 @@ export function canonicalJson(value: unknown, volatility?: Volatility): string {
       if (value === null) return "null";
       const json = (value as { toJSON?: unknown }).toJSON;
       if (typeof json === "function") return canonicalJson((json as () => unknown).call(value), volatility);
-      if (Array.isArray(value))
-        return `[${value.map((item: unknown) => (item === undefined || typeof item === "function" ? "null" : canonicalJson(item, volatility))).join(",")}]`;
+      if (Array.isArray(value)) {
+        let out = "[";
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (i > 0) out += ",";
+          out += item === undefined || typeof item === "function" ? "null" : canonicalJson(item, volatility);
+        }
+        return `${out}]`;
+      }
       const record = value as Record<string, unknown>;
-      const parts: string[] = [];
-      for (const key of Object.keys(record).sort(byKey)) {
+      let out = "{";
+      for (const key of orderedKeys(record)) {
         const item = record[key];
         if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
         const text = volatility?.keys.has(key) ? JSON.stringify(VARIES) : canonicalJson(item, volatility);
-        parts.push(`${JSON.stringify(key)}:${text}`);
+        out += `${out.length === 1 ? "" : ","}${JSON.stringify(key)}:${text}`;
       }
-      return `{${parts.join(",")}}`;
+      return `${out}}`;
     }
     default:
       return "null";

@@ -143,7 +143,7 @@ export function parseCassette(text: string, path: string): Cassette {
       error: response!.error,
       requestTail: lineTail(line),
       responseTail: lineTail(lines[i + 1]!),
-      hasIds: /<id:\d+>/.test(lines[i + 1]!),
+      hasIds: lines[i + 1]!.includes("<id:"),
     });
   }
   return { provider: typeof header.provider === "string" ? header.provider : undefined, interactions };

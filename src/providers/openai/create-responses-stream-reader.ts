@@ -1,0 +1,252 @@
+import { ProviderError } from "../../errors/errors.js";
+import { asRecord, countField, recordField, stringField, type WireRecord } from "../../internal/wire-guards.js";
+import { providerErrorFromPayload } from "../http/provider-error-from-payload.js";
+import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
+import type { OutputLimit } from "../output-limit.js";
+import { parseToolArgs } from "../parse-tool-args.js";
+import type { SseEvent } from "../sse/create-sse-decoder.js";
+import { RESPONSES_METADATA_KEY } from "./to-responses-request.js";
+
+/** A function call being streamed, keyed by its item id (or output index). */
+interface PendingCall {
+  callId: string | undefined;
+  name: string | undefined;
+  args: string;
+  emitted: boolean;
+}
+
+/**
+ * Turns Responses API stream events into model events. Events are dispatched on `data.type` (the
+ * `event:` line may be missing or come after `data:`); unknown types are ignored.
+ *
+ * - `output_text.delta` and `refusal.delta` are `text_delta`s; `reasoning_summary_text.delta`
+ *   (OpenAI, Azure; summaries joined by a blank line) and `reasoning_text.delta` (DeepSeek, LM
+ *   Studio, vLLM) are `thinking_delta`s.
+ * - A finished `reasoning` item (`output_item.done`) is a `thinking_delta` with `text: ""` whose
+ *   `providerMetadata.openaiResponses.item` is the item as sent (id, summary, encrypted content),
+ *   so the next request can send it back unchanged.
+ * - Function calls are keyed by `item_id` / `output_index` (reasoning takes indices too) and
+ *   emitted when their item is done, `call_id` as the id; arguments come from the deltas, or from
+ *   `function_call_arguments.done` / the finished item when no delta came (LM Studio).
+ * - `response.completed` ends the response (`tool_calls` when calls were emitted, else `stop`);
+ *   `response.incomplete` ends it as `length` (`max_output_tokens`), `content_filter` or `other`,
+ *   and calls not yet done are dropped. Usage (cached and reasoning tokens included) comes from
+ *   the terminal response.
+ * - An `error` event (fields at the top or under `error`) or `response.failed` throws a
+ *   `ProviderError`; malformed JSON is a non-retryable `ProviderError`; a stream that ends without
+ *   a terminal event is a retryable one (a dropped connection).
+ * - Text, refusal and argument characters are counted by `output` (the `maxOutputTokens` check).
+ */
+export function createResponsesStreamReader(init: { provider: string; generateId: () => string; output?: OutputLimit }) {
+  const { provider, output } = init;
+  const calls = createCallTracker(init);
+  const textItems = new Set<string>();
+  let summary: { item: string; index: string } | undefined;
+  let finish: FinishReason | undefined;
+  let usage: WireRecord | undefined;
+
+  const onItem = (out: ModelEvent[], event: WireRecord, done: boolean) => {
+    const item = asRecord(event.item);
+    if (item === undefined) return;
+    const key = keyOf(event, item);
+    switch (item.type) {
+      case "function_call": {
+        const call = calls.callOf(key);
+        call.callId ??= stringField(item, "call_id");
+        call.name ??= stringField(item, "name");
+        if (done) {
+          calls.fullArgs(call, item.arguments);
+          calls.emit(out, call);
+        }
+        return;
+      }
+      case "reasoning":
+        if (done) out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
+        return;
+      case "message":
+        // No delta came for this message (a server that only sends finished items): its text at once.
+        if (done && !textItems.has(key)) out.push(...finishedText(item, output));
+        return;
+      default:
+        return;
+    }
+  };
+
+  const onEvent = (out: ModelEvent[], type: string, event: WireRecord) => {
+    switch (type) {
+      case "response.output_text.delta":
+      case "response.refusal.delta": {
+        const delta = stringField(event, "delta");
+        textItems.add(keyOf(event));
+        if (delta === undefined || delta === "") return;
+        output?.add(delta.length);
+        out.push({ type: "text_delta", text: delta });
+        return;
+      }
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta": {
+        const delta = stringField(event, "delta");
+        if (delta === undefined || delta === "") return;
+        const next = { item: keyOf(event), index: String(countField(event, "summary_index") ?? 0) };
+        // Summaries are separate paragraphs: a new one of the same item starts after a blank line.
+        const separator = summary?.item === next.item && summary.index !== next.index ? "\n\n" : "";
+        summary = next;
+        out.push({ type: "thinking_delta", text: `${separator}${delta}` });
+        return;
+      }
+      case "response.output_item.added":
+        return onItem(out, event, false);
+      case "response.output_item.done":
+        return onItem(out, event, true);
+      case "response.function_call_arguments.delta": {
+        const delta = stringField(event, "delta");
+        if (delta === undefined) return;
+        output?.add(delta.length);
+        calls.callOf(keyOf(event)).args += delta;
+        return;
+      }
+      case "response.function_call_arguments.done":
+        return calls.fullArgs(calls.callOf(keyOf(event)), event.arguments);
+      case "response.completed":
+      case "response.incomplete":
+        return onTerminal(out, type, event);
+      case "response.failed":
+      case "error":
+        throw failure(provider, type, event);
+      default:
+        return;
+    }
+  };
+
+  const onTerminal = (out: ModelEvent[], type: string, event: WireRecord) => {
+    const response = recordField(event, "response");
+    usage = recordField(response, "usage");
+    if (type === "response.incomplete") {
+      finish = incompleteFinish(stringField(recordField(response, "incomplete_details"), "reason"));
+      return;
+    }
+    // Calls whose item never said it was done, but the response did: complete.
+    for (const call of calls.all()) if (call.name !== undefined) calls.emit(out, call);
+    finish = calls.emitted > 0 ? "tool_calls" : "stop";
+  };
+
+  return {
+    /** True once a terminal event (`response.completed` / `response.incomplete`) came. */
+    get complete(): boolean {
+      return finish !== undefined;
+    },
+
+    push(sse: SseEvent): ModelEvent[] {
+      const event = parseEvent(sse, provider);
+      const type = stringField(event, "type") ?? sse.event;
+      if (event === undefined || type === undefined || finish !== undefined) return [];
+      const out: ModelEvent[] = [];
+      onEvent(out, type, event);
+      return out;
+    },
+
+    end(): ModelEvent[] {
+      if (finish === undefined) {
+        throw new ProviderError("The stream ended before the response was complete (no response.completed)", { provider, retryable: true });
+      }
+      const out: ModelEvent[] = [];
+      if (usage !== undefined) out.push(toUsageEvent(usage));
+      out.push({ type: "finish", reason: finish });
+      return out;
+    },
+  };
+}
+
+/** The key of an event's output item: its id, else its output index. */
+function keyOf(event: WireRecord, item?: WireRecord): string {
+  return stringField(item, "id") ?? stringField(event, "item_id") ?? `#${String(countField(event, "output_index"))}`;
+}
+
+/** One event's JSON; none for a keep-alive or `[DONE]`. Malformed JSON is a non-retryable `ProviderError`. */
+function parseEvent(sse: SseEvent, provider: string): WireRecord | undefined {
+  const data = sse.data.trim();
+  if (data === "" || data === "[DONE]") return undefined;
+  try {
+    return asRecord(JSON.parse(data));
+  } catch {
+    throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, { provider, retryable: false });
+  }
+}
+
+function incompleteFinish(reason: string | undefined): FinishReason {
+  return reason === "max_output_tokens" ? "length" : reason === "content_filter" ? "content_filter" : "other";
+}
+
+/** The function calls of one response, by item key; each is emitted once. */
+function createCallTracker(init: { generateId: () => string; output?: OutputLimit }) {
+  const calls = new Map<string, PendingCall>();
+  let emitted = 0;
+  return {
+    get emitted(): number {
+      return emitted;
+    },
+    all: () => calls.values(),
+    callOf(key: string): PendingCall {
+      let call = calls.get(key);
+      if (call === undefined) {
+        call = { callId: undefined, name: undefined, args: "", emitted: false };
+        calls.set(key, call);
+      }
+      return call;
+    },
+    /** The finished arguments, when no delta brought any (LM Studio sends them only at the end). */
+    fullArgs(call: PendingCall, args: unknown): void {
+      if (typeof args !== "string" || call.args !== "") return;
+      init.output?.add(args.length);
+      call.args = args;
+    },
+    emit(out: ModelEvent[], call: PendingCall): void {
+      if (call.emitted) return;
+      call.emitted = true;
+      emitted++;
+      out.push({ type: "tool_call", id: call.callId ?? init.generateId(), name: call.name ?? "", args: parseToolArgs(call.args) });
+    },
+  };
+}
+
+/** A finished message's text as one delta (none when empty), counted by `output`. */
+function finishedText(item: WireRecord, output: OutputLimit | undefined): ModelEvent[] {
+  const text = messageText(item);
+  output?.add(text.length);
+  return text === "" ? [] : [{ type: "text_delta", text }];
+}
+
+/** The text of a finished `message` item (its `output_text` and `refusal` parts). */
+function messageText(item: WireRecord): string {
+  const content = Array.isArray(item.content) ? (item.content as unknown[]) : [];
+  return content
+    .map((part) => {
+      const record = asRecord(part);
+      return stringField(record, "text") ?? stringField(record, "refusal") ?? "";
+    })
+    .join("");
+}
+
+/** The `ProviderError` of an `error` event or a `response.failed`. */
+function failure(provider: string, type: string, event: WireRecord): ProviderError {
+  if (type === "response.failed") {
+    const error = recordField(recordField(event, "response"), "error");
+    return providerErrorFromPayload({ provider, payload: { error: error ?? {} }, fallbackMessage: "The response failed" });
+  }
+  // openai-node's type has the fields at the top; the recorded stream nests them under `error`.
+  const payload = event.error != null ? event : { error: event };
+  return providerErrorFromPayload({ provider, payload });
+}
+
+/** The usage event of a Responses `usage` object. */
+function toUsageEvent(usage: WireRecord): ModelEvent {
+  const cached = countField(recordField(usage, "input_tokens_details"), "cached_tokens");
+  const reasoning = countField(recordField(usage, "output_tokens_details"), "reasoning_tokens");
+  return {
+    type: "usage",
+    inputTokens: countField(usage, "input_tokens") ?? 0,
+    outputTokens: countField(usage, "output_tokens") ?? 0,
+    ...(cached === undefined ? {} : { cachedInputTokens: cached }),
+    ...(reasoning === undefined ? {} : { reasoningTokens: reasoning }),
+  };
+}

@@ -1,0 +1,167 @@
+import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
+import type { ModelRequest } from "../../contracts/provider.js";
+import { UnsupportedContentError } from "../../errors/errors.js";
+import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
+import { toolResultText } from "../tool-result-text.js";
+
+/** The key under which a thinking part keeps its Responses reasoning item (`providerMetadata`). */
+export const RESPONSES_METADATA_KEY = "openaiResponses";
+
+/**
+ * The Responses API request body for a model request (`POST /responses`, streamed, stateless).
+ *
+ * - `system` becomes `instructions` (omitted when empty); `store: false` and
+ *   `include: ["reasoning.encrypted_content"]`, so reasoning comes back encrypted and is sent back
+ *   with the history instead of being kept by OpenAI.
+ * - User text stays a string; parts with images become `input_text` / `input_image` (data URL).
+ *   File parts: a PDF becomes an `input_file` (`file_data` as a data URL with a `filename`, a
+ *   `file_url` or a `file_id`); an image file an `input_image` (data, URL or file id). Any other
+ *   media type throws `UnsupportedContentError`, before anything is sent.
+ * - Assistant parts keep their order: a thinking part that holds a reasoning item
+ *   (`providerMetadata.openaiResponses.item`) sends that item back unchanged; other thinking
+ *   (another provider's) is dropped, and so is a reasoning item left last (its call was dropped:
+ *   the API refuses a reasoning item without the item that follows it); text becomes an assistant
+ *   message; a tool call a `function_call` item (`call_id` = the call's id, arguments as JSON text).
+ * - Each tool result is a `function_call_output` item; non-string results are JSON-encoded.
+ * - Tools are `function` tools with `strict: false` (the API's default, `true`, rejects most
+ *   schemas a tool author writes).
+ * - Structured output: `providerOptions.text.format` (`{ type: "json_schema", name, schema, strict }`)
+ *   is sent as is; a Chat Completions `response_format` in `providerOptions` is moved there.
+ * - `providerOptions` are merged into the body last (`reasoning`, `parallel_tool_calls`, `store`,
+ *   `include`, ...), so they can override anything here but `stream`.
+ */
+export function toResponsesRequest(request: ModelRequest, provider = "openai"): Record<string, unknown> {
+  const input: unknown[] = [];
+  for (const message of request.messages) input.push(...toItems(message, provider));
+  const body: Record<string, unknown> = {
+    model: request.model,
+    input,
+    stream: true,
+    store: false,
+    include: ["reasoning.encrypted_content"],
+  };
+  if (request.system !== "") body.instructions = request.system;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema,
+      strict: false,
+    }));
+  }
+  if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  const { response_format: responseFormat, ...options } = request.providerOptions ?? {};
+  const format = textFormat(responseFormat);
+  if (format !== undefined) body.text = { format };
+  return { ...body, ...options, stream: true };
+}
+
+function toItems(message: Message, provider: string): unknown[] {
+  switch (message.role) {
+    case "user":
+      return [{ role: "user", content: userContent(message.content, provider) }];
+    case "assistant":
+      return assistantItems(message.content);
+    case "tool":
+      return message.content.map((part) => ({ type: "function_call_output", call_id: part.toolCallId, output: toolResultText(part) }));
+  }
+}
+
+function assistantItems(parts: AssistantPart[]): Record<string, unknown>[] {
+  const items: Record<string, unknown>[] = [];
+  for (const part of parts) {
+    switch (part.type) {
+      case "text": {
+        const last = items[items.length - 1];
+        if (last?.role === "assistant" && typeof last.content === "string") last.content += part.text;
+        else if (part.text !== "") items.push({ role: "assistant", content: part.text });
+        break;
+      }
+      case "tool_call":
+        items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: argumentsText(part.args) });
+        break;
+      case "thinking": {
+        const item = reasoningItem(part.providerMetadata);
+        if (item !== undefined) items.push(item);
+        break;
+      }
+      default: {
+        const unhandled: never = part;
+        throw new Error(`Unknown assistant part: ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+  // A reasoning item must be followed by what it led to; one left last lost its call (a response cut off by the
+  // token limit, whose calls are dropped) and the API would refuse it.
+  while (items.length > 0 && items[items.length - 1]!.type === "reasoning") items.pop();
+  return items;
+}
+
+/** The reasoning item a thinking part keeps, when it holds one. */
+export function reasoningItem(metadata: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const entry = metadata?.[RESPONSES_METADATA_KEY];
+  if (typeof entry !== "object" || entry === null) return undefined;
+  const item = (entry as { item?: unknown }).item;
+  return typeof item === "object" && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
+}
+
+function userContent(content: string | UserPart[], provider: string): string | Record<string, unknown>[] {
+  if (typeof content === "string") return content;
+  if (content.every((part) => part.type === "text")) return content.map((part) => part.text).join("\n");
+  return content.map((part) => userPart(part, provider));
+}
+
+function userPart(part: UserPart, provider: string): Record<string, unknown> {
+  switch (part.type) {
+    case "text":
+      return { type: "input_text", text: part.text };
+    case "image":
+      return { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` };
+    case "file":
+      return isImageType(part.mediaType) ? imageFile(part) : documentFile(part, provider);
+  }
+}
+
+function imageFile(part: FilePart): Record<string, unknown> {
+  const { source } = part;
+  switch (source.type) {
+    case "data":
+      return { type: "input_image", image_url: `data:${part.mediaType};base64,${base64Of(source.data)}` };
+    case "url":
+      return { type: "input_image", image_url: source.url };
+    case "file_id":
+      return { type: "input_image", file_id: source.fileId };
+  }
+}
+
+function documentFile(part: FilePart, provider: string): Record<string, unknown> {
+  if (!isPdfType(part.mediaType)) {
+    const message = `${provider}: the Responses API is sent PDF and image files only, not ${JSON.stringify(part.mediaType)}.`;
+    throw new UnsupportedContentError(message, { provider });
+  }
+  const { source } = part;
+  switch (source.type) {
+    case "data":
+      return { type: "input_file", filename: part.filename ?? "document.pdf", file_data: `data:application/pdf;base64,${base64Of(source.data)}` };
+    case "url":
+      return { type: "input_file", file_url: source.url, ...(part.filename === undefined ? {} : { filename: part.filename }) };
+    case "file_id":
+      return { type: "input_file", file_id: source.fileId };
+  }
+}
+
+/** A Chat Completions `response_format` as a Responses `text.format`; undefined for none or `text`. */
+function textFormat(responseFormat: unknown): Record<string, unknown> | undefined {
+  if (typeof responseFormat !== "object" || responseFormat === null) return undefined;
+  const { type, json_schema: schema } = responseFormat as { type?: unknown; json_schema?: unknown };
+  if (type === "json_object") return { type: "json_object" };
+  if (type !== "json_schema" || typeof schema !== "object" || schema === null) return undefined;
+  return { type: "json_schema", ...schema };
+}
+
+function argumentsText(args: unknown): string {
+  if (typeof args === "string") return args;
+  return JSON.stringify(args ?? {});
+}

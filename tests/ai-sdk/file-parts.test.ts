@@ -1,0 +1,97 @@
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider-v4";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import type { Message } from "@agentry/core";
+import { fromAiSdk } from "@agentry/core/ai-sdk";
+import { drain, partsStream } from "./helpers.js";
+
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const finish = { type: "finish" as const, usage, finishReason: { unified: "stop" as const, raw: undefined } };
+const bytes = new Uint8Array([37, 80, 68, 70]);
+const files: Message[] = [
+  {
+    role: "user",
+    content: [
+      { type: "file", mediaType: "application/pdf", source: { type: "data", data: "JVBERg==" }, filename: "a.pdf" },
+      { type: "file", mediaType: "application/pdf", source: { type: "data", data: bytes } },
+      { type: "file", mediaType: "application/pdf", source: { type: "url", url: "https://x.test/b.pdf" } },
+    ],
+  },
+];
+
+function v4Model(parts: LanguageModelV4StreamPart[]): LanguageModelV4 & { calls: LanguageModelV4CallOptions[] } {
+  const calls: LanguageModelV4CallOptions[] = [];
+  return {
+    specificationVersion: "v4",
+    provider: "openai.responses",
+    modelId: "m",
+    supportedUrls: {},
+    calls,
+    doGenerate: () => Promise.reject(new Error("not used")),
+    doStream: async (options) => {
+      calls.push(options);
+      return { stream: partsStream(parts) };
+    },
+  };
+}
+
+describe("fromAiSdk: user file parts", () => {
+  it("V3: data as given (base64 text or bytes) with the filename, a URL as a URL", async () => {
+    const model = new MockLanguageModelV3({
+      provider: "anthropic.messages",
+      doStream: async () => ({ stream: partsStream([finish]) }),
+    });
+    const { error } = await drain(fromAiSdk(model), { messages: files });
+    expect(error).toBeUndefined();
+    expect(model.doStreamCalls[0]!.prompt).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "file", mediaType: "application/pdf", data: "JVBERg==", filename: "a.pdf" },
+          { type: "file", mediaType: "application/pdf", data: bytes },
+          { type: "file", mediaType: "application/pdf", data: new URL("https://x.test/b.pdf") },
+        ],
+      },
+    ]);
+  });
+
+  it("V3: a file id is an UnsupportedContentError, and the model is not called", async () => {
+    const model = new MockLanguageModelV3({
+      provider: "anthropic.messages",
+      doStream: async () => ({ stream: partsStream([finish]) }),
+    });
+    const { error } = await drain(fromAiSdk(model), {
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "f1" } }],
+        },
+      ],
+    });
+    expect(error).toMatchObject({ name: "UnsupportedContentError", retryable: false });
+    expect((error as Error).message).toMatch(/take no file ids/);
+    expect(model.doStreamCalls).toHaveLength(0);
+  });
+
+  it("V4: data and URL in V4 form, a file id as a reference under the provider's name", async () => {
+    const model = v4Model([finish]);
+    const { error } = await drain(fromAiSdk(model), {
+      messages: [
+        {
+          role: "user",
+          content: [...(files[0]!.content as []), { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "file-9" } }],
+        },
+      ],
+    });
+    expect(error).toBeUndefined();
+    expect(model.calls[0]!.prompt[0]!.content).toEqual([
+      { type: "file", mediaType: "application/pdf", data: { type: "data", data: "JVBERg==" }, filename: "a.pdf" },
+      { type: "file", mediaType: "application/pdf", data: { type: "data", data: bytes } },
+      { type: "file", mediaType: "application/pdf", data: { type: "url", url: new URL("https://x.test/b.pdf") } },
+      { type: "file", mediaType: "application/pdf", data: { type: "reference", reference: { openai: "file-9" } } },
+    ]);
+  });
+});
