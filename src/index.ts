@@ -198,6 +198,7 @@ export type {
   PendingQuestion,
   WaitingSession,
   RuntimeEvent,
+  RuntimeEventLabels,
   RuntimeEvents,
   SendInput,
   SystemMessageTarget,
