@@ -117,12 +117,15 @@ export type {
   ThinkingEvent,
   ToolCallsPreparingEvent,
   ToolCallUpdateEvent,
+  ToolLogEvent,
+  ToolLogLevel,
   ToolRefusal,
   UsageEvent,
   WarningEvent,
 } from "./contracts/loop-event.js";
 // >>> loop block
 export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
+export { TOOL_LOG_LIMITS } from "./loop/tool-log.js";
 export type { LoopOptions } from "./loop/run-unified-agent-loop.js";
 export { DEFAULT_BUDGET, TurnBudget, createTurnBudget } from "./loop/budget.js";
 export type { BudgetCounters, BudgetViolation } from "./loop/budget.js";
