@@ -10,6 +10,7 @@ import {
   type ModelRequest,
 } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
+import { JsonlSessionStore } from "@agentry/core/node";
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "../runtime/helpers.js";
 import { collect } from "./helpers.js";
@@ -32,6 +33,12 @@ describe("createEventLog({ persist: true }): events kept in the session store", 
       return store;
     });
     for (const store of opened) store.close();
+  });
+
+  it("the same on JSONL files (a new store on the same directory)", async () => {
+    const root = await mkdtemp(join(tmpdir(), "agentry-events-jsonl-"));
+    dirs.push(root);
+    await restartScenario(() => new JsonlSessionStore({ root, fsync: false }));
   });
 
   it("works on the memory store too (a second runtime on the same store)", async () => {
