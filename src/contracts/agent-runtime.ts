@@ -157,7 +157,7 @@ export interface TurnResult<T = unknown> extends LoopResult<T> {
 }
 
 /**
- * What a runtime event is about, beyond its session (seed 004's `task_id`, `step_idx`,
+ * What a runtime event is about, beyond its session (the task event catalogue's `task_id`, `step_idx`,
  * `sub_agent_id` and `turn`). Each is set only where it applies; all are optional and additive.
  */
 export interface RuntimeEventLabels {
@@ -175,7 +175,7 @@ export interface RuntimeEventLabels {
    */
   stepIndex?: number;
   /**
-   * The background agent's session id (seed 004's sub-agent): set on every event of a
+   * The background agent's session id (the catalogue's sub-agent): set on every event of a
    * background session (`agents_start_background`), turns and lifecycle events alike.
    * @default undefined (not a background agent's session)
    */

@@ -92,7 +92,7 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   refused?: ToolRefusal;
 }
 
-/** How much a tool's log line matters (`ctx.log`); seed 004's `log.*` events are named after it. */
+/** How much a tool's log line matters (`ctx.log`); the catalogue's `log.*` events (`toTaskEvents`) are named after it. */
 export type ToolLogLevel = "debug" | "info" | "warn" | "error";
 
 /**

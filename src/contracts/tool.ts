@@ -45,7 +45,7 @@ export interface ToolContext<C = JsonValue> {
    */
   leaseToken?: number;
   /**
-   * Writes a log line of this call (a `tool_log` event; seed 004's `log.*`), e.g. the progress of
+   * Writes a log line of this call (a `tool_log` event; `log.*` in `toTaskEvents`), e.g. the progress of
    * a long call. Only while the call runs: a line written after the call ended is dropped. Bounded:
    * a line is cut to `TOOL_LOG_LIMITS.lineChars` characters (2,000), and at most
    * `TOOL_LOG_LIMITS.linesPerCall` lines (200) of one call are kept; later ones are dropped. An

@@ -2,7 +2,7 @@ import type { PlanSummary } from "../contracts/plan.js";
 import type { SubagentStatus, TaskStatus, ToolLogLevel } from "../contracts/loop-event.js";
 
 /**
- * The labels of seed 004's payloads, each present only when the runtime event carried it:
+ * The labels of the catalogue's payloads, each present only when the runtime event carried it:
  * `task_id`, `run_id`, `step_idx` (0-based plan step index), `sub_agent_id` (the background
  * agent's session id) and `turn` (the turn's number in its session, from 1).
  */
@@ -14,7 +14,7 @@ export interface TaskEventLabels {
   turn?: number;
 }
 
-/** The payload of every seed 004 event `toTaskEvents` writes, by event type. */
+/** The payload of every catalogue event `toTaskEvents` writes, by event type. */
 export interface TaskEventPayloads {
   "task.created": TaskEventLabels & { task_id: string; status: TaskStatus };
   "task.status_changed": TaskEventLabels & { task_id: string; from: TaskStatus; to: TaskStatus };
@@ -73,15 +73,15 @@ export interface TaskLogFields {
   code?: string;
 }
 
-/** A seed 004 event type. */
+/** A catalogue event type. */
 export type TaskEventType = keyof TaskEventPayloads;
 
 /** The `log.*` type of each tool log level. */
 export type TaskLogType = `log.${ToolLogLevel}`;
 
 /**
- * One event of seed 004's catalogue (`task.*`, `agent.*`, `tool.*`, `log.*`, `artifact.*`),
- * discriminated on `type`, with the snake_case payload the seed names. `session_id`, `seq` and
+ * One event of the task event catalogue (`task.*`, `agent.*`, `tool.*`, `log.*`, `artifact.*`),
+ * discriminated on `type`, with a snake_case payload. `session_id`, `seq` and
  * `ts` come from the runtime event it was made from.
  */
 export type TaskEvent = {

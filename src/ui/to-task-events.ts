@@ -7,7 +7,7 @@ interface TranslatorState {
   planning: Set<string>;
 }
 
-/** A stateful translator of runtime events to seed 004's catalogue (`toTaskEvents` uses one). */
+/** A stateful translator of runtime events to the task event catalogue (`toTaskEvents` uses one). */
 export interface TaskEventTranslator {
   /** The catalogue events for one runtime event (none for the events the catalogue has no name for). */
   push(event: DeliverableEvent): TaskEvent[];
@@ -26,7 +26,8 @@ export function createTaskEventTranslator(): TaskEventTranslator {
 }
 
 /**
- * Maps runtime events to seed 004's event catalogue, with the snake_case payloads the seed names:
+ * Maps runtime events to the task event catalogue of a task-management UI (task / agent / tool /
+ * log / artifact events), with snake_case payloads:
  *
  * - `task_status` → `task.created` (from null) / `task.status_changed`;
  * - `planning_started` → `agent.planning_started`; `llm_call_start` → `agent.deciding`;
@@ -58,7 +59,7 @@ export function toTaskEvents(events: Iterable<DeliverableEvent>): TaskEvent[] {
   return out;
 }
 
-/** The labels of `event` in seed 004's names, only those it has. */
+/** The labels of `event` in the catalogue's names, only those it has. */
 function labelsOf(event: DeliverableEvent): TaskEventLabels {
   const labels: TaskEventLabels = {};
   if (event.taskId !== undefined) labels.task_id = event.taskId;

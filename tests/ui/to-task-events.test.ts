@@ -47,7 +47,7 @@ const line = (e: TaskEvent) => {
   return [e.type, ...extra].join(" ");
 };
 
-describe("toTaskEvents (seed 004's event catalogue)", () => {
+describe("toTaskEvents (the task event catalogue)", () => {
   it("a task planned, approved and carried out: the catalogue sequence, with task_id, turn, step_idx and the tool's log lines", async () => {
     const { runtime, events } = makeRuntime(script, {
       registry: createAgentRegistry([{ agentId: "dev", displayName: "Dev" }]),
