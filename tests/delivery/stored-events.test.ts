@@ -2,13 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  createAgentRegistry,
-  createEventLog,
-  eventRecordOf,
-  MemorySessionStore,
-  type ModelRequest,
-} from "@agentry/core";
+import { createAgentRegistry, createEventLog, eventRecordOf, MemorySessionStore, type ModelRequest } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { JsonlSessionStore } from "@agentry/core/node";
 import type { FakeTurn } from "@agentry/core/testing";
@@ -54,17 +48,8 @@ describe("createEventLog({ persist: true }): events kept in the session store", 
     await log.settled();
     await plain.settled();
     const stored = (await store.load(result.sessionId)).flatMap((r) => eventRecordOf(r) ?? []);
-    expect(stored.map((r) => r.event.type)).toEqual([
-      "llm_call_start",
-      "message_stream_started",
-      "chunk",
-      "message_stream_completed",
-      "message",
-      "done",
-    ]);
-    expect(
-      stored.filter((r) => r.event.type === "chunk").map((r) => r.event.type === "chunk" && r.event.content),
-    ).toEqual(["one two three"]);
+    expect(stored.map((r) => r.event.type)).toEqual(["llm_call_start", "message_stream_started", "chunk", "message_stream_completed", "message", "done"]);
+    expect(stored.filter((r) => r.event.type === "chunk").map((r) => r.event.type === "chunk" && r.event.content)).toEqual(["one two three"]);
     expect(stored.map((r) => r.id)).toEqual(stored.map((r) => `event:${r.eventId}`));
     log.close();
     // Only the persisting log wrote: a second turn with it closed stores nothing more.

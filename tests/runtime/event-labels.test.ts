@@ -67,14 +67,7 @@ describe("runtime event labels", () => {
     const task = await runtime.tasks.create({ agentId: "dev", content: "tidy", taskId: "task-7" });
     const ofTask = events.filter((e) => e.sessionId === task.sessionId);
     expect(ofTask.map((e) => e.type)).toEqual(
-      expect.arrayContaining([
-        "task_status",
-        "planning_started",
-        "llm_call_start",
-        "artifact_created",
-        "plan_ready",
-        "done",
-      ]),
+      expect.arrayContaining(["task_status", "planning_started", "llm_call_start", "artifact_created", "plan_ready", "done"]),
     );
     expect(ofTask.filter((e) => e.taskId !== "task-7")).toEqual([]);
     const plain = await runtime.send({ agentId: "dev", content: "hi", session: "create" });
@@ -91,19 +84,13 @@ describe("runtime event labels", () => {
     });
     const parent = await runtime.send({ agentId: "general", content: "go" });
     const child = (await store.listSessions()).find((s) => s.sessionId !== parent.sessionId)!.sessionId;
-    await eventually(() =>
-      events.some((e) => e.type === "subagent_status" && e.sessionId === child && e.to === "waiting_for_merge"),
-    );
+    await eventually(() => events.some((e) => e.type === "subagent_status" && e.sessionId === child && e.to === "waiting_for_merge"));
     const ofChild = events.filter((e) => e.sessionId === child);
     expect(ofChild.map((e) => e.type)).toEqual(expect.arrayContaining(["subagent_status", "llm_call_start", "done"]));
     expect(ofChild.filter((e) => e.subagentId !== child)).toEqual([]);
     const statuses = events.filter((e) => e.type === "subagent_status");
     expect(statuses.filter((e) => e.subagentId !== child)).toEqual([]);
-    expect(
-      events.filter(
-        (e) => e.sessionId === parent.sessionId && e.type !== "subagent_status" && e.subagentId !== undefined,
-      ),
-    ).toEqual([]);
+    expect(events.filter((e) => e.sessionId === parent.sessionId && e.type !== "subagent_status" && e.subagentId !== undefined)).toEqual([]);
     await runtime.close();
   });
 
@@ -111,10 +98,7 @@ describe("runtime event labels", () => {
     const script = (request: ModelRequest): FakeTurn => {
       const depth = request.caller?.depth ?? 0;
       const last = request.messages.at(-1)!;
-      if (depth === 1)
-        return last.role === "tool"
-          ? { text: "step done" }
-          : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] };
+      if (depth === 1) return last.role === "tool" ? { text: "step done" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] };
       if (last.role === "tool") return { text: "all done" };
       return {
         toolCalls: [
@@ -126,28 +110,14 @@ describe("runtime event labels", () => {
     const { runtime, events } = makeRuntime(script);
     const result = await runtime.send({ agentId: "todo", content: "carry out the plan" });
     expect(result.status).toBe("complete");
-    const starts = events.filter(
-      (e) => e.type === "tool_call_update" && e.name === "run_subtask" && e.status === "start",
-    );
+    const starts = events.filter((e) => e.type === "tool_call_update" && e.name === "run_subtask" && e.status === "start");
     const [stepped, free] = starts.map((e) => (e.type === "tool_call_update" ? e.toolCallId : ""));
-    expect(
-      events.filter((e) => e.type === "tool_call_update" && e.toolCallId === stepped).map((e) => e.stepIndex),
-    ).toEqual([1, 1]);
+    expect(events.filter((e) => e.type === "tool_call_update" && e.toolCallId === stepped).map((e) => e.stepIndex)).toEqual([1, 1]);
     const inside = events.filter((e) => e.parentId === stepped);
-    expect(inside.map((e) => e.type)).toEqual(
-      expect.arrayContaining(["llm_call_start", "tool_call_update", "message"]),
-    );
+    expect(inside.map((e) => e.type)).toEqual(expect.arrayContaining(["llm_call_start", "tool_call_update", "message"]));
     expect(inside.filter((e) => e.stepIndex !== 1)).toEqual([]);
-    expect(
-      events.filter(
-        (e) =>
-          (e.parentId === free || (e.type === "tool_call_update" && e.toolCallId === free)) &&
-          e.stepIndex !== undefined,
-      ),
-    ).toEqual([]);
-    expect(events.filter((e) => e.depth === 0 && e.type !== "tool_call_update" && e.stepIndex !== undefined)).toEqual(
-      [],
-    );
+    expect(events.filter((e) => (e.parentId === free || (e.type === "tool_call_update" && e.toolCallId === free)) && e.stepIndex !== undefined)).toEqual([]);
+    expect(events.filter((e) => e.depth === 0 && e.type !== "tool_call_update" && e.stepIndex !== undefined)).toEqual([]);
   });
 
   it("refuses a plan_step that is not a whole number from 1 to 1,000, as invalid arguments the model reads", async () => {
