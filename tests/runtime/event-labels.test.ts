@@ -120,6 +120,26 @@ describe("runtime event labels", () => {
     expect(events.filter((e) => e.depth === 0 && e.type !== "tool_call_update" && e.stepIndex !== undefined)).toEqual([]);
   });
 
+  it("a turn resumed after an approval inside a plan step's sub-task keeps labelling that sub-task's events", async () => {
+    const script = (request: ModelRequest): FakeTurn => {
+      const depth = request.caller?.depth ?? 0;
+      const last = request.messages.at(-1)!;
+      if (depth === 1) return last.role === "tool" ? { text: "step done" } : { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] };
+      if (last.role === "tool") return { text: "all done" };
+      return { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "third", instructions: "delete milk", plan_step: 3 } }] };
+    };
+    const { runtime, events } = makeRuntime(script);
+    const suspended = await runtime.send({ agentId: "todo", content: "carry out the plan" });
+    expect(suspended.status).toBe("suspended");
+    const resumed = await runtime.resolveApproval(suspended.pendingApprovals![0]!.requestId, { approved: true });
+    expect(resumed.status).toBe("complete");
+    const inside = events.filter((e) => e.runId === resumed.runId && e.parentId === "sub");
+    expect(inside.map((e) => e.type)).toEqual(expect.arrayContaining(["tool_call_update", "llm_call_start"]));
+    expect(inside.filter((e) => e.stepIndex !== 2)).toEqual([]);
+    const subEnd = events.find((e) => e.runId === resumed.runId && e.type === "tool_call_update" && e.toolCallId === "sub");
+    expect(subEnd?.stepIndex).toBe(2);
+  });
+
   it("refuses a plan_step that is not a whole number from 1 to 1,000, as invalid arguments the model reads", async () => {
     const script = (request: ModelRequest): FakeTurn =>
       request.messages.at(-1)!.role === "tool"
