@@ -48,6 +48,25 @@ describe("runtime event labels", () => {
     expect(turnsOf(events, hello.sessionId)).toEqual([1, 2]);
   });
 
+  it("a turn continued after its process died keeps its number; the next turn counts on from it", async () => {
+    const store = new MemorySessionStore();
+    const session = await store.createSession({ agentId: "general" });
+    // What a process that died in the session's second turn left behind.
+    await store.append(session.sessionId, [
+      { id: "a:0", frame: null, kind: "turn", runId: "a", phase: "start", turn: 1 },
+      { id: "a:1", frame: null, kind: "message", message: { role: "user", content: "hi" } },
+      { id: "a:2", frame: null, kind: "message", message: { role: "assistant", content: [{ type: "text", text: "hello" }] } },
+      { id: "a:3", frame: null, kind: "turn", runId: "a", phase: "end", status: "complete" },
+      { id: "job:0", frame: null, kind: "turn", runId: "job", phase: "start", turn: 2 },
+      { id: "job:1", frame: null, kind: "message", message: { role: "user", content: "again" } },
+    ] as never);
+    const { runtime, events } = makeRuntime(() => ({ text: "ok" }), { store });
+    const continued = await runtime.send({ agentId: "general", content: "again", session: session.sessionId, runId: "job" });
+    expect(continued.runId).toBe("job:retry-1");
+    await runtime.send({ agentId: "general", content: "next", session: session.sessionId });
+    expect(turnsOf(events, session.sessionId)).toEqual([2, 3]);
+  });
+
   it("labels every event of a task's session with its task id, lifecycle events included; other sessions get none", async () => {
     const script = (request: ModelRequest): FakeTurn => {
       if (!request.system.includes("# CURRENT ROLE: PLANNER")) return { text: "plain" };
