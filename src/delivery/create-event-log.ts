@@ -80,8 +80,9 @@ export interface ResumeOptions extends TenantGuard {
   sessionId: string;
   /**
    * The `Last-Event-ID` the client sent, if any: an id made by this log (`eventId`, what
-   * `toServerSentEvents` writes for a `resume` stream). Any other string (an id from before a
-   * restart or of another log, a bare `seq` such as `"42"`, garbage) gets a snapshot.
+   * `toServerSentEvents` writes for a `resume` stream), or, with `persist`, the id of an event
+   * stored by any persisting log on the same store (another process, one before a restart). Any
+   * other string (an id not stored, a bare `seq` such as `"42"`, garbage) gets a snapshot.
    *
    * A number is not an id: `resume` throws an `InvalidArgumentError` for one (and for anything
    * else that is not a string, `null` or `undefined`). A bare `seq` cannot tell this process's
@@ -160,8 +161,10 @@ interface LogState {
  * running are gone; the turn itself is repaired by the runtime on the session's next turn) and
  * the `seq` counter, which starts again in a new process. The SSE ids are therefore the log's
  * own (`eventId`: a random epoch per log, then the `seq`): an id from an earlier process (or
- * another server behind the same address) never matches, and gets a snapshot. An id is
- * accepted only when the ring holds that very event for that session.
+ * another server behind the same address) never matches the ring, and gets a snapshot. An id is
+ * accepted only when the ring holds that very event for that session, or (with `persist`) when
+ * the session's log in the store holds it: then the stored events after it are replayed, with
+ * the ids they were first sent with, followed by what this log holds and has not stored yet.
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentRegistry, createEventLog, eventRecordOf, MemorySessionStore, type ModelRequest } from "@agentry/core";
+import { createAgentRegistry, createEventLog, eventRecordOf, MAX_STORED_STREAM_CHARS, MemorySessionStore, type ModelRequest } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { JsonlSessionStore } from "@agentry/core/node";
 import type { FakeTurn } from "@agentry/core/testing";
@@ -58,6 +58,22 @@ describe("createEventLog({ persist: true }): events kept in the session store", 
     await plain.settled();
     expect((await store.load(result.sessionId)).flatMap((r) => eventRecordOf(r) ?? [])).toHaveLength(count);
     plain.close();
+  });
+
+  it("stores at most MAX_STORED_STREAM_CHARS characters of one stream's text", async () => {
+    const long = "y".repeat(MAX_STORED_STREAM_CHARS + 5_000);
+    const { runtime, store } = makeRuntime(() => ({ text: `short ${long} tail` }));
+    const log = createEventLog({ runtime, persist: true });
+    const result = await runtime.send({ agentId: "general", content: "go" });
+    await log.settled();
+    const chunks = (await store.load(result.sessionId)).flatMap((r) => {
+      const event = eventRecordOf(r)?.event;
+      return event?.type === "chunk" ? [event.content] : [];
+    });
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]).toHaveLength(MAX_STORED_STREAM_CHARS);
+    expect(chunks[0]!.startsWith("short y")).toBe(true);
+    log.close();
   });
 
   it("a snapshot includes the task's status, the session's role and its artifacts", async () => {
