@@ -219,7 +219,7 @@ export { toServerSentEvents } from "./delivery/to-server-sent-events.js";
 export type { ServerSentEventsOptions } from "./delivery/to-server-sent-events.js";
 export { createEventLog } from "./delivery/create-event-log.js";
 export type { EventLog, EventLogOptions, ResumedEvent, ResumeOptions, SessionSnapshotEvent } from "./delivery/create-event-log.js";
-export { EVENT_RECORD_KIND, eventRecordOf, MAX_STORED_STREAM_CHARS } from "./delivery/stored-events.js";
+export { EVENT_RECORD_KIND, eventRecordOf, MAX_PENDING_STORED_EVENTS, MAX_STORED_STREAM_CHARS } from "./delivery/stored-events.js";
 export type { EventRecord } from "./delivery/stored-events.js";
 export type { DeliverableEvent, DeliveryStamp } from "./delivery/deliverable-event.js";
 export type { DeliveredDoneEvent, DoneDelivery, DoneOutcome } from "./delivery/done-outcome.js";

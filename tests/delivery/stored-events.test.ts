@@ -2,7 +2,17 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAgentRegistry, createEventLog, eventRecordOf, MAX_STORED_STREAM_CHARS, MemorySessionStore, type ModelRequest } from "@agentry/core";
+import { EventEmitter } from "eventemitter3";
+import {
+  createAgentRegistry,
+  createEventLog,
+  eventRecordOf,
+  MAX_PENDING_STORED_EVENTS,
+  MAX_STORED_STREAM_CHARS,
+  MemorySessionStore,
+  type ModelRequest,
+  type RuntimeEvents,
+} from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { JsonlSessionStore } from "@agentry/core/node";
 import type { FakeTurn } from "@agentry/core/testing";
@@ -73,6 +83,22 @@ describe("createEventLog({ persist: true }): events kept in the session store", 
     expect(chunks).toHaveLength(1);
     expect(chunks[0]).toHaveLength(MAX_STORED_STREAM_CHARS);
     expect(chunks[0]!.startsWith("short y")).toBe(true);
+    log.close();
+  });
+
+  it("holds at most MAX_PENDING_STORED_EVENTS events of a session for a store that has not taken them yet", async () => {
+    const store = new MemorySessionStore();
+    const { sessionId } = await store.createSession({ agentId: "general" });
+    const events = new EventEmitter<RuntimeEvents>();
+    const log = createEventLog({ runtime: { events, store, pendingApprovals: () => Promise.resolve([]) }, persist: true });
+    // Emitted at once: none is written before the first append starts.
+    for (let seq = 1; seq <= MAX_PENDING_STORED_EVENTS + 50; seq++) {
+      events.emit("event", { type: "warning", code: "w", message: `${seq}`, depth: 0, parentId: null, sessionId, agentId: "general", runId: "r", seq, ts: 0 });
+    }
+    await log.settled();
+    const stored = (await store.load(sessionId)).flatMap((r) => eventRecordOf(r) ?? []);
+    expect(stored).toHaveLength(MAX_PENDING_STORED_EVENTS);
+    expect(stored.at(-1)?.event.seq).toBe(MAX_PENDING_STORED_EVENTS);
     log.close();
   });
 
