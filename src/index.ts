@@ -120,12 +120,15 @@ export type {
   ThinkingEvent,
   ToolCallsPreparingEvent,
   ToolCallUpdateEvent,
+  ToolLogEvent,
+  ToolLogLevel,
   ToolRefusal,
   UsageEvent,
   WarningEvent,
 } from "./contracts/loop-event.js";
 // >>> loop block
 export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
+export { TOOL_LOG_LIMITS } from "./loop/tool-log.js";
 export type { LoopOptions } from "./loop/run-unified-agent-loop.js";
 export { DEFAULT_BUDGET, TurnBudget, createTurnBudget } from "./loop/budget.js";
 export type { BudgetCounters, BudgetViolation } from "./loop/budget.js";
@@ -202,6 +205,7 @@ export type {
   PendingQuestion,
   WaitingSession,
   RuntimeEvent,
+  RuntimeEventLabels,
   RuntimeEvents,
   SendInput,
   SystemMessageTarget,
@@ -219,6 +223,8 @@ export { toServerSentEvents } from "./delivery/to-server-sent-events.js";
 export type { ServerSentEventsOptions } from "./delivery/to-server-sent-events.js";
 export { createEventLog } from "./delivery/create-event-log.js";
 export type { EventLog, EventLogOptions, ResumedEvent, ResumeOptions, SessionSnapshotEvent } from "./delivery/create-event-log.js";
+export { EVENT_RECORD_KIND, eventRecordOf, MAX_PENDING_STORED_EVENTS, MAX_STORED_STREAM_CHARS } from "./delivery/stored-events.js";
+export type { EventRecord } from "./delivery/stored-events.js";
 export type { DeliverableEvent, DeliveryStamp } from "./delivery/deliverable-event.js";
 export type { DeliveredDoneEvent, DoneDelivery, DoneOutcome } from "./delivery/done-outcome.js";
 // <<< delivery block

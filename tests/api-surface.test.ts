@@ -66,7 +66,7 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/sqlite": [sqlite, ["SqliteSessionStore"]],
   "@agentry/core/ai-sdk": [aiSdk, ["fromAiSdk"]],
   "@agentry/core/otel": [otel, ["instrumentRuntime", "tracedLoop"]],
-  "@agentry/core/ui": [ui, ["toUIMessageStream", "toAgUiEvents"]],
+  "@agentry/core/ui": [ui, ["toUIMessageStream", "toAgUiEvents", "toTaskEvents", "createTaskEventTranslator"]],
   "@agentry/core/mcp": [mcp, ["connectMcpServer", "serveAgentsOverMcp"]],
 };
 

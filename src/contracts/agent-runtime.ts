@@ -156,8 +156,51 @@ export interface TurnResult<T = unknown> extends LoopResult<T> {
   runId: string;
 }
 
-/** A loop event with where it came from, a per-runtime monotonic `seq` and a timestamp (ms). */
-export type RuntimeEvent = LoopEvent & { sessionId: string; agentId: string; runId: string; seq: number; ts: number };
+/**
+ * What a runtime event is about, beyond its session (the task event catalogue's `task_id`, `step_idx`,
+ * `sub_agent_id` and `turn`). Each is set only where it applies; all are optional and additive.
+ */
+export interface RuntimeEventLabels {
+  /**
+   * The task the session holds (`runtime.tasks`): set on every event of a task's session, turns
+   * and lifecycle events alike. @default undefined (the session is not a task's)
+   */
+  taskId?: string;
+  /**
+   * The 0-based index in the approved plan's `steps` of the step a sub-task carries out: the
+   * model names it with `run_subtask`'s `plan_step` (the step's 1-based `step_number`). Set on
+   * the `run_subtask` call's own `tool_call_update` events and on every event inside that
+   * sub-task (nested sub-tasks inherit it unless they name their own step).
+   * @default undefined (not inside a sub-task that names a plan step)
+   */
+  stepIndex?: number;
+  /**
+   * The background agent's session id (the catalogue's sub-agent): set on every event of a
+   * background session (`agents_start_background`), turns and lifecycle events alike.
+   * @default undefined (not a background agent's session)
+   */
+  subagentId?: string;
+  /**
+   * The turn's number in its session, from 1. Read from the store (the turn starts since the
+   * session's last reset), so every process numbers a session's turns alike. A turn resumed after
+   * an approval or a question, or continued after a crash, keeps its number. A reset (`clear`,
+   * an emergency context reset) numbers again from 1. Set on the events of a turn only.
+   * @default undefined (events outside a turn: task and background-agent lifecycle, queued messages)
+   */
+  turn?: number;
+}
+
+/**
+ * A loop event with where it came from, a per-runtime monotonic `seq`, a timestamp (ms), and the
+ * labels of {@link RuntimeEventLabels} where they apply.
+ */
+export type RuntimeEvent = LoopEvent & {
+  sessionId: string;
+  agentId: string;
+  runId: string;
+  seq: number;
+  ts: number;
+} & RuntimeEventLabels;
 
 /** A session waiting, through `agents_message`, on a request asked further down a delegation chain. */
 export interface WaitingSession {

@@ -92,6 +92,23 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   refused?: ToolRefusal;
 }
 
+/** How much a tool's log line matters (`ctx.log`); the catalogue's `log.*` events (`toTaskEvents`) are named after it. */
+export type ToolLogLevel = "debug" | "info" | "warn" | "error";
+
+/**
+ * A line a running tool wrote with `ctx.log(level, message)` (the progress of a long call, say),
+ * between the call's `start` and `end`. Bounded by the loop: see `TOOL_LOG_LIMITS`.
+ */
+export interface ToolLogEvent extends EventOrigin {
+  type: "tool_log";
+  toolCallId: string;
+  /** The tool's name. */
+  name: string;
+  level: ToolLogLevel;
+  /** At most `TOOL_LOG_LIMITS.lineChars` characters (a longer line is cut, ending in "…"). */
+  message: string;
+}
+
 /** A tool call waits for approval. */
 export interface ApprovalRequestEvent extends EventOrigin {
   type: "approval_request";
@@ -244,6 +261,7 @@ export type LoopEvent =
   | LoopMessageEvent
   | ToolCallsPreparingEvent
   | ToolCallUpdateEvent
+  | ToolLogEvent
   | ApprovalRequestEvent
   | ApprovalResolvedEvent
   | MessageQueuedEvent

@@ -1,5 +1,6 @@
 import type { JsonSchema, JsonValue } from "./json-schema.js";
 import type { PermissionClass, ToolPolicy } from "./tool-policy.js";
+import type { ToolLogLevel } from "./loop-event.js";
 
 /**
  * What a tool's `execute` receives besides its arguments. `C` types `context` (the host's
@@ -43,6 +44,16 @@ export interface ToolContext<C = JsonValue> {
    * cannot write after its successor. @default undefined (no lease: the bare loop, or a store without leases)
    */
   leaseToken?: number;
+  /**
+   * Writes a log line of this call (a `tool_log` event; `log.*` in `toTaskEvents`), e.g. the progress of
+   * a long call. Only while the call runs: a line written after the call ended is dropped. Bounded:
+   * a line is cut to `TOOL_LOG_LIMITS.lineChars` characters (2,000), and at most
+   * `TOOL_LOG_LIMITS.linesPerCall` lines (200) of one call are kept; later ones are dropped. An
+   * unknown `level` is `"info"`. Never throws. Call it on the context (`ctx.log(...)`): a spread or
+   * destructured copy does not carry it. The loop always sets it; optional so that a context made
+   * by hand (a test) need not.
+   */
+  log?(level: ToolLogLevel, message: string): void;
 }
 
 /**

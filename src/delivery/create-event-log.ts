@@ -5,6 +5,10 @@ import { AsyncQueue } from "../internal/async-queue.js";
 import type { Message } from "../contracts/message.js";
 import type { AgentRuntime, PendingApproval, PendingQuestion, RuntimeEvent } from "../contracts/agent-runtime.js";
 import { SSE_EVENT_ID } from "./to-server-sent-events.js";
+import type { Artifact, Task } from "../contracts/task.js";
+import type { TaskStatus } from "../contracts/loop-event.js";
+import type { HistoryRecord, SessionSummary } from "../contracts/session-store.js";
+import { StoredEventWriter, storedEventsAfter } from "./stored-events.js";
 
 /**
  * The stored state of a session, sent instead of events a reconnecting client can no longer get
@@ -26,6 +30,15 @@ export interface SessionSnapshotEvent {
   pendingQuestions?: PendingQuestion[];
   /** The run id of a turn this log saw start and not end yet, else null. */
   runningRunId: string | null;
+  /**
+   * The task the session holds (`runtime.tasks`), as stored: id, status, plan artifact.
+   * @default undefined (not a task's session)
+   */
+  task?: Pick<Task, "taskId" | "status" | "planArtifactId">;
+  /** The session's role (`setRole`, an approved `request_build_mode`), null when it has none. */
+  role: string | null;
+  /** The artifacts stored by `create_artifact` since the last reset, oldest first. */
+  artifacts: Artifact[];
 }
 
 /** What `EventLog.resume` yields. */
@@ -41,6 +54,21 @@ export interface EventLogOptions {
    * @default 10_000
    */
   maxEvents?: number;
+  /**
+   * Also keep the events in the session store (every store through the `SessionStore` contract:
+   * memory, JSONL, SQLite, Postgres), as records of kind `"event"` in each session's log (see
+   * `EventRecord`). A client that reconnects after a restart, or to another process on the same
+   * store, then gets what it missed replayed from the store instead of a snapshot.
+   *
+   * What is stored: every event but text deltas, coalesced per stream (a stream's `chunk`s become
+   * one `chunk`, its text joined, at most `MAX_STORED_STREAM_CHARS` characters), and `thinking`
+   * deltas, which are not stored. A turn's stored events are bounded as the turn is (its model
+   * calls, tool calls and result sizes). Records stay until the session is deleted or pruned.
+   * Writes are batched per session, in order, one append at a time; a failed write loses those
+   * events from storage only (see `settled`).
+   * @default false (the events live only in memory)
+   */
+  persist?: boolean;
 }
 
 /**
@@ -52,8 +80,9 @@ export interface ResumeOptions extends TenantGuard {
   sessionId: string;
   /**
    * The `Last-Event-ID` the client sent, if any: an id made by this log (`eventId`, what
-   * `toServerSentEvents` writes for a `resume` stream). Any other string (an id from before a
-   * restart or of another log, a bare `seq` such as `"42"`, garbage) gets a snapshot.
+   * `toServerSentEvents` writes for a `resume` stream), or, with `persist`, the id of an event
+   * stored by any persisting log on the same store (another process, one before a restart). Any
+   * other string (an id not stored, a bare `seq` such as `"42"`, garbage) gets a snapshot.
    *
    * A number is not an id: `resume` throws an `InvalidArgumentError` for one (and for anything
    * else that is not a string, `null` or `undefined`). A bare `seq` cannot tell this process's
@@ -91,8 +120,10 @@ export interface EventLog {
   eventId(event: { seq: number }): string;
   /** The run id of the turn of this session that is running, as far as the log has seen. */
   runningRunId(sessionId: string): string | null;
-  /** Stops recording and ends every open `resume`. */
+  /** Stops recording and ends every open `resume`. Events recorded before go on being stored (`settled`). */
   close(): void;
+  /** With `persist`: resolves once every event recorded so far was written to the store (or failed to be). */
+  settled(): Promise<void>;
 }
 
 type Subscriber = (event: RuntimeEvent) => void;
@@ -114,6 +145,10 @@ interface LogState {
   closed: boolean;
   /** Random per log: ids of another process (or of an earlier log in this one) never match. */
   epoch: string;
+  /** With `persist`: stores the events. */
+  writer: StoredEventWriter | undefined;
+  /** The SSE ids of events replayed from the store (they keep the id they were delivered with). */
+  storedIds: WeakMap<object, string>;
 }
 
 /**
@@ -126,8 +161,10 @@ interface LogState {
  * running are gone; the turn itself is repaired by the runtime on the session's next turn) and
  * the `seq` counter, which starts again in a new process. The SSE ids are therefore the log's
  * own (`eventId`: a random epoch per log, then the `seq`): an id from an earlier process (or
- * another server behind the same address) never matches, and gets a snapshot. An id is
- * accepted only when the ring holds that very event for that session.
+ * another server behind the same address) never matches the ring, and gets a snapshot. An id is
+ * accepted only when the ring holds that very event for that session, or (with `persist`) when
+ * the session's log in the store holds it: then the stored events after it are replayed, with
+ * the ids they were first sent with, followed by what this log holds and has not stored yet.
  *
  * @example
  * ```ts
@@ -153,10 +190,13 @@ export function createEventLog(options: EventLogOptions): EventLog {
     closers: new Set(),
     closed: false,
     epoch: globalThis.crypto.randomUUID().slice(0, 8),
+    writer: undefined,
+    storedIds: new WeakMap(),
   };
+  const eventId = (event: { seq: number }): string => state.storedIds.get(event) ?? `${state.epoch}:${event.seq}`;
+  if (options.persist === true) state.writer = new StoredEventWriter(runtime.store, eventId);
   const record = (event: RuntimeEvent) => recordEvent(state, event);
   runtime.events.on("event", record);
-  const eventId = (event: { seq: number }): string => `${state.epoch}:${event.seq}`;
 
   return {
     runningRunId: (sessionId) => state.running.get(sessionId) ?? null,
@@ -176,6 +216,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       for (const end of [...state.closers]) end();
       state.subscribers.clear();
     },
+    settled: () => state.writer?.settled() ?? Promise.resolve(),
   };
 }
 
@@ -188,6 +229,7 @@ function recordEvent(state: LogState, event: RuntimeEvent): void {
     state.start = (state.start + 1) % capacity;
   }
   state.newestSeq = event.seq;
+  state.writer?.record(event);
   if (event.type === "done") {
     if (state.running.get(event.sessionId) === event.runId) state.running.delete(event.sessionId);
   } else state.running.set(event.sessionId, event.runId);
@@ -215,25 +257,60 @@ function replayAfter(state: LogState, sessionId: string, seq: number): RuntimeEv
   return missed;
 }
 
+/** The SSE ids this log's stores could hold: `<epoch>:<seq>`, an epoch of 8 hex digits. */
+const STORED_EVENT_ID = /^[0-9a-f]{8}:\d{1,16}$/;
+
+/**
+ * With `persist`: the stored events after `lastEventId`, each an event object of its own (its SSE
+ * id kept in `storedIds` unless it is this log's own); undefined when none is stored under that id.
+ */
+async function storedAfter(state: LogState, sessionId: string, lastEventId: ResumeOptions["lastEventId"]): Promise<RuntimeEvent[] | undefined> {
+  if (!state.writer || typeof lastEventId !== "string" || !STORED_EVENT_ID.test(lastEventId)) return undefined;
+  const records = await storedEventsAfter(state.runtime.store, sessionId, lastEventId);
+  if (!records) return undefined;
+  const own = `${state.epoch}:`;
+  return records.map(({ eventId, event }) => {
+    if (!eventId.startsWith(own)) state.storedIds.set(event, eventId);
+    return event;
+  });
+}
+
+/** The events of `sessionId` the ring holds, oldest first. */
+function sessionEvents(state: LogState, sessionId: string): RuntimeEvent[] {
+  const { ring, start, size, capacity } = state;
+  const events: RuntimeEvent[] = [];
+  for (let i = 0; i < size; i++) {
+    const event = ring[(start + i) % capacity]!;
+    if (event.sessionId === sessionId) events.push(event);
+  }
+  return events;
+}
+
 /** The stored state of `sessionId`, as of the log's newest event. */
 async function snapshot(state: LogState, sessionId: string): Promise<SessionSnapshotEvent> {
   const { runtime } = state;
   // Taken before reading the store: an event after it may repeat a message the store already
   // had (never the reverse, which would lose it).
   const seq = state.newestSeq;
-  const [records, pendingApprovals, pendingQuestions] = await Promise.all([
+  const [records, pendingApprovals, pendingQuestions, session] = await Promise.all([
     runtime.store.load(sessionId, { sinceLastReset: true }),
     runtime.pendingApprovals({ sessionId }),
     runtime.pendingQuestions?.({ sessionId }),
+    runtime.store.getSession(sessionId),
   ]);
   const messages: Message[] = [];
   const frames: Record<string, Message[]> = {};
+  const artifacts: Artifact[] = [];
   for (const item of records) {
+    const artifact = artifactOf(sessionId, item);
+    if (artifact) artifacts.push(artifact);
     if (item.kind !== "message") continue;
     const message = (item as { message: Message }).message;
     if (item.frame === null) messages.push(message);
     else (frames[item.frame] ??= []).push(message);
   }
+  const task = session && taskOf(session);
+  const role = session?.attributes?.role;
   return {
     type: "session_snapshot",
     sessionId,
@@ -244,7 +321,26 @@ async function snapshot(state: LogState, sessionId: string): Promise<SessionSnap
     pendingApprovals,
     ...(pendingQuestions && { pendingQuestions }),
     runningRunId: state.running.get(sessionId) ?? null,
+    ...(task && { task }),
+    role: typeof role === "string" ? role : null,
+    artifacts,
   };
+}
+
+/** The task a session holds, from the attributes the task API keeps on it. */
+function taskOf(session: SessionSummary): SessionSnapshotEvent["task"] {
+  const { taskId, taskStatus, planArtifactId } = session.attributes ?? {};
+  if (typeof taskId !== "string" || typeof taskStatus !== "string") return undefined;
+  return { taskId, status: taskStatus as TaskStatus, ...(typeof planArtifactId === "string" && { planArtifactId }) };
+}
+
+/** The artifact an `artifact` record (stored by `create_artifact`) holds. */
+function artifactOf(sessionId: string, record: HistoryRecord): Artifact | undefined {
+  const item: { kind: string; artifactId?: unknown; filename?: unknown; artifactKind?: unknown; content?: unknown } = record;
+  if (item.kind !== "artifact" || typeof item.artifactId !== "string" || typeof item.filename !== "string") return undefined;
+  if (typeof item.artifactKind !== "string" || typeof item.content !== "string") return undefined;
+  const { artifactId, filename, artifactKind: kind, content } = item;
+  return { artifactId, sessionId, filename, kind, content, createdAt: record.at };
 }
 
 /** Throws an `InvalidArgumentError` unless `id` is a string, `null` or `undefined` (a bare `seq` number included). */
@@ -302,11 +398,28 @@ async function* resumeSession(state: LogState, options: ResumeOptions): AsyncGen
     let last: number;
     const id = parseEventId(state.epoch, lastEventId);
     const missed = id === undefined ? undefined : replayAfter(state, sessionId, id);
+    const stored = missed ? undefined : await storedAfter(state, sessionId, lastEventId);
     if (missed) {
       last = id!;
       for (const event of missed) {
         // A resume reads the ring synchronously, so queue holds only later events; the
         // seq check is what keeps the two from overlapping if that ever changes.
+        if (event.seq <= last) continue;
+        last = event.seq;
+        yield event;
+      }
+    } else if (stored) {
+      // Stored events first (of earlier processes, then of this log), then what this log holds
+      // and has not stored yet; `last` is this log's newest seq delivered.
+      last = 0;
+      for (const event of stored) {
+        if (state.storedIds.get(event) === undefined) {
+          if (event.seq <= last) continue;
+          last = event.seq;
+        }
+        yield event;
+      }
+      for (const event of sessionEvents(state, sessionId)) {
         if (event.seq <= last) continue;
         last = event.seq;
         yield event;

@@ -1,6 +1,7 @@
 import type { LoopEvent, TaskStatus } from "../contracts/loop-event.js";
 
 import type { Plan, Question } from "../contracts/plan.js";
+import type { RuntimeEventLabels } from "../contracts/agent-runtime.js";
 
 // The plan / question / task events of API.md are part of `LoopEvent` now; these names stay as
 // aliases for code that used them.
@@ -14,8 +15,8 @@ export type DeliverableQuestion = Question;
 /** Formerly the API.md events the runtime did not emit yet; all are `LoopEvent`s now. */
 export type UpcomingEvent = never;
 
-/** Where a runtime event came from; absent on events straight from `runUnifiedAgentLoop`. */
-export interface DeliveryStamp {
+/** Where a runtime event came from (and its labels); absent on events straight from `runUnifiedAgentLoop`. */
+export interface DeliveryStamp extends RuntimeEventLabels {
   sessionId?: string;
   agentId?: string;
   runId?: string;

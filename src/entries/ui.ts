@@ -1,6 +1,7 @@
 /**
  * `@agentry/core/ui`: Agentry runtime events as the protocols front ends already speak: the AI
- * SDK's UI message stream (so `useChat` renders an Agentry runtime) and AG-UI 1.0 events.
+ * SDK's UI message stream (so `useChat` renders an Agentry runtime), AG-UI 1.0 events, and the
+ * task / agent / tool / log / artifact event catalogue of a task-management UI (`toTaskEvents`).
  * No runtime dependencies: the protocols' own packages are needed only to consume the output.
  *
  * @module \@agentry/core/ui
@@ -18,4 +19,7 @@ export type { UIMessageStreamOptions } from "../ui/to-ui-message-stream.js";
 export type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "../ui/ui-message-chunk.js";
 export { createAgUiTranslator, toAgUiEvents } from "../ui/to-ag-ui-events.js";
 export type { AgUiAgentState, AgUiEvent, AgUiEventsOptions, AgUiEventType, AgUiInterrupt } from "../ui/to-ag-ui-events.js";
+export { createTaskEventTranslator, toTaskEvents } from "../ui/to-task-events.js";
+export type { TaskEventTranslator } from "../ui/to-task-events.js";
+export type { TaskEvent, TaskEventLabels, TaskEventPayloads, TaskEventType, TaskLogFields, TaskLogType } from "../ui/task-event.js";
 // <<< ui block

@@ -5,10 +5,11 @@ import { ToolSuspension, type CallWait } from "../internal/tool-suspension.js";
 import type { ToolContext } from "../contracts/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
-import type { LoopEvent, ToolRefusal } from "../contracts/loop-event.js";
+import type { LoopEvent, ToolLogLevel, ToolRefusal } from "../contracts/loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { capResult, errorMessage, readResult } from "./tool-result.js";
+import { writeToolLog, type ToolLogTarget } from "./tool-log.js";
 
 /** How a child level ended, as the parent needs it. */
 export interface ChildOutcome {
@@ -328,6 +329,8 @@ class CallContext implements ToolContext {
   readonly [LEVEL_TOOLS]: ReadonlyMap<string, unknown>;
   /** The call's own controller, once its signal was asked for (or a timeout needs it). */
   controller: AbortController | undefined;
+  /** Where `log` lines go while the call runs; undefined once it ended (or for an approval check). */
+  #log: ToolLogTarget | undefined;
   constructor(
     level: Level,
     plan: ToolPlan,
@@ -348,12 +351,17 @@ class CallContext implements ToolContext {
     if (turn.scope !== undefined) this.scope = turn.scope;
     if (turn.runId !== undefined) this.runId = turn.runId;
     if (turn.leaseToken !== undefined) this.leaseToken = turn.leaseToken;
+    this.#log = { toolCallId: plan.call.id, name: plan.tool.name, depth: level.depth, parentId: level.parentId, sink: turn.sink, lines: 0 };
   }
   get signal(): AbortSignal {
     return (this.controller ??= this.hub.child()).signal;
   }
-  /** The call ended: its signal no longer follows the turn's. */
+  log(level: ToolLogLevel, message: string): void {
+    if (this.#log) writeToolLog(this.#log, level, message);
+  }
+  /** The call ended: its signal no longer follows the turn's, its log lines are dropped. */
   release(): void {
+    this.#log = undefined;
     if (this.controller) this.hub.release(this.controller);
   }
 }
@@ -370,6 +378,8 @@ function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSigna
 export function approvalCheckContext(level: Level, plan: ToolPlan): ToolContext {
   const ctx = new CallContext(level, plan, level.turn.signals);
   Object.defineProperty(ctx, "signal", { value: level.turn.signal });
+  // The call has not started: nothing of it is logged.
+  ctx.release();
   return ctx;
 }
 

@@ -17,6 +17,7 @@ const runSubtaskValidator = createJsonSchemaValidator({
     instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions },
     tools: { type: "array", maxItems: SUBTASK_LIMITS.tools, items: { type: "string", maxLength: SUBTASK_LIMITS.toolName } },
     output_schema: { type: "object" },
+    plan_step: { type: "integer", minimum: 1, maximum: SUBTASK_LIMITS.planStep },
   },
   required: ["title", "instructions"],
 });

@@ -11,9 +11,10 @@ export const FINAL_ANSWER = "final_answer";
 /**
  * Caps on `run_subtask`'s arguments (model-written; they reach the child's prompt, events and the
  * execution tree): title 200 characters, instructions 100,000, at most 256 tool names of 256
- * characters. Longer ones are an invalid-arguments error result the model can fix.
+ * characters, `plan_step` a whole number from 1 to 1,000. Others are an invalid-arguments error
+ * result the model can fix.
  */
-export const SUBTASK_LIMITS = { title: 200, instructions: 100_000, tools: 256, toolName: 256 } as const;
+export const SUBTASK_LIMITS = { title: 200, instructions: 100_000, tools: 256, toolName: 256, planStep: 1000 } as const;
 
 /** Arguments of `run_subtask`. */
 export interface RunSubtaskArgs {
@@ -21,6 +22,8 @@ export interface RunSubtaskArgs {
   instructions: string;
   tools?: string[];
   output_schema?: JsonSchema;
+  /** The approved plan's `step_number` the sub-task carries out (events inside it get `stepIndex`). */
+  plan_step?: number;
 }
 
 const RUN_SUBTASK_DESCRIPTION =
@@ -36,6 +39,12 @@ const PLAIN_SUBTASK_PROPERTIES = {
     maxItems: SUBTASK_LIMITS.tools,
     items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
     description: "Optional: restrict the sub-agent to these of your tools.",
+  },
+  plan_step: {
+    type: "integer",
+    minimum: 1,
+    maximum: SUBTASK_LIMITS.planStep,
+    description: "Optional: the step_number of the approved plan this sub-task carries out (shown in the UI).",
   },
 };
 

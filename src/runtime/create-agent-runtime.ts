@@ -1,3 +1,4 @@
+import { labelSessionEvent } from "./event-labels.js";
 import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { externalHandlerProblems } from "./external-agent.js";
@@ -210,8 +211,10 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
   };
   /** Emits `event` to the listeners; a listener that throws is reported and never breaks the caller or the listeners after it. */
   const emit = (event: RuntimeEvent) => emitIsolated(events, "event", event, (error) => tell(error, "listener_failed", event.sessionId));
-  const publish = (session: SessionSummary, event: LoopEvent) =>
-    emit({ ...event, sessionId: session.sessionId, agentId: session.agentId, runId: "", seq: ++seq, ts: Date.now() });
+  const publish = (session: SessionSummary, event: LoopEvent) => {
+    const { sessionId, agentId } = session;
+    emit(labelSessionEvent({ ...event, sessionId, agentId, runId: "", seq: ++seq, ts: Date.now() }, session));
+  };
   const leaseOptions = {
     owner: globalThis.crypto.randomUUID(),
     ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,

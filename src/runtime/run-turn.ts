@@ -24,6 +24,7 @@ import { approvalDecisionRecord } from "./approval-decision.js";
 import { surfacedRequests } from "./pending-listing.js";
 import { confirmLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
 import { LeaseLostError } from "../errors/errors.js";
+import { turnLabels } from "./event-labels.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -69,6 +70,8 @@ export interface TurnSetup {
   waiter?: TurnWaiter;
   /** The run id of the chain's first turn, when this one resumes it (tools' `ctx.callKey` stay the same across a resume). */
   chainRunId?: string;
+  /** The turn's number in the session (stored on its start; its events' `turn` label). @default 1 */
+  turn?: number;
 }
 
 /** Characters of an artifact's content in `artifact_created.preview`. */
@@ -216,6 +219,7 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
   const sessionId = session.sessionId;
   const runId = setup.runId ?? globalThis.crypto.randomUUID();
   let counter = 0;
+  const label = turnLabels(setup);
   // Stamps the event in place: the loop makes a fresh object for every event and hands it over
   // once (a spread here cost more than the rest of the event's trip). Events the runtime keeps
   // (the prepared agent's warnings, repairs) are copied before they come here.
@@ -226,6 +230,7 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
     full.runId = runId;
     full.seq = context.nextSeq();
     full.ts = Date.now();
+    label(full);
     setup.onEvent(full);
     context.emit(full);
   };
@@ -265,6 +270,7 @@ async function openTurn(scope: TurnScope): Promise<void> {
   if (setup.context !== undefined) start.context = setup.context;
   if (setup.waiter !== undefined && setup.resumeOf === undefined) start.waiter = setup.waiter;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
+  start.turn = setup.turn ?? 1;
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
   const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];

@@ -33,6 +33,8 @@ export type RuntimeTurnRecord = TurnRecord & {
   waiter?: TurnWaiter;
   /** On a turn start: the JSON Schema form of the turn's `outputSchema`, so a resumed turn keeps it. */
   outputSchema?: JsonSchema;
+  /** On a turn start: the turn's number in the session (`RuntimeEventLabels.turn`; a resumption repeats it). */
+  turn?: number;
   /** On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it). */
   executionTree?: ExecutionTreeSnapshot;
   /** On the end of a turn that did not complete: why. */
@@ -110,6 +112,8 @@ export interface SessionState {
    * dispatch job) be recognised without reading the whole log.
    */
   runs: Map<string, string | null>;
+  /** The number of the latest turn started since the last reset (`RuntimeEventLabels.turn`); 0 before the first. */
+  turn: number;
 }
 
 /** Turns {@link SessionState.runs} remembers. */
@@ -143,6 +147,7 @@ export class SessionStateReader {
   #toolResults = byId<ToolResultPart>();
   #role: string | undefined;
   #runs = new Map<string, string | null>();
+  #turn = 0;
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -170,6 +175,7 @@ export class SessionStateReader {
           this.#suspended = undefined;
           this.#openTurn = undefined;
           this.#toolResults = byId();
+          this.#turn = 0;
           break;
         case "message":
           if (record.frame === null) {
@@ -185,6 +191,7 @@ export class SessionStateReader {
           this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
           if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
           if (turn.phase === "start") {
+            this.#turn = turnNumberOf(turn, this.#turn);
             this.#openTurn = turn.runId;
             if (turn.resumeOf === undefined) {
               this.#frames = {};
@@ -256,6 +263,7 @@ export class SessionStateReader {
       toolResults: Object.assign(byId<ToolResultPart>(), this.#toolResults),
       role: this.#role,
       runs: new Map(this.#runs),
+      turn: this.#turn,
     };
   }
 }
@@ -267,6 +275,13 @@ export class SessionStateReader {
  */
 function byId<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
+}
+
+/** The number a turn start stands for: the one stored on it, else (older records) counted from the one before. */
+function turnNumberOf(start: RuntimeTurnRecord, previous: number): number {
+  const stored = start.turn;
+  if (typeof stored === "number" && Number.isSafeInteger(stored) && stored > 0) return stored;
+  return start.resumeOf === undefined ? previous + 1 : Math.max(previous, 1);
 }
 
 /** Reads a session's records (as loaded with `sinceLastReset`) into its current state. */

@@ -89,6 +89,8 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
           // A store without leases cannot lose one: no signal to combine with the turn's.
           ...(lease.token !== undefined && { leaseLost: lease.lost }),
           role,
+          // A continuation of a turn whose process died (no input) keeps that turn's number.
+          turn: input === undefined && runId !== undefined ? Math.max(state.turn, 1) : state.turn + 1,
           ...(runId !== undefined && { runId }),
           ...(request.context !== undefined && { context: request.context }),
           ...(request.waiter !== undefined && { waiter: request.waiter }),
@@ -138,6 +140,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         // Results stored per call are reused: a finished call never runs again.
         resume: { frames: state.frames, decisions, results: { ...state.toolResults, ...suspended.results } },
         resumeOf: suspended.runId,
+        turn: Math.max(state.turn, 1),
         chain: [],
         chatContext,
         ...(state.outputSchema !== undefined && { outputSchema: state.outputSchema }),

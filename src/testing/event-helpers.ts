@@ -97,6 +97,8 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}▣ role: ${event.from ?? "none"} → ${event.to}`;
     case "message_queued":
       return `${pad}… message queued behind ${event.pendingRequestIds.join(", ")}`;
+    case "tool_log":
+      return `${pad}  ${event.name} [${event.level}] ${short(event.message)}`;
     case "chunk":
     case "thinking":
     case "tool_calls_preparing":

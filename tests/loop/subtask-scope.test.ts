@@ -56,7 +56,7 @@ describe("run_subtask and finish_subtask under an agent's tool lists (composeToo
     const schema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
     const { provider, end } = await runScoped({ toolDenylist: ["finish_subtask"] }, { output_schema: schema });
     const runSubtask = provider.calls[0]!.tools.find((t) => t.name === "run_subtask")!;
-    expect(Object.keys(runSubtask.inputSchema.properties as object)).toEqual(["title", "instructions", "tools"]);
+    expect(Object.keys(runSubtask.inputSchema.properties as object)).toEqual(["title", "instructions", "tools", "plan_step"]);
     expect(provider.calls.some(isChild)).toBe(false);
     expect(end).toMatchObject({ isError: true, refused: "invalid_arguments" });
     expect(String(end!.result)).toMatch(/finish_subtask is not in your toolbelt/);
