@@ -1,9 +1,8 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider-v4";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import type { Message } from "@agentry/core";
 import { fromAiSdk } from "@agentry/core/ai-sdk";
-import { drain, partsStream } from "./helpers.js";
+import { drain, partsStream, v4Model } from "./helpers.js";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
@@ -21,22 +20,6 @@ const files: Message[] = [
     ],
   },
 ];
-
-function v4Model(parts: LanguageModelV4StreamPart[]): LanguageModelV4 & { calls: LanguageModelV4CallOptions[] } {
-  const calls: LanguageModelV4CallOptions[] = [];
-  return {
-    specificationVersion: "v4",
-    provider: "openai.responses",
-    modelId: "m",
-    supportedUrls: {},
-    calls,
-    doGenerate: () => Promise.reject(new Error("not used")),
-    doStream: async (options) => {
-      calls.push(options);
-      return { stream: partsStream(parts) };
-    },
-  };
-}
 
 describe("fromAiSdk: user file parts", () => {
   it("V3: data as given (base64 text or bytes) with the filename, a URL as a URL", async () => {
@@ -77,7 +60,7 @@ describe("fromAiSdk: user file parts", () => {
   });
 
   it("V4: data and URL in V4 form, a file id as a reference under the provider's name", async () => {
-    const model = v4Model([finish]);
+    const model = v4Model([finish], "openai.responses");
     const { error } = await drain(fromAiSdk(model), {
       messages: [
         {

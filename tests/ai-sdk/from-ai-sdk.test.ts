@@ -1,11 +1,10 @@
 import { APICallError, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { LanguageModelV2, LanguageModelV2StreamPart } from "@ai-sdk/provider-v2";
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider-v4";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError, type Message, type ModelRequest } from "@agentry/core";
 import { fromAiSdk, ProviderError } from "@agentry/core/ai-sdk";
-import { drain, partsStream } from "./helpers.js";
+import { drain, partsStream, v4Model } from "./helpers.js";
 
 const v3Usage = (input: number, output: number, cacheRead?: number, cacheWrite?: number) => ({
   inputTokens: { total: input, noCache: input - (cacheRead ?? 0) - (cacheWrite ?? 0), cacheRead, cacheWrite },
@@ -261,22 +260,6 @@ describe("fromAiSdk: V2 models", () => {
 });
 
 describe("fromAiSdk: V4 models (types only: the V4 runtime package needs Node 22)", () => {
-  function v4Model(parts: LanguageModelV4StreamPart[]): LanguageModelV4 & { calls: LanguageModelV4CallOptions[] } {
-    const calls: LanguageModelV4CallOptions[] = [];
-    return {
-      specificationVersion: "v4",
-      provider: "google.generative-ai",
-      modelId: "gemini",
-      supportedUrls: {},
-      calls,
-      doGenerate: () => Promise.reject(new Error("not used")),
-      doStream: async (options) => {
-        calls.push(options);
-        return { stream: partsStream(parts) };
-      },
-    };
-  }
-
   it("sends V4 file data as { type: 'data' } and reads V4 usage, 'interrupted' and ping parts", async () => {
     const model = v4Model([
       { type: "ping" },

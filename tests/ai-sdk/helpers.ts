@@ -1,3 +1,4 @@
+import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from "@ai-sdk/provider-v4";
 import type { ModelEvent, ModelRequest, Provider } from "@agentry/core";
 
 /** A ReadableStream of these parts, one per pull. */
@@ -22,4 +23,21 @@ export async function drain(provider: Provider, request: Partial<ModelRequest> =
   } catch (error) {
     return { events, error };
   }
+}
+
+/** A V4 model (types only: the V4 runtime package needs Node 22) streaming `parts`; `calls` keeps every call's options. */
+export function v4Model(parts: LanguageModelV4StreamPart[], provider = "google.generative-ai"): LanguageModelV4 & { calls: LanguageModelV4CallOptions[] } {
+  const calls: LanguageModelV4CallOptions[] = [];
+  return {
+    specificationVersion: "v4",
+    provider,
+    modelId: "gemini",
+    supportedUrls: {},
+    calls,
+    doGenerate: () => Promise.reject(new Error("not used")),
+    doStream: async (options) => {
+      calls.push(options);
+      return { stream: partsStream(parts) };
+    },
+  };
 }
