@@ -92,6 +92,53 @@ function cycles(edges: Map<string, Map<string, string>>): string[][] {
   return found;
 }
 
+/**
+ * File-level edges from relative static imports (`import type` included: a type-only cycle still
+ * means two files that cannot be read, moved or tested apart): `file → imported files`.
+ */
+function fileEdges(): Map<string, string[]> {
+  const known = new Set(sources.map((s) => s.file));
+  return new Map(
+    sources.map((s) => [
+      s.file,
+      s.staticImports
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => relative(root, join(root, s.file, "..", spec)).replaceAll("\\", "/").replace(/\.js$/, ".ts"))
+        .filter((target) => known.has(target)),
+    ]),
+  );
+}
+
+/** The strongly connected components with more than one file (Tarjan): each is a set of files that import each other. */
+function fileCycles(edges: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let top: string;
+    do {
+      top = stack.pop()!;
+      component.push(top);
+    } while (top !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
 /** Longest function body allowed in src/, in lines (nested functions count toward their parent). */
 const MAX_FUNCTION_LINES = 120;
 
@@ -172,6 +219,20 @@ describe("architecture", () => {
 
   it("the folder import graph has no cycle", () => {
     expect(cycles(folderEdges())).toEqual([]);
+  });
+
+  it("no file-level import cycle in src/ (type-only imports count)", () => {
+    expect(fileCycles(fileEdges())).toEqual([]);
+  });
+
+  it("the file-level cycle check finds a cycle", () => {
+    const edges = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", ["a.ts"]],
+    ]);
+    expect(fileCycles(edges)).toEqual([["a.ts", "b.ts", "c.ts"]]);
   });
 
   it("the core never imports an adapter or the testing helpers (entries aside)", () => {

@@ -4,7 +4,8 @@ import { resolveSession } from "../sessions/resolve-session.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../contracts/agent-runtime.js";
 import { resolveModel } from "./prepare-agent.js";
-import { storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { storeCall } from "./store-call.js";
 import { agentOf, checkOpen, checkScope } from "./runtime-lookups.js";
 import { checkedContext } from "../internal/host-context.js";
 

@@ -18,12 +18,13 @@ import { notifyPermission, type PermissionPhase } from "./permission-notices.js"
 import { createAgentPreparer } from "./prepared-agents.js";
 import { questionOf } from "./question-answer.js";
 import { readAuditLog } from "./read-audit-log.js";
-import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
-import { isBackground } from "./runtime-core.js";
+import type { AgentRuntimeOptions, RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall } from "./store-call.js";
+import { isBackground, type SessionTurns } from "./runtime-core.js";
 import { agentOf, checkOpen, checkScopeQuery } from "./runtime-lookups.js";
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
 import { SessionStateCache } from "./session-state-cache.js";
-import { createSessionTurns, type SessionTurns } from "./session-turns.js";
+import { createSessionTurns } from "./session-turns.js";
 import { setRole } from "./set-role.js";
 import { createTaskApi, taskOf, transitionTask } from "./task-api.js";
 

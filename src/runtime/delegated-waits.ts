@@ -2,12 +2,12 @@ import type { ApprovalRecord, HistoryRecord, SessionSummary } from "../contracts
 import type { TurnResult } from "../contracts/agent-runtime.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
 import { delegationAnswer } from "./delegation-answer.js";
-import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
-import type { Lineage } from "./runtime-core.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall } from "./store-call.js";
+import type { Lineage, SessionTurns } from "./runtime-core.js";
 import { agentOf, newLineage } from "./runtime-lookups.js";
 import type { HeldLease } from "./session-lease.js";
 import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "./session-state.js";
-import type { SessionTurns } from "./session-turns.js";
 import { turnResultOf } from "./stored-turn-result.js";
 
 /**

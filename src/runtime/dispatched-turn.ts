@@ -1,7 +1,8 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import type { DispatchedTurn, TurnResult } from "../contracts/agent-runtime.js";
 import { dispatchedLineage } from "./hand-off.js";
-import { storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { storeCall } from "./store-call.js";
 import { agentOf, checkOpen } from "./runtime-lookups.js";
 import { checkedContext } from "../internal/host-context.js";
 

@@ -3,7 +3,8 @@ import { isApprovalIndexStore } from "../sessions/session-store.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { PendingApproval, PendingQuery } from "../contracts/agent-runtime.js";
 import { matchesScopeFilter, scopeFilterOf } from "../internal/scope-filter.js";
-import { storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { storeCall } from "./store-call.js";
 import { readFresh } from "./session-state-cache.js";
 
 /** Marks a listed pending request that is a question (a symbol key: never in JSON). */

@@ -1,17 +1,8 @@
 import type { TurnResult } from "../contracts/agent-runtime.js";
-import type { TurnRequest } from "./runtime-core.js";
+import type { QueuedMessage, TurnRequest } from "./runtime-core.js";
 
 /** How often a session with queued messages is looked at again (a decision made by another process). */
 export const QUEUE_POLL_MS = 1_000;
-
-/** A message waiting behind a session's pending decision. */
-export interface QueuedMessage {
-  request: TurnRequest;
-  resolve: (result: TurnResult | Promise<TurnResult>) => void;
-  reject: (error: unknown) => void;
-  /** Handed back to run (its turn is in the session's inbox); it keeps its place until it starts. */
-  released: boolean;
-}
 
 /**
  * Messages sent with `ifPending: "queue"` to a session that waits for a decision, in arrival order

@@ -3,11 +3,11 @@ import { PendingDecisionError } from "../errors/errors.js";
 import type { PendingQueue } from "./pending-queue.js";
 import { listPending } from "./pending-listing.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
-import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall } from "./store-call.js";
 
-import type { TurnRequest } from "./runtime-core.js";
+import type { SessionTurns, TurnRequest } from "./runtime-core.js";
 import type { SessionState } from "./session-state.js";
-import type { SessionTurns } from "./session-turns.js";
 
 /** Hands a session's queued messages back once it has no decision pending (called after its turns end, and polled). */
 export function checkQueue(context: RuntimeContext, queue: PendingQueue, turns: SessionTurns, sessionId: string): void {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import type { AuditRecord, HistoryRecord, SessionStore } from "../contracts/session-store.js";
-import { storeCall } from "./runtime-context.js";
+import { storeCall } from "./store-call.js";
 import type { AuditLogQuery } from "../contracts/agent-runtime.js";
 import { matchesScopeFilter } from "../internal/scope-filter.js";
 import { checkScopeQuery } from "./runtime-lookups.js";

@@ -5,15 +5,12 @@ import type { EventEmitter } from "eventemitter3";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { AgentRegistry } from "../contracts/agent-registry.js";
 import type { PromptSection, PromptSectionSource, Skill } from "../agents/build-system-prompt.js";
-import { AgentryError } from "../errors/agentry-error.js";
-import { SessionStoreError } from "../errors/errors.js";
 import type { BudgetLimits } from "../contracts/budget.js";
 import type { ApprovalHandler, ApprovalRequest } from "../contracts/loop-result.js";
 import type { ChatContext, ToolPolicy } from "../contracts/tool-policy.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import type { PricingTable, Provider } from "../contracts/provider.js";
-import { isLeasableSessionStore } from "../sessions/session-store.js";
-import type { HistoryRecord, NewRecord, SessionStore, SessionSummary } from "../contracts/session-store.js";
+import type { SessionStore, SessionSummary } from "../contracts/session-store.js";
 import type { Tool } from "../contracts/tool.js";
 import type { AuditEntry } from "../contracts/audit-entry.js";
 import type { DispatchedTurn, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
@@ -215,24 +212,4 @@ export interface RuntimeContext {
   onPlanReady?: (session: SessionSummary, artifactId: string) => Promise<string | undefined>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */
   onPermission?: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
-}
-
-/**
- * Appends records, fenced by the lease token when there is one (and the store has leases): a
- * runtime that lost its lease cannot write into the session any more (`LeaseLostError`).
- */
-export function appendRecords(store: SessionStore, sessionId: string, records: NewRecord[], leaseToken: number | undefined): Promise<HistoryRecord[]> {
-  return storeCall("append", () =>
-    leaseToken !== undefined && isLeasableSessionStore(store) ? store.append(sessionId, records, { leaseToken }) : store.append(sessionId, records),
-  );
-}
-
-/** Runs a store call; a failure becomes a `SessionStoreError` naming the operation (typed errors pass through). */
-export async function storeCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (AgentryError.isInstance(error)) throw error;
-    throw new SessionStoreError(`Session store failed during ${operation}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
 }

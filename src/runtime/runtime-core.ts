@@ -3,10 +3,11 @@ import type { AgentDefinition } from "../contracts/agent-definition.js";
 import type { UserMessage } from "../contracts/message.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { SessionSummary } from "../contracts/session-store.js";
-import type { RuntimeEvent } from "../contracts/agent-runtime.js";
+import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import type { JsonValue } from "../contracts/json-schema.js";
-import type { QueuedMessage } from "./pending-queue.js";
-import type { TurnWaiter } from "./session-state.js";
+import type { SessionState, TurnWaiter } from "./session-state.js";
+import type { ResumeDecision } from "./approval-decision.js";
+import type { HeldLease } from "./session-lease.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
@@ -60,6 +61,39 @@ export interface TurnRequest {
   ifPending?: "queue" | "reject" | "supersede";
   /** Set on a queued message handed back once the decision was made (it does not queue behind the others again). */
   drained?: QueuedMessage;
+}
+
+/** A message waiting behind a session's pending decision. */
+export interface QueuedMessage {
+  request: TurnRequest;
+  resolve: (result: TurnResult | Promise<TurnResult>) => void;
+  reject: (error: unknown) => void;
+  /** Handed back to run (its turn is in the session's inbox); it keeps its place until it starts. */
+  released: boolean;
+}
+
+/** A session's suspended turn, as its state has it. */
+export type Suspended = NonNullable<SessionState["suspended"]>;
+
+/** How turns reach sessions: queued, recovered, resumed, settled. */
+export interface SessionTurns {
+  /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
+  enqueue(request: TurnRequest): Promise<TurnResult>;
+  /**
+   * The session's state, after resuming a suspended turn whose approvals are all decided but that
+   * never resumed (answering first its calls that wait on other agents whose turns ended;
+   * `depth` counts the sessions of the chain already being recovered).
+   */
+  recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage, depth?: number): Promise<SessionState>;
+  /** Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id). */
+  resumeSuspended(
+    session: SessionSummary,
+    state: SessionState,
+    suspended: Suspended,
+    lease: HeldLease,
+    lineage: Lineage,
+    extra: Record<string, ResumeDecision>,
+  ): Promise<TurnResult>;
 }
 
 /** Session attributes that mark a background agent's session. */

@@ -1,6 +1,6 @@
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { TurnResult } from "../contracts/agent-runtime.js";
-import { storedDecisions, type ResumeDecision } from "./approval-decision.js";
+import { storedDecisions } from "./approval-decision.js";
 import type { BackgroundNotices } from "./background-notices.js";
 import type { PrepareAgent } from "./prepared-agents.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
@@ -9,38 +9,15 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import { PendingQueue } from "./pending-queue.js";
 import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
 import { recoverWaits } from "./delegated-waits.js";
-import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
-import { isBackground, type Lineage, type TurnRequest } from "./runtime-core.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall } from "./store-call.js";
+import { isBackground, type SessionTurns, type TurnRequest } from "./runtime-core.js";
 import { agentOf, newLineage, sessionRole } from "./runtime-lookups.js";
 import type { HeldLease } from "./session-lease.js";
 import { danglingCalls, type SessionState } from "./session-state.js";
 import { storedTurnResult } from "./stored-turn-result.js";
 import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
 import { executionOutcome, taskOf, transitionTask } from "./task-api.js";
-
-/** A session's suspended turn, as its state has it. */
-type Suspended = NonNullable<SessionState["suspended"]>;
-
-/** How turns reach sessions: queued, recovered, resumed, settled. */
-export interface SessionTurns {
-  /** Queues a turn on its session; the session's state is read and repaired when its turn comes. */
-  enqueue(request: TurnRequest): Promise<TurnResult>;
-  /**
-   * The session's state, after resuming a suspended turn whose approvals are all decided but that
-   * never resumed (answering first its calls that wait on other agents whose turns ended;
-   * `depth` counts the sessions of the chain already being recovered).
-   */
-  recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage, depth?: number): Promise<SessionState>;
-  /** Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id). */
-  resumeSuspended(
-    session: SessionSummary,
-    state: SessionState,
-    suspended: Suspended,
-    lease: HeldLease,
-    lineage: Lineage,
-    extra: Record<string, ResumeDecision>,
-  ): Promise<TurnResult>;
-}
 
 /** The session turns of `context`'s runtime. */
 export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgent, notices: BackgroundNotices): SessionTurns {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
-import { appendRecords, storeCall, type RuntimeContext } from "./runtime-context.js";
+import type { RuntimeContext } from "./runtime-context.js";
+import { appendRecords, storeCall } from "./store-call.js";
 import { agentOf, checkOpen, sessionRole } from "./runtime-lookups.js";
 import { extraRecord } from "./session-state.js";
 
