@@ -13,9 +13,9 @@ import { checkedContext } from "../internal/host-context.js";
  * `send` / `stream`: checks the input, then, in admission order, resolves (or creates) the
  * session and queues the turn on it. Resolves with the turn's result.
  */
-export async function admitSend(context: RuntimeContext, input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
-  checkOpen(context);
-  const agent = agentOf(context, input.agentId);
+export async function admitSend(runtime: RuntimeContext, input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
+  checkOpen(runtime);
+  const agent = agentOf(runtime, input.agentId);
   const content = input.content;
   if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
     throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
@@ -35,12 +35,12 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
     throw new InvalidArgumentError('send: ifPending must be "queue", "reject" or "supersede"');
   const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
   // Fail on a misconfigured agent before a session is created.
-  resolveModel(context.options, agent);
-  const admitted = await context.admit(async () => {
+  resolveModel(runtime.options, agent);
+  const admitted = await runtime.admit(async () => {
     const scope = input.scope === undefined ? {} : { scope: input.scope };
-    const { session, created } = await storeCall("resolveSession", () => resolveSession(context.store, agent.agentId, input.session, scope));
+    const { session, created } = await storeCall("resolveSession", () => resolveSession(runtime.store, agent.agentId, input.session, scope));
     // Wrapped so the admission step does not wait for the turn itself.
-    const turn = context.runTurn({
+    const turn = runtime.runTurn({
       agent,
       session,
       created,
@@ -65,19 +65,19 @@ export async function admitSend(context: RuntimeContext, input: SendInput, onEve
  * recorded, or once that turn has run.
  */
 export async function admitSystemMessage(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   target: SystemMessageTarget,
   text: string,
   postOptions: { origin: string; silent?: boolean },
 ): Promise<void> {
-  checkOpen(context);
+  checkOpen(runtime);
   if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
   const { sessionId, agentId } = target;
   if (sessionId === undefined && agentId === undefined) throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
   checkScope("postSystemMessage", target.scope);
-  if (sessionId === undefined && agentId !== undefined) agentOf(context, agentId);
-  const { store } = context;
-  const admitted = await context.admit(async () => {
+  if (sessionId === undefined && agentId !== undefined) agentOf(runtime, agentId);
+  const { store } = runtime;
+  const admitted = await runtime.admit(async () => {
     let session: SessionSummary;
     let created = false;
     if (sessionId !== undefined) {
@@ -91,10 +91,10 @@ export async function admitSystemMessage(
       // agentId is set here (checked above).
       ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, agentId ?? "", "latest-or-create", scope)));
     }
-    const agent = agentOf(context, session.agentId);
+    const agent = agentOf(runtime, session.agentId);
     const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });
-    if (message.silent) return { done: context.record(session, message) };
-    return { done: context.runTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }) };
+    if (message.silent) return { done: runtime.record(session, message) };
+    return { done: runtime.runTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }) };
   });
   await admitted.done;
 }

@@ -49,10 +49,10 @@ export interface RuntimeToolHost {
 }
 
 /** The caller of a built-in tool, from its context (the runtime's `ctx[RUNTIME_HOST]`). */
-async function callerOf(core: RuntimeContext, ctx: ToolContext): Promise<AgentToolCaller> {
+async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promise<AgentToolCaller> {
   const host = (ctx as ToolContext & { [RUNTIME_HOST]?: Partial<RuntimeToolHost> })[RUNTIME_HOST];
-  const agent = host?.agentId === undefined ? undefined : core.registry.get(host.agentId);
-  const session = host?.sessionId === undefined ? undefined : await core.store.getSession(host.sessionId);
+  const agent = host?.agentId === undefined ? undefined : runtime.registry.get(host.agentId);
+  const session = host?.sessionId === undefined ? undefined : await runtime.store.getSession(host.sessionId);
   if (!agent || !session || !host?.lineage || host.runId === undefined) throw new Error("This tool runs only inside an agent runtime turn.");
   return {
     agent,
@@ -66,16 +66,16 @@ async function callerOf(core: RuntimeContext, ctx: ToolContext): Promise<AgentTo
 }
 
 /** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
-async function sessionInScope(core: RuntimeContext, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
-  const session = await core.store.getSession(sessionId);
+async function sessionInScope(runtime: RuntimeContext, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
+  const session = await runtime.store.getSession(sessionId);
   return session !== undefined && session.scope === caller.session.scope ? session : undefined;
 }
 
 /** The lineage of a turn the caller triggers by messaging another agent: one hop further, refused past the limit. */
-function nextHop(core: RuntimeContext, caller: AgentToolCaller): Lineage {
+function nextHop(runtime: RuntimeContext, caller: AgentToolCaller): Lineage {
   const hops = caller.lineage.hops + 1;
-  if (hops > core.maxAgentHops) {
-    throw new Error(`Refused: agent-to-agent messages from one user message are limited to ${core.maxAgentHops} hops; this one would be hop ${hops}.`);
+  if (hops > runtime.maxAgentHops) {
+    throw new Error(`Refused: agent-to-agent messages from one user message are limited to ${runtime.maxAgentHops} hops; this one would be hop ${hops}.`);
   }
   const { counters } = caller.lineage;
   if (counters.llmCalls >= counters.maxLlmCalls) {
@@ -90,19 +90,19 @@ function nextHop(core: RuntimeContext, caller: AgentToolCaller): Lineage {
  * (agent, session, delegation chain) in `ctx[RUNTIME_HOST]`. They have permission class `subagent` and are
  * scoped like any tool.
  */
-export function createAgentTools(core: RuntimeContext): Tool[] {
-  return [agentsMessage(core), startBackgroundAgent(core), sendAgentMessage(core), requestPermission(), listBackgroundAgents(core), closeBackgroundAgent(core)];
+export function createAgentTools(runtime: RuntimeContext): Tool[] {
+  return [agentsMessage(runtime), startBackgroundAgent(runtime), sendAgentMessage(runtime), requestPermission(), listBackgroundAgents(runtime), closeBackgroundAgent(runtime)];
 }
 
-function reachable(core: RuntimeContext, caller: AgentToolCaller, agentId: string): AgentDefinition {
-  const target = core.registry.get(agentId);
+function reachable(runtime: RuntimeContext, caller: AgentToolCaller, agentId: string): AgentDefinition {
+  const target = runtime.registry.get(agentId);
   if (!target) throw new Error(`Unknown agent "${agentId}".`);
   const visibility = agentVisibility(caller.agent, target);
   if (!visibility.visible) throw new Error(visibility.reason);
   return target;
 }
 
-function agentsMessage(core: RuntimeContext): Tool {
+function agentsMessage(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "agents_message",
     description: "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
@@ -119,25 +119,25 @@ function agentsMessage(core: RuntimeContext): Tool {
         .describe("Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout."),
     }),
     async execute(args, ctx) {
-      const caller = await callerOf(core, ctx);
+      const caller = await callerOf(runtime, ctx);
       // Visibility first: nothing is resolved or created for an agent the caller may not reach.
-      const target = reachable(core, caller, args.agentId);
+      const target = reachable(runtime, caller, args.agentId);
       const chain = [...caller.chain, caller.agent.agentId];
       if (chain.includes(target.agentId)) {
         throw new Error(
           `Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`,
         );
       }
-      if (chain.length > core.maxDelegationDepth) {
-        throw new Error(`Refused: delegation chains are limited to ${core.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
+      if (chain.length > runtime.maxDelegationDepth) {
+        throw new Error(`Refused: delegation chains are limited to ${runtime.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
       }
       const started = Date.now();
       const waitId = waitRequestId(caller.runId, ctx.toolCallId);
-      const { session, created, handed } = await core.admit(async () => {
-        const resolved = await resolveSession(core.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
+      const { session, created, handed } = await runtime.admit(async () => {
+        const resolved = await resolveSession(runtime.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
         const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
         // Only an async message may go to another process (a sync one is waited for here).
-        const handed = await handOffTurn(core, {
+        const handed = await handOffTurn(runtime, {
           agent: target,
           session: resolved.session,
           created: resolved.created,
@@ -154,7 +154,7 @@ function agentsMessage(core: RuntimeContext): Tool {
       const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: handed.runId };
       if (!handed.dispatched && args.mode === "async") {
         // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
-        handed.turn.catch((error: unknown) => core.report("agent_message_failed", error, session));
+        handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, session));
       }
       if (args.mode === "async" || handed.dispatched) return { mode: "async" as const, status: "started" as const, ...base };
       const turn = handed.turn;
@@ -220,7 +220,7 @@ function waitFor(turn: Promise<TurnResult>, ms: number, signal: AbortSignal): Pr
   });
 }
 
-function startBackgroundAgent(core: RuntimeContext): Tool {
+function startBackgroundAgent(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "start_background_agent",
     description:
@@ -232,12 +232,12 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
       name: z.string().optional().describe("A name for the background session."),
     }),
     async execute(args, ctx) {
-      const caller = await callerOf(core, ctx);
-      const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(core, caller, args.agentId);
-      const lineage = nextHop(core, caller);
+      const caller = await callerOf(runtime, ctx);
+      const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(runtime, caller, args.agentId);
+      const lineage = nextHop(runtime, caller);
       if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {
         throw new Error(
-          `Refused: one user message may start at most ${core.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
+          `Refused: one user message may start at most ${runtime.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
         );
       }
       lineage.counters.backgroundAgents++;
@@ -247,13 +247,13 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
         parentAgentId: caller.agent.agentId,
         lifecycle: "created",
       };
-      const session = await core.store.createSession({
+      const session = await runtime.store.createSession({
         agentId: target.agentId,
         attributes: { ...attributes },
         ...scopeOf(caller.session),
         ...(args.name !== undefined && { name: args.name }),
       });
-      core.publish(session, {
+      runtime.publish(session, {
         type: "subagent_status",
         sessionId: session.sessionId,
         parentSessionId: caller.session.sessionId,
@@ -263,7 +263,7 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
         parentId: null,
       });
       const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
-      const handed = await handOffTurn(core, {
+      const handed = await handOffTurn(runtime, {
         agent: target,
         session,
         created: true,
@@ -278,7 +278,7 @@ function startBackgroundAgent(core: RuntimeContext): Tool {
   });
 }
 
-function sendAgentMessage(core: RuntimeContext): Tool {
+function sendAgentMessage(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "send_agent_message",
     description:
@@ -290,31 +290,31 @@ function sendAgentMessage(core: RuntimeContext): Tool {
       agentId: z.string().optional().describe("The target agent (its most recent session)."),
     }),
     async execute(args, ctx) {
-      const caller = await callerOf(core, ctx);
+      const caller = await callerOf(runtime, ctx);
       const parentId = caller.session.attributes?.parentSessionId;
       let session: SessionSummary | undefined;
       if (args.sessionId !== undefined) {
-        session = await sessionInScope(core, caller, args.sessionId);
+        session = await sessionInScope(runtime, caller, args.sessionId);
         if (!session) throw new Error(`Unknown session "${args.sessionId}".`);
         const related = session.attributes?.parentSessionId === caller.session.sessionId || parentId === session.sessionId;
-        if (!related && session.agentId !== caller.agent.agentId) reachable(core, caller, session.agentId);
+        if (!related && session.agentId !== caller.agent.agentId) reachable(runtime, caller, session.agentId);
       } else if (args.agentId !== undefined) {
-        reachable(core, caller, args.agentId);
-        session = (await resolveSession(core.store, args.agentId, "latest-or-create", scopeOf(caller.session))).session;
+        reachable(runtime, caller, args.agentId);
+        session = (await resolveSession(runtime.store, args.agentId, "latest-or-create", scopeOf(caller.session))).session;
       } else {
         // A background agent reports to the session that started it, never to another conversation.
-        if (typeof parentId === "string") session = await sessionInScope(core, caller, parentId);
-        session ??= await core.foregroundSession(caller.session.scope, caller.session.sessionId, (agent) => agentVisibility(caller.agent, agent).visible);
+        if (typeof parentId === "string") session = await sessionInScope(runtime, caller, parentId);
+        session ??= await runtime.foregroundSession(caller.session.scope, caller.session.sessionId, (agent) => agentVisibility(caller.agent, agent).visible);
         if (!session) throw new Error("There is no agent you may message: give sessionId or agentId.");
       }
-      const agent = core.registry.get(session.agentId);
+      const agent = runtime.registry.get(session.agentId);
       if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
-      const lineage = nextHop(core, caller);
+      const lineage = nextHop(runtime, caller);
       const message = systemMessage(caller.agent.agentId, args.text);
       const target = session;
-      const handed = await handOffTurn(core, { agent, session, input: message, chain: [], lineage, ...handOffFrom(caller, ctx, "send_agent_message") });
+      const handed = await handOffTurn(runtime, { agent, session, input: message, chain: [], lineage, ...handOffFrom(caller, ctx, "send_agent_message") });
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      if (!handed.dispatched) handed.turn.catch((error: unknown) => core.report("agent_message_failed", error, target));
+      if (!handed.dispatched) handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, target));
       return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
     },
   });
@@ -351,7 +351,7 @@ function requestPermission(): Tool {
 /** Longest result text `close_background_agent` returns before it is cut. */
 const MAX_MERGE_RESULT_CHARS = 20_000;
 
-function listBackgroundAgents(core: RuntimeContext): Tool {
+function listBackgroundAgents(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "list_background_agents",
     description:
@@ -359,8 +359,8 @@ function listBackgroundAgents(core: RuntimeContext): Tool {
     permissionClass: "subagent",
     input: z.object({}),
     async execute(_args, ctx) {
-      const caller = await callerOf(core, ctx);
-      const sessions = await core.store.listSessions({ scope: caller.session.scope ?? null });
+      const caller = await callerOf(runtime, ctx);
+      const sessions = await runtime.store.listSessions({ scope: caller.session.scope ?? null });
       return sessions.flatMap((s) => {
         const status = subagentStatusOf(s);
         if (s.attributes?.parentSessionId !== caller.session.sessionId || status === undefined || status === "closed") return [];
@@ -370,7 +370,7 @@ function listBackgroundAgents(core: RuntimeContext): Tool {
   });
 }
 
-function closeBackgroundAgent(core: RuntimeContext): Tool {
+function closeBackgroundAgent(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "close_background_agent",
     description:
@@ -378,14 +378,14 @@ function closeBackgroundAgent(core: RuntimeContext): Tool {
     permissionClass: "subagent",
     input: z.object({ sessionId: z.string().describe("The background agent's session id.") }),
     async execute(args, ctx) {
-      const caller = await callerOf(core, ctx);
-      const session = await sessionInScope(core, caller, args.sessionId);
+      const caller = await callerOf(runtime, ctx);
+      const session = await sessionInScope(runtime, caller, args.sessionId);
       if (!session || session.attributes?.parentSessionId !== caller.session.sessionId || subagentStatusOf(session) === undefined) {
         throw new Error(`"${args.sessionId}" is not a background agent you started.`);
       }
       const status = subagentStatusOf(session);
       if (status !== "waiting_for_merge") throw new Error(`Background agent ${args.sessionId} is ${status}; only one waiting_for_merge can be closed.`);
-      const records = await core.store.load(session.sessionId, { frame: null });
+      const records = await runtime.store.load(session.sessionId, { frame: null });
       let result = "";
       for (const record of records) {
         if (record.kind === "message" && record.message.role === "assistant") {
@@ -394,9 +394,9 @@ function closeBackgroundAgent(core: RuntimeContext): Tool {
         }
       }
       const outcome = session.attributes?.lastTurnStatus === "complete" ? "completed" : "failed";
-      const merged = await moveSubagent(core.store, (s, e) => core.publish(s, e), session.sessionId, outcome);
+      const merged = await moveSubagent(runtime.store, (s, e) => runtime.publish(s, e), session.sessionId, outcome);
       if (!merged) throw new Error(`Background agent ${args.sessionId} changed meanwhile; list it again.`);
-      await moveSubagent(core.store, (s, e) => core.publish(s, e), session.sessionId, "closed");
+      await moveSubagent(runtime.store, (s, e) => runtime.publish(s, e), session.sessionId, "closed");
       const truncated = result.length > MAX_MERGE_RESULT_CHARS;
       return {
         sessionId: session.sessionId,

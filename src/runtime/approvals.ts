@@ -21,10 +21,10 @@ import { matchesScopeFilter, tenantGuardFilter } from "../internal/scope-filter.
 export { isQuestion, listPending, type ListedRequest } from "./pending-listing.js";
 
 /** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
-export async function findApproval(context: RuntimeContext, requestId: string): Promise<SessionSummary> {
-  const { store } = context;
+export async function findApproval(runtime: RuntimeContext, requestId: string): Promise<SessionSummary> {
+  const { store } = runtime;
   if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
-  const known = context.approvalSessions.get(requestId);
+  const known = runtime.approvalSessions.get(requestId);
   const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
   if (session) return session;
   if (isApprovalIndexStore(store)) {
@@ -44,21 +44,21 @@ export async function findApproval(context: RuntimeContext, requestId: string): 
  * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
  * decision record, then, once the turn has no pending request left, resumes it.
  */
-export async function decide(context: RuntimeContext, turns: SessionTurns, requestId: string, decision: ResolveDecision, answer: unknown): Promise<TurnResult> {
-  checkOpen(context);
+export async function decide(runtime: RuntimeContext, turns: SessionTurns, requestId: string, decision: ResolveDecision, answer: unknown): Promise<TurnResult> {
+  checkOpen(runtime);
   const asking = answer !== undefined;
   const operation = asking ? "answerQuestion" : "resolveApproval";
   if (typeof requestId !== "string" || requestId === "")
     throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
   const guard = tenantGuardFilter(operation, decision.scope === undefined && decision.scopePrefix === undefined ? undefined : decision);
-  const session = await findApproval(context, requestId);
+  const session = await findApproval(runtime, requestId);
   // Another tenant's request is as unknown as a missing one.
   if (!matchesScopeFilter(session.scope, guard)) throw new ApprovalNotFoundError(requestId);
-  const agent = agentOf(context, session.agentId);
+  const agent = agentOf(runtime, session.agentId);
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
   let waiter: TurnWaiter | undefined;
-  const outcome = await context.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
-    const lineage = newLineage(context, agent);
+  const outcome = await runtime.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
+    const lineage = newLineage(runtime, agent);
     const state = await turns.recoverDecided(session, lease, lineage);
     const entry = state.approvals.get(requestId);
     if (!entry) throw new ApprovalNotFoundError(requestId);
@@ -84,7 +84,7 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
           hostContext: state.hostContexts.get(state.openTurn),
         };
       }
-      return resumedOutcome(context, session, agent, entry.request.runId ?? state.suspended?.runId, state);
+      return resumedOutcome(runtime, session, agent, entry.request.runId ?? state.suspended?.runId, state);
     }
     const suspended = state.suspended;
     // A request a newer message superseded says so: the approver's decision came too late.
@@ -100,9 +100,9 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
       decisionId,
       answer: result,
     });
-    const [stored] = await appendRecords(context.store, session.sessionId, [record], lease.token);
+    const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
-    context.approvalSessions.delete(requestId);
+    runtime.approvalSessions.delete(requestId);
     const remaining = state.pending.filter((p) => p !== entry.request);
     if (remaining.length > 0)
       return stillSuspended(
@@ -111,10 +111,10 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
         suspended.runId,
         remaining.map((p) => p.request),
       );
-    if (request.name === "request_permission") context.onPermission?.("decided", request, session, decision);
+    if (request.name === "request_permission") runtime.onPermission("decided", request, session, decision);
     return turns.resumeSuspended(session, state, suspended, lease, lineage, { [request.toolCallId]: resumeDecision(requestId, decision, result) });
   });
-  if (!("continueRun" in outcome)) return answerUp(context, turns, waiter, outcome);
+  if (!("continueRun" in outcome)) return answerUp(runtime, turns, waiter, outcome);
   return turns.enqueue({
     agent,
     session,
@@ -130,13 +130,13 @@ export async function decide(context: RuntimeContext, turns: SessionTurns, reque
 
 /** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
 async function resumedOutcome(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   session: SessionSummary,
   agent: AgentDefinition,
   suspendedRunId: string | undefined,
   state: SessionState,
 ): Promise<TurnResult> {
-  const records = await storeCall("load", () => context.store.load(session.sessionId));
+  const records = await storeCall("load", () => runtime.store.load(session.sessionId));
   const resumed =
     suspendedRunId === undefined
       ? undefined

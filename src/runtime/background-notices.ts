@@ -14,13 +14,13 @@ export interface BackgroundNotices {
   watch(session: SessionSummary, lineage: Lineage, turn: Promise<TurnResult>): void;
 }
 
-/** The notices of `context`'s runtime (each session's parent is told at most once per process). */
-export function createBackgroundNotices(context: RuntimeContext): BackgroundNotices {
+/** The notices of a runtime (each session's parent is told at most once per process). */
+export function createBackgroundNotices(runtime: RuntimeContext): BackgroundNotices {
   const notified = new Set<string>();
   const notify = (session: SessionSummary, lineage: Lineage, why: string) => {
     if (notified.has(session.sessionId)) return;
     notified.add(session.sessionId);
-    notifyParentOfEnd(context, session, lineage, why);
+    notifyParentOfEnd(runtime, session, lineage, why);
   };
   return {
     watch(session, lineage, turn) {
@@ -42,8 +42,8 @@ export function createBackgroundNotices(context: RuntimeContext): BackgroundNoti
  * (the session's `failureNotified` attribute): a system message that runs a turn of the parent,
  * never across scopes. Nobody waits for it; a failure is reported (`background_notice_failed`).
  */
-export function notifyParentOfEnd(context: RuntimeContext, session: SessionSummary, lineage: Lineage, why: string): void {
-  const { store, registry } = context;
+export function notifyParentOfEnd(runtime: RuntimeContext, session: SessionSummary, lineage: Lineage, why: string): void {
+  const { store, registry } = runtime;
   void (async () => {
     const current = await store.getSession(session.sessionId);
     if (!current || current.attributes?.failureNotified) return;
@@ -66,14 +66,14 @@ export function notifyParentOfEnd(context: RuntimeContext, session: SessionSumma
       // One notice per background session: its hand-off id says so, wherever it is made.
       key: [current.sessionId, "end_notice"],
     };
-    if (context.dispatchTurn) {
+    if (runtime.dispatchTurn) {
       // Stored first, then marked: a process dying in between hands the same notice over again, which runs once.
-      await handOffTurn(context, request);
+      await handOffTurn(runtime, request);
       await markNotified();
       return;
     }
     await markNotified();
-    const handed = await handOffTurn(context, request);
+    const handed = await handOffTurn(runtime, request);
     if (!handed.dispatched) await handed.turn;
-  })().catch((error: unknown) => context.report("background_notice_failed", error, session));
+  })().catch((error: unknown) => runtime.report("background_notice_failed", error, session));
 }

@@ -32,11 +32,11 @@ const answerDecisionId = (requestId: string) => `${requestId}:answer`;
  * each waiting session's lease in turn, never holding two. Returns the outermost turn resumed (or
  * `result` when nobody waited any more: the call got its answer at once, or was superseded).
  */
-export async function deliverUp(context: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter, result: TurnResult): Promise<TurnResult> {
+export async function deliverUp(runtime: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter, result: TurnResult): Promise<TurnResult> {
   let current = result;
   let next: TurnWaiter | undefined = waiter;
   for (let hop = 0; next !== undefined && hop < MAX_CHAIN; hop++) {
-    const step = await answerWaiter(context, turns, next, current);
+    const step = await answerWaiter(runtime, turns, next, current);
     if (!step) return current;
     current = step.result;
     next = current.status === "suspended" ? undefined : step.waiter;
@@ -46,30 +46,30 @@ export async function deliverUp(context: RuntimeContext, turns: SessionTurns, wa
 
 /** Answers one waiting call with `result` and resumes its turn; `undefined` when the call no longer waits. */
 async function answerWaiter(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   turns: SessionTurns,
   waiter: TurnWaiter,
   result: TurnResult,
 ): Promise<{ result: TurnResult; waiter: TurnWaiter | undefined } | undefined> {
-  const session = await storeCall("getSession", () => context.store.getSession(waiter.sessionId));
+  const session = await storeCall("getSession", () => runtime.store.getSession(waiter.sessionId));
   if (!session) return undefined;
-  const agent = agentOf(context, session.agentId);
-  return context.withSession(session.sessionId, async (lease) => {
-    const state = await context.states.read(session);
+  const agent = agentOf(runtime, session.agentId);
+  return runtime.withSession(session.sessionId, async (lease) => {
+    const state = await runtime.states.read(session);
     const entry = state.approvals.get(waiter.requestId);
     if (!entry || entry.decision || !state.suspended || !state.pending.includes(entry.request)) return undefined;
-    const stored = await storeAnswer(context, session, lease, entry.request, result);
+    const stored = await storeAnswer(runtime, session, lease, entry.request, result);
     if (!stored) return undefined;
     // Other calls of the batch still wait: the turn stays suspended (their answers resume it).
-    const after = await context.states.read(session);
+    const after = await runtime.states.read(session);
     if (!after.suspended || after.pending.length > 0) return undefined;
-    const resumed = await turns.resumeSuspended(session, after, after.suspended, lease, newLineage(context, agent), {});
+    const resumed = await turns.resumeSuspended(session, after, after.suspended, lease, newLineage(runtime, agent), {});
     return { result: resumed, waiter: state.waiter };
   });
 }
 
 /** Stores the answer of a waiting call (compare-and-set by its fixed decision id); whether it is the stored one. */
-async function storeAnswer(context: RuntimeContext, session: SessionSummary, lease: HeldLease, request: ApprovalRecord, result: TurnResult): Promise<boolean> {
+async function storeAnswer(runtime: RuntimeContext, session: SessionSummary, lease: HeldLease, request: ApprovalRecord, result: TurnResult): Promise<boolean> {
   const answer = delegationAnswer(result, { agentId: result.agentId, sessionId: result.sessionId, resumed: true }, undefined);
   const decisionId = answerDecisionId(request.request.requestId);
   const record = approvalDecisionRecord(request.request, request.frame, {
@@ -78,7 +78,7 @@ async function storeAnswer(context: RuntimeContext, session: SessionSummary, lea
     answer: answer.value,
     answerIsError: answer.isError,
   });
-  const [stored] = await appendRecords(context.store, session.sessionId, [record], lease.token);
+  const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
   return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
 }
 
@@ -89,7 +89,7 @@ async function storeAnswer(context: RuntimeContext, session: SessionSummary, lea
  * Returns whether an answer was stored (the caller then reads the state again).
  */
 export async function recoverWaits(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   turns: SessionTurns,
   session: SessionSummary,
   lease: HeldLease,
@@ -101,8 +101,8 @@ export async function recoverWaits(
   for (const pending of state.pending) {
     const waitsOn = pending.request.waitsOn;
     if (waitsOn === undefined) continue;
-    const ended = await waitedChainEnd(context, turns, waitsOn.sessionId, waitsOn.runId, depth + 1);
-    if (ended && (await storeAnswer(context, session, lease, pending, ended))) stored = true;
+    const ended = await waitedChainEnd(runtime, turns, waitsOn.sessionId, waitsOn.runId, depth + 1);
+    if (ended && (await storeAnswer(runtime, session, lease, pending, ended))) stored = true;
   }
   return stored;
 }
@@ -113,16 +113,16 @@ export async function recoverWaits(
  * continued (its stored results reused, a call without one reported to the model as "may or may
  * not have taken effect"), as a retried decision would.
  */
-async function waitedChainEnd(context: RuntimeContext, turns: SessionTurns, sessionId: string, runId: string, depth: number): Promise<TurnResult | undefined> {
-  const session = await storeCall("getSession", () => context.store.getSession(sessionId));
+async function waitedChainEnd(runtime: RuntimeContext, turns: SessionTurns, sessionId: string, runId: string, depth: number): Promise<TurnResult | undefined> {
+  const session = await storeCall("getSession", () => runtime.store.getSession(sessionId));
   if (!session) return undefined;
-  const agent = context.registry.get(session.agentId);
+  const agent = runtime.registry.get(session.agentId);
   if (!agent) return undefined;
   const look = () =>
-    context.withSession(sessionId, async (lease) => {
-      const lineage: Lineage = newLineage(context, agent);
+    runtime.withSession(sessionId, async (lease) => {
+      const lineage: Lineage = newLineage(runtime, agent);
       const state = await turns.recoverDecided(session, lease, lineage, depth);
-      const records = await storeCall("load", () => context.store.load(sessionId));
+      const records = await storeCall("load", () => runtime.store.load(sessionId));
       const open = state.openTurn !== undefined && state.chainRunId === runId ? state.openTurn : undefined;
       return { ended: chainEnd(records, session, runId), open, state };
     });
@@ -168,7 +168,7 @@ function chainEnd(records: readonly HistoryRecord[], session: SessionSummary, ru
 }
 
 /** The result a decision's resumed turn reports, delivered up its chain when the chain ended and was waited on. */
-export async function answerUp(context: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
+export async function answerUp(runtime: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
   if (waiter === undefined || result.status === "suspended") return result;
-  return deliverUp(context, turns, waiter, result);
+  return deliverUp(runtime, turns, waiter, result);
 }

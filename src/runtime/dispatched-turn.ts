@@ -7,15 +7,15 @@ import { agentOf, checkOpen } from "./runtime-lookups.js";
 import { checkedContext } from "../internal/host-context.js";
 
 /** `runtime.runDispatchedTurn`: checks the hand-off, then queues its turn on its session under its run id (so it runs once). */
-export async function runDispatchedTurn(context: RuntimeContext, turn: DispatchedTurn): Promise<TurnResult> {
-  checkOpen(context);
+export async function runDispatchedTurn(runtime: RuntimeContext, turn: DispatchedTurn): Promise<TurnResult> {
+  checkOpen(runtime);
   checkDispatchedTurn(turn);
-  const agent = agentOf(context, turn.agentId);
-  const session = await storeCall("getSession", () => context.store.getSession(turn.sessionId));
+  const agent = agentOf(runtime, turn.agentId);
+  const session = await storeCall("getSession", () => runtime.store.getSession(turn.sessionId));
   if (!session || session.agentId !== turn.agentId)
     throw new SessionNotFoundError(`Unknown session "${turn.sessionId}" of agent "${turn.agentId}"`, { sessionId: turn.sessionId });
   try {
-    return await context.runTurn({
+    return await runtime.runTurn({
       agent,
       session,
       created: false,
@@ -28,7 +28,7 @@ export async function runDispatchedTurn(context: RuntimeContext, turn: Dispatche
     });
   } catch (error) {
     // Nobody waits for it but the dispatcher: the host hears of it as of any such turn.
-    context.report("agent_message_failed", error, session);
+    runtime.report("agent_message_failed", error, session);
     throw error;
   }
 }

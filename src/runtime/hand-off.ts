@@ -44,13 +44,13 @@ export type HandOff = { dispatched: false; runId: string; turn: Promise<TurnResu
  * could), and its run id is a digest of `request.key`, so handing the same call over twice runs
  * one turn.
  */
-export async function handOffTurn(core: RuntimeContext, request: HandOffRequest): Promise<HandOff> {
+export async function handOffTurn(runtime: RuntimeContext, request: HandOffRequest): Promise<HandOff> {
   const { agent, session, input, chain, lineage } = request;
-  const dispatch = core.dispatchTurn;
+  const dispatch = runtime.dispatchTurn;
   if (dispatch === undefined || request.local) {
     const runId = globalThis.crypto.randomUUID();
     const created = request.created ?? false;
-    const turn = core.runTurn({
+    const turn = runtime.runTurn({
       agent,
       session,
       created,

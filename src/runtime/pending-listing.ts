@@ -21,8 +21,8 @@ export const isQuestion = (pending: ListedRequest): boolean => pending[QUESTION]
  * What the store lists is filtered by scope again: a store written before `scopePrefix` existed
  * would ignore it and list every tenant's.
  */
-async function listStoredPending(context: RuntimeContext, query: PendingQuery): Promise<ListedRequest[]> {
-  const { store } = context;
+async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): Promise<ListedRequest[]> {
+  const { store } = runtime;
   const filter = scopeFilterOf("listPending", query, { allowNull: false });
   if (isApprovalIndexStore(store)) {
     const entries = await storeCall("listPendingApprovals", () =>
@@ -51,7 +51,7 @@ async function listStoredPending(context: RuntimeContext, query: PendingQuery): 
   ).filter((s) => matchesScopeFilter(s.scope, filter));
   const pending: ListedRequest[] = [];
   for (const session of sessions) {
-    const state = sessionId !== undefined ? await context.states.read(session) : await readFresh(store, session.sessionId);
+    const state = sessionId !== undefined ? await runtime.states.read(session) : await readFresh(store, session.sessionId);
     for (const record of state.pending) {
       pending.push({
         requestId: record.request.requestId,
@@ -76,8 +76,8 @@ const MAX_CHAIN = 64;
  * waiting on it, outermost first). With `sessionId`, the requests that session waits on at any
  * depth; by scope, each request once, with the chain of the listed sessions waiting on it.
  */
-export async function listPending(context: RuntimeContext, query: PendingQuery, depth = 0): Promise<ListedRequest[]> {
-  const stored = await listStoredPending(context, query);
+export async function listPending(runtime: RuntimeContext, query: PendingQuery, depth = 0): Promise<ListedRequest[]> {
+  const stored = await listStoredPending(runtime, query);
   if (!stored.some((p) => p.request.waitsOn !== undefined)) return stored;
   if (query.sessionId !== undefined) {
     const out: ListedRequest[] = [];
@@ -86,7 +86,7 @@ export async function listPending(context: RuntimeContext, query: PendingQuery, 
       if (waitsOn === undefined) out.push(pending);
       else if (depth < MAX_CHAIN) {
         const link = { sessionId: pending.sessionId, agentId: pending.agentId };
-        for (const inner of await listPending(context, { sessionId: waitsOn.sessionId }, depth + 1))
+        for (const inner of await listPending(runtime, { sessionId: waitsOn.sessionId }, depth + 1))
           out.push({ ...inner, chain: [link, ...(inner.chain ?? [])] });
       }
     }
@@ -115,7 +115,7 @@ export async function listPending(context: RuntimeContext, query: PendingQuery, 
  * the chain of sessions waiting on it, `at` first).
  */
 export async function surfacedRequests(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   requests: readonly ApprovalRequest[],
   at: { sessionId: string; agentId: string },
 ): Promise<{ request: ApprovalRequest; question: boolean }[]> {
@@ -125,7 +125,7 @@ export async function surfacedRequests(
       out.push({ request, question: false });
       continue;
     }
-    for (const inner of await listPending(context, { sessionId: request.waitsOn.sessionId })) {
+    for (const inner of await listPending(runtime, { sessionId: request.waitsOn.sessionId })) {
       const origin = { sessionId: inner.sessionId, agentId: inner.agentId, chain: [at, ...(inner.chain ?? [])] };
       out.push({ request: { ...inner.request, origin }, question: isQuestion(inner) });
     }

@@ -17,15 +17,15 @@ const MAX_QUOTED_CHARS = 500;
  * `send_agent_message`'s default target). Never another scope, and nowhere when the asker's agent
  * is no longer registered.
  */
-export async function permissionNoticeTarget(core: RuntimeContext, asker: SessionSummary): Promise<SessionSummary | undefined> {
+export async function permissionNoticeTarget(runtime: RuntimeContext, asker: SessionSummary): Promise<SessionSummary | undefined> {
   const parentId = asker.attributes?.parentSessionId;
   if (typeof parentId === "string") {
-    const parent = await core.store.getSession(parentId);
+    const parent = await runtime.store.getSession(parentId);
     if (parent !== undefined && parent.scope === asker.scope) return parent;
   }
-  const from = core.registry.get(asker.agentId);
+  const from = runtime.registry.get(asker.agentId);
   if (!from) return undefined;
-  return core.foregroundSession(asker.scope, asker.sessionId, (agent) => agentVisibility(from, agent).visible);
+  return runtime.foregroundSession(asker.scope, asker.sessionId, (agent) => agentVisibility(from, agent).visible);
 }
 
 /**
@@ -37,14 +37,14 @@ export async function permissionNoticeTarget(core: RuntimeContext, asker: Sessio
  * behind its turn.
  */
 export function notifyPermission(
-  core: RuntimeContext,
+  runtime: RuntimeContext,
   phase: PermissionPhase,
   request: ApprovalRequest,
   asker: SessionSummary,
   decision?: { approved: boolean; reason?: string },
 ): void {
   void (async () => {
-    const target = await permissionNoticeTarget(core, asker);
+    const target = await permissionNoticeTarget(runtime, asker);
     if (!target) return;
     const { permission, reason } = (request.args ?? {}) as { permission?: unknown; reason?: unknown };
     const who = `Agent "${asker.agentId}" (session ${asker.sessionId})`;
@@ -52,8 +52,8 @@ export function notifyPermission(
       phase === "requested"
         ? `${who} asked the user for permission: ${quote(permission)}${reason !== undefined ? ` (reason: ${quote(reason)})` : ""}. Request ${request.requestId} is waiting for a decision.`
         : `${who} was ${decision?.approved ? "granted" : "refused"} permission: ${quote(permission)}${decision?.reason ? ` (${quote(decision.reason)})` : ""}.`;
-    await core.record(target, systemMessage(asker.agentId, text, { silent: true }));
-  })().catch((error: unknown) => core.report("permission_notice_failed", error, asker));
+    await runtime.record(target, systemMessage(asker.agentId, text, { silent: true }));
+  })().catch((error: unknown) => runtime.report("permission_notice_failed", error, asker));
 }
 
 function quote(value: unknown): string {

@@ -20,8 +20,8 @@ export type PrepareAgent = (
  * the policy or a prompt section depends on the session: then it is made per turn; else it is
  * kept (until host tools given as a function return a new array).
  */
-export function createAgentPreparer(context: RuntimeContext, builtinTools: Tool[]): PrepareAgent {
-  const { options, roleOf } = context;
+export function createAgentPreparer(runtime: RuntimeContext, builtinTools: Tool[]): PrepareAgent {
+  const { options, roleOf } = runtime;
   const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
   let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
   let toolsSeen: unknown;

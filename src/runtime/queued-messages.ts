@@ -10,14 +10,14 @@ import type { SessionTurns, TurnRequest } from "./runtime-core.js";
 import type { SessionState } from "./session-state.js";
 
 /** Hands a session's queued messages back once it has no decision pending (called after its turns end, and polled). */
-export function checkQueue(context: RuntimeContext, queue: PendingQueue, turns: SessionTurns, sessionId: string): void {
+export function checkQueue(runtime: RuntimeContext, queue: PendingQueue, turns: SessionTurns, sessionId: string): void {
   const first = queue.peek(sessionId);
   if (!first) return;
-  context.states.read(first.session).then(
+  runtime.states.read(first.session).then(
     (state) => {
       if (!isWaiting(state)) queue.drain(sessionId, (request, message) => turns.enqueue({ ...request, drained: message }));
     },
-    (error: unknown) => context.report("queue_check_failed", error, first.session),
+    (error: unknown) => runtime.report("queue_check_failed", error, first.session),
   );
 }
 
@@ -33,7 +33,7 @@ export function isWaiting(state: SessionState): boolean {
  * as superseded). `undefined`: run it now.
  */
 export async function admitBehindDecisions(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   queue: PendingQueue,
   request: TurnRequest,
   state: SessionState,
@@ -50,12 +50,12 @@ export async function admitBehindDecisions(
   const mode = request.ifPending ?? "queue";
   if (mode === "supersede") {
     // The decisions waiting calls stand for are superseded too (their agents' turns get the denial).
-    await supersedeWaits(context, state, 0);
+    await supersedeWaits(runtime, state, 0);
     return undefined;
   }
   // What a person decides: a call waiting on another agent stands for what that agent waits on.
   const pendingRequestIds = state.pending.some((p) => p.request.waitsOn !== undefined)
-    ? (await listPending(context, { sessionId: session.sessionId })).map((p) => p.requestId)
+    ? (await listPending(runtime, { sessionId: session.sessionId })).map((p) => p.requestId)
     : state.pending.map((p) => p.request.requestId);
   if (mode === "reject") throw new PendingDecisionError(session.sessionId, pendingRequestIds);
   const event = {
@@ -66,11 +66,11 @@ export async function admitBehindDecisions(
     parentId: null,
     agentId: session.agentId,
     runId: request.runId ?? "",
-    seq: context.nextSeq(),
+    seq: runtime.nextSeq(),
     ts: Date.now(),
   } satisfies RuntimeEvent;
   request.onEvent?.(event);
-  context.emit(event);
+  runtime.emit(event);
   return { queued: queue.add(session.sessionId, request) };
 }
 
@@ -83,23 +83,23 @@ const MAX_CHAIN = 64;
  * open that could still act for it. The agents that asked read the denial when their sessions are
  * next used; a late decision on such a request rejects with `ApprovalSupersededError`.
  */
-async function supersedeWaits(context: RuntimeContext, state: SessionState, depth: number): Promise<void> {
+async function supersedeWaits(runtime: RuntimeContext, state: SessionState, depth: number): Promise<void> {
   if (depth > MAX_CHAIN) return;
   for (const pending of state.pending) {
     const waitsOn = pending.request.waitsOn;
     if (waitsOn === undefined) continue;
-    const session = await storeCall("getSession", () => context.store.getSession(waitsOn.sessionId));
+    const session = await storeCall("getSession", () => runtime.store.getSession(waitsOn.sessionId));
     if (!session) continue;
-    await context.withSession(session.sessionId, async (lease) => {
-      const inner = await context.states.read(session);
+    await runtime.withSession(session.sessionId, async (lease) => {
+      const inner = await runtime.states.read(session);
       if (!inner.suspended || inner.pending.length === 0) return;
-      await supersedeWaits(context, inner, depth + 1);
+      await supersedeWaits(runtime, inner, depth + 1);
       const denials = inner.pending.map((p) => approvalDecisionRecord(p.request, p.frame, { approved: false, reason: "superseded" }));
-      await appendRecords(context.store, session.sessionId, denials, lease.token);
+      await appendRecords(runtime.store, session.sessionId, denials, lease.token);
       for (const p of inner.pending) {
-        context.approvalSessions.delete(p.request.requestId);
+        runtime.approvalSessions.delete(p.request.requestId);
         const { requestId, depth: at, parentId } = p.request;
-        context.publish(session, { type: "approval_resolved", requestId, approved: false, reason: "superseded", depth: at, parentId });
+        runtime.publish(session, { type: "approval_resolved", requestId, approved: false, reason: "superseded", depth: at, parentId });
       }
     });
   }

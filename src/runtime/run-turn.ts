@@ -79,7 +79,7 @@ const SNIPPET_CHARS = 200;
 
 /** What the parts of one running turn share. */
 interface TurnScope {
-  context: RuntimeContext;
+  runtime: RuntimeContext;
   setup: TurnSetup;
   sessionId: string;
   runId: string;
@@ -102,8 +102,8 @@ interface TurnScope {
  * is asked, approval decisions, every ended tool call's result with its audit record, then the
  * turn end and the session's snippet. Events reach the turn's consumer and `runtime.events`.
  */
-export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promise<TurnResult> {
-  const scope = turnScope(context, setup);
+export async function runTurn(runtime: RuntimeContext, setup: TurnSetup): Promise<TurnResult> {
+  const scope = turnScope(runtime, setup);
   const { sessionId, runId, audit, publish } = scope;
   const { agent, prepared, lineage } = setup;
   await openTurn(scope);
@@ -116,7 +116,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
     history.push(setup.input);
     historyTokens += estimateMessageTokens(setup.input);
   }
-  const fence = leaseFence(context, setup, sessionId);
+  const fence = leaseFence(runtime, setup, sessionId);
   const signals = [setup.signal, setup.leaseLost, fence?.lost].filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const budget = new TurnBudget(lineageBudget(prepared.budget, lineage));
@@ -150,8 +150,8 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       ...(signal && { signal }),
       ...(setup.resume && { resume: setup.resume }),
       ...(setup.outputSchema !== undefined && { outputSchema: setup.outputSchema }),
-      ...(context.options.pricing && { pricing: context.options.pricing }),
-      ...(context.options.toolTimeoutMs !== undefined && { toolTimeoutMs: context.options.toolTimeoutMs }),
+      ...(runtime.options.pricing && { pricing: runtime.options.pricing }),
+      ...(runtime.options.toolTimeoutMs !== undefined && { toolTimeoutMs: runtime.options.toolTimeoutMs }),
     },
     // `role` reaches the provider as `request.caller.role` (agent, session and run come from the options above).
     {
@@ -196,23 +196,23 @@ interface LeaseFence {
  * is its fenced start record, so nothing of it runs on a lost lease either.
  * `undefined` for a store without leases.
  */
-function leaseFence(context: RuntimeContext, setup: TurnSetup, sessionId: string): LeaseFence | undefined {
+function leaseFence(runtime: RuntimeContext, setup: TurnSetup, sessionId: string): LeaseFence | undefined {
   const token = setup.leaseToken;
   if (token === undefined) return undefined;
   const controller = new AbortController();
-  const ttlMs = context.options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const ttlMs = runtime.options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   return {
     token,
     lost: controller.signal,
     check: async () => {
-      if (controller.signal.aborted || !(await confirmLease(context.store, sessionId, token, ttlMs))) {
+      if (controller.signal.aborted || !(await confirmLease(runtime.store, sessionId, token, ttlMs))) {
         controller.abort(new LeaseLostError(sessionId, token));
       }
     },
   };
 }
 
-function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
+function turnScope(runtime: RuntimeContext, setup: TurnSetup): TurnScope {
   const { agent, session, prepared } = setup;
   const sessionId = session.sessionId;
   const runId = setup.runId ?? globalThis.crypto.randomUUID();
@@ -225,12 +225,12 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
     full.sessionId = sessionId;
     full.agentId = agent.agentId;
     full.runId = runId;
-    full.seq = context.nextSeq();
+    full.seq = runtime.nextSeq();
     full.ts = Date.now();
     setup.onEvent(full);
-    context.emit(full);
+    runtime.emit(full);
   };
-  const hostTools = context.options.tools;
+  const hostTools = runtime.options.tools;
   const audit = new AuditTrail({
     session,
     agentId: agent.agentId,
@@ -240,17 +240,17 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
     policy: prepared.policy,
     history: setup.history,
     resume: setup.resume,
-    deliver: context.options.audit,
+    deliver: runtime.options.audit,
     warn: publish,
   });
   return {
-    context,
+    runtime,
     setup,
     sessionId,
     runId,
     next: () => counter++,
     publish,
-    append: (records) => appendRecords(context.store, sessionId, records, setup.leaseToken),
+    append: (records) => appendRecords(runtime.store, sessionId, records, setup.leaseToken),
     audit,
     asks: offersModeTool(prepared.tools, ASK_USER),
     surfaced: new Map(),
@@ -285,13 +285,13 @@ function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): Prepa
 
 /** The loop's approval handler: questions wait for the user; the host's decisions are stored before the loop goes on. */
 function approverOf(scope: TurnScope): ApprovalHandler {
-  const { context, setup } = scope;
-  const hostApprove = context.options.approve;
+  const { runtime, setup } = scope;
+  const hostApprove = runtime.options.approve;
   return async (request, info) => {
     // A question waits for the user (answerQuestion), never for the host's approval handler.
     if (scope.asks && request.name === ASK_USER) return { suspend: true };
     const decision = hostApprove ? await hostApprove(request, info) : ({ suspend: true } as const);
-    if (!("suspend" in decision) && request.name === "request_permission") context.onPermission?.("decided", request, setup.session, decision);
+    if (!("suspend" in decision) && request.name === "request_permission") runtime.onPermission("decided", request, setup.session, decision);
     if (!("suspend" in decision)) {
       await scope.append([approvalDecisionRecord(request, request.parentId, decision)]);
     }
@@ -310,8 +310,8 @@ interface ModeEffects {
 }
 
 function modeEffects(scope: TurnScope): ModeEffects {
-  const { context, setup, sessionId, runId, publish } = scope;
-  const { store } = context;
+  const { runtime, setup, sessionId, runId, publish } = scope;
+  const { store } = runtime;
   const artifactArgs = new Map<string, unknown>();
   let role = setup.role ?? null;
   return {
@@ -325,10 +325,10 @@ function modeEffects(scope: TurnScope): ModeEffects {
       publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
       if (kind !== "plan") return;
       // Parsed once per call: the calling message's type and the tool's check read the same result.
-      const parsed = context.plans.read(content);
-      context.plans.forget(content);
+      const parsed = runtime.plans.read(content);
+      runtime.plans.forget(content);
       if (!parsed.ok) return;
-      const taskId = await context.onPlanReady?.(setup.session, artifactId);
+      const taskId = await runtime.onPlanReady(setup.session, artifactId);
       const summary = planSummaryOf(parsed.plan);
       publish({ type: "plan_ready", artifactId, plan: parsed.plan, summary, ...(taskId !== undefined && { taskId }), depth, parentId });
     },
@@ -352,12 +352,12 @@ function modeEffects(scope: TurnScope): ModeEffects {
  * event (`false` when it was published here, before its effects, or replaced by a question).
  */
 async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopEvent): Promise<boolean> {
-  const { context, setup, runId, publish, audit } = scope;
+  const { runtime, setup, runId, publish, audit } = scope;
   const tools = setup.prepared.tools;
   if (event.type === "message") {
     // Decided before the message is stored: the call it carries has not run yet.
     if (event.message.role === "assistant") {
-      const type = modeMessageType(event.message, tools, context.plans);
+      const type = modeMessageType(event.message, tools, runtime.plans);
       if (type !== undefined) event.message.messageType = type;
     }
     await scope.append([{ id: `${runId}:${scope.next()}`, frame: event.parentId, kind: "message", message: event.message }]);
@@ -366,10 +366,10 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
     await scope.append([
       { id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) },
     ]);
-    if (event.request.name === "request_permission") context.onPermission?.("requested", event.request, setup.session);
+    if (event.request.name === "request_permission") runtime.onPermission("requested", event.request, setup.session);
     if (event.request.waitsOn !== undefined) {
       // A call waiting on another agent: the conversation shows what that agent waits on instead.
-      const surfaced = await surfacedRequests(context, [event.request], { sessionId: setup.session.sessionId, agentId: setup.agent.agentId });
+      const surfaced = await surfacedRequests(runtime, [event.request], { sessionId: setup.session.sessionId, agentId: setup.agent.agentId });
       scope.surfaced.set(event.request.requestId, surfaced);
       for (const { request, question } of surfaced) {
         const origin = { depth: event.depth, parentId: event.parentId };
@@ -415,8 +415,8 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
 
 /** Stores the turn end and the session's snippet, waits for the audit deliveries, publishes `done`. */
 async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResult> {
-  const { context, setup, sessionId, runId } = scope;
-  const { store } = context;
+  const { runtime, setup, sessionId, runId } = scope;
+  const { store } = runtime;
   const end: NewRuntimeTurnRecord = {
     id: `${runId}:${scope.next()}`,
     frame: null,
@@ -429,7 +429,7 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   if (result.status === "suspended") {
     end.resume = { results: result.resume?.results ?? {} };
     // Remembered only while they wait (a store without the index then needs no scan for them).
-    for (const request of result.pendingApprovals ?? []) if (request.waitsOn === undefined) context.approvalSessions.set(request.requestId, sessionId);
+    for (const request of result.pendingApprovals ?? []) if (request.waitsOn === undefined) runtime.approvalSessions.set(request.requestId, sessionId);
   } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
     // A turn stopped early (budget, iteration limit, error, abort) still keeps its
     // execution tree; a complete turn has it on its final assistant message.

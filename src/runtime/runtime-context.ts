@@ -173,8 +173,8 @@ export interface RuntimeContext {
   running: Map<string, { controller: AbortController; reason: string | undefined }>;
   /** Set by `close()`: no new work is accepted. */
   closed: boolean;
-  /** Messages waiting behind a session's pending decision (`ifPending: "queue"`); set up with the session turns. */
-  pendingQueue?: PendingQueue;
+  /** Messages waiting behind a session's pending decision (`ifPending: "queue"`). */
+  readonly pendingQueue: PendingQueue;
   /** Longest `agents_message` chain. */
   maxDelegationDepth: number;
   /** Background agents one root turn may start, counting those they start. */
@@ -182,7 +182,7 @@ export interface RuntimeContext {
   /** Longest chain of `send_agent_message` / background hops from one root turn. */
   maxAgentHops: number;
   /** Queues a turn; resolves with its result once it has run. */
-  runTurn: (request: TurnRequest) => Promise<TurnResult>;
+  readonly runTurn: (request: TurnRequest) => Promise<TurnResult>;
   /** Where turns the runtime starts on its own go, when a dispatcher is installed (`setTurnDispatcher`). */
   dispatchTurn?: ((turn: DispatchedTurn) => Promise<void>) | undefined;
   /** Records a message in a session without running a turn (queued behind the session's turns). */
@@ -209,7 +209,7 @@ export interface RuntimeContext {
    */
   report: (code: string, error: unknown, session?: SessionSummary) => void;
   /** Told when a plan artifact was stored in `session`; returns the id of the task it moved, if any. */
-  onPlanReady?: (session: SessionSummary, artifactId: string) => Promise<string | undefined>;
+  readonly onPlanReady: (session: SessionSummary, artifactId: string) => Promise<string | undefined>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */
-  onPermission?: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
+  readonly onPermission: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
 }

@@ -8,15 +8,15 @@ import type { Lineage } from "./runtime-core.js";
 import type { SessionState } from "./session-state.js";
 
 /** The registered agent `agentId`; throws `AgentNotFoundError`. */
-export function agentOf(context: RuntimeContext, agentId: string): AgentDefinition {
-  const agent = context.registry.get(agentId);
+export function agentOf(runtime: RuntimeContext, agentId: string): AgentDefinition {
+  const agent = runtime.registry.get(agentId);
   if (!agent) throw new AgentNotFoundError(agentId);
   return agent;
 }
 
 /** Throws once the runtime is closed. */
-export function checkOpen(context: RuntimeContext): void {
-  if (context.closed) throw new InvalidArgumentError("The runtime is closed");
+export function checkOpen(runtime: RuntimeContext): void {
+  if (runtime.closed) throw new InvalidArgumentError("The runtime is closed");
 }
 
 /** Throws for a `scope` that is set but not a non-empty string. */
@@ -37,21 +37,21 @@ export function checkScopeQuery(operation: string, query: { scope?: unknown; sco
 }
 
 /** A root turn's lineage: no hops yet, the agent's (else the runtime's) model-call limit. */
-export function newLineage(context: RuntimeContext, agent: AgentDefinition): Lineage {
+export function newLineage(runtime: RuntimeContext, agent: AgentDefinition): Lineage {
   return {
     counters: {
       backgroundAgents: 0,
-      maxBackgroundAgents: context.maxBackgroundAgents,
+      maxBackgroundAgents: runtime.maxBackgroundAgents,
       llmCalls: 0,
-      maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? context.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls,
+      maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? runtime.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls,
     },
     hops: 0,
   };
 }
 
 /** The session's role: its last `role` record, else the one kept in its attributes (past a reset), else its agent's. */
-export function sessionRole(context: RuntimeContext, agent: AgentDefinition, session: SessionSummary, state: SessionState): string | null {
+export function sessionRole(runtime: RuntimeContext, agent: AgentDefinition, session: SessionSummary, state: SessionState): string | null {
   const kept = session.attributes?.role;
   const name = state.role ?? (typeof kept === "string" ? kept : undefined) ?? agent.role;
-  return name !== undefined && context.roleOf(name) ? name : null;
+  return name !== undefined && runtime.roleOf(name) ? name : null;
 }

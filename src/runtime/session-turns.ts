@@ -6,7 +6,6 @@ import type { PrepareAgent } from "./prepared-agents.js";
 import { emergencyReset, repairSession } from "./repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { InvalidArgumentError } from "../errors/errors.js";
-import { PendingQueue } from "./pending-queue.js";
 import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
 import { recoverWaits } from "./delegated-waits.js";
 import type { RuntimeContext } from "./runtime-context.js";
@@ -19,36 +18,35 @@ import { storedTurnResult } from "./stored-turn-result.js";
 import { moveSubagent, settleSubagentTurn } from "./subagent-lifecycle.js";
 import { executionOutcome, taskOf, transitionTask } from "./task-api.js";
 
-/** The session turns of `context`'s runtime. */
-export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgent, notices: BackgroundNotices): SessionTurns {
-  const { store, options, states } = context;
+/** The session turns of a runtime. */
+export function createSessionTurns(runtime: RuntimeContext, prepare: PrepareAgent, notices: BackgroundNotices): SessionTurns {
+  const { store, options, states } = runtime;
 
-  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => registerRunningTurn(context, sessionId, signal);
+  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => registerRunningTurn(runtime, sessionId, signal);
 
-  const queue = new PendingQueue((sessionId) => checkQueue(context, queue, turns, sessionId));
-  context.pendingQueue = queue;
-  const checkQueueOf = (sessionId: string) => checkQueue(context, queue, turns, sessionId);
+  const queue = runtime.pendingQueue;
+  const checkQueueOf = (sessionId: string) => checkQueue(runtime, queue, turns, sessionId);
 
   const turns: SessionTurns = {
     enqueue(request) {
       const { agent, session, chatContext } = request;
-      const lineage = request.lineage ?? newLineage(context, agent);
-      const turn = context.withSession(session.sessionId, async (lease): Promise<TurnResult | { queued: Promise<TurnResult> }> => {
+      const lineage = request.lineage ?? newLineage(runtime, agent);
+      const turn = runtime.withSession(session.sessionId, async (lease): Promise<TurnResult | { queued: Promise<TurnResult> }> => {
         // A suspended turn whose approvals were all decided (by a process that died before it
         // resumed the turn) runs first: the decision is never lost.
         const state = await turns.recoverDecided(session, lease, lineage);
         // A turn sent again under its run id (a retried job) never runs twice.
-        const again = await rerun(context, request, state, lease);
+        const again = await rerun(runtime, request, state, lease);
         if ("result" in again) return again.result;
-        const waiting = await admitBehindDecisions(context, queue, request, state);
+        const waiting = await admitBehindDecisions(runtime, queue, request, state);
         if (waiting) return waiting;
         const { input, runId } = again;
-        const role = sessionRole(context, agent, session, state);
+        const role = sessionRole(runtime, agent, session, state);
         const prepared = prepare(agent, session, chatContext, role, request.context);
-        if (isBackground(session)) await moveSubagent(store, context.publish, session.sessionId, "running");
+        if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
         const stop = runningTurn(session.sessionId, request.signal);
         const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
-        return runTurn(context, {
+        return runTurn(runtime, {
           agent,
           session,
           created: request.created,
@@ -74,7 +72,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
           onEvent: request.onEvent ?? (() => undefined),
         })
           .finally(stop.done)
-          .then((result) => settleAfterTurn(context, session, result));
+          .then((result) => settleAfterTurn(runtime, session, result));
       });
       const result = turn.then((outcome) => ("queued" in outcome ? outcome.queued : (checkQueueOf(session.sessionId), outcome)));
       if (isBackground(session)) notices.watch(session, lineage, result);
@@ -85,7 +83,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
       let state = await states.read(session);
       // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
       if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
-        if (await recoverWaits(context, turns, session, lease, state, depth)) state = await states.read(session);
+        if (await recoverWaits(runtime, turns, session, lease, state, depth)) state = await states.read(session);
       }
       if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
       await turns.resumeSuspended(session, state, state.suspended, lease, lineage, {});
@@ -93,13 +91,13 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
     },
 
     resumeSuspended(session, state, suspended, lease, lineage, extra) {
-      const agent = agentOf(context, session.agentId);
+      const agent = agentOf(runtime, session.agentId);
       const decisions = { ...storedDecisions(state), ...extra };
       const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
       const hostContext = state.hostContexts.get(suspended.runId);
-      const role = sessionRole(context, agent, session, state);
+      const role = sessionRole(runtime, agent, session, state);
       const stop = runningTurn(session.sessionId, undefined);
-      return runTurn(context, {
+      return runTurn(runtime, {
         agent,
         session,
         created: false,
@@ -124,7 +122,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
         onEvent: () => undefined,
       })
         .finally(stop.done)
-        .then((result) => settleAfterTurn(context, session, result))
+        .then((result) => settleAfterTurn(runtime, session, result))
         .then((result) => (checkQueueOf(session.sessionId), result));
     },
   };
@@ -138,7 +136,7 @@ export function createSessionTurns(context: RuntimeContext, prepare: PrepareAgen
  * that end record and the stored outcome); else the request as sent.
  */
 async function rerun(
-  context: RuntimeContext,
+  runtime: RuntimeContext,
   request: TurnRequest,
   state: SessionState,
   lease: HeldLease,
@@ -147,7 +145,7 @@ async function rerun(
   const runId = request.runId;
   if (runId === undefined) return { input: request.input, runId };
   const prior = priorRun(state.runs, runId);
-  if (prior !== undefined && prior.status !== null) return { result: (await storedTurnResult(context.store, session, prior.runId, request.created))! };
+  if (prior !== undefined && prior.status !== null) return { result: (await storedTurnResult(runtime.store, session, prior.runId, request.created))! };
   if (prior === undefined) {
     if (request.continueOnly) throw new InvalidArgumentError(`No turn "${runId}" to continue in session "${session.sessionId}"`);
     return { input: request.input, runId };
@@ -156,12 +154,12 @@ async function rerun(
   if (last?.role === "assistant" && danglingCalls(state.history).length === 0) {
     // The answer was stored; only the end record is missing.
     await appendRecords(
-      context.store,
+      runtime.store,
       session.sessionId,
       [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }],
       lease.token,
     );
-    return { result: (await storedTurnResult(context.store, session, prior.runId, request.created))! };
+    return { result: (await storedTurnResult(runtime.store, session, prior.runId, request.created))! };
   }
   return { input: undefined, runId: `${runId}:retry-${prior.attempt + 1}` };
 }
@@ -185,31 +183,31 @@ export function priorRun(runs: Map<string, string | null>, runId: string): { run
  * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
  * made as such, so other turns cost no extra store reads.)
  */
-async function settleAfterTurn(context: RuntimeContext, session: SessionSummary, result: TurnResult): Promise<TurnResult> {
-  const { store } = context;
+async function settleAfterTurn(runtime: RuntimeContext, session: SessionSummary, result: TurnResult): Promise<TurnResult> {
+  const { store } = runtime;
   if (result.status === "suspended") return result;
-  if (isBackground(session)) await settleSubagentTurn(store, context.publish, result);
+  if (isBackground(session)) await settleSubagentTurn(store, runtime.publish, result);
   const outcome = executionOutcome(result);
   if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
   const current = await storeCall("getSession", () => store.getSession(result.sessionId));
   if (current && taskOf(current)?.status === "executing") {
     // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-    await transitionTask({ store, publish: context.publish }, current, outcome).catch((error: unknown) =>
-      context.report("task_transition_failed", error, session),
+    await transitionTask({ store, publish: runtime.publish }, current, outcome).catch((error: unknown) =>
+      runtime.report("task_transition_failed", error, session),
     );
   }
   return result;
 }
 
 /** Registers a turn about to run in this process, so `setRole` and task cancels can stop it. */
-function registerRunningTurn(context: RuntimeContext, sessionId: string, signal: AbortSignal | undefined) {
+function registerRunningTurn(runtime: RuntimeContext, sessionId: string, signal: AbortSignal | undefined) {
   const entry = { controller: new AbortController(), reason: undefined as string | undefined };
-  context.running.set(sessionId, entry);
+  runtime.running.set(sessionId, entry);
   return {
     signal: signal ? AbortSignal.any([signal, entry.controller.signal]) : entry.controller.signal,
     reason: () => entry.reason,
     done: () => {
-      if (context.running.get(sessionId) === entry) context.running.delete(sessionId);
+      if (runtime.running.get(sessionId) === entry) runtime.running.delete(sessionId);
     },
   };
 }
