@@ -21,7 +21,7 @@ import { createAgentPreparer } from "./prepared-agents.js";
 import { questionOf } from "./question-answer.js";
 import { readAuditLog } from "./read-audit-log.js";
 import type { AgentRuntimeOptions, RuntimeContext } from "./runtime-context.js";
-import { appendRecords, storeCall } from "./store-call.js";
+import { appendRecords, guardStore, storeCall } from "./store-call.js";
 import { isBackground, type SessionTurns } from "./runtime-core.js";
 import { agentOf, checkOpen, checkScopeQuery } from "./runtime-lookups.js";
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
@@ -49,8 +49,9 @@ const FOREGROUND_CANDIDATES = 64;
  */
 export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOptions<C>): AgentRuntime<C> {
   // The context's type parameter only types what the host writes and reads; inside it is JSON.
-  const options = typedOptions as AgentRuntimeOptions;
-  checkOptions(options);
+  checkOptions(typedOptions as AgentRuntimeOptions);
+  // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
+  const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store: guardStore(typedOptions.store) };
   // Built in one step: the context's turn hooks call the session turns made right after it from it.
   const runtime = createContext(options, {
     runTurn: (request) => turns.enqueue(request),
@@ -66,7 +67,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
     events: runtime.events,
-    store,
+    store: typedOptions.store,
     registry,
     // The result's `structured` is what the loop validated against the same schema.
     send: (input) => admitSend(runtime, input, () => undefined) as Promise<TurnResult<never>>,

@@ -22,3 +22,21 @@ export async function storeCall<T>(operation: string, call: () => Promise<T>): P
     throw new SessionStoreError(`Session store failed during ${operation}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
+
+/**
+ * The store as the runtime uses it: every method's failure (a rejection or a synchronous throw)
+ * becomes a `SessionStoreError` naming the method, so none reaches the host, `onError` or a tool
+ * result as a raw driver error; typed Agentry errors (`LeaseLostError`, ...) pass through.
+ * Properties that are not methods pass through, so the optional capabilities (`isLeasableSessionStore`,
+ * ...) see what the host's store has.
+ */
+export function guardStore<S extends SessionStore>(store: S): S {
+  return new Proxy(store, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== "function") return value;
+      const method = value as (...args: unknown[]) => unknown;
+      return (...args: unknown[]) => storeCall(String(key), async () => method.apply(target, args));
+    },
+  });
+}
