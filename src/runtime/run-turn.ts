@@ -20,7 +20,6 @@ import { AuditTrail } from "./audit-trail.js";
 import { planSummaryOf } from "../modes/plan-summary.js";
 import { questionOf } from "./question-answer.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
-import { extraRecord } from "./session-state.js";
 import { approvalDecisionRecord } from "./approval-decision.js";
 import { surfacedRequests } from "./pending-listing.js";
 import { confirmLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
@@ -321,7 +320,7 @@ function modeEffects(scope: TurnScope): ModeEffects {
       if (typeof args?.filename !== "string" || typeof args.kind !== "string" || typeof args.content !== "string") return;
       const artifactId = artifactIdOf(toolCallId);
       const { filename, kind, content } = args;
-      await scope.append([extraRecord({ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId })]);
+      await scope.append([{ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId }]);
       publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
       if (kind !== "plan") return;
       // Parsed once per call: the calling message's type and the tool's check read the same result.
@@ -334,7 +333,7 @@ function modeEffects(scope: TurnScope): ModeEffects {
     },
     async switchRole(to, depth, parentId) {
       if (role === to) return;
-      await scope.append([extraRecord({ id: `${runId}:role:${scope.next()}`, frame: null, kind: "role", role: to, from: role })]);
+      await scope.append([{ id: `${runId}:role:${scope.next()}`, frame: null, kind: "role", role: to, from: role }]);
       // Kept in the attributes too, so the role outlives a reset of the log.
       await storeCall("updateSession", async () => {
         const current = await store.getSession(sessionId);

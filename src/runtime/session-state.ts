@@ -1,5 +1,5 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../contracts/message.js";
-import type { ApprovalRecord, HistoryRecord, NewRecord, TurnRecord } from "../contracts/session-store.js";
+import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../contracts/session-store.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { JsonSchema, JsonValue } from "../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
@@ -42,33 +42,6 @@ export type RuntimeTurnRecord = TurnRecord & {
   /** On a turn end: the turn's usage (so a turn sent again under its run id reports it). */
   usage?: LoopResult["usage"];
 };
-/** A session switched roles (`setRole`, or an approved `request_build_mode`); used from the next turn. */
-export interface RoleRecord {
-  id: string;
-  seq: number;
-  at: string;
-  frame: null;
-  kind: "role";
-  role: string;
-  from: string | null;
-}
-/** An artifact stored by `create_artifact` (`artifactKind` is the artifact's own kind, e.g. `"plan"`). */
-export interface ArtifactRecord {
-  id: string;
-  seq: number;
-  at: string;
-  frame: string | null;
-  kind: "artifact";
-  artifactId: string;
-  filename: string;
-  artifactKind: string;
-  content: string;
-  runId: string;
-}
-/** A runtime record of a kind outside `HistoryRecord`, as `append` takes it (stores keep further kinds as JSON). */
-export function extraRecord(record: Omit<RoleRecord, "seq" | "at"> | Omit<ArtifactRecord, "seq" | "at">): NewRecord {
-  return record as unknown as NewRecord;
-}
 /** A runtime turn record before the store stamps it. */
 export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 
@@ -148,12 +121,11 @@ export class SessionStateReader {
     for (const record of records) {
       if (record.seq <= this.lastSeq) continue;
       this.lastSeq = record.seq;
-      const further = record as unknown as { kind: string; role?: unknown };
-      if (further.kind === "role") {
-        if (typeof further.role === "string") this.#role = further.role;
-        continue;
-      }
       switch (record.kind) {
+        case "role":
+          // A record of another writer may lack the role.
+          if (typeof record.role === "string") this.#role = record.role;
+          break;
         case "reset":
           this.#role = undefined;
           this.#history = [];
@@ -224,6 +196,16 @@ export class SessionStateReader {
             this.#decisions.set(record.request.toolCallId, record);
           }
           break;
+        }
+        case "audit":
+        case "artifact":
+        case "task":
+          break;
+        default: {
+          // Every kind of the runtime is handled above (a new one is a compile error here); a host's
+          // own kinds reach this point at run time and say nothing about the session's state.
+          const further: never = record;
+          void further;
         }
       }
     }

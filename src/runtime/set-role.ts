@@ -2,7 +2,6 @@ import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js"
 import type { RuntimeContext } from "./runtime-context.js";
 import { appendRecords, storeCall } from "./store-call.js";
 import { agentOf, checkOpen, sessionRole } from "./runtime-lookups.js";
-import { extraRecord } from "./session-state.js";
 
 /**
  * `setRole`: stops the session's running turn in this process (its end record says why), then,
@@ -26,7 +25,7 @@ export async function setRole(runtime: RuntimeContext, sessionId: string, role: 
     const fresh = (await storeCall("getSession", () => store.getSession(sessionId))) ?? session;
     const from = sessionRole(runtime, agent, fresh, state);
     if (from === role) return;
-    await appendRecords(store, sessionId, [extraRecord({ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from })], lease.token);
+    await appendRecords(store, sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from }], lease.token);
     // Kept in the attributes too, so the role outlives a reset of the log.
     await storeCall("updateSession", () => store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } }));
     runtime.publish(session, { type: "role_changed", sessionId, from, to: role, depth: 0, parentId: null });

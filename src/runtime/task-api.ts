@@ -75,9 +75,9 @@ export async function transitionTask(
   if (!ALLOWED[task.status].includes(to)) throw new InvalidArgumentError(`Task "${task.taskId}" cannot go from "${task.status}" to "${to}"`);
   const version = typeof session.attributes?.taskVersion === "number" ? session.attributes.taskVersion : 0;
   const marker = globalThis.crypto.randomUUID();
-  const record = { id: `task:${task.taskId}:${version + 1}`, frame: null, kind: "task", taskId: task.taskId, from: task.status, to, marker, ...extra };
-  const [stored] = await storeCall("append", () => store.append(session.sessionId, [record as unknown as NewRecord]));
-  if ((stored as { marker?: string } | undefined)?.marker !== marker) throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
+  const record: NewRecord = { id: `task:${task.taskId}:${version + 1}`, frame: null, kind: "task", taskId: task.taskId, from: task.status, to, marker, ...extra };
+  const [stored] = await storeCall("append", () => store.append(session.sessionId, [record]));
+  if (stored?.kind !== "task" || stored.marker !== marker) throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
   const updated = await storeCall("updateSession", () =>
     store.updateSession(session.sessionId, { attributes: { ...session.attributes, taskStatus: to, taskVersion: version + 1, ...extra } }),
   );
@@ -104,8 +104,8 @@ async function taskSession(store: SessionStore, taskId: string, guard: TenantGua
 async function approvedPlanOf(store: SessionStore, session: SessionSummary): Promise<string> {
   const task = taskOf(session)!;
   const records = await storeCall("load", () => store.load(session.sessionId));
-  const found = records.find((r) => (r as unknown as { artifactId?: string }).artifactId === task.planArtifactId && (r.kind as string) === "artifact");
-  const parsed = parsePlan((found as unknown as { content?: string } | undefined)?.content ?? "");
+  const found = records.find((r) => r.kind === "artifact" && r.artifactId === task.planArtifactId);
+  const parsed = parsePlan(found?.kind === "artifact" ? found.content : "");
   if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
   return approvedPlanText(parsed.plan);
 }
@@ -137,7 +137,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
         }),
       );
       await storeCall("append", () =>
-        store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" } as unknown as NewRecord]),
+        store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" }]),
       );
       runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
       await runtime.setRole(taskId, "planner");
@@ -207,9 +207,8 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       const session = await sessionOf(taskId, guard, "artifacts");
       const records = await storeCall("load", () => store.load(session.sessionId));
       return records.flatMap((r) => {
-        if ((r.kind as string) !== "artifact") return [];
-        const a = r as unknown as { artifactId: string; filename: string; artifactKind: string; content: string; at: string };
-        return [{ artifactId: a.artifactId, sessionId: session.sessionId, filename: a.filename, kind: a.artifactKind, content: a.content, createdAt: a.at }];
+        if (r.kind !== "artifact") return [];
+        return [{ artifactId: r.artifactId, sessionId: session.sessionId, filename: r.filename, kind: r.artifactKind, content: r.content, createdAt: r.at }];
       });
     },
   };
