@@ -10,7 +10,7 @@ import type { HistoryRecord, NewRecord, SessionSummary } from "../contracts/sess
 import type { ChatContext } from "../contracts/tool-policy.js";
 import type { RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import type { PreparedAgent } from "./prepare-agent.js";
-import type { RuntimeToolHost } from "./agent-tools.js";
+import type { RuntimeToolHost } from "./agent-tool-caller.js";
 import type { RuntimeContext } from "./runtime-context.js";
 import { appendRecords, storeCall } from "./store-call.js";
 import type { Lineage } from "./runtime-core.js";
