@@ -1,0 +1,43 @@
+import type { AgentDefinition } from "../../contracts/agent-definition.js";
+import type { ChatContext } from "../../contracts/tool-policy.js";
+import type { SessionSummary } from "../../contracts/session-store.js";
+import type { Tool } from "../../contracts/tool.js";
+import type { JsonValue } from "../../contracts/json-schema.js";
+import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
+import type { RuntimeContext } from "../shared/runtime-context.js";
+
+/** Makes what a turn needs from its agent (provider, policy, toolbelt, prompt). */
+export type PrepareAgent = (
+  agent: AgentDefinition,
+  session: SessionSummary,
+  chatContext: ChatContext,
+  role: string | null,
+  context: JsonValue | undefined,
+) => PreparedAgent;
+
+/**
+ * What a turn needs from its agent is the same for the same agent, chat context and role unless
+ * the policy or a prompt section depends on the session: then it is made per turn; else it is
+ * kept (until host tools given as a function return a new array).
+ */
+export function createAgentPreparer(runtime: RuntimeContext, builtinTools: Tool[]): PrepareAgent {
+  const { options, roleOf } = runtime;
+  const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
+  let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
+  let toolsSeen: unknown;
+  return (agent, session, chatContext, role, hostContext) => {
+    if (perSession) return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role, context: hostContext });
+    // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
+    const tools = typeof options.tools === "function" ? options.tools() : options.tools;
+    if (tools !== toolsSeen) {
+      toolsSeen = tools;
+      prepared = new WeakMap();
+    }
+    const key = JSON.stringify([chatContext, role]);
+    let byContext = prepared.get(agent);
+    if (!byContext) prepared.set(agent, (byContext = new Map()));
+    let entry = byContext.get(key);
+    if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role })));
+    return entry;
+  };
+}
