@@ -189,8 +189,8 @@ export type { SessionSelector } from "./contracts/session-store.js";
 // --- runtime ---
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
-export { storedTurnResult } from "./runtime/session/stored-turn-result.js";
-export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/shared/runtime-context.js";
+export { storedTurnResult } from "./runtime/create-agent-runtime.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/create-agent-runtime.js";
 export type {
   AuditLogQuery,
   ResolveDecision,

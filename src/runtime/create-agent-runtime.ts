@@ -30,6 +30,10 @@ import { createSessionTurns } from "./turn/session-turns.js";
 import { setRole } from "./roles/set-role.js";
 import { createTaskApi, taskOf, transitionTask } from "./tasks/task-api.js";
 
+// The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
+export { storedTurnResult } from "./session/stored-turn-result.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./shared/runtime-context.js";
+
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
 const DEFAULT_LEASE_WAIT_MS = 600_000;
