@@ -103,7 +103,11 @@ function fileEdges(): Map<string, string[]> {
       s.file,
       s.staticImports
         .filter((spec) => spec.startsWith("."))
-        .map((spec) => relative(root, join(root, s.file, "..", spec)).replaceAll("\\", "/").replace(/\.js$/, ".ts"))
+        .map((spec) =>
+          relative(root, join(root, s.file, "..", spec))
+            .replaceAll("\\", "/")
+            .replace(/\.js$/, ".ts"),
+        )
         .filter((target) => known.has(target)),
     ]),
   );

@@ -135,15 +135,7 @@ export interface TaskRecord extends RecordBase {
  * from narrowing.
  */
 export type HistoryRecord =
-  | MessageRecord
-  | ResetRecord
-  | TurnRecord
-  | ApprovalRecord
-  | ToolResultRecord
-  | AuditRecord
-  | RoleRecord
-  | ArtifactRecord
-  | TaskRecord;
+  MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord | AuditRecord | RoleRecord | ArtifactRecord | TaskRecord;
 
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;

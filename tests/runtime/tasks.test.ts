@@ -30,8 +30,7 @@ function script(request: ModelRequest): FakeTurn {
 
 const statuses = (events: RuntimeEvent[], taskId: string) =>
   events.flatMap((e) => (e.type === "task_status" && e.taskId === taskId ? [`${e.from ?? "-"}>${e.to}`] : []));
-const taskRecords = (records: HistoryRecord[]) =>
-  records.filter((r) => r.kind === "task");
+const taskRecords = (records: HistoryRecord[]) => records.filter((r) => r.kind === "task");
 
 describe("tasks", () => {
   it("runs plan → review → revise → approve → completed, each transition a record and an event", async () => {

@@ -211,5 +211,10 @@ export interface RuntimeContext {
   /** Told when a plan artifact was stored in `session`; returns the id of the task it moved, if any. */
   readonly onPlanReady: (session: SessionSummary, artifactId: string) => Promise<string | undefined>;
   /** Told when a `request_permission` call is presented for approval and when it is decided. */
-  readonly onPermission: (phase: "requested" | "decided", request: ApprovalRequest, session: SessionSummary, decision?: { approved: boolean; reason?: string }) => void;
+  readonly onPermission: (
+    phase: "requested" | "decided",
+    request: ApprovalRequest,
+    session: SessionSummary,
+    decision?: { approved: boolean; reason?: string },
+  ) => void;
 }

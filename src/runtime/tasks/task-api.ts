@@ -75,7 +75,16 @@ export async function transitionTask(
   if (!ALLOWED[task.status].includes(to)) throw new InvalidArgumentError(`Task "${task.taskId}" cannot go from "${task.status}" to "${to}"`);
   const version = typeof session.attributes?.taskVersion === "number" ? session.attributes.taskVersion : 0;
   const marker = globalThis.crypto.randomUUID();
-  const record: NewRecord = { id: `task:${task.taskId}:${version + 1}`, frame: null, kind: "task", taskId: task.taskId, from: task.status, to, marker, ...extra };
+  const record: NewRecord = {
+    id: `task:${task.taskId}:${version + 1}`,
+    frame: null,
+    kind: "task",
+    taskId: task.taskId,
+    from: task.status,
+    to,
+    marker,
+    ...extra,
+  };
   const [stored] = await storeCall("append", () => store.append(session.sessionId, [record]));
   if (stored?.kind !== "task" || stored.marker !== marker) throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
   const updated = await storeCall("updateSession", () =>
@@ -136,9 +145,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
           attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
         }),
       );
-      await storeCall("append", () =>
-        store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" }]),
-      );
+      await storeCall("append", () => store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" }]));
       runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
       await runtime.setRole(taskId, "planner");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
