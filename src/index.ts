@@ -161,6 +161,7 @@ export type {
   AppendOptions,
   ApprovalIndexStore,
   ApprovalRecord,
+  ArtifactRecord,
   AuditRecord,
   CreateSessionInit,
   HistoryRecord,
@@ -174,9 +175,11 @@ export type {
   PrunableSessionStore,
   RecordBase,
   ResetRecord,
+  RoleRecord,
   SessionLease,
   SessionStore,
   SessionSummary,
+  TaskRecord,
   ToolResultRecord,
   TurnRecord,
 } from "./contracts/session-store.js";
@@ -192,9 +195,9 @@ export type { SessionSelector } from "./contracts/session-store.js";
 // --- runtime ---
 // >>> runtime block
 export { createAgentRuntime } from "./runtime/create-agent-runtime.js";
-export { storedTurnResult } from "./runtime/stored-turn-result.js";
-export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/runtime-context.js";
-export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./runtime/external-agent.js";
+export { storedTurnResult } from "./runtime/create-agent-runtime.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./runtime/create-agent-runtime.js";
+export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./runtime/create-agent-runtime.js";
 export type {
   AuditLogQuery,
   ResolveDecision,

@@ -92,6 +92,86 @@ function cycles(edges: Map<string, Map<string, string>>): string[][] {
   return found;
 }
 
+/**
+ * File-level edges from relative static imports (`import type` included: a type-only cycle still
+ * means two files that cannot be read, moved or tested apart): `file → imported files`.
+ */
+function fileEdges(): Map<string, string[]> {
+  const known = new Set(sources.map((s) => s.file));
+  return new Map(
+    sources.map((s) => [
+      s.file,
+      s.staticImports
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) =>
+          relative(root, join(root, s.file, "..", spec))
+            .replaceAll("\\", "/")
+            .replace(/\.js$/, ".ts"),
+        )
+        .filter((target) => known.has(target)),
+    ]),
+  );
+}
+
+/** The strongly connected components with more than one file (Tarjan): each is a set of files that import each other. */
+function fileCycles(edges: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let top: string;
+    do {
+      top = stack.pop()!;
+      component.push(top);
+    } while (top !== node);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+/**
+ * The rooms of src/runtime/, under its one top file (`create-agent-runtime.ts`, the runtime's only
+ * entry), and the rooms each may import from. A new room, or an import between rooms not listed
+ * here, fails the test until this map says it is meant.
+ * - shared: the runtime context every room reads (options, store, queues, hooks), its lookups and
+ *   the store wrapper;
+ * - session: a session's state from its log, its lease, its repair, a stored turn's outcome;
+ * - turn: admitting, preparing, running and settling turns, queued messages, the event stream;
+ * - approvals: approvals and questions (deciding, listing, permission notices);
+ * - delegation: delegated waits and answers, hand-offs, background agents;
+ * - agent-tools: the built-in agent tools, one file each;
+ * - roles: roles and the mode tools; tasks: the task API.
+ * shared's imports of session, turn, approvals and roles are type-only (the context's fields).
+ */
+const RUNTIME_TOP = "runtime/create-agent-runtime.ts";
+const RUNTIME_ROOMS: Record<string, string[]> = {
+  shared: ["session", "turn", "approvals", "roles"],
+  session: ["shared", "approvals"],
+  turn: ["shared", "session", "approvals", "delegation", "roles", "tasks", "agent-tools"],
+  approvals: ["shared", "session", "turn", "delegation", "roles"],
+  delegation: ["shared", "session", "approvals"],
+  "agent-tools": ["shared", "delegation"],
+  roles: ["shared"],
+  tasks: ["shared"],
+};
+
+/** The room of a file in src/runtime/ (`undefined` for the top file and files outside). */
+const runtimeRoomOf = (file: string) => (file.startsWith("runtime/") && file.split("/").length === 3 ? file.split("/")[1] : undefined);
+
 /** Longest function body allowed in src/, in lines (nested functions count toward their parent). */
 const MAX_FUNCTION_LINES = 120;
 
@@ -172,6 +252,45 @@ describe("architecture", () => {
 
   it("the folder import graph has no cycle", () => {
     expect(cycles(folderEdges())).toEqual([]);
+  });
+
+  it("no file-level import cycle in src/ (type-only imports count)", () => {
+    expect(fileCycles(fileEdges())).toEqual([]);
+  });
+
+  it("the file-level cycle check finds a cycle", () => {
+    const edges = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts"]],
+      ["d.ts", ["a.ts"]],
+    ]);
+    expect(fileCycles(edges)).toEqual([["a.ts", "b.ts", "c.ts"]]);
+  });
+
+  it("src/runtime/ is rooms under create-agent-runtime.ts: nothing else at the top, every room there", () => {
+    const runtimeFiles = sources.map((s) => s.file).filter((file) => file.startsWith("runtime/"));
+    expect(runtimeFiles.filter((file) => file.split("/").length === 2)).toEqual([RUNTIME_TOP]);
+    const rooms = [...new Set(runtimeFiles.flatMap((file) => runtimeRoomOf(file) ?? []))].sort();
+    expect(rooms).toEqual(Object.keys(RUNTIME_ROOMS).sort());
+    expect(runtimeFiles.filter((file) => file.split("/").length > 3)).toEqual([]);
+  });
+
+  it("the runtime's top file is its only entry, and a room imports only the rooms it may", () => {
+    const offenders: string[] = [];
+    for (const [from, targets] of fileEdges()) {
+      const fromRoom = runtimeRoomOf(from);
+      for (const to of targets) {
+        const toRoom = runtimeRoomOf(to);
+        if (!from.startsWith("runtime/") && to.startsWith("runtime/") && to !== RUNTIME_TOP) {
+          offenders.push(`${from} → ${to} (outside the runtime, import ${RUNTIME_TOP})`);
+        } else if (fromRoom !== undefined && to === RUNTIME_TOP) offenders.push(`${from} → ${to} (a room never imports the top file)`);
+        else if (fromRoom !== undefined && toRoom !== undefined && fromRoom !== toRoom && !RUNTIME_ROOMS[fromRoom]?.includes(toRoom)) {
+          offenders.push(`${from} → ${to} (${fromRoom} may import ${RUNTIME_ROOMS[fromRoom]?.join(", ")})`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
   });
 
   it("the core never imports an adapter or the testing helpers (entries aside)", () => {

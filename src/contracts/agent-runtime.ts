@@ -3,13 +3,16 @@ import type { AgentRegistry } from "./agent-registry.js";
 import type { AnyZodSchema, JsonSchema, JsonValue } from "./json-schema.js";
 import type { TenantGuard } from "./tenant-guard.js";
 import type { LoopEvent } from "./loop-event.js";
-import type { ApprovalRequest, LoopResult } from "./loop-result.js";
+import type { ApprovalRequest } from "./loop-result.js";
 import type { UserMessage, UserPart } from "./message.js";
 import type { Question, QuestionAnswer } from "./plan.js";
 import type { AuditRecord, SessionSelector, SessionStore } from "./session-store.js";
 import type { TaskApi } from "./task.js";
+import type { TurnResult } from "./turn-result.js";
 import type { ChatContext } from "./tool-policy.js";
 import type { InferToolInput } from "./tool.js";
+
+export type { TurnResult } from "./turn-result.js";
 
 /** Options of `runtime.auditLog`. */
 export interface AuditLogQuery {
@@ -145,15 +148,6 @@ export interface SystemMessageTarget {
   agentId?: string;
   /** The scope to stay in. @default undefined (the unscoped space, for `agentId` targets) */
   scope?: string;
-}
-
-/** The outcome of one turn. */
-export interface TurnResult<T = unknown> extends LoopResult<T> {
-  sessionId: string;
-  agentId: string;
-  /** Whether the session was created for this turn. */
-  created: boolean;
-  runId: string;
 }
 
 /**

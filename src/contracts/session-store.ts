@@ -1,5 +1,6 @@
 import type { AuditEntry } from "./audit-entry.js";
 import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
+import type { TaskStatus } from "./loop-event.js";
 import type { Message, ToolResultPart } from "./message.js";
 
 /** A session as listed: metadata only, no history. */
@@ -92,8 +93,49 @@ export interface AuditRecord extends RecordBase {
   entry: AuditEntry;
 }
 
-/** One entry of a session's append-only log. */
-export type HistoryRecord = MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord | AuditRecord;
+/** A session switched roles (`setRole`, an approved `request_build_mode`, a task's review); the next turn runs in `role`. Written in the root frame. */
+export interface RoleRecord extends RecordBase {
+  kind: "role";
+  role: string;
+  /** The role before, or null when the session had none recorded. */
+  from: string | null;
+}
+
+/** An artifact stored by `create_artifact`; `artifactKind` is the artifact's own kind (e.g. `"plan"`). `frame` is the call's frame. */
+export interface ArtifactRecord extends RecordBase {
+  kind: "artifact";
+  artifactId: string;
+  filename: string;
+  artifactKind: string;
+  content: string;
+  runId: string;
+}
+
+/**
+ * A task's transition (`runtime.tasks`). Its id is fixed by the task's version, so of two
+ * concurrent transitions from one state only the first is stored; `marker` tells the writer
+ * whether the stored record is its own. Written in the root frame.
+ */
+export interface TaskRecord extends RecordBase {
+  kind: "task";
+  taskId: string;
+  /** null on the task's first record. */
+  from: TaskStatus | null;
+  to: TaskStatus;
+  /** Unique per writer of the transition. @default undefined (the first record) */
+  marker?: string;
+  /** On the move to review: the plan artifact the reviewer is shown. */
+  planArtifactId?: string;
+}
+
+/**
+ * One entry of a session's append-only log: the runtime's own kinds. Every store also keeps records
+ * of further kinds (a host's own) as JSON and hands them back as they were appended; they are not
+ * members here, because a member with an open `kind: string` would stop every `record.kind` check
+ * from narrowing.
+ */
+export type HistoryRecord =
+  MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord | AuditRecord | RoleRecord | ArtifactRecord | TaskRecord;
 
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;

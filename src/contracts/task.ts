@@ -1,4 +1,4 @@
-import type { TurnResult } from "./agent-runtime.js";
+import type { TurnResult } from "./turn-result.js";
 import type { TaskStatus } from "./loop-event.js";
 import type { TenantGuard } from "./tenant-guard.js";
 

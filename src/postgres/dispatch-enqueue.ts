@@ -4,14 +4,12 @@ import { toJsonSchema } from "../schema/to-json-schema.js";
 import { resolveSession } from "../sessions/resolve-session.js";
 import { migrateOnPool } from "./postgres-migrations.js";
 import type { DispatchContext } from "./dispatch-context.js";
-import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
+import type { AnswerPayload, DispatchInput, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
 import type { DispatchedTurn } from "../contracts/agent-runtime.js";
 import { listenForDispatch } from "./dispatch-listener.js";
 import { sha256Hex } from "../internal/sha256.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../internal/scope-filter.js";
 import type { TenantGuard } from "../contracts/tenant-guard.js";
-
-import type { DispatchInput } from "./pg-boss-dispatcher.js";
 
 /** Creates the tables and the queue and starts listening (once; again after a failure). */
 export function prepareDispatch(ctx: DispatchContext, state: { ready?: Promise<void> | undefined }): Promise<void> {

@@ -51,3 +51,17 @@ export interface SerializedError {
   /** `PendingDecisionError`'s pending requests. */
   requestIds?: string[];
 }
+
+/** What `send` / `stream` take: the runtime's `SendInput` (`session` as a selector or an explicit id). */
+export type DispatchInput = Omit<SendInput, "runId"> & {
+  /**
+   * Idempotency key of this send (an HTTP request id, say): the turn's `runId`, and the job's key
+   * within the scope, agent and `session` selector it was sent with. A second send with the same
+   * `jobId` and the same scope, agent and selector enqueues nothing and waits for the same turn's
+   * outcome (its events from the start); with another scope (a tenant reusing a request id) it
+   * is another job, which neither sees nor cancels the first. Letters, digits and `-_.:`, 1 to
+   * 100 characters.
+   * @default a new UUID
+   */
+  jobId?: string;
+};

@@ -1,17 +1,18 @@
 import type PgBoss from "pg-boss";
 import { DispatchError, InvalidArgumentError } from "../errors/errors.js";
-import type { AgentRuntime, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
+import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import type { QuestionAnswer } from "../contracts/plan.js";
 import type { TenantGuard } from "../contracts/tenant-guard.js";
 import { createDispatchContext, type DispatchContext, type DispatchSettings } from "./dispatch-context.js";
 import { cancelDispatchJob, enqueueAgentTurn, enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
-import type { ResolvePayload, SerializedError } from "./dispatch-job.js";
+import type { DispatchInput, ResolvePayload, SerializedError } from "./dispatch-job.js";
 import { unlistenForDispatch } from "./dispatch-listener.js";
 import { rebuildError } from "./dispatch-serialization.js";
 import { sweepDispatch } from "./dispatch-sweep.js";
 import { dispatchOutcome, tailDispatchJob } from "./dispatch-tail.js";
 import { startDispatchWorkers } from "./dispatch-worker.js";
 
+export type { DispatchInput } from "./dispatch-job.js";
 import type { PostgresSessionStore } from "./postgres-session-store.js";
 
 /** Options of {@link createPgBossDispatcher}. */
@@ -72,20 +73,6 @@ export interface PgBossDispatcherOptions {
    */
   retainMs?: number;
 }
-
-/** What `send` / `stream` take: the runtime's `SendInput` (`session` as a selector or an explicit id). */
-export type DispatchInput = Omit<SendInput, "runId"> & {
-  /**
-   * Idempotency key of this send (an HTTP request id, say): the turn's `runId`, and the job's key
-   * within the scope, agent and `session` selector it was sent with. A second send with the same
-   * `jobId` and the same scope, agent and selector enqueues nothing and waits for the same turn's
-   * outcome (its events from the start); with another scope (a tenant reusing a request id) it
-   * is another job, which neither sees nor cancels the first. Letters, digits and `-_.:`, 1 to
-   * 100 characters.
-   * @default a new UUID
-   */
-  jobId?: string;
-};
 
 /** A decision on an approval request sent through the dispatcher, with the caller's optional tenant guard. */
 export interface DispatchDecision extends TenantGuard {

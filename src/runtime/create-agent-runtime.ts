@@ -1,33 +1,41 @@
-import { labelSessionEvent } from "./event-labels.js";
+import { labelSessionEvent } from "./turn/event-labels.js";
 import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
-import { externalHandlerProblems } from "./external-agent.js";
+import { externalHandlerProblems } from "./turn/external-agent.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { JsonValue } from "../contracts/json-schema.js";
-import { admitSend, admitSystemMessage } from "./admission.js";
+import { admitSend, admitSystemMessage } from "./turn/admission.js";
 import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
-import { createAgentTools } from "./agent-tools.js";
-import { decide, isQuestion, listPending } from "./approvals.js";
-import { createBackgroundNotices } from "./background-notices.js";
-import { runDispatchedTurn } from "./dispatched-turn.js";
-import { emitIsolated } from "./emit-isolated.js";
-import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./event-stream.js";
-import { createModeTools, createPlanReader } from "./mode-tools.js";
-import { notifyPermission, type PermissionPhase } from "./permission-notices.js";
-import { createAgentPreparer } from "./prepared-agents.js";
-import { questionOf } from "./question-answer.js";
-import { readAuditLog } from "./read-audit-log.js";
-import { appendRecords, storeCall, type AgentRuntimeOptions, type RuntimeContext } from "./runtime-context.js";
-import { isBackground } from "./runtime-core.js";
-import { agentOf, checkOpen, checkScopeQuery } from "./runtime-lookups.js";
-import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session-lease.js";
-import { SessionStateCache } from "./session-state-cache.js";
-import { createSessionTurns, type SessionTurns } from "./session-turns.js";
-import { setRole } from "./set-role.js";
-import { createTaskApi, taskOf, transitionTask } from "./task-api.js";
+import { createAgentTools } from "./agent-tools/agent-tools.js";
+import { decide, isQuestion, listPending } from "./approvals/approvals.js";
+import { createBackgroundNotices } from "./delegation/background-notices.js";
+import { runDispatchedTurn } from "./turn/dispatched-turn.js";
+import { emitIsolated } from "./shared/emit-isolated.js";
+import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
+import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
+import { notifyPermission } from "./approvals/permission-notices.js";
+import { PendingQueue } from "./turn/pending-queue.js";
+import { checkQueue } from "./turn/queued-messages.js";
+import { createAgentPreparer } from "./turn/prepared-agents.js";
+import { questionOf } from "./approvals/question-answer.js";
+import { readAuditLog } from "./turn/read-audit-log.js";
+import type { AgentRuntimeOptions, RuntimeContext } from "./shared/runtime-context.js";
+import { appendRecords, guardStore, storeCall } from "./shared/store-call.js";
+import { isBackground, type SessionTurns } from "./shared/runtime-core.js";
+import { agentOf, checkOpen, checkScopeQuery } from "./shared/runtime-lookups.js";
+import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
+import { SessionStateCache } from "./session/session-state-cache.js";
+import { createSessionTurns } from "./turn/session-turns.js";
+import { setRole } from "./roles/set-role.js";
+import { createTaskApi, taskOf, transitionTask } from "./tasks/task-api.js";
+
+// The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
+export { storedTurnResult } from "./session/stored-turn-result.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./shared/runtime-context.js";
+export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./turn/external-agent.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
@@ -48,43 +56,39 @@ const FOREGROUND_CANDIDATES = 64;
  */
 export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOptions<C>): AgentRuntime<C> {
   // The context's type parameter only types what the host writes and reads; inside it is JSON.
-  const options = typedOptions as AgentRuntimeOptions;
-  checkOptions(options);
-  const context = createContext(options);
+  checkOptions(typedOptions as AgentRuntimeOptions);
+  // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
+  const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store: guardStore(typedOptions.store) };
+  // Built in one step: the context's turn hooks call the session turns made right after it from it.
+  const runtime = createContext(options, {
+    runTurn: (request) => turns.enqueue(request),
+    checkQueue: (sessionId) => checkQueue(runtime, runtime.pendingQueue, turns, sessionId),
+  });
   const turns: SessionTurns = createSessionTurns(
-    context,
-    createAgentPreparer(context, [...createAgentTools(context), ...createModeTools(context.plans)]),
-    createBackgroundNotices(context),
+    runtime,
+    createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
+    createBackgroundNotices(runtime),
   );
-  context.runTurn = (request) => turns.enqueue(request);
   const { store, registry } = options;
-  context.onPlanReady = async (session, artifactId) => {
-    const current = await storeCall("getSession", () => store.getSession(session.sessionId));
-    const task = current && taskOf(current);
-    if (!current || task?.status !== "planning") return undefined;
-    await transitionTask({ store, publish: context.publish }, current, "awaiting_review", { planArtifactId: artifactId });
-    return task.taskId;
-  };
-  context.onPermission = (phase: PermissionPhase, request, session, decision) => notifyPermission(context, phase, request, session, decision);
 
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
-  const runtime: AgentRuntime = {
-    events: context.events,
-    store,
+  const agentRuntime: AgentRuntime = {
+    events: runtime.events,
+    store: typedOptions.store,
     registry,
     // The result's `structured` is what the loop validated against the same schema.
-    send: (input) => admitSend(context, input, () => undefined) as Promise<TurnResult<never>>,
-    stream: (input) => eventStream((push) => admitSend(context, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
-    postSystemMessage: (target, text, postOptions) => admitSystemMessage(context, target, text, postOptions),
+    send: (input) => admitSend(runtime, input, () => undefined) as Promise<TurnResult<never>>,
+    stream: (input) => eventStream((push) => admitSend(runtime, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
+    postSystemMessage: (target, text, postOptions) => admitSystemMessage(runtime, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
-      return (await listPending(context, query)).filter((p) => !isQuestion(p));
+      return (await listPending(runtime, query)).filter((p) => !isQuestion(p));
     },
-    resolveApproval: (requestId, decision) => decide(context, turns, requestId, decision, undefined),
+    resolveApproval: (requestId, decision) => decide(runtime, turns, requestId, decision, undefined),
     answerQuestion: (questionId, answer) => {
       const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
       return decide(
-        context,
+        runtime,
         turns,
         questionId,
         {
@@ -98,7 +102,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
-      return (await listPending(context, query)).filter(isQuestion).map((p) => ({
+      return (await listPending(runtime, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
         sessionId: p.sessionId,
         agentId: p.agentId,
@@ -108,22 +112,22 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         ...(p.chain !== undefined && { chain: p.chain }),
       }));
     },
-    setRole: (sessionId, role) => setRole(context, sessionId, role),
+    setRole: (sessionId, role) => setRole(runtime, sessionId, role),
     setTurnDispatcher(dispatch) {
       if (dispatch !== undefined && typeof dispatch !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
-      context.dispatchTurn = dispatch;
+      runtime.dispatchTurn = dispatch;
     },
-    runDispatchedTurn: (turn) => runDispatchedTurn(context, turn),
+    runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
     auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
     tasks: createTaskApi({
       store,
-      checkAgent: (agentId) => void agentOf(context, agentId),
-      setRole: (sessionId, role) => runtime.setRole(sessionId, role),
+      checkAgent: (agentId) => void agentOf(runtime, agentId),
+      setRole: (sessionId, role) => agentRuntime.setRole(sessionId, role),
       send: (session, content) => {
-        checkOpen(context);
+        checkOpen(runtime);
         return turns.enqueue({
-          agent: agentOf(context, session.agentId),
+          agent: agentOf(runtime, session.agentId),
           session,
           created: false,
           input: { role: "user", content },
@@ -134,23 +138,23 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         });
       },
       stop: (sessionId, reason) => {
-        const current = context.running.get(sessionId);
+        const current = runtime.running.get(sessionId);
         if (!current) return;
         current.reason = reason;
         current.controller.abort(new Error(reason));
       },
       // In the session's queue: the stopped turn (and any queued before) has ended first.
-      deleteSession: (sessionId) => context.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
-      publish: (session, event) => context.publish(session, event),
+      deleteSession: (sessionId) => runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
+      publish: (session, event) => runtime.publish(session, event),
     }),
     async close() {
-      context.closed = true;
-      context.pendingQueue?.rejectAll(new InvalidArgumentError("The runtime closed while the message waited for a pending decision"));
-      await context.inbox.drain();
+      runtime.closed = true;
+      runtime.pendingQueue.rejectAll(new InvalidArgumentError("The runtime closed while the message waited for a pending decision"));
+      await runtime.inbox.drain();
     },
   };
   // `C` only narrows what the host passes as context; the runtime stores and hands back JSON.
-  return runtime as AgentRuntime<C>;
+  return agentRuntime as AgentRuntime<C>;
 }
 
 /**
@@ -195,8 +199,14 @@ function checkOptions(options: AgentRuntimeOptions): void {
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
 }
 
-/** The runtime's shared state and operations (`runTurn` is set once the session turns exist). */
-function createContext(options: AgentRuntimeOptions): RuntimeContext {
+/** What the context hands to the session turns (made after it, from it): queuing a turn, looking at a session's queued messages. */
+interface TurnHooks {
+  runTurn: RuntimeContext["runTurn"];
+  checkQueue: (sessionId: string) => void;
+}
+
+/** The runtime's shared state and operations, complete: nothing is assigned to it afterwards. */
+function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeContext {
   const { registry, store } = options;
   let seq = 0;
   const admission = new KeyedSerializer<null>();
@@ -220,7 +230,7 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
     waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS,
   };
-  const context: RuntimeContext = {
+  const runtime: RuntimeContext = {
     options,
     registry,
     store,
@@ -236,9 +246,10 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     maxDelegationDepth: options.maxDelegationDepth ?? 3,
     maxBackgroundAgents: options.maxBackgroundAgents ?? DEFAULT_MAX_BACKGROUND_AGENTS,
     maxAgentHops: options.maxAgentHops ?? DEFAULT_MAX_AGENT_HOPS,
-    runTurn: () => Promise.reject(new Error("the runtime is not set up yet")),
+    runTurn: hooks.runTurn,
+    pendingQueue: new PendingQueue(hooks.checkQueue),
     withSession: (sessionId, task) =>
-      context.inbox.run(sessionId, async () => {
+      runtime.inbox.run(sessionId, async () => {
         const lease = await acquireSessionLease(store, sessionId, {
           ...leaseOptions,
           onReleaseError: (error) => tell(error, "lease_release_failed", sessionId),
@@ -250,7 +261,7 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
         }
       }),
     record: (session, message) =>
-      context.withSession(session.sessionId, async (lease) => {
+      runtime.withSession(session.sessionId, async (lease) => {
         await appendRecords(store, session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }], lease.token);
       }),
     async foregroundSession(scope, except, accept) {
@@ -269,6 +280,22 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
       if (session)
         publish(session, { type: "warning", code, message: `${code}: ${error instanceof Error ? error.message : String(error)}`, depth: 0, parentId: null });
     },
+    onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
+    onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),
   };
-  return context;
+  return runtime;
+}
+
+/** A plan artifact was stored in `session`: its task, when planning, moves to review; returns the task's id then. */
+async function planReady(
+  store: RuntimeContext["store"],
+  publish: RuntimeContext["publish"],
+  session: SessionSummary,
+  artifactId: string,
+): Promise<string | undefined> {
+  const current = await storeCall("getSession", () => store.getSession(session.sessionId));
+  const task = current && taskOf(current);
+  if (!current || task?.status !== "planning") return undefined;
+  await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
+  return task.taskId;
 }

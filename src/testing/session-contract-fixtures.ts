@@ -11,7 +11,7 @@ export function userText(id: string, text: string, frame: string | null = null):
   return { id, kind: "message", frame, message: { role: "user", content: text } };
 }
 
-/** One record of every kind and shape the loop and runtime store, in a plausible order. */
+/** One record of every kind of `HistoryRecord` (and shapes the loop and runtime store), in a plausible order. */
 export function everyRecordKind(): NewRecord[] {
   const request = {
     requestId: "req_1",
@@ -94,7 +94,56 @@ export function everyRecordKind(): NewRecord[] {
         usage: { inputTokens: 120, outputTokens: 30, llmCalls: 3, toolCalls: 2, costUsd: 0.00042, cachedInputTokens: 64 },
       },
     },
+    ...runtimeRecordKinds(),
     { id: "k-turn-end", kind: "turn", frame: null, runId: "run_1", phase: "end", status: "complete" },
     { id: "k-reset", kind: "reset", frame: null, summary: "Earlier: looked at a picture." },
+  ];
+}
+
+/** The runtime's own record kinds (tool results, audit, artifacts, tasks, roles), for {@link everyRecordKind}. */
+function runtimeRecordKinds(): NewRecord[] {
+  return [
+    {
+      id: "k-tool-result",
+      kind: "tool_result",
+      frame: "call_1",
+      runId: "run_1",
+      toolCallId: "call_9",
+      result: { type: "tool_result", toolCallId: "call_9", name: "read_file", result: "ENOENT", isError: true },
+    },
+    {
+      id: "k-audit",
+      kind: "audit",
+      frame: "call_1",
+      entry: {
+        entryId: "audit_1",
+        sessionId: "session_1",
+        scope: "user-a",
+        agentId: "agent-a",
+        runId: "run_1",
+        toolCallId: "call_9",
+        tool: "read_file",
+        depth: 1,
+        parentId: "call_1",
+        argsDigest: "0f3c",
+        decision: "allowed",
+        startedAt: "2026-01-01T00:00:00.000Z",
+        durationMs: 0,
+        isError: true,
+      },
+    },
+    {
+      id: "k-artifact",
+      kind: "artifact",
+      frame: null,
+      artifactId: "art_1",
+      filename: "plan.md",
+      artifactKind: "plan",
+      content: "Goal: g\n\n1. a",
+      runId: "run_1",
+    },
+    { id: "k-task-start", kind: "task", frame: null, taskId: "task_1", from: null, to: "planning" },
+    { id: "k-task-review", kind: "task", frame: null, taskId: "task_1", from: "planning", to: "awaiting_review", marker: "m1", planArtifactId: "art_1" },
+    { id: "k-role", kind: "role", frame: null, role: "actor", from: "planner" },
   ];
 }

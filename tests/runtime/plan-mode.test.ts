@@ -38,7 +38,7 @@ describe("create_artifact", () => {
       plan: { goal: "tidy the notes", steps: [{ step_number: 1 }, { step_number: 2 }] },
     });
     const records = await store.load(result.sessionId);
-    const artifact = records.find((r) => (r.kind as string) === "artifact") as unknown as { artifactKind: string; content: string; filename: string };
+    const artifact = records.find((r) => r.kind === "artifact");
     expect(artifact).toMatchObject({ artifactKind: "plan", content: planMarkdown, filename: "plan.md" });
     expect(assistantMessages(records).map((m) => m.messageType)).toEqual(["plan", "text"]);
   });
@@ -89,12 +89,12 @@ describe("setRole", () => {
     const stopped = await turn;
     expect(stopped.status).toBe("aborted");
     const records = await store.load(session.sessionId);
-    const end = records.find((r) => r.kind === "turn" && r.phase === "end") as unknown as { reason?: string };
-    expect(end.reason).toBe("role_changed");
-    const roleRecord = records.find((r) => (r.kind as string) === "role") as unknown as { role: string; from: string | null };
-    expect(roleRecord).toMatchObject({ role: "actor", from: "planner" });
+    const end = records.findIndex((r) => r.kind === "turn" && r.phase === "end");
+    expect(records[end]).toMatchObject({ reason: "role_changed" });
+    const roleRecord = records.findIndex((r) => r.kind === "role");
+    expect(records[roleRecord]).toMatchObject({ role: "actor", from: "planner" });
     // The role record comes after the stopped turn's end.
-    expect(records.indexOf(roleRecord as unknown as HistoryRecord)).toBeGreaterThan(records.indexOf(end as unknown as HistoryRecord));
+    expect(roleRecord).toBeGreaterThan(end);
     expect(events.filter((e) => e.type === "role_changed")).toMatchObject([{ sessionId: session.sessionId, from: "planner", to: "actor" }]);
 
     await runtime.send({ agentId: "planner", content: "go on", session: session.sessionId });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createAgentRegistry, InvalidArgumentError, type HistoryRecord, type ModelRequest, type RuntimeEvent, type TaskStatus } from "@agentry/core";
+import { createAgentRegistry, InvalidArgumentError, type HistoryRecord, type ModelRequest, type RuntimeEvent } from "@agentry/core";
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "./helpers.js";
 
@@ -30,8 +30,7 @@ function script(request: ModelRequest): FakeTurn {
 
 const statuses = (events: RuntimeEvent[], taskId: string) =>
   events.flatMap((e) => (e.type === "task_status" && e.taskId === taskId ? [`${e.from ?? "-"}>${e.to}`] : []));
-const taskRecords = (records: HistoryRecord[]) =>
-  records.filter((r) => (r.kind as string) === "task") as unknown as { from: TaskStatus | null; to: TaskStatus }[];
+const taskRecords = (records: HistoryRecord[]) => records.filter((r) => r.kind === "task");
 
 describe("tasks", () => {
   it("runs plan → review → revise → approve → completed, each transition a record and an event", async () => {

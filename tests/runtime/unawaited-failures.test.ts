@@ -136,8 +136,9 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     await runtime.send({ agentId: "general", content: "go" });
     await eventually(() => told.some((t) => t.info.code === "background_notice_failed"));
     const [worker] = await store.listSessions({ agentId: "worker" });
+    // The store's own error, as every store failure reaches the host: a SessionStoreError naming the call.
     expect(told.find((t) => t.info.code === "background_notice_failed")).toEqual({
-      message: "disk full",
+      message: "Session store failed during updateSession: disk full",
       info: { code: "background_notice_failed", sessionId: worker!.sessionId },
     });
     expect(events.some((e) => e.type === "warning" && e.code === "background_notice_failed" && e.sessionId === worker!.sessionId)).toBe(true);

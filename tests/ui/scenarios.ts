@@ -139,3 +139,22 @@ export function withMarkedHistory(events: RuntimeEvent[], marker: string): Runti
     };
   });
 }
+
+/** A long tool writes two progress lines through its context, then the model answers. */
+export async function toolLogRun(): Promise<RuntimeEvent[]> {
+  const sync = defineTool({
+    name: "sync_files",
+    description: "Sync the files",
+    input: z.object({}),
+    execute: (_args, ctx) => {
+      ctx.log?.("info", "copied 10 of 20");
+      ctx.log?.("warn", "one file skipped");
+      return "synced";
+    },
+  });
+  const { runtime } = makeRuntime(
+    (request): FakeTurn => (request.messages.at(-1)!.role === "tool" ? { text: "Synced." } : { toolCalls: [{ id: "sync_1", name: "sync_files", args: {} }] }),
+    { tools: [sync] },
+  );
+  return collect(runtime.stream({ agentId: "general", content: "sync" }));
+}

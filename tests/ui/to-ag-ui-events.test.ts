@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { DeliverableEvent } from "@agentry/core";
 import { toAgUiEvents, type AgUiEvent } from "@agentry/core/ui";
-import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun, withMarkedHistory } from "./scenarios.js";
+import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun, toolLogRun, withMarkedHistory } from "./scenarios.js";
 
 /** Applies the add/replace operations the converter writes (RFC 6902 subset). */
 function applyPatch(state: any, ops: { op: string; path: string; value?: unknown }[]) {
@@ -229,6 +229,18 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
         "agentry.task_status",
       ]),
     );
+  });
+
+  it("carries a tool's log lines as CUSTOM agentry.tool_log events", async () => {
+    const { problems } = await throughAgUi(await toolLogRun());
+    expect(problems).toEqual([]);
+    const out: AgUiEvent[] = [];
+    for await (const event of toAgUiEvents(iterate(await toolLogRun()))) out.push(event);
+    const lines = out.filter((event) => event.type === "CUSTOM" && event.name === "agentry.tool_log").map((event) => event.value);
+    expect(lines).toEqual([
+      expect.objectContaining({ toolCallId: "sync_1", name: "sync_files", level: "info", message: "copied 10 of 20" }),
+      expect.objectContaining({ toolCallId: "sync_1", name: "sync_files", level: "warn", message: "one file skipped" }),
+    ]);
   });
 
   it("ends a failed turn with RUN_ERROR carrying the provider's message", async () => {

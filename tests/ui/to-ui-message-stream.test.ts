@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
 import type { DeliverableEvent } from "@agentry/core";
 import { toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "@agentry/core/ui";
-import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun, withMarkedHistory } from "./scenarios.js";
+import { approvalRuns, errorRun, iterate, toolLogRun, parallelSubtasksRun, planRun, withMarkedHistory } from "./scenarios.js";
 
 /**
  * What a `useChat` client gets: the response body parsed by the `ai` package's own SSE reader
@@ -127,6 +127,17 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(data("data-agentry-task").map((p) => p.data.to)).toEqual(["awaiting_review"]);
     expect(data("data-agentry-artifact")[0]?.id).toBe("art_1");
     expect(data("data-agentry-role")[0]?.data).toEqual({ from: "planner", to: "actor" });
+  });
+
+  it("streams a tool's log lines as transient data parts naming the call", async () => {
+    const { invalid, errors, chunks } = await throughAiSdk(await toolLogRun());
+    expect(invalid).toEqual([]);
+    expect(errors).toEqual([]);
+    const lines = chunks.filter((chunk) => chunk.type === "data-agentry-tool-log");
+    expect(lines).toEqual([
+      expect.objectContaining({ transient: true, data: expect.objectContaining({ toolCallId: "sync_1", level: "info", message: "copied 10 of 20" }) }),
+      expect.objectContaining({ transient: true, data: expect.objectContaining({ toolCallId: "sync_1", level: "warn", message: "one file skipped" }) }),
+    ]);
   });
 
   it("renders a failed turn: the text so far, an error the client sees, finish reason error", async () => {

@@ -1,0 +1,99 @@
+import type { AgentDefinition } from "../../contracts/agent-definition.js";
+import { agentVisibility } from "../../agents/agent-visibility.js";
+import type { SessionSummary } from "../../contracts/session-store.js";
+import type { ToolContext } from "../../contracts/tool.js";
+import type { Lineage } from "../shared/runtime-core.js";
+import type { RuntimeContext } from "../shared/runtime-context.js";
+import type { HandOffRequest } from "../delegation/hand-off.js";
+import { RUNTIME_HOST } from "../../internal/runtime-host.js";
+import type { JsonValue } from "../../contracts/json-schema.js";
+
+/** Who is calling the agent tools. */
+export interface AgentToolCaller {
+  agent: AgentDefinition;
+  session: SessionSummary;
+  /** Agents already waiting in this delegation chain (outermost first), not counting the caller. */
+  chain: readonly string[];
+  /** The caller turn's lineage (shared background limits). */
+  lineage: Lineage;
+  /** The caller's run (with the tool call's id, what makes a hand-off's run id). */
+  runId: string;
+  /** Gives model calls of the caller's budget to a dispatched turn. */
+  giveLlmCalls?: (count: number) => void;
+  /** The caller turn's host context: the turns it starts inherit it. */
+  context: JsonValue | undefined;
+}
+
+/** What the runtime hands its own tools as `ctx[RUNTIME_HOST]`. */
+export interface RuntimeToolHost {
+  sessionId: string;
+  agentId: string;
+  runId: string;
+  /** The turn's host context (`SendInput.context`): inherited by the turns its tools start. */
+  context: JsonValue | undefined;
+  /** Agents waiting on this turn through `agents_message`, outermost first. */
+  chain: readonly string[];
+  /** Limits shared with the root turn and everything it started in the background. */
+  lineage: Lineage;
+  /** Gives model calls of this turn's budget to a turn it hands to a dispatcher (they count against its `maxTotalLlmCalls`). */
+  giveLlmCalls?: (count: number) => void;
+}
+
+/** The caller of a built-in tool, from its context (the runtime's `ctx[RUNTIME_HOST]`). */
+export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promise<AgentToolCaller> {
+  const host = (ctx as ToolContext & { [RUNTIME_HOST]?: Partial<RuntimeToolHost> })[RUNTIME_HOST];
+  const agent = host?.agentId === undefined ? undefined : runtime.registry.get(host.agentId);
+  const session = host?.sessionId === undefined ? undefined : await runtime.store.getSession(host.sessionId);
+  if (!agent || !session || !host?.lineage || host.runId === undefined) throw new Error("This tool runs only inside an agent runtime turn.");
+  return {
+    agent,
+    session,
+    chain: host.chain ?? [],
+    lineage: host.lineage,
+    runId: host.runId,
+    context: host.context,
+    ...(host.giveLlmCalls !== undefined && { giveLlmCalls: host.giveLlmCalls }),
+  };
+}
+
+/** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
+export async function sessionInScope(runtime: RuntimeContext, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
+  const session = await runtime.store.getSession(sessionId);
+  return session !== undefined && session.scope === caller.session.scope ? session : undefined;
+}
+
+/** The lineage of a turn the caller triggers by messaging another agent: one hop further, refused past the limit. */
+export function nextHop(runtime: RuntimeContext, caller: AgentToolCaller): Lineage {
+  const hops = caller.lineage.hops + 1;
+  if (hops > runtime.maxAgentHops) {
+    throw new Error(`Refused: agent-to-agent messages from one user message are limited to ${runtime.maxAgentHops} hops; this one would be hop ${hops}.`);
+  }
+  const { counters } = caller.lineage;
+  if (counters.llmCalls >= counters.maxLlmCalls) {
+    throw new Error(`Refused: the model calls budget shared by this conversation and its background agents (${counters.maxLlmCalls}) is spent.`);
+  }
+  return { counters, hops };
+}
+
+/** The agent `agentId` if the caller may reach it (registered, visible to the caller's agent); else throws the reason. */
+export function reachable(runtime: RuntimeContext, caller: AgentToolCaller, agentId: string): AgentDefinition {
+  const target = runtime.registry.get(agentId);
+  if (!target) throw new Error(`Unknown agent "${agentId}".`);
+  const visibility = agentVisibility(caller.agent, target);
+  if (!visibility.visible) throw new Error(visibility.reason);
+  return target;
+}
+
+/** What ties a hand-off to the tool call that makes it: its key, the caller's budget to charge, and the context it inherits. */
+export function handOffFrom(caller: AgentToolCaller, ctx: ToolContext, kind: string): Pick<HandOffRequest, "key" | "charge" | "context"> {
+  return {
+    key: [caller.session.sessionId, caller.runId, ctx.toolCallId, kind],
+    ...(caller.context !== undefined && { context: caller.context }),
+    ...(caller.giveLlmCalls !== undefined && { charge: caller.giveLlmCalls }),
+  };
+}
+
+/** `{ scope }` of a session when it has one (spread into create and resolve calls). */
+export function scopeOf(session: SessionSummary): { scope?: string } {
+  return session.scope === undefined ? {} : { scope: session.scope };
+}

@@ -1,0 +1,177 @@
+import type { AgentDefinition } from "../../contracts/agent-definition.js";
+import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, ApprovalSupersededError, InvalidArgumentError } from "../../errors/errors.js";
+import type { Message } from "../../contracts/message.js";
+import { isApprovalIndexStore } from "../../sessions/session-store.js";
+import type { SessionSummary } from "../../contracts/session-store.js";
+import type { ResolveDecision, PendingApproval, TurnResult } from "../../contracts/agent-runtime.js";
+import type { ChatContext } from "../../contracts/tool-policy.js";
+import type { JsonValue } from "../../contracts/json-schema.js";
+import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
+import { answerResult, questionOf } from "./question-answer.js";
+import type { RuntimeContext } from "../shared/runtime-context.js";
+import { appendRecords, storeCall } from "../shared/store-call.js";
+import { agentOf, checkOpen, newLineage } from "../shared/runtime-lookups.js";
+import { readFresh } from "../session/session-state-cache.js";
+import type { SessionState, TurnWaiter } from "../session/session-state.js";
+import { priorRun } from "../turn/session-turns.js";
+import type { SessionTurns } from "../shared/runtime-core.js";
+import { turnResultOf } from "../session/stored-turn-result.js";
+import { answerUp } from "../delegation/delegated-waits.js";
+import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
+export { isQuestion, listPending, type ListedRequest } from "./pending-listing.js";
+
+/** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
+export async function findApproval(runtime: RuntimeContext, requestId: string): Promise<SessionSummary> {
+  const { store } = runtime;
+  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
+  const known = runtime.approvalSessions.get(requestId);
+  const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
+  if (session) return session;
+  if (isApprovalIndexStore(store)) {
+    const indexed = await storeCall("findApproval", () => store.findApproval(requestId));
+    const found = indexed && (await storeCall("getSession", () => store.getSession(indexed.sessionId)));
+    if (found) return found;
+    throw new ApprovalNotFoundError(requestId);
+  }
+  for (const session of await storeCall("listSessions", () => store.listSessions())) {
+    // A scan reads past the cache: it would push out the sessions that are in use.
+    if ((await readFresh(store, session.sessionId)).approvals.has(requestId)) return session;
+  }
+  throw new ApprovalNotFoundError(requestId);
+}
+
+/**
+ * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
+ * decision record, then, once the turn has no pending request left, resumes it.
+ */
+export async function decide(runtime: RuntimeContext, turns: SessionTurns, requestId: string, decision: ResolveDecision, answer: unknown): Promise<TurnResult> {
+  checkOpen(runtime);
+  const asking = answer !== undefined;
+  const operation = asking ? "answerQuestion" : "resolveApproval";
+  if (typeof requestId !== "string" || requestId === "")
+    throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
+  const guard = tenantGuardFilter(operation, decision.scope === undefined && decision.scopePrefix === undefined ? undefined : decision);
+  const session = await findApproval(runtime, requestId);
+  // Another tenant's request is as unknown as a missing one.
+  if (!matchesScopeFilter(session.scope, guard)) throw new ApprovalNotFoundError(requestId);
+  const agent = agentOf(runtime, session.agentId);
+  type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
+  let waiter: TurnWaiter | undefined;
+  const outcome = await runtime.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
+    const lineage = newLineage(runtime, agent);
+    const state = await turns.recoverDecided(session, lease, lineage);
+    const entry = state.approvals.get(requestId);
+    if (!entry) throw new ApprovalNotFoundError(requestId);
+    const request = entry.request.request;
+    if (request.waitsOn !== undefined)
+      throw new InvalidArgumentError(
+        `${operation}: "${requestId}" waits for agent "${request.waitsOn.agentId}", not for a person: decide what it waits on (pendingApprovals / pendingQuestions of session "${session.sessionId}" list it)`,
+      );
+    // The chain's end is handed to whoever waits on it (after this session's lease is released).
+    waiter = state.waiter;
+    // A question is answered, never approved; an approval is never answered.
+    if ((entry.request.question === true) !== asking)
+      throw new InvalidArgumentError(
+        `${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`,
+      );
+    if (entry.decision && decision.decisionId !== undefined && entry.decision.decisionId === decision.decisionId) {
+      // This decider's decision was stored before (a retried job): its turn resumed (above, at
+      // the latest). A resumed turn whose process died is continued (below); else its outcome.
+      if (state.openTurn !== undefined) {
+        return {
+          continueRun: state.openTurn.replace(/:retry-\d+$/, ""),
+          chatContext: state.chatContexts.get(state.openTurn) ?? { kind: "thread" as const },
+          hostContext: state.hostContexts.get(state.openTurn),
+        };
+      }
+      return resumedOutcome(runtime, session, agent, entry.request.runId ?? state.suspended?.runId, state);
+    }
+    const suspended = state.suspended;
+    // A request a newer message superseded says so: the approver's decision came too late.
+    if (entry.decision?.reason === "superseded" && entry.decision.decisionId === undefined) throw new ApprovalSupersededError(requestId);
+    if (entry.decision || !suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
+    const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
+    // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
+    // decider's record is stored; whoever finds another decisionId there lost.
+    const decisionId = decision.decisionId ?? globalThis.crypto.randomUUID();
+    const record = approvalDecisionRecord(request, entry.request.frame, {
+      approved: decision.approved,
+      ...(decision.reason !== undefined && { reason: decision.reason }),
+      decisionId,
+      answer: result,
+    });
+    const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
+    if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
+    runtime.approvalSessions.delete(requestId);
+    const remaining = state.pending.filter((p) => p !== entry.request);
+    if (remaining.length > 0)
+      return stillSuspended(
+        session,
+        agent,
+        suspended.runId,
+        remaining.map((p) => p.request),
+      );
+    if (request.name === "request_permission") runtime.onPermission("decided", request, session, decision);
+    return turns.resumeSuspended(session, state, suspended, lease, lineage, { [request.toolCallId]: resumeDecision(requestId, decision, result) });
+  });
+  if (!("continueRun" in outcome)) return answerUp(runtime, turns, waiter, outcome);
+  return turns.enqueue({
+    agent,
+    session,
+    created: false,
+    input: { role: "user", content: "" },
+    chatContext: outcome.chatContext,
+    ...(outcome.hostContext !== undefined && { context: outcome.hostContext }),
+    chain: [],
+    runId: outcome.continueRun,
+    continueOnly: true,
+  });
+}
+
+/** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
+async function resumedOutcome(
+  runtime: RuntimeContext,
+  session: SessionSummary,
+  agent: AgentDefinition,
+  suspendedRunId: string | undefined,
+  state: SessionState,
+): Promise<TurnResult> {
+  const records = await storeCall("load", () => runtime.store.load(session.sessionId));
+  const resumed =
+    suspendedRunId === undefined
+      ? undefined
+      : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
+  let runId = (resumed as { runId?: string } | undefined)?.runId;
+  if (runId !== undefined) {
+    // Its latest continuation, when its process died.
+    const runs = new Map<string, string | null>();
+    for (const r of records) if (r.kind === "turn") runs.set((r as { runId: string }).runId, (r as { phase: string }).phase === "start" ? null : "ended");
+    runId = priorRun(runs, runId)?.runId ?? runId;
+  }
+  const outcome = runId !== undefined ? turnResultOf(records, session, runId, false) : undefined;
+  return (
+    outcome ??
+    stillSuspended(
+      session,
+      agent,
+      suspendedRunId ?? "",
+      state.pending.map((p) => p.request),
+    )
+  );
+}
+
+/** The result of a decision that leaves the turn suspended (other requests still wait). */
+function stillSuspended(session: SessionSummary, agent: AgentDefinition, runId: string, pending: PendingApproval["request"][]): TurnResult {
+  return {
+    status: "suspended",
+    text: "",
+    messages: [] as Message[],
+    executionTree: { version: 1, nodes: [] },
+    usage: { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
+    pendingApprovals: pending,
+    sessionId: session.sessionId,
+    agentId: agent.agentId,
+    created: false,
+    runId,
+  };
+}

@@ -1,0 +1,174 @@
+import type { ApprovalRecord, HistoryRecord, SessionSummary } from "../../contracts/session-store.js";
+import type { TurnResult } from "../../contracts/agent-runtime.js";
+import { approvalDecisionRecord } from "../approvals/approval-decision.js";
+import { delegationAnswer } from "./delegation-answer.js";
+import type { RuntimeContext } from "../shared/runtime-context.js";
+import { appendRecords, storeCall } from "../shared/store-call.js";
+import type { Lineage, SessionTurns } from "../shared/runtime-core.js";
+import { agentOf, newLineage } from "../shared/runtime-lookups.js";
+import type { HeldLease } from "../session/session-lease.js";
+import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "../session/session-state.js";
+import { turnResultOf } from "../session/stored-turn-result.js";
+
+/**
+ * A sync `agents_message` whose target suspended waits under a request of its own (`waitsOn` set):
+ * the caller's turn is suspended too. When the target's turn ends (after its decision), the
+ * waiting call gets the target's answer as that request's decision, and the caller's turn resumes,
+ * and so on up to the conversation that started the chain. Each step is the ordinary
+ * decide-then-resume path (compare-and-set on the decision record, the session's lease), so it is
+ * exactly once, from any process; a step lost to a crash is redone by the next runtime that
+ * touches any session of the chain (see {@link recoverWaits}).
+ */
+
+/** Longest chain followed (a guard: chains are bounded by `maxDelegationDepth` anyway). */
+const MAX_CHAIN = 64;
+
+/** The decision id of a waiting call's answer: the same in every process, so two deliveries store one. */
+const answerDecisionId = (requestId: string) => `${requestId}:answer`;
+
+/**
+ * Hands `result` (the end of a turn chain that `waiter` waits on) to the waiting call and resumes
+ * its turn; repeats up the chain while the resumed turn ends and is itself waited on. Runs under
+ * each waiting session's lease in turn, never holding two. Returns the outermost turn resumed (or
+ * `result` when nobody waited any more: the call got its answer at once, or was superseded).
+ */
+export async function deliverUp(runtime: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter, result: TurnResult): Promise<TurnResult> {
+  let current = result;
+  let next: TurnWaiter | undefined = waiter;
+  for (let hop = 0; next !== undefined && hop < MAX_CHAIN; hop++) {
+    const step = await answerWaiter(runtime, turns, next, current);
+    if (!step) return current;
+    current = step.result;
+    next = current.status === "suspended" ? undefined : step.waiter;
+  }
+  return current;
+}
+
+/** Answers one waiting call with `result` and resumes its turn; `undefined` when the call no longer waits. */
+async function answerWaiter(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  waiter: TurnWaiter,
+  result: TurnResult,
+): Promise<{ result: TurnResult; waiter: TurnWaiter | undefined } | undefined> {
+  const session = await storeCall("getSession", () => runtime.store.getSession(waiter.sessionId));
+  if (!session) return undefined;
+  const agent = agentOf(runtime, session.agentId);
+  return runtime.withSession(session.sessionId, async (lease) => {
+    const state = await runtime.states.read(session);
+    const entry = state.approvals.get(waiter.requestId);
+    if (!entry || entry.decision || !state.suspended || !state.pending.includes(entry.request)) return undefined;
+    const stored = await storeAnswer(runtime, session, lease, entry.request, result);
+    if (!stored) return undefined;
+    // Other calls of the batch still wait: the turn stays suspended (their answers resume it).
+    const after = await runtime.states.read(session);
+    if (!after.suspended || after.pending.length > 0) return undefined;
+    const resumed = await turns.resumeSuspended(session, after, after.suspended, lease, newLineage(runtime, agent), {});
+    return { result: resumed, waiter: state.waiter };
+  });
+}
+
+/** Stores the answer of a waiting call (compare-and-set by its fixed decision id); whether it is the stored one. */
+async function storeAnswer(runtime: RuntimeContext, session: SessionSummary, lease: HeldLease, request: ApprovalRecord, result: TurnResult): Promise<boolean> {
+  const answer = delegationAnswer(result, { agentId: result.agentId, sessionId: result.sessionId, resumed: true }, undefined);
+  const decisionId = answerDecisionId(request.request.requestId);
+  const record = approvalDecisionRecord(request.request, request.frame, {
+    approved: true,
+    decisionId,
+    answer: answer.value,
+    answerIsError: answer.isError,
+  });
+  const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
+  return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
+}
+
+/**
+ * Before a suspended session is used (a new message, a decision): answers its waiting calls whose
+ * targets' chains ended while nobody delivered (the process died between two steps), after first
+ * recovering those targets the same way (their lease, taken in the direction calls are made).
+ * Returns whether an answer was stored (the caller then reads the state again).
+ */
+export async function recoverWaits(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  session: SessionSummary,
+  lease: HeldLease,
+  state: SessionState,
+  depth: number,
+): Promise<boolean> {
+  if (!state.suspended || depth > MAX_CHAIN) return false;
+  let stored = false;
+  for (const pending of state.pending) {
+    const waitsOn = pending.request.waitsOn;
+    if (waitsOn === undefined) continue;
+    const ended = await waitedChainEnd(runtime, turns, waitsOn.sessionId, waitsOn.runId, depth + 1);
+    if (ended && (await storeAnswer(runtime, session, lease, pending, ended))) stored = true;
+  }
+  return stored;
+}
+
+/**
+ * The outcome of the chain that started with `runId` in `sessionId`, once it ended (not
+ * suspended); recovers the session first. A turn of the chain whose process died mid-turn is
+ * continued (its stored results reused, a call without one reported to the model as "may or may
+ * not have taken effect"), as a retried decision would.
+ */
+async function waitedChainEnd(runtime: RuntimeContext, turns: SessionTurns, sessionId: string, runId: string, depth: number): Promise<TurnResult | undefined> {
+  const session = await storeCall("getSession", () => runtime.store.getSession(sessionId));
+  if (!session) return undefined;
+  const agent = runtime.registry.get(session.agentId);
+  if (!agent) return undefined;
+  const look = () =>
+    runtime.withSession(sessionId, async (lease) => {
+      const lineage: Lineage = newLineage(runtime, agent);
+      const state = await turns.recoverDecided(session, lease, lineage, depth);
+      const records = await storeCall("load", () => runtime.store.load(sessionId));
+      const open = state.openTurn !== undefined && state.chainRunId === runId ? state.openTurn : undefined;
+      return { ended: chainEnd(records, session, runId), open, state };
+    });
+  const first = await look();
+  if (first.ended || first.open === undefined) return first.ended;
+  // Continued in the session's own order (outside its lease, which `enqueue` takes itself).
+  const open = first.open;
+  await turns.enqueue({
+    agent,
+    session,
+    created: false,
+    input: { role: "user", content: "" },
+    chatContext: first.state.chatContexts.get(open) ?? { kind: "thread" },
+    ...(first.state.hostContexts.get(open) !== undefined && { context: first.state.hostContexts.get(open)! }),
+    chain: [],
+    runId: open.replace(/:retry-\d+$/, ""),
+    continueOnly: true,
+  });
+  return (await look()).ended;
+}
+
+/**
+ * The end of the chain of turns that starts with `runId` (it, the turns resuming it, and the
+ * continuations `<runId>:retry-<n>` of those whose process died), when it ended other than suspended.
+ */
+function chainEnd(records: readonly HistoryRecord[], session: SessionSummary, runId: string): TurnResult | undefined {
+  const next = new Map<string, string>();
+  const ends = new Map<string, string>();
+  for (const record of records) {
+    if (record.kind !== "turn") continue;
+    const turn = record as RuntimeTurnRecord;
+    if (turn.phase === "start" && turn.resumeOf !== undefined) next.set(turn.resumeOf, turn.runId);
+    const retry = /^(.*):retry-\d+$/.exec(turn.runId);
+    // The latest continuation of a turn that died follows it (a later one replaces an earlier one).
+    if (turn.phase === "start" && retry) next.set(retry[1]!, turn.runId);
+    if (turn.phase === "end") ends.set(turn.runId, turn.status ?? "complete");
+  }
+  let last = runId;
+  for (let i = 0; i < MAX_CHAIN * 4 && next.has(last) && next.get(last) !== last; i++) last = next.get(last)!;
+  const status = ends.get(last);
+  if (status === undefined || status === "suspended") return undefined;
+  return turnResultOf(records, session, last, false);
+}
+
+/** The result a decision's resumed turn reports, delivered up its chain when the chain ended and was waited on. */
+export async function answerUp(runtime: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
+  if (waiter === undefined || result.status === "suspended") return result;
+  return deliverUp(runtime, turns, waiter, result);
+}

@@ -1,0 +1,317 @@
+import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
+import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../../contracts/session-store.js";
+import type { ChatContext } from "../../contracts/tool-policy.js";
+import type { JsonSchema, JsonValue } from "../../contracts/json-schema.js";
+import type { ExecutionTreeSnapshot } from "../../contracts/execution-tree.js";
+import type { LoopResult } from "../../contracts/loop-result.js";
+import { estimateMessageTokens } from "../../context/estimate-tokens.js";
+
+/** The resume material stored on the end record of a suspended turn (an extra field of that record). */
+export interface StoredResume {
+  results: Record<string, ToolResultPart>;
+}
+
+/**
+ * Who waits on a turn's answer: the session whose sync `agents_message` call started it, and the
+ * id that call's wait gets when this turn suspends (so the answer can be handed back once the
+ * suspension is decided, from any process).
+ */
+export interface TurnWaiter {
+  sessionId: string;
+  agentId: string;
+  requestId: string;
+}
+
+/** A turn record as the runtime writes it (extra optional fields are allowed on records). */
+export type RuntimeTurnRecord = TurnRecord & {
+  resumeOf?: string;
+  resume?: StoredResume;
+  chatContext?: ChatContext;
+  /** On a turn start: the host's context of the turn (`SendInput.context`; a resumed turn's start repeats it). */
+  context?: JsonValue;
+  /** On a turn start: the agent sessions waiting on this turn's answer through `agents_message` (see `TurnWaiter`). */
+  waiter?: TurnWaiter;
+  /** On a turn start: the JSON Schema form of the turn's `outputSchema`, so a resumed turn keeps it. */
+  outputSchema?: JsonSchema;
+  /** On a turn start: the turn's number in the session (`RuntimeEventLabels.turn`; a resumption repeats it). */
+  turn?: number;
+  /** On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it). */
+  executionTree?: ExecutionTreeSnapshot;
+  /** On the end of a turn that did not complete: why. */
+  error?: LoopResult["error"];
+  /** On the end of a turn the runtime stopped: why (e.g. `"role_changed"`). */
+  reason?: string;
+  /** On a turn end: the turn's usage (so a turn sent again under its run id reports it). */
+  usage?: LoopResult["usage"];
+};
+/** A runtime turn record before the store stamps it. */
+export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
+
+/** What the records of a session (since its last reset) say about it. */
+export interface SessionState {
+  /** Root-frame messages, in order. */
+  history: Message[];
+  /** `estimateMessageTokens` summed over `history`. */
+  historyTokens: number;
+  /** Child conversations of the current turn chain, by `run_subtask` call id. */
+  frames: Record<string, Message[]>;
+  /** A turn that started and never ended (the process died). */
+  openTurn: string | undefined;
+  /** The suspended turn, if the last turn ended suspended. */
+  suspended: { runId: string; results: Record<string, ToolResultPart> } | undefined;
+  /** Approval requests of the suspended turn with no decision yet. */
+  pending: ApprovalRecord[];
+  /** Decisions recorded since the turn chain started, by toolCallId. */
+  decisions: Map<string, ApprovalRecord>;
+  /** Every approval request id seen, with its decision record if any. */
+  approvals: Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>;
+  /** Chat context stored on the turn starts of the current chain, by run id and by resumed run id. */
+  chatContexts: Map<string, ChatContext>;
+  /** Host context stored on the current chain's turn starts, by run id (and by resumed run id). */
+  hostContexts: Map<string, JsonValue>;
+  /** The run id of the current chain's first turn (the one a resumption continues), if any. */
+  chainRunId: string | undefined;
+  /** Who waits on the current chain's answer (stored on its first turn's start). */
+  waiter: TurnWaiter | undefined;
+  /** The output schema (JSON Schema form) stored on the start of the current chain's first turn. */
+  outputSchema: JsonSchema | undefined;
+  /** Results of the current turn chain's tool calls, stored as each call finished, by toolCallId. */
+  toolResults: Record<string, ToolResultPart>;
+  /** The role of the last `role` record since the last reset (undefined: none recorded). */
+  role: string | undefined;
+  /**
+   * The most recent turns (at most {@link RECENT_RUNS}, resets included), by run id, in order:
+   * how each ended, `null` while open. Lets a turn sent again under its `runId` (a retried
+   * dispatch job) be recognised without reading the whole log.
+   */
+  runs: Map<string, string | null>;
+  /** The number of the latest turn started since the last reset (`RuntimeEventLabels.turn`); 0 before the first. */
+  turn: number;
+}
+
+/** Turns {@link SessionState.runs} remembers. */
+export const RECENT_RUNS = 64;
+
+/**
+ * Reads a session's records into its current state, incrementally: `apply` the records as they
+ * come (a whole `sinceLastReset` load, then only what was appended after `lastSeq`), and take
+ * `state()` whenever a turn needs it. Records at or below `lastSeq` are ignored, so applying an
+ * overlapping load twice changes nothing. Also keeps the root history's token estimate
+ * (`estimateMessageTokens` summed), so checking the emergency limit never walks the history.
+ */
+export class SessionStateReader {
+  lastSeq = 0;
+  /** Sum of `estimateMessageTokens` over the root history. */
+  historyTokens = 0;
+  #history: Message[] = [];
+  #frames: Record<string, Message[]> = {};
+  #openTurn: string | undefined;
+  #suspended: SessionState["suspended"];
+  #decisions = new Map<string, ApprovalRecord>();
+  #approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
+  /** Chat context of each turn of the current chain, by run id (and by the run id it resumes). */
+  #chatContexts = new Map<string, ChatContext>();
+  #hostContexts = new Map<string, JsonValue>();
+  #chainRunId: string | undefined;
+  #waiter: TurnWaiter | undefined;
+  #outputSchema: JsonSchema | undefined;
+  /** A root message was recorded between an assistant's tool calls and their results. */
+  #unordered = false;
+  #toolResults = byId<ToolResultPart>();
+  #role: string | undefined;
+  #runs = new Map<string, string | null>();
+  #turn = 0;
+
+  apply(records: readonly HistoryRecord[]): void {
+    for (const record of records) {
+      if (record.seq <= this.lastSeq) continue;
+      this.lastSeq = record.seq;
+      switch (record.kind) {
+        case "role":
+          // A record of another writer may lack the role.
+          if (typeof record.role === "string") this.#role = record.role;
+          break;
+        case "reset":
+          this.#role = undefined;
+          this.#history = [];
+          this.historyTokens = 0;
+          this.#unordered = false;
+          this.#frames = {};
+          this.#approvals.clear();
+          this.#decisions.clear();
+          this.#chatContexts.clear();
+          this.#hostContexts.clear();
+          this.#chainRunId = undefined;
+          this.#waiter = undefined;
+          this.#outputSchema = undefined;
+          this.#suspended = undefined;
+          this.#openTurn = undefined;
+          this.#toolResults = byId();
+          this.#turn = 0;
+          break;
+        case "message":
+          if (record.frame === null) {
+            const last = this.#history[this.#history.length - 1];
+            if (record.message.role === "user" && last?.role === "assistant" && last.content.some((part) => part.type === "tool_call")) this.#unordered = true;
+            this.#history.push(record.message);
+            this.historyTokens += estimateMessageTokens(record.message);
+          } else (this.#frames[record.frame] ??= []).push(record.message);
+          break;
+        case "turn": {
+          const turn = record as RuntimeTurnRecord;
+          this.#runs.delete(turn.runId);
+          this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
+          if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+          if (turn.phase === "start") {
+            this.#turn = turnNumberOf(turn, this.#turn);
+            this.#openTurn = turn.runId;
+            if (turn.resumeOf === undefined) {
+              this.#frames = {};
+              this.#decisions.clear();
+              this.#chatContexts.clear();
+              this.#hostContexts.clear();
+              this.#toolResults = byId();
+              this.#outputSchema = turn.outputSchema;
+              this.#chainRunId = turn.runId;
+              this.#waiter = turn.waiter;
+            }
+            if (turn.context !== undefined) {
+              if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
+              if (turn.resumeOf !== undefined && !this.#hostContexts.has(turn.resumeOf)) this.#hostContexts.set(turn.resumeOf, turn.context);
+            }
+            if (turn.chatContext) {
+              if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
+              if (turn.resumeOf !== undefined && !this.#chatContexts.has(turn.resumeOf)) this.#chatContexts.set(turn.resumeOf, turn.chatContext);
+            }
+            this.#suspended = undefined;
+          } else {
+            if (this.#openTurn === turn.runId) this.#openTurn = undefined;
+            this.#suspended = turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
+          }
+          break;
+        }
+        case "tool_result":
+          this.#toolResults[record.toolCallId] = record.result;
+          break;
+        case "approval": {
+          const entry = this.#approvals.get(record.request.requestId);
+          if (record.decision === undefined) {
+            if (!entry) this.#approvals.set(record.request.requestId, { request: record, decision: undefined });
+          } else {
+            if (entry) entry.decision = record;
+            else this.#approvals.set(record.request.requestId, { request: record, decision: record });
+            this.#decisions.set(record.request.toolCallId, record);
+          }
+          break;
+        }
+        case "audit":
+        case "artifact":
+        case "task":
+          break;
+        default: {
+          // Every kind of the runtime is handled above (a new one is a compile error here); a host's
+          // own kinds reach this point at run time and say nothing about the session's state.
+          const further: never = record;
+          void further;
+        }
+      }
+    }
+  }
+
+  /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
+  state(): SessionState {
+    const frames: Record<string, Message[]> = {};
+    for (const key in this.#frames) frames[key] = this.#frames[key]!.slice();
+    const approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
+    const pending: ApprovalRecord[] = [];
+    for (const [requestId, { request, decision }] of this.#approvals) {
+      approvals.set(requestId, { request, decision });
+      if (this.#suspended && !decision) pending.push(request);
+    }
+    return {
+      history: this.#unordered ? keepCallsTogether(this.#history) : this.#history.slice(),
+      historyTokens: this.historyTokens,
+      frames,
+      openTurn: this.#openTurn,
+      suspended: this.#suspended,
+      pending,
+      decisions: new Map(this.#decisions),
+      approvals,
+      chatContexts: new Map(this.#chatContexts),
+      hostContexts: new Map(this.#hostContexts),
+      chainRunId: this.#chainRunId,
+      waiter: this.#waiter,
+      outputSchema: this.#outputSchema,
+      toolResults: Object.assign(byId<ToolResultPart>(), this.#toolResults),
+      role: this.#role,
+      runs: new Map(this.#runs),
+      turn: this.#turn,
+    };
+  }
+}
+
+/**
+ * An empty record keyed by ids (tool call ids: a new one every call). Without a prototype it is a
+ * hash table from the start: a `{}` gets a new hidden class for each new key (one per call across
+ * every session), which made storing one result cost microseconds.
+ */
+function byId<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** The number a turn start stands for: the one stored on it, else (older records) counted from the one before. */
+function turnNumberOf(start: RuntimeTurnRecord, previous: number): number {
+  const stored = start.turn;
+  if (typeof stored === "number" && Number.isSafeInteger(stored) && stored > 0) return stored;
+  return start.resumeOf === undefined ? previous + 1 : Math.max(previous, 1);
+}
+
+/** Reads a session's records (as loaded with `sinceLastReset`) into its current state. */
+export function readSessionState(records: readonly HistoryRecord[]): SessionState {
+  const reader = new SessionStateReader();
+  reader.apply(records);
+  return reader.state();
+}
+
+/**
+ * Moves messages that were recorded between an assistant's tool calls and their results (a
+ * silent system message posted while a turn was suspended, say) to just after the results, so
+ * the history stays valid for providers.
+ */
+export function keepCallsTogether(history: Message[]): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const message = history[i]!;
+    out.push(message);
+    if (message.role !== "assistant" || !message.content.some((p) => p.type === "tool_call")) continue;
+    const waiting: Message[] = [];
+    let j = i + 1;
+    while (j < history.length && history[j]!.role !== "tool" && history[j]!.role !== "assistant") waiting.push(history[j++]!);
+    if (waiting.length > 0 && history[j]?.role === "tool") {
+      out.push(history[j]!, ...waiting);
+      i = j;
+    } else if (waiting.length > 0 && j >= history.length) {
+      // Still waiting for results (suspended turn): results will come after; keep the others after them.
+      out.pop();
+      out.push(...waiting, message);
+      i = j - 1;
+    }
+  }
+  return out;
+}
+
+/** Tool calls of the last root message when they have no results yet. */
+export function danglingCalls(history: readonly Message[]): ToolCallPart[] {
+  const last = history[history.length - 1];
+  if (last?.role !== "assistant") return [];
+  return last.content.filter((p): p is ToolCallPart => p.type === "tool_call");
+}
+
+/** A tool message answering `calls`: a known result where there is one, else an error saying why. */
+export function closingToolMessage(calls: readonly ToolCallPart[], known: Record<string, ToolResultPart>, why: string): Message {
+  return {
+    role: "tool",
+    content: calls.map((call) => known[call.id] ?? { type: "tool_result", toolCallId: call.id, name: call.name, result: why, isError: true }),
+    messageType: "tool_result",
+  };
+}

@@ -1,0 +1,104 @@
+import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.js";
+import { escapeUserContent, systemMessage } from "../../messages/system-message.js";
+import { resolveSession } from "../../sessions/resolve-session.js";
+import type { SessionSummary } from "../../contracts/session-store.js";
+import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../../contracts/agent-runtime.js";
+import { fileProblems, withBase64Files } from "../../internal/file-data.js";
+import { resolveModel } from "./prepare-agent.js";
+import type { RuntimeContext } from "../shared/runtime-context.js";
+import { storeCall } from "../shared/store-call.js";
+import { agentOf, checkOpen, checkScope } from "../shared/runtime-lookups.js";
+import { checkedContext } from "../../internal/host-context.js";
+
+/**
+ * `send` / `stream`: checks the input, then, in admission order, resolves (or creates) the
+ * session and queues the turn on it. Resolves with the turn's result.
+ */
+export async function admitSend(runtime: RuntimeContext, input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
+  checkOpen(runtime);
+  const agent = agentOf(runtime, input.agentId);
+  const content = input.content;
+  if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
+    throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
+  }
+  const fileErrors = typeof content === "string" ? [] : fileProblems(content);
+  if (fileErrors.length > 0) throw new InvalidArgumentError(`send: ${fileErrors.join("; ")}`);
+  checkScope("send", input.scope);
+  const chatContext = input.chatContext ?? { kind: "thread" };
+  const outputSchema = input.outputSchema as unknown;
+  if (outputSchema !== undefined && (outputSchema === null || typeof outputSchema !== "object" || Array.isArray(outputSchema))) {
+    throw new InvalidArgumentError("send: outputSchema must be a zod schema or a JSON Schema object");
+  }
+  const runId = input.runId as unknown;
+  if (runId !== undefined && (typeof runId !== "string" || !/^[A-Za-z0-9_.:-]{1,128}$/.test(runId))) {
+    throw new InvalidArgumentError("send: runId must be 1 to 128 letters, digits or -_.:");
+  }
+  const ifPending = input.ifPending as unknown;
+  if (ifPending !== undefined && ifPending !== "queue" && ifPending !== "reject" && ifPending !== "supersede")
+    throw new InvalidArgumentError('send: ifPending must be "queue", "reject" or "supersede"');
+  const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
+  // Fail on a misconfigured agent before a session is created.
+  resolveModel(runtime.options, agent);
+  const admitted = await runtime.admit(async () => {
+    const scope = input.scope === undefined ? {} : { scope: input.scope };
+    const { session, created } = await storeCall("resolveSession", () => resolveSession(runtime.store, agent.agentId, input.session, scope));
+    // Wrapped so the admission step does not wait for the turn itself.
+    const turn = runtime.runTurn({
+      agent,
+      session,
+      created,
+      // File bytes are stored as base64: every stored record is plain JSON.
+      input: { role: "user", content: escapeUserContent(withBase64Files(content)) },
+      chatContext,
+      chain: [],
+      ...(input.runId !== undefined && { runId: input.runId }),
+      ...(input.signal && { signal: input.signal }),
+      ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }),
+      ...(hostContext !== undefined && { context: hostContext }),
+      ...(input.ifPending !== undefined && { ifPending: input.ifPending }),
+      onEvent,
+    });
+    return { turn };
+  });
+  return admitted.turn;
+}
+
+/**
+ * `postSystemMessage`: in admission order, finds the target session (or the agent's
+ * `latest-or-create` one) and records the message (silent) or queues a turn on it. Resolves once
+ * recorded, or once that turn has run.
+ */
+export async function admitSystemMessage(
+  runtime: RuntimeContext,
+  target: SystemMessageTarget,
+  text: string,
+  postOptions: { origin: string; silent?: boolean },
+): Promise<void> {
+  checkOpen(runtime);
+  if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
+  const { sessionId, agentId } = target;
+  if (sessionId === undefined && agentId === undefined) throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
+  checkScope("postSystemMessage", target.scope);
+  if (sessionId === undefined && agentId !== undefined) agentOf(runtime, agentId);
+  const { store } = runtime;
+  const admitted = await runtime.admit(async () => {
+    let session: SessionSummary;
+    let created = false;
+    if (sessionId !== undefined) {
+      const found = await storeCall("getSession", () => store.getSession(sessionId));
+      // A session of another scope is as unknown as a missing one.
+      if (!found || (target.scope !== undefined && found.scope !== target.scope))
+        throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
+      session = found;
+    } else {
+      const scope = target.scope === undefined ? {} : { scope: target.scope };
+      // agentId is set here (checked above).
+      ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, agentId ?? "", "latest-or-create", scope)));
+    }
+    const agent = agentOf(runtime, session.agentId);
+    const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });
+    if (message.silent) return { done: runtime.record(session, message) };
+    return { done: runtime.runTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }) };
+  });
+  await admitted.done;
+}

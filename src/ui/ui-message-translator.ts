@@ -1,0 +1,316 @@
+import type { DeliverableEvent } from "../delivery/deliverable-event.js";
+import { handleEvent, type EventHandlers, type EventOf } from "./event-handlers.js";
+import type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "./ui-message-chunk.js";
+
+/** Options of `toUIMessageStream`. */
+export interface UIMessageStreamOptions {
+  /**
+   * The id of the assistant message the stream builds. Pass the id of the message a resumed
+   * turn continues (after an approval) so the client appends to it.
+   * @default the `runId` of the first event, when it has one
+   */
+  messageId?: string;
+}
+
+const FINISH_REASONS: Record<string, Extract<UiMessageChunk, { type: "finish" }>["finishReason"]> = {
+  complete: "stop",
+  suspended: "tool-calls",
+  error: "error",
+  aborted: "other",
+  budget_exceeded: "other",
+  iteration_limit: "other",
+};
+
+const errorText = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
+
+/** Keeps the JSON-valued fields of an object (drops `undefined`), for metadata. */
+function json(fields: Record<string, unknown>): Record<string, UiJsonValue> {
+  const out: Record<string, UiJsonValue> = {};
+  for (const [key, value] of Object.entries(fields)) if (value !== undefined) out[key] = value as UiJsonValue;
+  return out;
+}
+
+/**
+ * Translates Agentry events into UI message stream chunks, one event at a time. `push` returns
+ * the chunks an event becomes; `end` closes what is open and returns the final chunks (it is
+ * called by `push` on the root `done`, and must be called when the events stop without one).
+ * Used by `toUIMessageStream`; exported for hosts with their own transport.
+ */
+export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) {
+  const st: TranslatorState = {
+    options,
+    started: false,
+    ended: false,
+    stepOpen: false,
+    textId: undefined,
+    reasoningId: undefined,
+    counter: 0,
+    rootErrorSent: false,
+    tools: new Map(),
+    approvals: new Map(),
+    out: [],
+    unpairedDenials: [],
+  };
+  return {
+    /** The chunks `event` becomes (empty after the end). */
+    push(event: DeliverableEvent): UiMessageChunk[] {
+      if (event.type === "approval_request") st.approvals.set(event.request.requestId, event.request.toolCallId);
+      translateEvent(st, event);
+      return st.out.splice(0);
+    },
+    /** Closes open parts and finishes the message (no-op once finished). */
+    end(error?: unknown): UiMessageChunk[] {
+      if (error !== undefined && !st.ended) st.out.push({ type: "error", errorText: error instanceof Error ? error.message : errorText(error) });
+      endMessage(st, error !== undefined ? "error" : undefined);
+      return st.out.splice(0);
+    },
+    /** Whether the root `done` (or `end`) finished the message. */
+    get finished() {
+      return st.ended;
+    },
+  };
+}
+
+/** What one translator keeps between events. */
+export interface TranslatorState {
+  options: UIMessageStreamOptions;
+  started: boolean;
+  ended: boolean;
+  stepOpen: boolean;
+  textId: string | undefined;
+  reasoningId: string | undefined;
+  counter: number;
+  rootErrorSent: boolean;
+  tools: Map<string, { denied: boolean; metadata: UiToolMetadata }>;
+  /** Approval request id → tool call id. */
+  approvals: Map<string, string>;
+  out: UiMessageChunk[];
+  /** Levels (parentId, "" for the root) of denials whose call this stream has not seen. */
+  unpairedDenials: string[];
+}
+
+/** One event's chunks into `st.out`. */
+function translateEvent(st: TranslatorState, event: DeliverableEvent): void {
+  if (st.ended) return;
+  if (!st.started) {
+    st.started = true;
+    const messageId = st.options.messageId ?? event.runId;
+    const metadata = json({ sessionId: event.sessionId, agentId: event.agentId, runId: event.runId });
+    st.out.push({ type: "start", ...(messageId !== undefined && { messageId }), ...(Object.keys(metadata).length > 0 && { messageMetadata: metadata }) });
+  }
+  handleEvent(UI_HANDLERS, st, event);
+}
+
+/** Where an event happened: its depth and the `run_subtask` call it is inside (null at the root). */
+const whereOf = (event: DeliverableEvent) => ({ depth: event.depth, parentId: event.parentId });
+
+/** Each event type's UI message chunks (exported for the completeness check in the tests). */
+export const UI_HANDLERS: EventHandlers<TranslatorState> = {
+  llm_call_start(st, event) {
+    if (event.depth === 0) {
+      closeStreams(st);
+      if (st.stepOpen) st.out.push({ type: "finish-step" });
+      st.out.push({ type: "start-step" });
+      st.stepOpen = true;
+    }
+    st.out.push({ type: "data-agentry-activity", data: { kind: "deciding", ...whereOf(event) }, transient: true });
+  },
+  chunk(st, event) {
+    if (event.depth !== 0) {
+      if (event.content !== "") {
+        st.out.push({ type: "data-agentry-subtask-text", data: { kind: "text", delta: event.content, ...whereOf(event) }, transient: true });
+      }
+      return;
+    }
+    closeReasoning(st);
+    if (event.content !== "") {
+      if (st.textId === undefined) {
+        st.textId = event.streamId ?? `text-${++st.counter}`;
+        st.out.push({ type: "text-start", id: st.textId });
+      }
+      st.out.push({ type: "text-delta", id: st.textId, delta: event.content });
+    }
+    if (event.done) closeText(st);
+  },
+  thinking(st, event) {
+    if (event.depth !== 0) {
+      if (event.content !== "") {
+        st.out.push({ type: "data-agentry-subtask-text", data: { kind: "reasoning", delta: event.content, ...whereOf(event) }, transient: true });
+      }
+      return;
+    }
+    closeText(st);
+    if (st.reasoningId === undefined) {
+      st.reasoningId = `reasoning-${++st.counter}`;
+      st.out.push({ type: "reasoning-start", id: st.reasoningId });
+    }
+    st.out.push({ type: "reasoning-delta", id: st.reasoningId, delta: event.content });
+  },
+  message(st, event) {
+    if (event.depth === 0) closeStreams(st);
+  },
+  tool_calls_preparing(st, event) {
+    if (event.depth === 0) closeStreams(st);
+    st.out.push({ type: "data-agentry-activity", data: { kind: "preparing", names: event.names, ...whereOf(event) }, transient: true });
+  },
+  message_stream_started(st, event) {
+    if (event.depth !== 0) return;
+    closeStreams(st);
+    st.textId = event.streamId;
+    st.out.push({ type: "text-start", id: st.textId });
+  },
+  message_stream_completed(st, event) {
+    if (event.depth === 0 && st.textId === event.streamId) closeText(st);
+  },
+  message_stream_cancelled(st, event) {
+    if (event.depth !== 0) return;
+    if (st.textId === event.streamId) closeText(st);
+    st.out.push({ type: "data-agentry-stream-cancelled", data: { streamId: event.streamId, reason: event.reason }, transient: true });
+  },
+  tool_call_update: toolCallUpdate,
+  tool_log(st, event) {
+    const { toolCallId, name, level, message } = event;
+    st.out.push({ type: "data-agentry-tool-log", data: { toolCallId, name, level, message, ...whereOf(event) }, transient: true });
+  },
+  approval_request(st, event) {
+    ensureTool(st, event.request.toolCallId, event.request.name, event.request.args, event.depth, event.parentId);
+    st.out.push({ type: "tool-approval-request", approvalId: event.request.requestId, toolCallId: event.request.toolCallId });
+  },
+  approval_resolved(st, event) {
+    if (event.approved) return;
+    // The request id is not the call id: find the call through the approval request seen
+    // earlier (or a `toolCallId` on the event, should the runtime add one). A resumed turn's
+    // stream starts at the decision: its call is the next failed end at the same level.
+    const toolCallId = st.approvals.get(event.requestId) ?? (event as { toolCallId?: string }).toolCallId;
+    if (toolCallId === undefined) st.unpairedDenials.push(event.parentId ?? "");
+    else deny(st, toolCallId);
+  },
+  message_queued: null,
+  usage: null,
+  budget_exceeded(st, event) {
+    st.out.push({ type: "data-agentry-budget", data: { reason: event.reason, limit: event.limit, observed: event.observed, ...whereOf(event) } });
+  },
+  warning(st, event) {
+    st.out.push({ type: "data-agentry-warning", data: { code: event.code, message: event.message, ...whereOf(event) } });
+  },
+  error(st, event) {
+    if (event.depth === 0) {
+      st.rootErrorSent = true;
+      st.out.push({ type: "error", errorText: event.message });
+    } else st.out.push({ type: "data-agentry-error", data: { message: event.message, ...whereOf(event) } });
+  },
+  done(st, event) {
+    if (event.depth !== 0) return;
+    const result = event.result;
+    if (result.status === "error" && !st.rootErrorSent) st.out.push({ type: "error", errorText: result.error?.message ?? "The turn failed" });
+    if (result.status === "aborted") {
+      closeStreams(st);
+      st.out.push({ type: "abort", reason: result.error?.message ?? "aborted" });
+    }
+    endMessage(st, result.status, json({ status: result.status, usage: json({ ...result.usage }), ...(result.error && { error: json({ ...result.error }) }) }));
+  },
+  task_status(st, event) {
+    st.out.push({ type: "data-agentry-task", id: event.taskId, data: { taskId: event.taskId, from: event.from, to: event.to } });
+  },
+  planning_started(st, event) {
+    st.out.push({ type: "data-agentry-activity", data: { kind: "planning", taskId: event.taskId ?? null, ...whereOf(event) }, transient: true });
+  },
+  artifact_created(st, event) {
+    st.out.push({
+      type: "data-agentry-artifact",
+      id: event.artifactId,
+      data: { artifactId: event.artifactId, filename: event.filename, kind: event.kind, preview: event.preview },
+    });
+  },
+  plan_ready(st, event) {
+    st.out.push({ type: "data-agentry-plan", id: event.artifactId, data: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } });
+  },
+  question(st, event) {
+    const call = event.toolCallId !== undefined ? { toolCallId: event.toolCallId } : {};
+    st.out.push({
+      type: "data-agentry-question",
+      id: event.questionId,
+      data: { questionId: event.questionId, ...call, question: event.question, ...whereOf(event) },
+    });
+  },
+  role_changed(st, event) {
+    st.out.push({ type: "data-agentry-role", data: { from: event.from, to: event.to } });
+  },
+  subagent_status: null,
+};
+
+/** A tool call's start or end (a denied call's end was already sent as its denial). */
+function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">): void {
+  const { depth, parentId } = event;
+  if (depth === 0) closeStreams(st);
+  if (event.status === "start") {
+    const metadata: UiToolMetadata = { depth, parentId };
+    st.tools.set(event.toolCallId, { denied: false, metadata });
+    const title = event.name === "run_subtask" ? (event.args as { title?: unknown } | undefined)?.title : undefined;
+    st.out.push({
+      type: "tool-input-available",
+      toolCallId: event.toolCallId,
+      toolName: event.name,
+      input: event.args ?? {},
+      dynamic: true,
+      ...(typeof title === "string" && { title }),
+      toolMetadata: metadata,
+    });
+    return;
+  }
+  const known = st.tools.has(event.toolCallId);
+  const tool = ensureTool(st, event.toolCallId, event.name, null, depth, parentId);
+  if (!known && event.isError) {
+    const at = st.unpairedDenials.indexOf(parentId ?? "");
+    if (at >= 0) {
+      st.unpairedDenials.splice(at, 1);
+      deny(st, event.toolCallId);
+    }
+  }
+  if (tool.denied) return;
+  const metadata: UiToolMetadata = { ...tool.metadata, ...(event.durationMs !== undefined && { durationMs: event.durationMs }) };
+  if (event.isError)
+    st.out.push({ type: "tool-output-error", toolCallId: event.toolCallId, errorText: errorText(event.result), dynamic: true, toolMetadata: metadata });
+  else st.out.push({ type: "tool-output-available", toolCallId: event.toolCallId, output: event.result ?? null, dynamic: true, toolMetadata: metadata });
+}
+
+function endMessage(st: TranslatorState, status?: string, metadata?: Record<string, UiJsonValue>): void {
+  if (st.ended) return;
+  st.ended = true;
+  if (!st.started) st.out.push({ type: "start" });
+  closeStreams(st);
+  if (st.stepOpen) st.out.push({ type: "finish-step" });
+  st.out.push({
+    type: "finish",
+    finishReason: (status === undefined ? undefined : FINISH_REASONS[status]) ?? "other",
+    ...(metadata && { messageMetadata: metadata }),
+  });
+}
+
+function deny(st: TranslatorState, toolCallId: string): void {
+  const tool = st.tools.get(toolCallId);
+  if (tool) tool.denied = true;
+  st.out.push({ type: "tool-output-denied", toolCallId });
+}
+function closeText(st: TranslatorState): void {
+  if (st.textId !== undefined) st.out.push({ type: "text-end", id: st.textId });
+  st.textId = undefined;
+}
+function closeReasoning(st: TranslatorState): void {
+  if (st.reasoningId !== undefined) st.out.push({ type: "reasoning-end", id: st.reasoningId });
+  st.reasoningId = undefined;
+}
+function closeStreams(st: TranslatorState): void {
+  closeReasoning(st);
+  closeText(st);
+}
+/** Makes sure the client has a part for this call (a resumed turn ends calls it did not start). */
+function ensureTool(st: TranslatorState, toolCallId: string, name: string, input: unknown, depth: number, parentId: string | null) {
+  let tool = st.tools.get(toolCallId);
+  if (!tool) {
+    tool = { denied: false, metadata: { depth, parentId } };
+    st.tools.set(toolCallId, tool);
+    st.out.push({ type: "tool-input-available", toolCallId, toolName: name, input: input ?? null, dynamic: true, toolMetadata: tool.metadata });
+  }
+  return tool;
+}
