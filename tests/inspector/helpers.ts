@@ -58,7 +58,7 @@ export function makeInspector(script: FakeScript = todoScript, options: Partial<
     };
     const sent = Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== null));
     const response = await inspector(new Request(`${ORIGIN}${path}`, { method: "POST", headers: sent, body: JSON.stringify(body) }));
-    return { status: response.status, body: (await response.json()) };
+    return { status: response.status, body: await response.json() };
   };
   return { ...made, inspector, get, getJson, post, csrfOf };
 }
