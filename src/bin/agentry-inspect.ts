@@ -44,7 +44,13 @@ function parsed(argv: string[]): InspectArgs {
   if (values.help || (values.sqlite === undefined) === (values.postgres === undefined) || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(USAGE);
   }
-  return { ...(values.sqlite !== undefined && { sqlite: values.sqlite }), ...(values.postgres !== undefined && { postgres: values.postgres }), port, host: values.host, allowActions: values["allow-actions"] };
+  return {
+    ...(values.sqlite !== undefined && { sqlite: values.sqlite }),
+    ...(values.postgres !== undefined && { postgres: values.postgres }),
+    port,
+    host: values.host,
+    allowActions: values["allow-actions"],
+  };
 }
 
 async function openStore(args: InspectArgs): Promise<{ store: SessionStore; close: () => Promise<void> }> {

@@ -12,7 +12,10 @@ const repo = join(import.meta.dirname, "..", "..");
 
 /** Spawns the command on `args`; resolves with the URL it prints and the child. */
 function startBin(args: string[]) {
-  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "src/bin/agentry-inspect.ts"), ...args], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "src/bin/agentry-inspect.ts"), ...args], {
+    cwd: repo,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const url = new Promise<string>((resolve, reject) => {
     let out = "";
     let err = "";

@@ -14,9 +14,12 @@ const repo = join(import.meta.dirname, "..", "..");
 function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (request.caller?.parentId === "sub1") {
-    return last.role === "user" ? { toolCalls: [{ id: "c1", name: "lookup", args: { q: "bad" } }] } : { text: "child done", usage: { inputTokens: 5, outputTokens: 1 } };
+    return last.role === "user"
+      ? { toolCalls: [{ id: "c1", name: "lookup", args: { q: "bad" } }] }
+      : { text: "child done", usage: { inputTokens: 5, outputTokens: 1 } };
   }
-  if (last.role === "user") return { text: "Let me check.", toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "Check", instructions: "look up bad" } }] };
+  if (last.role === "user")
+    return { text: "Let me check.", toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "Check", instructions: "look up bad" } }] };
   const results = last.role === "tool" ? last.content : [];
   if (results.some((r) => r.name === "run_subtask")) return { toolCalls: [{ id: "c2", name: "lookup", args: { q: "good" } }] };
   return { text: "All done: found it.", usage: { inputTokens: 9, outputTokens: 3 } };
