@@ -48,7 +48,7 @@ describe("inspector: sessions", () => {
     expect((await getJson(`/api/sessions?q=${ids[2]!.slice(0, 12)}`)).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([ids[2]]);
     expect((await getJson("/api/sessions?state=bogus")).status).toBe(400);
     // States are remembered between listings, and read again once a session changed.
-    await runtime.send({ agentId: "general", content: "fail now", session: ids[0] });
+    await runtime.send({ agentId: "general", content: "fail now", session: ids[0], scope: "tenant-a/x" });
     const failedNow = (await getJson("/api/sessions?state=failed")).body.items.map((r: { sessionId: string }) => r.sessionId);
     expect(failedNow).toEqual([ids[0], failed.sessionId]);
   });
