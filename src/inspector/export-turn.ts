@@ -149,7 +149,8 @@ function testSource(input: { sessionId: string; runId: string; at: string; agent
   const { replay } = input;
   const comment = (text: string) => text.replace(/\*\//g, "*\\/").replace(/[\r\n]+/g, " ");
   return `/**
- * Exported by the Agentry inspector: session ${comment(input.sessionId)}, turn ${comment(input.runId)} (${comment(input.at)}).
+ * Exported by the Agentry inspector: session ${comment(input.sessionId)},
+ * turn ${comment(input.runId)} (${comment(input.at)}).
  * Replays the turn with the fake provider (the model's responses from the log, per frame) and
  * stubbed tools (their stored results), and checks the same tool calls and outcome.
  */
@@ -190,7 +191,8 @@ it(${literal(`replays turn ${input.runId} of session ${input.sessionId}`)}, asyn
         const stored = results[ctx.toolCallId];
         calls.push({ id: ctx.toolCallId, name, args, isError: stored?.isError ?? true });
         if (!stored) throw new Error(\`No stored result for \${ctx.toolCallId}\`);
-        if (stored.isError) throw new Error(typeof stored.result === "string" ? stored.result : JSON.stringify(stored.result));
+        const text = typeof stored.result === "string" ? stored.result : JSON.stringify(stored.result);
+        if (stored.isError) throw new Error(text);
         return stored.result;
       },
     });

@@ -24,7 +24,7 @@ export interface ModelTurn {
   costUsd?: number;
 }
 
-/** One model call as the loop reports it to `LoopInternals.onModelCall` (after the response, before its message is emitted). */
+/** One model call as the loop reports it to `LoopInternals.onModelCall` (after the response, before its message). */
 export interface ModelCallInfo {
   /** The assistant message the call produced, the very object the `message` event then carries. */
   message: AssistantMessage | undefined;

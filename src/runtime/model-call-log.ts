@@ -35,7 +35,7 @@ export class ModelCallLog {
     else this.#unsent.push(call);
   };
 
-  /** The records to append with the assistant message `message` (stored under `messageId`), when the loop reported its call. */
+  /** Records to append with the assistant message `message` (stored as `messageId`), when the loop reported its call. */
   recordsFor(message: AssistantMessage, messageId: string): NewRecord[] {
     const call = this.#calls.get(message);
     if (!call) return [];
