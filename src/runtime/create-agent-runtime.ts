@@ -1,4 +1,4 @@
-import { StoredPrompts } from "./model-call-records.js";
+import { PromptDigests, StoredPrompts } from "./model-call-records.js";
 import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
@@ -228,6 +228,7 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     nextSeq: () => ++seq,
     approvalSessions: new Map(),
     storedPrompts: new StoredPrompts(),
+    promptDigests: new PromptDigests(),
     running: new Map(),
     closed: false,
     maxDelegationDepth: options.maxDelegationDepth ?? 3,

@@ -1,8 +1,7 @@
 import type { AssistantMessage } from "../contracts/message.js";
 import type { NewRecord } from "../contracts/session-store.js";
-import { sha256Hex } from "../internal/sha256.js";
 import type { ModelCallInfo } from "../loop/call-model.js";
-import type { ModelCallRecord, PromptRecord } from "./model-call-records.js";
+import type { ModelCallRecord, PromptDigests, PromptRecord } from "./model-call-records.js";
 import { extraRecord } from "./session-state.js";
 
 type NewModelCallRecord = Omit<ModelCallRecord, "seq" | "at">;
@@ -20,13 +19,15 @@ export class ModelCallLog {
   readonly #stored: Set<string>;
   readonly #calls = new Map<AssistantMessage, ModelCallInfo>();
   readonly #unsent: ModelCallInfo[] = [];
-  readonly #systemDigests = new Map<string, string>();
+  readonly #digests: PromptDigests;
+  /** Digests of this turn's tool lists (each level has its own list object). */
   readonly #toolDigests = new WeakMap<object, string>();
   #count = 0;
 
-  constructor(runId: string, stored: Set<string>) {
+  constructor(runId: string, stored: Set<string>, digests: PromptDigests) {
     this.#runId = runId;
     this.#stored = stored;
+    this.#digests = digests;
   }
 
   /** The loop's `onModelCall`. */
@@ -88,18 +89,13 @@ export class ModelCallLog {
   }
 
   #systemDigest(system: string): string {
-    let digest = this.#systemDigests.get(system);
-    if (digest === undefined) {
-      digest = `s-${sha256Hex(new TextEncoder().encode(system))}`;
-      this.#systemDigests.set(system, digest);
-    }
-    return digest;
+    return this.#digests.system(system);
   }
 
   #toolsDigest(tools: ModelCallInfo["tools"]): string {
     let digest = this.#toolDigests.get(tools);
     if (digest === undefined) {
-      digest = `t-${sha256Hex(new TextEncoder().encode(JSON.stringify(tools)))}`;
+      digest = this.#digests.tools(JSON.stringify(tools));
       this.#toolDigests.set(tools, digest);
     }
     return digest;

@@ -1,3 +1,5 @@
+import { sha256Hex } from "../internal/sha256.js";
+
 /**
  * A stored model call (kind `model_call`): what one request to the provider was, stored with the
  * assistant message it produced (same append). `systemDigest` / `toolsDigest` name `prompt`
@@ -59,4 +61,37 @@ export class StoredPrompts {
     if (this.#sessions.size > REMEMBERED_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
     return known;
   }
+}
+
+/** Distinct prompts and tool lists whose digest a runtime remembers, of each. */
+const REMEMBERED_DIGESTS = 512;
+
+/**
+ * Digests of system prompts and tool lists, computed once per distinct content per runtime (SHA-256
+ * in JavaScript is the costly part of recording a model call): a turn looks a prompt up by its
+ * text and a tool list by its JSON, both native-speed map lookups.
+ */
+export class PromptDigests {
+  readonly #system = new Map<string, string>();
+  readonly #tools = new Map<string, string>();
+
+  /** The digest of a system prompt (`s-<sha256>`). */
+  system(text: string): string {
+    return remembered(this.#system, text, () => `s-${sha256Hex(new TextEncoder().encode(text))}`);
+  }
+
+  /** The digest of a tool list given as its JSON (`t-<sha256>`). */
+  tools(json: string): string {
+    return remembered(this.#tools, json, () => `t-${sha256Hex(new TextEncoder().encode(json))}`);
+  }
+}
+
+function remembered(map: Map<string, string>, key: string, compute: () => string): string {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = compute();
+    map.set(key, value);
+    if (map.size > REMEMBERED_DIGESTS) map.delete(map.keys().next().value!);
+  }
+  return value;
 }

@@ -257,7 +257,7 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
     audit,
     asks: offersModeTool(prepared.tools, ASK_USER),
     surfaced: new Map(),
-    models: new ModelCallLog(runId, context.storedPrompts.of(sessionId, session.createdAt)),
+    models: new ModelCallLog(runId, context.storedPrompts.of(sessionId, session.createdAt), context.promptDigests),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { StoredPrompts } from "./model-call-records.js";
+import type { PromptDigests, StoredPrompts } from "./model-call-records.js";
 import type { PlanReader } from "./mode-tools.js";
 import type { RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
@@ -175,6 +175,8 @@ export interface RuntimeContext {
   approvalSessions: Map<string, string>;
   /** Prompt digests stored per session (see `ModelCallLog`). */
   storedPrompts: StoredPrompts;
+  /** Digests of the prompts and tool lists seen (see `ModelCallLog`). */
+  promptDigests: PromptDigests;
   /** Turns running in this process, by session: `setRole` and task cancels stop them. */
   running: Map<string, { controller: AbortController; reason: string | undefined }>;
   /** Set by `close()`: no new work is accepted. */
