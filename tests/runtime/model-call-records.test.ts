@@ -4,7 +4,10 @@ import { makeRuntime } from "./helpers.js";
 describe("model call records", () => {
   it("stores each model call with its message (model, provider, duration, usage, cost, digests) and each prompt once per session", async () => {
     const { runtime, store } = makeRuntime(
-      (request) => (request.messages.at(-1)!.role === "tool" ? { text: "done", usage: { inputTokens: 20, outputTokens: 3 } } : { toolCalls: [{ name: "todo_add", args: { item: "a" } }] }),
+      (request) =>
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "done", usage: { inputTokens: 20, outputTokens: 3 } }
+          : { toolCalls: [{ name: "todo_add", args: { item: "a" } }] },
       { pricing: { "fake-model": { inputPerMillion: 1_000_000, outputPerMillion: 2_000_000 } } },
     );
     const first = await runtime.send({ agentId: "todo", content: "add a" });
