@@ -13,6 +13,7 @@ export const entries = {
   otel: "src/entries/otel.ts",
   ui: "src/entries/ui.ts",
   mcp: "src/entries/mcp.ts",
+  inspector: "src/entries/inspector.ts",
 };
 
 /**
@@ -51,6 +52,21 @@ export default defineConfig([
     treeshake: true,
     // p-queue ships ESM only; the CommonJS build carries its own copy so `require()` works on every Node 20.
     noExternal: ["p-queue", "zod-to-json-schema", "zod/v3"],
+    esbuildOptions: zodV3Kinds,
+  },
+  {
+    // The command-line tools (package.json "bin"): Node only, ESM, no types; the store adapters
+    // they open load on demand (better-sqlite3 / pg stay the host's optional peers).
+    entry: { "agentry-inspect": "src/bin/agentry-inspect.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    platform: "node",
+    splitting: true,
+    treeshake: true,
+    noExternal: ["p-queue", "eventemitter3", "@cfworker/json-schema", "zod-to-json-schema", "zod/v3"],
     esbuildOptions: zodV3Kinds,
   },
 ]);

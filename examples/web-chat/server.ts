@@ -10,6 +10,10 @@
  * provider. Sessions live in SQLite (WEB_CHAT_DB, default ./web-chat.db).
  *
  *   npx tsx --tsconfig tsconfig.tests.json examples/web-chat/server.ts     → http://127.0.0.1:3000
+ *
+ * The inspector (`@agentry/core/inspector`) is mounted at /inspector/: every session, turn and
+ * tool call of this store, and the pending decisions. Here it trusts whoever reaches this
+ * loopback-only server; a real app's `authorize` checks its own login.
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -20,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { createAgentRegistry, createAgentRuntime, createEventLog, parsePlan, toServerSentEvents, type Provider, type RuntimeEvent } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
+import { createInspector, toNodeHandler } from "@agentry/core/inspector";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { demoTools, scriptedProvider } from "./demo-agent.js";
 
@@ -113,10 +118,13 @@ export async function startWebChat(options: WebChatOptions = {}) {
     return { task, plan: parsed?.ok ? { artifactId: artifact!.artifactId, ...parsed.plan } : null };
   };
 
+  const inspector = toNodeHandler(createInspector({ runtime, basePath: "/inspector/", authorize: () => ({ scopePrefix: "", canAct: true }) }));
+
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? "/", "http://localhost");
       const path = url.pathname;
+      if (path === "/inspector" || path.startsWith("/inspector/")) return inspector(request, response);
       try {
         if (request.method === "GET" && STATIC[path]) {
           const file = STATIC[path];

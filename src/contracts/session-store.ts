@@ -129,13 +129,56 @@ export interface TaskRecord extends RecordBase {
 }
 
 /**
+ * A stored model call: what one request to the provider was, stored with the assistant message it
+ * produced (same append). `systemDigest` / `toolsDigest` name {@link PromptRecord}s holding the
+ * system prompt and the tools offered, stored once per session per digest. `frame` is the level's.
+ */
+export interface ModelCallRecord extends RecordBase {
+  kind: "model_call";
+  runId: string;
+  /** Unique within the turn. */
+  callId: string;
+  /** The id of the message record of the response (absent when the call produced none). */
+  messageId?: string;
+  model: string;
+  provider: string;
+  startedAt: string;
+  durationMs: number;
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  costUsd?: number;
+  messagesCount: number;
+  systemDigest: string;
+  toolsDigest: string;
+  /** Set when the call failed. */
+  error?: string;
+}
+
+/** The content a {@link ModelCallRecord} points at by digest: a system prompt or a tool list (`id` = `prompt:<digest>`). Root frame. */
+export interface PromptRecord extends RecordBase {
+  kind: "prompt";
+  digest: string;
+  system?: string;
+  tools?: { name: string; description: string; inputSchema: unknown }[];
+}
+
+/**
  * One entry of a session's append-only log: the runtime's own kinds. Every store also keeps records
  * of further kinds (a host's own) as JSON and hands them back as they were appended; they are not
  * members here, because a member with an open `kind: string` would stop every `record.kind` check
  * from narrowing.
  */
 export type HistoryRecord =
-  MessageRecord | ResetRecord | TurnRecord | ApprovalRecord | ToolResultRecord | AuditRecord | RoleRecord | ArtifactRecord | TaskRecord;
+  | MessageRecord
+  | ResetRecord
+  | TurnRecord
+  | ApprovalRecord
+  | ToolResultRecord
+  | AuditRecord
+  | RoleRecord
+  | ArtifactRecord
+  | TaskRecord
+  | ModelCallRecord
+  | PromptRecord;
 
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;

@@ -1,4 +1,5 @@
 import { labelSessionEvent } from "./turn/event-labels.js";
+import { PromptDigests, StoredPrompts } from "./turn/model-call-records.js";
 import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { externalHandlerProblems } from "./turn/external-agent.js";
@@ -241,6 +242,8 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
     plans: createPlanReader(),
     nextSeq: () => ++seq,
     approvalSessions: new Map(),
+    storedPrompts: new StoredPrompts(),
+    promptDigests: new PromptDigests(),
     running: new Map(),
     closed: false,
     maxDelegationDepth: options.maxDelegationDepth ?? 3,

@@ -207,6 +207,8 @@ export class SessionStateReader {
         case "audit":
         case "artifact":
         case "task":
+        case "model_call":
+        case "prompt":
           break;
         default: {
           // Every kind of the runtime is handled above (a new one is a compile error here); a host's

@@ -1,3 +1,4 @@
+import type { PromptDigests, StoredPrompts } from "../turn/model-call-records.js";
 import type { PlanReader } from "../roles/mode-tools.js";
 import type { RoleDefinition } from "../../modes/roles.js";
 import type { RoleLookup } from "../../modes/role-lookup.js";
@@ -179,6 +180,10 @@ export interface RuntimeContext {
   nextSeq: () => number;
   /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;
+  /** Prompt digests stored per session (see `ModelCallLog`). */
+  storedPrompts: StoredPrompts;
+  /** Digests of the prompts and tool lists seen (see `ModelCallLog`). */
+  promptDigests: PromptDigests;
   /** Turns running in this process, by session: `setRole` and task cancels stop them. */
   running: Map<string, { controller: AbortController; reason: string | undefined }>;
   /** Set by `close()`: no new work is accepted. */
