@@ -1,6 +1,6 @@
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
 import type { SessionSummary } from "../contracts/session-store.js";
-import type { RuntimeTurnRecord } from "../runtime/session/session-state.js";
+import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
 import type { CostGroupBy, CostResponse, CostRow } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";

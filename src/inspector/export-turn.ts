@@ -1,6 +1,6 @@
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
 import type { AssistantMessage } from "../contracts/message.js";
-import type { RedactHook } from "./create-inspector.js";
+import type { RedactHook } from "./inspector-options.js";
 import { notFound } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";
 import { redacted } from "./node-detail.js";

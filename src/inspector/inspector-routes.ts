@@ -1,4 +1,4 @@
-import type { InspectorOptions } from "./create-inspector.js";
+import type { InspectorOptions } from "./inspector-options.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import type { CsrfTokens, InspectorIdentity } from "./inspector-security.js";
 import type { TurnStates } from "./session-rows.js";

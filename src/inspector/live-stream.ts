@@ -1,10 +1,10 @@
 import type { AgentRuntime, RuntimeEvent } from "../contracts/agent-runtime.js";
 import type { HistoryRecord } from "../contracts/session-store.js";
-import type { RedactHook } from "./create-inspector.js";
+import type { RedactHook } from "./inspector-options.js";
 import type { LiveMessage } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import { redactRecord } from "./redact-record.js";
-import type { RuntimeTurnRecord } from "../runtime/session/session-state.js";
+import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
 import { turnChains } from "./turn-records.js";
 import { buildTurnTree } from "./turn-tree.js";
 

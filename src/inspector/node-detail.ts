@@ -1,8 +1,8 @@
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
 import type { AuditEntry } from "../contracts/audit-entry.js";
 import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
-import type { ModelCallRecord, PromptRecord } from "../runtime/turn/model-call-records.js";
-import type { RedactHook } from "./create-inspector.js";
+import type { ModelCallRecord, PromptRecord } from "../contracts/session-store.js";
+import type { RedactHook } from "./inspector-options.js";
 import type { ModelCallDetail, NodeDetailResponse, ToolCallDetail } from "./inspector-api-types.js";
 import { notFound } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";

@@ -1,8 +1,8 @@
 import type { HistoryRecord } from "../contracts/session-store.js";
 import type { ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
 import type { AssistantPart, Message } from "../contracts/message.js";
-import type { RuntimeTurnRecord } from "../runtime/session/session-state.js";
-import type { RedactHook } from "./create-inspector.js";
+import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
+import type { RedactHook } from "./inspector-options.js";
 import { redacted } from "./node-detail.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { HistoryRecord } from "../contracts/session-store.js";
-import type { ModelCallRecord, PromptRecord } from "../runtime/turn/model-call-records.js";
-import type { RuntimeTurnRecord } from "../runtime/session/session-state.js";
+import type { ModelCallRecord, PromptRecord } from "../contracts/session-store.js";
+import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
 
 /** Every kind of record the inspector reads (the store's, and the runtime's own kinds). */
 export type InspectedRecord = HistoryRecord | RuntimeTurnRecord | ModelCallRecord | PromptRecord;

@@ -1,5 +1,5 @@
 import type { AssistantMessage, Message } from "../contracts/message.js";
-import type { ModelCallRecord } from "../runtime/turn/model-call-records.js";
+import type { ModelCallRecord } from "../contracts/session-store.js";
 import type { NodeTokens, TreeNode, TreeNodeKind, TurnNode } from "./inspector-api-types.js";
 import type { InspectedRecord, TurnChain } from "./turn-records.js";
 

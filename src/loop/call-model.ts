@@ -3,7 +3,8 @@ import { isAbortError } from "../internal/abort.js";
 import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../contracts/message.js";
 import type { FinishReason, ModelEvent, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
-import type { Level } from "./level.js";
+import type { Level, ModelCallInfo } from "./level.js";
+export type { ModelCallInfo } from "./level.js";
 import { storedToolArgs } from "./tool-call-args.js";
 import { errorMessage } from "./tool-result.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
@@ -22,28 +23,6 @@ export interface ModelTurn {
   usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
   /** Its cost, when the model's price is known. */
   costUsd?: number;
-}
-
-/** One model call as the loop reports it to `LoopInternals.onModelCall` (after the response, before its message). */
-export interface ModelCallInfo {
-  /** The assistant message the call produced, the very object the `message` event then carries. */
-  message: AssistantMessage | undefined;
-  depth: number;
-  parentId: string | null;
-  model: string;
-  /** The provider's `id`. */
-  provider: string;
-  /** Epoch milliseconds. */
-  startedAt: number;
-  durationMs: number;
-  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
-  costUsd?: number;
-  /** What the model saw: the system prompt and tools of the request (shared objects: do not mutate). */
-  system: string;
-  tools: ModelRequest["tools"];
-  messagesCount: number;
-  /** Why the call failed, when it did. */
-  error?: string;
 }
 
 /**

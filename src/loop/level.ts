@@ -1,4 +1,4 @@
-import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { AssistantMessage, ToolCallPart, ToolResultPart } from "../contracts/message.js";
 import type { ToolPolicy } from "../contracts/tool-policy.js";
 import type { ModelCaller, ModelRequest, ModelTool, PricingTable, Provider } from "../contracts/provider.js";
 import type { JsonSchema } from "../contracts/json-schema.js";
@@ -11,7 +11,6 @@ import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
-import type { ModelCallInfo } from "./call-model.js";
 
 /** Everything shared by all levels of one turn. */
 export interface Turn {
@@ -162,3 +161,25 @@ export type CallPlan = RefusePlan | AnsweredPlan | ToolPlan | SubtaskPlan | Fini
 
 /** What `planCall` decides: approvals (and so `answered`) come later. */
 export type PlannedCall = Exclude<CallPlan, AnsweredPlan>;
+
+/** One model call as the loop reports it to `LoopInternals.onModelCall` (after the response, before its message). */
+export interface ModelCallInfo {
+  /** The assistant message the call produced, the very object the `message` event then carries. */
+  message: AssistantMessage | undefined;
+  depth: number;
+  parentId: string | null;
+  model: string;
+  /** The provider's `id`. */
+  provider: string;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  durationMs: number;
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  costUsd?: number;
+  /** What the model saw: the system prompt and tools of the request (shared objects: do not mutate). */
+  system: string;
+  tools: ModelRequest["tools"];
+  messagesCount: number;
+  /** Why the call failed, when it did. */
+  error?: string;
+}

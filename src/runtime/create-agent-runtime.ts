@@ -37,6 +37,7 @@ import { createTaskApi, taskOf, transitionTask } from "./tasks/task-api.js";
 export { storedTurnResult } from "./session/stored-turn-result.js";
 export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./shared/runtime-context.js";
 export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./turn/external-agent.js";
+export type { RuntimeTurnRecord } from "./session/session-state.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
