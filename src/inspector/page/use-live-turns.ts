@@ -22,28 +22,46 @@ function parse(data: unknown): LiveMessage | undefined {
   }
 }
 
-/** `connecting` until the stream opens, `live` while it is open, `closed` when it failed for good. */
-export type LiveState = "connecting" | "live" | "closed";
+/** `connecting` until the stream opens (and again while it reconnects), `live` while it is open. */
+export type LiveState = "connecting" | "live";
+
+/** Wait before opening the stream again after it failed. */
+const RETRY_MS = 2_000;
 
 /**
- * Follows `{base}api/sessions/:id/live` (server-sent events) while `enabled`, and hands each
- * refreshed turn to `onTurn`. EventSource reconnects by itself, resuming after the last seq
- * (`Last-Event-ID`).
+ * Follows `{base}api/sessions/:id/live` (server-sent events) while `url` is set, and hands each
+ * refreshed turn to `onTurn`. After an error it opens the stream again from the last seq seen
+ * (`afterSeq`), so nothing is missed and nothing already shown is replayed twice.
  */
 export function useLiveTurns(url: string | undefined, onTurn: (turn: TurnNode) => void): LiveState {
   const [state, setState] = useState<LiveState>("connecting");
   useEffect(() => {
     if (!url) return;
-    const source = new EventSource(url);
+    let afterSeq = 0;
+    let source: EventSource | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onMessage = (event: MessageEvent) => {
       const message = parse(event.data);
-      if (message?.type === "turn") onTurn(message.turn);
+      if (!message) return;
+      afterSeq = Math.max(afterSeq, message.seq);
+      if (message.type === "turn") onTurn(message.turn);
     };
-    source.addEventListener("turn", onMessage);
-    source.addEventListener("message", onMessage);
-    source.onopen = () => setState("live");
-    source.onerror = () => setState(source.readyState === EventSource.CLOSED ? "closed" : "connecting");
-    return () => source.close();
+    const open = () => {
+      source = new EventSource(`${url}${url.includes("?") ? "&" : "?"}afterSeq=${afterSeq}`);
+      source.addEventListener("turn", onMessage);
+      source.addEventListener("record", onMessage);
+      source.onopen = () => setState("live");
+      source.onerror = () => {
+        source?.close();
+        setState("connecting");
+        timer = setTimeout(open, RETRY_MS);
+      };
+    };
+    open();
+    return () => {
+      clearTimeout(timer);
+      source?.close();
+    };
   }, [url]);
   return state;
 }
