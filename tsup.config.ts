@@ -13,6 +13,7 @@ export const entries = {
   otel: "src/entries/otel.ts",
   ui: "src/entries/ui.ts",
   mcp: "src/entries/mcp.ts",
+  inspector: "src/entries/inspector.ts",
 };
 
 /**

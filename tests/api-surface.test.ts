@@ -9,6 +9,7 @@ import * as otel from "@agentry/core/otel";
 import * as sqlite from "@agentry/core/sqlite";
 import * as testing from "@agentry/core/testing";
 import * as ui from "@agentry/core/ui";
+import * as inspector from "@agentry/core/inspector";
 import type {
   AgentRegistry,
   ApprovalDecision,
@@ -67,6 +68,7 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/otel": [otel, ["instrumentRuntime", "tracedLoop"]],
   "@agentry/core/ui": [ui, ["toUIMessageStream", "toAgUiEvents"]],
   "@agentry/core/mcp": [mcp, ["connectMcpServer", "serveAgentsOverMcp"]],
+  "@agentry/core/inspector": [inspector, ["createInspector", "toNodeHandler"]],
 };
 
 describe("public API surface (API.md)", () => {

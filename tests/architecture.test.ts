@@ -21,7 +21,7 @@ const sources = files(root).map((path) => {
 });
 
 /** Folders whose code may use Node built-ins or optional peers. */
-const NODE_ONLY = /^(node|sqlite|postgres|mcp)\/|^entries\/(node|sqlite|postgres|mcp)\.ts$/;
+const NODE_ONLY = /^(node|sqlite|postgres|mcp|bin)\/|^entries\/(node|sqlite|postgres|mcp)\.ts$/;
 /** Adapters: may import contracts and shared helpers only, never the loop or the runtime. */
 const ADAPTERS = /^(providers\/(openai|anthropic|http|sse)|node|sqlite|postgres|mcp|ai-sdk|otel|delivery|ui)\//;
 
@@ -37,8 +37,8 @@ const ADAPTERS = /^(providers\/(openai|anthropic|http|sse)|node|sqlite|postgres|
  * - providers: the provider adapters and the helpers they share.
  * - loop, then runtime.
  * - adapters and delivery over the contracts (node, sqlite, postgres, mcp, ai-sdk, otel, delivery,
- *   testing); ui renders delivery's events.
- * - the entry points.
+ *   testing); ui renders delivery's events; the inspector reads the store and acts through the runtime.
+ * - the entry points; then the command-line tools (bin: Node only, they load adapters).
  */
 const LAYERS: string[][] = [
   ["contracts"],
@@ -51,8 +51,9 @@ const LAYERS: string[][] = [
   ["loop"],
   ["runtime"],
   ["node", "sqlite", "postgres", "mcp", "ai-sdk", "otel", "delivery", "testing"],
-  ["ui"],
+  ["ui", "inspector"],
   ["entries", "index.ts"],
+  ["bin"],
 ];
 const layerOf = new Map(LAYERS.flatMap((folders, rank) => folders.map((folder) => [folder, rank] as const)));
 const folderOf = (file: string) => file.split("/")[0]!;

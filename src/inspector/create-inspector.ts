@@ -1,0 +1,247 @@
+import type { AgentRuntime } from "../contracts/agent-runtime.js";
+import { InvalidArgumentError } from "../errors/errors.js";
+import type { MeResponse, PendingResponse } from "./inspector-api-types.js";
+import { runAction } from "./inspector-actions.js";
+import { errorResponse, InspectorHttpError, intParam, json } from "./inspector-http.js";
+import type { InspectorIdentity } from "./inspector-security.js";
+import { checkAction, createCsrfTokens, tenantGuard } from "./inspector-security.js";
+import { pageHtml } from "./page-html.js";
+import { listSessionRows, sessionListQuery } from "./session-rows.js";
+import { matchRoute } from "./inspector-routes.js";
+import type { RouteContext, RouteHandler, RouteName } from "./inspector-routes.js";
+import { listTasks } from "./task-rows.js";
+import { costRows } from "./cost-view.js";
+import { liveResponse } from "./live-stream.js";
+import { nodeDetail } from "./node-detail.js";
+import { redacted } from "./node-detail.js";
+import { sessionDetail, visibleSession } from "./session-detail.js";
+import { exportTurnAsTest } from "./export-turn.js";
+
+/** What a tool call's arguments or result is, for {@link RedactHook}. */
+export interface RedactInfo {
+  /** `args` or `result`. */
+  part: "args" | "result";
+  /** The tool's name. */
+  tool: string;
+  sessionId: string;
+}
+
+/**
+ * Rewrites a tool call's arguments or result before the inspector shows or exports it (mask
+ * secrets, drop personal data). Must return plain JSON; it must not throw (a throw shows
+ * `"[redaction failed]"` instead of the value).
+ */
+export type RedactHook = (value: unknown, info: RedactInfo) => unknown;
+
+/** Options of {@link createInspector}. */
+export interface InspectorOptions {
+  /** The runtime whose store the inspector reads and through which its decisions go. */
+  runtime: AgentRuntime;
+  /**
+   * Who is looking: resolves to `{ scopePrefix, canAct }` (`scopePrefix: ""` sees every session,
+   * unscoped ones included) or `null` for a 401. Called on every request, first. Required: there
+   * is no open default.
+   */
+  authorize: (request: Request) => InspectorIdentity | null | Promise<InspectorIdentity | null>;
+  /**
+   * Where the inspector is mounted: request paths start with it. A missing trailing `/` is added.
+   * @default "/"
+   */
+  basePath?: string;
+  /**
+   * Applied to every tool argument and result the inspector shows or exports.
+   * @default none (values shown as stored)
+   */
+  redact?: RedactHook;
+  /**
+   * Live streams open at once, over every client; one more gets a 503.
+   * @default 32
+   */
+  maxLiveConnections?: number;
+  /**
+   * How often a live stream reads the store for records written by other processes.
+   * @default 250
+   */
+  livePollMs?: number;
+}
+
+/**
+ * The inspector as a Fetch handler `(request) => Promise<Response>`: a page and a JSON API over
+ * the runtime's store, to see every session, turn and tool call, and to decide pending approvals,
+ * questions and tasks. Every request is authorized first (`null` → 401); everything is filtered by
+ * the caller's `scopePrefix` (outside it: 404, so nothing is revealed); POSTs need `canAct`, the
+ * CSRF token of `GET api/me`, JSON, and no cross-site origin (else 403).
+ *
+ * Mount it in Node's `http` or Express with {@link toNodeHandler}; in Hono:
+ * `app.all("/inspector/*", (c) => inspector(c.req.raw))` with `basePath: "/inspector/"`.
+ *
+ * @example
+ * const inspector = createInspector({
+ *   runtime,
+ *   basePath: "/inspector/",
+ *   authorize: async (request) => (isAdmin(request) ? { scopePrefix: "", canAct: true } : null),
+ * });
+ * createServer(toNodeHandler(inspector)).listen(4000);
+ */
+export function createInspector(options: InspectorOptions): (request: Request) => Promise<Response> {
+  const problems: string[] = [];
+  if (typeof options?.authorize !== "function") problems.push("authorize is required (a function resolving to { scopePrefix, canAct } or null)");
+  if (typeof options?.runtime !== "object" || options.runtime === null) problems.push("runtime is required");
+  const basePath = normalizedBase(options?.basePath, problems);
+  if (problems.length > 0) throw new InvalidArgumentError(`createInspector: ${problems.join("; ")}`);
+  const csrf = createCsrfTokens();
+  const shared = { options, basePath, csrf, live: { open: 0 } };
+  return async (request) => {
+    try {
+      const url = new URL(request.url);
+      if (!url.pathname.startsWith(basePath) && url.pathname !== basePath.slice(0, -1)) return errorResponse(404, "not found");
+      const identity = await authorized(options, request);
+      if (!identity) return errorResponse(401, "unauthorized");
+      const rest = url.pathname.length < basePath.length ? "" : url.pathname.slice(basePath.length);
+      const matched = matchRoute(request.method, rest);
+      if (matched === "method") return errorResponse(405, "method not allowed");
+      if (!matched) return errorResponse(404, "not found");
+      const context: RouteContext = { request, url, identity, params: matched.params, ...shared };
+      if (request.method === "POST") await checkAction(request, identity, csrf);
+      return await HANDLERS[matched.name](context);
+    } catch (error) {
+      if (error instanceof InspectorHttpError) return errorResponse(error.status, error.message);
+      return errorResponse(500, "internal error");
+    }
+  };
+}
+
+async function authorized(options: InspectorOptions, request: Request): Promise<InspectorIdentity | null> {
+  const identity = await options.authorize(request);
+  if (identity === null || identity === undefined) return null;
+  if (typeof identity.scopePrefix !== "string" || typeof identity.canAct !== "boolean")
+    throw new InspectorHttpError(500, "authorize returned an invalid identity");
+  return { scopePrefix: identity.scopePrefix, canAct: identity.canAct };
+}
+
+function normalizedBase(basePath: string | undefined, problems: string[]): string {
+  const base = basePath ?? "/";
+  if (typeof base !== "string" || !base.startsWith("/")) {
+    problems.push("basePath must start with /");
+    return "/";
+  }
+  return base.endsWith("/") ? base : `${base}/`;
+}
+
+async function page(context: RouteContext): Promise<Response> {
+  return new Response(pageHtml({ basePath: context.basePath }), {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy":
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; frame-ancestors 'none'",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
+  });
+}
+
+async function me(context: RouteContext): Promise<Response> {
+  const body: MeResponse = { ...context.identity, csrfToken: await context.csrf.tokenFor(context.identity) };
+  return json(body);
+}
+
+async function pending(context: RouteContext): Promise<Response> {
+  const guard = tenantGuard(context.identity);
+  const runtime = context.options.runtime;
+  const [approvals, questions] = await Promise.all([runtime.pendingApprovals(guard), runtime.pendingQuestions(guard)]);
+  const redact = context.options.redact;
+  const body: PendingResponse = {
+    approvals: approvals.map((a) => ({
+      ...a,
+      request: { ...a.request, args: redacted(redact, a.request.args, { part: "args", tool: a.request.name, sessionId: a.sessionId }) },
+    })),
+    questions,
+  };
+  return json(body);
+}
+
+async function sessions(context: RouteContext): Promise<Response> {
+  const limit = intParam(context.url, "limit", 50, 1, 200);
+  return json(await listSessionRows(context.options.runtime, context.identity, { ...sessionListQuery(context.url), limit }));
+}
+
+async function approval(context: RouteContext): Promise<Response> {
+  const target = { kind: "approval", requestId: context.params.requestId! } as const;
+  return json(await runAction(context.options.runtime, context.identity, context.request, target));
+}
+
+async function question(context: RouteContext): Promise<Response> {
+  const target = { kind: "question", questionId: context.params.questionId! } as const;
+  return json(await runAction(context.options.runtime, context.identity, context.request, target));
+}
+
+async function task(context: RouteContext): Promise<Response> {
+  const verb = context.params.verb;
+  if (verb !== "approve" && verb !== "revise" && verb !== "cancel") throw new InspectorHttpError(404, "not found");
+  const target = { kind: "task", taskId: context.params.taskId!, verb } as const;
+  return json(await runAction(context.options.runtime, context.identity, context.request, target));
+}
+
+async function tasks(context: RouteContext): Promise<Response> {
+  const limit = intParam(context.url, "limit", 50, 1, 200);
+  return json(await listTasks(context.options.runtime, context.identity, context.url.searchParams.get("cursor") ?? undefined, limit));
+}
+
+async function cost(context: RouteContext): Promise<Response> {
+  return json(await costRows(context.options.runtime, context.identity, context.url));
+}
+
+async function session(context: RouteContext): Promise<Response> {
+  return json(await sessionDetail(context.options.runtime, context.identity, context.params.id!));
+}
+
+async function node(context: RouteContext): Promise<Response> {
+  const { runtime, redact } = context.options;
+  return json(await nodeDetail(runtime, context.identity, context.params.id!, context.params.nodeId!, redact));
+}
+
+async function live(context: RouteContext): Promise<Response> {
+  const { runtime, redact } = context.options;
+  const sessionId = context.params.id!;
+  await visibleSession(runtime, context.identity, sessionId);
+  return liveResponse({
+    runtime,
+    sessionId,
+    afterSeq: intParam(context.url, "afterSeq", 0, 0, Number.MAX_SAFE_INTEGER),
+    redact,
+    pollMs: context.options.livePollMs ?? 250,
+    live: context.live,
+    maxConnections: context.options.maxLiveConnections ?? 32,
+    signal: context.request.signal,
+  });
+}
+
+async function exportTurn(context: RouteContext): Promise<Response> {
+  const { runtime, redact } = context.options;
+  const file = await exportTurnAsTest({ runtime, identity: context.identity, sessionId: context.params.id!, runId: context.params.runId!, redact });
+  return new Response(file.source, {
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "content-disposition": `attachment; filename="${file.filename}"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
+
+const HANDLERS: Record<RouteName, RouteHandler> = {
+  page,
+  me,
+  sessions,
+  session,
+  node,
+  live,
+  exportTurn,
+  pending,
+  tasks,
+  cost,
+  approval,
+  question,
+  task,
+};

@@ -1,0 +1,142 @@
+import type { AgentRuntime, RuntimeEvent } from "../contracts/agent-runtime.js";
+import type { HistoryRecord } from "../contracts/session-store.js";
+import type { RedactHook } from "./create-inspector.js";
+import type { LiveMessage } from "./inspector-api-types.js";
+import { InspectorHttpError } from "./inspector-http.js";
+import { redactRecord } from "./redact-record.js";
+import { turnChains } from "./turn-records.js";
+import { buildTurnTree } from "./turn-tree.js";
+
+/** Records sent in one SSE write at most (the rest follow on the next read). */
+const MAX_BATCH = 200;
+/** A comment line this often keeps proxies from closing an idle stream. */
+const HEARTBEAT_MS = 15_000;
+
+/** What {@link liveResponse} takes. */
+export interface LiveOptions {
+  runtime: AgentRuntime;
+  sessionId: string;
+  afterSeq: number;
+  redact: RedactHook | undefined;
+  pollMs: number;
+  /** Streams open now, shared by the inspector; checked against `maxConnections`. */
+  live: { open: number };
+  maxConnections: number;
+  signal: AbortSignal;
+}
+
+/**
+ * A `text/event-stream` of the session's records after `afterSeq` (`event: record`, `id:` = seq),
+ * each batch followed by the refreshed tree of the turn it belongs to (`event: turn`). Reads the
+ * store every `pollMs` (so records of other processes arrive), earlier when the runtime emits an
+ * event of the session; a comment every 15 s; ends when the client goes (`signal`).
+ */
+export function liveResponse(options: LiveOptions): Response {
+  if (options.live.open >= options.maxConnections) throw new InspectorHttpError(503, "too many live connections");
+  options.live.open++;
+  const encoder = new TextEncoder();
+  const state = { afterSeq: options.afterSeq, pending: [] as HistoryRecord[], lastTurnSeq: -1, turns: 0, closed: false };
+  let wake: (() => void) | undefined;
+  const onEvent = (event: RuntimeEvent) => {
+    if (event.sessionId === options.sessionId) wake?.();
+  };
+  let finish = (): void => undefined;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      finish = () => {
+        if (state.closed) return;
+        state.closed = true;
+        options.live.open--;
+        options.runtime.events.off("event", onEvent);
+        options.signal.removeEventListener("abort", onAbort);
+        wake?.();
+      };
+      const onAbort = () => {
+        finish();
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      };
+      options.runtime.events.on("event", onEvent);
+      options.signal.addEventListener("abort", onAbort, { once: true });
+      if (options.signal.aborted) onAbort();
+      controller.enqueue(encoder.encode(": live\n\n"));
+    },
+    async pull(controller) {
+      try {
+        const text = await nextChunk(options, state, (resolve) => (wake = resolve));
+        if (state.closed) return;
+        controller.enqueue(encoder.encode(text));
+      } catch {
+        finish();
+        controller.close();
+      }
+    },
+    cancel() {
+      finish();
+    },
+  });
+  return new Response(stream, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", connection: "keep-alive" },
+  });
+}
+
+interface LiveState {
+  afterSeq: number;
+  pending: HistoryRecord[];
+  /** Seq of the last turn start seen (its chain is what `turn` messages refresh). */
+  lastTurnSeq: number;
+  closed: boolean;
+}
+
+/** Waits for new records (or the heartbeat) and returns the next SSE text. */
+async function nextChunk(options: LiveOptions, state: LiveState, setWake: (resolve: () => void) => void): Promise<string> {
+  const started = Date.now();
+  for (;;) {
+    if (state.closed) return "";
+    if (state.pending.length === 0) {
+      const fresh = await options.runtime.store.load(options.sessionId, { afterSeq: state.afterSeq });
+      state.pending.push(...fresh);
+    }
+    if (state.pending.length > 0) return batchText(options, state);
+    if (Date.now() - started >= HEARTBEAT_MS) return ": ping\n\n";
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.pollMs);
+      setWake(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
+
+async function batchText(options: LiveOptions, state: LiveState): Promise<string> {
+  const batch = state.pending.splice(0, MAX_BATCH);
+  let text = "";
+  for (const record of batch) {
+    if (record.kind === "turn" && record.phase === "start") state.lastTurnSeq = record.seq;
+    const message: LiveMessage = { type: "record", seq: record.seq, record: redactRecord(record, options.redact, options.sessionId) };
+    text += `event: record\nid: ${record.seq}\ndata: ${JSON.stringify(message)}\n\n`;
+  }
+  state.afterSeq = batch[batch.length - 1]!.seq;
+  if (state.pending.length === 0) text += await turnText(options, state);
+  return text;
+}
+
+/** The refreshed tree of the latest turn (read from its start on, not the whole session). */
+async function turnText(options: LiveOptions, state: LiveState): Promise<string> {
+  if (state.lastTurnSeq < 0) {
+    const all = await options.runtime.store.load(options.sessionId, { frame: null });
+    const start = all.findLast((r) => r.kind === "turn" && r.phase === "start");
+    if (!start) return "";
+    state.lastTurnSeq = start.seq;
+  }
+  const records = await options.runtime.store.load(options.sessionId, { afterSeq: state.lastTurnSeq - 1 });
+  const chain = turnChains(records)[0];
+  if (!chain) return "";
+  const turn = buildTurnTree(chain, 0);
+  const message: LiveMessage = { type: "turn", seq: state.afterSeq, turn };
+  return `event: turn\ndata: ${JSON.stringify(message)}\n\n`;
+}

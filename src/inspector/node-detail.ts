@@ -1,0 +1,114 @@
+import type { AgentRuntime } from "../contracts/agent-runtime.js";
+import type { AuditEntry } from "../contracts/audit-entry.js";
+import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { ModelCallRecord, PromptRecord } from "../runtime/model-call-records.js";
+import type { RedactHook } from "./create-inspector.js";
+import type { ModelCallDetail, NodeDetailResponse, ToolCallDetail } from "./inspector-api-types.js";
+import { notFound } from "./inspector-http.js";
+import type { InspectorIdentity } from "./inspector-security.js";
+import { visibleSession } from "./session-detail.js";
+import type { InspectedRecord, TurnChain } from "./turn-records.js";
+import { turnChains } from "./turn-records.js";
+import { buildTurnTree } from "./turn-tree.js";
+import type { TreeNode } from "./inspector-api-types.js";
+
+/** The detail of one node of a session's trees (`m:` model calls, `t:` tool calls, others as their tree node). */
+export async function nodeDetail(
+  runtime: AgentRuntime,
+  identity: InspectorIdentity,
+  sessionId: string,
+  nodeId: string,
+  redact: RedactHook | undefined,
+): Promise<NodeDetailResponse> {
+  await visibleSession(runtime, identity, sessionId);
+  const stored = await runtime.store.load(sessionId);
+  const records: InspectedRecord[] = stored;
+  if (nodeId.startsWith("m:")) return modelCallDetail(records, nodeId.slice(2));
+  const chains = turnChains(stored);
+  if (nodeId.startsWith("t:")) {
+    const chain = chains.find((c) => nodeId.startsWith(`t:${c.runId}:`));
+    if (chain) return toolCallDetail(chain, nodeId.slice(`t:${chain.runId}:`.length), sessionId, redact);
+  }
+  for (const [i, chain] of chains.entries()) {
+    const node = findNode(buildTurnTree(chain, i + 1), nodeId);
+    if (node) return { kind: "other", node };
+  }
+  throw notFound();
+}
+
+function findNode(node: TreeNode, id: string): TreeNode | undefined {
+  if (node.id === id) return node;
+  for (const child of node.children) {
+    const found = findNode(child, id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function modelCallDetail(records: InspectedRecord[], recordId: string): ModelCallDetail {
+  let response: unknown;
+  let call: ModelCallRecord | undefined;
+  const prompts = new Map<string, PromptRecord>();
+  for (const record of records) {
+    if (record.kind === "message" && record.id === recordId) response = record.message;
+    else if (record.kind === "model_call" && (record.id === recordId || record.messageId === recordId)) call = record;
+    else if (record.kind === "prompt") prompts.set(record.digest, record);
+  }
+  if (response === undefined && call === undefined) throw notFound();
+  const detail: ModelCallDetail = { kind: "model_call" };
+  if (response !== undefined) detail.response = response;
+  if (!call) return detail;
+  detail.model = call.model;
+  detail.provider = call.provider;
+  detail.messagesCount = call.messagesCount;
+  detail.durationMs = call.durationMs;
+  const system = prompts.get(call.systemDigest)?.system;
+  if (system !== undefined) detail.system = system;
+  const tools = prompts.get(call.toolsDigest)?.tools;
+  if (tools !== undefined) detail.tools = tools;
+  if (call.usage) {
+    detail.tokens = { input: call.usage.inputTokens, output: call.usage.outputTokens };
+    if (call.usage.cachedInputTokens) detail.tokens.cached = call.usage.cachedInputTokens;
+  }
+  if (call.costUsd !== undefined) detail.costUsd = call.costUsd;
+  return detail;
+}
+
+function toolCallDetail(chain: TurnChain, toolCallId: string, sessionId: string, redact: RedactHook | undefined): ToolCallDetail {
+  let call: ToolCallPart | undefined;
+  let result: ToolResultPart | undefined;
+  let audit: AuditEntry | undefined;
+  for (const record of chain.records) {
+    if (record.kind === "message" && record.message.role === "assistant") {
+      call ??= record.message.content.find((p): p is ToolCallPart => p.type === "tool_call" && p.id === toolCallId);
+    } else if (record.kind === "tool_result" && record.toolCallId === toolCallId) result = record.result;
+    else if (record.kind === "audit" && record.entry.toolCallId === toolCallId && chain.runIds.has(record.entry.runId)) audit = record.entry;
+  }
+  if (!call) throw notFound();
+  const detail: ToolCallDetail = {
+    kind: "tool_call",
+    toolCallId,
+    name: call.name,
+    args: redacted(redact, call.args, { part: "args", tool: call.name, sessionId }),
+  };
+  if (result) {
+    detail.result = redacted(redact, result.result, { part: "result", tool: call.name, sessionId });
+    if (result.isError) detail.isError = true;
+  }
+  if (audit) {
+    detail.audit = audit;
+    detail.decision = audit.decision;
+    detail.digest = audit.argsDigest;
+  }
+  return detail;
+}
+
+/** `value` through the host's redact hook; a hook that throws shows a placeholder, never the value. */
+export function redacted(redact: RedactHook | undefined, value: unknown, info: Parameters<RedactHook>[1]): unknown {
+  if (!redact) return value;
+  try {
+    return redact(value, info);
+  } catch {
+    return "[redaction failed]";
+  }
+}

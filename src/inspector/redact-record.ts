@@ -1,0 +1,61 @@
+import type { HistoryRecord } from "../contracts/session-store.js";
+import type { AssistantPart, Message } from "../contracts/message.js";
+import type { RedactHook } from "./create-inspector.js";
+import { redacted } from "./node-detail.js";
+
+/**
+ * A record as the inspector sends it: tool arguments (in assistant messages and approval
+ * requests) and results (in tool messages and tool result records) passed through `redact`.
+ * The stored record is not changed.
+ */
+export function redactRecord(record: HistoryRecord, redact: RedactHook | undefined, sessionId: string): HistoryRecord {
+  if (!redact) return record;
+  switch (record.kind) {
+    case "message":
+      return { ...record, message: redactMessage(record.message, redact, sessionId) };
+    case "tool_result":
+      return {
+        ...record,
+        result: { ...record.result, result: redacted(redact, record.result.result, { part: "result", tool: record.result.name, sessionId }) },
+      };
+    case "approval": {
+      const args = redacted(redact, record.request.args, { part: "args", tool: record.request.name, sessionId });
+      const copy = { ...record, request: { ...record.request, args } };
+      if (record.answer !== undefined) copy.answer = redacted(redact, record.answer, { part: "result", tool: record.request.name, sessionId });
+      return copy;
+    }
+    case "reset":
+    case "turn":
+    case "audit":
+      return record;
+    default:
+      // Kinds beyond the store's union (roles, artifacts, tasks, model calls, prompts) hold no tool values.
+      return unknownKind(record);
+  }
+}
+
+function redactMessage(message: Message, redact: RedactHook, sessionId: string): Message {
+  switch (message.role) {
+    case "assistant":
+      return {
+        ...message,
+        content: message.content.map((part): AssistantPart =>
+          part.type === "tool_call" ? { ...part, args: redacted(redact, part.args, { part: "args", tool: part.name, sessionId }) } : part,
+        ),
+      };
+    case "tool":
+      return {
+        ...message,
+        content: message.content.map((part) => ({ ...part, result: redacted(redact, part.result, { part: "result", tool: part.name, sessionId }) })),
+      };
+    case "user":
+      return message;
+    default:
+      return unknownKind(message);
+  }
+}
+
+/** The exhaustive check of a switch whose input may still hold kinds the types do not list: returned as it is. */
+function unknownKind<T>(value: never): T {
+  return value;
+}
