@@ -1,5 +1,7 @@
 import type { HistoryRecord } from "../contracts/session-store.js";
+import type { ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
 import type { AssistantPart, Message } from "../contracts/message.js";
+import type { RuntimeTurnRecord } from "../runtime/session-state.js";
 import type { RedactHook } from "./create-inspector.js";
 import { redacted } from "./node-detail.js";
 
@@ -24,8 +26,13 @@ export function redactRecord(record: HistoryRecord, redact: RedactHook | undefin
       if (record.answer !== undefined) copy.answer = redacted(redact, record.answer, { part: "result", tool: record.request.name, sessionId });
       return copy;
     }
+    case "turn": {
+      const turn: RuntimeTurnRecord = record;
+      if (!turn.executionTree) return record;
+      const copy: RuntimeTurnRecord = { ...turn, executionTree: redactTree(turn.executionTree, redact, sessionId) };
+      return copy;
+    }
     case "reset":
-    case "turn":
     case "audit":
       return record;
     default:
@@ -39,6 +46,7 @@ function redactMessage(message: Message, redact: RedactHook, sessionId: string):
     case "assistant":
       return {
         ...message,
+        ...(message.executionTree && { executionTree: redactTree(message.executionTree, redact, sessionId) }),
         content: message.content.map((part): AssistantPart =>
           part.type === "tool_call" ? { ...part, args: redacted(redact, part.args, { part: "args", tool: part.name, sessionId }) } : part,
         ),
@@ -53,6 +61,20 @@ function redactMessage(message: Message, redact: RedactHook, sessionId: string):
     default:
       return unknownKind(message);
   }
+}
+
+/** An execution tree snapshot with its argument and result previews passed through `redact`. */
+function redactTree(tree: ExecutionTreeSnapshot, redact: RedactHook, sessionId: string): ExecutionTreeSnapshot {
+  return {
+    ...tree,
+    nodes: tree.nodes.map((node) => {
+      const copy = { ...node };
+      if (node.args_preview !== undefined) copy.args_preview = String(redacted(redact, node.args_preview, { part: "args", tool: node.name, sessionId }));
+      if (node.result_preview !== undefined)
+        copy.result_preview = String(redacted(redact, node.result_preview, { part: "result", tool: node.name, sessionId }));
+      return copy;
+    }),
+  };
 }
 
 /** The exhaustive check of a switch whose input may still hold kinds the types do not list: returned as it is. */

@@ -17,13 +17,66 @@ export interface ModelTurn {
   /** Set when the stream failed; `aborted` tells an abort from a provider error. */
   error: unknown;
   aborted: boolean;
+  /** The response's usage, as counted (after clamping). */
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  /** Its cost, when the model's price is known. */
+  costUsd?: number;
+}
+
+/** One model call as the loop reports it to `LoopInternals.onModelCall` (after the response, before its message is emitted). */
+export interface ModelCallInfo {
+  /** The assistant message the call produced, the very object the `message` event then carries. */
+  message: AssistantMessage | undefined;
+  depth: number;
+  parentId: string | null;
+  model: string;
+  /** The provider's `id`. */
+  provider: string;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  durationMs: number;
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  costUsd?: number;
+  /** What the model saw: the system prompt and tools of the request (shared objects: do not mutate). */
+  system: string;
+  tools: ModelRequest["tools"];
+  messagesCount: number;
+  /** Why the call failed, when it did. */
+  error?: string;
 }
 
 /**
  * Streams one model response: emits `chunk`/`thinking` events as deltas arrive, then `usage`;
- * returns the assembled assistant message. Never throws for a provider's fault.
+ * returns the assembled assistant message, after reporting the call to the turn's `onModelCall`.
+ * Never throws for a provider's fault.
  */
 export async function callModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
+  const startedAt = Date.now();
+  const response = await streamModel(level, history);
+  const report = level.turn.onModelCall;
+  if (report) {
+    const { turn, depth, parentId } = level;
+    const info: ModelCallInfo = {
+      message: response.message,
+      depth,
+      parentId,
+      model: turn.model,
+      provider: turn.provider.id,
+      startedAt,
+      durationMs: Date.now() - startedAt,
+      system: level.systemPrompt,
+      tools: level.modelTools,
+      messagesCount: history.length,
+    };
+    if (response.usage) info.usage = response.usage;
+    if (response.costUsd !== undefined) info.costUsd = response.costUsd;
+    if (response.error !== undefined) info.error = response.error instanceof Error ? response.error.message : String(response.error);
+    report(info);
+  }
+  return response;
+}
+
+async function streamModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
   const { turn, depth, parentId } = level;
   const sink = turn.sink;
   const parts: AssistantPart[] = [];
@@ -34,6 +87,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   const textParts: [TextPart, string[]][] = [];
   let finish: FinishReason | undefined;
   let usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
+  let costUsd: number | undefined;
   let error: unknown;
   let aborted = false;
   let streamId: string | undefined;
@@ -110,7 +164,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     usage = checkedUsage(level, usage);
     const cached = usage.cachedInputTokens ?? 0;
     const pricing = turn.pricing?.[turn.model];
-    const costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
+    costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
     turn.budget.addUsage(usage.inputTokens, usage.outputTokens, cached, costUsd ?? 0);
     const event: LoopEvent = {
       type: "usage",
@@ -128,7 +182,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
     const kept = parts.filter((p) => p.type !== "tool_call");
     const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept, messageType: messageTypeOf(text) } : undefined;
-    return { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted };
+    return { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted, ...counted(usage, costUsd) };
   }
   if (finish === "length" && toolCalls.length > 0) {
     // A response cut off by the token limit can carry calls whose arguments were cut too.
@@ -137,7 +191,11 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
   }
   const message: AssistantMessage | undefined =
     parts.length > 0 ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) } : undefined;
-  return { message, text, toolCalls, finish, error: undefined, aborted: false };
+  return { message, text, toolCalls, finish, error: undefined, aborted: false, ...counted(usage, costUsd) };
+}
+
+function counted(usage: ModelTurn["usage"], costUsd: number | undefined): Pick<ModelTurn, "usage" | "costUsd"> {
+  return { ...(usage && { usage }), ...(costUsd !== undefined && { costUsd }) };
 }
 
 function appendThinking(parts: AssistantPart[], delta: { text: string; signature?: string; redacted?: boolean }): void {

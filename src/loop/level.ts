@@ -11,6 +11,7 @@ import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
+import type { ModelCallInfo } from "./call-model.js";
 
 /** Everything shared by all levels of one turn. */
 export interface Turn {
@@ -68,6 +69,8 @@ export interface Turn {
   streamIds: () => string;
   /** Tool-call ids used in this turn at any depth: a provider's duplicates are rewritten against it. */
   callIds: Set<string>;
+  /** See `LoopInternals.onModelCall`. */
+  onModelCall: ((call: ModelCallInfo) => void) | undefined;
 }
 
 /** One depth of the recursion. */

@@ -13,6 +13,7 @@ import { EventSink } from "./event-sink.js";
 import { SignalHub } from "./signal-hub.js";
 import { ExecutionTree } from "./execution-tree.js";
 import type { Level, Turn } from "./level.js";
+import type { ModelCallInfo } from "./call-model.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
@@ -210,6 +211,13 @@ export interface LoopInternals {
   leaseToken?: number;
   /** The session's role for the turn, for `ModelRequest.caller.role`. @default undefined */
   role?: string;
+  /**
+   * Called once per model call, at any depth, when its response is complete and before its
+   * assistant message is emitted: the runtime stores the call (what the model saw, duration,
+   * usage) with that message. Synchronous; must not throw.
+   * @default undefined
+   */
+  onModelCall?: (call: ModelCallInfo) => void;
 }
 
 /** The turn's part of `ModelRequest.caller`: only what the host gave (a default run id is not "known"). */
@@ -285,6 +293,7 @@ function createTurn(options: LoopOptions, internals: LoopInternals, budget: Turn
     subtaskPrompt: options.subtaskSystemPrompt ?? buildSubtaskSystemPrompt,
     streamIds: createStreamIds(),
     callIds: callIdsOf(options),
+    onModelCall: internals.onModelCall,
   };
 }
 

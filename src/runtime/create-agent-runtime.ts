@@ -1,3 +1,4 @@
+import { StoredPrompts } from "./model-call-records.js";
 import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
@@ -226,6 +227,7 @@ function createContext(options: AgentRuntimeOptions): RuntimeContext {
     plans: createPlanReader(),
     nextSeq: () => ++seq,
     approvalSessions: new Map(),
+    storedPrompts: new StoredPrompts(),
     running: new Map(),
     closed: false,
     maxDelegationDepth: options.maxDelegationDepth ?? 3,

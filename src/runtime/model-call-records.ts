@@ -38,3 +38,25 @@ export interface PromptRecord {
   system?: string;
   tools?: { name: string; description: string; inputSchema: unknown }[];
 }
+
+/** Sessions whose stored prompt digests a runtime remembers (the oldest are forgotten first). */
+const REMEMBERED_SESSIONS = 1024;
+
+/**
+ * The prompt digests a runtime knows are stored, by session (keyed with the session's `createdAt`,
+ * so a session deleted and created again under its id starts afresh). Only saves sending a prompt
+ * record the store has: the record's id is its digest, so sending it again stores nothing anyway.
+ */
+export class StoredPrompts {
+  readonly #sessions = new Map<string, Set<string>>();
+
+  /** The set for a session (created empty), marked as the most recently used. */
+  of(sessionId: string, createdAt: string): Set<string> {
+    const key = `${createdAt}\n${sessionId}`;
+    const known = this.#sessions.get(key) ?? new Set<string>();
+    this.#sessions.delete(key);
+    this.#sessions.set(key, known);
+    if (this.#sessions.size > REMEMBERED_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value!);
+    return known;
+  }
+}

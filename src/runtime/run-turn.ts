@@ -16,6 +16,7 @@ import type { Lineage } from "./runtime-core.js";
 import type { NewRuntimeTurnRecord, TurnWaiter } from "./session-state.js";
 import { DEFAULT_BUDGET, TurnBudget } from "../loop/budget.js";
 import { AuditTrail } from "./audit-trail.js";
+import { ModelCallLog } from "./model-call-log.js";
 import { planSummaryOf } from "../modes/plan-summary.js";
 import { questionOf } from "./question-answer.js";
 import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "./mode-tools.js";
@@ -93,6 +94,8 @@ interface TurnScope {
   asks: boolean;
   /** The requests each waiting call (by its request id) stands for, as the turn reported them. */
   surfaced: Map<string, { request: ApprovalRequest; question: boolean }[]>;
+  /** The turn's model calls, stored with their messages. */
+  models: ModelCallLog;
 }
 
 /**
@@ -159,6 +162,7 @@ export async function runTurn(context: RuntimeContext, setup: TurnSetup): Promis
       callKeyPrefix: `${sessionId}:${setup.chainRunId ?? runId}`,
       ...(fence && { beforeToolCall: fence.check, leaseToken: fence.token }),
       ...(setup.role && { role: setup.role }),
+      onModelCall: scope.models.observe,
     },
   );
   let result: LoopResult | undefined;
@@ -253,6 +257,7 @@ function turnScope(context: RuntimeContext, setup: TurnSetup): TurnScope {
     audit,
     asks: offersModeTool(prepared.tools, ASK_USER),
     surfaced: new Map(),
+    models: new ModelCallLog(runId, context.storedPrompts.of(sessionId, session.createdAt)),
   };
 }
 
@@ -359,7 +364,13 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
       const type = modeMessageType(event.message, tools, context.plans);
       if (type !== undefined) event.message.messageType = type;
     }
-    await scope.append([{ id: `${runId}:${scope.next()}`, frame: event.parentId, kind: "message", message: event.message }]);
+    const id = `${runId}:${scope.next()}`;
+    // The model call that produced an assistant message is stored with it (what the model saw, usage, duration).
+    const calls = event.message.role === "assistant" ? scope.models.recordsFor(event.message, id) : [];
+    await scope.append([{ id, frame: event.parentId, kind: "message", message: event.message }, ...calls]).catch((error: unknown) => {
+      scope.models.forget(calls);
+      throw error;
+    });
   } else if (event.type === "approval_request") {
     const asking = scope.asks && event.request.name === ASK_USER;
     await scope.append([
@@ -437,7 +448,7 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   if (result.error) end.error = result.error;
   const stopReason = result.status === "aborted" ? setup.stopReason?.() : undefined;
   if (stopReason !== undefined) end.reason = stopReason;
-  await scope.append([end]);
+  await scope.append([...scope.models.unsentRecords(), end]);
   const snippet = result.text.trim();
   if (snippet !== "") {
     await storeCall("updateSession", () =>

@@ -1,3 +1,4 @@
+import type { StoredPrompts } from "./model-call-records.js";
 import type { PlanReader } from "./mode-tools.js";
 import type { RoleDefinition } from "../modes/roles.js";
 import type { RoleLookup } from "../modes/role-lookup.js";
@@ -172,6 +173,8 @@ export interface RuntimeContext {
   nextSeq: () => number;
   /** Sessions of approval requests stored by this process (others are found in the store). */
   approvalSessions: Map<string, string>;
+  /** Prompt digests stored per session (see `ModelCallLog`). */
+  storedPrompts: StoredPrompts;
   /** Turns running in this process, by session: `setRole` and task cancels stop them. */
   running: Map<string, { controller: AbortController; reason: string | undefined }>;
   /** Set by `close()`: no new work is accepted. */

@@ -1,3 +1,4 @@
+import type { ModelCallRecord, PromptRecord } from "./model-call-records.js";
 import type { Message, ToolCallPart, ToolResultPart } from "../contracts/message.js";
 import type { ApprovalRecord, HistoryRecord, NewRecord, TurnRecord } from "../contracts/session-store.js";
 import type { ChatContext } from "../contracts/tool-policy.js";
@@ -66,7 +67,9 @@ export interface ArtifactRecord {
   runId: string;
 }
 /** A runtime record of a kind outside `HistoryRecord`, as `append` takes it (stores keep further kinds as JSON). */
-export function extraRecord(record: Omit<RoleRecord, "seq" | "at"> | Omit<ArtifactRecord, "seq" | "at">): NewRecord {
+export function extraRecord(
+  record: Omit<RoleRecord, "seq" | "at"> | Omit<ArtifactRecord, "seq" | "at"> | Omit<ModelCallRecord, "seq" | "at"> | Omit<PromptRecord, "seq" | "at">,
+): NewRecord {
   return record as unknown as NewRecord;
 }
 /** A runtime turn record before the store stamps it. */

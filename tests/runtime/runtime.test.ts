@@ -23,8 +23,22 @@ describe("createAgentRuntime", () => {
     const result = await runtime.send({ agentId: "todo", content: "Add milk" });
     expect(result).toMatchObject({ status: "complete", agentId: "todo", created: true, text: "Added milk to your list." });
     const records = await store.load(result.sessionId);
-    expect(kinds(records)).toEqual(["turn:start", "root:user", "root:assistant", "tool_result", "audit", "root:tool", "root:assistant", "turn:end:complete"]);
-    const final = records.at(-2) as Extract<HistoryRecord, { kind: "message" }>;
+    // Each assistant message is stored with its model call; the system prompt and tools the model saw once per session.
+    expect(kinds(records)).toEqual([
+      "turn:start",
+      "root:user",
+      "root:assistant",
+      "prompt",
+      "prompt",
+      "model_call",
+      "tool_result",
+      "audit",
+      "root:tool",
+      "root:assistant",
+      "model_call",
+      "turn:end:complete",
+    ]);
+    const final = records.at(-3) as Extract<HistoryRecord, { kind: "message" }>;
     expect(final.message.role === "assistant" && final.message.executionTree?.nodes.map((n) => n.name)).toEqual(["todo_add"]);
     const session = await store.getSession(result.sessionId);
     expect(session?.lastSnippet).toBe("Added milk to your list.");
@@ -58,7 +72,7 @@ describe("createAgentRuntime", () => {
     expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
     expect(historyProblems(last.messages)).toEqual([]);
     const records = await store.load(a.sessionId, { frame: "sub1" });
-    expect(records.map((r) => (r.kind === "message" ? r.message.role : r.kind))).toEqual(["user", "assistant"]);
+    expect(records.map((r) => (r.kind === "message" ? r.message.role : r.kind))).toEqual(["user", "assistant", "model_call"]);
   });
 
   it("stamps events with session, agent, run, a monotonic seq and ts; stream ends with done after the end record", async () => {

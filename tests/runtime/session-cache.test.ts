@@ -24,8 +24,9 @@ describe("session state kept between turns", () => {
     for (const content of ["two", "three", "four"]) await runtime.send({ agentId: "general", content, session: first.sessionId });
     const options = store.loads.filter((l) => l.sessionId === first.sessionId).map((l) => l.options);
     expect(options[0]).toEqual({ sinceLastReset: true });
-    // Each turn reads what was appended since the last read: the previous turn's four records.
-    expect(options.slice(1)).toEqual([{ afterSeq: 0 }, { afterSeq: 4 }, { afterSeq: 8 }]);
+    // Each turn reads what was appended since the last read: the previous turn's five records
+    // (start, user, assistant, its model call, end; the first turn also stored two prompt records).
+    expect(options.slice(1)).toEqual([{ afterSeq: 0 }, { afterSeq: 7 }, { afterSeq: 12 }]);
     // And the model still saw the whole conversation each turn.
     expect(provider.calls.map((c) => c.messages.length)).toEqual([1, 3, 5, 7]);
   });
