@@ -71,7 +71,10 @@ function useSession(client: InspectorClient, sessionId: string) {
   }, []);
   const liveUrl =
     loaded.status === "ready" ? `${client.base}api/sessions/${encodeURIComponent(sessionId)}/live` : undefined;
-  const live = useLiveTurns(liveUrl, onTurn);
+  // A server that says how far its answer went (`lastSeq`) spares the live stream a replay of the whole log.
+  const lastSeq =
+    loaded.status === "ready" ? (loaded.data as SessionDetailResponse & { lastSeq?: number }).lastSeq : undefined;
+  const live = useLiveTurns(liveUrl, typeof lastSeq === "number" ? lastSeq : 0, onTurn);
   return { loaded, renderMs, live };
 }
 

@@ -31,13 +31,14 @@ const RETRY_MS = 2_000;
 /**
  * Follows `{base}api/sessions/:id/live` (server-sent events) while `url` is set, and hands each
  * refreshed turn to `onTurn`. After an error it opens the stream again from the last seq seen
- * (`afterSeq`), so nothing is missed and nothing already shown is replayed twice.
+ * (`afterSeq`), so nothing is missed and nothing already shown is replayed twice. It starts after
+ * `fromSeq` (0 replays the whole log, which costs the server a read of every record).
  */
-export function useLiveTurns(url: string | undefined, onTurn: (turn: TurnNode) => void): LiveState {
+export function useLiveTurns(url: string | undefined, fromSeq: number, onTurn: (turn: TurnNode) => void): LiveState {
   const [state, setState] = useState<LiveState>("connecting");
   useEffect(() => {
     if (!url) return;
-    let afterSeq = 0;
+    let afterSeq = fromSeq;
     let source: EventSource | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onMessage = (event: MessageEvent) => {
