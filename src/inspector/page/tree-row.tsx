@@ -71,7 +71,7 @@ export function TreeRowView({ row, index, onToggle, onFocusRow, onDetails, onExp
         <span class="toggle" aria-hidden="true">
           {parent ? (row.expanded ? "▾" : "▸") : "·"}
         </span>
-        <span class="kind">{depth === 0 ? `Turn ${row.turn.turnNumber}` : KIND_LABELS[node.kind]}</span>
+        <span class="kind">{KIND_LABELS[node.kind]}</span>
         <span class="label" title={node.label}>
           {node.label}
         </span>

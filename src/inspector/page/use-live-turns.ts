@@ -4,7 +4,8 @@ import type { LiveMessage, TurnNode } from "../inspector-api-types.js";
 /** Inserts or replaces `turn` (by run id), keeping the turns in turn order. */
 export function upsertTurn(turns: readonly TurnNode[], turn: TurnNode): TurnNode[] {
   const at = turns.findIndex((t) => t.runId === turn.runId);
-  if (at >= 0) return turns.map((t, i) => (i === at ? turn : t));
+  // The turn keeps the number it was listed with (a live refresh may not know its place in the session).
+  if (at >= 0) return turns.map((t, i) => (i === at ? { ...turn, turnNumber: t.turnNumber } : t));
   const next = [...turns, turn];
   // Appended at the end in the usual case, so the rows on screen stay where they are.
   if (turns.length > 0 && turns[turns.length - 1]!.turnNumber > turn.turnNumber)

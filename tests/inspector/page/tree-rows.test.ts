@@ -60,6 +60,7 @@ describe("the session tree's rows", () => {
       ["run1", undefined],
       ["run2", "complete"],
     ]);
+    expect(upsertTurn(turns, { ...turn(2), turnNumber: 0 }).map((t) => t.turnNumber)).toEqual([1, 2]);
     expect(upsertTurn(turns, turn(3)).map((t) => t.turnNumber)).toEqual([1, 2, 3]);
     expect(upsertTurn([turn(3)], turn(2)).map((t) => t.turnNumber)).toEqual([2, 3]);
   });
