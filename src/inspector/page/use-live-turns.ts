@@ -1,16 +1,24 @@
 import { useEffect, useState } from "preact/hooks";
 import type { LiveMessage, TurnNode } from "../inspector-api-types.js";
 
-/** Inserts or replaces `turn` (by run id), keeping the turns in turn order. */
+/** `turn` numbered `turnNumber` (its "Turn N" label prefix too). */
+function numbered(turn: TurnNode, turnNumber: number): TurnNode {
+  if (turn.turnNumber === turnNumber) return turn;
+  const prefix = `Turn ${turn.turnNumber}`;
+  const label = turn.label.startsWith(prefix) ? `Turn ${turnNumber}${turn.label.slice(prefix.length)}` : turn.label;
+  return { ...turn, turnNumber, label };
+}
+
+/**
+ * Inserts or replaces `turn` (by run id). A live refresh does not always know the turn's place in
+ * the session: a known turn keeps the number it was listed with, a new one follows the last.
+ * Appended at the end, so the rows on screen stay where they are.
+ */
 export function upsertTurn(turns: readonly TurnNode[], turn: TurnNode): TurnNode[] {
   const at = turns.findIndex((t) => t.runId === turn.runId);
-  // The turn keeps the number it was listed with (a live refresh may not know its place in the session).
-  if (at >= 0) return turns.map((t, i) => (i === at ? { ...turn, turnNumber: t.turnNumber } : t));
-  const next = [...turns, turn];
-  // Appended at the end in the usual case, so the rows on screen stay where they are.
-  if (turns.length > 0 && turns[turns.length - 1]!.turnNumber > turn.turnNumber)
-    next.sort((a, b) => a.turnNumber - b.turnNumber);
-  return next;
+  if (at >= 0) return turns.map((t, i) => (i === at ? numbered(turn, t.turnNumber) : t));
+  const last = turns[turns.length - 1]?.turnNumber;
+  return [...turns, last !== undefined && turn.turnNumber <= last ? numbered(turn, last + 1) : turn];
 }
 
 function parse(data: unknown): LiveMessage | undefined {

@@ -54,14 +54,18 @@ describe("the session tree's rows", () => {
     ]);
   });
 
-  it("a live turn replaces the one with its run id, or is appended in turn order", () => {
+  it("a live turn replaces the one with its run id, or is appended after the last, numbered in order", () => {
     const updated = { ...turn(2), status: "complete" };
     expect(upsertTurn(turns, updated).map((t) => [t.runId, t.status])).toEqual([
       ["run1", undefined],
       ["run2", "complete"],
     ]);
-    expect(upsertTurn(turns, { ...turn(2), turnNumber: 0 }).map((t) => t.turnNumber)).toEqual([1, 2]);
+    const unnumbered = { ...turn(2), turnNumber: 0, label: "Turn 0: where is it?" };
+    expect(upsertTurn(turns, unnumbered).map((t) => [t.turnNumber, t.label])).toEqual([
+      [1, "r1"],
+      [2, "Turn 2: where is it?"],
+    ]);
     expect(upsertTurn(turns, turn(3)).map((t) => t.turnNumber)).toEqual([1, 2, 3]);
-    expect(upsertTurn([turn(3)], turn(2)).map((t) => t.turnNumber)).toEqual([2, 3]);
+    expect(upsertTurn(turns, { ...turn(3), runId: "run3", turnNumber: 0 }).map((t) => t.turnNumber)).toEqual([1, 2, 3]);
   });
 });
