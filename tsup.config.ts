@@ -65,4 +65,20 @@ export default defineConfig([
     esbuildOptions: zodV3Kinds,
     esbuildPlugins: [inspectorPage],
   },
+  {
+    // The command-line tools (package.json "bin"): Node only, ESM, no types; the store adapters
+    // they open load on demand (better-sqlite3 / pg stay the host's optional peers).
+    entry: { "agentry-inspect": "src/bin/agentry-inspect.ts" },
+    format: ["esm"],
+    dts: false,
+    sourcemap: false,
+    clean: false,
+    target: "node20",
+    platform: "node",
+    splitting: true,
+    treeshake: true,
+    noExternal: ["p-queue", "eventemitter3", "@cfworker/json-schema", "zod-to-json-schema", "zod/v3"],
+    esbuildOptions: zodV3Kinds,
+    esbuildPlugins: [inspectorPage],
+  },
 ]);

@@ -5,6 +5,7 @@ import type { FinishReason, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level } from "./level.js";
 import { storedToolArgs } from "./tool-call-args.js";
+import { errorMessage } from "./tool-result.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 
 /** What one model call produced. */
@@ -70,7 +71,7 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     };
     if (response.usage) info.usage = response.usage;
     if (response.costUsd !== undefined) info.costUsd = response.costUsd;
-    if (response.error !== undefined) info.error = response.error instanceof Error ? response.error.message : String(response.error);
+    if (response.error !== undefined) info.error = errorMessage(response.error);
     report(info);
   }
   return response;

@@ -30,7 +30,7 @@ describe("session leases in the runtime (SQLite)", () => {
     const [session] = await store.listSessions();
     const records = await store.load(session!.sessionId);
     // Nothing after the tool call: its result, the answer and the end record were all refused.
-    expect(records.map((r) => r.kind)).toEqual(["turn", "message", "message"]);
+    expect(records.map((r) => r.kind)).toEqual(["turn", "message", "message", "prompt", "prompt", "model_call"]);
     store.close();
   });
 

@@ -1,0 +1,74 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createAgentRegistry, createAgentRuntime, MemorySessionStore } from "@agentry/core";
+import { createInspector } from "@agentry/core/inspector";
+import { SqliteSessionStore } from "@agentry/core/sqlite";
+import { createFakeProvider } from "@agentry/core/testing";
+
+const registry = createAgentRegistry([{ agentId: "general", displayName: "General" }]);
+const authorize = () => ({ scopePrefix: "", canAct: false });
+
+function runtimeOn(store: SqliteSessionStore | MemorySessionStore, text: string) {
+  return createAgentRuntime({ registry, store, providers: { fake: createFakeProvider(() => ({ text })) }, defaultModel: "m" });
+}
+
+/** Reads SSE text until `pattern` matches. */
+async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, pattern: RegExp): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!pattern.test(text)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`stream ended before ${pattern}: ${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
+
+describe("inspector: live", () => {
+  it("streams records another runtime appends to the same SQLite file, with the refreshed turn", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "agentry-live-")), "agents.db");
+    const mine = new SqliteSessionStore({ path });
+    const theirs = new SqliteSessionStore({ path });
+    const here = runtimeOn(mine, "first answer");
+    const there = runtimeOn(theirs, "answer from the other process");
+    const first = await here.send({ agentId: "general", content: "one" });
+    const lastSeq = (await mine.load(first.sessionId)).at(-1)!.seq;
+    const inspector = createInspector({ runtime: here, authorize, livePollMs: 20 });
+    const controller = new AbortController();
+    const response = await inspector(new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }));
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = response.body!.getReader();
+    const second = await there.send({ agentId: "general", content: "two", session: first.sessionId });
+    const text = await readUntil(reader, /event: turn\ndata: .*"status":"complete"/);
+    expect(text).toContain("answer from the other process");
+    expect(text).not.toContain("first answer");
+    const turn = JSON.parse(/event: turn\ndata: (.*)\n/.exec(text)![1]!) as { turn: { runId: string } };
+    expect(turn.turn.runId).toBe(second.runId);
+    controller.abort();
+    await reader.cancel();
+    await here.close();
+    await there.close();
+    mine.close();
+    theirs.close();
+  });
+
+  it("caps open streams (503 beyond), and a stream closed by its client frees its place", async () => {
+    const runtime = runtimeOn(new MemorySessionStore(), "hi");
+    const turn = await runtime.send({ agentId: "general", content: "one" });
+    const inspector = createInspector({ runtime, authorize, maxLiveConnections: 1 });
+    const url = `http://x/api/sessions/${turn.sessionId}/live`;
+    const controller = new AbortController();
+    const open = await inspector(new Request(url, { signal: controller.signal }));
+    expect(open.status).toBe(200);
+    const refused = await inspector(new Request(url));
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ error: "too many live connections" });
+    controller.abort();
+    const again = await inspector(new Request(url));
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+    await runtime.close();
+  });
+});
