@@ -15,16 +15,21 @@ describe("the inspector page in headless Chromium", () => {
   let app: Awaited<ReturnType<typeof startInspectorApp>>;
   let browser: Browser;
   let context: BrowserContext;
+  let signedIn: string | undefined;
   const ids = { lookup: "", acmeRefund: "", globexRefund: "" };
 
   /**
    * A new page signed in as `operator` (or nobody). One browser context for every page (the
    * packaged Chromium runs single-process: closing a context can take the browser down), so
-   * the cookie is set again for each page and pages of one test share it.
+   * the cookie is changed when a page is for another operator, and pages of one test share it.
    */
   async function open(operator: string | undefined, hash = ""): Promise<Page> {
-    await context.clearCookies();
-    if (operator !== undefined) await context.addCookies([{ name: "operator", value: operator, url: app.origin }]);
+    // Changed only when it differs: a page still loading must not see the cookie gone for a moment.
+    if (operator !== signedIn) {
+      await context.clearCookies();
+      if (operator !== undefined) await context.addCookies([{ name: "operator", value: operator, url: app.origin }]);
+      signedIn = operator;
+    }
     const page = await context.newPage();
     await page.goto(`${app.url}${hash}`);
     return page;
@@ -161,6 +166,7 @@ describe("the inspector page in headless Chromium", () => {
     const page = await open("admin");
     await ready(page);
     await context.clearCookies();
+    signedIn = undefined;
     await page.click('nav.top a[href="#/pending"]');
     await page.locator('[data-testid="unauthorized"]').waitFor();
     expect(await page.locator('[data-testid="unauthorized"]').innerText()).toContain("Not authorized");
