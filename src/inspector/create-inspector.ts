@@ -1,5 +1,5 @@
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
-import { InvalidArgumentError } from "../errors/errors.js";
+import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import type { MeResponse, PendingResponse } from "./inspector-api-types.js";
 import { runAction } from "./inspector-actions.js";
 import { errorResponse, InspectorHttpError, intParam, json } from "./inspector-http.js";
@@ -106,6 +106,8 @@ export function createInspector(options: InspectorOptions): (request: Request) =
       return await HANDLERS[matched.name](context);
     } catch (error) {
       if (error instanceof InspectorHttpError) return errorResponse(error.status, error.message);
+      // A session deleted while it was read: as unknown.
+      if (SessionNotFoundError.isInstance(error)) return errorResponse(404, "not found");
       return errorResponse(500, "internal error");
     }
   };

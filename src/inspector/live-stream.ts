@@ -4,6 +4,7 @@ import type { RedactHook } from "./create-inspector.js";
 import type { LiveMessage } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import { redactRecord } from "./redact-record.js";
+import type { RuntimeTurnRecord } from "../runtime/session-state.js";
 import { turnChains } from "./turn-records.js";
 import { buildTurnTree } from "./turn-tree.js";
 
@@ -35,7 +36,7 @@ export function liveResponse(options: LiveOptions): Response {
   if (options.live.open >= options.maxConnections) throw new InspectorHttpError(503, "too many live connections");
   options.live.open++;
   const encoder = new TextEncoder();
-  const state = { afterSeq: options.afterSeq, pending: [] as HistoryRecord[], lastTurnSeq: -1, turns: 0, closed: false };
+  const state: LiveState = { afterSeq: options.afterSeq, pending: [], chainSeq: undefined, turnNumber: 0, closed: false };
   let wake: (() => void) | undefined;
   const onEvent = (event: RuntimeEvent) => {
     if (event.sessionId === options.sessionId) wake?.();
@@ -86,8 +87,13 @@ export function liveResponse(options: LiveOptions): Response {
 interface LiveState {
   afterSeq: number;
   pending: HistoryRecord[];
-  /** Seq of the last turn start seen (its chain is what `turn` messages refresh). */
-  lastTurnSeq: number;
+  /**
+   * Seq of the start of the latest turn chain (a resumed turn belongs to the chain it resumes):
+   * `turn` messages refresh that chain. `undefined` until read; `-1` when the session has no turn.
+   */
+  chainSeq: number | undefined;
+  /** The chain's number in the session (1 = first turn). */
+  turnNumber: number;
   closed: boolean;
 }
 
@@ -96,6 +102,7 @@ async function nextChunk(options: LiveOptions, state: LiveState, setWake: (resol
   const started = Date.now();
   for (;;) {
     if (state.closed) return "";
+    if (state.chainSeq === undefined) await findChain(options, state);
     if (state.pending.length === 0) {
       const fresh = await options.runtime.store.load(options.sessionId, { afterSeq: state.afterSeq });
       state.pending.push(...fresh);
@@ -116,7 +123,10 @@ async function batchText(options: LiveOptions, state: LiveState): Promise<string
   const batch = state.pending.splice(0, MAX_BATCH);
   let text = "";
   for (const record of batch) {
-    if (record.kind === "turn" && record.phase === "start") state.lastTurnSeq = record.seq;
+    if (isChainStart(record)) {
+      state.chainSeq = record.seq;
+      state.turnNumber++;
+    }
     const message: LiveMessage = { type: "record", seq: record.seq, record: redactRecord(record, options.redact, options.sessionId) };
     text += `event: record\nid: ${record.seq}\ndata: ${JSON.stringify(message)}\n\n`;
   }
@@ -125,18 +135,33 @@ async function batchText(options: LiveOptions, state: LiveState): Promise<string
   return text;
 }
 
-/** The refreshed tree of the latest turn (read from its start on, not the whole session). */
-async function turnText(options: LiveOptions, state: LiveState): Promise<string> {
-  if (state.lastTurnSeq < 0) {
-    const all = await options.runtime.store.load(options.sessionId, { frame: null });
-    const start = all.findLast((r) => r.kind === "turn" && r.phase === "start");
-    if (!start) return "";
-    state.lastTurnSeq = start.seq;
+/** A turn start that is not a resumption: a new chain. */
+function isChainStart(record: HistoryRecord): boolean {
+  if (record.kind !== "turn" || record.phase !== "start") return false;
+  const turn: RuntimeTurnRecord = record;
+  return turn.resumeOf === undefined;
+}
+
+/** Reads (once) which chain is the latest up to `afterSeq`, and its number. */
+async function findChain(options: LiveOptions, state: LiveState): Promise<void> {
+  const roots = await options.runtime.store.load(options.sessionId, { frame: null });
+  state.chainSeq = -1;
+  state.turnNumber = 0;
+  for (const record of roots) {
+    if (record.seq > state.afterSeq) break;
+    if (isChainStart(record)) {
+      state.chainSeq = record.seq;
+      state.turnNumber++;
+    }
   }
-  const records = await options.runtime.store.load(options.sessionId, { afterSeq: state.lastTurnSeq - 1 });
+}
+
+/** The refreshed tree of the latest turn chain (read from its start on, not the whole session). */
+async function turnText(options: LiveOptions, state: LiveState): Promise<string> {
+  if (state.chainSeq === undefined || state.chainSeq < 0) return "";
+  const records = await options.runtime.store.load(options.sessionId, { afterSeq: state.chainSeq - 1 });
   const chain = turnChains(records)[0];
   if (!chain) return "";
-  const turn = buildTurnTree(chain, 0);
-  const message: LiveMessage = { type: "turn", seq: state.afterSeq, turn };
+  const message: LiveMessage = { type: "turn", seq: state.afterSeq, turn: buildTurnTree(chain, state.turnNumber) };
   return `event: turn\ndata: ${JSON.stringify(message)}\n\n`;
 }

@@ -44,8 +44,8 @@ describe("inspector: live", () => {
     const text = await readUntil(reader, /event: turn\ndata: .*"status":"complete"/);
     expect(text).toContain("answer from the other process");
     expect(text).not.toContain("first answer");
-    const turn = JSON.parse(/event: turn\ndata: (.*)\n/.exec(text)![1]!) as { turn: { runId: string } };
-    expect(turn.turn.runId).toBe(second.runId);
+    const turn = JSON.parse(/event: turn\ndata: (.*)\n/.exec(text)![1]!) as { turn: { runId: string; turnNumber: number } };
+    expect(turn.turn).toMatchObject({ runId: second.runId, turnNumber: 2 });
     controller.abort();
     await reader.cancel();
     await here.close();

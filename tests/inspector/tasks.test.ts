@@ -30,7 +30,7 @@ function setUp() {
         body: JSON.stringify(body),
       }),
     );
-    return { status: response.status, body: (await response.json()) };
+    return { status: response.status, body: await response.json() };
   };
   return { ...made, get, post };
 }
