@@ -41,11 +41,8 @@ describe("the inspector page in headless Chromium", () => {
     app = await startInspectorApp({ dbPath, livePollMs: 100 });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
-    ids.lookup = (
-      await app.runtime.send({ agentId: "support", content: "Where is order 42?", scope: "acme/alice" })
-    ).sessionId;
-    const send = (content: string, scope: string) =>
-      app.runtime.send({ agentId: "support", content, scope, session: "create" });
+    ids.lookup = (await app.runtime.send({ agentId: "support", content: "Where is order 42?", scope: "acme/alice" })).sessionId;
+    const send = (content: string, scope: string) => app.runtime.send({ agentId: "support", content, scope, session: "create" });
     ids.acmeRefund = (await send("Please refund order 9", "acme/alice")).sessionId;
     ids.globexRefund = (await send("Please refund order 7", "globex/bob")).sessionId;
   }, 120_000);
@@ -60,11 +57,7 @@ describe("the inspector page in headless Chromium", () => {
     await ready(page);
     const rows = page.locator('[data-testid="session-row"]');
     await expect.poll(() => rows.count()).toBe(3);
-    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).toEqual([
-      ids.globexRefund,
-      ids.acmeRefund,
-      ids.lookup,
-    ]);
+    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).toEqual([ids.globexRefund, ids.acmeRefund, ids.lookup]);
     await page.selectOption('[data-testid="filter-state"]', "waiting");
     await page.click('[data-testid="apply-filters"]');
     await expect.poll(() => rows.count()).toBe(2);
@@ -78,9 +71,7 @@ describe("the inspector page in headless Chromium", () => {
     await expect.poll(() => tree.count()).toBe(1);
     expect(await tree.first().innerText()).toContain("Where is order 42?");
     await tree.first().click();
-    await expect
-      .poll(() => tree.evaluateAll((els) => els.map((el) => el.getAttribute("data-kind"))))
-      .toEqual(["turn", "model_call", "model_call"]);
+    await expect.poll(() => tree.evaluateAll((els) => els.map((el) => el.getAttribute("data-kind")))).toEqual(["turn", "model_call", "model_call"]);
     await tree.nth(1).click(); // the model call that called lookup_order
     const tool = page.locator('[data-testid="tree-row"][data-kind="tool_call"]');
     await tool.waitFor();
@@ -110,18 +101,12 @@ describe("the inspector page in headless Chromium", () => {
     await card(first).locator('[data-testid="approve"]').click();
     await expect.poll(() => card(first).locator('[data-testid="outcome"]').innerText()).toMatch(/^Approved/);
     const records = await app.store.load(ids.acmeRefund);
-    expect(
-      records.some(
-        (r) => r.kind === "tool_result" && JSON.stringify(r.result.result).includes("refunded 25 on order 9"),
-      ),
-    ).toBe(true);
+    expect(records.some((r) => r.kind === "tool_result" && JSON.stringify(r.result.result).includes("refunded 25 on order 9"))).toBe(true);
     expect(records.at(-1)).toMatchObject({ kind: "turn", phase: "end", status: "complete" });
 
     await card(second).locator('[data-testid="approve"]').click();
     await expect.poll(() => card(second).locator('[data-testid="outcome"]').innerText()).toBe("already decided");
-    expect(records.filter((r) => r.kind === "tool_result")).toHaveLength(
-      (await app.store.load(ids.acmeRefund)).filter((r) => r.kind === "tool_result").length,
-    );
+    expect(records.filter((r) => r.kind === "tool_result")).toHaveLength((await app.store.load(ids.acmeRefund)).filter((r) => r.kind === "tool_result").length);
     await close(first);
     await close(second);
   }, 60_000);
@@ -131,9 +116,7 @@ describe("the inspector page in headless Chromium", () => {
     await ready(page);
     const rows = page.locator('[data-testid="session-row"]');
     await expect.poll(() => rows.count()).toBe(2);
-    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).not.toContain(
-      ids.globexRefund,
-    );
+    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).not.toContain(ids.globexRefund);
 
     await page.goto(`${app.url}#/session/${ids.globexRefund}`);
     await page.locator('[data-testid="not-found"]').waitFor();
@@ -182,9 +165,7 @@ describe("the inspector page in headless Chromium", () => {
       session: "create",
     });
     let sessionId = "";
-    await expect
-      .poll(async () => (sessionId = (await app.store.listSessions({ scope: "acme/carol" }))[0]?.sessionId ?? ""))
-      .not.toBe("");
+    await expect.poll(async () => (sessionId = (await app.store.listSessions({ scope: "acme/carol" }))[0]?.sessionId ?? "")).not.toBe("");
     const page = await open("admin", `#/session/${sessionId}`);
     const turns = page.locator('[data-testid="tree-row"][data-kind="turn"]');
     await expect.poll(() => turns.first().getAttribute("data-status")).toBe("running");
@@ -224,8 +205,7 @@ describe("the inspector page in headless Chromium", () => {
     await first.focus();
     await page.keyboard.press("Enter");
     expect(await first.getAttribute("aria-expanded")).toBe("true");
-    const focused = () =>
-      page.evaluate(() => document.activeElement?.getAttribute("data-kind") ?? document.activeElement?.tagName);
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("data-kind") ?? document.activeElement?.tagName);
     await page.keyboard.press("ArrowDown");
     await expect.poll(focused).toBe("model_call");
     await page.keyboard.press(" ");
@@ -233,9 +213,7 @@ describe("the inspector page in headless Chromium", () => {
     await expect.poll(focused).toBe("tool_call");
     await page.keyboard.press("Enter");
     await page.locator('[data-testid="drawer"]').waitFor();
-    await expect
-      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")))
-      .toBe("drawer-close");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("drawer-close");
     await page.keyboard.press("Escape");
     await page.locator('[data-testid="drawer"]').waitFor({ state: "detached" });
     await expect.poll(focused).toBe("tool_call");
@@ -280,15 +258,10 @@ describe("the inspector page in headless Chromium", () => {
     const tree = page.locator('[data-testid="tree"]');
     await tree.waitFor();
     await expect.poll(() => tree.getAttribute("data-render-ms"), { timeout: 30_000 }).not.toBeNull();
-    console.log(
-      `[inspector] a session of 2,000 turns / 20,000 nodes: first render of the tree ${await tree.getAttribute("data-render-ms")} ms`,
-    );
+    console.log(`[inspector] a session of 2,000 turns / 20,000 nodes: first render of the tree ${await tree.getAttribute("data-render-ms")} ms`);
     expect(await tree.getAttribute("data-count")).toBe("2000");
     expect(await page.locator('[data-testid="tree-row"]').count()).toBeLessThan(100);
-    const detail = await page.evaluate(
-      async (id) => (await (await fetch(`api/sessions/${id}`)).json()) as SessionDetailResponse,
-      sessionId,
-    );
+    const detail = await page.evaluate(async (id) => (await (await fetch(`api/sessions/${id}`)).json()) as SessionDetailResponse, sessionId);
     const count = (nodes: TreeNode[]): number => nodes.reduce((sum, node) => sum + 1 + count(node.children), 0);
     expect(count(detail.turns)).toBe(2000 * NODES_PER_TURN);
 

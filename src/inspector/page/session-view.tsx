@@ -9,10 +9,7 @@ import { upsertTurn, useLiveTurns } from "./use-live-turns.js";
 import { VirtualList } from "./virtual-list.js";
 import { ErrorState, StateBadge } from "./widgets.js";
 
-type Loaded =
-  | { status: "loading" }
-  | { status: "error"; code: number; error: string }
-  | { status: "ready"; data: SessionDetailResponse };
+type Loaded = { status: "loading" } | { status: "error"; code: number; error: string } | { status: "ready"; data: SessionDetailResponse };
 
 function AgentTotals({ turns, agentId }: { turns: TurnNode[]; agentId: string }) {
   const totals = useMemo(() => agentTotals(turns, agentId), [turns, agentId]);
@@ -53,27 +50,17 @@ function useSession(client: InspectorClient, sessionId: string) {
     setLoaded({ status: "loading" });
     void client.get<SessionDetailResponse>(`api/sessions/${encodeURIComponent(sessionId)}`).then((result) => {
       if (!live) return;
-      setLoaded(
-        result.ok
-          ? { status: "ready", data: result.data }
-          : { status: "error", code: result.status, error: result.error },
-      );
+      setLoaded(result.ok ? { status: "ready", data: result.data } : { status: "error", code: result.status, error: result.error });
       if (result.ok) requestAnimationFrame(() => live && setRenderMs(Math.round(performance.now() - started)));
     });
     return () => void (live = false);
   }, [sessionId]);
   const onTurn = useCallback((turn: TurnNode) => {
-    setLoaded((current) =>
-      current.status === "ready"
-        ? { ...current, data: { ...current.data, turns: upsertTurn(current.data.turns, turn) } }
-        : current,
-    );
+    setLoaded((current) => (current.status === "ready" ? { ...current, data: { ...current.data, turns: upsertTurn(current.data.turns, turn) } } : current));
   }, []);
-  const liveUrl =
-    loaded.status === "ready" ? `${client.base}api/sessions/${encodeURIComponent(sessionId)}/live` : undefined;
+  const liveUrl = loaded.status === "ready" ? `${client.base}api/sessions/${encodeURIComponent(sessionId)}/live` : undefined;
   // A server that says how far its answer went (`lastSeq`) spares the live stream a replay of the whole log.
-  const lastSeq =
-    loaded.status === "ready" ? (loaded.data as SessionDetailResponse & { lastSeq?: number }).lastSeq : undefined;
+  const lastSeq = loaded.status === "ready" ? (loaded.data as SessionDetailResponse & { lastSeq?: number }).lastSeq : undefined;
   const live = useLiveTurns(liveUrl, typeof lastSeq === "number" ? lastSeq : 0, onTurn);
   return { loaded, renderMs, live };
 }
@@ -128,8 +115,7 @@ export function SessionView({ client, sessionId }: { client: InspectorClient; se
           {session.name ?? session.sessionId} <StateBadge state={session.state} />
         </h1>
         <p class="muted">
-          {session.agentId} · {session.scope ?? "unscoped"} · <code>{session.sessionId}</code> · updated{" "}
-          {formatTime(session.updatedAt)}
+          {session.agentId} · {session.scope ?? "unscoped"} · <code>{session.sessionId}</code> · updated {formatTime(session.updatedAt)}
           {" · "}
           <span data-testid="live-state">{live === "live" ? "● live" : live}</span>
         </p>
@@ -166,9 +152,7 @@ export function SessionView({ client, sessionId }: { client: InspectorClient; se
           />
         )}
       />
-      {drawer && (
-        <NodeDrawer client={client} sessionId={sessionId} node={drawer} onClose={() => setDrawer(undefined)} />
-      )}
+      {drawer && <NodeDrawer client={client} sessionId={sessionId} node={drawer} onClose={() => setDrawer(undefined)} />}
     </div>
   );
 }
