@@ -170,11 +170,13 @@ describe("the inspector page in headless Chromium", () => {
     const turns = page.locator('[data-testid="tree-row"][data-kind="turn"]');
     await expect.poll(() => turns.first().getAttribute("data-status")).toBe("running");
     await expect.poll(() => page.locator('[data-testid="live-state"]').innerText()).toContain("live");
-    const before = await turns.first().boundingBox();
+    // The same card (by node id) must stay where it is while the turn runs, ends and another starts.
+    const firstTurn = page.locator(`[data-testid="tree-row"][data-node-id="${await turns.first().getAttribute("data-node-id")}"]`);
+    const before = await firstTurn.boundingBox();
     app.gate.open();
     await running;
-    await expect.poll(() => turns.first().getAttribute("data-status"), { timeout: 10_000 }).toBe("complete");
-    expect(await turns.first().boundingBox()).toEqual(before);
+    await expect.poll(() => firstTurn.getAttribute("data-status"), { timeout: 10_000 }).toBe("complete");
+    expect(await firstTurn.boundingBox()).toEqual(before);
 
     // A second runtime on its own connection to the file: only the store carries its records.
     const otherStore = new SqliteSessionStore({ path: dbPath });
@@ -184,7 +186,8 @@ describe("the inspector page in headless Chromium", () => {
       const next = other.send({ agentId: "support", content: "slow again", scope: "acme/carol", session: sessionId });
       await expect.poll(() => turns.count(), { timeout: 10_000 }).toBe(2);
       await expect.poll(() => turns.nth(1).getAttribute("data-status")).toBe("running");
-      expect(await turns.first().boundingBox()).toEqual(before);
+      expect(await turns.nth(1).innerText()).toContain("slow again");
+      expect(await firstTurn.boundingBox()).toEqual(before);
       otherGate.open();
       await next;
       await expect.poll(() => turns.nth(1).getAttribute("data-status"), { timeout: 10_000 }).toBe("complete");
