@@ -255,6 +255,29 @@ describe("the inspector page in headless Chromium", () => {
     await close(page);
   }, 60_000);
 
+  it("answers a pending question and approves a task's plan from the page", async () => {
+    const asked = await app.runtime.send({ agentId: "support", content: "ask me about shipping", scope: "acme/dora", session: "create" });
+    expect(asked.status).toBe("suspended");
+    const task = await app.runtime.tasks.create({ agentId: "support", content: "Tidy the order notes", scope: "acme/dora" });
+    expect(task.status).toBe("awaiting_review");
+
+    const page = await open("admin", "#/pending");
+    const question = page.locator(`[data-testid="question"]:has(a[href="#/session/${asked.sessionId}"])`);
+    expect(await question.innerText()).toContain("Which carrier?");
+    await question.locator('[data-testid="answer"]', { hasText: "Courier" }).click();
+    await expect.poll(() => question.locator('[data-testid="outcome"]').innerText()).toMatch(/^Answered: Courier/);
+    expect(await app.runtime.pendingQuestions({ sessionId: asked.sessionId })).toEqual([]);
+
+    await page.click('nav.top a[href="#/tasks"]');
+    const card = page.locator(`[data-testid="task"][data-task-id="${task.taskId}"]`);
+    expect(await card.getAttribute("data-state")).toBe("awaiting_review");
+    expect(await card.locator('[data-testid="plan"]').innerText()).toMatch(/tidy the order notes[\s\S]*Read the notes[\s\S]*Merge the duplicates/);
+    await card.locator('[data-testid="task-approve"]').click();
+    await expect.poll(() => card.locator('[role="status"]').innerText()).toMatch(/^Plan approved/);
+    await expect.poll(async () => (await app.runtime.tasks.get(task.taskId))?.status).toBe("completed");
+    await close(page);
+  }, 60_000);
+
   it("opens a session of 2,000 turns and 20,000 nodes, rendering only the rows in view", async () => {
     const sessionId = await seedLargeSession(app.store, { turns: 2000, agentId: "support", scope: "acme/big" });
     const page = await open("admin", `#/session/${sessionId}`);
