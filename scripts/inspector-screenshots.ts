@@ -30,6 +30,7 @@ try {
   await send("Please refund order 9, it arrived broken", "acme/bob");
   await send("Refund order 7 please", "globex/carol");
   await send("Where is order 1001?", "globex/erin");
+  await send("Can you ask me which carrier to use?", "acme/frank");
 
   mkdirSync(images, { recursive: true });
   const context = await browser.newContext({ viewport: { width: 1200, height: 720 }, deviceScaleFactor: 1 });
@@ -49,6 +50,7 @@ try {
   await page.locator('[data-testid="detail-result"]').waitFor();
   await page.screenshot({ path: join(images, "inspector-session.png") });
 
+  await page.setViewportSize({ width: 1200, height: 900 });
   await page.goto(`${app.url}#/pending`);
   await page.locator('[data-testid="approval"]').nth(1).waitFor();
   await page.screenshot({ path: join(images, "inspector-pending.png") });
