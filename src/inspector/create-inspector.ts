@@ -6,7 +6,7 @@ import { errorResponse, InspectorHttpError, intParam, json } from "./inspector-h
 import type { InspectorIdentity } from "./inspector-security.js";
 import { checkAction, createCsrfTokens, tenantGuard } from "./inspector-security.js";
 import { pageHtml } from "./page-html.js";
-import { listSessionRows, sessionListQuery } from "./session-rows.js";
+import { listSessionRows, sessionListQuery, TurnStates } from "./session-rows.js";
 import { matchRoute } from "./inspector-routes.js";
 import type { RouteContext, RouteHandler, RouteName } from "./inspector-routes.js";
 import { listTasks } from "./task-rows.js";
@@ -90,7 +90,7 @@ export function createInspector(options: InspectorOptions): (request: Request) =
   const basePath = normalizedBase(options?.basePath, problems);
   if (problems.length > 0) throw new InvalidArgumentError(`createInspector: ${problems.join("; ")}`);
   const csrf = createCsrfTokens();
-  const shared = { options, basePath, csrf, live: { open: 0 } };
+  const shared = { options, basePath, csrf, live: { open: 0 }, states: new TurnStates() };
   return async (request) => {
     try {
       const url = new URL(request.url);
@@ -165,7 +165,7 @@ async function pending(context: RouteContext): Promise<Response> {
 
 async function sessions(context: RouteContext): Promise<Response> {
   const limit = intParam(context.url, "limit", 50, 1, 200);
-  return json(await listSessionRows(context.options.runtime, context.identity, { ...sessionListQuery(context.url), limit }));
+  return json(await listSessionRows(context.options.runtime, context.identity, { ...sessionListQuery(context.url), limit }, context.states));
 }
 
 async function approval(context: RouteContext): Promise<Response> {

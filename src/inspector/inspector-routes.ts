@@ -1,6 +1,7 @@
 import type { InspectorOptions } from "./create-inspector.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import type { CsrfTokens, InspectorIdentity } from "./inspector-security.js";
+import type { TurnStates } from "./session-rows.js";
 
 /** What a route handler gets. */
 export interface RouteContext {
@@ -15,6 +16,8 @@ export interface RouteContext {
   csrf: CsrfTokens;
   /** Live streams open now (shared by every request of one inspector). */
   live: { open: number };
+  /** The sessions' last turn states, as read so far. */
+  states: TurnStates;
 }
 
 /** A route handler. */

@@ -37,7 +37,12 @@ export function sessionListQuery(url: URL): Omit<SessionListQuery, "limit"> {
 }
 
 /** The session list: newest first, within the caller's scopes, paginated by a cursor on (updatedAt, id). */
-export async function listSessionRows(runtime: AgentRuntime, identity: InspectorIdentity, query: SessionListQuery): Promise<SessionListResponse> {
+export async function listSessionRows(
+  runtime: AgentRuntime,
+  identity: InspectorIdentity,
+  query: SessionListQuery,
+  states: TurnStates,
+): Promise<SessionListResponse> {
   const prefix = narrowedPrefix(identity, query.scopePrefix);
   const listed = await runtime.store.listSessions({
     ...(prefix === "" ? {} : { scopePrefix: prefix }),
@@ -53,7 +58,7 @@ export async function listSessionRows(runtime: AgentRuntime, identity: Inspector
     if (items.length >= query.limit || reads >= MAX_STATE_READS) break;
     reads++;
     last = session;
-    const state = await sessionState(runtime, session.sessionId, waiting);
+    const state = await states.stateOf(runtime, session, waiting);
     if (query.state === undefined || query.state === state) items.push(rowOf(session, state));
   }
   const more = last !== undefined && candidates.indexOf(last) < candidates.length - 1;
@@ -115,11 +120,33 @@ export async function waitingSessions(runtime: AgentRuntime, identity: Inspector
   return ids;
 }
 
-/** A session's state from its last turn record and the pending decisions. */
-export async function sessionState(runtime: AgentRuntime, sessionId: string, waiting: Set<string>): Promise<SessionState> {
-  if (waiting.has(sessionId)) return "waiting";
-  const records = await runtime.store.load(sessionId, { frame: null });
-  return stateOfRecords(records, waiting.has(sessionId));
+/** Sessions whose last turn state an inspector remembers (the least recently read are forgotten). */
+const REMEMBERED_STATES = 10_000;
+
+/**
+ * The state of each session's last turn, kept per inspector: a session not updated since it was
+ * last read costs nothing; one updated is read from where the last read stopped (`afterSeq`), so a
+ * long session is read whole once.
+ */
+export class TurnStates {
+  readonly #entries = new Map<string, { updatedAt: string; seq: number; state: SessionState }>();
+
+  /** A session's state from its last turn record and the pending decisions (`waiting`). */
+  async stateOf(runtime: AgentRuntime, session: SessionSummary, waiting: Set<string>): Promise<SessionState> {
+    if (waiting.has(session.sessionId)) return "waiting";
+    const known = this.#entries.get(session.sessionId);
+    this.#entries.delete(session.sessionId);
+    let entry = known;
+    if (!entry || entry.updatedAt !== session.updatedAt) {
+      const records = await runtime.store.load(session.sessionId, { frame: null, ...(known && { afterSeq: known.seq }) });
+      const last = records.at(-1);
+      const hasTurn = records.some((r) => r.kind === "turn");
+      entry = { updatedAt: session.updatedAt, seq: last?.seq ?? known?.seq ?? 0, state: hasTurn || !known ? stateOfRecords(records, false) : known.state };
+    }
+    this.#entries.set(session.sessionId, entry);
+    if (this.#entries.size > REMEMBERED_STATES) this.#entries.delete(this.#entries.keys().next().value!);
+    return entry.state;
+  }
 }
 
 /** The state the records of a session say (its last turn record decides). */

@@ -47,6 +47,10 @@ describe("inspector: sessions", () => {
     expect((await getJson("/api/sessions?q=hello%203")).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([ids[3]]);
     expect((await getJson(`/api/sessions?q=${ids[2]!.slice(0, 12)}`)).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([ids[2]]);
     expect((await getJson("/api/sessions?state=bogus")).status).toBe(400);
+    // States are remembered between listings, and read again once a session changed.
+    await runtime.send({ agentId: "general", content: "fail now", session: ids[0], scope: "tenant-a/x" });
+    const failedNow = (await getJson("/api/sessions?state=failed")).body.items.map((r: { sessionId: string }) => r.sessionId);
+    expect(failedNow).toEqual([ids[0], failed.sessionId]);
   });
 
   it("shows each turn's tree: model calls with tokens, cost and what the model saw; a sub-task with its child calls; errors", async () => {
