@@ -139,6 +139,15 @@ describe("the inspector page in headless Chromium", () => {
     await close(page);
   }, 60_000);
 
+  it("a read-only operator sees the pending decisions without the buttons to decide them", async () => {
+    const page = await open("viewer", "#/pending");
+    await page.locator('[data-testid="approval"]').first().waitFor();
+    expect(await page.locator('[data-testid="who"]').innerText()).toContain("read-only");
+    expect(await page.locator('[data-testid="approve"], [data-testid="deny"]').count()).toBe(0);
+    expect(await page.locator('[data-testid="pending-view"]').innerText()).toContain("You may look but not act.");
+    await close(page);
+  }, 60_000);
+
   it("shows the 401 state: nothing for a request without credentials, and the page's own state once they are gone", async () => {
     const anonymous = await open(undefined);
     const response = await anonymous.goto(app.url);
