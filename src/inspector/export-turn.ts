@@ -38,6 +38,8 @@ interface Replay {
   results: Record<string, { result: unknown; isError: boolean }>;
   /** The names of the tools to stub (the loop's own `run_subtask` / `finish_subtask` excluded). */
   tools: string[];
+  /** Calls that were waiting for a decision when the turn ended (suspended): their stubs ask again. */
+  waiting: string[];
   expected: { status: string; text: string; calls: { id: string; name: string; args: unknown; isError: boolean }[] };
 }
 
@@ -68,6 +70,7 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
     failures: {},
     results: {},
     tools: [],
+    waiting: [],
     expected: { status: "", text: "", calls: [] },
   };
   const tools = new Set<string>();
@@ -99,6 +102,15 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
       replay.results[record.toolCallId] = { result: redacted(redact, result, { part: "result", tool: name, sessionId }), isError: isError === true };
     }
   }
+  if (chain.end?.status === "suspended") {
+    for (const record of chain.records) {
+      if (record.kind === "approval" && record.decision === undefined && replay.results[record.request.toolCallId] === undefined) {
+        replay.waiting.push(record.request.toolCallId);
+      }
+    }
+  }
+  // A waiting call never ran: the replay expects it asked, not run.
+  replay.expected.calls = replay.expected.calls.filter((call) => !replay.waiting.includes(call.id));
   for (const call of replay.expected.calls) call.isError = replay.results[call.id]?.isError ?? false;
   // The loop's own tools are not stubbed: only the host tools' calls are compared.
   replay.expected.calls = replay.expected.calls.filter((call) => !LOOP_TOOLS.has(call.name));
@@ -160,6 +172,9 @@ const failures: Record<string, string> = ${literal(replay.failures)};
 /** Each tool call's stored result, by tool call id. */
 const results: Record<string, { result: unknown; isError: boolean }> = ${literal(replay.results)};
 
+/** Calls that were waiting for a decision when the turn ended: they ask again (the turn suspends). */
+const waiting: string[] = ${literal(replay.waiting)};
+
 const expected = ${literal(replay.expected)};
 
 it(${literal(`replays turn ${input.runId} of session ${input.sessionId}`)}, async () => {
@@ -170,6 +185,7 @@ it(${literal(`replays turn ${input.runId} of session ${input.sessionId}`)}, asyn
       description: \`Replays the stored results of \${name}.\`,
       input: { type: "object", additionalProperties: true },
       permissionClass: "safe",
+      requiresApproval: (_args: unknown, ctx) => waiting.includes(ctx.toolCallId),
       execute(args: unknown, ctx) {
         const stored = results[ctx.toolCallId];
         calls.push({ id: ctx.toolCallId, name, args, isError: stored?.isError ?? true });

@@ -51,6 +51,29 @@ async function exported() {
   return { source: await response.text(), turn };
 }
 
+/** A turn that ended suspended on an approval, exported. */
+async function exportedSuspended(): Promise<string> {
+  const refund = defineTool({
+    name: "refund",
+    description: "Refunds an order",
+    input: z.object({ order: z.string() }),
+    requiresApproval: true,
+    execute: ({ order }) => `refunded ${order}`,
+  });
+  const runtime = createAgentRuntime({
+    registry: createAgentRegistry([{ agentId: "billing", displayName: "Billing", toolAllowlist: ["refund"] }]),
+    store: new MemorySessionStore(),
+    providers: { fake: createFakeProvider([{ text: "Refunding.", toolCalls: [{ id: "r1", name: "refund", args: { order: "A-1" } }] }]) },
+    defaultModel: "fake-model",
+    tools: [refund],
+  });
+  const turn = await runtime.send({ agentId: "billing", content: "refund A-1" });
+  expect(turn.status).toBe("suspended");
+  const inspector = createInspector({ runtime, authorize: () => ({ scopePrefix: "", canAct: false }) });
+  const response = await inspector(new Request(`http://x/api/sessions/${turn.sessionId}/turns/${turn.runId}/export`));
+  return response.text();
+}
+
 /** Runs one test file with vitest in a child process; resolves with its exit code and output. */
 async function runVitest(file: string): Promise<{ code: number; output: string }> {
   try {
@@ -63,7 +86,7 @@ async function runVitest(file: string): Promise<{ code: number; output: string }
 }
 
 describe("export as test", () => {
-  it("a turn with a sub-task and a tool error becomes a vitest file that passes, and fails once its recorded outcome is changed", async () => {
+  it("a turn with a sub-task and a tool error (and one suspended on an approval) becomes a vitest file that passes, and fails once its recorded outcome is changed", async () => {
     const { source } = await exported();
     expect(source).toContain('"c1"');
     expect(source).toContain("lookup failed: no such thing");
@@ -72,8 +95,10 @@ describe("export as test", () => {
     try {
       const file = join(dir, "replay.test.ts");
       writeFileSync(file, source);
-      const passing = await runVitest(file);
-      expect(passing.output).toMatch(/1 passed/);
+      // A turn suspended on an approval replays to the same suspension.
+      writeFileSync(join(dir, "suspended.test.ts"), await exportedSuspended());
+      const passing = await runVitest(dir);
+      expect(passing.output).toMatch(/2 passed/);
       expect(passing.code).toBe(0);
       // The same file with another recorded outcome (the expected final text) fails.
       const at = source.indexOf("const expected = ");
