@@ -1,4 +1,6 @@
+import * as esbuild from "esbuild";
 import { defineConfig } from "tsup";
+import { inspectorPagePlugin } from "./src/inspector/page/build-page.js";
 
 /** One entry per public subpath; keep in step with package.json "exports". */
 export const entries = {
@@ -24,6 +26,13 @@ const zodV3Kinds = (options: { alias?: Record<string, string> }) => {
   options.alias = { ...options.alias, "zod/v3": "./src/internal/zod-v3-kinds.ts" };
 };
 
+/**
+ * The inspector's page (preact, src/inspector/page/) is bundled into the package as two strings:
+ * the plugin replaces `page-assets.ts` with the prebuilt script and stylesheet (no build step for
+ * the host, nothing loaded from the network, no esbuild at run time).
+ */
+const inspectorPage = inspectorPagePlugin(esbuild);
+
 export default defineConfig([
   {
     entry: entries,
@@ -41,6 +50,7 @@ export default defineConfig([
     // over zod (bench/cold-import.mjs).
     noExternal: ["p-queue", "eventemitter3", "@cfworker/json-schema", "zod-to-json-schema", "zod/v3"],
     esbuildOptions: zodV3Kinds,
+    esbuildPlugins: [inspectorPage],
   },
   {
     entry: entries,
@@ -53,6 +63,7 @@ export default defineConfig([
     // p-queue ships ESM only; the CommonJS build carries its own copy so `require()` works on every Node 20.
     noExternal: ["p-queue", "zod-to-json-schema", "zod/v3"],
     esbuildOptions: zodV3Kinds,
+    esbuildPlugins: [inspectorPage],
   },
   {
     // The command-line tools (package.json "bin"): Node only, ESM, no types; the store adapters
@@ -68,5 +79,6 @@ export default defineConfig([
     treeshake: true,
     noExternal: ["p-queue", "eventemitter3", "@cfworker/json-schema", "zod-to-json-schema", "zod/v3"],
     esbuildOptions: zodV3Kinds,
+    esbuildPlugins: [inspectorPage],
   },
 ]);

@@ -11,9 +11,8 @@
  *
  *   npx tsx --tsconfig tsconfig.tests.json examples/web-chat/server.ts     → http://127.0.0.1:3000
  *
- * The inspector (`@agentry/core/inspector`) is mounted at /inspector/: every session, turn and
- * tool call of this store, and the pending decisions. Here it trusts whoever reaches this
- * loopback-only server; a real app's `authorize` checks its own login.
+ * The inspector (`@agentry/core/inspector`) is mounted beside the chat at /inspector/, for
+ * requests from this machine only (see inspector.ts).
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -24,9 +23,9 @@ import { fileURLToPath } from "node:url";
 import { createAgentRegistry, createAgentRuntime, createEventLog, parsePlan, toServerSentEvents, type Provider, type RuntimeEvent } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { createInspector, toNodeHandler } from "@agentry/core/inspector";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { demoTools, scriptedProvider } from "./demo-agent.js";
+import { INSPECTOR_BASE, inspectorHandler } from "./inspector.js";
 
 const AGENT = "assistant";
 const publicDir = fileURLToPath(new URL("./public/", import.meta.url));
@@ -118,13 +117,12 @@ export async function startWebChat(options: WebChatOptions = {}) {
     return { task, plan: parsed?.ok ? { artifactId: artifact!.artifactId, ...parsed.plan } : null };
   };
 
-  const inspector = toNodeHandler(createInspector({ runtime, basePath: "/inspector/", authorize: () => ({ scopePrefix: "", canAct: true }) }));
-
+  const inspector = inspectorHandler(runtime);
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? "/", "http://localhost");
       const path = url.pathname;
-      if (path === "/inspector" || path.startsWith("/inspector/")) return inspector(request, response);
+      if (path.startsWith(INSPECTOR_BASE) || path === INSPECTOR_BASE.slice(0, -1)) return inspector(request, response);
       try {
         if (request.method === "GET" && STATIC[path]) {
           const file = STATIC[path];
@@ -211,5 +209,5 @@ export async function startWebChat(options: WebChatOptions = {}) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const app = await startWebChat({ port: Number(process.env.PORT ?? 3000), dbPath: process.env.WEB_CHAT_DB ?? "web-chat.db" });
-  console.log(`Web chat on ${app.url} (model: ${app.provider})`);
+  console.log(`Web chat on ${app.url} (model: ${app.provider}); inspector on ${app.url}${INSPECTOR_BASE}`);
 }
