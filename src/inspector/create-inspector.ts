@@ -50,8 +50,9 @@ export function createInspector(options: InspectorOptions): (request: Request) =
       const url = new URL(request.url);
       if (!url.pathname.startsWith(basePath) && url.pathname !== basePath.slice(0, -1)) return errorResponse(404, "not found");
       const identity = await authorized(options, request);
-      if (!identity) return errorResponse(401, "unauthorized");
       const rest = url.pathname.length < basePath.length ? "" : url.pathname.slice(basePath.length);
+      // The page holds no data: a visitor without credentials gets it with a 401, and sees its own "not authorized" state.
+      if (!identity) return request.method === "GET" && rest === "" ? pageResponse(basePath, 401) : errorResponse(401, "unauthorized");
       const matched = matchRoute(request.method, rest);
       if (matched === "method") return errorResponse(405, "method not allowed");
       if (!matched) return errorResponse(404, "not found");
@@ -95,7 +96,12 @@ const PAGE_CSP = [
 ].join("; ");
 
 async function page(context: RouteContext): Promise<Response> {
-  return new Response(pageHtml({ basePath: context.basePath }), {
+  return pageResponse(context.basePath, 200);
+}
+
+function pageResponse(basePath: string, status: number): Response {
+  return new Response(pageHtml({ basePath }), {
+    status,
     headers: {
       "content-type": "text/html; charset=utf-8",
       "cache-control": "no-store",

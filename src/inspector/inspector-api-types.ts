@@ -98,6 +98,8 @@ export type TurnNode = TreeNode & { runId: string; turnNumber: number };
 export interface SessionDetailResponse {
   session: SessionRow;
   turns: TurnNode[];
+  /** The `seq` of the last record this answer read (0 for an empty log): open the live stream after it. */
+  lastSeq: number;
 }
 
 /** A tool offered to the model, as it saw it. */

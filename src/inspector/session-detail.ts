@@ -20,5 +20,6 @@ export async function sessionDetail(runtime: AgentRuntime, identity: InspectorId
   const session = await visibleSession(runtime, identity, sessionId);
   const [records, waiting] = await Promise.all([runtime.store.load(sessionId), waitingSessions(runtime, identity)]);
   const turns: TurnNode[] = turnChains(records).map((chain, i) => buildTurnTree(chain, i + 1));
-  return { session: rowOf(session, stateOfRecords(records, waiting.has(sessionId))), turns };
+  const lastSeq = records.at(-1)?.seq ?? 0;
+  return { session: rowOf(session, stateOfRecords(records, waiting.has(sessionId))), turns, lastSeq };
 }

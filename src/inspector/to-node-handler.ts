@@ -22,6 +22,7 @@ export interface NodeResponseLike {
   destroy(): unknown;
   on(event: "close", listener: () => void): unknown;
   once(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
 }
 
 /** A Fetch handler, as `createInspector` returns. */
@@ -85,12 +86,20 @@ async function serve(handler: FetchHandler, req: NodeRequestLike, res: NodeRespo
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (!res.write(value)) {
-      await new Promise<void>((resolve) => {
-        res.once("drain", resolve);
-        res.once("close", resolve);
-      });
-    }
+    if (!res.write(value)) await drained(res);
   }
   res.end();
+}
+
+/** Resolves when `res` drains or closes; the listener of the other event is removed, so a long stream adds none. */
+function drained(res: NodeResponseLike): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+  });
 }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,9 +11,10 @@ import { createFakeProvider } from "@agentry/core/testing";
 const repo = join(import.meta.dirname, "..", "..");
 
 /** Spawns the command on `args`; resolves with the URL it prints and the child. */
-function startBin(args: string[]) {
+function startBin(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["--import", "tsx", join(repo, "src/bin/agentry-inspect.ts"), ...args], {
     cwd: repo,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = new Promise<string>((resolve, reject) => {
@@ -61,6 +62,34 @@ describe("agentry-inspect", () => {
         }).once("error", reject);
       });
       expect(rebound).toBe(403);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 60_000);
+
+  it("decides through the host's runtime given with --app (--allow-actions needs it)", async () => {
+    const refused = startBin(["--sqlite", "x.db", "--allow-actions", "--port", "0"]);
+    await expect(refused.url).rejects.toThrow(/--allow-actions needs --app/);
+
+    const path = join(mkdtempSync(join(tmpdir(), "agentry-inspect-app-")), "agents.db");
+    const fixture = join(repo, "tests/bin/fixtures/app-runtime.ts");
+    const { child, url } = startBin(["--app", fixture, "--allow-actions", "--port", "0"], { AGENTRY_TEST_DB: path });
+    try {
+      const base = await url;
+      const origin = base.slice(0, -1);
+      const me = (await (await fetch(`${base}api/me`)).json()) as { canAct: boolean; csrfToken: string };
+      expect(me.canAct).toBe(true);
+      // The app (another process) asks; the inspector's process decides through the app's runtime.
+      process.env.AGENTRY_TEST_DB = path;
+      const app = await import("./fixtures/app-runtime.js");
+      const asked = await app.runtime.send({ agentId: "todo", content: "delete milk" });
+      await app.runtime.close();
+      const requestId = asked.pendingApprovals![0]!.requestId;
+      const headers = { "content-type": "application/json", "x-agentry-csrf": me.csrfToken, origin };
+      const decide = () => fetch(`${base}api/approvals/${requestId}`, { method: "POST", headers, body: JSON.stringify({ approved: true }) });
+      expect((await decide()).status).toBe(200);
+      expect((await decide()).status).toBe(409);
+      expect(readFileSync(`${path}.deleted`, "utf8")).toBe("milk\n");
     } finally {
       child.kill("SIGTERM");
     }

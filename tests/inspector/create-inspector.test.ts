@@ -18,11 +18,15 @@ describe("createInspector: identity, tenants and actions", () => {
 
   it("answers 401 to every route when authorize resolves null, and serves the page and me to an identity", async () => {
     const { get, getJson } = makeInspector();
-    for (const path of ["/", "/api/me", "/api/sessions", "/api/pending", "/api/tasks", "/api/cost", "/api/sessions/x"]) {
+    for (const path of ["/api/me", "/api/sessions", "/api/pending", "/api/tasks", "/api/cost", "/api/sessions/x"]) {
       const response = await get(path, null);
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({ error: "unauthorized" });
     }
+    // The page itself (no data in it) comes with the 401, so the visitor sees its "not authorized" state.
+    const shut = await get("/", null);
+    expect(shut.status).toBe(401);
+    expect(shut.headers.get("content-type")).toMatch(/text\/html/);
     const page = await get("/");
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/text\/html/);

@@ -34,8 +34,11 @@ describe("inspector: live", () => {
     const here = runtimeOn(mine, "first answer");
     const there = runtimeOn(theirs, "answer from the other process");
     const first = await here.send({ agentId: "general", content: "one" });
-    const lastSeq = (await mine.load(first.sessionId)).at(-1)!.seq;
     const inspector = createInspector({ runtime: here, authorize, livePollMs: 20 });
+    // The session's detail says how far it read: the live stream opens after it, with no replay.
+    const detail = (await (await inspector(new Request(`http://x/api/sessions/${first.sessionId}`))).json()) as { lastSeq: number };
+    const lastSeq = (await mine.load(first.sessionId)).at(-1)!.seq;
+    expect(detail.lastSeq).toBe(lastSeq);
     const controller = new AbortController();
     const response = await inspector(new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }));
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);

@@ -153,6 +153,7 @@ describe("the inspector page in headless Chromium", () => {
     const response = await anonymous.goto(app.url);
     expect(response?.status()).toBe(401);
     expect(await anonymous.content()).not.toContain(ids.lookup);
+    await anonymous.locator('[data-testid="unauthorized"]').waitFor();
     await close(anonymous);
 
     const page = await open("admin");

@@ -49,3 +49,46 @@ describe("toNodeHandler", () => {
     }
   });
 });
+
+describe("toNodeHandler under back-pressure", () => {
+  it("waits for each drain without leaving a close listener behind per wait", async () => {
+    const { EventEmitter } = await import("node:events");
+    const chunks = Array.from({ length: 40 }, (_, i) => new TextEncoder().encode(`chunk ${i}\n`));
+    const handler = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const chunk of chunks) controller.enqueue(chunk);
+            controller.close();
+          },
+        }),
+      );
+    const res = Object.assign(new EventEmitter(), {
+      headersSent: false,
+      written: 0,
+      maxCloseListeners: 0,
+      ended: false,
+      writeHead() {
+        res.headersSent = true;
+      },
+      write() {
+        res.written++;
+        res.maxCloseListeners = Math.max(res.maxCloseListeners, res.listenerCount("close"));
+        setImmediate(() => res.emit("drain")); // every write fills the buffer: the adapter must wait
+        return false;
+      },
+      end() {
+        res.ended = true;
+        res.emit("finished");
+      },
+      destroy() {},
+    });
+    const req = Object.assign(new EventEmitter(), { method: "GET", url: "/", headers: { host: "localhost" } });
+    const finished = new Promise((resolve) => res.once("finished", resolve));
+    toNodeHandler(handler)(req, res);
+    await finished;
+    expect(res.written).toBe(40);
+    // One for the abort wiring, at most one for the wait in progress: never one per chunk.
+    expect(res.maxCloseListeners).toBeLessThanOrEqual(2);
+  });
+});

@@ -59,9 +59,8 @@ function useSession(client: InspectorClient, sessionId: string) {
     setLoaded((current) => (current.status === "ready" ? { ...current, data: { ...current.data, turns: upsertTurn(current.data.turns, turn) } } : current));
   }, []);
   const liveUrl = loaded.status === "ready" ? `${client.base}api/sessions/${encodeURIComponent(sessionId)}/live` : undefined;
-  // A server that says how far its answer went (`lastSeq`) spares the live stream a replay of the whole log.
-  const lastSeq = loaded.status === "ready" ? (loaded.data as SessionDetailResponse & { lastSeq?: number }).lastSeq : undefined;
-  const live = useLiveTurns(liveUrl, typeof lastSeq === "number" ? lastSeq : 0, onTurn);
+  // The live stream opens after the last record the detail read, not with a replay of the whole log.
+  const live = useLiveTurns(liveUrl, loaded.status === "ready" ? loaded.data.lastSeq : 0, onTurn);
   return { loaded, renderMs, live };
 }
 
