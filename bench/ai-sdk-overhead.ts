@@ -25,10 +25,14 @@ function chunk(delta: Record<string, unknown>, finish: string | null = null): st
 }
 function stream(deltas: number, toolCall: boolean): Uint8Array {
   const parts = [chunk({ role: "assistant", content: "" })];
-  for (let i = 0; i < deltas; i++) parts.push(chunk({ content: ["The", " quick", " brown", " fox", " jumps."][i % 5] }));
+  for (let i = 0; i < deltas; i++)
+    parts.push(chunk({ content: ["The", " quick", " brown", " fox", " jumps."][i % 5] }));
   if (toolCall) {
-    parts.push(chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "echo", arguments: "" } }] }));
-    for (const piece of ['{"te', 'xt":"', 'hello"}']) parts.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+    parts.push(
+      chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "echo", arguments: "" } }] }),
+    );
+    for (const piece of ['{"te', 'xt":"', 'hello"}'])
+      parts.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   parts.push(chunk({}, toolCall ? "tool_calls" : "stop"));
   parts.push(
@@ -56,7 +60,9 @@ const REQUEST = {
   model: "gpt-4.1-nano",
   system: "Be brief.",
   messages: [{ role: "user" as const, content: "Say something." }],
-  tools: [{ name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
+  tools: [
+    { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
+  ],
 };
 
 async function oneCall(provider: Provider): Promise<number> {
@@ -75,10 +81,18 @@ function rawModel(model: ReturnType<ReturnType<typeof createOpenAI>["chat"]>): P
           { role: "system", content: "Be brief." },
           { role: "user", content: [{ type: "text", text: "Say something." }] },
         ],
-        tools: [{ type: "function", name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } }],
+        tools: [
+          {
+            type: "function",
+            name: "echo",
+            description: "Echo",
+            inputSchema: { type: "object", properties: { text: { type: "string" } } },
+          },
+        ],
       });
       const reader = stream.getReader();
-      for (let part = await reader.read(); !part.done; part = await reader.read()) yield { type: "text_delta" as const, text: part.value.type };
+      for (let part = await reader.read(); !part.done; part = await reader.read())
+        yield { type: "text_delta" as const, text: part.value.type };
     },
   };
 }
@@ -99,8 +113,15 @@ for (const [label, deltas, toolCall] of [
   ["200 text deltas", 200, false],
 ] as const) {
   const bytes = stream(deltas, toolCall);
-  const native = openai({ apiKey: "bench", baseURL: "http://bench.invalid/v1", fetch: memoryFetch(bytes), maxRetries: 0 });
-  const model = createOpenAI({ apiKey: "bench", baseURL: "http://bench.invalid/v1", fetch: memoryFetch(bytes) }).chat("gpt-4.1-nano");
+  const native = openai({
+    apiKey: "bench",
+    baseURL: "http://bench.invalid/v1",
+    fetch: memoryFetch(bytes),
+    maxRetries: 0,
+  });
+  const model = createOpenAI({ apiKey: "bench", baseURL: "http://bench.invalid/v1", fetch: memoryFetch(bytes) }).chat(
+    "gpt-4.1-nano",
+  );
   const bridged = fromAiSdk(model, { maxRetries: 0 });
   const raw = rawModel(model);
   const samples: [number[], number[], number[]] = [[], [], []];
@@ -114,10 +135,16 @@ for (const [label, deltas, toolCall] of [
   }
   const [x, r, y] = samples.map(median) as [number, number, number];
   const signed = (d: number) => `${d >= 0 ? "+" : "−"}${Math.abs(d).toFixed(0)}`;
-  rows.push(`| ${label} | ${x.toFixed(0)} | ${r.toFixed(0)} | ${y.toFixed(0)} | ${signed(y - r)} | ${signed(y - x)} (${(y / x).toFixed(2)}×) |`);
+  rows.push(
+    `| ${label} | ${x.toFixed(0)} | ${r.toFixed(0)} | ${y.toFixed(0)} | ${signed(y - r)} | ${signed(y - x)} (${(y / x).toFixed(2)}×) |`,
+  );
 }
-console.log(`fromAiSdk(@ai-sdk/openai chat) vs openai(), µs per model call (median of ${ROUNDS} rounds × ${CALLS} calls), Node ${process.version}`);
+console.log(
+  `fromAiSdk(@ai-sdk/openai chat) vs openai(), µs per model call (median of ${ROUNDS} rounds × ${CALLS} calls), Node ${process.version}`,
+);
 console.log("");
-console.log("| stream | openai() | AI SDK model.doStream alone | fromAiSdk(model) | fromAiSdk's own mapping | fromAiSdk over openai() |");
+console.log(
+  "| stream | openai() | AI SDK model.doStream alone | fromAiSdk(model) | fromAiSdk's own mapping | fromAiSdk over openai() |",
+);
 console.log("| --- | --- | --- | --- | --- | --- |");
 for (const row of rows) console.log(row);

@@ -13,22 +13,43 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, type AgentRuntime, type Message, type SessionStore } from "../src/index.js";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  type AgentRuntime,
+  type Message,
+  type SessionStore,
+} from "../src/index.js";
 import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
 const SUSPENDED = 12;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-const guarded = defineTool({ name: "guarded", description: "Needs approval", input: z.object({}), requiresApproval: true, execute: () => "done" });
+const guarded = defineTool({
+  name: "guarded",
+  description: "Needs approval",
+  input: z.object({}),
+  requiresApproval: true,
+  execute: () => "done",
+});
 const script = (request: { messages: Message[] }): FakeTurn => {
   const last = request.messages[request.messages.length - 1]!;
   if (last.role === "tool") return { text: "finished" };
-  return last.role === "user" && last.content === "guarded please" ? { toolCalls: [{ name: "guarded", args: {} }] } : { text: "hello" };
+  return last.role === "user" && last.content === "guarded please"
+    ? { toolCalls: [{ name: "guarded", args: {} }] }
+    : { text: "hello" };
 };
 const registry = createAgentRegistry([{ agentId: "bench", displayName: "Bench" }]);
 const runtimeOn = (store: SessionStore): AgentRuntime =>
-  createAgentRuntime({ registry, store, providers: { fake: createFakeProvider(script, { record: false }) }, defaultModel: "fake", tools: [guarded] });
+  createAgentRuntime({
+    registry,
+    store,
+    providers: { fake: createFakeProvider(script, { record: false }) },
+    defaultModel: "fake",
+    tools: [guarded],
+  });
 
 /** Only the required `SessionStore` methods: what a store without the index capability offers. */
 function withoutIndex(store: SessionStore): SessionStore {
@@ -53,12 +74,16 @@ async function fill(path: string, sessions: number): Promise<void> {
   for (let i = 0; i < sessions - SUSPENDED; i++) {
     await runtime.send({ agentId: "bench", content: `hello ${i}`, session: "create", scope: `user-${i % 1000}` });
   }
-  for (let i = 0; i < SUSPENDED; i++) await runtime.send({ agentId: "bench", content: "guarded please", session: "create", scope: `user-${i}` });
+  for (let i = 0; i < SUSPENDED; i++)
+    await runtime.send({ agentId: "bench", content: "guarded please", session: "create", scope: `user-${i}` });
   await runtime.close();
   database.close();
 }
 
-async function measure(sessions: number, index: boolean): Promise<{ pending: number; pendingScope: number; resolve: number }> {
+async function measure(
+  sessions: number,
+  index: boolean,
+): Promise<{ pending: number; pendingScope: number; resolve: number }> {
   const dir = mkdtempSync(join(tmpdir(), "agentry-approvals-bench-"));
   const path = join(dir, "sessions.db");
   try {
@@ -79,7 +104,8 @@ async function measure(sessions: number, index: boolean): Promise<{ pending: num
     const pending = await timeCall(() => host.pendingApprovals());
     const pendingScope = await timeCall(() => host.pendingApprovals({ scope: "user-3" }));
     const requests = (await host.pendingApprovals()).map((p) => p.requestId);
-    if (requests.length !== SUSPENDED) throw new Error(`expected ${SUSPENDED} pending approvals, found ${requests.length}`);
+    if (requests.length !== SUSPENDED)
+      throw new Error(`expected ${SUSPENDED} pending approvals, found ${requests.length}`);
     // Each resolve from a fresh runtime and connection: another process, knowing nothing.
     const resolves: number[] = [];
     for (const requestId of requests.slice(0, index ? SUSPENDED : 3)) {
@@ -106,7 +132,9 @@ async function main() {
       const label = `${sessions.toLocaleString("en-US")} sessions, ${index ? "approval index" : "scan (no index)"}`;
       console.error(`measuring ${label}...`);
       const r = (results[label] = await measure(sessions, index));
-      rows.push(`| ${label} | ${r.pending.toFixed(2)} ms | ${r.pendingScope.toFixed(2)} ms | ${r.resolve.toFixed(2)} ms |`);
+      rows.push(
+        `| ${label} | ${r.pending.toFixed(2)} ms | ${r.pendingScope.toFixed(2)} ms | ${r.resolve.toFixed(2)} ms |`,
+      );
     }
   }
   console.log(

@@ -51,7 +51,10 @@ const probe = (specifiers) =>
 
 function sample(cwd, specifiers) {
   const started = performance.now();
-  const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe(specifiers)], { cwd, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--input-type=module", "-e", probe(specifiers)], {
+    cwd,
+    encoding: "utf8",
+  });
   const wall = performance.now() - started;
   if (result.status !== 0) throw new Error(`import ${specifiers.join(", ")} failed: ${result.stderr.slice(0, 500)}`);
   const laps = JSON.parse(result.stdout);
@@ -80,7 +83,10 @@ const median = (xs) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const m = samples.map((s) => ({ inProcess: median(s.inProcess), last: median(s.last), wall: median(s.wall) }));
-const over = (withSdk, zodOnly) => ({ inProcess: m[withSdk].inProcess - m[zodOnly].inProcess, wall: m[withSdk].wall - m[zodOnly].wall });
+const over = (withSdk, zodOnly) => ({
+  inProcess: m[withSdk].inProcess - m[zodOnly].inProcess,
+  wall: m[withSdk].wall - m[zodOnly].wall,
+});
 const core = over(2, 0);
 const ai = over(3, 1);
 const f = (x) => x.toFixed(1);

@@ -21,12 +21,21 @@ const ROUNDS = quick ? 2 : 5;
 const COMMANDS = quick ? 10 : 30;
 const root = mkdtempSync(join(tmpdir(), "agentry-sandbox-bench-"));
 const policy = { ...defaultPolicy("thread", { workspaceRoot: root }), classes: ["execute"] };
-const ctx: ToolContext = { toolCallId: "c", depth: 0, parentId: null, callKey: "bench", signal: new AbortController().signal, policy };
+const ctx: ToolContext = {
+  toolCallId: "c",
+  depth: 0,
+  parentId: null,
+  callKey: "bench",
+  signal: new AbortController().signal,
+  policy,
+};
 const isRoot = process.getuid?.() === 0;
 const modes: [string, WorkspaceSandbox][] = [
   ["none", "none"],
   ["namespaces, user namespace", { kind: "namespaces", userNamespace: true }],
-  ...(isRoot ? [["namespaces, as root", { kind: "namespaces", userNamespace: false }] as [string, WorkspaceSandbox]] : []),
+  ...(isRoot
+    ? [["namespaces, as root", { kind: "namespaces", userNamespace: false }] as [string, WorkspaceSandbox]]
+    : []),
 ];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -14,7 +14,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type ModelRequest, type SessionStore } from "../src/index.js";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type ModelRequest,
+  type SessionStore,
+} from "../src/index.js";
 import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
@@ -34,7 +41,8 @@ function chainRuntime(store: SessionStore, depth: number) {
     const index = Number(/You are agent a(\d)\./.exec(request.system)?.[1] ?? 0);
     const last = request.messages.at(-1)!;
     if (last.role === "tool") return { text: `a${index} done` };
-    if (index < depth - 1) return { toolCalls: [{ name: "agents_message", args: { agentId: `a${index + 1}`, content: "go" } }] };
+    if (index < depth - 1)
+      return { toolCalls: [{ name: "agents_message", args: { agentId: `a${index + 1}`, content: "go" } }] };
     return { toolCalls: [{ name: "refund", args: {} }] };
   };
   return createAgentRuntime({
@@ -64,7 +72,8 @@ async function measure(makeStore: () => SessionStore, depth: number): Promise<nu
     const started = performance.now();
     const resumed = await runtime.resolveApproval(requestId, { approved: true });
     times.push(performance.now() - started);
-    if (resumed.status !== "complete" || resumed.agentId !== "a0") throw new Error(`unexpected ${resumed.status} from ${resumed.agentId}`);
+    if (resumed.status !== "complete" || resumed.agentId !== "a0")
+      throw new Error(`unexpected ${resumed.status} from ${resumed.agentId}`);
   }
   await runtime.close();
   return median(times);
@@ -75,7 +84,9 @@ const stores: [string, () => SessionStore][] = [
   ["memory", () => new MemorySessionStore()],
   ["SQLite", () => new SqliteSessionStore({ path: join(dir, `${globalThis.crypto.randomUUID()}.db`) })],
 ];
-console.log(`| store | agents in the chain | resolve → conversation's answer (median ms, ${runs} runs) | vs. no delegation |`);
+console.log(
+  `| store | agents in the chain | resolve → conversation's answer (median ms, ${runs} runs) | vs. no delegation |`,
+);
 console.log("| --- | ---: | ---: | ---: |");
 for (const [name, make] of stores) {
   const base = await measure(make, 1);

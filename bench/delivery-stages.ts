@@ -16,14 +16,27 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function loopTurn(collect?: LoopEvent[]) {
   const provider = createFakeProvider([{ chunks }], { record: false });
-  for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "bench", history: [{ role: "user", content: "go" }], tools: [] }))
+  for await (const event of runUnifiedAgentLoop({
+    provider,
+    model: "fake",
+    systemPrompt: "bench",
+    history: [{ role: "user", content: "go" }],
+    tools: [],
+  }))
     collect?.push(event);
 }
 
 async function main() {
   const loopEvents: LoopEvent[] = [];
   await loopTurn(loopEvents);
-  const events = loopEvents.map((event, seq) => ({ ...event, sessionId: "s", agentId: "a", runId: "r", seq: seq + 1, ts: Date.now() }));
+  const events = loopEvents.map((event, seq) => ({
+    ...event,
+    sessionId: "s",
+    agentId: "a",
+    runId: "r",
+    seq: seq + 1,
+    ts: Date.now(),
+  }));
   const encoder = new TextEncoder();
   let sink = 0;
   const paths: [string, () => unknown][] = [
@@ -77,11 +90,15 @@ async function main() {
   }
   if (sink === 0) throw new Error("nothing measured");
   const loop = median(samples[0]!);
-  console.log(`| stage (${events.length} events, ${rounds} rounds, order alternating) | median events/s | vs loop | µs per event |`);
+  console.log(
+    `| stage (${events.length} events, ${rounds} rounds, order alternating) | median events/s | vs loop | µs per event |`,
+  );
   console.log("| --- | ---: | ---: | ---: |");
   for (const [i, [label]] of paths.entries()) {
     const rate = median(samples[i]!);
-    console.log(`| ${label} | ${(rate / 1e6).toFixed(2)} M | ${(rate / loop).toFixed(1)}× | ${(1e6 / rate).toFixed(2)} |`);
+    console.log(
+      `| ${label} | ${(rate / 1e6).toFixed(2)} M | ${(rate / loop).toFixed(1)}× | ${(1e6 / rate).toFixed(2)} |`,
+    );
   }
 }
 

@@ -5,7 +5,13 @@
  *   npx tsx --expose-gc bench/delivery.ts        (from the project root; imports ../src)
  */
 import { performance } from "node:perf_hooks";
-import { createEventBatcher, runUnifiedAgentLoop, toServerSentEvents, type LoopEvent, type RuntimeEvent } from "../src/index.js";
+import {
+  createEventBatcher,
+  runUnifiedAgentLoop,
+  toServerSentEvents,
+  type LoopEvent,
+  type RuntimeEvent,
+} from "../src/index.js";
 import { toAgUiEvents, toUIMessageStream } from "../src/entries/ui.js";
 import { createFakeProvider } from "../src/entries/testing.js";
 
@@ -18,7 +24,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
  * hits every path alike), after a warm-up; returns each path's median and best events/s (the
  * best round is the least disturbed by other processes).
  */
-async function rates(count: number, paths: [string, () => unknown][], rounds = 9): Promise<{ median: number; best: number }[]> {
+async function rates(
+  count: number,
+  paths: [string, () => unknown][],
+  rounds = 9,
+): Promise<{ median: number; best: number }[]> {
   for (const [, fn] of paths) for (let i = 0; i < 3; i++) await fn();
   const samples: number[][] = paths.map(() => []);
   for (let round = 0; round < rounds; round++) {
@@ -34,7 +44,13 @@ async function rates(count: number, paths: [string, () => unknown][], rounds = 9
 
 async function loopTurn(collect?: LoopEvent[]) {
   const provider = createFakeProvider([{ chunks }], { record: false });
-  for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "bench", history: [{ role: "user", content: "go" }], tools: [] }))
+  for await (const event of runUnifiedAgentLoop({
+    provider,
+    model: "fake",
+    systemPrompt: "bench",
+    history: [{ role: "user", content: "go" }],
+    tools: [],
+  }))
     collect?.push(event);
 }
 
@@ -51,7 +67,14 @@ async function main() {
   // One real turn's events, stamped like the runtime stamps them.
   const loopEvents: LoopEvent[] = [];
   await loopTurn(loopEvents);
-  const events = loopEvents.map((event, seq): RuntimeEvent => ({ ...event, sessionId: "s", agentId: "a", runId: "r", seq: seq + 1, ts: Date.now() }));
+  const events = loopEvents.map((event, seq): RuntimeEvent => ({
+    ...event,
+    sessionId: "s",
+    agentId: "a",
+    runId: "r",
+    seq: seq + 1,
+    ts: Date.now(),
+  }));
   const n = events.length;
   console.error(`turn: ${n} events (${DELTAS} text deltas)`);
 
@@ -101,10 +124,14 @@ async function main() {
   const loop = measured[0]!;
   const rows = paths.map(([label], i) => [label, measured[i]!] as const);
   const m = (value: number) => `${(value / 1e6).toFixed(2)} M`;
-  console.log(`| path (${n} events per turn, 9 interleaved rounds) | median events/s | vs loop | best round | vs loop |`);
+  console.log(
+    `| path (${n} events per turn, 9 interleaved rounds) | median events/s | vs loop | best round | vs loop |`,
+  );
   console.log("| --- | ---: | ---: | ---: | ---: |");
   for (const [label, value] of rows)
-    console.log(`| ${label} | ${m(value.median)} | ${(value.median / loop.median).toFixed(1)}× | ${m(value.best)} | ${(value.best / loop.best).toFixed(1)}× |`);
+    console.log(
+      `| ${label} | ${m(value.median)} | ${(value.median / loop.median).toFixed(1)}× | ${m(value.best)} | ${(value.best / loop.best).toFixed(1)}× |`,
+    );
 }
 
 await main();

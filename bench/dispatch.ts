@@ -29,10 +29,14 @@ const workerScript = fileURLToPath(new URL("./dispatch-worker.ts", import.meta.u
 
 function startWorker(schema: string, bossSchema: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", workerScript, schema, bossSchema, String(CONCURRENCY), String(LATENCY_MS)], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", workerScript, schema, bossSchema, String(CONCURRENCY), String(LATENCY_MS)],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => {
       out += chunk.toString();
@@ -42,7 +46,8 @@ function startWorker(schema: string, bossSchema: string): Promise<ChildProcess> 
   });
 }
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 const rows: string[] = [];
 for (const workers of WORKER_COUNTS) {
@@ -56,7 +61,11 @@ for (const workers of WORKER_COUNTS) {
   await front.start();
   const children = await Promise.all(Array.from({ length: workers }, () => startWorker(schema, bossSchema)));
   // Warm-up: one turn per worker slot.
-  await Promise.all(Array.from({ length: workers * CONCURRENCY }, () => front.send({ agentId: "bench", content: "warm up", session: "create" })));
+  await Promise.all(
+    Array.from({ length: workers * CONCURRENCY }, () =>
+      front.send({ agentId: "bench", content: "warm up", session: "create" }),
+    ),
+  );
   const latencies: number[] = [];
   const load = loadavg()[0]!;
   const started = performance.now();
@@ -85,7 +94,11 @@ for (const workers of WORKER_COUNTS) {
   await store.pool.query(`DROP SCHEMA IF EXISTS "${bossSchema}" CASCADE`);
   await store.close();
 }
-console.log(`Dispatch through pg-boss: ${LATENCY_MS} ms model, ${SESSIONS} sessions x ${TURNS} turns, ${cpus().length} CPUs, Node ${process.version}\n`);
-console.log("| worker processes | concurrency per worker | turns | turns/s | p50 turn (ms) | p99 turn (ms) | load avg (1 min) before / after |");
+console.log(
+  `Dispatch through pg-boss: ${LATENCY_MS} ms model, ${SESSIONS} sessions x ${TURNS} turns, ${cpus().length} CPUs, Node ${process.version}\n`,
+);
+console.log(
+  "| worker processes | concurrency per worker | turns | turns/s | p50 turn (ms) | p99 turn (ms) | load avg (1 min) before / after |",
+);
 console.log("|---|---|---|---|---|---|---|");
 for (const row of rows) console.log(row);

@@ -13,7 +13,8 @@ import { ECHO_STEPS, type BenchSdk, type EchoMode } from "./lib/contract.js";
 import agentry from "./sdks/agentry.js";
 import pi from "./sdks/pi-agent-core.js";
 
-const option = (name: string, fallback: string): string => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const option = (name: string, fallback: string): string =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const rounds = Number(option("rounds", "41"));
 const runs = Number(option("runs", "20"));
 const modes = option("modes", "events,result").split(",") as EchoMode[];

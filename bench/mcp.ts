@@ -65,7 +65,14 @@ const scenarios: Scenario[] = [
   },
 ];
 
-const ctx: ToolContext = { toolCallId: "bench", callKey: "bench", depth: 0, parentId: null, signal: new AbortController().signal, policy: defaultPolicy() };
+const ctx: ToolContext = {
+  toolCallId: "bench",
+  callKey: "bench",
+  depth: 0,
+  parentId: null,
+  signal: new AbortController().signal,
+  policy: defaultPolicy(),
+};
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function time(calls: number, once: () => Promise<unknown>): Promise<number> {
@@ -78,10 +85,18 @@ const rows: string[] = [];
 for (const scenario of scenarios) {
   const sdk = new Client({ name: "bench", version: "1.0.0" });
   await sdk.connect(new StdioClientTransport({ command: process.execPath, args: scenario.args, stderr: "ignore" }));
-  const agentry: McpConnection = await connectMcpServer({ name: "srv", command: process.execPath, args: scenario.args });
+  const agentry: McpConnection = await connectMcpServer({
+    name: "srv",
+    command: process.execPath,
+    args: scenario.args,
+  });
   const tool: Tool = agentry.tools().find((t) => t.name === `srv.${scenario.tool}`)!;
   const results = { sdk: [] as number[], execute: [] as number[], dispatch: [] as number[] };
-  for (let i = 0; i < 20; i++) await Promise.all([sdk.callTool({ name: scenario.tool, arguments: scenario.input }), tool.execute(scenario.input, ctx)]); // warm-up
+  for (let i = 0; i < 20; i++)
+    await Promise.all([
+      sdk.callTool({ name: scenario.tool, arguments: scenario.input }),
+      tool.execute(scenario.input, ctx),
+    ]); // warm-up
   for (let round = 0; round < BATCHES; round++) {
     const order = (["sdk", "execute", "dispatch"] as const).map((_, i, all) => all[(i + round) % all.length]!);
     for (const which of order) {
@@ -108,7 +123,9 @@ for (const scenario of scenarios) {
 }
 rmSync(dir, { recursive: true, force: true });
 
-console.log(`MCP tool call over stdio: median over ${BATCHES} batches of the mean per call (Node ${process.version})\n`);
+console.log(
+  `MCP tool call over stdio: median over ${BATCHES} batches of the mean per call (Node ${process.version})\n`,
+);
 console.log("| call | MCP SDK client | Agentry tool.execute | Agentry validate + execute |");
 console.log("| --- | --- | --- | --- |");
 for (const row of rows) console.log(row);

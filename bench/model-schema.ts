@@ -8,7 +8,8 @@
 import { createModelSchemaValidator } from "../src/schema/model-schema-validator.ts";
 
 const PATTERNS = ["^(a|a)*$", "(a+)+$", "^(\\w+\\s?)*$", "^[a-z0-9_-]+$"];
-const validatorOf = (pattern: string) => createModelSchemaValidator({ type: "string", pattern }, { maxValueBytes: 1_000_000 });
+const validatorOf = (pattern: string) =>
+  createModelSchemaValidator({ type: "string", pattern }, { maxValueBytes: 1_000_000 });
 
 const time = (run: () => unknown): number => {
   const start = performance.now();
@@ -26,7 +27,12 @@ for (const pattern of PATTERNS) {
     const ours = Math.min(...Array.from({ length: 3 }, () => time(() => validate(input))));
     // The native engine is only run where it finishes in reasonable time (safe pattern, or short input).
     const nativeMs = pattern === "^[a-z0-9_-]+$" || length <= 24 ? time(() => native.test(input)) : undefined;
-    rows.push([pattern, String(length), ours.toFixed(2), nativeMs === undefined ? "(not run: exponential)" : nativeMs.toFixed(2)]);
+    rows.push([
+      pattern,
+      String(length),
+      ours.toFixed(2),
+      nativeMs === undefined ? "(not run: exponential)" : nativeMs.toFixed(2),
+    ]);
   }
 }
 const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));

@@ -14,7 +14,8 @@ import { readPlan } from "../src/modes/parse-plan.ts";
 import { readMarkdownPlan } from "../src/modes/parse-markdown-plan.ts";
 import { findJsonObject, type ScanMeter } from "../src/modes/plan-text.ts";
 
-const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
+const option = (name: string, fallback: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 const ROUNDS = Number(option("rounds", "3"));
 const OLD_2M = process.argv.includes("--old-2m");
 const OLD_FENCE = /```[a-zA-Z]*[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```/g;
@@ -26,7 +27,8 @@ const shapes: Record<string, (chars: number) => string> = {
   "prose then braces": (n) => "Plan: " + "{ ".repeat((n - 6) / 2),
   "numbered lines": (n) => "Goal: x\n" + "1. a\n".repeat((n - 8) / 5),
   "plan: steps with reasons and details": (n) =>
-    "Goal: ship\n\n" + `1. **Do the thing** — because ${"words ".repeat(10)}\n   - detail\n`.repeat(Math.floor(n / 103)),
+    "Goal: ship\n\n" +
+    `1. **Do the thing** — because ${"words ".repeat(10)}\n   - detail\n`.repeat(Math.floor(n / 103)),
 };
 
 const median = (values: number[]) => {

@@ -16,7 +16,8 @@ import type { NewRecord, SessionStore } from "../src/contracts/session-store.js"
 import { PostgresSessionStore } from "../src/postgres/postgres-session-store.js";
 import { SqliteSessionStore } from "../src/sqlite/sqlite-session-store.js";
 
-const option = (name: string, fallback: string): string => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const option = (name: string, fallback: string): string =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const rounds = Number(option("rounds", "15"));
 const sliceMs = Number(option("ms", "300"));
 const also = option("also", "");
@@ -42,7 +43,9 @@ interface Subject {
 
 async function subject(name: string, store: SessionStore, close: () => Promise<unknown>): Promise<Subject> {
   const one = (await store.createSession({ agentId: "bench" })).sessionId;
-  const eight = await Promise.all(Array.from({ length: 8 }, async () => (await store.createSession({ agentId: "bench" })).sessionId));
+  const eight = await Promise.all(
+    Array.from({ length: 8 }, async () => (await store.createSession({ agentId: "bench" })).sessionId),
+  );
   for (let i = 0; i < 20; i++) await store.append(one, [record()]);
   return { name, store, one, eight, close };
 }
@@ -62,7 +65,8 @@ async function slice(store: SessionStore, sessions: string[]): Promise<number> {
   return count / ((performance.now() - start) / 1000);
 }
 
-const quantile = (values: number[], q: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 const fmt = (value: number): string => Math.round(value).toLocaleString("en-US");
 
 const subjects: Subject[] = [];
@@ -75,7 +79,9 @@ subjects.push(
   }),
 );
 if (also) {
-  const { PostgresSessionStore: Other } = (await import(resolve(also))) as { PostgresSessionStore: typeof PostgresSessionStore };
+  const { PostgresSessionStore: Other } = (await import(resolve(also))) as {
+    PostgresSessionStore: typeof PostgresSessionStore;
+  };
   const schema = `bench_append_also_${process.pid}`;
   const other = new Other({ connectionString: databaseUrl, schema });
   subjects.push(
@@ -96,14 +102,22 @@ try {
     for (const s of order) results.get(s.name)!.eight.push(await slice(s.store, s.eight));
   }
   const sqliteRow = results.get("SqliteSessionStore (file, WAL)")!;
-  console.log(`## Appends/s, one record per append (Node ${process.version}, ${rounds} rounds × ${sliceMs} ms slices, interleaved)\n`);
-  console.log("| store | one session, median (quartiles) | vs SQLite | 8 sessions at once, median (quartiles) | vs SQLite |");
+  console.log(
+    `## Appends/s, one record per append (Node ${process.version}, ${rounds} rounds × ${sliceMs} ms slices, interleaved)\n`,
+  );
+  console.log(
+    "| store | one session, median (quartiles) | vs SQLite | 8 sessions at once, median (quartiles) | vs SQLite |",
+  );
   console.log("| --- | ---: | ---: | ---: | ---: |");
   for (const s of subjects) {
     const { one, eight } = results.get(s.name)!;
-    const cell = (values: number[]): string => `${fmt(quantile(values, 0.5))} (${fmt(quantile(values, 0.25))}-${fmt(quantile(values, 0.75))})`;
-    const ratio = (values: number[], base: number[]): string => `${(quantile(values, 0.5) / quantile(base, 0.5)).toFixed(3)}x`;
-    console.log(`| ${s.name} | ${cell(one)} | ${ratio(one, sqliteRow.one)} | ${cell(eight)} | ${ratio(eight, sqliteRow.eight)} |`);
+    const cell = (values: number[]): string =>
+      `${fmt(quantile(values, 0.5))} (${fmt(quantile(values, 0.25))}-${fmt(quantile(values, 0.75))})`;
+    const ratio = (values: number[], base: number[]): string =>
+      `${(quantile(values, 0.5) / quantile(base, 0.5)).toFixed(3)}x`;
+    console.log(
+      `| ${s.name} | ${cell(one)} | ${ratio(one, sqliteRow.one)} | ${cell(eight)} | ${ratio(eight, sqliteRow.eight)} |`,
+    );
   }
 } finally {
   for (const s of subjects) await s.close();

@@ -32,7 +32,8 @@ import {
 } from "../src/index.js";
 import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
-const option = (name: string, fallback: string): string => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const option = (name: string, fallback: string): string =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const target = option("target", "both");
 const runs = Number(option("runs", "400"));
 const interval = Number(option("interval", "100"));
@@ -98,11 +99,18 @@ function centresOf(profile: { nodes: ProfileNode[]; samples: number[]; timeDelta
   return totals;
 }
 
-const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: async ({ text }) => text });
+const echo = defineTool({
+  name: "echo",
+  description: "Echo",
+  input: z.object({ text: z.string() }),
+  execute: async ({ text }) => text,
+});
 const usage = { inputTokens: 10, outputTokens: 5 };
 const STEPS = 50;
 const echoTurn = (callIndex: number): FakeTurn =>
-  callIndex < STEPS - 1 ? { toolCalls: [{ id: `call_${callIndex}`, name: "echo", args: { text: `ping ${callIndex}` } }], usage } : { text: "done", usage };
+  callIndex < STEPS - 1
+    ? { toolCalls: [{ id: `call_${callIndex}`, name: "echo", args: { text: `ping ${callIndex}` } }], usage }
+    : { text: "done", usage };
 const policy = defaultPolicy();
 const history: Message[] = [{ role: "user", content: "go" }];
 
@@ -131,7 +139,9 @@ async function loopRun(): Promise<void> {
 }
 
 const script = (request: { messages: Message[] }): FakeTurn =>
-  request.messages[request.messages.length - 1]!.role === "tool" ? { text: "done", usage } : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage };
+  request.messages[request.messages.length - 1]!.role === "tool"
+    ? { text: "done", usage }
+    : { toolCalls: [{ name: "echo", args: { text: "hi" } }], usage };
 const runtime = createAgentRuntime({
   registry: createAgentRegistry([{ agentId: "bench", displayName: "Bench", systemPrompt: "You are a benchmark." }]),
   store: new MemorySessionStore(),
@@ -142,11 +152,21 @@ const runtime = createAgentRuntime({
 let turns = 0;
 /** One runtime turn (2 model calls, 1 tool call); a new session every 10 turns. */
 async function runtimeTurn(): Promise<void> {
-  const result = await runtime.send({ agentId: "bench", content: "go", ...(turns++ % 10 === 0 ? { session: "create" as const } : {}) });
+  const result = await runtime.send({
+    agentId: "bench",
+    content: "go",
+    ...(turns++ % 10 === 0 ? { session: "create" as const } : {}),
+  });
   if (result.status !== "complete") throw new Error(`turn ended ${result.status}`);
 }
 
-async function profileOf(name: string, task: () => Promise<void>, count: number, stepsPerRun: number, session: Session): Promise<void> {
+async function profileOf(
+  name: string,
+  task: () => Promise<void>,
+  count: number,
+  stepsPerRun: number,
+  session: Session,
+): Promise<void> {
   for (let i = 0; i < Math.min(50, count); i++) await task(); // warm-up (JIT)
   (globalThis as { gc?: () => void }).gc?.();
   await session.post("Profiler.setSamplingInterval", { interval });
@@ -158,7 +178,9 @@ async function profileOf(name: string, task: () => Promise<void>, count: number,
   const totals = centresOf(profile as unknown as Parameters<typeof centresOf>[0]);
   const sampled = [...totals.values()].reduce((a, b) => a + b, 0);
   const steps = count * stepsPerRun;
-  console.log(`\n### ${name}: ${count} runs × ${stepsPerRun} steps, ${((wallMs * 1000) / steps).toFixed(2)} µs/step under the profiler\n`);
+  console.log(
+    `\n### ${name}: ${count} runs × ${stepsPerRun} steps, ${((wallMs * 1000) / steps).toFixed(2)} µs/step under the profiler\n`,
+  );
   console.log("| cost centre | share | µs/step |\n| --- | ---: | ---: |");
   const order = [...CENTRES.map(([centre]) => centre), GC, PROGRAM, OUTSIDE];
   for (const centre of order) {
@@ -172,7 +194,9 @@ const session = new Session();
 session.connect();
 await session.post("Profiler.enable");
 console.log(`## Per-step cost breakdown (Node ${process.version}, sampling every ${interval} µs)`);
-if (target === "loop" || target === "both") await profileOf("loop, 50-step echo, events read", loopRun, runs, STEPS, session);
+if (target === "loop" || target === "both")
+  await profileOf("loop, 50-step echo, events read", loopRun, runs, STEPS, session);
 // A runtime turn is 2 model calls: counted as 2 steps.
-if (target === "runtime" || target === "both") await profileOf("runtime turns (2 model calls, 1 tool call)", runtimeTurn, runs * 25, 2, session);
+if (target === "runtime" || target === "both")
+  await profileOf("runtime turns (2 model calls, 1 tool call)", runtimeTurn, runs * 25, 2, session);
 session.disconnect();

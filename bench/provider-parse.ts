@@ -83,7 +83,12 @@ async function serve(body: Uint8Array): Promise<{ url: string; server: Server }>
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
 
-const REQUEST = { model: "gpt-4.1-nano", system: "", messages: [{ role: "user" as const, content: "Write a long text." }], tools: [] };
+const REQUEST = {
+  model: "gpt-4.1-nano",
+  system: "",
+  messages: [{ role: "user" as const, content: "Write a long text." }],
+  tools: [],
+};
 
 interface Result {
   deltas: number;
@@ -114,7 +119,8 @@ function runners(url: string): Record<string, Runner> {
       let text = "";
       for await (const event of parseSseStream(response.body!)) {
         if (event.data === "[DONE]") continue;
-        const content = (JSON.parse(event.data) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content;
+        const content = (JSON.parse(event.data) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta
+          ?.content;
         if (content) {
           deltas++;
           text += content;
@@ -152,7 +158,11 @@ function runners(url: string): Record<string, Runner> {
       return { deltas, text };
     },
     "openai SDK, chat.completions.stream helper": async () => {
-      const stream = client.chat.completions.stream({ model: "m", messages: [{ role: "user", content: "x" }], stream_options: { include_usage: true } });
+      const stream = client.chat.completions.stream({
+        model: "m",
+        messages: [{ role: "user", content: "x" }],
+        stream_options: { include_usage: true },
+      });
       let deltas = 0;
       let text = "";
       stream.on("content", (delta) => {
@@ -226,7 +236,11 @@ async function timeToFirstDelta() {
     },
     "openai SDK create(): first content delta": async () => {
       const start = performance.now();
-      const stream = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: "x" }],
+        stream: true,
+      });
       for await (const part of stream) {
         if (part.choices[0]?.delta?.content) {
           const t = performance.now() - start;
@@ -241,7 +255,9 @@ async function timeToFirstDelta() {
   for (let i = 0; i < 30; i++) for (const measure of Object.values(measures)) await measure().catch(() => NaN);
   for (let i = 0; i < TTFD_SAMPLES; i++) {
     for (const [name, measure] of Object.entries(measures)) {
-      const t = await measure().catch((error: unknown) => (error instanceof Error && error.name === "AbortError" ? NaN : Promise.reject(error)));
+      const t = await measure().catch((error: unknown) =>
+        error instanceof Error && error.name === "AbortError" ? NaN : Promise.reject(error),
+      );
       if (!Number.isNaN(t)) samples.get(name)!.push(t);
     }
   }
@@ -264,14 +280,21 @@ async function main() {
   console.log("| --- | ---: | ---: | ---: | ---: |");
   for (const row of rows) {
     const deltas = row.name.startsWith("raw") ? "-" : Math.round(row.deltasPerS).toLocaleString();
-    console.log(`| ${row.name} | ${row.ms.toFixed(1)} | ${row.mbPerS.toFixed(1)} | ${deltas} | ${(row.ms / adapterRow.ms).toFixed(2)}x |`);
+    console.log(
+      `| ${row.name} | ${row.ms.toFixed(1)} | ${row.mbPerS.toFixed(1)} | ${deltas} | ${(row.ms / adapterRow.ms).toFixed(2)}x |`,
+    );
   }
   const ttfd = await timeToFirstDelta();
   const raw = ttfd[0]!.ms;
-  console.log(`\nTime to first delta (${TTFD_SAMPLES} samples each, interleaved, median; 20-delta stream sent at once):\n`);
+  console.log(
+    `\nTime to first delta (${TTFD_SAMPLES} samples each, interleaved, median; 20-delta stream sent at once):\n`,
+  );
   console.log("| path | ms | overhead over raw fetch |");
   console.log("| --- | ---: | ---: |");
-  for (const row of ttfd) console.log(`| ${row.name} | ${row.ms.toFixed(3)} | ${row === ttfd[0] ? "-" : `+${(row.ms - raw).toFixed(3)} ms`} |`);
+  for (const row of ttfd)
+    console.log(
+      `| ${row.name} | ${row.ms.toFixed(3)} | ${row === ttfd[0] ? "-" : `+${(row.ms - raw).toFixed(3)} ms`} |`,
+    );
 }
 
 await main();

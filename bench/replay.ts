@@ -16,12 +16,18 @@ import { defineTool, runUnifiedAgentLoop } from "../src/index.ts";
 import type { Provider } from "../src/index.ts";
 import { createFakeProvider, recordProvider, replayProvider, type FakeScript } from "../src/entries/testing.ts";
 
-const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
+const arg = (name: string, fallback: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 const STEPS = arg("steps", "10,50").split(",").map(Number);
 const RUNS = Number(arg("runs", "40"));
 const ROUNDS = Number(arg("rounds", "5"));
 
-const echo = defineTool({ name: "echo", description: "Echo the text", input: z.object({ text: z.string() }), execute: ({ text }) => text });
+const echo = defineTool({
+  name: "echo",
+  description: "Echo the text",
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
 
 /** The model calls `echo` `steps - 1` times, one call per turn, then answers. */
 const script =
@@ -29,7 +35,11 @@ const script =
   (request) =>
     request.messages.length >= 2 * steps - 1
       ? { text: "done", usage: { inputTokens: 40, outputTokens: 2 } }
-      : { text: "Echoing.", toolCalls: [{ name: "echo", args: { text: `step ${request.messages.length}` } }], usage: { inputTokens: 40, outputTokens: 8 } };
+      : {
+          text: "Echoing.",
+          toolCalls: [{ name: "echo", args: { text: `step ${request.messages.length}` } }],
+          usage: { inputTokens: 40, outputTokens: 8 },
+        };
 
 async function run(provider: Provider): Promise<void> {
   const loop = runUnifiedAgentLoop({
@@ -76,7 +86,9 @@ for (const steps of STEPS) {
     }
   }
   const [fake, bare, replay] = samples.map(median) as [number, number, number];
-  rows.push(`| ${steps} | ${fake.toFixed(1)} | ${bare.toFixed(1)} | ${replay.toFixed(1)} | ${(replay / fake).toFixed(2)}× | ${(replay / bare).toFixed(2)}× |`);
+  rows.push(
+    `| ${steps} | ${fake.toFixed(1)} | ${bare.toFixed(1)} | ${replay.toFixed(1)} | ${(replay / fake).toFixed(2)}× | ${(replay / bare).toFixed(2)}× |`,
+  );
 }
 console.log(
   `replayProvider vs createFakeProvider, CPU µs per model call, whole loop runs (median of ${ROUNDS} rounds × ${RUNS} runs), Node ${process.version}`,

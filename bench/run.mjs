@@ -52,10 +52,14 @@ async function agentryStatus() {
 
 function runHarness(sdk) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join("lib", "harness.ts"), sdk.module, ...(quick ? ["--quick"] : [])], {
-      cwd: here,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      ["--expose-gc", "--import", "tsx", join("lib", "harness.ts"), sdk.module, ...(quick ? ["--quick"] : [])],
+      {
+        cwd: here,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -116,7 +120,12 @@ if (sdks.some((s) => s.module === "agentry")) {
 }
 
 const started = performance.now();
-const samples = Object.fromEntries(sdks.map((s) => [s.label, { runs: [], cold: [], coldOverZod: [], errors: [], warnings: new Set(), notes: new Set() }]));
+const samples = Object.fromEntries(
+  sdks.map((s) => [
+    s.label,
+    { runs: [], cold: [], coldOverZod: [], errors: [], warnings: new Set(), notes: new Set() },
+  ]),
+);
 for (let round = 0; round < rounds; round++) {
   const order = sdks.map((_, i) => sdks[(i + round) % sdks.length]);
   log(`round ${round + 1}/${rounds}: ${order.map((s) => s.label).join(" → ")}`);
@@ -140,7 +149,11 @@ for (let round = 0; round < rounds; round++) {
         if (sdk.module === "agentry") {
           // Agentry's own share: zod (a peer the host imports anyway) preloaded on both sides,
           // resolved from the project root as the built core resolves it.
-          const zodFirst = { cwd: join(here, ".."), base: ["--input-type=module", "-e", 'import "zod";'], preamble: 'import "zod";' };
+          const zodFirst = {
+            cwd: join(here, ".."),
+            base: ["--input-type=module", "-e", 'import "zod";'],
+            preamble: 'import "zod";',
+          };
           bucket.coldOverZod.push(...coldImportSamples(sdk.cold, coldSamplesPerRound, zodFirst));
         }
       } catch (error) {
@@ -163,7 +176,13 @@ if (sdks.some((s) => s.module === "agentry") && !flag("no-bundle")) {
 // --- aggregate ----------------------------------------------------------------------------------
 
 const METRICS = [
-  { key: "echoEventsUsPerStep", label: "50-step echo-tool loop, µs/step, events consumed", unit: "", lowerIsBetter: true, digits: 1 },
+  {
+    key: "echoEventsUsPerStep",
+    label: "50-step echo-tool loop, µs/step, events consumed",
+    unit: "",
+    lowerIsBetter: true,
+    digits: 1,
+  },
   { key: "echoResultUsPerStep", label: "same, result only", unit: "", lowerIsBetter: true, digits: 1 },
   { key: "fanOutMs", label: "32 parallel tools sleeping 10 ms, total ms", unit: "", lowerIsBetter: true, digits: 1 },
   { key: "deltasPerSec", label: "10,000 streamed deltas, deltas/s", unit: "", lowerIsBetter: false, digits: 0 },
@@ -208,7 +227,9 @@ for (const metric of METRICS) {
   lines.push(`| ${metric.label} | ${cells.join(" | ")} |`);
 }
 if (bundle && !bundle.error)
-  lines.push(`| core bundle, KB min+gz excl. zod | ${sdks.map((s) => (s.label === "Agentry" ? bundle.gzipKB.toFixed(1) : "")).join(" | ")} |`);
+  lines.push(
+    `| core bundle, KB min+gz excl. zod | ${sdks.map((s) => (s.label === "Agentry" ? bundle.gzipKB.toFixed(1) : "")).join(" | ")} |`,
+  );
 
 // --- targets ------------------------------------------------------------------------------------
 
@@ -234,7 +255,12 @@ if (a) {
       r2 <= 0.5,
     );
     const r4 = a.deltasPerSec / pi.deltasPerSec;
-    target("streaming: Agentry ≥ pi-agent-core deltas/s", `${fmt(a.deltasPerSec, 0)} vs ${fmt(pi.deltasPerSec, 0)} = ${r4.toFixed(2)}×`, "≥ 1.00×", r4 >= 1);
+    target(
+      "streaming: Agentry ≥ pi-agent-core deltas/s",
+      `${fmt(a.deltasPerSec, 0)} vs ${fmt(pi.deltasPerSec, 0)} = ${r4.toFixed(2)}×`,
+      "≥ 1.00×",
+      r4 >= 1,
+    );
   }
   if (floorM) {
     const r3 = a.fanOutMs / floorM.fanOutMs;
@@ -247,13 +273,29 @@ if (a) {
   }
   if (ai) {
     const r5 = a.memoryMB / ai.memoryMB;
-    target("memory: Agentry ≤ AI SDK", `${a.memoryMB.toFixed(2)} MB vs ${ai.memoryMB.toFixed(2)} MB = ${r5.toFixed(2)}×`, "≤ 1.00×", r5 <= 1);
+    target(
+      "memory: Agentry ≤ AI SDK",
+      `${a.memoryMB.toFixed(2)} MB vs ${ai.memoryMB.toFixed(2)} MB = ${r5.toFixed(2)}×`,
+      "≤ 1.00×",
+      r5 <= 1,
+    );
   }
-  const overZod = a.coldImportOverZodMs === undefined ? "" : ` (+${a.coldImportOverZodMs.toFixed(0)} ms with zod already loaded)`;
+  const overZod =
+    a.coldImportOverZodMs === undefined ? "" : ` (+${a.coldImportOverZodMs.toFixed(0)} ms with zod already loaded)`;
   if (Number.isFinite(a.coldImportMs))
-    target("cold import of the core entry < +50 ms", `+${a.coldImportMs.toFixed(0)} ms${overZod}`, "< 50 ms", a.coldImportMs < 50);
+    target(
+      "cold import of the core entry < +50 ms",
+      `+${a.coldImportMs.toFixed(0)} ms${overZod}`,
+      "< 50 ms",
+      a.coldImportMs < 50,
+    );
   if (bundle && !bundle.error)
-    target("core bundle < 40 KB min+gz excluding zod", `${bundle.gzipKB.toFixed(1)} KB (${bundle.minKB.toFixed(1)} KB min)`, "< 40 KB", bundle.gzipKB < 40);
+    target(
+      "core bundle < 40 KB min+gz excluding zod",
+      `${bundle.gzipKB.toFixed(1)} KB (${bundle.minKB.toFixed(1)} KB min)`,
+      "< 40 KB",
+      bundle.gzipKB < 40,
+    );
 }
 
 const out = [];
@@ -263,7 +305,9 @@ out.push(
 out.push("");
 out.push(...lines);
 out.push("");
-out.push("Ratios in parentheses are cost relative to the floor (higher = slower or bigger; for deltas/s, floor rate ÷ rate).");
+out.push(
+  "Ratios in parentheses are cost relative to the floor (higher = slower or bigger; for deltas/s, floor rate ÷ rate).",
+);
 if (targets.length) {
   out.push("");
   out.push("### Agentry targets");
@@ -274,7 +318,9 @@ if (targets.length) {
 }
 if (bundle && !bundle.error && bundle.topInputs) {
   out.push("");
-  out.push(`Largest inputs of the core bundle (minified bytes): ${bundle.topInputs.map((i) => `${i.path} ${(i.bytes / 1024).toFixed(1)} KB`).join(", ")}`);
+  out.push(
+    `Largest inputs of the core bundle (minified bytes): ${bundle.topInputs.map((i) => `${i.path} ${(i.bytes / 1024).toFixed(1)} KB`).join(", ")}`,
+  );
 }
 const notes = [];
 for (const [label, reason] of Object.entries(skipped)) notes.push(`${label} not run: ${reason}`);
@@ -283,7 +329,8 @@ for (const sdk of sdks) {
   const bucket = samples[sdk.label];
   for (const n of bucket.notes) notes.push(`${sdk.label}: ${n}`);
   for (const w of bucket.warnings) notes.push(`${sdk.label} printed: ${w}`);
-  if (bucket.errors.length) notes.push(`${sdk.label}: ${bucket.errors.length} failed run(s); first: ${bucket.errors[0].split("\n")[0]}`);
+  if (bucket.errors.length)
+    notes.push(`${sdk.label}: ${bucket.errors.length} failed run(s); first: ${bucket.errors[0].split("\n")[0]}`);
 }
 if (notes.length) {
   out.push("");

@@ -24,7 +24,12 @@ import {
 import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { createFakeProvider, type FakeTurn } from "../src/entries/testing.js";
 
-const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => text });
+const echo = defineTool({
+  name: "echo",
+  description: "Echo",
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
 /** A turn: the model calls echo once, then answers (2 model calls, 1 tool call, 3 messages stored + the user's). */
 const script = (request: { messages: Message[] }): FakeTurn =>
   request.messages[request.messages.length - 1]!.role === "tool"
@@ -80,7 +85,9 @@ async function ratio(baseline: (i: number) => Promise<unknown>, runtimeTurn: () 
 
 async function main() {
   const provider = createFakeProvider(script, { record: false });
-  const registry = createAgentRegistry([{ agentId: "bench", displayName: "Bench", systemPrompt: "You are a benchmark." }]);
+  const registry = createAgentRegistry([
+    { agentId: "bench", displayName: "Bench", systemPrompt: "You are a benchmark." },
+  ]);
 
   // Bare loop: a fresh history per turn, like a new session's first turn.
   const bare = await timeIt("bare loop", 2_000, async () => {
@@ -108,12 +115,22 @@ async function main() {
       { id: `${runId}:${n++}`, frame: null, kind: "message", message: user },
     ]);
     let text = "";
-    for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "You are a benchmark.", history: [user], tools: [echo] })) {
+    for await (const event of runUnifiedAgentLoop({
+      provider,
+      model: "fake",
+      systemPrompt: "You are a benchmark.",
+      history: [user],
+      tools: [echo],
+    })) {
       if (event.type === "message")
-        await handStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message }]);
+        await handStore.append(sessionId, [
+          { id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message },
+        ]);
       else if (event.type === "done") text = event.result.text;
     }
-    await handStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "end", status: "complete" }]);
+    await handStore.append(sessionId, [
+      { id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "end", status: "complete" },
+    ]);
     await handStore.updateSession(sessionId, { lastSnippet: text });
   });
 
@@ -132,19 +149,42 @@ async function main() {
     ]);
     let text = "";
     const started = new Map<string, { at: number; digest: Promise<ArrayBuffer> }>();
-    for await (const event of runUnifiedAgentLoop({ provider, model: "fake", systemPrompt: "You are a benchmark.", history: [user], tools: [echo] })) {
+    for await (const event of runUnifiedAgentLoop({
+      provider,
+      model: "fake",
+      systemPrompt: "You are a benchmark.",
+      history: [user],
+      tools: [echo],
+    })) {
       if (event.type === "message")
-        await fullStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message }]);
+        await fullStore.append(sessionId, [
+          { id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message },
+        ]);
       else if (event.type === "tool_call_update" && event.status === "start")
-        started.set(event.toolCallId, { at: Date.now(), digest: crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(event.args))) });
+        started.set(event.toolCallId, {
+          at: Date.now(),
+          digest: crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(event.args))),
+        });
       else if (event.type === "tool_call_update" && event.status === "end") {
         const start = started.get(event.toolCallId)!;
         const hash = new Uint8Array(await start.digest);
         let argsDigest = "";
         for (const byte of hash) argsDigest += byte.toString(16).padStart(2, "0");
-        const result = { type: "tool_result" as const, toolCallId: event.toolCallId, name: event.name, result: event.result };
+        const result = {
+          type: "tool_result" as const,
+          toolCallId: event.toolCallId,
+          name: event.name,
+          result: event.result,
+        };
         await fullStore.append(sessionId, [
-          { id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result },
+          {
+            id: `${runId}:result:${event.toolCallId}`,
+            frame: event.parentId,
+            kind: "tool_result",
+            runId,
+            toolCallId: event.toolCallId,
+            result,
+          },
           {
             id: `${runId}:audit:${event.toolCallId}`,
             frame: event.parentId,
@@ -168,28 +208,50 @@ async function main() {
         ]);
       } else if (event.type === "done") text = event.result.text;
     }
-    await fullStore.append(sessionId, [{ id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "end", status: "complete" }]);
+    await fullStore.append(sessionId, [
+      { id: `${runId}:${n++}`, frame: null, kind: "turn", runId, phase: "end", status: "complete" },
+    ]);
     await fullStore.updateSession(sessionId, { lastSnippet: text });
   };
 
   // Runtime, one new session per turn (same history length as the bare loop).
   const store = new MemorySessionStore();
-  const runtime = createAgentRuntime({ registry, store, providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
+  const runtime = createAgentRuntime({
+    registry,
+    store,
+    providers: { fake: provider },
+    defaultModel: "fake",
+    tools: [echo],
+  });
   const freshTurn = () => runtime.send({ agentId: "bench", content: "go", session: "create" });
   if (process.argv.includes("--ratio")) return ratio(everyRecord, freshTurn);
   const persistedAll = await timeIt("bare loop + every record the runtime writes", 2_000, everyRecord);
   const fresh = await timeIt("runtime, new session per turn", 2_000, freshTurn);
 
   // Runtime, 10 turns in one session (history grows, as in a conversation).
-  const convo = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
+  const convo = createAgentRuntime({
+    registry,
+    store: new MemorySessionStore(),
+    providers: { fake: provider },
+    defaultModel: "fake",
+    tools: [echo],
+  });
   const inSession = await timeIt("runtime, 10th turn of a session", 1_000, async (i) => {
     if (i % 10 === 0) await convo.send({ agentId: "bench", content: "go", session: "create" });
     else await convo.send({ agentId: "bench", content: "go" });
   });
 
   // 100 sessions × 10 turns concurrently through one runtime.
-  const many = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { fake: provider }, defaultModel: "fake", tools: [echo] });
-  const sessions = await Promise.all(Array.from({ length: 100 }, () => many.send({ agentId: "bench", content: "start", session: "create" })));
+  const many = createAgentRuntime({
+    registry,
+    store: new MemorySessionStore(),
+    providers: { fake: provider },
+    defaultModel: "fake",
+    tools: [echo],
+  });
+  const sessions = await Promise.all(
+    Array.from({ length: 100 }, () => many.send({ agentId: "bench", content: "start", session: "create" })),
+  );
   const t0 = performance.now();
   await Promise.all(
     sessions.map(async (s) => {
@@ -204,13 +266,23 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "agentry-bench-"));
   const stores: [string, () => SessionStore][] = [
     ["MemorySessionStore", () => new MemorySessionStore()],
-    ["SqliteSessionStore (file, WAL)", () => new SqliteSessionStore({ path: join(dir, `long-${longRows.length}-${Math.random()}.db`) })],
+    [
+      "SqliteSessionStore (file, WAL)",
+      () => new SqliteSessionStore({ path: join(dir, `long-${longRows.length}-${Math.random()}.db`) }),
+    ],
   ];
   for (const [name, makeStore] of stores) {
     const cells: string[] = [];
     for (const sessionCacheSize of [256, 0]) {
       const longStore = makeStore();
-      const rt = createAgentRuntime({ registry, store: longStore, providers: { fake: provider }, defaultModel: "fake", tools: [echo], sessionCacheSize });
+      const rt = createAgentRuntime({
+        registry,
+        store: longStore,
+        providers: { fake: provider },
+        defaultModel: "fake",
+        tools: [echo],
+        sessionCacheSize,
+      });
       const { sessionId } = await longStore.createSession({ agentId: "bench" });
       for (let i = 0; i < 2_000; i += 100) {
         await longStore.append(
@@ -220,13 +292,17 @@ async function main() {
             frame: null,
             kind: "message",
             message:
-              (i + j) % 2 === 0 ? { role: "user", content: `question ${i + j}` } : { role: "assistant", content: [{ type: "text", text: `answer ${i + j}` }] },
+              (i + j) % 2 === 0
+                ? { role: "user", content: `question ${i + j}` }
+                : { role: "assistant", content: [{ type: "text", text: `answer ${i + j}` }] },
           })),
         );
       }
       cells.push(
         (
-          await timeIt(`${name}, 2,000-message session, cache ${sessionCacheSize}`, 100, () => rt.send({ agentId: "bench", content: "go", session: sessionId }))
+          await timeIt(`${name}, 2,000-message session, cache ${sessionCacheSize}`, 100, () =>
+            rt.send({ agentId: "bench", content: "go", session: sessionId }),
+          )
         ).toFixed(0),
       );
     }
@@ -255,7 +331,11 @@ async function main() {
       `${fresh.toFixed(1)} µs/turn`,
       `+${(((fresh - bare) / bare) * 100).toFixed(0)}% over the bare loop, ${(fresh / persisted).toFixed(2)}x the loop with the same writes, ${(fresh / persistedAll).toFixed(2)}x the loop with every record`,
     ],
-    ["runtime, turns in a growing session (avg of turns 1-10)", `${inSession.toFixed(1)} µs/turn`, `+${(((inSession - bare) / bare) * 100).toFixed(0)}%`],
+    [
+      "runtime, turns in a growing session (avg of turns 1-10)",
+      `${inSession.toFixed(1)} µs/turn`,
+      `+${(((inSession - bare) / bare) * 100).toFixed(0)}%`,
+    ],
     ...longRows,
     ["100 sessions × 10 turns, concurrent, one runtime", `${Math.round(turnsPerSec).toLocaleString("en")} turns/s`, ""],
   ];

@@ -21,7 +21,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
-import { createAgentRegistry, createAgentRuntime, MemorySessionStore, type AgentRuntime, type NewRecord, type SessionStore } from "../src/index.js";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  MemorySessionStore,
+  type AgentRuntime,
+  type NewRecord,
+  type SessionStore,
+} from "../src/index.js";
 import { SqliteSessionStore } from "../src/entries/sqlite.js";
 import { PostgresSessionStore } from "../src/entries/postgres.js";
 import { createFakeProvider } from "../src/entries/testing.js";
@@ -57,7 +64,8 @@ const databaseUrl = process.env.DATABASE_URL;
 if (databaseUrl) {
   kinds.push({
     name: "PostgresSessionStore (loopback)",
-    make: (size) => new PostgresSessionStore({ connectionString: databaseUrl, schema: `bench_scope_${process.pid}_${size}` }),
+    make: (size) =>
+      new PostgresSessionStore({ connectionString: databaseUrl, schema: `bench_scope_${process.pid}_${size}` }),
     close: async (store) => {
       const postgres = store as PostgresSessionStore;
       await postgres.pool.query(`DROP SCHEMA "${postgres.schema}" CASCADE`);
@@ -71,7 +79,15 @@ const asked = (requestId: string): NewRecord => ({
   kind: "approval",
   frame: null,
   runId: `run-${requestId}`,
-  request: { requestId, toolCallId: `call-${requestId}`, name: "guarded", args: {}, depth: 0, parentId: null, reason: "tool requires approval" },
+  request: {
+    requestId,
+    toolCallId: `call-${requestId}`,
+    name: "guarded",
+    args: {},
+    depth: 0,
+    parentId: null,
+    reason: "tool requires approval",
+  },
 });
 
 /** The tenant's sessions first (the oldest), then the others, 50 at a time. */
@@ -113,7 +129,8 @@ interface Filled {
 async function prepare(kind: StoreKind, size: number): Promise<Filled> {
   const store = kind.make(size);
   await fill(store, size);
-  if (store instanceof PostgresSessionStore) await store.pool.query(`VACUUM ANALYZE "${store.schema}".sessions, "${store.schema}".approvals`);
+  if (store instanceof PostgresSessionStore)
+    await store.pool.query(`VACUUM ANALYZE "${store.schema}".sessions, "${store.schema}".approvals`);
   const runtime = createAgentRuntime({
     registry: createAgentRegistry([{ agentId: "bench", displayName: "Bench" }]),
     store,
@@ -146,7 +163,9 @@ const median = (values: number[]): number => [...values].sort((a, b) => a - b)[v
 const ms = (value: number) => (value < 0.1 ? value.toFixed(4) : value.toFixed(3));
 
 async function main(): Promise<void> {
-  console.log("| store | sessions | `listSessions({ scopePrefix, limit: 50 })`, ms | `pendingApprovals({ scopePrefix })`, ms |");
+  console.log(
+    "| store | sessions | `listSessions({ scopePrefix, limit: 50 })`, ms | `pendingApprovals({ scopePrefix })`, ms |",
+  );
   console.log("| --- | ---: | ---: | ---: |");
   const ratios: string[] = [];
   for (const kind of kinds.filter((candidate) => only === undefined || candidate.name.includes(only))) {
@@ -159,10 +178,14 @@ async function main(): Promise<void> {
       console.error(`measuring ${kind.name}...`);
       const results = await measure(kind, filled);
       for (const [index, size] of SIZES.entries()) {
-        console.log(`| ${kind.name} | ${size.toLocaleString("en-US")} | ${ms(results[index]!.list)} | ${ms(results[index]!.pending)} |`);
+        console.log(
+          `| ${kind.name} | ${size.toLocaleString("en-US")} | ${ms(results[index]!.list)} | ${ms(results[index]!.pending)} |`,
+        );
       }
       const [small, large] = results as [{ list: number; pending: number }, { list: number; pending: number }];
-      ratios.push(`| ${kind.name} | ${(large.list / small.list).toFixed(2)}x | ${(large.pending / small.pending).toFixed(2)}x |`);
+      ratios.push(
+        `| ${kind.name} | ${(large.list / small.list).toFixed(2)}x | ${(large.pending / small.pending).toFixed(2)}x |`,
+      );
     } finally {
       for (const { store, runtime } of filled) {
         await runtime.close();

@@ -44,13 +44,23 @@ function generate(bytes: number): string {
   return root;
 }
 
-const tool: Tool = createWorkspaceTools({ maxSearchBytes: 1e9, maxSearchEntries: 1e6, maxSearchMatches: 10_000, maxSearchSteps: 1e12 }).find(
-  (t) => t.name === "search_files",
-)!;
+const tool: Tool = createWorkspaceTools({
+  maxSearchBytes: 1e9,
+  maxSearchEntries: 1e6,
+  maxSearchMatches: 10_000,
+  maxSearchSteps: 1e12,
+}).find((t) => t.name === "search_files")!;
 
 async function searchOnce(root: string, pattern: string): Promise<{ ms: number; result: SearchFilesResult }> {
   const policy = defaultPolicy("thread", { workspaceRoot: root });
-  const ctx = { toolCallId: "b", depth: 0, parentId: null, callKey: "bench", signal: new AbortController().signal, policy };
+  const ctx = {
+    toolCallId: "b",
+    depth: 0,
+    parentId: null,
+    callKey: "bench",
+    signal: new AbortController().signal,
+    policy,
+  };
   const start = performance.now();
   const result = (await tool.execute({ pattern, path: ".", include: [], exclude: [] }, ctx)) as SearchFilesResult;
   return { ms: performance.now() - start, result };
@@ -66,7 +76,8 @@ try {
   const trees = FILE_BYTES.map((bytes) => ({ bytes, root: generate(bytes) }));
   const samples = new Map<string, { ms: number[]; result: SearchFilesResult }>();
   for (const { root, bytes } of trees)
-    for (const pattern of PATTERNS) samples.set(`${bytes}|${pattern}`, { ms: [], result: (await searchOnce(root, pattern)).result });
+    for (const pattern of PATTERNS)
+      samples.set(`${bytes}|${pattern}`, { ms: [], result: (await searchOnce(root, pattern)).result });
   for (let round = 0; round < ROUNDS; round++) {
     for (const { root, bytes } of trees) {
       for (const pattern of PATTERNS) samples.get(`${bytes}|${pattern}`)!.ms.push((await searchOnce(root, pattern)).ms);
@@ -89,7 +100,9 @@ try {
   for (const pattern of PATTERNS) {
     const [small, , large] = trees.map(({ bytes }) => samples.get(`${bytes}|${pattern}`)!);
     const slope = (median(large!.ms) - median(small!.ms)) / (large!.result.bytesSearched - small!.result.bytesSearched);
-    console.log(`\`${pattern}\`: marginal ${(slope * 1e6).toFixed(0)} ns/byte between the smallest and the largest tree`);
+    console.log(
+      `\`${pattern}\`: marginal ${(slope * 1e6).toFixed(0)} ns/byte between the smallest and the largest tree`,
+    );
   }
 } finally {
   rmSync(base, { recursive: true, force: true });

@@ -44,7 +44,11 @@ const kinds: StoreKind[] = [
   { name: "MemorySessionStore", make: () => new MemorySessionStore() },
   { name: "JsonlSessionStore (fsync)", make: () => new JsonlSessionStore({ root: newDir() }) },
   { name: "JsonlSessionStore (fsync: false)", make: () => new JsonlSessionStore({ root: newDir(), fsync: false }) },
-  { name: "SqliteSessionStore (file, WAL)", make: () => new SqliteSessionStore({ path: `${newDir()}.db` }), close: (s) => (s as SqliteSessionStore).close() },
+  {
+    name: "SqliteSessionStore (file, WAL)",
+    make: () => new SqliteSessionStore({ path: `${newDir()}.db` }),
+    close: (s) => (s as SqliteSessionStore).close(),
+  },
 ];
 const databaseUrl = process.env.DATABASE_URL;
 if (databaseUrl) {
@@ -69,7 +73,11 @@ async function rate(ms: number, min: number, step: (i: number) => Promise<unknow
 }
 
 /** `sessions` loops at once, each appending to its own session for about `ms`; returns appends per second in all. */
-async function concurrentRate(ms: number, sessions: string[], append: (sessionId: string, i: number) => Promise<unknown>): Promise<number> {
+async function concurrentRate(
+  ms: number,
+  sessions: string[],
+  append: (sessionId: string, i: number) => Promise<unknown>,
+): Promise<number> {
   for (const sessionId of sessions) for (let i = 0; i < 5; i++) await append(sessionId, -1 - i); // warm-up
   const start = performance.now();
   let count = 0;
@@ -170,12 +178,16 @@ async function main(): Promise<void> {
       const store = new MemorySessionStore();
       for (let s = 0; s < 1000; s++) {
         const { sessionId } = await store.createSession({ agentId: "bench" });
-        for (let i = 0; i < 20; i++) await store.append(sessionId, [{ id: `m${i}`, frame: null, kind: "message", message: message(s, i) }]);
+        for (let i = 0; i < 20; i++)
+          await store.append(sessionId, [{ id: `m${i}`, frame: null, kind: "message", message: message(s, i) }]);
       }
       return store;
     }),
     plainArrays: await idleHeap(
-      async () => new Map(Array.from({ length: 1000 }, (_, s) => [`session-${s}`, Array.from({ length: 20 }, (_, i) => message(s, i))])),
+      async () =>
+        new Map(
+          Array.from({ length: 1000 }, (_, s) => [`session-${s}`, Array.from({ length: 20 }, (_, i) => message(s, i))]),
+        ),
     ),
   };
   const rows: Record<string, Record<string, string>> = {};
@@ -184,12 +196,14 @@ async function main(): Promise<void> {
     .find((arg) => arg.startsWith("--only="))
     ?.slice(7)
     .split(",");
-  for (const kind of kinds) if (!only || only.some((part) => kind.name.includes(part))) rows[kind.name] = await measure(kind);
+  for (const kind of kinds)
+    if (!only || only.some((part) => kind.name.includes(part))) rows[kind.name] = await measure(kind);
   const columns = Object.keys(Object.values(rows)[0]!);
   console.log(`## Session stores (Node ${process.version}${quick ? ", quick" : ""})\n`);
   console.log(`| store | ${columns.join(" | ")} |`);
   console.log(`| --- | ${columns.map(() => "---:").join(" | ")} |`);
-  for (const [name, row] of Object.entries(rows)) console.log(`| ${name} | ${columns.map((c) => row[c]).join(" | ")} |`);
+  for (const [name, row] of Object.entries(rows))
+    console.log(`| ${name} | ${columns.map((c) => row[c]).join(" | ")} |`);
   console.log(`\n| heap of 1,000 idle sessions × 20 messages | MB |\n| --- | ---: |`);
   console.log(`| MemorySessionStore (one append per message) | ${heap.memoryStore} |`);
   console.log(`| plain \`Map<string, Message[]>\` (floor) | ${heap.plainArrays} |`);

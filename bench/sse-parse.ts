@@ -12,7 +12,8 @@
 import { openai } from "../src/entries/openai.ts";
 import { parseSseStream } from "../src/providers/sse/parse-sse-stream.ts";
 
-const option = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
+const option = (name: string, fallback: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 const SIZES_MB = option("sizes", "1,10,80").split(",").map(Number);
 const ROUNDS = Number(option("rounds", "3"));
 const CHUNK = Number(option("chunk", "65536"));
@@ -21,7 +22,8 @@ const MB = 1_000_000;
 /** `data: {"choices":[{"index":0,"delta":{"content":"aaa…"}}]}\n\n` with `size` bytes of content, then a finish and [DONE]. */
 function eventBytes(size: number): Uint8Array {
   const head = 'data: {"choices":[{"index":0,"delta":{"content":"';
-  const tail = '"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+  const tail =
+    '"},"finish_reason":null}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
   const bytes = new Uint8Array(head.length + size + tail.length);
   const encoder = new TextEncoder();
   encoder.encodeInto(head, bytes);
@@ -49,12 +51,14 @@ const median = (values: number[]) => {
 
 async function viaDecoder(bytes: Uint8Array, size: number): Promise<void> {
   let longest = 0;
-  for await (const event of parseSseStream(bodyOf(bytes), undefined, { maxEventBytes: Infinity })) longest = Math.max(longest, event.data.length);
+  for await (const event of parseSseStream(bodyOf(bytes), undefined, { maxEventBytes: Infinity }))
+    longest = Math.max(longest, event.data.length);
   if (longest < size) throw new Error(`decoded ${longest} characters, expected at least ${size}`);
 }
 
 async function viaAdapter(bytes: Uint8Array, size: number): Promise<void> {
-  const fetch: typeof globalThis.fetch = async () => new Response(bodyOf(bytes), { headers: { "content-type": "text/event-stream" } });
+  const fetch: typeof globalThis.fetch = async () =>
+    new Response(bodyOf(bytes), { headers: { "content-type": "text/event-stream" } });
   const provider = openai({ apiKey: "bench", fetch, maxRetries: 0, maxEventBytes: Infinity });
   let text = 0;
   for await (const event of provider.stream(
@@ -70,7 +74,8 @@ async function viaAdapter(bytes: Uint8Array, size: number): Promise<void> {
 async function viaTextDecoder(bytes: Uint8Array, size: number): Promise<void> {
   const decoder = new TextDecoder();
   const pieces: string[] = [];
-  for (let at = 0; at < bytes.length; at += CHUNK) pieces.push(decoder.decode(bytes.subarray(at, at + CHUNK), { stream: true }));
+  for (let at = 0; at < bytes.length; at += CHUNK)
+    pieces.push(decoder.decode(bytes.subarray(at, at + CHUNK), { stream: true }));
   if (pieces.join("").length < size) throw new Error("decoded too little");
 }
 
@@ -94,10 +99,14 @@ for (const mb of SIZES_MB) {
   const decoder = await time(() => viaDecoder(bytes, size));
   const adapter = await time(() => viaAdapter(bytes, size));
   rows.push({ size: mb, floor, decoder, adapter });
-  process.stderr.write(`${mb} MB: TextDecoder + join ${floor.toFixed(1)} ms, decoder ${decoder.toFixed(1)} ms, adapter ${adapter.toFixed(1)} ms\n`);
+  process.stderr.write(
+    `${mb} MB: TextDecoder + join ${floor.toFixed(1)} ms, decoder ${decoder.toFixed(1)} ms, adapter ${adapter.toFixed(1)} ms\n`,
+  );
 }
 
-console.log(`One single-line event in ${CHUNK.toLocaleString()}-byte chunks, median of ${ROUNDS}; Node ${process.version}.\n`);
+console.log(
+  `One single-line event in ${CHUNK.toLocaleString()}-byte chunks, median of ${ROUNDS}; Node ${process.version}.\n`,
+);
 console.log(
   "| event size | TextDecoder + join alone, ms | parseSseStream, ms | MB/s | openai() adapter, ms | MB/s | vs previous size: TextDecoder / decoder / adapter |",
 );

@@ -35,10 +35,20 @@ async function main() {
       if (last.role === "tool") {
         // Over the wire a tool result is text: JSON here.
         const raw = last.content[0]?.result;
-        const weather = (typeof raw === "string" ? JSON.parse(raw) : raw) as { city: string; sky: string; tempC: number };
-        return { text: `It is ${weather.sky} in ${weather.city}, ${weather.tempC} °C.`, usage: { inputTokens: 90, outputTokens: 12 } };
+        const weather = (typeof raw === "string" ? JSON.parse(raw) : raw) as {
+          city: string;
+          sky: string;
+          tempC: number;
+        };
+        return {
+          text: `It is ${weather.sky} in ${weather.city}, ${weather.tempC} °C.`,
+          usage: { inputTokens: 90, outputTokens: 12 },
+        };
       }
-      return { toolCalls: [{ name: "get_weather", args: { city: "Lisbon" } }], usage: { inputTokens: 60, outputTokens: 15 } };
+      return {
+        toolCalls: [{ name: "get_weather", args: { city: "Lisbon" } }],
+        usage: { inputTokens: 60, outputTokens: 15 },
+      };
     });
     openaiProvider = createOpenAI({ baseURL: server.baseURL, apiKey: "offline" });
     console.log("Using @ai-sdk/openai against the local fake OpenAI server (offline).");
@@ -64,8 +74,10 @@ async function main() {
 
   try {
     for await (const event of runtime.stream({ agentId: "weather", content: "What's the weather in Lisbon?" })) {
-      if (event.type === "tool_call_update" && event.status === "start") console.log(`→ ${event.name}(${JSON.stringify(event.args)})`);
-      if (event.type === "tool_call_update" && event.status === "end") console.log(`← ${event.name} ${JSON.stringify(event.result)}`);
+      if (event.type === "tool_call_update" && event.status === "start")
+        console.log(`→ ${event.name}(${JSON.stringify(event.args)})`);
+      if (event.type === "tool_call_update" && event.status === "end")
+        console.log(`← ${event.name} ${JSON.stringify(event.result)}`);
       if (event.type === "done") {
         console.log(`assistant: ${event.result.text}`);
         console.log(

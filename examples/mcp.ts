@@ -13,7 +13,13 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type Provider } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defaultPolicy,
+  MemorySessionStore,
+  type Provider,
+} from "@agentry/core";
 import { connectMcpServer, toolsWithMcp } from "@agentry/core/mcp";
 import { openai } from "@agentry/core/openai";
 import { createFakeProvider } from "@agentry/core/testing";
@@ -47,7 +53,9 @@ function scriptedModel(): Provider {
     if (steps === 2) {
       const read = last.role === "tool" ? (last.content[0]?.result as { content: string }) : undefined;
       const sorted = (read?.content ?? "").split("\n").filter(Boolean).sort().join("\n") + "\n";
-      return { toolCalls: [{ name: "fs.write_file", args: { path: join(dir, "groceries-sorted.txt"), content: sorted } }] };
+      return {
+        toolCalls: [{ name: "fs.write_file", args: { path: join(dir, "groceries-sorted.txt"), content: sorted } }],
+      };
     }
     return { text: "I wrote groceries-sorted.txt with your list in alphabetical order." };
   });
@@ -57,7 +65,9 @@ const live = Boolean(env.OPENAI_API_KEY || env.OPENAI_BASE_URL);
 const provider = live ? openai() : scriptedModel();
 
 const runtime = createAgentRuntime({
-  registry: createAgentRegistry([{ agentId: "files", displayName: "File helper", systemPrompt: `You manage the files in ${dir}.` }]),
+  registry: createAgentRegistry([
+    { agentId: "files", displayName: "File helper", systemPrompt: `You manage the files in ${dir}.` },
+  ]),
   store: new MemorySessionStore(),
   providers: { main: provider },
   defaultModel: live ? (env.OPENAI_MODEL ?? "gpt-4.1-mini") : "scripted",

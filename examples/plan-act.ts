@@ -14,7 +14,14 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type ModelRequest, type RuntimeEvent } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defaultPolicy,
+  MemorySessionStore,
+  type ModelRequest,
+  type RuntimeEvent,
+} from "@agentry/core";
 import { createWorkspaceTools } from "@agentry/core/node";
 import { createFakeProvider, formatEvent, type FakeTurn } from "@agentry/core/testing";
 
@@ -24,10 +31,14 @@ writeFileSync(join(workspace, "notes-a.md"), "- buy milk\n- call Ann\n");
 writeFileSync(join(workspace, "notes-b.md"), "- call Ann\n- book flights\n");
 writeFileSync(join(workspace, "README.md"), "# Notes\n\n- notes-a.md\n- notes-b.md\n");
 const git = (...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=Example", "-c", "user.email=example@example.com", "-c", "init.defaultBranch=main", ...args], {
-    cwd: workspace,
-    encoding: "utf8",
-  });
+  execFileSync(
+    "git",
+    ["-c", "user.name=Example", "-c", "user.email=example@example.com", "-c", "init.defaultBranch=main", ...args],
+    {
+      cwd: workspace,
+      encoding: "utf8",
+    },
+  );
 git("init", "-q");
 git("add", ".");
 git("commit", "-q", "-m", "two notes files");
@@ -62,13 +73,20 @@ function model(request: ModelRequest): FakeTurn {
   const last = request.messages[request.messages.length - 1]!;
   const calledLast = last.role === "tool" ? last.content[0]!.name : undefined;
   if (request.caller?.role === "planner") {
-    const revised = request.messages.some((m) => m.role === "user" && typeof m.content === "string" && m.content.includes("Keep the originals"));
+    const revised = request.messages.some(
+      (m) => m.role === "user" && typeof m.content === "string" && m.content.includes("Keep the originals"),
+    );
     if (calledLast === undefined) return { toolCalls: [{ name: "list_directory", args: { path: "." } }] };
-    if (calledLast === "list_directory") return { toolCalls: [{ name: "search_files", args: { pattern: "^- call", include: ["*.md"] } }] };
+    if (calledLast === "list_directory")
+      return { toolCalls: [{ name: "search_files", args: { pattern: "^- call", include: ["*.md"] } }] };
     if (calledLast === "search_files") return { toolCalls: [{ name: "git_status", args: {} }] };
     if (calledLast === "git_status") return { toolCalls: [{ name: "read_file", args: { path: "notes-b.md" } }] };
     if (calledLast === "read_file")
-      return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planText(revised) } }] };
+      return {
+        toolCalls: [
+          { name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planText(revised) } },
+        ],
+      };
     return { text: "I submitted the plan for review." };
   }
   if (calledLast === undefined) {
@@ -110,12 +128,21 @@ const runtime = createAgentRuntime({
     classes: ["safe", "knowledge", "subagent", "workspace_read", "workspace_write", "workspace_create"],
   },
 });
-const SHOWN = new Set(["task_status", "planning_started", "artifact_created", "plan_ready", "question", "role_changed", "tool_call_update"]);
+const SHOWN = new Set([
+  "task_status",
+  "planning_started",
+  "artifact_created",
+  "plan_ready",
+  "question",
+  "role_changed",
+  "tool_call_update",
+]);
 runtime.events.on("event", (event: RuntimeEvent) => {
   if (event.type === "tool_call_update" && event.status === "end") {
     // The search's and git's answers (what a real model would read), and any tool error.
     if (event.isError === true) console.log(`  ✗ ${event.name}: ${JSON.stringify(event.result)}`);
-    else if (["search_files", "git_status", "apply_patch"].includes(event.name)) console.log(`  ${event.name} → ${JSON.stringify(event.result)}`);
+    else if (["search_files", "git_status", "apply_patch"].includes(event.name))
+      console.log(`  ${event.name} → ${JSON.stringify(event.result)}`);
     else if (event.name === "git_diff") console.log(`  git_diff →\n${(event.result as { diff: string }).diff}`);
     return;
   }

@@ -46,12 +46,18 @@ function scriptedModel(): Provider {
         thinking: "Two cities to check; I will look them up in parallel.",
         toolCalls: ["Lisbon", "Oslo"].map((city) => ({
           name: "run_subtask",
-          args: { title: `Weather in ${city}`, instructions: `Get the weekend forecast in ${city} and summarise it in one line.` },
+          args: {
+            title: `Weather in ${city}`,
+            instructions: `Get the weekend forecast in ${city} and summarise it in one line.`,
+          },
         })),
         usage: { inputTokens: 180, outputTokens: 60 },
       };
     }
-    return { text: "Go to Lisbon: sunny and 24 °C, while Oslo expects rain showers and 9 °C.", usage: { inputTokens: 260, outputTokens: 25 } };
+    return {
+      text: "Go to Lisbon: sunny and 24 °C, while Oslo expects rain showers and 9 °C.",
+      usage: { inputTokens: 260, outputTokens: 25 },
+    };
   });
 }
 
@@ -59,7 +65,11 @@ function pickProvider(): { provider: Provider; model: string; label: string } {
   const env = globalThis.process?.env ?? {};
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) {
     const model = env.OPENAI_MODEL ?? "gpt-4.1-mini";
-    return { provider: openai(), model, label: `openai() at ${env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"}, model ${model}` };
+    return {
+      provider: openai(),
+      model,
+      label: `openai() at ${env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"}, model ${model}`,
+    };
   }
   if (env.ANTHROPIC_API_KEY) {
     const model = env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5";
@@ -68,7 +78,8 @@ function pickProvider(): { provider: Provider; model: string; label: string } {
   return {
     provider: scriptedModel(),
     model: "scripted",
-    label: "the bundled scripted provider (offline; set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY for a real model)",
+    label:
+      "the bundled scripted provider (offline; set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY for a real model)",
   };
 }
 
@@ -83,7 +94,8 @@ const titles = new Map<string, string>(); // run_subtask id → title, to label 
 for await (const event of runUnifiedAgentLoop({
   provider,
   model,
-  systemPrompt: "You are a travel assistant. Use sub-tasks to check each city in parallel, then recommend one in a sentence.",
+  systemPrompt:
+    "You are a travel assistant. Use sub-tasks to check each city in parallel, then recommend one in a sentence.",
   history: [{ role: "user", content: question }],
   tools: [getWeather],
   policy: defaultPolicy("thread"),

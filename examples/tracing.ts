@@ -7,7 +7,12 @@
  *
  *   npx tsx --tsconfig tsconfig.tests.json examples/tracing.ts
  */
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import { z } from "zod";
 import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore } from "@agentry/core";
 import { instrumentRuntime } from "@agentry/core/otel";
@@ -29,18 +34,25 @@ const provider = createFakeProvider((request) => {
   const last = request.messages[request.messages.length - 1]!;
   if ((request.caller?.depth ?? 0) > 0) {
     return last.role === "user"
-      ? { toolCalls: [{ name: "lookup_order", args: { orderId: "A-17" } }], usage: { inputTokens: 120, outputTokens: 18 } }
+      ? {
+          toolCalls: [{ name: "lookup_order", args: { orderId: "A-17" } }],
+          usage: { inputTokens: 120, outputTokens: 18 },
+        }
       : { text: "Order A-17 shipped with DHL.", usage: { inputTokens: 160, outputTokens: 9 } };
   }
   return last.role === "user"
     ? {
-        toolCalls: [{ name: "run_subtask", args: { title: "Check order A-17", instructions: "Find the status of order A-17." } }],
+        toolCalls: [
+          { name: "run_subtask", args: { title: "Check order A-17", instructions: "Find the status of order A-17." } },
+        ],
         usage: { inputTokens: 300, outputTokens: 40 },
       }
     : { text: "Your order A-17 is on its way with DHL.", usage: { inputTokens: 380, outputTokens: 14 } };
 });
 const runtime = createAgentRuntime({
-  registry: createAgentRegistry([{ agentId: "support", displayName: "Support", chat: { model: "gpt-4.1-mini", temperature: 0.3 } }]),
+  registry: createAgentRegistry([
+    { agentId: "support", displayName: "Support", chat: { model: "gpt-4.1-mini", temperature: 0.3 } },
+  ]),
   store: new MemorySessionStore(),
   providers: { fake: provider },
   tools: [lookup],
@@ -67,7 +79,10 @@ const KEYS = [
 ];
 function print(span: ReadableSpan, indent: string) {
   const attributes = KEYS.filter((key) => span.attributes[key] !== undefined)
-    .map((key) => `${key.replace("gen_ai.", "")}=${JSON.stringify(span.attributes[key] === result.sessionId ? "<session>" : span.attributes[key])}`)
+    .map(
+      (key) =>
+        `${key.replace("gen_ai.", "")}=${JSON.stringify(span.attributes[key] === result.sessionId ? "<session>" : span.attributes[key])}`,
+    )
     .join(" ");
   console.log(`${indent}${span.name}  ${attributes}`);
   for (const child of children(span.spanContext().spanId)) print(child, `${indent}  `);

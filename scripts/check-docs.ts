@@ -68,11 +68,13 @@ export function extractBlocks(markdown: string, file: string): DocBlock[] {
   lines.forEach((text, index) => {
     const match = FENCE.exec(text);
     if (open === undefined) {
-      if (match) open = { fence: match[2]!, lang: match[3]!.toLowerCase(), info: match[4]!.trim(), start: index + 2, body: [] };
+      if (match)
+        open = { fence: match[2]!, lang: match[3]!.toLowerCase(), info: match[4]!.trim(), start: index + 2, body: [] };
       return;
     }
     if (match && match[2]!.startsWith(open.fence) && match[3] === "" && match[4] === "") {
-      if (TS_LANGS.has(open.lang)) blocks.push({ file, line: open.start, code: open.body.join("\n"), mode: modeOf(open.info, file, open.start) });
+      if (TS_LANGS.has(open.lang))
+        blocks.push({ file, line: open.start, code: open.body.join("\n"), mode: modeOf(open.info, file, open.start) });
       open = undefined;
       return;
     }
@@ -96,7 +98,9 @@ function modulesOf(blocks: DocBlock[], root: string): DocModule[] {
     if (block.mode === "no-check") continue;
     if (block.mode === "continues") {
       if (current === undefined || current.parts[0]!.file !== block.file) {
-        throw new Error(`${block.file}:${block.line - 1}: a "continues" block needs a checked block before it in the same file`);
+        throw new Error(
+          `${block.file}:${block.line - 1}: a "continues" block needs a checked block before it in the same file`,
+        );
       }
       current.parts.push(block);
       continue;
@@ -124,7 +128,10 @@ function render(module: DocModule): { source: string; origin: { file: string; li
 }
 
 function tsconfigFor(root: string, against: "dist" | "src"): object {
-  const entry = against === "dist" ? { main: "dist/index.d.ts", sub: "dist/*.d.ts" } : { main: "src/index.ts", sub: "src/entries/*.ts" };
+  const entry =
+    against === "dist"
+      ? { main: "dist/index.d.ts", sub: "dist/*.d.ts" }
+      : { main: "src/index.ts", sub: "src/entries/*.ts" };
   return {
     compilerOptions: {
       target: "ES2022",
@@ -151,19 +158,25 @@ export function proseProblems(markdown: string, file: string, root: string): str
   let fenced = false;
   markdown.split(/\r?\n/).forEach((text, index) => {
     if (/^\s*(`{3,}|~{3,})/.test(text)) fenced = !fenced;
-    for (const { pattern, why } of JARGON) if (pattern.test(text)) problems.push(`${file}:${index + 1}:1 ${why}: ${text.trim()}`);
+    for (const { pattern, why } of JARGON)
+      if (pattern.test(text)) problems.push(`${file}:${index + 1}:1 ${why}: ${text.trim()}`);
     if (fenced) return;
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const path = target!.split("#")[0]!;
       if (path === "" || /^[a-z]+:/i.test(path)) continue;
-      if (!existsSync(resolve(dirname(resolve(root, file)), path))) problems.push(`${file}:${index + 1}:1 broken link: ${target}`);
+      if (!existsSync(resolve(dirname(resolve(root, file)), path)))
+        problems.push(`${file}:${index + 1}:1 broken link: ${target}`);
     }
   });
   return problems;
 }
 
 /** Maps tsc's `path(line,col): error ...` lines back to the markdown. */
-function mapDiagnostics(output: string, outDir: string, origins: Map<string, { file: string; line: number }[]>): string[] {
+function mapDiagnostics(
+  output: string,
+  outDir: string,
+  origins: Map<string, { file: string; line: number }[]>,
+): string[] {
   const problems: string[] = [];
   for (const text of output.split(/\r?\n/)) {
     const match = /^(.+?)\((\d+),(\d+)\): (.*)$/.exec(text);
@@ -186,7 +199,11 @@ export function checkDocs(options: CheckDocsOptions): CheckDocsResult {
   const against = options.against ?? "dist";
   const outDir = resolve(options.outDir ?? join(root, ".docs-check"));
   if (against === "dist" && !existsSync(join(root, "dist/index.d.ts"))) {
-    return { ok: false, checked: 0, problems: ["dist/index.d.ts is missing: run `npm run build` first (or pass --against src)"] };
+    return {
+      ok: false,
+      checked: 0,
+      problems: ["dist/index.d.ts is missing: run `npm run build` first (or pass --against src)"],
+    };
   }
   const problems: string[] = [];
   const modules: DocModule[] = [];
@@ -209,11 +226,15 @@ export function checkDocs(options: CheckDocsOptions): CheckDocsResult {
   writeFileSync(join(outDir, "tsconfig.json"), JSON.stringify(tsconfigFor(root, against), null, 2));
   if (modules.length > 0) {
     try {
-      execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(outDir, "tsconfig.json"), "--pretty", "false"], {
-        cwd: outDir,
-        encoding: "utf8",
-        stdio: "pipe",
-      });
+      execFileSync(
+        process.execPath,
+        [join(root, "node_modules/typescript/bin/tsc"), "-p", join(outDir, "tsconfig.json"), "--pretty", "false"],
+        {
+          cwd: outDir,
+          encoding: "utf8",
+          stdio: "pipe",
+        },
+      );
     } catch (error) {
       const { stdout, stderr } = error as { stdout?: string; stderr?: string };
       const found = mapDiagnostics(`${stdout ?? ""}${stderr ?? ""}`, outDir, origins);
@@ -249,7 +270,9 @@ function main(argv: string[]): number {
   }
   const result = checkDocs({ root, files: files.length > 0 ? files : documentationFiles(root), against });
   for (const problem of result.problems) console.error(problem);
-  console.log(`docs: ${result.checked} TypeScript blocks checked against ${against}, ${result.problems.length} problems`);
+  console.log(
+    `docs: ${result.checked} TypeScript blocks checked against ${against}, ${result.problems.length} problems`,
+  );
   return result.ok ? 0 : 1;
 }
 

@@ -18,7 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), "agentry-inspector-shots-"));
 const app = await startInspectorApp({ dbPath: join(dir, "agents.db") });
 const browser = await launchChromium();
 try {
-  const send = (content: string, scope: string) => app.runtime.send({ agentId: "support", content, scope, session: "create" });
+  const send = (content: string, scope: string) =>
+    app.runtime.send({ agentId: "support", content, scope, session: "create" });
   await seedLargeSession(app.store, { turns: 40, agentId: "support", scope: "acme/dana" });
   const lookup = await send("Where is order 42?", "acme/alice");
   await app.runtime.send({

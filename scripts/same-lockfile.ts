@@ -10,7 +10,8 @@ interface LockEntry {
   cpu?: string[];
 }
 
-const platformOnly = (entry: LockEntry) => entry.optional === true && (entry.os !== undefined || entry.cpu !== undefined);
+const platformOnly = (entry: LockEntry) =>
+  entry.optional === true && (entry.os !== undefined || entry.cpu !== undefined);
 
 function comparable(path: string): string {
   const lock = JSON.parse(readFileSync(path, "utf8")) as { packages?: Record<string, LockEntry> };

@@ -15,11 +15,21 @@ export default class SlowestFilesReporter implements Reporter {
     const files = testModules.map((module) => {
       const d = module.diagnostic();
       const setup = d.environmentSetupDuration + d.prepareDuration + d.setupDuration;
-      return { name: module.relativeModuleId, total: setup + d.collectDuration + d.duration, imports: d.collectDuration, tests: d.duration };
+      return {
+        name: module.relativeModuleId,
+        total: setup + d.collectDuration + d.duration,
+        imports: d.collectDuration,
+        tests: d.duration,
+      };
     });
     if (files.length === 0) return;
     files.sort((a, b) => b.total - a.total);
-    const lines = files.slice(0, SHOWN).map((f) => `  ${seconds(f.total).padStart(8)}  ${f.name}  (tests ${seconds(f.tests)}, imports ${seconds(f.imports)})`);
+    const lines = files
+      .slice(0, SHOWN)
+      .map(
+        (f) =>
+          `  ${seconds(f.total).padStart(8)}  ${f.name}  (tests ${seconds(f.tests)}, imports ${seconds(f.imports)})`,
+      );
     process.stdout.write(`\nSlowest test files (of ${files.length}):\n${lines.join("\n")}\n`);
   }
 }

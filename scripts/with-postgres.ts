@@ -46,21 +46,32 @@ function clusterAccount(): Account | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const user = process.env.AGENTRY_PG_USER ?? "nobody";
   try {
-    const id = (flag: string) => Number(execFileSync("id", [flag, user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+    const id = (flag: string) =>
+      Number(execFileSync("id", [flag, user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
     const account = { uid: id("-u"), gid: id("-g") };
     if (account.uid !== 0 && Number.isInteger(account.uid) && Number.isInteger(account.gid)) return account;
   } catch {
     // Reported below.
   }
-  throw new Error(`running as root, which PostgreSQL refuses, and "${user}" is no non-root user to run it as: set AGENTRY_PG_USER or DATABASE_URL`);
+  throw new Error(
+    `running as root, which PostgreSQL refuses, and "${user}" is no non-root user to run it as: set AGENTRY_PG_USER or DATABASE_URL`,
+  );
 }
 
 /** Runs a server binary as the cluster's account; throws with its output when it fails. */
 function run(account: Account | undefined, file: string, args: string[], options: SpawnSyncOptions = {}): void {
-  const result = spawnSync(file, args, { ...account, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000, ...options });
+  const result = spawnSync(file, args, {
+    ...account,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 120_000,
+    ...options,
+  });
   if (result.status !== 0) {
     const output = `${String(result.stdout ?? "")}${String(result.stderr ?? "")}`.trim();
-    throw new Error(`${file} ${args.join(" ")} failed (${result.error?.message ?? `exit ${result.status}`}): ${output}`);
+    throw new Error(
+      `${file} ${args.join(" ")} failed (${result.error?.message ?? `exit ${result.status}`}): ${output}`,
+    );
   }
 }
 
@@ -86,7 +97,9 @@ function freePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -98,10 +111,24 @@ async function start(binaries: Binaries, account: Account | undefined, dir: stri
     const port = await freePort();
     const options = `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=${fsync} -c max_connections=200`;
     try {
-      run(account, binaries.pg_ctl, ["-D", join(dir, "data"), "-l", join(dir, "log"), "-w", "-t", "60", "-o", options, "start"]);
+      run(account, binaries.pg_ctl, [
+        "-D",
+        join(dir, "data"),
+        "-l",
+        join(dir, "log"),
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        options,
+        "start",
+      ]);
       return port;
     } catch (error) {
-      if (attempt === 3) throw new Error(`${(error as Error).message}\n${existsSync(join(dir, "log")) ? readFileSync(join(dir, "log"), "utf8") : ""}`);
+      if (attempt === 3)
+        throw new Error(
+          `${(error as Error).message}\n${existsSync(join(dir, "log")) ? readFileSync(join(dir, "log"), "utf8") : ""}`,
+        );
     }
   }
 }
@@ -137,7 +164,8 @@ function runCommand(command: string[], env: NodeJS.ProcessEnv): Promise<number> 
 
 async function main(command: string[]): Promise<number> {
   if (command.length === 0) throw new Error("usage: scripts/with-postgres.sh <command> [args...]");
-  if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== "") return runCommand(command, process.env);
+  if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== "")
+    return runCommand(command, process.env);
   const account = clusterAccount();
   const found = await findBinaries();
   const dir = mkdtempSync(join(tmpdir(), "agentry-pg-"));
@@ -153,10 +181,23 @@ async function main(command: string[]): Promise<number> {
     binaries = reachableBinaries(found, account, dir);
     const data = join(dir, "data");
     try {
-      run(account, binaries.initdb, ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+      run(account, binaries.initdb, [
+        "-D",
+        data,
+        "-U",
+        "postgres",
+        "-A",
+        "trust",
+        "-E",
+        "UTF8",
+        "--locale=C",
+        "--no-sync",
+      ]);
     } catch (error) {
       // The platform package's postinstall links its libraries (libicuuc.so.60 -> .60.2 and the like).
-      const hint = /error while loading shared libraries/.test(String(error)) ? " (did its postinstall run? see allowScripts in package.json)" : "";
+      const hint = /error while loading shared libraries/.test(String(error))
+        ? " (did its postinstall run? see allowScripts in package.json)"
+        : "";
       throw new Error(`${(error as Error).message}${hint}`);
     }
     const port = await start(binaries, account, dir);
@@ -173,7 +214,11 @@ async function main(command: string[]): Promise<number> {
 /** Stops the cluster (if it started) and removes its dir. */
 function stop(binaries: Binaries | undefined, account: Account | undefined, dir: string): void {
   if (binaries !== undefined && existsSync(join(dir, "data", "postmaster.pid"))) {
-    spawnSync(binaries.pg_ctl, ["-D", join(dir, "data"), "-m", "immediate", "stop"], { ...account, stdio: "ignore", timeout: 60_000 });
+    spawnSync(binaries.pg_ctl, ["-D", join(dir, "data"), "-m", "immediate", "stop"], {
+      ...account,
+      stdio: "ignore",
+      timeout: 60_000,
+    });
   }
   rmSync(dir, { recursive: true, force: true });
 }

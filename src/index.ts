@@ -85,12 +85,29 @@ export { messageTypeOf } from "./modes/message-type-of.js";
 export { isDeclaredReadOnly } from "./tools/declared-read-only.js";
 
 // --- providers (contract) ---
-export type { FinishReason, ModelCaller, ModelEvent, ModelPricing, ModelRequest, ModelTool, PricingTable, Provider } from "./contracts/provider.js";
+export type {
+  FinishReason,
+  ModelCaller,
+  ModelEvent,
+  ModelPricing,
+  ModelRequest,
+  ModelTool,
+  PricingTable,
+  Provider,
+} from "./contracts/provider.js";
 
 // --- loop ---
 export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";
 export type { ExecutionTreeNode, ExecutionTreeSnapshot } from "./contracts/execution-tree.js";
-export type { ApprovalContext, ApprovalDecision, ApprovalHandler, ApprovalRequest, LoopResult, LoopStatus, ResumeState } from "./contracts/loop-result.js";
+export type {
+  ApprovalContext,
+  ApprovalDecision,
+  ApprovalHandler,
+  ApprovalRequest,
+  LoopResult,
+  LoopStatus,
+  ResumeState,
+} from "./contracts/loop-result.js";
 export type {
   ApprovalRequestEvent,
   ApprovalResolvedEvent,
@@ -225,17 +242,39 @@ export type { EventBatcher, EventBatcherOptions } from "./delivery/create-event-
 export { toServerSentEvents } from "./delivery/to-server-sent-events.js";
 export type { ServerSentEventsOptions } from "./delivery/to-server-sent-events.js";
 export { createEventLog } from "./delivery/create-event-log.js";
-export type { EventLog, EventLogOptions, ResumedEvent, ResumeOptions, SessionSnapshotEvent } from "./delivery/create-event-log.js";
-export { EVENT_RECORD_KIND, eventRecordOf, MAX_PENDING_STORED_EVENTS, MAX_STORED_STREAM_CHARS } from "./delivery/stored-events.js";
+export type {
+  EventLog,
+  EventLogOptions,
+  ResumedEvent,
+  ResumeOptions,
+  SessionSnapshotEvent,
+} from "./delivery/create-event-log.js";
+export {
+  EVENT_RECORD_KIND,
+  eventRecordOf,
+  MAX_PENDING_STORED_EVENTS,
+  MAX_STORED_STREAM_CHARS,
+} from "./delivery/stored-events.js";
 export type { EventRecord } from "./delivery/stored-events.js";
 export type { DeliverableEvent, DeliveryStamp } from "./delivery/deliverable-event.js";
 export type { DeliveredDoneEvent, DoneDelivery, DoneOutcome } from "./delivery/done-outcome.js";
 // <<< delivery block
 
 // >>> context block
-export { CHARS_PER_TOKEN, IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, estimateMessageTokens, estimateTokens } from "./context/estimate-tokens.js";
+export {
+  CHARS_PER_TOKEN,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+  estimateMessageTokens,
+  estimateTokens,
+} from "./context/estimate-tokens.js";
 export { pruneHistory } from "./context/prune-history.js";
 export type { PruneHistoryOptions, PruneHistoryResult } from "./context/prune-history.js";
-export { EMERGENCY_CONTEXT_LIMIT, RESET_SUMMARY_MAX_CHARS, needsEmergencyReset, summarizeForReset } from "./context/emergency-reset.js";
+export {
+  EMERGENCY_CONTEXT_LIMIT,
+  RESET_SUMMARY_MAX_CHARS,
+  needsEmergencyReset,
+  summarizeForReset,
+} from "./context/emergency-reset.js";
 export type { NeedsEmergencyResetOptions, NeedsEmergencyResetResult } from "./context/emergency-reset.js";
 // <<< context block

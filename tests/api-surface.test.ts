@@ -86,16 +86,27 @@ describe("public API surface (API.md)", () => {
 
   it("keeps the contracted shapes", () => {
     // `result` (optional, added for ask_user answers) is the call's result without running the tool.
-    expectTypeOf<ApprovalDecision>().toEqualTypeOf<{ approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true }>();
-    expectTypeOf<RuntimeEvent>().toMatchTypeOf<LoopEvent & { sessionId: string; agentId: string; runId: string; seq: number; ts: number }>();
+    expectTypeOf<ApprovalDecision>().toEqualTypeOf<
+      { approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true }
+    >();
+    expectTypeOf<RuntimeEvent>().toMatchTypeOf<
+      LoopEvent & { sessionId: string; agentId: string; runId: string; seq: number; ts: number }
+    >();
     expectTypeOf<TurnResult>().toMatchTypeOf<{ sessionId: string; agentId: string; created: boolean; runId: string }>();
-    expectTypeOf<ResumeState>().toMatchTypeOf<{ frames: Record<string, unknown[]>; decisions: Record<string, { approved: boolean; reason?: string }> }>();
+    expectTypeOf<ResumeState>().toMatchTypeOf<{
+      frames: Record<string, unknown[]>;
+      decisions: Record<string, { approved: boolean; reason?: string }>;
+    }>();
     expectTypeOf<"latest">().toMatchTypeOf<SessionSelector>();
     expectTypeOf<AgentRegistry["get"]>().returns.toEqualTypeOf<core.AgentDefinition | undefined>();
     expectTypeOf(core.createTurnBudget).returns.toEqualTypeOf<TurnBudget>();
     expect(core.DEFAULT_BUDGET.maxDepth).toBe(3);
-    expectTypeOf<keyof TaskApi>().toEqualTypeOf<"create" | "approve" | "revise" | "reply" | "rename" | "delete" | "cancel" | "get" | "list" | "artifacts">();
-    expectTypeOf<TaskApi["reply"]>().toEqualTypeOf<(taskId: string, content: string, guard?: core.TenantGuard) => Promise<TurnResult>>();
+    expectTypeOf<keyof TaskApi>().toEqualTypeOf<
+      "create" | "approve" | "revise" | "reply" | "rename" | "delete" | "cancel" | "get" | "list" | "artifacts"
+    >();
+    expectTypeOf<TaskApi["reply"]>().toEqualTypeOf<
+      (taskId: string, content: string, guard?: core.TenantGuard) => Promise<TurnResult>
+    >();
     expectTypeOf<PlanReadyEvent["summary"]>().toEqualTypeOf<{
       goal_summary: string;
       steps: { title: string; description: string }[];

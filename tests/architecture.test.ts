@@ -171,7 +171,8 @@ const RUNTIME_ROOMS: Record<string, string[]> = {
 };
 
 /** The room of a file in src/runtime/ (`undefined` for the top file and files outside). */
-const runtimeRoomOf = (file: string) => (file.startsWith("runtime/") && file.split("/").length === 3 ? file.split("/")[1] : undefined);
+const runtimeRoomOf = (file: string) =>
+  file.startsWith("runtime/") && file.split("/").length === 3 ? file.split("/")[1] : undefined;
 
 /** Longest function body allowed in src/, in lines (nested functions count toward their parent). */
 const MAX_FUNCTION_LINES = 120;
@@ -184,9 +185,17 @@ function longFunctions(): { file: string; name: string; lines: number }[] {
     const visit = (node: ts.Node) => {
       if (ts.isFunctionLike(node) && "body" in node && node.body) {
         const body = node.body as ts.Node;
-        const lines = source.getLineAndCharacterOfPosition(body.end).line - source.getLineAndCharacterOfPosition(body.getStart(source)).line + 1;
-        const named = node.name ?? (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent) ? node.parent.name : undefined);
-        if (lines > MAX_FUNCTION_LINES) found.push({ file: s.file, name: named?.getText(source) ?? "(anonymous)", lines });
+        const lines =
+          source.getLineAndCharacterOfPosition(body.end).line -
+          source.getLineAndCharacterOfPosition(body.getStart(source)).line +
+          1;
+        const named =
+          node.name ??
+          (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent)
+            ? node.parent.name
+            : undefined);
+        if (lines > MAX_FUNCTION_LINES)
+          found.push({ file: s.file, name: named?.getText(source) ?? "(anonymous)", lines });
       }
       ts.forEachChild(node, visit);
     };
@@ -200,20 +209,28 @@ describe("architecture", () => {
     const offenders = sources
       .filter((s) => !NODE_ONLY.test(s.file))
       .flatMap((s) =>
-        s.staticImports.filter((i) => i.startsWith("node:") || ["fs", "path", "http", "child_process"].includes(i)).map((i) => `${s.file} → ${i}`),
+        s.staticImports
+          .filter((i) => i.startsWith("node:") || ["fs", "path", "http", "child_process"].includes(i))
+          .map((i) => `${s.file} → ${i}`),
       );
     expect(offenders).toEqual([]);
   });
 
   it("only the sqlite adapter loads better-sqlite3", () => {
-    const offenders = sources.filter((s) => !s.file.startsWith("sqlite/") && s.staticImports.includes("better-sqlite3")).map((s) => s.file);
+    const offenders = sources
+      .filter((s) => !s.file.startsWith("sqlite/") && s.staticImports.includes("better-sqlite3"))
+      .map((s) => s.file);
     expect(offenders).toEqual([]);
   });
 
   it("only the otel adapter loads @opentelemetry/api; @ai-sdk/* is never loaded at run time", () => {
-    const otel = sources.filter((s) => !s.file.startsWith("otel/") && s.staticImports.some((i) => i.startsWith("@opentelemetry/"))).map((s) => s.file);
+    const otel = sources
+      .filter((s) => !s.file.startsWith("otel/") && s.staticImports.some((i) => i.startsWith("@opentelemetry/")))
+      .map((s) => s.file);
     expect(otel).toEqual([]);
-    const aiSdk = sources.filter((s) => s.staticImports.some((i) => i.startsWith("@ai-sdk/") || i === "ai")).map((s) => s.file);
+    const aiSdk = sources
+      .filter((s) => s.staticImports.some((i) => i.startsWith("@ai-sdk/") || i === "ai"))
+      .map((s) => s.file);
     expect(aiSdk).toEqual([]);
   });
 
@@ -227,13 +244,19 @@ describe("architecture", () => {
   it("contracts import nothing from src/ and hold types only", () => {
     const contracts = sources.filter((s) => s.file.startsWith("contracts/"));
     expect(contracts.length).toBeGreaterThan(0);
-    const imports = contracts.flatMap((s) => s.staticImports.filter((i) => i.startsWith(".") && !/^\.\/[a-z-]+\.js$/.test(i)).map((i) => `${s.file} → ${i}`));
+    const imports = contracts.flatMap((s) =>
+      s.staticImports.filter((i) => i.startsWith(".") && !/^\.\/[a-z-]+\.js$/.test(i)).map((i) => `${s.file} → ${i}`),
+    );
     expect(imports).toEqual([]);
     const values = contracts.flatMap((s) =>
-      [...s.text.matchAll(/^(?:export\s+)?(?:const|let|var|function|class|enum|async)\b.*$/gm)].map((m) => `${s.file}: ${m[0]}`),
+      [...s.text.matchAll(/^(?:export\s+)?(?:const|let|var|function|class|enum|async)\b.*$/gm)].map(
+        (m) => `${s.file}: ${m[0]}`,
+      ),
     );
     expect(values).toEqual([]);
-    const valueImports = contracts.flatMap((s) => [...s.text.matchAll(/^import\s+(?!type\b).*$/gm)].map((m) => `${s.file}: ${m[0]}`));
+    const valueImports = contracts.flatMap((s) =>
+      [...s.text.matchAll(/^import\s+(?!type\b).*$/gm)].map((m) => `${s.file}: ${m[0]}`),
+    );
     expect(valueImports).toEqual([]);
   });
 
@@ -246,7 +269,8 @@ describe("architecture", () => {
     const offenders: string[] = [];
     for (const [from, targets] of folderEdges()) {
       for (const [to, example] of targets)
-        if (!(layerOf.get(to)! < layerOf.get(from)!)) offenders.push(`${from} (layer ${layerOf.get(from)}) → ${to} (layer ${layerOf.get(to)}): ${example}`);
+        if (!(layerOf.get(to)! < layerOf.get(from)!))
+          offenders.push(`${from} (layer ${layerOf.get(from)}) → ${to} (layer ${layerOf.get(to)}): ${example}`);
     }
     expect(offenders).toEqual([]);
   });
@@ -285,8 +309,14 @@ describe("architecture", () => {
         const toRoom = runtimeRoomOf(to);
         if (!from.startsWith("runtime/") && to.startsWith("runtime/") && to !== RUNTIME_TOP) {
           offenders.push(`${from} → ${to} (outside the runtime, import ${RUNTIME_TOP})`);
-        } else if (fromRoom !== undefined && to === RUNTIME_TOP) offenders.push(`${from} → ${to} (a room never imports the top file)`);
-        else if (fromRoom !== undefined && toRoom !== undefined && fromRoom !== toRoom && !RUNTIME_ROOMS[fromRoom]?.includes(toRoom)) {
+        } else if (fromRoom !== undefined && to === RUNTIME_TOP)
+          offenders.push(`${from} → ${to} (a room never imports the top file)`);
+        else if (
+          fromRoom !== undefined &&
+          toRoom !== undefined &&
+          fromRoom !== toRoom &&
+          !RUNTIME_ROOMS[fromRoom]?.includes(toRoom)
+        ) {
           offenders.push(`${from} → ${to} (${fromRoom} may import ${RUNTIME_ROOMS[fromRoom]?.join(", ")})`);
         }
       }
@@ -298,7 +328,9 @@ describe("architecture", () => {
     const offenders = sources
       .filter((s) => !s.file.startsWith("entries/") && !ADAPTERS.test(s.file) && !s.file.startsWith("testing/"))
       .flatMap((s) =>
-        s.staticImports.filter((i) => /\/(testing|node|sqlite|postgres|mcp)\/|\/providers\/(openai|anthropic)\//.test(i)).map((i) => `${s.file} → ${i}`),
+        s.staticImports
+          .filter((i) => /\/(testing|node|sqlite|postgres|mcp)\/|\/providers\/(openai|anthropic)\//.test(i))
+          .map((i) => `${s.file} → ${i}`),
       );
     expect(offenders).toEqual([]);
   });

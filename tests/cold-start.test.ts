@@ -33,6 +33,8 @@ describe("cold start", () => {
     expect(zodCalls).toContain("object");
     const schema = core.toJsonSchema(core.agentDefinitionSchema);
     expect(schema).toMatchObject({ type: "object", additionalProperties: false, required: ["agentId", "displayName"] });
-    expect(() => core.createAgentRegistry([{ agentId: "a", displayName: "A", toolAlowlist: ["x"] } as never])).toThrow(/did you mean "toolAllowlist"/);
+    expect(() => core.createAgentRegistry([{ agentId: "a", displayName: "A", toolAlowlist: ["x"] } as never])).toThrow(
+      /did you mean "toolAllowlist"/,
+    );
   });
 });

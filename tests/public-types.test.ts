@@ -9,7 +9,13 @@ const repo = fileURLToPath(new URL("..", import.meta.url));
 function declarationsOf(file: string): string {
   const config = ts.readConfigFile(`${repo}tsconfig.json`, (path) => readFileSync(path, "utf8"));
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repo);
-  const program = ts.createProgram([`${repo}${file}`], { ...options, noEmit: false, declaration: true, emitDeclarationOnly: true, declarationMap: false });
+  const program = ts.createProgram([`${repo}${file}`], {
+    ...options,
+    noEmit: false,
+    declaration: true,
+    emitDeclarationOnly: true,
+    declarationMap: false,
+  });
   let text = "";
   program.emit(
     program.getSourceFile(`${repo}${file}`),
@@ -30,7 +36,10 @@ describe("public types", () => {
   });
 
   it("name every entry's module by its import path", () => {
-    const entries = readdirSync(`${repo}src/entries`).map((name) => [`src/entries/${name}`, `@agentry/core/${name.replace(/\.ts$/, "")}`]);
+    const entries = readdirSync(`${repo}src/entries`).map((name) => [
+      `src/entries/${name}`,
+      `@agentry/core/${name.replace(/\.ts$/, "")}`,
+    ]);
     for (const [file, path] of [["src/index.ts", "@agentry/core"], ...entries] as const) {
       expect(readFileSync(`${repo}${file}`, "utf8")).toContain(` * @module \\${path}\n`);
     }

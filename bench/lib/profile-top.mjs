@@ -36,5 +36,7 @@ console.log(
 );
 console.log("self ms   % of total  function  file:line");
 for (const row of sorted.slice(0, top)) {
-  console.log(`${(row.us / 1000).toFixed(1).padStart(7)}  ${((100 * row.us) / totalUs).toFixed(1).padStart(6)}%   ${row.key}`);
+  console.log(
+    `${(row.us / 1000).toFixed(1).padStart(7)}  ${((100 * row.us) / totalUs).toFixed(1).padStart(6)}%   ${row.key}`,
+  );
 }

@@ -82,14 +82,20 @@ declare module "@openai/agents" {
     constructor(options: { name: string; instructions: string; model: Model; tools: FunctionTool[] });
   }
   export type RunStreamEvent =
-    { type: "run_item_stream_event"; name: string } | { type: "raw_model_stream_event"; data: StreamEvent } | { type: "agent_updated_stream_event" };
+    | { type: "run_item_stream_event"; name: string }
+    | { type: "raw_model_stream_event"; data: StreamEvent }
+    | { type: "agent_updated_stream_event" };
   export interface RunResult {
     finalOutput?: unknown;
   }
   export interface StreamedRunResult extends RunResult, AsyncIterable<RunStreamEvent> {
     completed: Promise<void>;
   }
-  export function run(agent: Agent, input: string, options: { stream: true; maxTurns?: number }): Promise<StreamedRunResult>;
+  export function run(
+    agent: Agent,
+    input: string,
+    options: { stream: true; maxTurns?: number },
+  ): Promise<StreamedRunResult>;
   export function run(agent: Agent, input: string, options?: { stream?: false; maxTurns?: number }): Promise<RunResult>;
   export type AgentInputItem = { role: "user" | "assistant"; content: unknown };
   export function user(text: string): AgentInputItem;
@@ -194,7 +200,16 @@ declare module "@mariozechner/pi-ai" {
 }
 
 declare module "@mariozechner/pi-agent-core" {
-  import type { AssistantMessage, AssistantMessageEvent, EventStream, Message, Model, Static, TextContent, TSchema } from "@mariozechner/pi-ai";
+  import type {
+    AssistantMessage,
+    AssistantMessageEvent,
+    EventStream,
+    Message,
+    Model,
+    Static,
+    TextContent,
+    TSchema,
+  } from "@mariozechner/pi-ai";
 
   export type AgentMessage = Message;
   export interface AgentTool<P extends TSchema = TSchema> {
@@ -202,7 +217,11 @@ declare module "@mariozechner/pi-agent-core" {
     label: string;
     description: string;
     parameters: P;
-    execute(toolCallId: string, params: Static<P>, signal?: AbortSignal): Promise<{ content: TextContent[]; details: unknown }>;
+    execute(
+      toolCallId: string,
+      params: Static<P>,
+      signal?: AbortSignal,
+    ): Promise<{ content: TextContent[]; details: unknown }>;
   }
   export interface AgentContext {
     systemPrompt: string;
@@ -217,7 +236,9 @@ declare module "@mariozechner/pi-agent-core" {
     model: Model<any>,
     context: unknown,
     options?: unknown,
-  ) => EventStream<AssistantMessageEvent, AssistantMessage> | Promise<EventStream<AssistantMessageEvent, AssistantMessage>>;
+  ) =>
+    | EventStream<AssistantMessageEvent, AssistantMessage>
+    | Promise<EventStream<AssistantMessageEvent, AssistantMessage>>;
   export type AgentEvent =
     | { type: "message_update"; message: AgentMessage; assistantMessageEvent: AssistantMessageEvent }
     | {

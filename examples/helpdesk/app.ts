@@ -5,7 +5,14 @@
  * SQLite file, so another process (the operator's) sees and decides the same approvals.
  */
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, type AgentRuntime, type ModelRequest, type ToolContext } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  type AgentRuntime,
+  type ModelRequest,
+  type ToolContext,
+} from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
 
@@ -26,7 +33,12 @@ export function createHelpdesk(path: string, ledger: Ledger): AgentRuntime<Ticke
     permissionClass: "safe",
     input: z.object({ orderId: z.string() }),
     // The tenant comes from the host, never from the model: a model cannot ask for another tenant's order.
-    execute: ({ orderId }, ctx: ToolContext<Ticket>) => ({ orderId, tenant: ctx.scope, customer: ctx.context?.customer, total: 15 }),
+    execute: ({ orderId }, ctx: ToolContext<Ticket>) => ({
+      orderId,
+      tenant: ctx.scope,
+      customer: ctx.context?.customer,
+      total: 15,
+    }),
   });
   const refund = defineTool({
     name: "refund",
@@ -35,13 +47,19 @@ export function createHelpdesk(path: string, ledger: Ledger): AgentRuntime<Ticke
     input: z.object({ orderId: z.string(), amount: z.number().positive() }),
     requiresApproval: true,
     execute: ({ orderId, amount }, ctx: ToolContext<Ticket>) => {
-      if (!ledger.has(ctx.callKey)) ledger.set(ctx.callKey, { tenant: ctx.scope ?? "", customer: ctx.context?.customer ?? "", amount });
+      if (!ledger.has(ctx.callKey))
+        ledger.set(ctx.callKey, { tenant: ctx.scope ?? "", customer: ctx.context?.customer ?? "", amount });
       return `refunded ${amount} for ${orderId}`;
     },
   });
   return createAgentRuntime<Ticket>({
     registry: createAgentRegistry([
-      { agentId: "triage", displayName: "Triage", systemPrompt: "You are agent triage.", agentAllowlist: ["billing", "tech"] },
+      {
+        agentId: "triage",
+        displayName: "Triage",
+        systemPrompt: "You are agent triage.",
+        agentAllowlist: ["billing", "tech"],
+      },
       { agentId: "billing", displayName: "Billing", systemPrompt: "You are agent billing.", agentAllowlist: [] },
       { agentId: "tech", displayName: "Tech", systemPrompt: "You are agent tech.", agentAllowlist: [] },
     ]),
@@ -51,7 +69,9 @@ export function createHelpdesk(path: string, ledger: Ledger): AgentRuntime<Ticke
     tools: [lookupOrder, refund],
     // Refunds under 20 for tenant acme need nobody; everything else waits for the operator.
     approve: async (request, info) =>
-      request.name === "refund" && info.context?.tenant === "acme" && (request.args as { amount: number }).amount < 20 ? { approved: true } : { suspend: true },
+      request.name === "refund" && info.context?.tenant === "acme" && (request.args as { amount: number }).amount < 20
+        ? { approved: true }
+        : { suspend: true },
   });
 }
 
@@ -76,7 +96,11 @@ function script(request: ModelRequest): FakeTurn {
     if (results.length === 0) return { toolCalls: [{ name: "lookup_order", args: { orderId: "A-7" } }] };
     if (results.length === 1) return { toolCalls: [{ name: "refund", args: { orderId: "A-7", amount: 15 } }] };
     const outcome = results.at(-1)!;
-    return { text: outcome.isError ? `I could not refund order A-7 (${String(outcome.result)}).` : `Order A-7: ${String(outcome.result)}.` };
+    return {
+      text: outcome.isError
+        ? `I could not refund order A-7 (${String(outcome.result)}).`
+        : `Order A-7: ${String(outcome.result)}.`,
+    };
   }
   return { text: "Have you tried turning it off and on again?" };
 }

@@ -31,9 +31,13 @@ const globex = await helpdesk.send({
 });
 const [waiting] = globex.pendingApprovals ?? [];
 console.log(`globex/us: ${globex.status}: waits for ${waiting?.name} asked by ${waiting?.origin?.agentId}`);
-console.log(`refunds paid so far: ${[...ledger.values()].map((r) => `${r.tenant}/${r.customer} ${r.amount}`).join(", ")}`);
+console.log(
+  `refunds paid so far: ${[...ledger.values()].map((r) => `${r.tenant}/${r.customer} ${r.amount}`).join(", ")}`,
+);
 await helpdesk.close();
 
 // The operator works in another process, on the same database.
 const operator = fileURLToPath(new URL("./operator.ts", import.meta.url));
-process.stdout.write(execFileSync(process.execPath, ["--import", "tsx", operator, path, "globex"], { encoding: "utf8" }));
+process.stdout.write(
+  execFileSync(process.execPath, ["--import", "tsx", operator, path, "globex"], { encoding: "utf8" }),
+);

@@ -15,5 +15,7 @@ for (const pending of await helpdesk.pendingApprovals({ scopePrefix: tenant })) 
   const resumed = await helpdesk.resolveApproval(pending.requestId, { approved: true });
   console.log(`operator: approved; the customer (${resumed.agentId}) now reads: ${resumed.text}`);
 }
-console.log(`operator: refunds paid here: ${[...ledger.values()].map((r) => `${r.tenant}/${r.customer} ${r.amount}`).join(", ")}`);
+console.log(
+  `operator: refunds paid here: ${[...ledger.values()].map((r) => `${r.tenant}/${r.customer} ${r.amount}`).join(", ")}`,
+);
 await helpdesk.close();

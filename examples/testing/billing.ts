@@ -28,7 +28,11 @@ export function billingTools() {
 }
 
 /** One request to the billing agent; `approve` decides the refund. */
-export async function askBilling(provider: Provider, content: string, approve = true): Promise<{ result: LoopResult; refunded: string[] }> {
+export async function askBilling(
+  provider: Provider,
+  content: string,
+  approve = true,
+): Promise<{ result: LoopResult; refunded: string[] }> {
   const { tools, refunded } = billingTools();
   const { result } = await collectEvents(
     runUnifiedAgentLoop({

@@ -30,7 +30,9 @@ describe("a recorded billing run, replayed from a committed cassette", () => {
     // replayProvider only replays, whatever AGENTRY_CASSETTE_MODE says.
     const { result, refunded } = await askBilling(replayProvider({ path }), "Please refund invoice 43.");
     expect(result.status).toBe("error");
-    expect(result.error?.message).toContain('message 0 (user): content: "Please refund invoice 42." → "Please refund invoice 43."');
+    expect(result.error?.message).toContain(
+      'message 0 (user): content: "Please refund invoice 42." → "Please refund invoice 43."',
+    );
     expect(refunded).toEqual([]);
   });
 });

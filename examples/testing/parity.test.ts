@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { Provider } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { createFakeAnthropicServer, createFakeOpenAIServer, createFakeProvider, createFakeResponsesServer, type FakeServer } from "@agentry/core/testing";
+import {
+  createFakeAnthropicServer,
+  createFakeOpenAIServer,
+  createFakeProvider,
+  createFakeResponsesServer,
+  type FakeServer,
+} from "@agentry/core/testing";
 import { askBilling, billingTools } from "./billing.js";
 import { billingScript } from "./script.js";
 

@@ -12,7 +12,14 @@ function model(request: ModelRequest): FakeTurn {
   if (request.caller?.agentId === "billing") return billingScript(request);
   const last = request.messages.at(-1)!;
   if (last.role === "user")
-    return { toolCalls: [{ name: "agents_message", args: { agentId: "billing", content: typeof last.content === "string" ? last.content : "" } }] };
+    return {
+      toolCalls: [
+        {
+          name: "agents_message",
+          args: { agentId: "billing", content: typeof last.content === "string" ? last.content : "" },
+        },
+      ],
+    };
   const reply = last.role === "tool" ? (last.content[0]!.result as { response?: string }) : {};
   return { text: `Billing says: ${reply.response ?? "nothing"}` };
 }
@@ -23,8 +30,18 @@ describe("routing a scripted model on caller", () => {
     const { tools, refunded } = billingTools();
     const runtime = createAgentRuntime({
       registry: createAgentRegistry([
-        { agentId: "frontdesk", displayName: "Front desk", systemPrompt: "You greet customers.", agentAllowlist: ["billing"] },
-        { agentId: "billing", displayName: "Billing", systemPrompt: "You handle billing.", toolAllowlist: ["invoices.*"] },
+        {
+          agentId: "frontdesk",
+          displayName: "Front desk",
+          systemPrompt: "You greet customers.",
+          agentAllowlist: ["billing"],
+        },
+        {
+          agentId: "billing",
+          displayName: "Billing",
+          systemPrompt: "You handle billing.",
+          toolAllowlist: ["invoices.*"],
+        },
       ]),
       store: new MemorySessionStore(),
       providers: { main: provider },
@@ -38,7 +55,13 @@ describe("routing a scripted model on caller", () => {
 
     expect(result.text).toBe("Billing says: Refunded invoice 42.");
     expect(refunded).toEqual(["42"]);
-    expect(provider.calls.map((call) => call.caller?.agentId)).toEqual(["frontdesk", "billing", "billing", "billing", "frontdesk"]);
+    expect(provider.calls.map((call) => call.caller?.agentId)).toEqual([
+      "frontdesk",
+      "billing",
+      "billing",
+      "billing",
+      "frontdesk",
+    ]);
     expect(provider.calls.every((call) => call.caller?.depth === 0)).toBe(true);
   });
 });

@@ -27,5 +27,8 @@ export function billingScript(request: ModelRequest): FakeTurn {
   // A denied call's result is an error text (Chat Completions has no `isError` to read).
   return typeof result?.result === "string"
     ? { text: `The refund was not done: ${result.result}` }
-    : { text: `Refunded invoice ${(result?.result as { refunded: string }).refunded}.`, usage: { inputTokens: 230, outputTokens: 9 } };
+    : {
+        text: `Refunded invoice ${(result?.result as { refunded: string }).refunded}.`,
+        usage: { inputTokens: 230, outputTokens: 9 },
+      };
 }

@@ -61,7 +61,12 @@ const plan = (revised: boolean) =>
         tools_needed: ["run_subtask", "lookup_city"],
       },
       { step_number: 2, action: "Ask which report format you prefer" },
-      { step_number: 3, action: revised ? "Ask before removing the old Oslo draft, then write the report" : "Remove the old Oslo draft and write the report" },
+      {
+        step_number: 3,
+        action: revised
+          ? "Ask before removing the old Oslo draft, then write the report"
+          : "Remove the old Oslo draft and write the report",
+      },
     ],
     risks: ["Prices change daily"],
   });
@@ -87,10 +92,16 @@ export function scriptedProvider() {
       if (last?.role === "user" && /\bfail\b/i.test(textOf(last.content))) {
         return {
           text: "Let me try… ",
-          error: new ProviderError("The model provider is overloaded (scripted failure)", { provider: "scripted", status: 529, retryable: true }),
+          error: new ProviderError("The model provider is overloaded (scripted failure)", {
+            provider: "scripted",
+            status: 529,
+            retryable: true,
+          }),
         };
       }
-      const revised = request.messages.some((m) => m.role === "user" && textOf(m.content).startsWith("Revise the plan"));
+      const revised = request.messages.some(
+        (m) => m.role === "user" && textOf(m.content).startsWith("Revise the plan"),
+      );
       return {
         thinking: "Three independent cities: research them in parallel once the plan is approved.",
         text: "Here is how I would go about it.",
@@ -117,13 +128,19 @@ export function scriptedProvider() {
       };
     }
     if (names.includes("ask_user")) {
-      return { text: "Done. Lisbon wins: the warmest weather (24 °C, sunny) and the cheapest flights (from 89 €). Oslo is wet, Kyoto is far.", delayMs: 100 };
+      return {
+        text: "Done. Lisbon wins: the warmest weather (24 °C, sunny) and the cheapest flights (from 89 €). Oslo is wet, Kyoto is far.",
+        delayMs: 100,
+      };
     }
     if (last?.role === "user") {
       if (/^The plan is approved/.test(textOf(last.content))) {
         return {
           text: "Plan approved: researching the three cities in parallel.",
-          toolCalls: CITIES.map((city) => ({ name: "run_subtask", args: { title: `Research ${city}`, instructions: `Research ${city}` } })),
+          toolCalls: CITIES.map((city) => ({
+            name: "run_subtask",
+            args: { title: `Research ${city}`, instructions: `Research ${city}` },
+          })),
           delayMs: 200,
         };
       }

@@ -36,6 +36,10 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const events = log.resume({ sessionId, lastEventId: req.headers["last-event-id"] as string | undefined, follow: "session" });
+  const events = log.resume({
+    sessionId,
+    lastEventId: req.headers["last-event-id"] as string | undefined,
+    follow: "session",
+  });
   Readable.fromWeb(toServerSentEvents(events, { keepAliveMs: 15_000 }) as never).pipe(res);
 }

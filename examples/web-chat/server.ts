@@ -20,7 +20,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { createAgentRegistry, createAgentRuntime, createEventLog, parsePlan, toServerSentEvents, type Provider, type RuntimeEvent } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  createEventLog,
+  parsePlan,
+  toServerSentEvents,
+  type Provider,
+  type RuntimeEvent,
+} from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
@@ -30,12 +38,17 @@ import { INSPECTOR_BASE, inspectorHandler } from "./inspector.js";
 const AGENT = "assistant";
 const publicDir = fileURLToPath(new URL("./public/", import.meta.url));
 const STATIC: Record<string, string> = { "/": "index.html", "/app.js": "app.js", "/styles.css": "styles.css" };
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
 const MAX_BODY = 64 * 1024;
 
 function chooseProvider(env: NodeJS.ProcessEnv): { provider: Provider; model: string; label: string } {
   if (env.OPENAI_API_KEY) return { provider: openai(), model: env.OPENAI_MODEL ?? "gpt-4.1-mini", label: "OpenAI" };
-  if (env.ANTHROPIC_API_KEY) return { provider: anthropic(), model: env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5", label: "Anthropic" };
+  if (env.ANTHROPIC_API_KEY)
+    return { provider: anthropic(), model: env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5", label: "Anthropic" };
   return { provider: scriptedProvider(), model: "scripted", label: "scripted (offline)" };
 }
 
@@ -75,7 +88,8 @@ export async function startWebChat(options: WebChatOptions = {}) {
       {
         agentId: AGENT,
         displayName: "Trip planner",
-        systemPrompt: "You help plan weekend trips. Research cities in parallel with run_subtask, and ask the user with ask_user when a choice is theirs.",
+        systemPrompt:
+          "You help plan weekend trips. Research cities in parallel with run_subtask, and ask the user with ask_user when a choice is theirs.",
       },
     ]),
     store,
@@ -126,13 +140,17 @@ export async function startWebChat(options: WebChatOptions = {}) {
       try {
         if (request.method === "GET" && STATIC[path]) {
           const file = STATIC[path];
-          response.writeHead(200, { "content-type": TYPES[file.split(".").pop()!]!, "cache-control": "no-cache" }).end(await readFile(publicDir + file));
+          response
+            .writeHead(200, { "content-type": TYPES[file.split(".").pop()!]!, "cache-control": "no-cache" })
+            .end(await readFile(publicDir + file));
           return;
         }
-        if (request.method === "GET" && path === "/api/info") return send(response, 200, { provider: chosen.label, model: chosen.model });
+        if (request.method === "GET" && path === "/api/info")
+          return send(response, 200, { provider: chosen.label, model: chosen.model });
         if (request.method === "POST" && path === "/api/tasks") {
           const { content } = await readJson(request);
-          if (typeof content !== "string" || content.trim() === "") return send(response, 400, { error: "content must be a non-empty string" });
+          if (typeof content !== "string" || content.trim() === "")
+            return send(response, 400, { error: "content must be a non-empty string" });
           const taskId = await startTask(content);
           return send(response, 201, { taskId, sessionId: taskId });
         }
@@ -141,8 +159,16 @@ export async function startWebChat(options: WebChatOptions = {}) {
           const sessionId = match[1]!;
           if (!(await store.getSession(sessionId))) return send(response, 404, { error: "unknown session" });
           const lastEventId = request.headers["last-event-id"];
-          const events = log.resume({ sessionId, lastEventId: typeof lastEventId === "string" ? lastEventId : null, follow: "session" });
-          response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+          const events = log.resume({
+            sessionId,
+            lastEventId: typeof lastEventId === "string" ? lastEventId : null,
+            follow: "session",
+          });
+          response.writeHead(200, {
+            "content-type": "text/event-stream",
+            "cache-control": "no-cache",
+            connection: "keep-alive",
+          });
           const body = Readable.fromWeb(toServerSentEvents(events, { keepAliveMs: 15_000, retryMs: 1_000 }) as never);
           request.on("close", () => body.destroy());
           body.pipe(response);
@@ -151,7 +177,8 @@ export async function startWebChat(options: WebChatOptions = {}) {
         match = /^\/api\/sessions\/([\w-]+)\/messages$/.exec(path);
         if (request.method === "POST" && match) {
           const { content } = await readJson(request);
-          if (typeof content !== "string" || content.trim() === "") return send(response, 400, { error: "content must be a non-empty string" });
+          if (typeof content !== "string" || content.trim() === "")
+            return send(response, 400, { error: "content must be a non-empty string" });
           background(runtime.send({ agentId: AGENT, content, session: match[1]! }));
           return send(response, 202, { accepted: true });
         }
@@ -161,7 +188,10 @@ export async function startWebChat(options: WebChatOptions = {}) {
           const decision =
             body.approved === true
               ? { approved: true }
-              : { approved: false, ...(typeof body.reason === "string" && body.reason !== "" && { reason: body.reason }) };
+              : {
+                  approved: false,
+                  ...(typeof body.reason === "string" && body.reason !== "" && { reason: body.reason }),
+                };
           background(runtime.resolveApproval(decodeURIComponent(match[1]!), decision));
           return send(response, 202, { accepted: true });
         }
@@ -181,13 +211,17 @@ export async function startWebChat(options: WebChatOptions = {}) {
           background(
             match[2] === "approve"
               ? runtime.tasks.approve(taskId)
-              : runtime.tasks.revise(taskId, typeof feedback === "string" && feedback.trim() !== "" ? feedback : "Please revise the plan."),
+              : runtime.tasks.revise(
+                  taskId,
+                  typeof feedback === "string" && feedback.trim() !== "" ? feedback : "Please revise the plan.",
+                ),
           );
           return send(response, 202, { accepted: true });
         }
         send(response, 404, { error: "not found" });
       } catch (error) {
-        if (!response.headersSent) send(response, 400, { error: error instanceof Error ? error.message : String(error) });
+        if (!response.headersSent)
+          send(response, 400, { error: error instanceof Error ? error.message : String(error) });
       }
     })();
   });
@@ -208,6 +242,9 @@ export async function startWebChat(options: WebChatOptions = {}) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const app = await startWebChat({ port: Number(process.env.PORT ?? 3000), dbPath: process.env.WEB_CHAT_DB ?? "web-chat.db" });
+  const app = await startWebChat({
+    port: Number(process.env.PORT ?? 3000),
+    dbPath: process.env.WEB_CHAT_DB ?? "web-chat.db",
+  });
   console.log(`Web chat on ${app.url} (model: ${app.provider}); inspector on ${app.url}${INSPECTOR_BASE}`);
 }

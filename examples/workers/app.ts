@@ -5,7 +5,14 @@
  */
 import PgBoss from "pg-boss";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, type AgentRuntime, type ModelRequest, type Provider } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  type AgentRuntime,
+  type ModelRequest,
+  type Provider,
+} from "@agentry/core";
 import { openai } from "@agentry/core/openai";
 import { createPgBossDispatcher, PostgresSessionStore, type PgBossDispatcher } from "@agentry/core/postgres";
 import { createFakeProvider } from "@agentry/core/testing";
@@ -41,7 +48,12 @@ export async function openApp(options: { worker: boolean; name?: string; concurr
   if (!url) throw new Error("Set DATABASE_URL (see examples/workers/README.md)");
   // Every process of the app must use the same two schemas.
   const store = new PostgresSessionStore({ connectionString: url, schema: process.env.AGENTRY_SCHEMA ?? "agentry" });
-  const boss = new PgBoss({ connectionString: url, schema: process.env.PGBOSS_SCHEMA ?? "pgboss", supervise: options.worker, schedule: false });
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: process.env.PGBOSS_SCHEMA ?? "pgboss",
+    supervise: options.worker,
+    schedule: false,
+  });
   boss.on("error", (error) => console.error("pg-boss:", error.message));
   await boss.start();
   let runtime: AgentRuntime | undefined;
@@ -54,7 +66,10 @@ export async function openApp(options: { worker: boolean; name?: string; concurr
       description: "Adds an item to the shared shopping list.",
       input: z.object({ item: z.string().min(1).max(200) }),
       execute: async ({ item }) => {
-        await store.pool.query(`INSERT INTO ${list} (item, added_by) VALUES ($1, $2) ON CONFLICT (item) DO NOTHING`, [item, name]);
+        await store.pool.query(`INSERT INTO ${list} (item, added_by) VALUES ($1, $2) ON CONFLICT (item) DO NOTHING`, [
+          item,
+          name,
+        ]);
         return `added ${item} (on ${name})`;
       },
     });
@@ -69,7 +84,9 @@ export async function openApp(options: { worker: boolean; name?: string; concurr
       },
     });
     runtime = createAgentRuntime({
-      registry: createAgentRegistry([{ agentId: "shopper", displayName: "Shopper", systemPrompt: "You keep the shared shopping list." }]),
+      registry: createAgentRegistry([
+        { agentId: "shopper", displayName: "Shopper", systemPrompt: "You keep the shared shopping list." },
+      ]),
       store,
       providers: { model: process.env.OPENAI_API_KEY ? openai() : scriptedModel() },
       defaultModel: process.env.OPENAI_MODEL ?? "gpt-4.1-mini",
@@ -78,7 +95,12 @@ export async function openApp(options: { worker: boolean; name?: string; concurr
       leaseTtlMs: 10_000,
     });
   }
-  const dispatcher = createPgBossDispatcher({ boss, store, ...(runtime && { runtime }), concurrency: options.concurrency ?? 8 });
+  const dispatcher = createPgBossDispatcher({
+    boss,
+    store,
+    ...(runtime && { runtime }),
+    concurrency: options.concurrency ?? 8,
+  });
   await dispatcher.start();
   return {
     store,

@@ -27,7 +27,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const url = new URL(req.url ?? "/", "http://localhost");
   if (req.method === "POST" && url.pathname === "/chat") {
     const { content, sessionId } = await body(req);
-    if (typeof content !== "string" || content === "") throw new InvalidArgumentError("content must be a non-empty string");
+    if (typeof content !== "string" || content === "")
+      throw new InvalidArgumentError("content must be a non-empty string");
     res.writeHead(200, { "content-type": "application/x-ndjson" });
     const input = { agentId: "shopper", content, session: typeof sessionId === "string" ? sessionId : "create" };
     for await (const event of app.dispatcher.stream(input)) {
@@ -39,18 +40,27 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.method === "GET" && url.pathname === "/approvals") {
     const pending = await app.store.listPendingApprovals({ limit: 100 });
-    res
-      .writeHead(200, { "content-type": "application/json" })
-      .end(
-        JSON.stringify(pending.map((p) => ({ requestId: p.requestId, sessionId: p.sessionId, tool: p.request.request.name, args: p.request.request.args }))),
-      );
+    res.writeHead(200, { "content-type": "application/json" }).end(
+      JSON.stringify(
+        pending.map((p) => ({
+          requestId: p.requestId,
+          sessionId: p.sessionId,
+          tool: p.request.request.name,
+          args: p.request.request.args,
+        })),
+      ),
+    );
     return;
   }
   const approval = /^\/approvals\/([^/]+)$/.exec(url.pathname);
   if (req.method === "POST" && approval) {
     const { approved } = await body(req);
-    const result = await app.dispatcher.resolveApproval(decodeURIComponent(approval[1]!), { approved: approved === true });
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ status: result.status, text: result.text, sessionId: result.sessionId }));
+    const result = await app.dispatcher.resolveApproval(decodeURIComponent(approval[1]!), {
+      approved: approved === true,
+    });
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ status: result.status, text: result.text, sessionId: result.sessionId }));
     return;
   }
   res.writeHead(404).end();

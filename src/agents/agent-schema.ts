@@ -49,7 +49,10 @@ const compiles = (pattern: string): boolean => {
 /** Deepest nesting accepted in `chat.providerOptions` (configuration, not data: a bound against hostile input). */
 export const MAX_PROVIDER_OPTIONS_DEPTH = 32;
 
-/** True for plain JSON data (null, booleans, strings, finite numbers, arrays, plain objects), at most `depth` levels deep. */
+/**
+ * True for plain JSON data (null, booleans, strings, finite numbers, arrays, plain objects), at most `depth` levels
+ * deep.
+ */
 function isPlainJson(value: unknown, depth: number): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
@@ -70,7 +73,10 @@ function buildAgentDefinitionSchema() {
     .max(MAX_GLOB_LENGTH, `must be at most ${MAX_GLOB_LENGTH} characters`)
     .refine((p) => p.trim() === p, "must not start or end with whitespace")
     .refine((p) => !hasControlCharacter(p), "must not contain control characters (such as NUL or a newline)")
-    .refine((p) => !p.startsWith("!"), 'negation ("!") is not supported: put the pattern in the matching denylist instead')
+    .refine(
+      (p) => !p.startsWith("!"),
+      'negation ("!") is not supported: put the pattern in the matching denylist instead',
+    )
     .refine(
       compiles,
       `is not a valid glob pattern: brace ranges such as {1..9} are not supported, and {a,b} groups may expand to at most ${MAX_GLOB_ALTERNATIVES} alternatives`,
@@ -80,7 +86,10 @@ function buildAgentDefinitionSchema() {
 
   const limit = z.number().min(0, "must be a non-negative number").refine(Number.isFinite, "must be a finite number");
   const budgetShape = Object.fromEntries(
-    BUDGET_KEYS.map((key) => [key, (key === "maxParallelPerTurn" ? limit.refine((n) => n >= 1, "must be at least 1") : limit).nullable().optional()]),
+    BUDGET_KEYS.map((key) => [
+      key,
+      (key === "maxParallelPerTurn" ? limit.refine((n) => n >= 1, "must be at least 1") : limit).nullable().optional(),
+    ]),
   ) as Record<(typeof BUDGET_KEYS)[number], z.ZodOptional<z.ZodNullable<typeof limit>>>;
 
   const definition = z

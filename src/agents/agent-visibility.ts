@@ -6,11 +6,18 @@ import type { AgentRegistry } from "../contracts/agent-registry.js";
  * Whether one agent may see (list in its prompt, delegate to with `agents_message`) another,
  * and if not, why. `code` is stable, for hosts and tool results; `reason` is a sentence.
  */
-export type AgentVisibility = { visible: true } | { visible: false; code: "self" | "hidden" | "not_allowed" | "denied"; reason: string };
+export type AgentVisibility =
+  { visible: true } | { visible: false; code: "self" | "hidden" | "not_allowed" | "denied"; reason: string };
 
-const compileList = (patterns: readonly string[] | null | undefined): GlobMatcher | undefined => (patterns == null ? undefined : compileGlobs(patterns));
+const compileList = (patterns: readonly string[] | null | undefined): GlobMatcher | undefined =>
+  patterns == null ? undefined : compileGlobs(patterns);
 
-function check(from: AgentDefinition, to: AgentDefinition, allow: GlobMatcher | undefined, deny: GlobMatcher | undefined): AgentVisibility {
+function check(
+  from: AgentDefinition,
+  to: AgentDefinition,
+  allow: GlobMatcher | undefined,
+  deny: GlobMatcher | undefined,
+): AgentVisibility {
   if (to.agentId === from.agentId) {
     return { visible: false, code: "self", reason: `Agent "${to.agentId}" cannot delegate to itself.` };
   }
@@ -18,10 +25,18 @@ function check(from: AgentDefinition, to: AgentDefinition, allow: GlobMatcher | 
     return { visible: false, code: "hidden", reason: `Agent "${to.agentId}" is hidden (uiVisible: false).` };
   }
   if (allow && !allow(to.agentId)) {
-    return { visible: false, code: "not_allowed", reason: `Agent "${to.agentId}" is not in the agentAllowlist of "${from.agentId}".` };
+    return {
+      visible: false,
+      code: "not_allowed",
+      reason: `Agent "${to.agentId}" is not in the agentAllowlist of "${from.agentId}".`,
+    };
   }
   if (deny?.(to.agentId)) {
-    return { visible: false, code: "denied", reason: `Agent "${to.agentId}" matches the agentDenylist of "${from.agentId}".` };
+    return {
+      visible: false,
+      code: "denied",
+      reason: `Agent "${to.agentId}" matches the agentDenylist of "${from.agentId}".`,
+    };
   }
   return { visible: true };
 }

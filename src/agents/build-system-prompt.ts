@@ -85,7 +85,11 @@ function skillsSection(agent: AgentDefinition, skills: readonly Skill[]): string
     "Use these skills through the bash tool: read a skill's SKILL.md before its first use, then run its CLI.",
     ...allowed.flatMap((skill) => {
       const description = summarize(skill.description, false);
-      return [`- ${skill.id}: ${skill.name}${description ? ` - ${description}` : ""}`, `  SKILL.md: ${skill.skillPath}`, `  CLI: ${skill.cliPath}`];
+      return [
+        `- ${skill.id}: ${skill.name}${description ? ` - ${description}` : ""}`,
+        `  SKILL.md: ${skill.skillPath}`,
+        `  CLI: ${skill.cliPath}`,
+      ];
     }),
   ]);
 }
@@ -146,7 +150,11 @@ export function buildSystemPrompt(options: BuildSystemPromptOptions): string {
   };
   const listed = tools.filter((tool) => !isSystemTool(tool));
   const role =
-    options.role !== undefined ? options.role : agent?.role !== undefined && Object.hasOwn(roles, agent.role) ? roles[agent.role as keyof typeof roles] : null;
+    options.role !== undefined
+      ? options.role
+      : agent?.role !== undefined && Object.hasOwn(roles, agent.role)
+        ? roles[agent.role as keyof typeof roles]
+        : null;
 
   const blocks = [
     basePrompt(agent, options.defaultPrompt),

@@ -23,7 +23,13 @@ function agentsOf(config: unknown): unknown[] {
   const { agents } = config as { agents?: unknown };
   if (!Array.isArray(agents)) {
     throw new AgentConfigError([
-      { path: "agents", message: agents === undefined ? "is required (an array of agent definitions)" : "expected an array of agent definitions" },
+      {
+        path: "agents",
+        message:
+          agents === undefined
+            ? "is required (an array of agent definitions)"
+            : "expected an array of agent definitions",
+      },
     ]);
   }
   return agents;
@@ -64,13 +70,20 @@ export function createAgentRegistry(config: AgentRegistryConfig): AgentRegistry 
     if (typeof agentId !== "string" || agentId === "") return;
     const first = firstIndex.get(agentId);
     if (first === undefined) firstIndex.set(agentId, index);
-    else problems.push({ path: `${path}.agentId`, message: `duplicate agentId "${agentId}" (already used by agents[${first}])` });
+    else
+      problems.push({
+        path: `${path}.agentId`,
+        message: `duplicate agentId "${agentId}" (already used by agents[${first}])`,
+      });
   });
   if (problems.length > 0) throw new AgentConfigError(problems);
 
   const byId = new Map(definitions.map((definition) => [definition.agentId, definition]));
   return {
     get: (agentId) => byId.get(agentId),
-    list: (query) => (query?.visibleTo === undefined ? definitions.slice() : definitions.filter((agent) => isVisibleTo(agent, query.visibleTo))),
+    list: (query) =>
+      query?.visibleTo === undefined
+        ? definitions.slice()
+        : definitions.filter((agent) => isVisibleTo(agent, query.visibleTo)),
   };
 }

@@ -4,7 +4,8 @@ import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { agentDefinitionZodSchema, allowedKeys } from "./agent-schema.js";
 
 /** What {@link parseAgentDefinition} returns: the normalised definition, or every problem found. */
-export type ParseAgentDefinitionResult = { success: true; definition: AgentDefinition } | { success: false; problems: ConfigProblem[] };
+export type ParseAgentDefinitionResult =
+  { success: true; definition: AgentDefinition } | { success: false; problems: ConfigProblem[] };
 
 /** Options of {@link parseAgentDefinition}. */
 export interface ParseAgentDefinitionOptions {
@@ -39,7 +40,8 @@ function formatPath(prefix: string, segments: readonly PropertyKey[]): string {
 function valueAt(input: unknown, segments: readonly PropertyKey[]): { found: boolean; value: unknown } {
   let value = input;
   for (const segment of segments) {
-    if (typeof value !== "object" || value === null || !Object.hasOwn(value, segment)) return { found: false, value: undefined };
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, segment))
+      return { found: false, value: undefined };
     value = (value as Record<PropertyKey, unknown>)[segment];
   }
   return { found: true, value };
@@ -60,19 +62,24 @@ const squash = (key: string): string => key.toLowerCase().replace(/[^a-z0-9]/g, 
 
 /** Edit distance counting a swap of two neighbours as one edit (optimal string alignment). */
 function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
   return d[a.length]![b.length]!;
 }
 
-/** The allowed key `key` is most likely a typo of: same letters ignoring case and separators, else at most 2 edits away. */
+/**
+ * The allowed key `key` is most likely a typo of: same letters ignoring case and separators, else at most 2 edits away.
+ */
 function nearestKey(key: string, allowed: readonly string[]): string | undefined {
   const exact = allowed.find((candidate) => squash(candidate) === squash(key));
   if (exact !== undefined || key.length < 4) return exact;
@@ -102,23 +109,35 @@ function toProblems(issue: IssueLike, input: unknown, prefix: string): ConfigPro
   const path = formatPath(prefix, issue.path);
   if (issue.code === "invalid_type") {
     const { found, value } = valueAt(input, issue.path);
-    return [{ path, message: found && value !== undefined ? `expected ${String(issue.expected)}, got ${describe(value)}` : "is required" }];
+    return [
+      {
+        path,
+        message:
+          found && value !== undefined ? `expected ${String(issue.expected)}, got ${describe(value)}` : "is required",
+      },
+    ];
   }
   // zod 4 reports a bad enum value as "invalid_value" with `values`, zod 3 as "invalid_enum_value" with `options`.
   const choices = issue.values ?? issue.options;
   if ((issue.code === "invalid_value" || issue.code === "invalid_enum_value") && choices) {
     const { value } = valueAt(input, issue.path);
-    return [{ path, message: `expected one of ${choices.map((c) => JSON.stringify(c)).join(", ")}, got ${describe(value)}` }];
+    return [
+      { path, message: `expected one of ${choices.map((c) => JSON.stringify(c)).join(", ")}, got ${describe(value)}` },
+    ];
   }
   // The schema's own messages say what is wrong; add what was found, as zod 3 cannot put it in.
   const { found, value } = valueAt(input, issue.path);
-  return [{ path, message: found && typeof value !== "object" ? `${issue.message}, got ${describe(value)}` : issue.message }];
+  return [
+    { path, message: found && typeof value !== "object" ? `${issue.message}, got ${describe(value)}` : issue.message },
+  ];
 }
 
 /** A shallow copy without `null` (and `undefined`) values; arrays are copied. */
 function withoutNulls<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], null> } {
   const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined);
-  return Object.fromEntries(entries.map(([k, v]) => [k, Array.isArray(v) ? [...v] : v])) as { [K in keyof T]?: Exclude<T[K], null> };
+  return Object.fromEntries(entries.map(([k, v]) => [k, Array.isArray(v) ? [...v] : v])) as {
+    [K in keyof T]?: Exclude<T[K], null>;
+  };
 }
 
 /**
@@ -128,7 +147,10 @@ function withoutNulls<T extends object>(value: T): { [K in keyof T]?: Exclude<T[
  * array with `input`. Never throws: problems come back with paths relative to `options.path`,
  * unknown keys as one problem each (naming the allowed keys).
  */
-export function parseAgentDefinition(input: unknown, options: ParseAgentDefinitionOptions = {}): ParseAgentDefinitionResult {
+export function parseAgentDefinition(
+  input: unknown,
+  options: ParseAgentDefinitionOptions = {},
+): ParseAgentDefinitionResult {
   const result = agentDefinitionZodSchema().safeParse(input);
   if (!result.success) {
     const issues: readonly IssueLike[] = result.error.issues;
@@ -139,7 +161,8 @@ export function parseAgentDefinition(input: unknown, options: ParseAgentDefiniti
   if (chat) {
     definition.chat = withoutNulls(chat);
     // A deep copy: the definition shares nothing with the input.
-    if (definition.chat.providerOptions) definition.chat.providerOptions = copyPlainJson(definition.chat.providerOptions);
+    if (definition.chat.providerOptions)
+      definition.chat.providerOptions = copyPlainJson(definition.chat.providerOptions);
   }
   if (budget) definition.budget = withoutNulls(budget);
   return { success: true, definition };

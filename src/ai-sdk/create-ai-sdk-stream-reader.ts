@@ -98,7 +98,8 @@ export function createAiSdkStreamReader(init: {
         }
         case "tool-call": {
           if (part.providerExecuted === true) return [];
-          const id = typeof part.toolCallId === "string" && part.toolCallId !== "" ? part.toolCallId : init.generateId();
+          const id =
+            typeof part.toolCallId === "string" && part.toolCallId !== "" ? part.toolCallId : init.generateId();
           const name = typeof part.toolName === "string" ? part.toolName : "";
           const { args, chars } = toolInput(part.input);
           count(chars);
@@ -119,7 +120,10 @@ export function createAiSdkStreamReader(init: {
 
     end(): ModelEvent[] {
       if (finishPart === undefined) {
-        throw new ProviderError("The stream ended before the response was complete (no finish part)", { provider, retryable: true });
+        throw new ProviderError("The stream ended before the response was complete (no finish part)", {
+          provider,
+          retryable: true,
+        });
       }
       const out: ModelEvent[] = [];
       const usage = toUsage(finishPart.usage, version);
@@ -161,7 +165,8 @@ function metadataString(metadata: unknown, field: string): string | undefined {
   return undefined;
 }
 
-const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
@@ -180,8 +185,11 @@ function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent
     cacheRead = count(inTokens.cacheRead);
     cacheWrite = count(inTokens.cacheWrite);
     const noCache = count(inTokens.noCache);
-    input = count(inTokens.total) ?? (noCache === undefined ? undefined : noCache + (cacheRead ?? 0) + (cacheWrite ?? 0));
-    output = count(outTokens.total) ?? (count(outTokens.text) === undefined ? undefined : count(outTokens.text)! + (count(outTokens.reasoning) ?? 0));
+    input =
+      count(inTokens.total) ?? (noCache === undefined ? undefined : noCache + (cacheRead ?? 0) + (cacheWrite ?? 0));
+    output =
+      count(outTokens.total) ??
+      (count(outTokens.text) === undefined ? undefined : count(outTokens.text)! + (count(outTokens.reasoning) ?? 0));
   }
   if (input === undefined && output === undefined) return undefined;
   return {
@@ -195,7 +203,12 @@ function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent
 
 function finishReason(reason: unknown, version: AiSdkSpecificationVersion, calls: number): FinishReason {
   // V2: a string; V3 and V4: { unified, raw }.
-  const unified = version === "v2" ? reason : typeof reason === "object" && reason !== null ? (reason as { unified?: unknown }).unified : undefined;
+  const unified =
+    version === "v2"
+      ? reason
+      : typeof reason === "object" && reason !== null
+        ? (reason as { unified?: unknown }).unified
+        : undefined;
   if (unified === "length") return "length";
   if (unified === "content-filter") return "content_filter";
   if (calls > 0) return "tool_calls";

@@ -71,7 +71,13 @@ export interface FromAiSdkOptions extends RetryOptions {
  */
 export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): Provider {
   const version = (model as { specificationVersion?: unknown } | null)?.specificationVersion;
-  if (typeof model !== "object" || model === null || typeof model.doStream !== "function" || typeof version !== "string" || !VERSIONS.includes(version)) {
+  if (
+    typeof model !== "object" ||
+    model === null ||
+    typeof model.doStream !== "function" ||
+    typeof version !== "string" ||
+    !VERSIONS.includes(version)
+  ) {
     throw new InvalidArgumentError(
       `fromAiSdk: expected an AI SDK language model of specification v2, v3 or v4, got ${typeof version === "string" ? `specification "${version}"` : "something else"}`,
     );
@@ -81,7 +87,9 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   const providerName = typeof model.provider === "string" ? model.provider : "ai-sdk";
   const id = options.id ?? providerName;
   const target: AiSdkTarget = { version: spec, metadataKey: providerName.split(".")[0] || providerName, provider: id };
-  const doStream = model.doStream.bind(model) as unknown as (callOptions: AiSdkCallOptions) => PromiseLike<{ stream: ReadableStream<unknown> }>;
+  const doStream = model.doStream.bind(model) as unknown as (
+    callOptions: AiSdkCallOptions,
+  ) => PromiseLike<{ stream: ReadableStream<unknown> }>;
   const attemptInit: AiSdkAttemptInit = {
     provider: id,
     version: spec,
@@ -95,7 +103,12 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
   return {
     id,
     stream(request, { signal }) {
-      return streamWithRetry({ ...options, provider: id, signal, attempt: (attemptSignal) => streamAiSdkAttempt(attemptInit, request, attemptSignal) });
+      return streamWithRetry({
+        ...options,
+        provider: id,
+        signal,
+        attempt: (attemptSignal) => streamAiSdkAttempt(attemptInit, request, attemptSignal),
+      });
     },
   };
 }

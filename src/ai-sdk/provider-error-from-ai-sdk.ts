@@ -4,7 +4,10 @@ import { providerErrorFromPayload } from "../providers/http/provider-error-from-
 
 const API_CALL_ERROR = Symbol.for("vercel.ai.error.AI_APICallError");
 
-/** The fields of the AI SDK's `APICallError` read here (checked by name and marker, not by class: any copy of `@ai-sdk/provider` works). */
+/**
+ * The fields of the AI SDK's `APICallError` read here (checked by name and marker, not by class: any copy of
+ * `@ai-sdk/provider` works).
+ */
 interface ApiCallErrorLike {
   message: string;
   statusCode?: number;
@@ -36,11 +39,13 @@ export function providerErrorFromAiSdk(error: unknown, provider: string): Provid
   if (ProviderError.isInstance(error)) return error;
   if (isApiCallError(error)) {
     const headers = new Headers();
-    for (const [name, value] of Object.entries(error.responseHeaders ?? {})) if (typeof value === "string") headers.set(name, value);
+    for (const [name, value] of Object.entries(error.responseHeaders ?? {}))
+      if (typeof value === "string") headers.set(name, value);
     const retryAfterMs = parseRetryAfter(headers);
     const shouldRetry = headers.get("x-should-retry");
     const status = typeof error.statusCode === "number" ? error.statusCode : undefined;
-    // The raw body first: `data` went through the provider's schema, which drops fields we read (OpenRouter's `metadata.raw`).
+    // The raw body first: `data` went through the provider's schema, which drops fields we read (OpenRouter's
+    // `metadata.raw`).
     let payload: unknown;
     if (typeof error.responseBody === "string") {
       try {
@@ -71,7 +76,11 @@ export function providerErrorFromAiSdk(error: unknown, provider: string): Provid
     const payload = "error" in error ? error : { error };
     return withCause(providerErrorFromPayload({ provider, payload }), error);
   }
-  return new ProviderError(typeof error === "string" && error !== "" ? error : "Unknown provider error", { provider, retryable: false, cause: error });
+  return new ProviderError(typeof error === "string" && error !== "" ? error : "Unknown provider error", {
+    provider,
+    retryable: false,
+    cause: error,
+  });
 }
 
 function withCause(error: ProviderError, cause: unknown): ProviderError {

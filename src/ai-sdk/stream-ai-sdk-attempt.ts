@@ -30,7 +30,11 @@ export interface AiSdkAttemptInit {
  * `ProviderError` (`errorType: "idle_timeout"`). Abort of `signal` rejects with an `AbortError`,
  * also when the model ignores its `abortSignal`.
  */
-export async function* streamAiSdkAttempt(init: AiSdkAttemptInit, request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+export async function* streamAiSdkAttempt(
+  init: AiSdkAttemptInit,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelEvent> {
   if (signal.aborted) throw abortError(signal);
   const { provider } = init;
   const parts = createAiSdkStreamReader({

@@ -1,7 +1,13 @@
 import type { FilePart, Message, UserPart } from "../contracts/message.js";
 import type { ModelRequest } from "../contracts/provider.js";
 import { UnsupportedContentError } from "../errors/errors.js";
-import type { AiSdkCallOptions, AiSdkFilePart, AiSdkMessage, AiSdkSpecificationVersion, AiSdkTextPart } from "./ai-sdk-types.js";
+import type {
+  AiSdkCallOptions,
+  AiSdkFilePart,
+  AiSdkMessage,
+  AiSdkSpecificationVersion,
+  AiSdkTextPart,
+} from "./ai-sdk-types.js";
 
 /** What the request mapping needs to know about the model. */
 export interface AiSdkTarget {
@@ -27,7 +33,12 @@ export interface AiSdkTarget {
  * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`.
  * - `providerOptions` are the AI SDK's (keyed by provider name), passed through as they are.
  */
-export function toAiSdkCallOptions(request: ModelRequest, target: AiSdkTarget, signal: AbortSignal, headers?: Record<string, string>): AiSdkCallOptions {
+export function toAiSdkCallOptions(
+  request: ModelRequest,
+  target: AiSdkTarget,
+  signal: AbortSignal,
+  headers?: Record<string, string>,
+): AiSdkCallOptions {
   const prompt: AiSdkMessage[] = [];
   if (request.system !== "") prompt.push({ role: "system", content: request.system });
   for (const message of request.messages) {
@@ -36,11 +47,17 @@ export function toAiSdkCallOptions(request: ModelRequest, target: AiSdkTarget, s
   }
   const options: AiSdkCallOptions = { prompt, abortSignal: signal };
   if (request.tools.length > 0) {
-    options.tools = request.tools.map((tool) => ({ type: "function", name: tool.name, description: tool.description, inputSchema: tool.inputSchema }));
+    options.tools = request.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    }));
   }
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) options.temperature = request.temperature;
-  if (request.providerOptions !== undefined) options.providerOptions = request.providerOptions as AiSdkCallOptions["providerOptions"];
+  if (request.providerOptions !== undefined)
+    options.providerOptions = request.providerOptions as AiSdkCallOptions["providerOptions"];
   if (headers !== undefined) options.headers = headers;
   return options;
 }
@@ -50,7 +67,10 @@ function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | u
     case "user":
       return {
         role: "user",
-        content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map((part) => userPart(part, target)),
+        content:
+          typeof message.content === "string"
+            ? [{ type: "text", text: message.content }]
+            : message.content.map((part) => userPart(part, target)),
       };
     case "assistant": {
       const content: Extract<AiSdkMessage, { role: "assistant" }>["content"] = [];
@@ -60,16 +80,23 @@ function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | u
         } else if (part.type === "tool_call") {
           content.push({ type: "tool-call", toolCallId: part.id, toolName: part.name, input: part.args ?? {} });
         } else if (part.redacted) {
-          content.push({ type: "reasoning", text: "", providerOptions: { [target.metadataKey]: { redactedData: part.signature ?? "" } } });
+          content.push({
+            type: "reasoning",
+            text: "",
+            providerOptions: { [target.metadataKey]: { redactedData: part.signature ?? "" } },
+          });
         } else {
           content.push({
             type: "reasoning",
             text: part.text,
-            ...(part.signature !== undefined && { providerOptions: { [target.metadataKey]: { signature: part.signature } } }),
+            ...(part.signature !== undefined && {
+              providerOptions: { [target.metadataKey]: { signature: part.signature } },
+            }),
           });
         }
       }
-      // An assistant message with nothing to say (e.g. an empty final answer) is left out: several providers reject empty content.
+      // An assistant message with nothing to say (e.g. an empty final answer) is left out: several providers reject
+      // empty content.
       return content.length > 0 ? { role: "assistant", content } : undefined;
     }
     case "tool":
@@ -80,7 +107,10 @@ function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | u
           toolCallId: part.toolCallId,
           toolName: part.name,
           output: part.isError
-            ? { type: "error-text", value: typeof part.result === "string" ? part.result : (JSON.stringify(part.result ?? null) ?? "null") }
+            ? {
+                type: "error-text",
+                value: typeof part.result === "string" ? part.result : (JSON.stringify(part.result ?? null) ?? "null"),
+              }
             : typeof part.result === "string"
               ? { type: "text", value: part.result }
               : { type: "json", value: part.result ?? null },
@@ -94,9 +124,18 @@ function userPart(part: UserPart, target: AiSdkTarget): AiSdkTextPart | AiSdkFil
     case "text":
       return { type: "text", text: part.text };
     case "image":
-      return { type: "file", mediaType: part.mediaType, data: target.version === "v4" ? { type: "data", data: part.data } : part.data };
+      return {
+        type: "file",
+        mediaType: part.mediaType,
+        data: target.version === "v4" ? { type: "data", data: part.data } : part.data,
+      };
     case "file":
-      return { type: "file", mediaType: part.mediaType, data: fileData(part, target), ...(part.filename !== undefined && { filename: part.filename }) };
+      return {
+        type: "file",
+        mediaType: part.mediaType,
+        data: fileData(part, target),
+        ...(part.filename !== undefined && { filename: part.filename }),
+      };
   }
 }
 
@@ -118,6 +157,9 @@ function fileData(part: FilePart, target: AiSdkTarget): AiSdkFilePart["data"] {
     }
     case "file_id":
       if (v4) return { type: "reference", reference: { [target.metadataKey]: source.fileId } };
-      throw new UnsupportedContentError(`${provider}: AI SDK ${target.version} models take no file ids; pass the file's data or a URL.`, { provider });
+      throw new UnsupportedContentError(
+        `${provider}: AI SDK ${target.version} models take no file ids; pass the file's data or a URL.`,
+        { provider },
+      );
   }
 }

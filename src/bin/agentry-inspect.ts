@@ -8,7 +8,8 @@
  *
  * Read-only unless `--allow-actions`, which needs `--app`: a module of the host's whose `runtime`
  * export (or default export) is its `AgentRuntime`, or a function resolving to one. Deciding an
- * approval resumes the turn, and only the app's runtime has the agents, tools and providers for it. Answers only requests from this machine (loopback peers,
+ * approval resumes the turn, and only the app's runtime has the agents, tools and providers for it. Answers only
+ * requests from this machine (loopback peers,
  * with a Host header naming the address it listens on, so another site cannot reach it through
  * DNS rebinding). Prints the URL, then serves until stopped.
  */
@@ -24,7 +25,8 @@ import { createAgentRuntime } from "../runtime/create-agent-runtime.js";
 import { createInspector } from "../inspector/create-inspector.js";
 import { toNodeHandler } from "../inspector/to-node-handler.js";
 
-const USAGE = "usage: agentry-inspect (--sqlite <file> | --postgres <url> | --app <module>) [--port 4040] [--host 127.0.0.1] [--allow-actions]";
+const USAGE =
+  "usage: agentry-inspect (--sqlite <file> | --postgres <url> | --app <module>) [--port 4040] [--host 127.0.0.1] [--allow-actions]";
 
 interface InspectArgs {
   sqlite?: string;
@@ -93,14 +95,19 @@ async function storeRuntime(args: InspectArgs): Promise<{ runtime: AgentRuntime;
   };
 }
 
-/** The host's own runtime, from its module's `runtime` or default export (a runtime, or a function resolving to one). */
+/**
+ * The host's own runtime, from its module's `runtime` or default export (a runtime, or a function resolving to one).
+ */
 async function appRuntime(specifier: string): Promise<{ runtime: AgentRuntime; close: () => Promise<void> }> {
   const url = /^[a-z]+:/i.test(specifier) ? specifier : pathToFileURL(resolvePath(specifier)).href;
   const loaded = (await import(url)) as { runtime?: unknown; default?: unknown };
   const exported = loaded.runtime ?? loaded.default;
-  const runtime = (typeof exported === "function" ? await (exported as () => unknown)() : exported) as AgentRuntime | undefined;
+  const runtime = (typeof exported === "function" ? await (exported as () => unknown)() : exported) as
+    AgentRuntime | undefined;
   if (typeof runtime !== "object" || runtime === null || typeof runtime.resolveApproval !== "function") {
-    throw new Error(`agentry-inspect: ${specifier} exports no runtime (export \`runtime\`, or a default export, created by createAgentRuntime)`);
+    throw new Error(
+      `agentry-inspect: ${specifier} exports no runtime (export \`runtime\`, or a default export, created by createAgentRuntime)`,
+    );
   }
   return { runtime, close: () => runtime.close() };
 }

@@ -38,12 +38,18 @@ export interface NeedsEmergencyResetResult {
  *
  * @throws InvalidArgumentError when `limit` is not a positive number.
  */
-export function needsEmergencyReset(messages: readonly Message[], options: NeedsEmergencyResetOptions = {}): NeedsEmergencyResetResult {
+export function needsEmergencyReset(
+  messages: readonly Message[],
+  options: NeedsEmergencyResetOptions = {},
+): NeedsEmergencyResetResult {
   return emergencyVerdict(estimateTokens(messages, options.system), options.limit);
 }
 
 /** {@link needsEmergencyReset}'s verdict for an estimate already made (the runtime keeps a running sum). */
-export function emergencyVerdict(estimatedTokens: number, limit: number = EMERGENCY_CONTEXT_LIMIT): NeedsEmergencyResetResult {
+export function emergencyVerdict(
+  estimatedTokens: number,
+  limit: number = EMERGENCY_CONTEXT_LIMIT,
+): NeedsEmergencyResetResult {
   if (typeof limit !== "number" || Number.isNaN(limit) || limit <= 0) {
     throw new InvalidArgumentError(`needsEmergencyReset: limit must be a positive number (got ${String(limit)})`);
   }
@@ -77,7 +83,8 @@ export function summarizeForReset(messages: readonly Message[]): string {
     else if (message.role === "assistant") {
       const text = message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
       if (text.trim() !== "") answers.push(text);
-      for (const part of message.content) if (part.type === "tool_call") tools.set(part.name, (tools.get(part.name) ?? 0) + 1);
+      for (const part of message.content)
+        if (part.type === "tool_call") tools.set(part.name, (tools.get(part.name) ?? 0) + 1);
     }
   }
 

@@ -67,7 +67,13 @@ export function pruneHistory(messages: readonly Message[], options: PruneHistory
   for (const cost of costs) total += cost;
   const latest = messages.findLastIndex((m) => m.role === "user");
   if (total <= budget || latest <= 0) {
-    return { messages: messages as Message[], dropped: 0, droppedTokens: 0, estimatedTokens: total, fits: total <= budget };
+    return {
+      messages: messages as Message[],
+      dropped: 0,
+      droppedTokens: 0,
+      estimatedTokens: total,
+      fits: total <= budget,
+    };
   }
 
   const drop = new Uint8Array(latest);
@@ -112,7 +118,8 @@ export function pruneHistory(messages: readonly Message[], options: PruneHistory
 function checkedBudget(options: PruneHistoryOptions): number {
   const problems: string[] = [];
   const reserve = options.reserveTokens ?? 0;
-  if (typeof options.maxTokens !== "number" || Number.isNaN(options.maxTokens)) problems.push(`maxTokens must be a number (got ${String(options.maxTokens)})`);
+  if (typeof options.maxTokens !== "number" || Number.isNaN(options.maxTokens))
+    problems.push(`maxTokens must be a number (got ${String(options.maxTokens)})`);
   if (typeof reserve !== "number" || !Number.isFinite(reserve) || reserve < 0)
     problems.push(`reserveTokens must be a finite number >= 0 (got ${String(reserve)})`);
   if (problems.length > 0) throw new InvalidArgumentError(`pruneHistory: ${problems.join("; ")}`);

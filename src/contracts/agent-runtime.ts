@@ -225,7 +225,10 @@ export interface PendingApproval {
  * spread over many processes stays as bounded as in one.
  */
 export interface DispatchedTurn {
-  /** The turn's run id: the same hand-off always has the same one (derived from the tool call), so running it twice runs it once. */
+  /**
+   * The turn's run id: the same hand-off always has the same one (derived from the tool call), so running it twice runs
+   * it once.
+   */
   runId: string;
   /** The session the turn runs in. */
   sessionId: string;
@@ -237,9 +240,14 @@ export interface DispatchedTurn {
   chain: string[];
   /** Agent-to-agent hops from the user message this turn descends from (checked against `maxAgentHops`). */
   hops: number;
-  /** Model calls this turn and every turn it starts may still make together: its share of the root turn's `maxTotalLlmCalls`. */
+  /**
+   * Model calls this turn and every turn it starts may still make together: its share of the root turn's
+   * `maxTotalLlmCalls`.
+   */
   maxLlmCalls: number;
-  /** Background agents this turn and every turn it starts may still start together: its share of `maxBackgroundAgents`. */
+  /**
+   * Background agents this turn and every turn it starts may still start together: its share of `maxBackgroundAgents`.
+   */
   maxBackgroundAgents: number;
   /** The host context of the turn that started this one (inherited). */
   context?: JsonValue;
@@ -251,7 +259,9 @@ export type RuntimeEvents = { event: [RuntimeEvent] };
 /** The host-facing runtime. `C` types the host context of `send` / `stream` (`SendInput.context`). */
 export interface AgentRuntime<C = JsonValue> {
   /** Runs one turn; queued per session (one message at a time, in arrival order). */
-  send<S extends AnyZodSchema | JsonSchema = JsonSchema>(input: SendInput<C> & { outputSchema?: S }): Promise<TurnResult<InferToolInput<S>>>;
+  send<S extends AnyZodSchema | JsonSchema = JsonSchema>(
+    input: SendInput<C> & { outputSchema?: S },
+  ): Promise<TurnResult<InferToolInput<S>>>;
   /**
    * The same as `send`, as events; ends with the turn's `done`, after its end record is stored.
    *
@@ -262,7 +272,8 @@ export interface AgentRuntime<C = JsonValue> {
    * To stop a turn, abort the `signal` you passed:
    * @example
    * const controller = new AbortController();
-   * for await (const event of runtime.stream({ agentId: "todo", content: "Plan my week", signal: controller.signal })) {
+   * for await (const event of runtime.stream({ agentId: "todo", content: "Plan my week", signal: controller.signal }))
+   * {
    *   if (event.type === "chunk" && userPressedStop()) controller.abort(); // the turn ends "aborted"
    * }
    */
@@ -271,8 +282,15 @@ export interface AgentRuntime<C = JsonValue> {
    * Records `text` from agent `origin` as a `<system_message>` in the target session and, unless
    * `silent`, runs a turn on it. Resolves once recorded and, unless silent, once that turn finished.
    */
-  postSystemMessage(target: SystemMessageTarget, text: string, options: { origin: string; silent?: boolean }): Promise<void>;
-  /** Every session's events. A listener that throws is reported to `onError` (`listener_failed`); the listeners after it still get the event. */
+  postSystemMessage(
+    target: SystemMessageTarget,
+    text: string,
+    options: { origin: string; silent?: boolean },
+  ): Promise<void>;
+  /**
+   * Every session's events. A listener that throws is reported to `onError` (`listener_failed`); the listeners after it
+   * still get the event.
+   */
   events: EventEmitter<RuntimeEvents>;
   store: SessionStore;
   registry: AgentRegistry;
@@ -295,7 +313,8 @@ export interface AgentRuntime<C = JsonValue> {
    * `afterSeq` (the last record's `seq`) and `limit`. Throws `SessionNotFoundError` for an unknown
    * session or one outside `scope` / `scopePrefix`.
    * @example
-   * for (const { entry } of await runtime.auditLog(sessionId)) console.log(entry.tool, entry.decision, entry.argsDigest);
+   * for (const { entry } of await runtime.auditLog(sessionId)) console.log(entry.tool, entry.decision,
+   * entry.argsDigest);
    */
   auditLog(sessionId: string, query?: AuditLogQuery): Promise<AuditRecord[]>;
   /**
@@ -305,7 +324,10 @@ export interface AgentRuntime<C = JsonValue> {
    * `InvalidArgumentError` and changes nothing. Exactly once, like `resolveApproval`: a second
    * answer (from any process) rejects with `ApprovalAlreadyResolvedError`.
    */
-  answerQuestion(questionId: string, answer: QuestionAnswer & { decisionId?: string } & TenantGuard): Promise<TurnResult>;
+  answerQuestion(
+    questionId: string,
+    answer: QuestionAnswer & { decisionId?: string } & TenantGuard,
+  ): Promise<TurnResult>;
   /**
    * Questions awaiting an answer, read from the store (so also other processes'). Questions are
    * not listed by `pendingApprovals`, nor approvals here. `scope` / `scopePrefix` as there.

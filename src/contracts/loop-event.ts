@@ -76,7 +76,14 @@ export interface ToolCallsPreparingEvent extends EventOrigin {
  * function threw), `budget_exceeded` and `aborted` (the turn could not run it any more).
  */
 export type ToolRefusal =
-  "unknown_tool" | "not_permitted" | "mcp_server_not_allowed" | "invalid_arguments" | "depth_limit" | "approval_check_failed" | "budget_exceeded" | "aborted";
+  | "unknown_tool"
+  | "not_permitted"
+  | "mcp_server_not_allowed"
+  | "invalid_arguments"
+  | "depth_limit"
+  | "approval_check_failed"
+  | "budget_exceeded"
+  | "aborted";
 
 /** A tool call started or ended. Every `start` gets exactly one `end`. */
 export interface ToolCallUpdateEvent extends EventOrigin {
@@ -92,7 +99,9 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   refused?: ToolRefusal;
 }
 
-/** How much a tool's log line matters (`ctx.log`); the catalogue's `log.*` events (`toTaskEvents`) are named after it. */
+/**
+ * How much a tool's log line matters (`ctx.log`); the catalogue's `log.*` events (`toTaskEvents`) are named after it.
+ */
 export type ToolLogLevel = "debug" | "info" | "warn" | "error";
 
 /**

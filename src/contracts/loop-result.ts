@@ -33,7 +33,8 @@ export interface ApprovalRequest {
  * `result` on an approval is the call's result as it is, without running the tool (how an answer
  * to `ask_user` reaches the model).
  */
-export type ApprovalDecision = { approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true };
+export type ApprovalDecision =
+  { approved: true; result?: unknown } | { approved: false; reason?: string } | { suspend: true };
 
 /**
  * Where an approval request was made: the call's session, agent, scope, run and the host's
@@ -52,7 +53,10 @@ export interface ApprovalContext<C = JsonValue> {
  * `info` says where the call was made (session, agent, scope, context), so a rule such as
  * "approve refunds under 20 for tenant acme" needs nothing else.
  */
-export type ApprovalHandler<C = JsonValue> = (request: ApprovalRequest, info: ApprovalContext<C>) => Promise<ApprovalDecision>;
+export type ApprovalHandler<C = JsonValue> = (
+  request: ApprovalRequest,
+  info: ApprovalContext<C>,
+) => Promise<ApprovalDecision>;
 
 /** How a run ended. */
 export type LoopStatus = "complete" | "budget_exceeded" | "iteration_limit" | "aborted" | "error" | "suspended";
@@ -76,7 +80,14 @@ export interface LoopResult<T = unknown> {
   /** Summed over every depth. */
   usage: Usage;
   /** Why the run did not complete; a provider error's details are kept (`code`: its error type). */
-  error?: { message: string; reason?: BudgetReason; code?: string; status?: number; retryable?: boolean; provider?: string };
+  error?: {
+    message: string;
+    reason?: BudgetReason;
+    code?: string;
+    status?: number;
+    retryable?: boolean;
+    provider?: string;
+  };
   /** When `suspended`: the approvals awaited, at any depth. */
   pendingApprovals?: ApprovalRequest[];
   /**
@@ -96,7 +107,10 @@ export interface ResumeState {
    * By toolCallId. `requestId` (optional) names the approval request the decision answers;
    * `result` on an approval is the call's result, given without running the tool.
    */
-  decisions: Record<string, { approved: boolean; reason?: string; requestId?: string; result?: unknown; isError?: boolean }>;
+  decisions: Record<
+    string,
+    { approved: boolean; reason?: string; requestId?: string; result?: unknown; isError?: boolean }
+  >;
   /**
    * Results of calls that already completed in a batch that was suspended (by toolCallId):
    * reused on resume so nothing runs twice. Filled in by the loop in a suspended result's `resume`.

@@ -40,7 +40,8 @@ export interface FilePart {
  * - `url`: an `https:` (or `data:`) URL the provider fetches itself.
  * - `file_id`: a file already uploaded to the provider (its own id, e.g. OpenAI's `file-...`).
  */
-export type FileSource = { type: "data"; data: string | Uint8Array } | { type: "url"; url: string } | { type: "file_id"; fileId: string };
+export type FileSource =
+  { type: "data"; data: string | Uint8Array } | { type: "url"; url: string } | { type: "file_id"; fileId: string };
 
 /**
  * Model reasoning; `signature` is the provider's opaque proof, sent back verbatim on the next turn.
@@ -114,7 +115,10 @@ export interface AssistantMessage {
 export interface ToolMessage {
   role: "tool";
   content: ToolResultPart[];
-  /** Always `"tool_result"` on tool messages the loop and the runtime make (a rendering hint, like an assistant message's). */
+  /**
+   * Always `"tool_result"` on tool messages the loop and the runtime make (a rendering hint, like an assistant
+   * message's).
+   */
   messageType?: "tool_result";
 }
 

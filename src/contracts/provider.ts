@@ -66,7 +66,13 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
  */
 export type ModelEvent =
   | { type: "text_delta"; text: string }
-  | { type: "thinking_delta"; text: string; signature?: string; redacted?: boolean; providerMetadata?: Record<string, unknown> }
+  | {
+      type: "thinking_delta";
+      text: string;
+      signature?: string;
+      redacted?: boolean;
+      providerMetadata?: Record<string, unknown>;
+    }
   | { type: "tool_call"; id: string; name: string; args: unknown }
   | {
       type: "usage";

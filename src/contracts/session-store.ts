@@ -93,7 +93,10 @@ export interface AuditRecord extends RecordBase {
   entry: AuditEntry;
 }
 
-/** A session switched roles (`setRole`, an approved `request_build_mode`, a task's review); the next turn runs in `role`. Written in the root frame. */
+/**
+ * A session switched roles (`setRole`, an approved `request_build_mode`, a task's review); the next turn runs in
+ * `role`. Written in the root frame.
+ */
 export interface RoleRecord extends RecordBase {
   kind: "role";
   role: string;
@@ -101,7 +104,10 @@ export interface RoleRecord extends RecordBase {
   from: string | null;
 }
 
-/** An artifact stored by `create_artifact`; `artifactKind` is the artifact's own kind (e.g. `"plan"`). `frame` is the call's frame. */
+/**
+ * An artifact stored by `create_artifact`; `artifactKind` is the artifact's own kind (e.g. `"plan"`). `frame` is the
+ * call's frame.
+ */
 export interface ArtifactRecord extends RecordBase {
   kind: "artifact";
   artifactId: string;
@@ -153,7 +159,10 @@ export interface ModelCallRecord extends RecordBase {
   error?: string;
 }
 
-/** The content a {@link ModelCallRecord} points at by digest: a system prompt or a tool list (`id` = `prompt:<digest>`). Root frame. */
+/**
+ * The content a {@link ModelCallRecord} points at by digest: a system prompt or a tool list (`id` = `prompt:<digest>`).
+ * Root frame.
+ */
 export interface PromptRecord extends RecordBase {
   kind: "prompt";
   digest: string;
@@ -261,7 +270,10 @@ export interface SessionStore {
    * Sets the given metadata fields and bumps `updatedAt`. A field given as `undefined` is removed;
    * `attributes` replaces the whole object. Unknown session → `SessionNotFoundError`.
    */
-  updateSession(sessionId: string, patch: Partial<Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet">>): Promise<SessionSummary>;
+  updateSession(
+    sessionId: string,
+    patch: Partial<Pick<SessionSummary, "name" | "pinnedAt" | "attributes" | "lastSnippet">>,
+  ): Promise<SessionSummary>;
   /** Removes the session and its history. Deleting an unknown session is a no-op. */
   deleteSession(sessionId: string): Promise<void>;
   /**

@@ -100,4 +100,8 @@ export interface Tool<I = any, O = any, C = JsonValue> {
 }
 
 /** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */
-export type InferToolInput<S> = S extends { _zod: { output: infer O } } ? O : S extends { _output: infer O } ? O : unknown;
+export type InferToolInput<S> = S extends { _zod: { output: infer O } }
+  ? O
+  : S extends { _output: infer O }
+    ? O
+    : unknown;

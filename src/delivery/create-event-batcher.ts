@@ -79,11 +79,16 @@ export interface EventBatcher<E extends { type: string } = RuntimeEvent> {
  * batcher.close();
  * ```
  */
-export function createEventBatcher<E extends { type: string } = RuntimeEvent>(options: EventBatcherOptions<E>): EventBatcher<E> {
+export function createEventBatcher<E extends { type: string } = RuntimeEvent>(
+  options: EventBatcherOptions<E>,
+): EventBatcher<E> {
   const flushMs = options.flushMs ?? 100;
-  if (typeof options.onFlush !== "function") throw new InvalidArgumentError("createEventBatcher: onFlush must be a function");
+  if (typeof options.onFlush !== "function")
+    throw new InvalidArgumentError("createEventBatcher: onFlush must be a function");
   if (typeof flushMs !== "number" || !Number.isFinite(flushMs) || flushMs < 0) {
-    throw new InvalidArgumentError(`createEventBatcher: flushMs must be a finite number of 0 or more (got ${String(flushMs)})`);
+    throw new InvalidArgumentError(
+      `createEventBatcher: flushMs must be a finite number of 0 or more (got ${String(flushMs)})`,
+    );
   }
   const immediate = options.immediate ?? isImmediateEvent;
   let buffer: E[] = [];

@@ -47,7 +47,8 @@ export type ResumedEvent = RuntimeEvent | SessionSnapshotEvent;
 /** Options of `createEventLog`. */
 export interface EventLogOptions {
   /** The runtime whose `events` the log records; its store serves snapshots. */
-  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals"> & Partial<Pick<AgentRuntime, "pendingQuestions">>;
+  runtime: Pick<AgentRuntime, "events" | "store" | "pendingApprovals"> &
+    Partial<Pick<AgentRuntime, "pendingQuestions">>;
   /**
    * How many of the newest events (all sessions) the log keeps in memory. Also the most events a
    * slow reader may fall behind before it is resynchronised with a fresh snapshot.
@@ -177,7 +178,9 @@ export function createEventLog(options: EventLogOptions): EventLog {
   const { runtime } = options;
   const capacity = options.maxEvents ?? 10_000;
   if (!Number.isInteger(capacity) || capacity < 1)
-    throw new InvalidArgumentError(`createEventLog: maxEvents must be a whole number of 1 or more (got ${String(capacity)})`);
+    throw new InvalidArgumentError(
+      `createEventLog: maxEvents must be a whole number of 1 or more (got ${String(capacity)})`,
+    );
   const state: LogState = {
     runtime,
     capacity,
@@ -203,7 +206,10 @@ export function createEventLog(options: EventLogOptions): EventLog {
     eventId,
     resume(resumeOptions) {
       checkLastEventId((resumeOptions as { lastEventId?: unknown } | undefined)?.lastEventId);
-      tenantGuardFilter("createEventLog().resume", { scope: resumeOptions?.scope, scopePrefix: resumeOptions?.scopePrefix });
+      tenantGuardFilter("createEventLog().resume", {
+        scope: resumeOptions?.scope,
+        scopePrefix: resumeOptions?.scopePrefix,
+      });
       return {
         [SSE_EVENT_ID]: eventId,
         [Symbol.asyncIterator]: () => resumeSession(state, resumeOptions),
@@ -264,7 +270,11 @@ const STORED_EVENT_ID = /^[0-9a-f]{8}:\d{1,16}$/;
  * With `persist`: the stored events after `lastEventId`, each an event object of its own (its SSE
  * id kept in `storedIds` unless it is this log's own); undefined when none is stored under that id.
  */
-async function storedAfter(state: LogState, sessionId: string, lastEventId: ResumeOptions["lastEventId"]): Promise<RuntimeEvent[] | undefined> {
+async function storedAfter(
+  state: LogState,
+  sessionId: string,
+  lastEventId: ResumeOptions["lastEventId"],
+): Promise<RuntimeEvent[] | undefined> {
   if (!state.writer || typeof lastEventId !== "string" || !STORED_EVENT_ID.test(lastEventId)) return undefined;
   const records = await storedEventsAfter(state.runtime.store, sessionId, lastEventId);
   if (!records) return undefined;
@@ -336,8 +346,10 @@ function taskOf(session: SessionSummary): SessionSnapshotEvent["task"] {
 
 /** The artifact an `artifact` record (stored by `create_artifact`) holds. */
 function artifactOf(sessionId: string, record: HistoryRecord): Artifact | undefined {
-  const item: { kind: string; artifactId?: unknown; filename?: unknown; artifactKind?: unknown; content?: unknown } = record;
-  if (item.kind !== "artifact" || typeof item.artifactId !== "string" || typeof item.filename !== "string") return undefined;
+  const item: { kind: string; artifactId?: unknown; filename?: unknown; artifactKind?: unknown; content?: unknown } =
+    record;
+  if (item.kind !== "artifact" || typeof item.artifactId !== "string" || typeof item.filename !== "string")
+    return undefined;
   if (typeof item.artifactKind !== "string" || typeof item.content !== "string") return undefined;
   const { artifactId, filename, artifactKind: kind, content } = item;
   return { artifactId, sessionId, filename, kind, content, createdAt: record.at };
@@ -346,7 +358,10 @@ function artifactOf(sessionId: string, record: HistoryRecord): Artifact | undefi
 /** Throws an `InvalidArgumentError` unless `id` is a string, `null` or `undefined` (a bare `seq` number included). */
 function checkLastEventId(id: unknown): void {
   if (id === undefined || id === null || typeof id === "string") return;
-  const got = typeof id === "number" ? `the number ${id} (a bare seq cannot tell this process from one before a restart)` : typeof id;
+  const got =
+    typeof id === "number"
+      ? `the number ${id} (a bare seq cannot tell this process from one before a restart)`
+      : typeof id;
   throw new InvalidArgumentError(
     `createEventLog().resume: lastEventId must be the Last-Event-ID string the client sent (an id from log.eventId), null or undefined; got ${got}`,
   );
@@ -367,10 +382,14 @@ async function checkGuard(state: LogState, { sessionId, scope, scopePrefix }: Re
   const filter = tenantGuardFilter("createEventLog().resume", { scope, scopePrefix });
   if (filter.kind === "any") return;
   const session = await state.runtime.store.getSession(sessionId);
-  if (!session || !matchesScopeFilter(session.scope, filter)) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
+  if (!session || !matchesScopeFilter(session.scope, filter))
+    throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
 }
 
-/** One `resume`: the missed events (or a snapshot), then live ones until the turn ends, the reader stops or the log closes. */
+/**
+ * One `resume`: the missed events (or a snapshot), then live ones until the turn ends, the reader stops or the log
+ * closes.
+ */
 async function* resumeSession(state: LogState, options: ResumeOptions): AsyncGenerator<ResumedEvent, void, undefined> {
   const { sessionId, lastEventId, follow = "turn" } = options;
   if (state.closed) return;
@@ -443,7 +462,8 @@ async function* resumeSession(state: LogState, options: ResumeOptions): AsyncGen
         if (event.seq <= last) continue;
         last = event.seq;
         yield event;
-        if (follow === "turn" && event.type === "done" && (waitingFor === undefined || event.runId === waitingFor)) return;
+        if (follow === "turn" && event.type === "done" && (waitingFor === undefined || event.runId === waitingFor))
+          return;
         continue;
       }
       if (ended || state.closed) return;

@@ -20,7 +20,8 @@ export interface DoneOutcome extends Pick<LoopResult, "status" | "text" | "struc
  * A `done` event as the delivery helpers hand it to a client: the event's own fields, and the
  * turn's {@link DoneOutcome} as `result` (plus what a `done` function added).
  */
-export type DeliveredDoneEvent = Omit<DoneEvent, "result"> & DeliveryStamp & { result: DoneOutcome & Record<string, unknown> };
+export type DeliveredDoneEvent = Omit<DoneEvent, "result"> &
+  DeliveryStamp & { result: DoneOutcome & Record<string, unknown> };
 
 /**
  * What a `done` event carries to a client:
@@ -32,7 +33,8 @@ export type DeliveredDoneEvent = Omit<DoneEvent, "result"> & DeliveryStamp & { r
  *   `(event) => ({ executionTree: event.result.executionTree })`. It must not throw; returning
  *   `undefined` adds nothing.
  */
-export type DoneDelivery = "outcome" | "full" | ((event: DoneEvent & DeliveryStamp) => Record<string, unknown> | undefined);
+export type DoneDelivery =
+  "outcome" | "full" | ((event: DoneEvent & DeliveryStamp) => Record<string, unknown> | undefined);
 
 const OUTCOME_FIELDS = ["status", "text", "structured", "usage", "error", "sessionId", "agentId", "runId"] as const;
 

@@ -46,7 +46,8 @@ interface OpenStream {
 export function eventRecordOf(record: HistoryRecord): EventRecord | undefined {
   const further: { kind: string; eventId?: unknown; event?: unknown } = record;
   const { eventId, event } = further;
-  if (further.kind !== EVENT_RECORD_KIND || typeof eventId !== "string" || typeof event !== "object" || event === null) return undefined;
+  if (further.kind !== EVENT_RECORD_KIND || typeof eventId !== "string" || typeof event !== "object" || event === null)
+    return undefined;
   return {
     id: record.id,
     seq: record.seq,
@@ -130,7 +131,11 @@ function eventRecord(record: Omit<EventRecord, "seq" | "at">): NewRecord {
  * The stored events of `sessionId` after the one whose SSE id is `lastEventId`, in order; undefined
  * when the log holds no stored event of that id (then the client gets a snapshot).
  */
-export async function storedEventsAfter(store: SessionStore, sessionId: string, lastEventId: string): Promise<EventRecord[] | undefined> {
+export async function storedEventsAfter(
+  store: SessionStore,
+  sessionId: string,
+  lastEventId: string,
+): Promise<EventRecord[] | undefined> {
   const events: EventRecord[] = [];
   for (const record of await store.load(sessionId)) {
     const stored = eventRecordOf(record);

@@ -115,7 +115,9 @@ export function toServerSentEvents<E extends { type: string; seq?: number } = De
     const asked = request();
     if (keepAliveMs === undefined) return asked;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const tick = new Promise<typeof KEEP_ALIVE>((resolve) => (timer = setTimeout(() => resolve(KEEP_ALIVE), keepAliveMs)));
+    const tick = new Promise<typeof KEEP_ALIVE>(
+      (resolve) => (timer = setTimeout(() => resolve(KEEP_ALIVE), keepAliveMs)),
+    );
     try {
       return await Promise.race([asked, tick]);
     } finally {
@@ -200,7 +202,9 @@ function checkTimes(retryMs: number | undefined, keepAliveMs: number | undefined
     ["keepAliveMs", keepAliveMs],
   ] as const) {
     if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value <= 0)) {
-      throw new InvalidArgumentError(`toServerSentEvents: ${name} must be a positive number of milliseconds (got ${String(value)})`);
+      throw new InvalidArgumentError(
+        `toServerSentEvents: ${name} must be a positive number of milliseconds (got ${String(value)})`,
+      );
     }
   }
 }
@@ -209,13 +213,19 @@ function checkTimes(retryMs: number | undefined, keepAliveMs: number | undefined
  * One SSE message per event: `id:` (the event's `seq`, unless `options.id` or the source's offered
  * id function says otherwise; an id with a line break is left out), then one `data:` line of JSON.
  */
-function framer<E extends { type: string; seq?: number }>(events: AsyncIterable<E | readonly E[]>, options: ServerSentEventsOptions<E>): (event: E) => string {
+function framer<E extends { type: string; seq?: number }>(
+  events: AsyncIterable<E | readonly E[]>,
+  options: ServerSentEventsOptions<E>,
+): (event: E) => string {
   const offered = (events as { [SSE_EVENT_ID]?: unknown })[SSE_EVENT_ID];
-  const idOf = options.id ?? (typeof offered === "function" ? (offered as (event: E) => string | number | undefined) : undefined);
+  const idOf =
+    options.id ?? (typeof offered === "function" ? (offered as (event: E) => string | number | undefined) : undefined);
   const done = options.done ?? "outcome";
   return (event) => {
     const id = idOf ? idOf(event) : typeof event.seq === "number" ? event.seq : undefined;
     const data = JSON.stringify(event.type === "done" ? deliverDone(event, done) : event);
-    return id === undefined || (typeof id === "string" && LINE_BREAK.test(id)) ? `data: ${data}\n\n` : `id: ${id}\ndata: ${data}\n\n`;
+    return id === undefined || (typeof id === "string" && LINE_BREAK.test(id))
+      ? `data: ${data}\n\n`
+      : `id: ${id}\ndata: ${data}\n\n`;
   };
 }

@@ -5,7 +5,8 @@
  *
  * @example
  * import { connectMcpServer, toolsWithMcp } from "@agentry/core/mcp";
- * const fs = await connectMcpServer({ name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", dir] });
+ * const fs = await connectMcpServer({ name: "fs", command: "npx", args: ["-y",
+ * "@modelcontextprotocol/server-filesystem", dir] });
  * const runtime = createAgentRuntime({ registry, store, providers, tools: toolsWithMcp({ connections: [fs] }),
  *   policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: ["fs"] } });
  *
@@ -13,7 +14,12 @@
  */
 
 export { connectMcpServer } from "../mcp/connect-mcp-server.js";
-export type { ConnectMcpServerOptions, McpConnection, McpConnectionStatus, McpWarningCode } from "../mcp/mcp-connection.js";
+export type {
+  ConnectMcpServerOptions,
+  McpConnection,
+  McpConnectionStatus,
+  McpWarningCode,
+} from "../mcp/mcp-connection.js";
 export { mcpToolRequiresApproval, toAgentryTool } from "../mcp/mcp-tool.js";
 export type { McpApproval, McpToolAnnotations, McpToolDefinition, McpToolMapping } from "../mcp/mcp-tool.js";
 export { mapMcpResult } from "../mcp/mcp-result.js";
@@ -21,5 +27,10 @@ export type { McpCallResult } from "../mcp/mcp-result.js";
 export { toolsWithMcp } from "../mcp/tools-with-mcp.js";
 export type { ToolsWithMcpOptions } from "../mcp/tools-with-mcp.js";
 export { serveAgentsOverMcp } from "../mcp/serve-agents-over-mcp.js";
-export type { McpAuthorization, McpListenOptions, McpServerHandle, ServeAgentsOverMcpOptions } from "../mcp/serve-agents-over-mcp.js";
+export type {
+  McpAuthorization,
+  McpListenOptions,
+  McpServerHandle,
+  ServeAgentsOverMcpOptions,
+} from "../mcp/serve-agents-over-mcp.js";
 export { McpConnectionError } from "../errors/errors.js";

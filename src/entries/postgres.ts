@@ -14,4 +14,9 @@ export { PostgresSessionStore } from "../postgres/postgres-session-store.js";
 export type { PostgresSessionStoreOptions } from "../postgres/postgres-session-store.js";
 export { POSTGRES_SCHEMA_VERSION } from "../postgres/postgres-migrations.js";
 export { createPgBossDispatcher } from "../postgres/pg-boss-dispatcher.js";
-export type { DispatchDecision, DispatchInput, PgBossDispatcher, PgBossDispatcherOptions } from "../postgres/pg-boss-dispatcher.js";
+export type {
+  DispatchDecision,
+  DispatchInput,
+  PgBossDispatcher,
+  PgBossDispatcherOptions,
+} from "../postgres/pg-boss-dispatcher.js";

@@ -29,7 +29,11 @@ export { recordProvider, CASSETTE_MODE_VARIABLE } from "../testing/cassette/reco
 export type { RecordProviderOptions } from "../testing/cassette/record-provider.js";
 export { replayProvider } from "../testing/cassette/replay-provider.js";
 export type { ReplayProviderOptions } from "../testing/cassette/replay-provider.js";
-export type { CassetteMode, CassetteProvider, CassetteVolatileOptions } from "../testing/cassette/create-cassette-provider.js";
+export type {
+  CassetteMode,
+  CassetteProvider,
+  CassetteVolatileOptions,
+} from "../testing/cassette/create-cassette-provider.js";
 export type { CassetteRedact } from "../testing/cassette/cassette-request.js";
 export { CassetteMismatchError } from "../testing/cassette/cassette-mismatch-error.js";
 // <<< cassette block

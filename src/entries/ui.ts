@@ -18,8 +18,21 @@ export {
 export type { UIMessageStreamOptions } from "../ui/to-ui-message-stream.js";
 export type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "../ui/ui-message-chunk.js";
 export { createAgUiTranslator, toAgUiEvents } from "../ui/to-ag-ui-events.js";
-export type { AgUiAgentState, AgUiEvent, AgUiEventsOptions, AgUiEventType, AgUiInterrupt } from "../ui/to-ag-ui-events.js";
+export type {
+  AgUiAgentState,
+  AgUiEvent,
+  AgUiEventsOptions,
+  AgUiEventType,
+  AgUiInterrupt,
+} from "../ui/to-ag-ui-events.js";
 export { createTaskEventTranslator, toTaskEvents } from "../ui/to-task-events.js";
 export type { TaskEventTranslator } from "../ui/to-task-events.js";
-export type { TaskEvent, TaskEventLabels, TaskEventPayloads, TaskEventType, TaskLogFields, TaskLogType } from "../ui/task-event.js";
+export type {
+  TaskEvent,
+  TaskEventLabels,
+  TaskEventPayloads,
+  TaskEventType,
+  TaskLogFields,
+  TaskLogType,
+} from "../ui/task-event.js";
 // <<< ui block

@@ -16,7 +16,13 @@ export class ProviderError extends AgentryError {
 
   constructor(
     message: string,
-    init: { provider: string; status?: number; retryable?: boolean; retryAfterMs?: number; errorType?: string } & AgentryErrorOptions,
+    init: {
+      provider: string;
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+      errorType?: string;
+    } & AgentryErrorOptions,
   ) {
     super(message, init);
     this.provider = init.provider;
@@ -168,7 +174,10 @@ export class LeaseLostError extends AgentryError {
   /** The token the writer held. */
   readonly leaseToken: number;
   constructor(sessionId: string, leaseToken: number, options?: AgentryErrorOptions) {
-    super(`The lease on session "${sessionId}" (token ${leaseToken}) was lost: another runtime holds the session now`, options);
+    super(
+      `The lease on session "${sessionId}" (token ${leaseToken}) was lost: another runtime holds the session now`,
+      options,
+    );
     this.sessionId = sessionId;
     this.leaseToken = leaseToken;
   }

@@ -17,17 +17,22 @@ export const MAX_COST_SESSIONS = 2000;
  */
 export async function costRows(runtime: AgentRuntime, identity: InspectorIdentity, url: URL): Promise<CostResponse> {
   const groupBy = (url.searchParams.get("groupBy") ?? "agent") as CostGroupBy;
-  if (groupBy !== "scope" && groupBy !== "agent" && groupBy !== "day") throw new InspectorHttpError(400, "groupBy must be scope, agent or day");
+  if (groupBy !== "scope" && groupBy !== "agent" && groupBy !== "day")
+    throw new InspectorHttpError(400, "groupBy must be scope, agent or day");
   const from = timeParam(url, "from");
   const to = timeParam(url, "to");
-  const sessions = await runtime.store.listSessions({ ...(identity.scopePrefix !== "" && { scopePrefix: identity.scopePrefix }), limit: MAX_COST_SESSIONS });
+  const sessions = await runtime.store.listSessions({
+    ...(identity.scopePrefix !== "" && { scopePrefix: identity.scopePrefix }),
+    limit: MAX_COST_SESSIONS,
+  });
   const rows = new Map<string, CostRow>();
   for (const session of sessions) {
     if (!inScope(identity, session.scope)) continue;
     if (from !== undefined && session.updatedAt < from) break; // newest first: the rest are older
     for (const end of await turnEnds(runtime, session)) {
       if ((from !== undefined && end.at < from) || (to !== undefined && end.at >= to) || !end.usage) continue;
-      const key = groupBy === "scope" ? (session.scope ?? "") : groupBy === "agent" ? session.agentId : end.at.slice(0, 10);
+      const key =
+        groupBy === "scope" ? (session.scope ?? "") : groupBy === "agent" ? session.agentId : end.at.slice(0, 10);
       const row = rows.get(key) ?? { key, tokens: { input: 0, output: 0, cached: 0 }, costUsd: 0, turns: 0 };
       row.tokens.input += end.usage.inputTokens;
       row.tokens.output += end.usage.outputTokens;

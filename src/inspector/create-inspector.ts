@@ -39,7 +39,8 @@ export type { InspectorOptions, RedactHook, RedactInfo } from "./inspector-optio
  */
 export function createInspector(options: InspectorOptions): (request: Request) => Promise<Response> {
   const problems: string[] = [];
-  if (typeof options?.authorize !== "function") problems.push("authorize is required (a function resolving to { scopePrefix, canAct } or null)");
+  if (typeof options?.authorize !== "function")
+    problems.push("authorize is required (a function resolving to { scopePrefix, canAct } or null)");
   if (typeof options?.runtime !== "object" || options.runtime === null) problems.push("runtime is required");
   const basePath = normalizedBase(options?.basePath, problems);
   if (problems.length > 0) throw new InvalidArgumentError(`createInspector: ${problems.join("; ")}`);
@@ -48,11 +49,16 @@ export function createInspector(options: InspectorOptions): (request: Request) =
   return async (request) => {
     try {
       const url = new URL(request.url);
-      if (!url.pathname.startsWith(basePath) && url.pathname !== basePath.slice(0, -1)) return errorResponse(404, "not found");
+      if (!url.pathname.startsWith(basePath) && url.pathname !== basePath.slice(0, -1))
+        return errorResponse(404, "not found");
       const identity = await authorized(options, request);
       const rest = url.pathname.length < basePath.length ? "" : url.pathname.slice(basePath.length);
-      // The page holds no data: a visitor without credentials gets it with a 401, and sees its own "not authorized" state.
-      if (!identity) return request.method === "GET" && rest === "" ? pageResponse(basePath, 401) : errorResponse(401, "unauthorized");
+      // The page holds no data: a visitor without credentials gets it with a 401, and sees its own "not authorized"
+      // state.
+      if (!identity)
+        return request.method === "GET" && rest === ""
+          ? pageResponse(basePath, 401)
+          : errorResponse(401, "unauthorized");
       const matched = matchRoute(request.method, rest);
       if (matched === "method") return errorResponse(405, "method not allowed");
       if (!matched) return errorResponse(404, "not found");
@@ -125,7 +131,10 @@ async function pending(context: RouteContext): Promise<Response> {
   const body: PendingResponse = {
     approvals: approvals.map((a) => ({
       ...a,
-      request: { ...a.request, args: redacted(redact, a.request.args, { part: "args", tool: a.request.name, sessionId: a.sessionId }) },
+      request: {
+        ...a.request,
+        args: redacted(redact, a.request.args, { part: "args", tool: a.request.name, sessionId: a.sessionId }),
+      },
     })),
     questions,
   };
@@ -134,7 +143,14 @@ async function pending(context: RouteContext): Promise<Response> {
 
 async function sessions(context: RouteContext): Promise<Response> {
   const limit = intParam(context.url, "limit", 50, 1, 200);
-  return json(await listSessionRows(context.options.runtime, context.identity, { ...sessionListQuery(context.url), limit }, context.states));
+  return json(
+    await listSessionRows(
+      context.options.runtime,
+      context.identity,
+      { ...sessionListQuery(context.url), limit },
+      context.states,
+    ),
+  );
 }
 
 async function approval(context: RouteContext): Promise<Response> {
@@ -156,7 +172,14 @@ async function task(context: RouteContext): Promise<Response> {
 
 async function tasks(context: RouteContext): Promise<Response> {
   const limit = intParam(context.url, "limit", 50, 1, 200);
-  return json(await listTasks(context.options.runtime, context.identity, context.url.searchParams.get("cursor") ?? undefined, limit));
+  return json(
+    await listTasks(
+      context.options.runtime,
+      context.identity,
+      context.url.searchParams.get("cursor") ?? undefined,
+      limit,
+    ),
+  );
 }
 
 async function cost(context: RouteContext): Promise<Response> {
@@ -190,7 +213,13 @@ async function live(context: RouteContext): Promise<Response> {
 
 async function exportTurn(context: RouteContext): Promise<Response> {
   const { runtime, redact } = context.options;
-  const file = await exportTurnAsTest({ runtime, identity: context.identity, sessionId: context.params.id!, runId: context.params.runId!, redact });
+  const file = await exportTurnAsTest({
+    runtime,
+    identity: context.identity,
+    sessionId: context.params.id!,
+    runId: context.params.runId!,
+    redact,
+  });
   return new Response(file.source, {
     headers: {
       "content-type": "text/plain; charset=utf-8",

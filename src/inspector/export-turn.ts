@@ -86,7 +86,8 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
   for (const record of chain.records) {
     if (record.kind === "message" && record.message.role === "user" && record.frame === null && replay.input === "") {
       const content = record.message.content;
-      replay.input = typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("");
+      replay.input =
+        typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("");
     } else if (record.kind === "message" && record.message.role === "assistant") {
       const scripted = scriptedTurn(record.message, redact, sessionId);
       const counted = usage.get(record.id);
@@ -99,12 +100,19 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
       if (record.frame === null && scripted.text !== undefined) replay.expected.text = scripted.text;
     } else if (record.kind === "tool_result") {
       const { name, result, isError } = record.result;
-      replay.results[record.toolCallId] = { result: redacted(redact, result, { part: "result", tool: name, sessionId }), isError: isError === true };
+      replay.results[record.toolCallId] = {
+        result: redacted(redact, result, { part: "result", tool: name, sessionId }),
+        isError: isError === true,
+      };
     }
   }
   if (chain.end?.status === "suspended") {
     for (const record of chain.records) {
-      if (record.kind === "approval" && record.decision === undefined && replay.results[record.request.toolCallId] === undefined) {
+      if (
+        record.kind === "approval" &&
+        record.decision === undefined &&
+        replay.results[record.request.toolCallId] === undefined
+      ) {
         replay.waiting.push(record.request.toolCallId);
       }
     }
@@ -127,7 +135,9 @@ function scriptedTurn(message: AssistantMessage, redact: RedactHook | undefined,
     if (part.type === "text") texts.push(part.text);
     else if (part.type === "thinking") thinking.push(part.text);
     else if (part.type === "tool_call") {
-      const args = LOOP_TOOLS.has(part.name) ? part.args : redacted(redact, part.args, { part: "args", tool: part.name, sessionId });
+      const args = LOOP_TOOLS.has(part.name)
+        ? part.args
+        : redacted(redact, part.args, { part: "args", tool: part.name, sessionId });
       (turn.toolCalls ??= []).push({ id: part.id, name: part.name, args });
     }
   }

@@ -1,6 +1,11 @@
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
 import { AgentryError } from "../errors/agentry-error.js";
-import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
+import {
+  ApprovalAlreadyResolvedError,
+  ApprovalNotFoundError,
+  InvalidArgumentError,
+  SessionNotFoundError,
+} from "../errors/errors.js";
 import type { ActionResponse } from "./inspector-api-types.js";
 import { InspectorHttpError, readJsonBody } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";
@@ -8,7 +13,9 @@ import { inScope, tenantGuard } from "./inspector-security.js";
 
 /** The decisions the inspector can post. */
 export type InspectorAction =
-  { kind: "approval"; requestId: string } | { kind: "question"; questionId: string } | { kind: "task"; taskId: string; verb: "approve" | "revise" | "cancel" };
+  | { kind: "approval"; requestId: string }
+  | { kind: "question"; questionId: string }
+  | { kind: "task"; taskId: string; verb: "approve" | "revise" | "cancel" };
 
 const MAX_TEXT = 4000;
 
@@ -17,7 +24,12 @@ const MAX_TEXT = 4000;
  * scopes is a 404 (as an unknown one); a decision already taken (by a second click, another
  * operator or process) is a 409 `already decided`.
  */
-export async function runAction(runtime: AgentRuntime, identity: InspectorIdentity, request: Request, action: InspectorAction): Promise<ActionResponse> {
+export async function runAction(
+  runtime: AgentRuntime,
+  identity: InspectorIdentity,
+  request: Request,
+  action: InspectorAction,
+): Promise<ActionResponse> {
   const body = await readJsonBody(request);
   const guard = tenantGuard(identity);
   try {
@@ -25,7 +37,11 @@ export async function runAction(runtime: AgentRuntime, identity: InspectorIdenti
       case "approval": {
         if (typeof body.approved !== "boolean") throw new InspectorHttpError(400, "approved must be a boolean");
         const reason = optionalText(body.reason, "reason");
-        const result = await runtime.resolveApproval(action.requestId, { approved: body.approved, ...(reason !== undefined && { reason }), ...guard });
+        const result = await runtime.resolveApproval(action.requestId, {
+          approved: body.approved,
+          ...(reason !== undefined && { reason }),
+          ...guard,
+        });
         return { ok: true, status: result.status };
       }
       case "question": {
@@ -82,10 +98,13 @@ function optionalText(value: unknown, name: string): string | undefined {
 export function httpErrorOf(error: unknown): unknown {
   if (error instanceof InspectorHttpError) return error;
   if (ApprovalAlreadyResolvedError.isInstance(error)) return new InspectorHttpError(409, "already decided");
-  if (ApprovalNotFoundError.isInstance(error) || SessionNotFoundError.isInstance(error)) return new InspectorHttpError(404, "not found");
+  if (ApprovalNotFoundError.isInstance(error) || SessionNotFoundError.isInstance(error))
+    return new InspectorHttpError(404, "not found");
   if (InvalidArgumentError.isInstance(error)) {
     // Tasks report an unknown (or out-of-scope) id and a refused transition alike.
-    return /unknown task|not found/i.test(error.message) ? new InspectorHttpError(404, "not found") : new InspectorHttpError(409, "already decided");
+    return /unknown task|not found/i.test(error.message)
+      ? new InspectorHttpError(404, "not found")
+      : new InspectorHttpError(409, "already decided");
   }
   if (AgentryError.isInstance(error)) return new InspectorHttpError(400, error.message);
   return error;

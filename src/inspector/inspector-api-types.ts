@@ -57,7 +57,8 @@ export interface SessionListResponse {
 }
 
 /** What a node of a turn's execution tree stands for. */
-export type TreeNodeKind = "turn" | "model_call" | "tool_call" | "subtask" | "delegation" | "background" | "approval" | "question";
+export type TreeNodeKind =
+  "turn" | "model_call" | "tool_call" | "subtask" | "delegation" | "background" | "approval" | "question";
 
 /** Token counts of a node (a model call's usage, or the sum over a subtree). */
 export interface NodeTokens {
@@ -154,7 +155,8 @@ export type NodeDetailResponse = ModelCallDetail | ToolCallDetail | OtherNodeDet
  * `record`: a stored record (SSE `event: record`, `id:` = seq); `turn`: the refreshed tree of the
  * turn the records belong to (`event: turn`). Heartbeats are SSE comments.
  */
-export type LiveMessage = { type: "record"; seq: number; record: unknown } | { type: "turn"; seq: number; turn: TurnNode };
+export type LiveMessage =
+  { type: "record"; seq: number; record: unknown } | { type: "turn"; seq: number; turn: TurnNode };
 
 /** `GET {base}api/pending`: decisions waiting, within the caller's scopes. */
 export interface PendingResponse {

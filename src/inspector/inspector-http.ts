@@ -12,7 +12,10 @@ const NO_STORE = { "cache-control": "no-store", "x-content-type-options": "nosni
 
 /** A JSON response (never cached: it holds tenant data). */
 export function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...NO_STORE, "content-type": "application/json; charset=utf-8" } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...NO_STORE, "content-type": "application/json; charset=utf-8" },
+  });
 }
 
 /** The inspector's error body `{ error }` with `status`. */
@@ -37,7 +40,8 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
   } catch {
     throw new InspectorHttpError(400, "the body is not JSON");
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new InspectorHttpError(400, "the body must be a JSON object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new InspectorHttpError(400, "the body must be a JSON object");
   return parsed as Record<string, unknown>;
 }
 
@@ -70,6 +74,7 @@ export function intParam(url: URL, name: string, fallback: number, min: number, 
   const raw = url.searchParams.get(name);
   if (raw === null || raw === "") return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new InspectorHttpError(400, `${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new InspectorHttpError(400, `${name} must be an integer from ${min} to ${max}`);
   return n;
 }

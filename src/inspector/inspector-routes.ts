@@ -25,7 +25,19 @@ export type RouteHandler = (context: RouteContext) => Promise<Response>;
 
 /** Every route of the inspector, by name. */
 export type RouteName =
-  "page" | "me" | "sessions" | "session" | "node" | "live" | "exportTurn" | "pending" | "tasks" | "cost" | "approval" | "question" | "task";
+  | "page"
+  | "me"
+  | "sessions"
+  | "session"
+  | "node"
+  | "live"
+  | "exportTurn"
+  | "pending"
+  | "tasks"
+  | "cost"
+  | "approval"
+  | "question"
+  | "task";
 
 interface Route {
   method: "GET" | "POST";
@@ -53,7 +65,10 @@ const ROUTES: Route[] = (
 ).map(([method, path, name]) => ({ method, segments: path === "" ? [] : path.split("/"), name }));
 
 /** The route for `method` and `path`; `"method"` when the path exists under another method only. */
-export function matchRoute(method: string, path: string): { name: RouteName; params: Record<string, string> } | "method" | undefined {
+export function matchRoute(
+  method: string,
+  path: string,
+): { name: RouteName; params: Record<string, string> } | "method" | undefined {
   const segments = path === "" ? [] : path.split("/");
   let otherMethod = false;
   for (const route of ROUTES) {

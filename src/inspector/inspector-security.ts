@@ -29,7 +29,8 @@ export interface CsrfTokens {
 export function createCsrfTokens(): CsrfTokens {
   const subtle = globalThis.crypto.subtle;
   const key = subtle.generateKey({ name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-  const message = (identity: InspectorIdentity) => new TextEncoder().encode(`v1\n${identity.canAct ? 1 : 0}\n${identity.scopePrefix}`);
+  const message = (identity: InspectorIdentity) =>
+    new TextEncoder().encode(`v1\n${identity.canAct ? 1 : 0}\n${identity.scopePrefix}`);
   return {
     async tokenFor(identity) {
       const signature = new Uint8Array(await subtle.sign("HMAC", await key, message(identity)));
@@ -64,10 +65,14 @@ function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
 export async function checkAction(request: Request, identity: InspectorIdentity, csrf: CsrfTokens): Promise<void> {
   if (!identity.canAct) throw new InspectorHttpError(403, "not allowed to act");
   const site = request.headers.get("sec-fetch-site");
-  if (site !== null && site !== "same-origin" && site !== "none") throw new InspectorHttpError(403, "cross-site request refused");
+  if (site !== null && site !== "same-origin" && site !== "none")
+    throw new InspectorHttpError(403, "cross-site request refused");
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== new URL(request.url).origin) throw new InspectorHttpError(403, "cross-origin request refused");
-  if (!(await csrf.verify(identity, request.headers.get("x-agentry-csrf")))) throw new InspectorHttpError(403, "missing or invalid CSRF token");
+  if (origin !== null && origin !== new URL(request.url).origin)
+    throw new InspectorHttpError(403, "cross-origin request refused");
+  if (!(await csrf.verify(identity, request.headers.get("x-agentry-csrf"))))
+    throw new InspectorHttpError(403, "missing or invalid CSRF token");
   const type = request.headers.get("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw new InspectorHttpError(403, "Content-Type must be application/json");
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new InspectorHttpError(403, "Content-Type must be application/json");
 }

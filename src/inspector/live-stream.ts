@@ -36,7 +36,13 @@ export function liveResponse(options: LiveOptions): Response {
   if (options.live.open >= options.maxConnections) throw new InspectorHttpError(503, "too many live connections");
   options.live.open++;
   const encoder = new TextEncoder();
-  const state: LiveState = { afterSeq: options.afterSeq, pending: [], chainSeq: undefined, turnNumber: 0, closed: false };
+  const state: LiveState = {
+    afterSeq: options.afterSeq,
+    pending: [],
+    chainSeq: undefined,
+    turnNumber: 0,
+    closed: false,
+  };
   let wake: (() => void) | undefined;
   const onEvent = (event: RuntimeEvent) => {
     if (event.sessionId === options.sessionId) wake?.();
@@ -80,7 +86,12 @@ export function liveResponse(options: LiveOptions): Response {
     },
   });
   return new Response(stream, {
-    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no", connection: "keep-alive" },
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+      connection: "keep-alive",
+    },
   });
 }
 
@@ -98,7 +109,11 @@ interface LiveState {
 }
 
 /** Waits for new records (or the heartbeat) and returns the next SSE text. */
-async function nextChunk(options: LiveOptions, state: LiveState, setWake: (resolve: () => void) => void): Promise<string> {
+async function nextChunk(
+  options: LiveOptions,
+  state: LiveState,
+  setWake: (resolve: () => void) => void,
+): Promise<string> {
   const started = Date.now();
   for (;;) {
     if (state.closed) return "";
@@ -127,7 +142,11 @@ async function batchText(options: LiveOptions, state: LiveState): Promise<string
       state.chainSeq = record.seq;
       state.turnNumber++;
     }
-    const message: LiveMessage = { type: "record", seq: record.seq, record: redactRecord(record, options.redact, options.sessionId) };
+    const message: LiveMessage = {
+      type: "record",
+      seq: record.seq,
+      record: redactRecord(record, options.redact, options.sessionId),
+    };
     text += `event: record\nid: ${record.seq}\ndata: ${JSON.stringify(message)}\n\n`;
   }
   state.afterSeq = batch[batch.length - 1]!.seq;

@@ -74,7 +74,12 @@ function modelCallDetail(records: InspectedRecord[], recordId: string): ModelCal
   return detail;
 }
 
-function toolCallDetail(chain: TurnChain, toolCallId: string, sessionId: string, redact: RedactHook | undefined): ToolCallDetail {
+function toolCallDetail(
+  chain: TurnChain,
+  toolCallId: string,
+  sessionId: string,
+  redact: RedactHook | undefined,
+): ToolCallDetail {
   let call: ToolCallPart | undefined;
   let result: ToolResultPart | undefined;
   let audit: AuditEntry | undefined;
@@ -82,7 +87,8 @@ function toolCallDetail(chain: TurnChain, toolCallId: string, sessionId: string,
     if (record.kind === "message" && record.message.role === "assistant") {
       call ??= record.message.content.find((p): p is ToolCallPart => p.type === "tool_call" && p.id === toolCallId);
     } else if (record.kind === "tool_result" && record.toolCallId === toolCallId) result = record.result;
-    else if (record.kind === "audit" && record.entry.toolCallId === toolCallId && chain.runIds.has(record.entry.runId)) audit = record.entry;
+    else if (record.kind === "audit" && record.entry.toolCallId === toolCallId && chain.runIds.has(record.entry.runId))
+      audit = record.entry;
   }
   if (!call) throw notFound();
   const detail: ToolCallDetail = {

@@ -18,12 +18,16 @@ export function redactRecord(record: HistoryRecord, redact: RedactHook | undefin
     case "tool_result":
       return {
         ...record,
-        result: { ...record.result, result: redacted(redact, record.result.result, { part: "result", tool: record.result.name, sessionId }) },
+        result: {
+          ...record.result,
+          result: redacted(redact, record.result.result, { part: "result", tool: record.result.name, sessionId }),
+        },
       };
     case "approval": {
       const args = redacted(redact, record.request.args, { part: "args", tool: record.request.name, sessionId });
       const copy = { ...record, request: { ...record.request, args } };
-      if (record.answer !== undefined) copy.answer = redacted(redact, record.answer, { part: "result", tool: record.request.name, sessionId });
+      if (record.answer !== undefined)
+        copy.answer = redacted(redact, record.answer, { part: "result", tool: record.request.name, sessionId });
       return copy;
     }
     case "turn": {
@@ -54,13 +58,18 @@ function redactMessage(message: Message, redact: RedactHook, sessionId: string):
         ...message,
         ...(message.executionTree && { executionTree: redactTree(message.executionTree, redact, sessionId) }),
         content: message.content.map((part): AssistantPart =>
-          part.type === "tool_call" ? { ...part, args: redacted(redact, part.args, { part: "args", tool: part.name, sessionId }) } : part,
+          part.type === "tool_call"
+            ? { ...part, args: redacted(redact, part.args, { part: "args", tool: part.name, sessionId }) }
+            : part,
         ),
       };
     case "tool":
       return {
         ...message,
-        content: message.content.map((part) => ({ ...part, result: redacted(redact, part.result, { part: "result", tool: part.name, sessionId }) })),
+        content: message.content.map((part) => ({
+          ...part,
+          result: redacted(redact, part.result, { part: "result", tool: part.name, sessionId }),
+        })),
       };
     case "user":
       return message;
@@ -75,9 +84,12 @@ function redactTree(tree: ExecutionTreeSnapshot, redact: RedactHook, sessionId: 
     ...tree,
     nodes: tree.nodes.map((node) => {
       const copy = { ...node };
-      if (node.args_preview !== undefined) copy.args_preview = String(redacted(redact, node.args_preview, { part: "args", tool: node.name, sessionId }));
+      if (node.args_preview !== undefined)
+        copy.args_preview = String(redacted(redact, node.args_preview, { part: "args", tool: node.name, sessionId }));
       if (node.result_preview !== undefined)
-        copy.result_preview = String(redacted(redact, node.result_preview, { part: "result", tool: node.name, sessionId }));
+        copy.result_preview = String(
+          redacted(redact, node.result_preview, { part: "result", tool: node.name, sessionId }),
+        );
       return copy;
     }),
   };

@@ -26,7 +26,8 @@ export interface SessionListQuery {
 export function sessionListQuery(url: URL): Omit<SessionListQuery, "limit"> {
   const get = (name: string) => url.searchParams.get(name) ?? undefined;
   const state = get("state");
-  if (state !== undefined && state !== "" && !sessionStates.includes(state as SessionState)) throw new InspectorHttpError(400, "unknown state");
+  if (state !== undefined && state !== "" && !sessionStates.includes(state as SessionState))
+    throw new InspectorHttpError(400, "unknown state");
   const query: Omit<SessionListQuery, "limit"> = {};
   if (state) query.state = state as SessionState;
   for (const name of ["agentId", "scopePrefix", "q", "cursor"] as const) {
@@ -75,12 +76,20 @@ function narrowedPrefix(identity: InspectorIdentity, requested: string | undefin
 function matches(session: SessionSummary, q: string | undefined): boolean {
   if (q === undefined) return true;
   const needle = q.toLowerCase();
-  return [session.sessionId, session.name, session.lastSnippet].some((text) => text !== undefined && text.toLowerCase().includes(needle));
+  return [session.sessionId, session.name, session.lastSnippet].some(
+    (text) => text !== undefined && text.toLowerCase().includes(needle),
+  );
 }
 
 /** A row of the list. */
 export function rowOf(session: SessionSummary, state: SessionState): SessionRow {
-  const row: SessionRow = { sessionId: session.sessionId, agentId: session.agentId, createdAt: session.createdAt, updatedAt: session.updatedAt, state };
+  const row: SessionRow = {
+    sessionId: session.sessionId,
+    agentId: session.agentId,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    state,
+  };
   if (session.scope !== undefined) row.scope = session.scope;
   if (session.name !== undefined) row.name = session.name;
   if (session.lastSnippet !== undefined) row.lastSnippet = session.lastSnippet;
@@ -100,7 +109,8 @@ function afterCursor(sessions: SessionSummary[], cursor: string | undefined): Se
   } catch {
     throw new InspectorHttpError(400, "invalid cursor");
   }
-  if (!Array.isArray(parsed) || typeof parsed[0] !== "string" || typeof parsed[1] !== "string") throw new InspectorHttpError(400, "invalid cursor");
+  if (!Array.isArray(parsed) || typeof parsed[0] !== "string" || typeof parsed[1] !== "string")
+    throw new InspectorHttpError(400, "invalid cursor");
   const [updatedAt, sessionId] = parsed as [string, string];
   const at = sessions.findIndex((s) => s.sessionId === sessionId);
   // The cursor's session moved (touched since): go on from its old place in time.
@@ -138,10 +148,17 @@ export class TurnStates {
     this.#entries.delete(session.sessionId);
     let entry = known;
     if (!entry || entry.updatedAt !== session.updatedAt) {
-      const records = await runtime.store.load(session.sessionId, { frame: null, ...(known && { afterSeq: known.seq }) });
+      const records = await runtime.store.load(session.sessionId, {
+        frame: null,
+        ...(known && { afterSeq: known.seq }),
+      });
       const last = records.at(-1);
       const hasTurn = records.some((r) => r.kind === "turn");
-      entry = { updatedAt: session.updatedAt, seq: last?.seq ?? known?.seq ?? 0, state: hasTurn || !known ? stateOfRecords(records, false) : known.state };
+      entry = {
+        updatedAt: session.updatedAt,
+        seq: last?.seq ?? known?.seq ?? 0,
+        state: hasTurn || !known ? stateOfRecords(records, false) : known.state,
+      };
     }
     this.#entries.set(session.sessionId, entry);
     if (this.#entries.size > REMEMBERED_STATES) this.#entries.delete(this.#entries.keys().next().value!);

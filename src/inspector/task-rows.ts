@@ -8,7 +8,12 @@ import type { InspectorIdentity } from "./inspector-security.js";
 import { inScope, tenantGuard } from "./inspector-security.js";
 
 /** Tasks within the caller's scopes, newest first, `limit` a page; the cursor is the offset into that order. */
-export async function listTasks(runtime: AgentRuntime, identity: InspectorIdentity, cursor: string | undefined, limit: number): Promise<TaskListResponse> {
+export async function listTasks(
+  runtime: AgentRuntime,
+  identity: InspectorIdentity,
+  cursor: string | undefined,
+  limit: number,
+): Promise<TaskListResponse> {
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isInteger(offset) || offset < 0) throw new InspectorHttpError(400, "invalid cursor");
   const all = (await runtime.tasks.list()).filter((task) => inScope(identity, task.scope));

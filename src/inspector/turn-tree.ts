@@ -32,7 +32,14 @@ export function modelNodeId(recordId: string): string {
 
 /** Builds the execution tree of one turn chain from its records. */
 export function buildTurnTree(chain: TurnChain, turnNumber: number): TurnNode {
-  const turn: TurnNode = { id: `r:${chain.runId}`, kind: "turn", label: `Turn ${turnNumber}`, runId: chain.runId, turnNumber, children: [] };
+  const turn: TurnNode = {
+    id: `r:${chain.runId}`,
+    kind: "turn",
+    label: `Turn ${turnNumber}`,
+    runId: chain.runId,
+    turnNumber,
+    children: [],
+  };
   turn.startedAt = chain.start.at;
   const tools = new Map<string, TreeNode>();
   const models = new Map<string, TreeNode>();
@@ -72,7 +79,8 @@ function addRecord(chain: TurnChain, record: InspectedRecord, state: TreeState):
       if (!node) return;
       node.startedAt ??= record.entry.startedAt;
       node.durationMs = (node.durationMs ?? 0) + record.entry.durationMs;
-      if (record.entry.decision === "refused" || record.entry.decision === "denied") node.status = record.entry.decision;
+      if (record.entry.decision === "refused" || record.entry.decision === "denied")
+        node.status = record.entry.decision;
       return;
     }
     case "approval": {
@@ -101,7 +109,10 @@ function addRecord(chain: TurnChain, record: InspectedRecord, state: TreeState):
 
 function addMessage(chain: TurnChain, id: string, frame: string | null, message: Message, state: TreeState): void {
   if (message.role === "user" && frame === null && state.turn.label.startsWith("Turn ")) {
-    const text = typeof message.content === "string" ? message.content : message.content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
+    const text =
+      typeof message.content === "string"
+        ? message.content
+        : message.content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
     if (text.trim() !== "") state.turn.label = `Turn ${state.turn.turnNumber}: ${short(text.trim(), LABEL_CHARS)}`;
     return;
   }
@@ -116,7 +127,13 @@ function addToolCalls(chain: TurnChain, message: AssistantMessage, parent: TreeN
   for (const part of message.content) {
     if (part.type !== "tool_call") continue;
     const kind = toolNodeKind(part.name);
-    const node: TreeNode = { id: toolNodeId(chain, part.id), kind, label: toolLabel(kind, part.name, part.args), status: "running", children: [] };
+    const node: TreeNode = {
+      id: toolNodeId(chain, part.id),
+      kind,
+      label: toolLabel(kind, part.name, part.args),
+      status: "running",
+      children: [],
+    };
     state.tools.set(part.id, node);
     parent.children.push(node);
   }
@@ -185,7 +202,8 @@ function tokensOf(usage: { inputTokens: number; outputTokens: number; cachedInpu
 function toolLabel(kind: TreeNodeKind, name: string, args: unknown): string {
   const fields = typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {};
   if (kind === "subtask" && typeof fields.title === "string") return `sub-task: ${short(fields.title, LABEL_CHARS)}`;
-  if ((kind === "delegation" || kind === "background") && typeof fields.agentId === "string") return `${name} → ${fields.agentId}`;
+  if ((kind === "delegation" || kind === "background") && typeof fields.agentId === "string")
+    return `${name} → ${fields.agentId}`;
   return name;
 }
 

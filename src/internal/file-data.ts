@@ -24,7 +24,10 @@ export const isPdfType = (mediaType: string): boolean => /^application\/pdf$/i.t
  * JSON); the same value when there is none.
  */
 export function withBase64Files(content: string | UserPart[]): string | UserPart[] {
-  if (typeof content === "string" || !content.some((part) => part.type === "file" && part.source.type === "data" && typeof part.source.data !== "string")) {
+  if (
+    typeof content === "string" ||
+    !content.some((part) => part.type === "file" && part.source.type === "data" && typeof part.source.data !== "string")
+  ) {
     return content;
   }
   return content.map((part): UserPart => {
@@ -38,10 +41,15 @@ export function withBase64Files(content: string | UserPart[]): string | UserPart
 export function fileProblems(content: readonly unknown[]): string[] {
   const problems: string[] = [];
   content.forEach((part, index) => {
-    const file = part as { type?: unknown; mediaType?: unknown; source?: { type?: unknown; data?: unknown; url?: unknown; fileId?: unknown } };
+    const file = part as {
+      type?: unknown;
+      mediaType?: unknown;
+      source?: { type?: unknown; data?: unknown; url?: unknown; fileId?: unknown };
+    };
     if (file === null || typeof file !== "object" || file.type !== "file") return;
     const at = `content[${index}]`;
-    if (typeof file.mediaType !== "string" || file.mediaType === "") problems.push(`${at}.mediaType must be a non-empty string`);
+    if (typeof file.mediaType !== "string" || file.mediaType === "")
+      problems.push(`${at}.mediaType must be a non-empty string`);
     const source = file.source;
     const ok =
       source !== null &&
@@ -49,7 +57,8 @@ export function fileProblems(content: readonly unknown[]): string[] {
       ((source.type === "data" && (typeof source.data === "string" || source.data instanceof Uint8Array)) ||
         (source.type === "url" && typeof source.url === "string" && source.url !== "") ||
         (source.type === "file_id" && typeof source.fileId === "string" && source.fileId !== ""));
-    if (!ok) problems.push(`${at}.source must be { type: "data", data }, { type: "url", url } or { type: "file_id", fileId }`);
+    if (!ok)
+      problems.push(`${at}.source must be { type: "data", data }, { type: "url", url } or { type: "file_id", fileId }`);
   });
   return problems;
 }

@@ -23,7 +23,11 @@ export type GlobMatcher = (value: string) => boolean;
 /** Most alternatives one pattern may expand to through `{...}`. */
 export const MAX_GLOB_ALTERNATIVES = 256;
 
-type Token = { kind: "star" } | { kind: "one" } | { kind: "char"; value: string } | { kind: "set"; negated: boolean; items: [string, string][] };
+type Token =
+  | { kind: "star" }
+  | { kind: "one" }
+  | { kind: "char"; value: string }
+  | { kind: "set"; negated: boolean; items: [string, string][] };
 
 /** The index of the `}` closing the `{` at `open`, or -1. */
 function closingBrace(pattern: string, open: number): number {
@@ -71,7 +75,9 @@ function expandBraces(pattern: string): string[] {
     const alternatives = splitAlternatives(inner);
     if (alternatives.length === 1) {
       if (/^[^{},]*\.\.[^{},]*$/.test(inner))
-        throw new InvalidArgumentError(`glob: brace ranges such as "{${inner}}" are not supported: list the alternatives, as in {a,b}`);
+        throw new InvalidArgumentError(
+          `glob: brace ranges such as "{${inner}}" are not supported: list the alternatives, as in {a,b}`,
+        );
       continue; // "{x}" is literal, as in shells
     }
     const head = pattern.slice(0, i);
@@ -81,7 +87,8 @@ function expandBraces(pattern: string): string[] {
       for (const middle of expandBraces(alternative)) {
         for (const tail of tails) {
           out.push(head + middle + tail);
-          if (out.length > MAX_GLOB_ALTERNATIVES) throw new InvalidArgumentError(`glob: expands to more than ${MAX_GLOB_ALTERNATIVES} alternatives`);
+          if (out.length > MAX_GLOB_ALTERNATIVES)
+            throw new InvalidArgumentError(`glob: expands to more than ${MAX_GLOB_ALTERNATIVES} alternatives`);
         }
       }
     }

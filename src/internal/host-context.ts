@@ -18,14 +18,18 @@ export function checkedContext(operation: string, value: unknown): JsonValue {
   const copy = copyJson(value, "context", 0, new Set());
   if (typeof copy === "string") throw new InvalidArgumentError(`${operation}: ${copy}`);
   const size = JSON.stringify(copy.value).length;
-  if (size > MAX_CONTEXT_CHARS) throw new InvalidArgumentError(`${operation}: context is ${size} characters of JSON, over the ${MAX_CONTEXT_CHARS} allowed`);
+  if (size > MAX_CONTEXT_CHARS)
+    throw new InvalidArgumentError(
+      `${operation}: context is ${size} characters of JSON, over the ${MAX_CONTEXT_CHARS} allowed`,
+    );
   return copy.value;
 }
 
 /** A JSON copy of `value`, or why there is none (where, and what). */
 function copyJson(value: unknown, path: string, depth: number, open: Set<object>): { value: JsonValue } | string {
   if (value === null || typeof value === "string" || typeof value === "boolean") return { value };
-  if (typeof value === "number") return Number.isFinite(value) ? { value } : `${path} is ${String(value)}, not a JSON number`;
+  if (typeof value === "number")
+    return Number.isFinite(value) ? { value } : `${path} is ${String(value)}, not a JSON number`;
   if (typeof value !== "object") return `${path} is a ${typeof value}, not JSON`;
   if (depth >= MAX_CONTEXT_DEPTH) return `${path} is nested deeper than ${MAX_CONTEXT_DEPTH} levels`;
   if (open.has(value)) return `${path} refers to itself (a cycle)`;

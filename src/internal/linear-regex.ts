@@ -45,8 +45,11 @@ export class RegexSubsetError extends Error {
 
 const isLineTerminator = (c: number) => c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 const isDigit: CharTest = (c) => c >= 0x30 && c <= 0x39;
-const isWord: CharTest = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-const SPACES = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]);
+const isWord: CharTest = (c) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+const SPACES = new Set([
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
+]);
 const isSpace: CharTest = (c) => SPACES.has(c) || (c >= 0x2000 && c <= 0x200a);
 const not =
   (test: CharTest): CharTest =>
@@ -104,7 +107,8 @@ class Parser {
     if (atom.t === "assert") throw new RegexSubsetError(`nothing to repeat at ${this.i}`);
     if (c !== "{") this.i++;
     if (this.peek() === "?") this.i++; // lazy: same answer for a test
-    if (this.peek() === "*" || this.peek() === "+" || this.peek() === "?" || this.peek() === "{") throw new RegexSubsetError(`nothing to repeat at ${this.i}`);
+    if (this.peek() === "*" || this.peek() === "+" || this.peek() === "?" || this.peek() === "{")
+      throw new RegexSubsetError(`nothing to repeat at ${this.i}`);
     return { t: "rep", node: atom, min, max };
   }
 
@@ -115,7 +119,8 @@ class Parser {
     if (!m) return undefined;
     const min = Number(m[1]);
     const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
-    if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT)) throw new RegexSubsetError(`repetition count over ${MAX_COUNT} in "${m[0]}"`);
+    if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT))
+      throw new RegexSubsetError(`repetition count over ${MAX_COUNT} in "${m[0]}"`);
     if (max < min) throw new RegexSubsetError(`numbers out of order in "${m[0]}"`);
     this.i += m[0].length;
     return [min, max];
@@ -220,7 +225,8 @@ class Parser {
         if (this.peek() === "{") {
           const close = this.chars.indexOf("}", this.i);
           const hex = close < 0 ? "" : this.chars.slice(this.i + 1, close).join("");
-          if (!/^[0-9A-Fa-f]{1,6}$/.test(hex) || parseInt(hex, 16) > 0x10ffff) throw new RegexSubsetError("invalid \\u{...} escape");
+          if (!/^[0-9A-Fa-f]{1,6}$/.test(hex) || parseInt(hex, 16) > 0x10ffff)
+            throw new RegexSubsetError("invalid \\u{...} escape");
           this.i = close + 1;
           return code(parseInt(hex, 16));
         }
@@ -300,7 +306,8 @@ class Compiler {
   readonly program: Inst[] = [];
 
   private emit(inst: Inst): number {
-    if (this.program.length >= MAX_PROGRAM) throw new RegexSubsetError(`pattern too large: over ${MAX_PROGRAM} instructions once repetition is unrolled`);
+    if (this.program.length >= MAX_PROGRAM)
+      throw new RegexSubsetError(`pattern too large: over ${MAX_PROGRAM} instructions once repetition is unrolled`);
     this.program.push(inst);
     return this.program.length - 1;
   }

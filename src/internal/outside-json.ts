@@ -69,7 +69,8 @@ export function readOutsideJson(value: unknown, maxDepth: number = MAX_JSON_DEPT
 
 /** Copies `value` (held under `key`), whose container is `depth` levels deep. Throws when it must be refused. */
 function copy(value: unknown, key: string, depth: number, state: { values: number; maxDepth: number }): unknown {
-  if (++state.values > MAX_JSON_VALUES) throw new Refused("too_many_values", `it holds more than ${MAX_JSON_VALUES} values`);
+  if (++state.values > MAX_JSON_VALUES)
+    throw new Refused("too_many_values", `it holds more than ${MAX_JSON_VALUES} values`);
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -90,7 +91,13 @@ function copy(value: unknown, key: string, depth: number, state: { values: numbe
 }
 
 /** Copies an object or array; `toJSON` is applied once, as JSON.stringify does (not to what it returns). */
-function copyObject(value: object, key: string, depth: number, state: { values: number; maxDepth: number }, applyToJSON: boolean): unknown {
+function copyObject(
+  value: object,
+  key: string,
+  depth: number,
+  state: { values: number; maxDepth: number },
+  applyToJSON: boolean,
+): unknown {
   const toJSON = applyToJSON ? (value as { toJSON?: unknown }).toJSON : undefined;
   if (typeof toJSON === "function") {
     // The result of toJSON takes the value's place (a Date becomes its ISO text).
@@ -112,7 +119,8 @@ function copyObject(value: object, key: string, depth: number, state: { values: 
   for (const name of Object.keys(value)) {
     const item = copy((value as Record<string, unknown>)[name], name, depth + 1, state);
     if (item === undefined) continue;
-    if (name === "__proto__") Object.defineProperty(out, name, { value: item, writable: true, enumerable: true, configurable: true });
+    if (name === "__proto__")
+      Object.defineProperty(out, name, { value: item, writable: true, enumerable: true, configurable: true });
     else out[name] = item;
   }
   return out;

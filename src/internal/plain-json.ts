@@ -20,14 +20,17 @@ export function toPlainJson<T>(value: T, what: string): T {
   return JSON.parse(json) as T;
 }
 
-/** A deep copy of a value already known to be plain JSON (objects, arrays, primitives); faster than `structuredClone`. */
+/**
+ * A deep copy of a value already known to be plain JSON (objects, arrays, primitives); faster than `structuredClone`.
+ */
 export function copyPlainJson<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(copyPlainJson) as T;
   const copy: Record<string, unknown> = {};
   for (const key in value) {
     const item = copyPlainJson((value as Record<string, unknown>)[key]);
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(copy, key, { value: item, writable: true, enumerable: true, configurable: true });
     else copy[key] = item;
   }
   return copy as T;

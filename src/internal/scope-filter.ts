@@ -8,7 +8,8 @@ import { InvalidArgumentError } from "../errors/errors.js";
  * - `prefix`: sessions that have a scope and whose scope starts with `prefix`, taken literally
  *   (no pattern characters); `""` keeps every scoped session and no unscoped one.
  */
-export type ScopeFilter = { kind: "any" } | { kind: "unscoped" } | { kind: "exact"; scope: string } | { kind: "prefix"; prefix: string };
+export type ScopeFilter =
+  { kind: "any" } | { kind: "unscoped" } | { kind: "exact"; scope: string } | { kind: "prefix"; prefix: string };
 
 /** The scope fields of a listing query, as hosts pass them. */
 export interface ScopeQuery {
@@ -23,11 +24,15 @@ export interface ScopeQuery {
  */
 export function scopeFilterOf(operation: string, query: ScopeQuery, options: { allowNull: boolean }): ScopeFilter {
   const { scope, scopePrefix } = query;
-  if (scopePrefix !== undefined && typeof scopePrefix !== "string") throw new InvalidArgumentError(`${operation}: scopePrefix must be a string when set`);
+  if (scopePrefix !== undefined && typeof scopePrefix !== "string")
+    throw new InvalidArgumentError(`${operation}: scopePrefix must be a string when set`);
   if (scope !== undefined && !(typeof scope === "string" || (scope === null && options.allowNull))) {
-    throw new InvalidArgumentError(`${operation}: scope must be a string${options.allowNull ? ", null" : ""} or omitted`);
+    throw new InvalidArgumentError(
+      `${operation}: scope must be a string${options.allowNull ? ", null" : ""} or omitted`,
+    );
   }
-  if (scope !== undefined && scopePrefix !== undefined) throw new InvalidArgumentError(`${operation}: give scope or scopePrefix, not both`);
+  if (scope !== undefined && scopePrefix !== undefined)
+    throw new InvalidArgumentError(`${operation}: give scope or scopePrefix, not both`);
   if (scopePrefix !== undefined) return { kind: "prefix", prefix: scopePrefix };
   if (scope === null) return { kind: "unscoped" };
   return scope === undefined ? { kind: "any" } : { kind: "exact", scope };
@@ -40,7 +45,8 @@ export function scopeFilterOf(operation: string, query: ScopeQuery, options: { a
  */
 export function tenantGuardFilter(operation: string, guard: unknown): ScopeFilter {
   if (guard === undefined) return { kind: "any" };
-  if (typeof guard !== "object" || guard === null) throw new InvalidArgumentError(`${operation}: the tenant guard must be an object when given`);
+  if (typeof guard !== "object" || guard === null)
+    throw new InvalidArgumentError(`${operation}: the tenant guard must be an object when given`);
   const { scope, scopePrefix } = guard as ScopeQuery;
   if (scope !== undefined && (typeof scope !== "string" || scope === ""))
     throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);

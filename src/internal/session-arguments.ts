@@ -18,7 +18,8 @@ export interface ListQuery {
 }
 
 const PATCH_KEYS: readonly string[] = ["name", "pinnedAt", "attributes", "lastSnippet"];
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The error for an unknown session id. */
 export function sessionNotFound(sessionId: string): SessionNotFoundError {
@@ -27,7 +28,8 @@ export function sessionNotFound(sessionId: string): SessionNotFoundError {
 
 /** Throws an {@link InvalidArgumentError} unless `sessionId` is a non-empty string. */
 export function checkSessionId(sessionId: unknown): asserts sessionId is string {
-  if (typeof sessionId !== "string" || sessionId === "") throw new InvalidArgumentError("sessionId: must be a non-empty string");
+  if (typeof sessionId !== "string" || sessionId === "")
+    throw new InvalidArgumentError("sessionId: must be a non-empty string");
 }
 
 /** Checks a create request and builds the new summary (no `undefined` fields, attributes copied). */
@@ -38,11 +40,18 @@ export function newSessionSummary(init: CreateSessionInit, generatedId: () => st
   if (init.sessionId !== undefined && (typeof init.sessionId !== "string" || init.sessionId === "")) {
     problems.push("sessionId: must be a non-empty string when set");
   }
-  if (init.scope !== undefined && (typeof init.scope !== "string" || init.scope === "")) problems.push("scope: must be a non-empty string when set");
+  if (init.scope !== undefined && (typeof init.scope !== "string" || init.scope === ""))
+    problems.push("scope: must be a non-empty string when set");
   if (init.name !== undefined && typeof init.name !== "string") problems.push("name: must be a string when set");
-  if (init.attributes !== undefined && !isObject(init.attributes)) problems.push("attributes: must be an object when set");
+  if (init.attributes !== undefined && !isObject(init.attributes))
+    problems.push("attributes: must be an object when set");
   if (problems.length > 0) throw new InvalidArgumentError(`createSession: ${problems.join("; ")}`);
-  const summary: SessionSummary = { sessionId: init.sessionId ?? generatedId(), agentId: init.agentId, createdAt: now, updatedAt: now };
+  const summary: SessionSummary = {
+    sessionId: init.sessionId ?? generatedId(),
+    agentId: init.agentId,
+    createdAt: now,
+    updatedAt: now,
+  };
   if (init.scope !== undefined) summary.scope = init.scope;
   if (init.name !== undefined) summary.name = init.name;
   if (init.attributes !== undefined) summary.attributes = toPlainJson(init.attributes, "createSession: attributes");
@@ -79,7 +88,8 @@ export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch
 export function checkListQuery(query: ListSessionsQuery = {}): ListQuery {
   if (!isObject(query)) throw new InvalidArgumentError("listSessions: query must be an object when given");
   const { agentId, limit } = query;
-  if (agentId !== undefined && typeof agentId !== "string") throw new InvalidArgumentError("listSessions: agentId must be a string");
+  if (agentId !== undefined && typeof agentId !== "string")
+    throw new InvalidArgumentError("listSessions: agentId must be a string");
   const scope = scopeFilterOf("listSessions", query, { allowNull: true });
   return { agentId, scope, limit: checkLimit("listSessions", limit) };
 }
@@ -101,10 +111,16 @@ export interface PendingApprovalsQuery {
 
 /** Checks a `listPendingApprovals` query. */
 export function checkPendingApprovalsQuery(query: ListPendingApprovalsQuery | undefined): PendingApprovalsQuery {
-  if (query !== undefined && !isObject(query)) throw new InvalidArgumentError("listPendingApprovals: query must be an object when given");
+  if (query !== undefined && !isObject(query))
+    throw new InvalidArgumentError("listPendingApprovals: query must be an object when given");
   const { sessionId, limit } = query ?? {};
-  if (sessionId !== undefined && typeof sessionId !== "string") throw new InvalidArgumentError("listPendingApprovals: sessionId must be a string when set");
-  return { sessionId, scope: scopeFilterOf("listPendingApprovals", query ?? {}, { allowNull: true }), limit: checkLimit("listPendingApprovals", limit) };
+  if (sessionId !== undefined && typeof sessionId !== "string")
+    throw new InvalidArgumentError("listPendingApprovals: sessionId must be a string when set");
+  return {
+    sessionId,
+    scope: scopeFilterOf("listPendingApprovals", query ?? {}, { allowNull: true }),
+    limit: checkLimit("listPendingApprovals", limit),
+  };
 }
 
 /** Whether a session matches a checked list query's agent and scope filters. */

@@ -6,7 +6,8 @@ const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
 const ROLES: readonly string[] = ["user", "assistant", "tool"];
 const STATUSES: readonly string[] = ["complete", "budget_exceeded", "iteration_limit", "aborted", "error", "suspended"];
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === "string";
 
 function recordProblems(record: unknown, at: string, problems: string[]): void {
@@ -29,7 +30,8 @@ function recordProblems(record: unknown, at: string, problems: string[]): void {
       if (!isOptionalString(record.summary)) problems.push(`${at}.summary: must be a string when set`);
       break;
     case "turn":
-      if (typeof record.runId !== "string" || record.runId === "") problems.push(`${at}.runId: must be a non-empty string`);
+      if (typeof record.runId !== "string" || record.runId === "")
+        problems.push(`${at}.runId: must be a non-empty string`);
       if (record.phase !== "start" && record.phase !== "end") problems.push(`${at}.phase: must be "start" or "end"`);
       if (record.status !== undefined && !STATUSES.includes(record.status as string)) {
         problems.push(`${at}.status: must be one of ${STATUSES.join(", ")}`);
@@ -48,7 +50,9 @@ function recordProblems(record: unknown, at: string, problems: string[]): void {
     default:
       // Further kinds (tool results, roles, artifacts, ...) are kept as JSON; the name must be sane.
       if (typeof record.kind !== "string" || !FURTHER_KIND.test(record.kind)) {
-        problems.push(`${at}.kind: must be one of ${KINDS.join(", ")}, or another kind name (1-64 of a-z 0-9 _ . -, starting with a letter)`);
+        problems.push(
+          `${at}.kind: must be one of ${KINDS.join(", ")}, or another kind name (1-64 of a-z 0-9 _ . -, starting with a letter)`,
+        );
       }
   }
 }
@@ -62,7 +66,9 @@ export function checkNewRecords(records: unknown): asserts records is NewRecord[
   const problems: string[] = [];
   records.forEach((record, index) => recordProblems(record, `records[${index}]`, problems));
   if (problems.length > 0) {
-    throw new InvalidArgumentError(`append: invalid records (nothing was stored):\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    throw new InvalidArgumentError(
+      `append: invalid records (nothing was stored):\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+    );
   }
 }
 
@@ -76,9 +82,12 @@ export function stampRecord(record: NewRecord, seq: number, at: string): History
 export function checkLoadOptions(options: LoadOptions): void {
   const { afterSeq, frame, sinceLastReset } = options;
   const problems: string[] = [];
-  if (afterSeq !== undefined && (typeof afterSeq !== "number" || Number.isNaN(afterSeq))) problems.push("afterSeq: must be a number");
-  if (frame !== undefined && frame !== null && typeof frame !== "string") problems.push("frame: must be null, a string or omitted");
-  if (sinceLastReset !== undefined && typeof sinceLastReset !== "boolean") problems.push("sinceLastReset: must be a boolean");
+  if (afterSeq !== undefined && (typeof afterSeq !== "number" || Number.isNaN(afterSeq)))
+    problems.push("afterSeq: must be a number");
+  if (frame !== undefined && frame !== null && typeof frame !== "string")
+    problems.push("frame: must be null, a string or omitted");
+  if (sinceLastReset !== undefined && typeof sinceLastReset !== "boolean")
+    problems.push("sinceLastReset: must be a boolean");
   if (problems.length > 0) throw new InvalidArgumentError(`load: ${problems.join("; ")}`);
 }
 

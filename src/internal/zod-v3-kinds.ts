@@ -5,4 +5,7 @@
  * ~20 ms of cold import for hosts on zod 4; a zod 3 schema's `_def.typeName` holds the same
  * strings. Never imported by `src/` directly.
  */
-export const ZodFirstPartyTypeKind: Readonly<Record<string, string>> = new Proxy({}, { get: (_target, key) => (typeof key === "string" ? key : undefined) });
+export const ZodFirstPartyTypeKind: Readonly<Record<string, string>> = new Proxy(
+  {},
+  { get: (_target, key) => (typeof key === "string" ? key : undefined) },
+);

@@ -94,7 +94,9 @@ export class TurnBudget {
     return (
       this.exceeded ??
       this.clock() ??
-      (c.llmCalls + this.givenLlmCalls >= l.maxTotalLlmCalls ? this.fail("llm_calls", l.maxTotalLlmCalls, c.llmCalls + this.givenLlmCalls + 1) : null) ??
+      (c.llmCalls + this.givenLlmCalls >= l.maxTotalLlmCalls
+        ? this.fail("llm_calls", l.maxTotalLlmCalls, c.llmCalls + this.givenLlmCalls + 1)
+        : null) ??
       (l.maxTotalTokens !== undefined && c.inputTokens + c.outputTokens >= l.maxTotalTokens
         ? this.fail("tokens", l.maxTotalTokens, c.inputTokens + c.outputTokens)
         : null) ??
@@ -111,7 +113,9 @@ export class TurnBudget {
       this.exceeded ??
       this.clock() ??
       (c.toolCalls >= l.maxTotalToolCalls ? this.fail("tool_calls", l.maxTotalToolCalls, c.toolCalls + 1) : null) ??
-      (l.maxTotalResultBytes !== undefined && c.resultBytes >= l.maxTotalResultBytes ? this.fail("bytes", l.maxTotalResultBytes, c.resultBytes) : null) ??
+      (l.maxTotalResultBytes !== undefined && c.resultBytes >= l.maxTotalResultBytes
+        ? this.fail("bytes", l.maxTotalResultBytes, c.resultBytes)
+        : null) ??
       this.take("toolCalls")
     );
   }
@@ -156,7 +160,10 @@ export class TurnBudget {
     const l = this.limits;
     const used = this.counters.resultBytes;
     this.counters.resultBytes += keptBytes;
-    if (l.maxTotalResultBytes !== undefined && used + Math.min(fullBytes, l.maxToolResultBytes) > l.maxTotalResultBytes) {
+    if (
+      l.maxTotalResultBytes !== undefined &&
+      used + Math.min(fullBytes, l.maxToolResultBytes) > l.maxTotalResultBytes
+    ) {
       return this.fail("bytes", l.maxTotalResultBytes, used + Math.min(fullBytes, l.maxToolResultBytes));
     }
     return null;

@@ -1,6 +1,13 @@
 import { assistantMessageType, messageTypeOf } from "../modes/message-type-of.js";
 import { isAbortError } from "../internal/abort.js";
-import type { AssistantMessage, AssistantPart, Message, TextPart, ThinkingPart, ToolCallPart } from "../contracts/message.js";
+import type {
+  AssistantMessage,
+  AssistantPart,
+  Message,
+  TextPart,
+  ThinkingPart,
+  ToolCallPart,
+} from "../contracts/message.js";
 import type { FinishReason, ModelEvent, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level, ModelCallInfo } from "./level.js";
@@ -72,7 +79,12 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
   let aborted = false;
   let streamId: string | undefined;
   try {
-    const request: ModelRequest = { model: turn.model, system: level.systemPrompt, messages: history.slice(), tools: level.modelTools };
+    const request: ModelRequest = {
+      model: turn.model,
+      system: level.systemPrompt,
+      messages: history.slice(),
+      tools: level.modelTools,
+    };
     if (turn.hasRequestOptions) Object.assign(request, turn.request);
     request.caller = { ...turn.caller, depth, parentId };
     if (level.subtaskTitle !== undefined) request.caller.subtaskTitle = level.subtaskTitle;
@@ -106,7 +118,12 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
           // Ids are made unique within the turn before anything sees them (the store, resume frames);
           // arguments become plain JSON, or a text that planCall refuses (too deep, unreadable).
           const name = typeof event.name === "string" ? event.name : String(event.name);
-          const call: ToolCallPart = { type: "tool_call", id: uniqueCallId(turn.callIds, event.id), name, args: storedToolArgs(event.args) };
+          const call: ToolCallPart = {
+            type: "tool_call",
+            id: uniqueCallId(turn.callIds, event.id),
+            name,
+            args: storedToolArgs(event.args),
+          };
           toolCalls.push(call);
           parts.push(call);
           openText = undefined;
@@ -133,7 +150,14 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
     sink.emit({ type: "chunk", content: "", done: true, streamId, depth, parentId });
     // A stream that did not end as the level's answer is "cancelled" (its text stays in
     // the assistant message, as the preamble of the tool calls or what was said before a failure).
-    const reason = aborted || turn.signal.aborted ? "aborted" : error !== undefined ? "error" : toolCalls.length > 0 ? "tool_calls" : undefined;
+    const reason =
+      aborted || turn.signal.aborted
+        ? "aborted"
+        : error !== undefined
+          ? "error"
+          : toolCalls.length > 0
+            ? "tool_calls"
+            : undefined;
     sink.emit(
       reason === undefined
         ? { type: "message_stream_completed", streamId, depth, parentId }
@@ -162,8 +186,17 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
     const kept = parts.filter((p) => p.type !== "tool_call");
-    const message: AssistantMessage | undefined = text !== "" ? { role: "assistant", content: kept, messageType: messageTypeOf(text) } : undefined;
-    return { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted, ...counted(usage, costUsd) };
+    const message: AssistantMessage | undefined =
+      text !== "" ? { role: "assistant", content: kept, messageType: messageTypeOf(text) } : undefined;
+    return {
+      message,
+      text,
+      toolCalls: [],
+      finish,
+      error: error ?? new Error("aborted"),
+      aborted,
+      ...counted(usage, costUsd),
+    };
   }
   if (finish === "length" && toolCalls.length > 0) {
     // A response cut off by the token limit can carry calls whose arguments were cut too.
@@ -171,7 +204,9 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
     for (let i = parts.length - 1; i >= 0; i--) if (parts[i]!.type === "tool_call") parts.splice(i, 1);
   }
   const message: AssistantMessage | undefined =
-    parts.length > 0 ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) } : undefined;
+    parts.length > 0
+      ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) }
+      : undefined;
   return { message, text, toolCalls, finish, error: undefined, aborted: false, ...counted(usage, costUsd) };
 }
 
@@ -181,7 +216,8 @@ function counted(usage: ModelTurn["usage"], costUsd: number | undefined): Pick<M
 
 function appendThinking(parts: AssistantPart[], delta: Extract<ModelEvent, { type: "thinking_delta" }>): void {
   const last = parts[parts.length - 1];
-  const closed = (part: ThinkingPart) => part.signature !== undefined || part.redacted === true || part.providerMetadata !== undefined;
+  const closed = (part: ThinkingPart) =>
+    part.signature !== undefined || part.redacted === true || part.providerMetadata !== undefined;
   const open = last?.type === "thinking" && !closed(last) && !delta.redacted ? last : undefined;
   const metadata = delta.providerMetadata === undefined ? undefined : plainMetadata(delta.providerMetadata);
   if (open) {
@@ -201,7 +237,9 @@ function appendThinking(parts: AssistantPart[], delta: Extract<ModelEvent, { typ
 function plainMetadata(metadata: Record<string, unknown>): Record<string, unknown> | undefined {
   try {
     const copy: unknown = JSON.parse(JSON.stringify(metadata));
-    return typeof copy === "object" && copy !== null && !Array.isArray(copy) ? (copy as Record<string, unknown>) : undefined;
+    return typeof copy === "object" && copy !== null && !Array.isArray(copy)
+      ? (copy as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -241,13 +279,21 @@ type UsageFigures = { inputTokens: number; outputTokens: number; cachedInputToke
 function checkedUsage(level: Level, usage: UsageFigures): UsageFigures {
   const wrong: string[] = [];
   const clamp = (key: keyof UsageFigures, value: unknown): number => {
-    const n = typeof value === "number" && !Number.isNaN(value) ? Math.min(MAX_TOKENS_PER_RESPONSE, Math.max(0, Math.round(value))) : 0;
+    const n =
+      typeof value === "number" && !Number.isNaN(value)
+        ? Math.min(MAX_TOKENS_PER_RESPONSE, Math.max(0, Math.round(value)))
+        : 0;
     if (n !== value) wrong.push(`${key} ${typeof value === "number" ? String(value) : typeof value}`);
     return n;
   };
-  const out: UsageFigures = { inputTokens: clamp("inputTokens", usage.inputTokens), outputTokens: clamp("outputTokens", usage.outputTokens) };
-  if (usage.cachedInputTokens !== undefined) out.cachedInputTokens = Math.min(clamp("cachedInputTokens", usage.cachedInputTokens), out.inputTokens);
-  if (usage.reasoningTokens !== undefined) out.reasoningTokens = Math.min(clamp("reasoningTokens", usage.reasoningTokens), out.outputTokens);
+  const out: UsageFigures = {
+    inputTokens: clamp("inputTokens", usage.inputTokens),
+    outputTokens: clamp("outputTokens", usage.outputTokens),
+  };
+  if (usage.cachedInputTokens !== undefined)
+    out.cachedInputTokens = Math.min(clamp("cachedInputTokens", usage.cachedInputTokens), out.inputTokens);
+  if (usage.reasoningTokens !== undefined)
+    out.reasoningTokens = Math.min(clamp("reasoningTokens", usage.reasoningTokens), out.outputTokens);
   if (wrong.length > 0) {
     level.turn.sink.emit({
       type: "warning",

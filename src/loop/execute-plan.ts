@@ -137,7 +137,10 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
           ),
         };
       }
-      return { result: endCall(level, plan, plan.startedAt, "Result accepted.", false), finished: { value: checked.value } };
+      return {
+        result: endCall(level, plan, plan.startedAt, "Result accepted.", false),
+        finished: { value: checked.value },
+      };
     }
   }
   const violation = plan.kind === "subtask" ? turn.budget.trySubtask() : turn.budget.tryToolCall();
@@ -164,7 +167,9 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
     // The common case, kept free of promises when the tool is synchronous (and nothing is awaited first).
     const startedAt = startCall(level, plan);
     const pending = runTool(level, plan);
-    return pending instanceof Promise ? pending.then((outcome) => toolDone(level, plan, startedAt, outcome)) : toolDone(level, plan, startedAt, pending);
+    return pending instanceof Promise
+      ? pending.then((outcome) => toolDone(level, plan, startedAt, outcome))
+      : toolDone(level, plan, startedAt, pending);
   });
 }
 
@@ -178,13 +183,19 @@ function notRun(level: Level, plan: CallPlan, text: string, refused?: ToolRefusa
  * without one. A turn aborted meanwhile (the lease was lost) or a check that failed leaves the
  * call unrun: nothing of it starts after the check said no.
  */
-function gate(level: Level, plan: ToolPlan | SubtaskPlan, start: () => PlanOutcome | Promise<PlanOutcome>): PlanOutcome | Promise<PlanOutcome> {
+function gate(
+  level: Level,
+  plan: ToolPlan | SubtaskPlan,
+  start: () => PlanOutcome | Promise<PlanOutcome>,
+): PlanOutcome | Promise<PlanOutcome> {
   const check = level.turn.beforeToolCall;
   if (check === undefined) return start();
   return check().then(
     () => (level.turn.signal.aborted ? notRun(level, plan, "Not run: the turn was aborted.", "aborted") : start()),
     (error: unknown) =>
-      level.turn.signal.aborted ? notRun(level, plan, "Not run: the turn was aborted.", "aborted") : notRun(level, plan, `Not run: ${errorMessage(error)}`),
+      level.turn.signal.aborted
+        ? notRun(level, plan, "Not run: the turn was aborted.", "aborted")
+        : notRun(level, plan, `Not run: ${errorMessage(error)}`),
   );
 }
 
@@ -195,7 +206,16 @@ function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: Tool
     const waitsOn = { sessionId: wait.sessionId, agentId: wait.agentId, runId: wait.runId };
     return {
       result: undefined,
-      suspension: { requestId: wait.requestId, toolCallId: plan.call.id, name: plan.call.name, args: plan.args, depth, parentId, reason: wait.reason, waitsOn },
+      suspension: {
+        requestId: wait.requestId,
+        toolCallId: plan.call.id,
+        name: plan.call.name,
+        args: plan.args,
+        depth,
+        parentId,
+        reason: wait.reason,
+        waitsOn,
+      },
     };
   }
   return { result: endCall(level, plan, startedAt, outcome.value, outcome.isError, outcome.text) };
@@ -238,7 +258,13 @@ async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): 
           ? "the turn was aborted"
           : (child.result.error?.message ?? "it failed");
   return {
-    result: endCall(level, plan, startedAt, `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`, true),
+    result: endCall(
+      level,
+      plan,
+      startedAt,
+      `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`,
+      true,
+    ),
     child,
   };
 }
@@ -351,7 +377,14 @@ class CallContext implements ToolContext {
     if (turn.scope !== undefined) this.scope = turn.scope;
     if (turn.runId !== undefined) this.runId = turn.runId;
     if (turn.leaseToken !== undefined) this.leaseToken = turn.leaseToken;
-    this.#log = { toolCallId: plan.call.id, name: plan.tool.name, depth: level.depth, parentId: level.parentId, sink: turn.sink, lines: 0 };
+    this.#log = {
+      toolCallId: plan.call.id,
+      name: plan.tool.name,
+      depth: level.depth,
+      parentId: level.parentId,
+      sink: turn.sink,
+      lines: 0,
+    };
   }
   get signal(): AbortSignal {
     return (this.controller ??= this.hub.child()).signal;
@@ -366,11 +399,19 @@ class CallContext implements ToolContext {
   }
 }
 
-function failed(level: Level, plan: ToolPlan, error: unknown, signal: AbortSignal, timedOut: boolean, timeoutMs: number | undefined): ToolOutcome {
+function failed(
+  level: Level,
+  plan: ToolPlan,
+  error: unknown,
+  signal: AbortSignal,
+  timedOut: boolean,
+  timeoutMs: number | undefined,
+): ToolOutcome {
   const suspension = suspensionOf(error);
   if (suspension !== undefined && !level.turn.signal.aborted) return { value: undefined, isError: false, suspension };
   if (timedOut) return { value: `Tool "${plan.tool.name}" timed out after ${timeoutMs} ms.`, isError: true };
-  if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error))) return { value: "Aborted: the turn was stopped.", isError: true };
+  if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error)))
+    return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };
 }
 
@@ -408,7 +449,9 @@ async function runToolWithTimeout(level: Level, plan: ToolPlan, timeoutMs: numbe
   const controller = turn.signals.child();
   ctx.controller = controller;
   const signal = controller.signal;
-  const stop = new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }));
+  const stop = new Promise<never>((_, reject) =>
+    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
+  );
   stop.catch(() => undefined);
   let timedOut = false;
   const timer = setTimeout(() => {

@@ -15,7 +15,11 @@ const runSubtaskValidator = createJsonSchemaValidator({
   properties: {
     title: { type: "string", maxLength: SUBTASK_LIMITS.title },
     instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions },
-    tools: { type: "array", maxItems: SUBTASK_LIMITS.tools, items: { type: "string", maxLength: SUBTASK_LIMITS.toolName } },
+    tools: {
+      type: "array",
+      maxItems: SUBTASK_LIMITS.tools,
+      items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
+    },
     output_schema: { type: "object" },
     plan_step: { type: "integer", minimum: 1, maximum: SUBTASK_LIMITS.planStep },
   },
@@ -47,7 +51,8 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
       );
     }
     const checked = runSubtaskValidator(args);
-    if (!checked.ok) return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`, "invalid_arguments");
+    if (!checked.ok)
+      return refuse(call, args, `Invalid arguments for "${RUN_SUBTASK}": ${checked.message}`, "invalid_arguments");
     const input = args as RunSubtaskArgs;
     if (input.output_schema !== undefined && !turn.loopTools.finishSubtask) {
       const message = `${FINISH_SUBTASK} is not in your toolbelt, so a sub-task cannot have an output_schema. Call ${RUN_SUBTASK} without it.`;
@@ -99,7 +104,8 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
     // is refused, the turn goes on.
     checked = { ok: false, message: `the tool's input schema could not be used (${errorMessage(error)})` };
   }
-  if (!checked.ok) return refuse(call, args, `Invalid arguments for "${call.name}": ${checked.message}`, "invalid_arguments");
+  if (!checked.ok)
+    return refuse(call, args, `Invalid arguments for "${call.name}": ${checked.message}`, "invalid_arguments");
   const approval = turn.policy?.approval;
   const needsApproval =
     tool.requiresApproval === true ||
@@ -109,6 +115,12 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
 }
 
 /** A refusal plan (a new value; `startedAt` carried over when the plan it replaces had started). */
-export function refuse(call: ToolCallPart, args: unknown, refusal: string, refused?: ToolRefusal, startedAt?: number): RefusePlan {
+export function refuse(
+  call: ToolCallPart,
+  args: unknown,
+  refusal: string,
+  refused?: ToolRefusal,
+  startedAt?: number,
+): RefusePlan {
   return { kind: "refuse", call, args, refusal, ...(refused !== undefined && { refused }), startedAt };
 }

@@ -16,7 +16,12 @@ import { errorMessage } from "./tool-result.js";
  * `resumed` marks a batch continued from an earlier run: completed results are reused and calls
  * that already emitted `start` do not emit it again.
  */
-export async function runBatch(level: Level, calls: ToolCallPart[], runChild: RunChild, resumed: boolean): Promise<BatchOutcome> {
+export async function runBatch(
+  level: Level,
+  calls: ToolCallPart[],
+  runChild: RunChild,
+  resumed: boolean,
+): Promise<BatchOutcome> {
   const resume = level.turn.resume;
   const outcome: BatchOutcome = {
     results: new Array<ToolResultPart | undefined>(calls.length),
@@ -34,7 +39,12 @@ export async function runBatch(level: Level, calls: ToolCallPart[], runChild: Ru
     const plan = planCall(level, call);
     // A call that suspended after it started (it waited for another agent) gets its result now.
     const waited = resumed ? resume?.decisions[call.id] : undefined;
-    if (waited !== undefined && plan.kind === "tool" && !plan.needsApproval && typeof plan.tool.requiresApproval !== "function") {
+    if (
+      waited !== undefined &&
+      plan.kind === "tool" &&
+      !plan.needsApproval &&
+      typeof plan.tool.requiresApproval !== "function"
+    ) {
       return answerWaited(level, plan, waited);
     }
     // A resumed sub-task started in the earlier run: its duration counts from here.
@@ -65,13 +75,23 @@ interface Placed {
  * Runs the plans in segments: consecutive parallel-safe calls together (up to
  * `maxParallelPerTurn` at once), an unsafe call alone; records each outcome at its index.
  */
-async function executeSegments(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, runChild: RunChild): Promise<void> {
+async function executeSegments(
+  level: Level,
+  plans: (CallPlan | undefined)[],
+  outcome: BatchOutcome,
+  runChild: RunChild,
+): Promise<void> {
   const record = ({ plan, index }: Placed, result: PlanOutcome) => {
     outcome.results[index] = result.result;
     if (result.suspension) {
       outcome.suspended = true;
       outcome.pendingApprovals.push(result.suspension);
-      level.turn.sink.emit({ type: "approval_request", request: result.suspension, depth: level.depth, parentId: level.parentId });
+      level.turn.sink.emit({
+        type: "approval_request",
+        request: result.suspension,
+        depth: level.depth,
+        parentId: level.parentId,
+      });
     }
     if (result.finished) outcome.finished = result.finished;
     const child = result.child;
@@ -104,7 +124,9 @@ async function executeSegments(level: Level, plans: (CallPlan | undefined)[], ou
       record(only, pending instanceof Promise ? await pending : pending);
     } else {
       const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
-      await Promise.all(segment.map((placed) => pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild)))));
+      await Promise.all(
+        segment.map((placed) => pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild)))),
+      );
     }
   }
 }
@@ -126,7 +148,12 @@ type Decision = NonNullable<ResumeState["decisions"][string]>;
  * Returns the plans as approval left them: a denied call becomes a `refuse`, one answered with
  * its approval an `answered`, an approved one stays a `tool`.
  */
-async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], outcome: BatchOutcome, resumed: boolean): Promise<(CallPlan | undefined)[]> {
+async function settleApprovals(
+  level: Level,
+  plans: (CallPlan | undefined)[],
+  outcome: BatchOutcome,
+  resumed: boolean,
+): Promise<(CallPlan | undefined)[]> {
   const { turn, depth, parentId } = level;
   const sink = turn.sink;
   const settled: (CallPlan | undefined)[] = [];
@@ -155,7 +182,9 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
       args: plan.args,
       depth,
       parentId,
-      reason: tool.requiresApproval ? `Tool "${tool.name}" requires approval.` : `The session policy requires approval for "${tool.name}".`,
+      reason: tool.requiresApproval
+        ? `Tool "${tool.name}" requires approval.`
+        : `The session policy requires approval for "${tool.name}".`,
     };
     const current: ToolPlan = { ...plan, startedAt: resumed ? Date.now() : startCall(level, plan) };
     settled.push(current);
@@ -183,7 +212,8 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
   }
   if (outcome.suspended) {
     // Decisions already made wait with the suspended ones; they are announced when the batch resumes.
-    for (const { plan, requestId, decision } of decided) resumeOf(outcome).decisions[plan.call.id] = { ...decision, requestId };
+    for (const { plan, requestId, decision } of decided)
+      resumeOf(outcome).decisions[plan.call.id] = { ...decision, requestId };
     return settled;
   }
   for (const { plan, index, requestId, decision } of decided) {
@@ -195,7 +225,10 @@ async function settleApprovals(level: Level, plans: (CallPlan | undefined)[], ou
   return settled;
 }
 
-/** Whether a tool call needs approval, asking the tool's `requiresApproval` function when it has one; a check that throws refuses the call. */
+/**
+ * Whether a tool call needs approval, asking the tool's `requiresApproval` function when it has one; a check that
+ * throws refuses the call.
+ */
 async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | RefusePlan> {
   const { tool } = plan;
   if (plan.needsApproval || typeof tool.requiresApproval !== "function") return plan;
@@ -213,7 +246,9 @@ async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | Re
   }
 }
 
-/** A waited call's plan on resume: its answer (announced as its request's decision), or a refusal when it was denied. */
+/**
+ * A waited call's plan on resume: its answer (announced as its request's decision), or a refusal when it was denied.
+ */
 function answerWaited(level: Level, plan: ToolPlan, decision: Decision): CallPlan {
   const event: LoopEvent = {
     type: "approval_resolved",
@@ -241,8 +276,15 @@ function answerWaited(level: Level, plan: ToolPlan, decision: Decision): CallPla
 /** The plan a decision leaves: denied calls are refused, answered ones carry their result, approved ones run. */
 function applyDecision(plan: ToolPlan, decision: Decision): CallPlan {
   if (!decision.approved)
-    return refuse(plan.call, plan.args, `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`, undefined, plan.startedAt);
-  if (decision.result !== undefined) return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
+    return refuse(
+      plan.call,
+      plan.args,
+      `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`,
+      undefined,
+      plan.startedAt,
+    );
+  if (decision.result !== undefined)
+    return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
   return plan;
 }
 

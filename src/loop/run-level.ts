@@ -15,16 +15,24 @@ import { echoName } from "./tool-result.js";
 /** Usage of the turn so far, as results report it. */
 export function usageOf(budget: TurnBudget, priced: boolean): Usage {
   const c = budget.counters;
-  const usage: Usage = { inputTokens: c.inputTokens, outputTokens: c.outputTokens, llmCalls: c.llmCalls, toolCalls: c.toolCalls };
+  const usage: Usage = {
+    inputTokens: c.inputTokens,
+    outputTokens: c.outputTokens,
+    llmCalls: c.llmCalls,
+    toolCalls: c.toolCalls,
+  };
   if (c.cachedInputTokens > 0) usage.cachedInputTokens = c.cachedInputTokens;
   if (priced) usage.costUsd = c.costUsd;
   return usage;
 }
 
 /** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
-export function modelToolsFor(level: Pick<Level, "turn" | "tools" | "offersSubtask" | "outputSchema" | "finishName">): Level["modelTools"] {
+export function modelToolsFor(
+  level: Pick<Level, "turn" | "tools" | "offersSubtask" | "outputSchema" | "finishName">,
+): Level["modelTools"] {
   const list: Level["modelTools"] = [];
-  for (const tool of level.tools.values()) list.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
+  for (const tool of level.tools.values())
+    list.push({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema });
   if (level.offersSubtask) list.push(level.turn.loopTools.finishSubtask ? runSubtaskTool : runSubtaskToolWithoutSchema);
   if (level.outputSchema) list.push(finishSubtaskTool(level.outputSchema, level.finishName));
   return list;
@@ -33,7 +41,11 @@ export function modelToolsFor(level: Pick<Level, "turn" | "tools" | "offersSubta
 /** Whether a level at `depth` offers `run_subtask`. */
 export function offersSubtaskAt(level: Pick<Level, "turn">, depth: number): boolean {
   const { turn } = level;
-  return turn.loopTools.runSubtask && depth < turn.budget.limits.maxDepth && (!turn.policy || turn.policy.classes.includes("subagent"));
+  return (
+    turn.loopTools.runSubtask &&
+    depth < turn.budget.limits.maxDepth &&
+    (!turn.policy || turn.policy.classes.includes("subagent"))
+  );
 }
 
 /** The last message when it is an assistant message whose tool calls have no results yet. */
@@ -59,7 +71,12 @@ export type LevelRun = ChildOutcome;
  * One level of the loop: call the model, run its tool calls, repeat until it answers without
  * tools, a limit is hit, or the turn is aborted or suspended.
  */
-export async function runLevel(level: Level, history: Message[], appended: Message[], historyTokens?: number): Promise<LevelRun> {
+export async function runLevel(
+  level: Level,
+  history: Message[],
+  appended: Message[],
+  historyTokens?: number,
+): Promise<LevelRun> {
   const { turn, depth, parentId } = level;
   const { budget, sink } = turn;
   let text = "";
@@ -84,7 +101,10 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     return { result, history, resume, pendingApprovals };
   };
   // Running estimate of the request context, so pruning is only considered when it may be needed.
-  let tokens = historyTokens === undefined ? estimateTokens(history, level.systemPrompt) : historyTokens + estimateSystemTokens(level.systemPrompt);
+  let tokens =
+    historyTokens === undefined
+      ? estimateTokens(history, level.systemPrompt)
+      : historyTokens + estimateSystemTokens(level.systemPrompt);
   /** Appends a message of this level and holds the level until the consumer has it. */
   const push = (message: Message): Promise<void> => {
     history.push(message);
@@ -97,7 +117,10 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     if (spent) {
       reportBudget(level, spent);
       return finish("budget_exceeded", {
-        error: { message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`, reason: spent.reason },
+        error: {
+          message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`,
+          reason: spent.reason,
+        },
       });
     }
     if (turn.signal.aborted) return finish("aborted", { error: { message: "The turn was aborted." } });
@@ -105,7 +128,11 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   };
   const afterBatch = async (batch: BatchOutcome, calls: ToolCallPart[]): Promise<LevelRun | undefined> => {
     if (batch.suspended) return finish("suspended", {}, batch);
-    const message: ToolMessage = { role: "tool", content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)), messageType: "tool_result" };
+    const message: ToolMessage = {
+      role: "tool",
+      content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)),
+      messageType: "tool_result",
+    };
     await push(message);
     if (batch.finished) return finish("complete", { structured: batch.finished.value });
     return stopped();
@@ -131,7 +158,8 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   for (let iteration = 1; ; iteration++) {
     const halted = stopped();
     if (halted) return halted;
-    if (iteration > maxIterations) return finish("iteration_limit", { error: { message: iterationLimit(level, lastHadToolCalls) } });
+    if (iteration > maxIterations)
+      return finish("iteration_limit", { error: { message: iterationLimit(level, lastHadToolCalls) } });
     if (budget.tryLlmCall()) return stopped()!;
     sink.emit({ type: "llm_call_start", iteration, depth, parentId });
     const response = await callModel(level, tokens > budget.limits.maxHistoryTokens ? prune(level, history) : history);
@@ -151,7 +179,13 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
     if (calls.length === 0) {
       lastHadToolCalls = false;
       if (response.finish === "length") {
-        sink.emit({ type: "warning", code: "max_output_tokens", message: "The response was cut off by the output token limit.", depth, parentId });
+        sink.emit({
+          type: "warning",
+          code: "max_output_tokens",
+          message: "The response was cut off by the output token limit.",
+          depth,
+          parentId,
+        });
       }
       if (level.outputValidator) {
         if (message) await push(message);
@@ -172,7 +206,10 @@ export async function runLevel(level: Level, history: Message[], appended: Messa
   }
 }
 
-/** The iteration limit's error message; when the last response still called tools, a `tool_loop_exhausted` warning first. */
+/**
+ * The iteration limit's error message; when the last response still called tools, a `tool_loop_exhausted` warning
+ * first.
+ */
 function iterationLimit(level: Level, lastHadToolCalls: boolean): string {
   const { depth, parentId } = level;
   const maxIterations = level.turn.budget.limits.maxIterationsPerLevel;
@@ -196,7 +233,10 @@ function prune(level: Level, history: Message[]): Message[] {
   const limit = turn.budget.limits.maxHistoryTokens;
   const pruned = pruneHistory(history, { maxTokens: limit, system: level.systemPrompt });
   if (pruned.dropped > 0 || !pruned.fits) {
-    const what = pruned.dropped > 0 ? `dropped the ${pruned.dropped} oldest messages (~${pruned.droppedTokens} tokens)` : "could not drop anything";
+    const what =
+      pruned.dropped > 0
+        ? `dropped the ${pruned.dropped} oldest messages (~${pruned.droppedTokens} tokens)`
+        : "could not drop anything";
     turn.sink.emit({
       type: "warning",
       code: "history_pruned",
@@ -248,7 +288,9 @@ const runChild: RunChild = async (parent: Level, plan: SubtaskPlan) => {
     const unknown = args.tools.filter((name) => !parent.tools.has(name));
     if (unknown.length > 0) {
       // Names and title come from the model: quoted cut short, so a warning stays small.
-      const listed = unknown.slice(0, 20).map(echoName).join(", ") + (unknown.length > 20 ? `, and ${unknown.length - 20} more` : "");
+      const listed =
+        unknown.slice(0, 20).map(echoName).join(", ") +
+        (unknown.length > 20 ? `, and ${unknown.length - 20} more` : "");
       turn.sink.emit({
         type: "warning",
         code: "subtask_tools_ignored",
@@ -264,7 +306,12 @@ const runChild: RunChild = async (parent: Level, plan: SubtaskPlan) => {
     entry: false,
     depth,
     parentId: plan.call.id,
-    systemPrompt: turn.subtaskPrompt({ title: args.title, depth, maxDepth: turn.budget.limits.maxDepth, ...(outputSchema && { outputSchema }) }),
+    systemPrompt: turn.subtaskPrompt({
+      title: args.title,
+      depth,
+      maxDepth: turn.budget.limits.maxDepth,
+      ...(outputSchema && { outputSchema }),
+    }),
     subtaskTitle: args.title,
     tools,
     modelTools: [],

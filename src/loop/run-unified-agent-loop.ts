@@ -17,7 +17,13 @@ import type { ModelCallInfo } from "./call-model.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
-import { buildSubtaskSystemPrompt, FINAL_ANSWER, FINISH_SUBTASK, RUN_SUBTASK, type SubtaskPromptInfo } from "./subtask-tools.js";
+import {
+  buildSubtaskSystemPrompt,
+  FINAL_ANSWER,
+  FINISH_SUBTASK,
+  RUN_SUBTASK,
+  type SubtaskPromptInfo,
+} from "./subtask-tools.js";
 import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
 import { errorMessage } from "./tool-result.js";
 import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
@@ -107,10 +113,13 @@ function outputOf(schema: AnyZodSchema | JsonSchema): { json: JsonSchema; valida
       return { json, validator: createZodValidator(schema, json) };
     }
     const dangling = unresolvedRefs(schema);
-    if (dangling.length > 0) throw new Error(`$ref that resolves to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`);
+    if (dangling.length > 0)
+      throw new Error(`$ref that resolves to nothing: ${dangling.map((r) => JSON.stringify(r)).join(", ")}`);
     return { json: schema, validator: createJsonSchemaValidator(schema) };
   } catch (error) {
-    throw new InvalidArgumentError(`runUnifiedAgentLoop: outputSchema cannot be used: ${errorMessage(error)}`, { cause: error });
+    throw new InvalidArgumentError(`runUnifiedAgentLoop: outputSchema cannot be used: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -122,7 +131,8 @@ function callIdsOf(options: LoopOptions): Set<string> {
   const ids = new Set<string>();
   if (!options.resume) return ids;
   const add = (message: Message) => {
-    if (message.role === "assistant") for (const part of message.content) if (part.type === "tool_call") ids.add(part.id);
+    if (message.role === "assistant")
+      for (const part of message.content) if (part.type === "tool_call") ids.add(part.id);
   };
   for (const frame of Object.values(options.resume.frames)) frame.forEach(add);
   const history = options.history;
@@ -132,8 +142,10 @@ function callIdsOf(options: LoopOptions): Set<string> {
 
 function checkOptions(options: LoopOptions): void {
   const problems: string[] = [];
-  if (!options || typeof options !== "object") throw new InvalidArgumentError("runUnifiedAgentLoop: options object required");
-  if (!options.provider || typeof options.provider.stream !== "function") problems.push("provider must have a stream() method");
+  if (!options || typeof options !== "object")
+    throw new InvalidArgumentError("runUnifiedAgentLoop: options object required");
+  if (!options.provider || typeof options.provider.stream !== "function")
+    problems.push("provider must have a stream() method");
   if (typeof options.model !== "string") problems.push("model must be a string");
   if (typeof options.systemPrompt !== "string") problems.push("systemPrompt must be a string");
   if (!Array.isArray(options.history)) problems.push("history must be an array of messages");
@@ -141,18 +153,23 @@ function checkOptions(options: LoopOptions): void {
   else {
     const seen = new Set<string>();
     for (const tool of options.tools) {
-      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function") problems.push("every tool needs a name and an execute()");
+      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function")
+        problems.push("every tool needs a name and an execute()");
       else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
       else if (options.outputSchema !== undefined && tool.name === FINAL_ANSWER)
         problems.push(`tool name "${FINAL_ANSWER}" is reserved when outputSchema is given`);
       else seen.add(tool.name);
       if (tool?.timeoutMs !== undefined && !isTimeLimit(tool.timeoutMs)) {
-        problems.push(`tool "${String(tool.name)}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(tool.timeoutMs)}`);
+        problems.push(
+          `tool "${String(tool.name)}": timeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(tool.timeoutMs)}`,
+        );
       }
     }
   }
   if (options.toolTimeoutMs !== undefined && !isTimeLimit(options.toolTimeoutMs)) {
-    problems.push(`toolTimeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(options.toolTimeoutMs)}`);
+    problems.push(
+      `toolTimeoutMs must be a number of 0 or more (Infinity = no limit), got ${String(options.toolTimeoutMs)}`,
+    );
   }
   const schema = options.outputSchema as unknown;
   if (schema !== undefined && (schema === null || typeof schema !== "object" || Array.isArray(schema)))
@@ -230,7 +247,10 @@ function callerOf(options: LoopOptions, internals: LoopInternals): Turn["caller"
   return caller;
 }
 
-/** The turn's wall-clock timer: at the limit, the budget fails and the turn aborts. None when no timer can wait that long (no limit). */
+/**
+ * The turn's wall-clock timer: at the limit, the budget fails and the turn aborts. None when no timer can wait that
+ * long (no limit).
+ */
 function armDeadline(budget: TurnBudget, controller: AbortController): ReturnType<typeof setTimeout> | undefined {
   // A wall clock no timer can wait (Infinity, over 2^31-1 ms) is no limit, never "spent at once".
   const wait = timerDelay(Math.max(0, budget.remainingMs()));
@@ -268,7 +288,10 @@ function createTurn(options: LoopOptions, internals: LoopInternals, budget: Turn
     signals: new SignalHub(signal),
     approve: options.approve,
     policy,
-    loopTools: { runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK), finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK) },
+    loopTools: {
+      runSubtask: agentScopeKeeps(options.tools, RUN_SUBTASK),
+      finishSubtask: agentScopeKeeps(options.tools, FINISH_SUBTASK),
+    },
     toolPolicy: policy ?? {
       classes: [...new Set(["subagent", ...options.tools.flatMap((t) => toolPermissionClasses(t))])],
       workspaceRoot: null,

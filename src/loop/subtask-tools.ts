@@ -32,8 +32,16 @@ const RUN_SUBTASK_DESCRIPTION =
 
 /** `run_subtask`'s arguments but `output_schema`. */
 const PLAIN_SUBTASK_PROPERTIES = {
-  title: { type: "string", maxLength: SUBTASK_LIMITS.title, description: "Short label for the sub-task (shown in the UI)." },
-  instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions, description: "What the sub-task must accomplish, with all context it needs." },
+  title: {
+    type: "string",
+    maxLength: SUBTASK_LIMITS.title,
+    description: "Short label for the sub-task (shown in the UI).",
+  },
+  instructions: {
+    type: "string",
+    maxLength: SUBTASK_LIMITS.instructions,
+    description: "What the sub-task must accomplish, with all context it needs.",
+  },
   tools: {
     type: "array",
     maxItems: SUBTASK_LIMITS.tools,
@@ -87,7 +95,12 @@ export const runSubtaskTool: ModelTool = {
 export const runSubtaskToolWithoutSchema: ModelTool = {
   name: RUN_SUBTASK,
   description: RUN_SUBTASK_DESCRIPTION,
-  inputSchema: { type: "object", properties: PLAIN_SUBTASK_PROPERTIES, required: ["title", "instructions"], additionalProperties: false },
+  inputSchema: {
+    type: "object",
+    properties: PLAIN_SUBTASK_PROPERTIES,
+    required: ["title", "instructions"],
+    additionalProperties: false,
+  },
 };
 
 /**
@@ -128,7 +141,9 @@ export function buildSubtaskSystemPrompt(info: SubtaskPromptInfo): string {
     "Your instructions are in the user message. Work only on them, using your tools when they help.",
   ];
   if (info.depth < info.maxDepth) {
-    lines.push("If a part of the work is large and separable, you can delegate it with run_subtask; each sub-task starts with a fresh context.");
+    lines.push(
+      "If a part of the work is large and separable, you can delegate it with run_subtask; each sub-task starts with a fresh context.",
+    );
   }
   if (info.outputSchema) {
     lines.push(

@@ -35,7 +35,10 @@ export function storedToolArgs(args: unknown): unknown {
  * 64 levels or too large, or when it is the text {@link storedToolArgs} left in place of
  * arguments it dropped.
  */
-export function readToolArgs(name: string, args: unknown): { ok: true; value: unknown } | { ok: false; refusal: string } {
+export function readToolArgs(
+  name: string,
+  args: unknown,
+): { ok: true; value: unknown } | { ok: false; refusal: string } {
   if (typeof args !== "string") return { ok: true, value: args };
   const dropped = droppedArgsProblem(args);
   if (dropped !== undefined) return { ok: false, refusal: refusal(name, dropped) };
@@ -44,7 +47,10 @@ export function readToolArgs(name: string, args: unknown): { ok: true; value: un
   try {
     parsed = args.trim() === "" ? {} : (JSON.parse(args) as unknown);
   } catch {
-    return { ok: false, refusal: `Invalid arguments for "${echoName(name)}": not valid JSON. Send the arguments as a JSON object.` };
+    return {
+      ok: false,
+      refusal: `Invalid arguments for "${echoName(name)}": not valid JSON. Send the arguments as a JSON object.`,
+    };
   }
   const read = readOutsideJson(parsed);
   return read.ok ? { ok: true, value: read.value } : { ok: false, refusal: refusal(name, read.problem) };

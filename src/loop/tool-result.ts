@@ -59,7 +59,8 @@ export function normaliseResult(value: unknown): { value: unknown; bytes: number
   }
   if (value === undefined || value === null) return { value: null, bytes: 4, text: undefined };
   if (typeof value === "number" && !Number.isFinite(value)) return { value: null, bytes: 4, text: undefined }; // as JSON has it
-  if (typeof value === "number" || typeof value === "boolean") return { value, bytes: String(value).length, text: undefined };
+  if (typeof value === "number" || typeof value === "boolean")
+    return { value, bytes: String(value).length, text: undefined };
   const text = resultText(value);
   if (isJsonTextTooDeep(text)) return { value: text, bytes: utf8Length(text), text };
   let plain: unknown;
@@ -100,7 +101,11 @@ export function readResult(value: unknown): { value: unknown; isError: boolean; 
     const normal = normaliseResult(value);
     return { value: normal.value, isError: false, text: normal.text };
   } catch (error) {
-    return { value: `The tool returned a value that could not be read: ${errorMessage(error)}`, isError: true, text: undefined };
+    return {
+      value: `The tool returned a value that could not be read: ${errorMessage(error)}`,
+      isError: true,
+      text: undefined,
+    };
   }
 }
 
@@ -118,7 +123,11 @@ export function echoName(name: string): string {
  * `maxBytes`. Returns the value unchanged when it fits. `knownText` is `resultText(value)` when
  * the caller has it already.
  */
-export function capResult(value: unknown, maxBytes: number, knownText?: string): { value: unknown; bytes: number; fullBytes: number } {
+export function capResult(
+  value: unknown,
+  maxBytes: number,
+  knownText?: string,
+): { value: unknown; bytes: number; fullBytes: number } {
   let text: string;
   try {
     text = knownText ?? resultText(value);

@@ -8,7 +8,9 @@ export interface BoundedFetchOptions {
   maxMessageBytes: number;
   /** Time limit of a `DELETE` (the session's end): a server that never answers it cannot hold `close()`. */
   deleteTimeoutMs: number;
-  /** A response stream of these requests went over `maxMessageBytes` (SSE only: a JSON body's reader fails by itself). */
+  /**
+   * A response stream of these requests went over `maxMessageBytes` (SSE only: a JSON body's reader fails by itself).
+   */
   onOverflow(requestIds: RequestId[], message: string): void;
 }
 
@@ -37,7 +39,8 @@ function idsOf(body: unknown): { requests: RequestId[]; cancelled: RequestId[] }
     if (typeof m?.method !== "string") continue;
     if (typeof m.id === "string" || typeof m.id === "number") requests.push(m.id);
     const cancels = m.params?.requestId;
-    if (m.method === "notifications/cancelled" && (typeof cancels === "string" || typeof cancels === "number")) cancelled.push(cancels);
+    if (m.method === "notifications/cancelled" && (typeof cancels === "string" || typeof cancels === "number"))
+      cancelled.push(cancels);
   }
   return { requests, cancelled };
 }
@@ -99,7 +102,10 @@ export function createBoundedFetch(options: BoundedFetchOptions): BoundedFetch {
     else parent?.addEventListener("abort", onAbort, { once: true });
     const timer =
       init.method === "DELETE"
-        ? setTimeout(() => controller.abort(new Error("the server did not answer the session's end")), options.deleteTimeoutMs)
+        ? setTimeout(
+            () => controller.abort(new Error("the server did not answer the session's end")),
+            options.deleteTimeoutMs,
+          )
         : undefined;
     let response: Response;
     try {

@@ -2,7 +2,15 @@ import { InvalidArgumentError, McpConnectionError } from "../errors/errors.js";
 import type { Tool } from "../contracts/tool.js";
 import type { ConnectMcpServerOptions, McpConnection, McpConnectionStatus, McpWarningCode } from "./mcp-connection.js";
 import type { McpToolMapping } from "./mcp-tool.js";
-import { callMcpTool, closeMcpSession, listMcpTools, messageOf, openMcpSession, type McpServerSettings, type McpSession } from "./mcp-session.js";
+import {
+  callMcpTool,
+  closeMcpSession,
+  listMcpTools,
+  messageOf,
+  openMcpSession,
+  type McpServerSettings,
+  type McpSession,
+} from "./mcp-session.js";
 
 const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
 
@@ -32,7 +40,8 @@ const SERVER_NAME = /^[a-zA-Z0-9_-]{1,32}$/;
  * `InvalidArgumentError` for bad options.
  *
  * @example
- * const fs = await connectMcpServer({ name: "fs", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", dir] });
+ * const fs = await connectMcpServer({ name: "fs", command: "npx", args: ["-y",
+ * "@modelcontextprotocol/server-filesystem", dir] });
  * const runtime = createAgentRuntime({ ..., tools: toolsWithMcp({ connections: [fs] }),
  *   policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: ["fs"] } });
  */
@@ -56,7 +65,8 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     call: async (toolName, args, ctx) => {
       const session = current;
       // Not why (the host has it from onClose): that may name the command line or quote stderr.
-      if (!session || status !== "connected") throw new Error(`MCP server "${name}" is not connected. The host has to reconnect it.`);
+      if (!session || status !== "connected")
+        throw new Error(`MCP server "${name}" is not connected. The host has to reconnect it.`);
       return callMcpTool(settings, session, toolName, args, ctx);
     },
   };
@@ -78,7 +88,10 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       const next = await listMcpTools(settings, session, mapping);
       if (session === current) setTools(next);
     } catch (error) {
-      warn(`MCP server "${name}": re-reading the tool list failed (${messageOf(error)}); keeping the previous list.`, "mcp_tools_refresh_failed");
+      warn(
+        `MCP server "${name}": re-reading the tool list failed (${messageOf(error)}); keeping the previous list.`,
+        "mcp_tools_refresh_failed",
+      );
     }
   });
 
@@ -103,7 +116,11 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       listed = await listMcpTools(settings, session, mapping);
     } catch (error) {
       await closeMcpSession(session, settings);
-      throw new McpConnectionError(`MCP server "${name}" (${target}) did not list its tools: ${messageOf(error)}`, { server: name, target, cause: error });
+      throw new McpConnectionError(`MCP server "${name}" (${target}) did not list its tools: ${messageOf(error)}`, {
+        server: name,
+        target,
+        cause: error,
+      });
     }
     if (status === "closed") {
       // close() was called while this (re)connection was starting: it must not outlive it.
@@ -170,14 +187,19 @@ function settingsOf(options: ConnectMcpServerOptions): McpServerSettings {
   };
 }
 
-/** Why the server went away, for the host (`onClose`): names the command line or URL and quotes the end of its stderr. */
+/**
+ * Why the server went away, for the host (`onClose`): names the command line or URL and quotes the end of its stderr.
+ */
 function closedError(settings: McpServerSettings, session: McpSession): McpConnectionError {
   const { name, target } = settings;
   const stderr = session.stderr.text();
-  return new McpConnectionError(`MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`, {
-    server: name,
-    target,
-  });
+  return new McpConnectionError(
+    `MCP server "${name}" (${target}) closed the connection.${stderr === "" ? "" : ` Its stderr ended with: ${stderr}`}`,
+    {
+      server: name,
+      target,
+    },
+  );
 }
 
 function subscribe<T>(listeners: Set<T>, listener: T): () => void {
@@ -255,11 +277,13 @@ function coalesce(intervalMs: number, task: () => Promise<void>): { run(): Promi
 
 function checkOptions(options: ConnectMcpServerOptions): void {
   const problems: string[] = [];
-  if (!options || typeof options.name !== "string" || !SERVER_NAME.test(options.name)) problems.push(`name must match ${String(SERVER_NAME)}`);
+  if (!options || typeof options.name !== "string" || !SERVER_NAME.test(options.name))
+    problems.push(`name must match ${String(SERVER_NAME)}`);
   const hasCommand = options?.command !== undefined;
   const hasUrl = options?.url !== undefined;
   if (hasCommand === hasUrl) problems.push("give exactly one of command (stdio) or url (streamable HTTP)");
-  if (hasCommand && (typeof options.command !== "string" || options.command === "")) problems.push("command must be a non-empty string");
+  if (hasCommand && (typeof options.command !== "string" || options.command === ""))
+    problems.push("command must be a non-empty string");
   if (hasUrl) {
     try {
       const url = new URL(options.url!);
@@ -270,10 +294,12 @@ function checkOptions(options: ConnectMcpServerOptions): void {
   }
   for (const key of ["timeoutMs", "connectTimeoutMs", "maxMessageBytes", "maxTools", "maxSchemaBytes"] as const) {
     const value = options?.[key];
-    if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a whole number above 0`);
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      problems.push(`${key} must be a whole number above 0`);
   }
   const interval = options?.refreshIntervalMs;
-  if (interval !== undefined && !(Number.isInteger(interval) && interval >= 0)) problems.push("refreshIntervalMs must be a whole number of 0 or more");
+  if (interval !== undefined && !(Number.isInteger(interval) && interval >= 0))
+    problems.push("refreshIntervalMs must be a whole number of 0 or more");
   if (options?.approval !== undefined && !["destructive", "always", "never"].includes(options.approval))
     problems.push(`approval must be "destructive", "always" or "never"`);
   if (problems.length > 0) throw new InvalidArgumentError(`connectMcpServer: ${problems.join("; ")}`);

@@ -13,7 +13,12 @@ export interface McpClientLimits {
 export interface McpAgentClient {
   readonly scope: string | undefined;
   /** Sends one message, choosing the agent session as `session` says; see {@link createMcpAgentClient}. */
-  send(input: { agentId: string; message: string; session: string | undefined; signal: AbortSignal }): Promise<Awaited<ReturnType<AgentRuntime["send"]>>>;
+  send(input: {
+    agentId: string;
+    message: string;
+    session: string | undefined;
+    signal: AbortSignal;
+  }): Promise<Awaited<ReturnType<AgentRuntime["send"]>>>;
 }
 
 /** A refusal the MCP client sees as an error result (its message is the whole answer). */
@@ -31,7 +36,11 @@ const unknownSession = (id: string) => new McpClientRefusal(`Unknown session "${
  * decides). An id of another client, of another scope, of an agent that is not served, and one
  * that does not exist all get the same answer: `Unknown session "<id>".`
  */
-export function createMcpAgentClient(runtime: AgentRuntime, scope: string | undefined, limits: McpClientLimits): McpAgentClient {
+export function createMcpAgentClient(
+  runtime: AgentRuntime,
+  scope: string | undefined,
+  limits: McpClientLimits,
+): McpAgentClient {
   const current = new Map<string, string>();
   const owned = new Set<string>();
   let running = 0;
@@ -40,7 +49,8 @@ export function createMcpAgentClient(runtime: AgentRuntime, scope: string | unde
     if (session === undefined || session === "latest-or-create") return current.get(agentId) ?? "create";
     if (session === "latest") {
       const latest = current.get(agentId);
-      if (latest === undefined) throw new McpClientRefusal(`There is no conversation with "${agentId}" in this MCP session yet.`);
+      if (latest === undefined)
+        throw new McpClientRefusal(`There is no conversation with "${agentId}" in this MCP session yet.`);
       return latest;
     }
     if (session === "create") return "create";
@@ -52,10 +62,14 @@ export function createMcpAgentClient(runtime: AgentRuntime, scope: string | unde
     scope,
     async send({ agentId, message, session, signal }) {
       if (running >= limits.maxTurnsPerClient)
-        throw new McpClientRefusal(`This MCP client already has ${running} turns running (at most ${limits.maxTurnsPerClient}): wait for one to finish.`);
+        throw new McpClientRefusal(
+          `This MCP client already has ${running} turns running (at most ${limits.maxTurnsPerClient}): wait for one to finish.`,
+        );
       const chosen = selector(agentId, session);
       if (chosen === "create" && owned.size >= limits.maxSessionsPerClient)
-        throw new McpClientRefusal(`This MCP client already started ${owned.size} sessions (at most ${limits.maxSessionsPerClient}): continue one of them.`);
+        throw new McpClientRefusal(
+          `This MCP client already started ${owned.size} sessions (at most ${limits.maxSessionsPerClient}): continue one of them.`,
+        );
       const input: SendInput = { agentId, content: message, signal, session: chosen };
       if (scope !== undefined) input.scope = scope;
       running++;
@@ -66,7 +80,8 @@ export function createMcpAgentClient(runtime: AgentRuntime, scope: string | unde
         return result;
       } catch (error) {
         // Another agent's session (a hidden one too) must look like one that does not exist.
-        if (chosen !== "create" && (SessionNotFoundError.isInstance(error) || SessionOwnershipError.isInstance(error))) throw unknownSession(chosen);
+        if (chosen !== "create" && (SessionNotFoundError.isInstance(error) || SessionOwnershipError.isInstance(error)))
+          throw unknownSession(chosen);
         throw error;
       } finally {
         running--;

@@ -37,7 +37,8 @@ function nestsDeeper(value: unknown, max: number): boolean {
 
 /** The value, or an error the model sees when it nests too deep for the rest of the turn to handle. */
 function shallow(value: unknown): unknown {
-  if (nestsDeeper(value, MAX_RESULT_DEPTH)) throw new Error(`The MCP tool's structured result nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read.`);
+  if (nestsDeeper(value, MAX_RESULT_DEPTH))
+    throw new Error(`The MCP tool's structured result nests deeper than ${MAX_RESULT_DEPTH} levels; it was not read.`);
   return value;
 }
 
@@ -68,7 +69,10 @@ function blockText(block: McpContentBlock): string {
 export function mcpResultText(result: McpCallResult): string {
   const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
   return blocks
-    .filter((block): block is McpContentBlock => typeof block === "object" && block !== null && typeof (block as { type?: unknown }).type === "string")
+    .filter(
+      (block): block is McpContentBlock =>
+        typeof block === "object" && block !== null && typeof (block as { type?: unknown }).type === "string",
+    )
     .map(blockText)
     .join("\n");
 }
@@ -91,7 +95,8 @@ export function mapMcpResult(result: McpCallResult): unknown {
           : text,
     );
   }
-  if (result.structuredContent !== undefined && result.structuredContent !== null) return shallow(result.structuredContent);
+  if (result.structuredContent !== undefined && result.structuredContent !== null)
+    return shallow(result.structuredContent);
   if (result.content === undefined && result.toolResult !== undefined) return shallow(result.toolResult);
   return mcpResultText(result);
 }

@@ -2,7 +2,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { McpConnectionError } from "../errors/errors.js";
 import type { Tool, ToolContext } from "../contracts/tool.js";
@@ -139,10 +144,14 @@ function httpTransport(settings: McpServerSettings, session: McpSession): Transp
     maxMessageBytes: settings.maxMessageBytes,
     deleteTimeoutMs: settings.connectTimeoutMs,
     // The call waiting on that stream fails now, with why, instead of at its timeout.
-    onOverflow: (ids, message) => ids.forEach((id) => deliver?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message } })),
+    onOverflow: (ids, message) =>
+      ids.forEach((id) => deliver?.({ jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message } })),
   });
   session.fetcher = fetcher;
-  const transport = new StreamableHTTPClientTransport(new URL(options.url!), { requestInit: { headers: options.headers ?? {} }, fetch: fetcher.fetch });
+  const transport = new StreamableHTTPClientTransport(new URL(options.url!), {
+    requestInit: { headers: options.headers ?? {} },
+    fetch: fetcher.fetch,
+  });
   // The client sets `onmessage` when it connects: see each message after it, and stop reading a
   // request's stream once its answer is in (a server may keep the stream open and keep writing).
   Object.defineProperty(transport, "onmessage", {
@@ -166,31 +175,47 @@ function startError(settings: McpServerSettings, error: unknown, session: McpSes
   const code = (error as { code?: unknown } | undefined)?.code;
   if (stdio && (code === "ENOENT" || code === "EACCES")) {
     const why = code === "ENOENT" ? "was not found" : "is not executable";
-    return new McpConnectionError(`Could not start MCP server "${name}": command "${settings.options.command}" ${why} (${code}).`, {
-      server: name,
-      target,
-      cause: error,
-    });
+    return new McpConnectionError(
+      `Could not start MCP server "${name}": command "${settings.options.command}" ${why} (${code}).`,
+      {
+        server: name,
+        target,
+        cause: error,
+      },
+    );
   }
   const stderr = session.stderr.text();
   const said = stderr === "" ? "" : ` Its stderr ended with: ${stderr}`;
   if (stdio && session.closed)
-    return new McpConnectionError(`MCP server "${name}" (${target}) exited during start.${said}`, { server: name, target, cause: error });
-  return new McpConnectionError(`MCP server "${name}" (${target}) did not complete the handshake: ${messageOf(error)}.${said}`, {
-    server: name,
-    target,
-    cause: error,
-  });
+    return new McpConnectionError(`MCP server "${name}" (${target}) exited during start.${said}`, {
+      server: name,
+      target,
+      cause: error,
+    });
+  return new McpConnectionError(
+    `MCP server "${name}" (${target}) did not complete the handshake: ${messageOf(error)}.${said}`,
+    {
+      server: name,
+      target,
+      cause: error,
+    },
+  );
 }
 
 /** Reads the server's tools (at most `maxTools`, over at most 50 pages) as Agentry tools. */
-export async function listMcpTools(settings: McpServerSettings, session: McpSession, mapping: McpToolMapping): Promise<Tool[]> {
+export async function listMcpTools(
+  settings: McpServerSettings,
+  session: McpSession,
+  mapping: McpToolMapping,
+): Promise<Tool[]> {
   const { name, maxTools, warn } = settings;
   const definitions: McpToolDefinition[] = [];
   let cursor: string | undefined;
   let more = false;
   for (let page = 0; page < MAX_LIST_PAGES && !more; page++) {
-    const result = await session.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: settings.connectTimeoutMs });
+    const result = await session.client.listTools(cursor === undefined ? undefined : { cursor }, {
+      timeout: settings.connectTimeoutMs,
+    });
     // One by one, not push(...): a page may hold more tools than a call can take arguments.
     for (const tool of result.tools as McpToolDefinition[]) {
       if (definitions.length === maxTools) {
@@ -202,13 +227,21 @@ export async function listMcpTools(settings: McpServerSettings, session: McpSess
     cursor = result.nextCursor;
     if (cursor === undefined) break;
   }
-  if (more) warn(`MCP server "${name}" offers more than ${maxTools} tools (maxTools); the rest are left out.`, "mcp_tool_skipped");
+  if (more)
+    warn(
+      `MCP server "${name}" offers more than ${maxTools} tools (maxTools); the rest are left out.`,
+      "mcp_tool_skipped",
+    );
   const out: Tool[] = [];
   const names = new Set<string>();
   for (const definition of definitions) {
     const tool = toAgentryTool(definition, mapping);
     if ("skipped" in tool) warn(tool.skipped, "mcp_tool_skipped");
-    else if (names.has(tool.name)) warn(`MCP tool "${tool.name}" is left out: another tool of server "${name}" has the same name.`, "mcp_tool_skipped");
+    else if (names.has(tool.name))
+      warn(
+        `MCP tool "${tool.name}" is left out: another tool of server "${name}" has the same name.`,
+        "mcp_tool_skipped",
+      );
     else {
       names.add(tool.name);
       out.push(tool);
@@ -218,7 +251,13 @@ export async function listMcpTools(settings: McpServerSettings, session: McpSess
 }
 
 /** Calls one tool under the turn's abort signal and `timeoutMs`; failures become errors the model can read. */
-export async function callMcpTool(settings: McpServerSettings, session: McpSession, toolName: string, args: unknown, ctx: ToolContext): Promise<unknown> {
+export async function callMcpTool(
+  settings: McpServerSettings,
+  session: McpSession,
+  toolName: string,
+  args: unknown,
+  ctx: ToolContext,
+): Promise<unknown> {
   if (typeof args !== "object" || args === null || Array.isArray(args))
     throw new Error(`Arguments of MCP tool "${settings.name}.${toolName}" must be a JSON object.`);
   // The SDK adds an abort listener to the signal it is given and never removes it: give it a
@@ -249,13 +288,20 @@ export async function callMcpTool(settings: McpServerSettings, session: McpSessi
  */
 function callError(settings: McpServerSettings, error: unknown, session: McpSession, toolName: string): Error {
   const { name } = settings;
-  const invalid = session.lastProtocolError ? ` The server sent invalid data: ${session.lastProtocolError.message}.` : "";
+  const invalid = session.lastProtocolError
+    ? ` The server sent invalid data: ${session.lastProtocolError.message}.`
+    : "";
   if (hasCode(error, ErrorCode.RequestTimeout)) {
-    return new Error(`MCP server "${name}" did not answer "${toolName}" within ${settings.timeoutMs} ms; the call was cancelled.${invalid}`);
+    return new Error(
+      `MCP server "${name}" did not answer "${toolName}" within ${settings.timeoutMs} ms; the call was cancelled.${invalid}`,
+    );
   }
-  if (session.closed || hasCode(error, ErrorCode.ConnectionClosed)) return new Error(`MCP server "${name}" went away during "${toolName}".`);
+  if (session.closed || hasCode(error, ErrorCode.ConnectionClosed))
+    return new Error(`MCP server "${name}" went away during "${toolName}".`);
   const why = messageOf(error);
-  return new Error(`MCP server "${name}" failed "${toolName}": ${why.length > MAX_ERROR_CHARS ? `${why.slice(0, MAX_ERROR_CHARS)}…` : why}`);
+  return new Error(
+    `MCP server "${name}" failed "${toolName}": ${why.length > MAX_ERROR_CHARS ? `${why.slice(0, MAX_ERROR_CHARS)}…` : why}`,
+  );
 }
 
 function hasCode(error: unknown, code: ErrorCode): boolean {

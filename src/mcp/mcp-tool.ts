@@ -98,7 +98,10 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
     };
   }
   const schema = isObject(definition.inputSchema) ? (definition.inputSchema as JsonSchema) : { type: "object" };
-  const bounds = { maxSchemaBytes: mapping.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES, maxValueBytes: mapping.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES };
+  const bounds = {
+    maxSchemaBytes: mapping.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES,
+    maxValueBytes: mapping.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES,
+  };
   let validate: ValueValidator;
   let validateOutput: ValueValidator | undefined;
   try {
@@ -107,15 +110,17 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
     return { skipped: `MCP tool "${name}" is left out: its input schema cannot be used (${messageOf(error)}).` };
   }
   try {
-    if (isObject(definition.outputSchema)) validateOutput = createOutsideSchemaValidator(definition.outputSchema, { ...bounds, subject: "the result" });
+    if (isObject(definition.outputSchema))
+      validateOutput = createOutsideSchemaValidator(definition.outputSchema, { ...bounds, subject: "the result" });
   } catch (error) {
     return { skipped: `MCP tool "${name}" is left out: its output schema cannot be used (${messageOf(error)}).` };
   }
   const annotations = isObject(definition.annotations) ? definition.annotations : undefined;
   const readOnly = annotations?.readOnlyHint === true;
   const description =
-    [definition.description, definition.title, annotations?.title].find((text): text is string => typeof text === "string" && text !== "") ??
-    `Tool "${definition.name}" of MCP server "${mapping.server}".`;
+    [definition.description, definition.title, annotations?.title].find(
+      (text): text is string => typeof text === "string" && text !== "",
+    ) ?? `Tool "${definition.name}" of MCP server "${mapping.server}".`;
   const remoteName = definition.name;
   const tool: Tool = {
     name,
@@ -130,7 +135,10 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
       const value = await mapping.call(remoteName, args, ctx);
       if (!validateOutput) return value;
       const checked = validateOutput(value);
-      if (!checked.ok) throw new Error(`MCP tool "${name}" answered with a structured result that does not match its output schema: ${checked.message}`);
+      if (!checked.ok)
+        throw new Error(
+          `MCP tool "${name}" answered with a structured result that does not match its output schema: ${checked.message}`,
+        );
       return value;
     },
   };

@@ -8,7 +8,12 @@ import { z } from "zod";
 import type { AgentDefinition } from "../contracts/agent-definition.js";
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
-import { createMcpAgentClient, McpClientRefusal, type McpAgentClient, type McpClientLimits } from "./mcp-agent-client.js";
+import {
+  createMcpAgentClient,
+  McpClientRefusal,
+  type McpAgentClient,
+  type McpClientLimits,
+} from "./mcp-agent-client.js";
 
 /** Who an HTTP request comes from, as the host's `authorize` decides: the scope its turns run in. */
 export interface McpAuthorization {
@@ -44,7 +49,10 @@ export interface ServeAgentsOverMcpOptions {
   maxSessionsPerClient?: number;
   /** Turns one MCP client may have running at once; beyond, a call is an error result. @default 4 */
   maxTurnsPerClient?: number;
-  /** An HTTP MCP session with no request for this long is ended (its client must initialize again). @default 1_800_000 (30 min) */
+  /**
+   * An HTTP MCP session with no request for this long is ended (its client must initialize again). @default 1_800_000
+   * (30 min)
+   */
   clientIdleMs?: number;
   /** The server's name in the MCP handshake. @default "agentry" */
   name?: string;
@@ -100,7 +108,12 @@ interface HttpClient {
   idle: ReturnType<typeof setTimeout> | undefined;
 }
 
-function jsonError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function jsonError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { "content-type": "application/json", ...headers });
   response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
@@ -129,7 +142,10 @@ function jsonError(response: ServerResponse, status: number, message: string, he
  */
 export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServerHandle {
   const agents = servedAgents(options);
-  const limits: McpClientLimits = { maxSessionsPerClient: options.maxSessionsPerClient ?? 100, maxTurnsPerClient: options.maxTurnsPerClient ?? 4 };
+  const limits: McpClientLimits = {
+    maxSessionsPerClient: options.maxSessionsPerClient ?? 100,
+    maxTurnsPerClient: options.maxTurnsPerClient ?? 4,
+  };
   const maxClients = options.maxClients ?? 1_000;
   const idleMs = options.clientIdleMs ?? 1_800_000;
   const servers = new Set<McpServer>();
@@ -159,7 +175,11 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
     client.idle.unref?.();
   }
 
-  async function handleRequest(request: IncomingMessage, response: ServerResponse, parsedBody?: unknown): Promise<void> {
+  async function handleRequest(
+    request: IncomingMessage,
+    response: ServerResponse,
+    parsedBody?: unknown,
+  ): Promise<void> {
     const authorization = options.authorize ? await options.authorize(request) : { scope: options.scope };
     if (authorization === null) return jsonError(response, 401, "Unauthorized.");
     const scope = authorization.scope;
@@ -172,8 +192,12 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
       await client.transport.handleRequest(request, response, parsedBody);
       return;
     }
-    if (request.method !== "POST") return jsonError(response, 405, "Method not allowed: start an MCP session with POST initialize.", { allow: "POST" });
-    if (clients.size >= maxClients) return jsonError(response, 503, `Too many MCP sessions (at most ${maxClients}); try again later.`);
+    if (request.method !== "POST")
+      return jsonError(response, 405, "Method not allowed: start an MCP session with POST initialize.", {
+        allow: "POST",
+      });
+    if (clients.size >= maxClients)
+      return jsonError(response, 503, `Too many MCP sessions (at most ${maxClients}); try again later.`);
     const server = newServer(createMcpAgentClient(options.runtime, scope, limits));
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -202,9 +226,14 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
       if (http) return Promise.reject(new InvalidArgumentError("serveAgentsOverMcp: already listening"));
       const host = listenOptions.host ?? "127.0.0.1";
       const path = listenOptions.path ?? "/mcp";
-      if (!LOOPBACK.has(host) && (listenOptions.allowedHosts === undefined || listenOptions.allowedHosts.length === 0)) {
+      if (
+        !LOOPBACK.has(host) &&
+        (listenOptions.allowedHosts === undefined || listenOptions.allowedHosts.length === 0)
+      ) {
         return Promise.reject(
-          new InvalidArgumentError(`serveAgentsOverMcp: listening on "${host}" needs allowedHosts (the Host names clients use), for DNS rebinding protection`),
+          new InvalidArgumentError(
+            `serveAgentsOverMcp: listening on "${host}" needs allowedHosts (the Host names clients use), for DNS rebinding protection`,
+          ),
         );
       }
       let allowedHosts = listenOptions.allowedHosts;
@@ -253,7 +282,9 @@ function registerAgent(server: McpServer, agent: AgentDefinition, client: McpAge
           .string()
           .min(1)
           .optional()
-          .describe('"latest-or-create" (default: your conversation with this agent), "latest", "create", or a sessionId from an earlier reply.'),
+          .describe(
+            '"latest-or-create" (default: your conversation with this agent), "latest", "create", or a sessionId from an earlier reply.',
+          ),
       },
       outputSchema: { reply: z.string(), sessionId: z.string(), status: z.string() },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
@@ -281,12 +312,15 @@ function registerAgent(server: McpServer, agent: AgentDefinition, client: McpAge
 }
 
 function servedAgents(options: ServeAgentsOverMcpOptions): AgentDefinition[] {
-  if (!options?.runtime || typeof options.runtime.send !== "function") throw new InvalidArgumentError("serveAgentsOverMcp: runtime is required");
+  if (!options?.runtime || typeof options.runtime.send !== "function")
+    throw new InvalidArgumentError("serveAgentsOverMcp: runtime is required");
   const problems: string[] = [];
-  if (options.authorize !== undefined && options.scope !== undefined) problems.push("give authorize or scope, not both");
+  if (options.authorize !== undefined && options.scope !== undefined)
+    problems.push("give authorize or scope, not both");
   for (const key of ["maxClients", "maxSessionsPerClient", "maxTurnsPerClient", "clientIdleMs"] as const) {
     const value = options[key];
-    if (value !== undefined && !(Number.isInteger(value) && value > 0)) problems.push(`${key} must be a whole number above 0`);
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      problems.push(`${key} must be a whole number above 0`);
   }
   const { registry } = options.runtime;
   const agents: AgentDefinition[] = [];

@@ -16,7 +16,8 @@ export interface ToolsWithMcpOptions {
  * the runtime keeps its prepared toolbelts until then.
  *
  * @example
- * const runtime = createAgentRuntime({ registry, store, providers, tools: toolsWithMcp({ tools: myTools, connections: [fs] }) });
+ * const runtime = createAgentRuntime({ registry, store, providers, tools: toolsWithMcp({ tools: myTools, connections:
+ * [fs] }) });
  */
 export function toolsWithMcp(options: ToolsWithMcpOptions): () => Tool[] {
   const own = options.tools ?? [];

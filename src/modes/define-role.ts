@@ -24,7 +24,10 @@ export function defineRole(definition: RoleDefinition): RoleDefinition {
     problems.push("classes must be an array of permission class names");
   if (typeof d.prompt !== "string") problems.push("prompt must be a string");
   if (d.readOnly !== undefined && typeof d.readOnly !== "boolean") problems.push("readOnly must be a boolean");
-  if (problems.length > 0) throw new InvalidArgumentError(`defineRole${typeof d.name === "string" ? ` "${d.name}"` : ""}: ${problems.join("; ")}`);
+  if (problems.length > 0)
+    throw new InvalidArgumentError(
+      `defineRole${typeof d.name === "string" ? ` "${d.name}"` : ""}: ${problems.join("; ")}`,
+    );
   const role: RoleDefinition = {
     name: d.name!,
     description: d.description!,

@@ -61,7 +61,13 @@ export function sectionOfName(name: string, prefix: boolean): Section {
 const isBlank = (code: number) => code === 32 || code === 9;
 const isDigit = (code: number) => code >= 48 && code <= 57;
 const isNameChar = (code: number) =>
-  (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 32 || code === 45 || code === 39 || code === 47 || code === 38;
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  code === 32 ||
+  code === 45 ||
+  code === 39 ||
+  code === 47 ||
+  code === 38;
 const isColon = (code: number) => code === 58 || code === 0xff1a;
 
 /** `"**"` or `"__"` at `at`, else undefined. */

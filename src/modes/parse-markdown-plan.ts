@@ -1,5 +1,15 @@
 import type { PlanStep } from "../contracts/plan.js";
-import { bulletOf, headingOf, indentOf, labelOf, numberedOf, sectionOfName, stepLabelOf, stripEmphasis, type Section } from "./markdown-lines.js";
+import {
+  bulletOf,
+  headingOf,
+  indentOf,
+  labelOf,
+  numberedOf,
+  sectionOfName,
+  stepLabelOf,
+  stripEmphasis,
+  type Section,
+} from "./markdown-lines.js";
 import { MAX_PLAN_STEPS } from "./plan-format.js";
 import { charge, forEachLine, type ScanMeter } from "./plan-text.js";
 
@@ -28,10 +38,21 @@ interface Reading {
   lists: Record<ListSection, string[]>;
 }
 
-const isList = (section: Section): section is ListSection => section === "risks" || section === "prerequisites" || section === "completion_criteria";
-const takesSteps = (section: Section) => section === "steps" || section === "none" || section === "other" || section === "goal";
+const isList = (section: Section): section is ListSection =>
+  section === "risks" || section === "prerequisites" || section === "completion_criteria";
+const takesSteps = (section: Section) =>
+  section === "steps" || section === "none" || section === "other" || section === "goal";
 /** Items that say there is nothing to list ("Prerequisites: None"). */
-const NOTHING = new Set(["none", "none.", "n/a", "nothing", "nothing.", "no risks", "none identified", "none identified."]);
+const NOTHING = new Set([
+  "none",
+  "none.",
+  "n/a",
+  "nothing",
+  "nothing.",
+  "no risks",
+  "none identified",
+  "none identified.",
+]);
 
 /**
  * Reads a plan written in markdown: a goal (a "Goal:" line, a "Goal" section or heading, else
@@ -93,7 +114,8 @@ function readLine(reading: Reading, line: string, indent: number, meter: ScanMet
     reading.goal = stripEmphasis(line, meter);
     return;
   }
-  if (reading.section === "steps" && reading.steps.length > 0 && reading.extraSteps === 0) readStepLine(reading, line, top);
+  if (reading.section === "steps" && reading.steps.length > 0 && reading.extraSteps === 0)
+    readStepLine(reading, line, top);
 }
 
 function readHeading(reading: Reading, level: number, text: string, meter: ScanMeter | undefined): void {
@@ -133,7 +155,9 @@ function readStepLine(reading: Reading, line: string, top: boolean): void {
     reading.section = "other";
     return;
   }
-  reading.steps[reading.steps.length - 1]!.more.push(item === undefined ? { text: line, item: false } : { text: item, item: true });
+  reading.steps[reading.steps.length - 1]!.more.push(
+    item === undefined ? { text: line, item: false } : { text: item, item: true },
+  );
 }
 
 function readListLine(reading: Reading, section: ListSection, line: string, top: boolean): void {
@@ -161,11 +185,14 @@ function planOf(reading: Reading, meter: ScanMeter | undefined): MarkdownResult 
   if (goal === undefined || goal === "")
     return {
       ok: false,
-      error: 'The plan has no goal. Start it with a line "Goal: <what this plan achieves>" (or write the plan as JSON with "goal" and "steps").',
+      error:
+        'The plan has no goal. Start it with a line "Goal: <what this plan achieves>" (or write the plan as JSON with "goal" and "steps").',
     };
   const { steps, lists } = reading;
-  if (steps.length === 0) return { ok: false, error: 'The plan has no steps. List them as a numbered list ("1. ...", "2. ...").' };
-  if (reading.extraSteps > 0) return { ok: false, error: `The plan has ${steps.length + reading.extraSteps} steps; at most ${MAX_PLAN_STEPS}.` };
+  if (steps.length === 0)
+    return { ok: false, error: 'The plan has no steps. List them as a numbered list ("1. ...", "2. ...").' };
+  if (reading.extraSteps > 0)
+    return { ok: false, error: `The plan has ${steps.length + reading.extraSteps} steps; at most ${MAX_PLAN_STEPS}.` };
   const plan: Record<string, unknown> = {
     goal,
     steps: steps.map((step, index) => {
@@ -175,7 +202,8 @@ function planOf(reading: Reading, meter: ScanMeter | undefined): MarkdownResult 
     }),
   };
   if (reading.time !== undefined) plan.estimated_total_time = reading.time;
-  for (const key of ["risks", "prerequisites", "completion_criteria"] as const) if (lists[key].length > 0) plan[key] = lists[key];
+  for (const key of ["risks", "prerequisites", "completion_criteria"] as const)
+    if (lists[key].length > 0) plan[key] = lists[key];
   return { ok: true, value: plan };
 }
 

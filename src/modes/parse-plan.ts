@@ -33,9 +33,13 @@ export function parsePlan(content: string): { ok: true; plan: Plan } | { ok: fal
  * @internal
  */
 export function readPlan(content: string, meter?: ScanMeter): FormatParseResult<Plan> {
-  if (typeof content !== "string" || content.trim() === "") return { ok: false, error: "The plan is empty. Write a goal and numbered steps." };
+  if (typeof content !== "string" || content.trim() === "")
+    return { ok: false, error: "The plan is empty. Write a goal and numbered steps." };
   if (content.length > MAX_FORMAT_TEXT_CHARS)
-    return { ok: false, error: `The plan is too long (${content.length} characters; at most ${MAX_FORMAT_TEXT_CHARS}). Shorten it.` };
+    return {
+      ok: false,
+      error: `The plan is too long (${content.length} characters; at most ${MAX_FORMAT_TEXT_CHARS}). Shorten it.`,
+    };
   const json = findJsonObject(content, meter);
   // What to report when the markdown reading fails too: the JSON's own problem.
   let jsonProblem: FormatParseResult<Plan> | undefined;
@@ -47,7 +51,8 @@ export function readPlan(content: string, meter?: ScanMeter): FormatParseResult<
     }
     // A markdown plan may hold other JSON (a config example in a fence, braces in prose).
     if (value.ok && json.source === "fence") jsonProblem = checkPlan(value.value);
-    else if (!value.ok && (json.source === "fence" || opensLikeJson(json.text))) jsonProblem = { ok: false, error: notJson(value.error) };
+    else if (!value.ok && (json.source === "fence" || opensLikeJson(json.text)))
+      jsonProblem = { ok: false, error: notJson(value.error) };
   }
   const markdown = readMarkdownPlan(content, meter);
   if (!markdown.ok) return jsonProblem ?? markdown;
@@ -55,11 +60,14 @@ export function readPlan(content: string, meter?: ScanMeter): FormatParseResult<
   return checkPlan(markdown.value);
 }
 
-const notJson = (error: string) => `The plan is not valid JSON: ${error}. Fix the JSON, or write the plan as markdown (a "Goal:" line and numbered steps).`;
+const notJson = (error: string) =>
+  `The plan is not valid JSON: ${error}. Fix the JSON, or write the plan as markdown (a "Goal:" line and numbered steps).`;
 
 /** An object with a plan's keys (`goal` or `steps`, or `type: "plan"`). */
 function looksLikePlan(value: unknown): boolean {
-  return isRecord(value) && (value.type === "plan" || (value.type === undefined && ("goal" in value || "steps" in value)));
+  return (
+    isRecord(value) && (value.type === "plan" || (value.type === undefined && ("goal" in value || "steps" in value)))
+  );
 }
 
 /** Whether `text` (from a `{`) opens like a JSON object: `{` then a quoted key (or `}`). */
@@ -73,7 +81,8 @@ function opensLikeJson(text: string): boolean {
  * Never throws; on failure, `error` says what to fix.
  */
 export function parseQuestion(content: string): FormatParseResult<Question> {
-  if (typeof content !== "string" || content.length > MAX_FORMAT_TEXT_CHARS) return { ok: false, error: "The question is empty or too long." };
+  if (typeof content !== "string" || content.length > MAX_FORMAT_TEXT_CHARS)
+    return { ok: false, error: "The question is empty or too long." };
   const json = jsonCandidate(content);
   if (json === undefined) return { ok: false, error: "The question is not JSON." };
   const value = parseJson(json);
@@ -88,7 +97,9 @@ export function checkQuestion(value: unknown): FormatParseResult<Question> {
   const versioned = withVersion(value, "question");
   if (!versioned.ok) return versioned;
   const checked = planFormats().question.safeParse(versioned.value);
-  return checked.success ? { ok: true, value: checked.data } : { ok: false, error: `Invalid question: ${zodProblems(checked.error)}` };
+  return checked.success
+    ? { ok: true, value: checked.data }
+    : { ok: false, error: `Invalid question: ${zodProblems(checked.error)}` };
 }
 
 /** Validates a plan object (JSON the model gave), filling in `type` and `format_version`. */
@@ -98,10 +109,15 @@ export function checkPlan(value: unknown): FormatParseResult<Plan> {
   const versioned = withVersion(value, "plan");
   if (!versioned.ok) return versioned;
   const checked = planFormats().plan.safeParse(versioned.value);
-  return checked.success ? { ok: true, value: checked.data } : { ok: false, error: `Invalid plan: ${zodProblems(checked.error)}` };
+  return checked.success
+    ? { ok: true, value: checked.data }
+    : { ok: false, error: `Invalid plan: ${zodProblems(checked.error)}` };
 }
 
-function withVersion(value: Record<string, unknown>, type: "plan" | "question"): FormatParseResult<Record<string, unknown>> {
+function withVersion(
+  value: Record<string, unknown>,
+  type: "plan" | "question",
+): FormatParseResult<Record<string, unknown>> {
   const version = value.format_version;
   if (version !== undefined && version !== FORMAT_VERSION) {
     return { ok: false, error: `Unsupported format_version ${JSON.stringify(version)}: use "${FORMAT_VERSION}".` };

@@ -93,7 +93,10 @@ export function planFormats(): ReturnType<typeof buildFormats> {
  */
 export const PlanSchema = z.lazy(() => planFormats().plan);
 
-/** The fields of a question the model writes (what `ask_user` takes): a {@link Question} without `type` and `format_version`. Lazy like {@link PlanSchema}. */
+/**
+ * The fields of a question the model writes (what `ask_user` takes): a {@link Question} without `type` and
+ * `format_version`. Lazy like {@link PlanSchema}.
+ */
 export const QuestionFieldsSchema = z.lazy(() => planFormats().questionFields);
 
 /**

@@ -49,10 +49,14 @@ export function skipBlanks(text: string, from: number, end: number): number {
 
 /** Whether `text` has three backticks at `at`. */
 function isTicks(text: string, at: number, end: number): boolean {
-  return at + 3 <= end && text.charCodeAt(at) === 96 && text.charCodeAt(at + 1) === 96 && text.charCodeAt(at + 2) === 96;
+  return (
+    at + 3 <= end && text.charCodeAt(at) === 96 && text.charCodeAt(at + 1) === 96 && text.charCodeAt(at + 2) === 96
+  );
 }
 
-/** A fence opener: optional blanks, three backticks, an optional info word of letters, optional blanks, nothing else. */
+/**
+ * A fence opener: optional blanks, three backticks, an optional info word of letters, optional blanks, nothing else.
+ */
 function isFenceOpener(text: string, { start, end }: LineSpan): boolean {
   let i = skipBlanks(text, start, end);
   if (!isTicks(text, i, end)) return false;

@@ -11,12 +11,16 @@ export type RoleLookup = (name: string) => RoleDefinition | undefined;
  * a preset by using its name). Checks every host role (`defineRole`'s rules; no name twice) and
  * that every agent in the registry names a known role, throwing before anything runs.
  */
-export function createRoleLookup(hostRoles: readonly RoleDefinition[] | undefined, registry: AgentRegistry): RoleLookup {
+export function createRoleLookup(
+  hostRoles: readonly RoleDefinition[] | undefined,
+  registry: AgentRegistry,
+): RoleLookup {
   const known = new Map<string, RoleDefinition>(Object.values(roles).map((role) => [role.name, role]));
   const seen = new Set<string>();
   for (const role of hostRoles ?? []) {
     const checked = defineRole(role);
-    if (seen.has(checked.name)) throw new InvalidArgumentError(`createAgentRuntime: role "${checked.name}" is defined twice`);
+    if (seen.has(checked.name))
+      throw new InvalidArgumentError(`createAgentRuntime: role "${checked.name}" is defined twice`);
     seen.add(checked.name);
     known.set(checked.name, checked);
   }

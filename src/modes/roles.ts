@@ -21,7 +21,8 @@ export interface RoleDefinition {
   readonly readOnly?: boolean;
 }
 
-const freezeRole = (role: RoleDefinition): RoleDefinition => Object.freeze({ ...role, classes: Object.freeze([...role.classes]) });
+const freezeRole = (role: RoleDefinition): RoleDefinition =>
+  Object.freeze({ ...role, classes: Object.freeze([...role.classes]) });
 
 /**
  * The two preset roles. Frozen: they are shared by every caller.
@@ -29,7 +30,8 @@ const freezeRole = (role: RoleDefinition): RoleDefinition => Object.freeze({ ...
  * - `planner`: read-only (`safe`, `knowledge`, `workspace_read`, and only tools declared so): no
  *   writes, no commands, no network, no sub-agents. Its prompt carries the plan format.
  * - `actor`: full access (`safe`, `knowledge`, `network`, `workspace_read`, `workspace_write`,
- *   `workspace_create`, `workspace_delete`, `execute`, `editor_mutate`, `subagent`); `secrets` stays opt-in. Its prompt carries the
+ *   `workspace_create`, `workspace_delete`, `execute`, `editor_mutate`, `subagent`); `secrets` stays opt-in. Its prompt
+ * carries the
  *   question format and when to ask.
  *
  * A role narrows a policy, it never widens it: the actor gets `execute` only where the session

@@ -50,7 +50,8 @@ export function createClaudeOutputParser(): CliOutputParser {
         for (const item of arrayField(recordField(value, "message"), "content") ?? []) {
           const block = asRecord(item);
           if (block?.type === "text" && !partial) out.push(...joiner.text(stringField(block, "text") ?? ""));
-          else if (block?.type === "thinking" && !partial) out.push({ type: "thinking_delta", text: stringField(block, "thinking") ?? "" });
+          else if (block?.type === "thinking" && !partial)
+            out.push({ type: "thinking_delta", text: stringField(block, "thinking") ?? "" });
           else if (block?.type === "tool_use") out.push({ type: "tool_use", name: stringField(block, "name") ?? "" });
         }
       } else if (value.type === "result") {
@@ -61,7 +62,12 @@ export function createClaudeOutputParser(): CliOutputParser {
           const read = countField(usage, "cache_read_input_tokens") ?? 0;
           const write = countField(usage, "cache_creation_input_tokens") ?? 0;
           const input = countField(usage, "input_tokens") ?? 0;
-          out.push({ type: "usage", inputTokens: input + read + write, outputTokens: countField(usage, "output_tokens") ?? 0, cachedInputTokens: read });
+          out.push({
+            type: "usage",
+            inputTokens: input + read + write,
+            outputTokens: countField(usage, "output_tokens") ?? 0,
+            cachedInputTokens: read,
+          });
         }
         if (value.is_error === true) {
           out.push({ type: "error", message: result || (stringField(value, "subtype") ?? "error") });

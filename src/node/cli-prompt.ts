@@ -17,7 +17,9 @@ export function cliPrompt(request: ModelRequest): string {
 
 function userText(message: Extract<Message, { role: "user" }>): string {
   if (typeof message.content === "string") return message.content;
-  return message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}: ${part.mediaType}]`)).join("\n");
+  return message.content
+    .map((part) => (part.type === "text" ? part.text : `[${part.type}: ${part.mediaType}]`))
+    .join("\n");
 }
 
 function render(message: Message): string {

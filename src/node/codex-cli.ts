@@ -17,7 +17,12 @@ const TOOL_ITEMS = new Set(["command_execution", "file_change", "mcp_tool_call",
  */
 export function codexCli(options: CliPresetOptions = {}): Provider {
   return createPresetProvider(
-    { id: "codex-cli", command: "codex", args: (prompt, tail) => ["exec", "--json", ...tail, prompt], parse: createCodexOutputParser },
+    {
+      id: "codex-cli",
+      command: "codex",
+      args: (prompt, tail) => ["exec", "--json", ...tail, prompt],
+      parse: createCodexOutputParser,
+    },
     options,
   );
 }
@@ -51,7 +56,10 @@ export function createCodexOutputParser(): CliOutputParser {
       } else if (value.type === "turn.failed") {
         out.push({ type: "error", message: stringField(recordField(value, "error"), "message") ?? "turn failed" });
       } else if (value.type === "error") {
-        out.push({ type: "error", message: stringField(value, "message") ?? stringField(recordField(value, "error"), "message") ?? "error" });
+        out.push({
+          type: "error",
+          message: stringField(value, "message") ?? stringField(recordField(value, "error"), "message") ?? "error",
+        });
       }
       return out;
     },

@@ -6,7 +6,12 @@ import { abortError } from "../internal/abort.js";
 import { AsyncQueue } from "../internal/async-queue.js";
 import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
 import { cliPrompt } from "./cli-prompt.js";
-import { createJsonlOutputParser, createTextOutputParser, type CliOutputEvent, type CliOutputParser } from "./cli-output-parser.js";
+import {
+  createJsonlOutputParser,
+  createTextOutputParser,
+  type CliOutputEvent,
+  type CliOutputParser,
+} from "./cli-output-parser.js";
 
 /** What an `args` function is given. */
 export interface CliArgsInput {
@@ -68,9 +73,11 @@ export function createCliProvider(options: CliProviderOptions): Provider {
     async *stream(request, { signal }): AsyncGenerator<ModelEvent> {
       if (signal.aborted) throw abortError(signal);
       const prompt = (options.prompt ?? cliPrompt)(request);
-      const args = typeof options.args === "function" ? options.args({ request, prompt }) : [...(options.args ?? []), prompt];
+      const args =
+        typeof options.args === "function" ? options.args({ request, prompt }) : [...(options.args ?? []), prompt];
       const parse = options.parse ?? "text";
-      const parser = parse === "text" ? createTextOutputParser() : parse === "jsonl" ? createJsonlOutputParser() : parse();
+      const parser =
+        parse === "text" ? createTextOutputParser() : parse === "jsonl" ? createJsonlOutputParser() : parse();
       const byLine = parse !== "text";
 
       const queue = new AsyncQueue<CliOutputEvent>();
@@ -103,11 +110,16 @@ export function createCliProvider(options: CliProviderOptions): Provider {
         stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL * 2);
       });
       child.on("error", (error: NodeJS.ErrnoException) => {
-        failure = new ProviderError(error.code === "ENOENT" ? `${id}: command not found: ${command}` : `${id}: could not run ${command}: ${error.message}`, {
-          provider: id,
-          retryable: false,
-          cause: error,
-        });
+        failure = new ProviderError(
+          error.code === "ENOENT"
+            ? `${id}: command not found: ${command}`
+            : `${id}: could not run ${command}: ${error.message}`,
+          {
+            provider: id,
+            retryable: false,
+            cause: error,
+          },
+        );
         notify();
       });
       child.on("close", (code: number | null, exitSignal: string | null) => {
@@ -140,10 +152,15 @@ export function createCliProvider(options: CliProviderOptions): Provider {
           }
         const stderrTail = stderr.trim().slice(-STDERR_TAIL);
         if (tally.reportedError !== undefined) {
-          throw new ProviderError(`${id}: ${tally.reportedError}`, { provider: id, retryable: false, ...(exit.code ? { status: exit.code } : {}) });
+          throw new ProviderError(`${id}: ${tally.reportedError}`, {
+            provider: id,
+            retryable: false,
+            ...(exit.code ? { status: exit.code } : {}),
+          });
         }
         if (exit.code !== 0) {
-          const how = exit.code === null ? `was killed by ${exit.signal ?? "a signal"}` : `exited with code ${exit.code}`;
+          const how =
+            exit.code === null ? `was killed by ${exit.signal ?? "a signal"}` : `exited with code ${exit.code}`;
           throw new ProviderError(`${id}: ${command} ${how}${stderrTail ? `: ${stderrTail}` : ""}`, {
             provider: id,
             retryable: false,

@@ -38,12 +38,16 @@ export function scanHistory(buffer: Buffer, file: string, base = 0, firstLine = 
       try {
         record = JSON.parse(buffer.toString("utf8", start, newline));
       } catch (error) {
-        throw new SessionStoreError(`Corrupt session history ${file}: line ${line} is not valid JSON`, { cause: error });
+        throw new SessionStoreError(`Corrupt session history ${file}: line ${line} is not valid JSON`, {
+          cause: error,
+        });
       }
       const { id, seq } = (record ?? {}) as { id?: unknown; seq?: unknown };
       const expected = (records.at(-1)?.seq ?? firstLine - 1) + 1;
       if (typeof id !== "string" || seq !== expected) {
-        throw new SessionStoreError(`Corrupt session history ${file}: line ${line} is not a record with seq ${expected}`);
+        throw new SessionStoreError(
+          `Corrupt session history ${file}: line ${line} is not a record with seq ${expected}`,
+        );
       }
       records.push(record as HistoryRecord);
       starts.push(base + start);
@@ -74,7 +78,9 @@ export function serializeBatch(records: HistoryRecord[]): { text: string; stored
     try {
       json = JSON.stringify(record);
     } catch (error) {
-      throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, { cause: error });
+      throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, {
+        cause: error,
+      });
     }
     stored.push(JSON.parse(json) as HistoryRecord);
     lines.push(records.length === 1 ? json : `${json.slice(0, -1)},"${BATCH}":${lastSeq}}`);
@@ -110,7 +116,10 @@ export function noteRecord(index: HistoryIndex, record: HistoryRecord): void {
 }
 
 /** The seq after which `load` starts, from the index alone. */
-export function lowerBound(index: HistoryIndex, options: { afterSeq?: number; sinceLastReset?: boolean; frame?: string | null }): number {
+export function lowerBound(
+  index: HistoryIndex,
+  options: { afterSeq?: number; sinceLastReset?: boolean; frame?: string | null },
+): number {
   let after = Math.max(0, options.afterSeq ?? 0);
   if (options.sinceLastReset) {
     for (let i = index.resets.length - 1; i >= 0; i--) {

@@ -17,9 +17,22 @@ import {
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import { orderFromIso, SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
-import type { HistoryRecord, LoadOptions, NewRecord, PrunableSessionStore, SessionSummary } from "../contracts/session-store.js";
+import type {
+  HistoryRecord,
+  LoadOptions,
+  NewRecord,
+  PrunableSessionStore,
+  SessionSummary,
+} from "../contracts/session-store.js";
 import { createFileExclusive, errorCode, readJsonFile, syncDirectory, writeFileAtomic } from "./jsonl-files.js";
-import { indexHistory, lowerBound, noteRecord, scanHistory, serializeBatch, type HistoryIndex } from "./jsonl-history.js";
+import {
+  indexHistory,
+  lowerBound,
+  noteRecord,
+  scanHistory,
+  serializeBatch,
+  type HistoryIndex,
+} from "./jsonl-history.js";
 
 const DESCRIPTOR = "descriptor.json";
 const STATE = "state.json";
@@ -93,7 +106,8 @@ export class JsonlSessionStore implements PrunableSessionStore {
   readonly #indexes = new Map<string, HistoryIndex>();
 
   constructor(options: JsonlSessionStoreOptions) {
-    if (typeof options?.root !== "string" || options.root === "") throw new InvalidArgumentError("JsonlSessionStore: root must be a non-empty path");
+    if (typeof options?.root !== "string" || options.root === "")
+      throw new InvalidArgumentError("JsonlSessionStore: root must be a non-empty path");
     this.root = options.root;
     this.#fsync = options.fsync ?? true;
   }
@@ -104,7 +118,12 @@ export class JsonlSessionStore implements PrunableSessionStore {
     const dir = this.#dir(summary.sessionId);
     return this.#write("createSession", summary.sessionId, async () => {
       await mkdir(dir, { recursive: true });
-      const descriptor: Descriptor = { version: 1, sessionId: summary.sessionId, agentId: summary.agentId, createdAt: summary.createdAt };
+      const descriptor: Descriptor = {
+        version: 1,
+        sessionId: summary.sessionId,
+        agentId: summary.agentId,
+        createdAt: summary.createdAt,
+      };
       if (summary.scope !== undefined) descriptor.scope = summary.scope;
       if (!(await createFileExclusive(join(dir, DESCRIPTOR), json(descriptor), this.#fsync))) {
         throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
@@ -181,7 +200,9 @@ export class JsonlSessionStore implements PrunableSessionStore {
   /** Deletes every session whose `updatedAt` is before `olderThan`; returns how many. */
   async prune(options: { olderThan: string }): Promise<number> {
     const olderThan = parseOlderThan(options);
-    const old = (await this.#read("prune", () => this.#readAll())).filter(({ summary }) => Date.parse(summary.updatedAt) < olderThan);
+    const old = (await this.#read("prune", () => this.#readAll())).filter(
+      ({ summary }) => Date.parse(summary.updatedAt) < olderThan,
+    );
     for (const { summary } of old) await this.deleteSession(summary.sessionId);
     return old.length;
   }
@@ -204,7 +225,8 @@ export class JsonlSessionStore implements PrunableSessionStore {
       const batch = new Map<string, HistoryRecord>();
       for (const record of records) {
         const known = index.ids.get(record.id);
-        const kept = known ?? batch.get(record.id) ?? stampRecord(record, index.starts.length + batch.size + 1, tick.iso);
+        const kept =
+          known ?? batch.get(record.id) ?? stampRecord(record, index.starts.length + batch.size + 1, tick.iso);
         if (known === undefined) batch.set(record.id, kept as HistoryRecord);
         stored.push(kept);
       }
@@ -273,7 +295,11 @@ export class JsonlSessionStore implements PrunableSessionStore {
     try {
       const buffer = Buffer.alloc(size - start);
       await handle.read(buffer, 0, buffer.length, start);
-      return selectRecords(scanHistory(buffer, file, start, after + 1).records, { ...options, sinceLastReset: false, afterSeq: after });
+      return selectRecords(scanHistory(buffer, file, start, after + 1).records, {
+        ...options,
+        sinceLastReset: false,
+        afterSeq: after,
+      });
     } finally {
       await handle.close();
     }
@@ -297,10 +323,25 @@ export class JsonlSessionStore implements PrunableSessionStore {
   /** The session's summary; `state.json` alone when it carries the identity (it is written after the descriptor). */
   async #readSession(dir: string): Promise<{ summary: SessionSummary; lastSeq: number; order: number } | undefined> {
     const state = await readJsonFile<State>(join(dir, STATE));
-    const identity = state?.agentId !== undefined && state.createdAt !== undefined ? state : await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
+    const identity =
+      state?.agentId !== undefined && state.createdAt !== undefined
+        ? state
+        : await readJsonFile<Descriptor>(join(dir, DESCRIPTOR));
     if (identity?.agentId === undefined || identity.createdAt === undefined) return undefined;
-    const { lastSeq = 0, order, agentId: _agentId, createdAt: _createdAt, scope: _scope, ...meta } = state ?? { updatedAt: identity.createdAt, lastSeq: 0 };
-    const summary: SessionSummary = { sessionId: basename(dir), agentId: identity.agentId, createdAt: identity.createdAt, ...meta };
+    const {
+      lastSeq = 0,
+      order,
+      agentId: _agentId,
+      createdAt: _createdAt,
+      scope: _scope,
+      ...meta
+    } = state ?? { updatedAt: identity.createdAt, lastSeq: 0 };
+    const summary: SessionSummary = {
+      sessionId: basename(dir),
+      agentId: identity.agentId,
+      createdAt: identity.createdAt,
+      ...meta,
+    };
     if (identity.scope !== undefined) summary.scope = identity.scope;
     return { summary, lastSeq, order: order ?? orderFromIso(summary.updatedAt) };
   }
@@ -317,7 +358,9 @@ export class JsonlSessionStore implements PrunableSessionStore {
     }
     const found: { summary: SessionSummary; order: number }[] = [];
     for (let start = 0; start < names.length; start += 64) {
-      const chunk = await Promise.all(names.slice(start, start + 64).map((name) => this.#readSession(join(this.root, name))));
+      const chunk = await Promise.all(
+        names.slice(start, start + 64).map((name) => this.#readSession(join(this.root, name))),
+      );
       for (const session of chunk) if (session !== undefined) found.push(session);
     }
     return found;
@@ -341,7 +384,10 @@ export class JsonlSessionStore implements PrunableSessionStore {
       return await task();
     } catch (error) {
       if (AgentryError.isInstance(error)) throw error;
-      throw new SessionStoreError(`JsonlSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new SessionStoreError(
+        `JsonlSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
     }
   }
 }

@@ -116,7 +116,8 @@ export function compilePathGlobs(patterns: readonly string[], what: string): Pat
     const why = error instanceof RegexSubsetError ? error.message : String(error);
     throw new Error(`Invalid ${what} globs: ${why}.`, { cause: error });
   }
-  const test = (regex: LinearRegex | undefined, value: string) => regex !== undefined && regex.test(value, { steps: MATCH_STEPS }) === true;
+  const test = (regex: LinearRegex | undefined, value: string) =>
+    regex !== undefined && regex.test(value, { steps: MATCH_STEPS }) === true;
   return {
     matches: (path) => test(byName, path.slice(path.lastIndexOf("/") + 1)) || test(byPath, path),
   };

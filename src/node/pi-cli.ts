@@ -15,7 +15,12 @@ import { createPresetProvider, type CliPresetOptions } from "./cli-preset-option
  */
 export function piCli(options: CliPresetOptions = {}): Provider {
   return createPresetProvider(
-    { id: "pi-cli", command: "pi", args: (prompt, tail) => ["--mode", "json", ...tail, "-p", prompt], parse: createPiOutputParser },
+    {
+      id: "pi-cli",
+      command: "pi",
+      args: (prompt, tail) => ["--mode", "json", ...tail, "-p", prompt],
+      parse: createPiOutputParser,
+    },
     options,
   );
 }
@@ -35,14 +40,20 @@ export function createPiOutputParser(): CliOutputParser {
         const delta = stringField(event, "delta");
         if (event?.type === "text_delta") out.push(...joiner.text(delta ?? ""));
         else if (event?.type === "thinking_delta" && delta) out.push({ type: "thinking_delta", text: delta });
-      } else if (value.type === "tool_execution_start") out.push({ type: "tool_use", name: stringField(value, "toolName") ?? "" });
+      } else if (value.type === "tool_execution_start")
+        out.push({ type: "tool_use", name: stringField(value, "toolName") ?? "" });
       else if (value.type === "message_end" && message?.role === "assistant") {
         const usage = recordField(message, "usage");
         if (usage) {
           const read = countField(usage, "cacheRead") ?? 0;
           const write = countField(usage, "cacheWrite") ?? 0;
           const input = countField(usage, "input") ?? 0;
-          out.push({ type: "usage", inputTokens: input + read + write, outputTokens: countField(usage, "output") ?? 0, cachedInputTokens: read });
+          out.push({
+            type: "usage",
+            inputTokens: input + read + write,
+            outputTokens: countField(usage, "output") ?? 0,
+            cachedInputTokens: read,
+          });
         }
         const stop = message.stopReason;
         if (stop === "error" || stop === "aborted") {

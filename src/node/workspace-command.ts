@@ -64,11 +64,25 @@ function createTail(max: number) {
   };
 }
 
-function runProcess(command: string, args: string[], cwd: string, settings: RunCommandSettings, timeoutMs: number, signal: AbortSignal) {
+function runProcess(
+  command: string,
+  args: string[],
+  cwd: string,
+  settings: RunCommandSettings,
+  timeoutMs: number,
+  signal: AbortSignal,
+) {
   return new Promise<RunCommandResult>((resolve, reject) => {
     if (signal.aborted) return reject(abortError(signal));
     // Session and group leader on POSIX (Node calls setsid), so a kill reaches its children too.
-    const child = spawn(command, args, { cwd, env: settings.env, shell: false, detached: !isWindows, windowsHide: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd,
+      env: settings.env,
+      shell: false,
+      detached: !isWindows,
+      windowsHide: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     // Read now, while the program has just started: how to find processes that keep its output.
     const tree = createProcessTree(child.pid);
     const stdout = createTail(settings.maxOutputBytes);
@@ -132,7 +146,10 @@ function runProcess(command: string, args: string[], cwd: string, settings: RunC
           }, delay);
     signal.addEventListener("abort", stop, { once: true });
     child.once("error", (error) => {
-      const why = (error as { code?: unknown }).code === "ENOENT" ? "not found (is it installed and on PATH?)" : describeFsError(error);
+      const why =
+        (error as { code?: unknown }).code === "ENOENT"
+          ? "not found (is it installed and on PATH?)"
+          : describeFsError(error);
       finish(new Error(`Command "${command}" could not be started: ${why}.`, { cause: error }));
     });
     child.once("exit", (code, exitSignal) => {
@@ -169,7 +186,8 @@ export function createRunCommandTool(settings: RunCommandSettings): Tool {
       const { command } = input;
       if (!allowed.includes(command)) {
         const first = command.trim().split(/\s+/)[0] ?? "";
-        const hint = first !== command && allowed.includes(first) ? ` Pass the arguments in "args", not in "command".` : "";
+        const hint =
+          first !== command && allowed.includes(first) ? ` Pass the arguments in "args", not in "command".` : "";
         throw new Error(`Command ${JSON.stringify(command)} is not allowed. Allowed commands: ${allowedText}.${hint}`);
       }
       const shown = input.cwd ?? ".";
@@ -183,7 +201,9 @@ export function createRunCommandTool(settings: RunCommandSettings): Tool {
         const wrapped = await settings.sandbox.wrap(command, input.args ?? [], target.realRoot);
         const result = await runProcess(wrapped.command, wrapped.args, cwd.path, settings, timeoutMs, ctx.signal);
         if (result.exitCode === SANDBOX_SETUP_EXIT && result.stderr.startsWith(SANDBOX_SETUP_MARK)) {
-          throw new Error(`The command sandbox could not be set up, so "${command}" did not run: ${result.stderr.trim()}`);
+          throw new Error(
+            `The command sandbox could not be set up, so "${command}" did not run: ${result.stderr.trim()}`,
+          );
         }
         return result;
       } finally {

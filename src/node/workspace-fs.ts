@@ -2,7 +2,18 @@
 import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { access, lstat, mkdir, open, opendir, readlink, realpath, rename, unlink, type FileHandle } from "node:fs/promises";
+import {
+  access,
+  lstat,
+  mkdir,
+  open,
+  opendir,
+  readlink,
+  realpath,
+  rename,
+  unlink,
+  type FileHandle,
+} from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import process from "node:process";
 import { isPathInside } from "../policy/is-path-inside.js";
@@ -23,7 +34,9 @@ import { describeFsError, type ConfinedPath } from "./workspace-path.js";
 
 /** How the confined operations verify what they opened. */
 export interface WorkspaceFsOptions {
-  /** Verify through `/proc/self/fd`; `false` forces the portable fallback. @default true on Linux when /proc is mounted */
+  /**
+   * Verify through `/proc/self/fd`; `false` forces the portable fallback. @default true on Linux when /proc is mounted
+   */
   procFd?: boolean;
 }
 
@@ -40,9 +53,12 @@ const failWith =
   (error: unknown): never => {
     throw new Error(`Cannot ${action} ${JSON.stringify(shown)}: ${describeFsError(error)}.`, { cause: error });
   };
-const changed = (shown: string) => new Error(`Path ${JSON.stringify(shown)} resolves outside the workspace (it changed while being opened).`);
+const changed = (shown: string) =>
+  new Error(`Path ${JSON.stringify(shown)} resolves outside the workspace (it changed while being opened).`);
 
-/** Whether confined operations verify through `/proc/self/fd` (resolve once for many operations: pass it as `procFd`). */
+/**
+ * Whether confined operations verify through `/proc/self/fd` (resolve once for many operations: pass it as `procFd`).
+ */
 export async function useProcFd(options: WorkspaceFsOptions = {}): Promise<boolean> {
   if (options.procFd !== undefined) return options.procFd;
   if (process.platform !== "linux") return false;
@@ -53,7 +69,13 @@ export async function useProcFd(options: WorkspaceFsOptions = {}): Promise<boole
 }
 
 /** What an open handle is, checked to lie inside the workspace (see the module comment). */
-async function verifyHandle(handle: FileHandle, expectedPath: string, root: string, shown: string, proc: boolean): Promise<void> {
+async function verifyHandle(
+  handle: FileHandle,
+  expectedPath: string,
+  root: string,
+  shown: string,
+  proc: boolean,
+): Promise<void> {
   if (proc) {
     const opened = await readlink(PROC_FD + handle.fd).catch(() => undefined);
     if (opened === undefined || !isPathInside(root, opened)) throw changed(shown);
@@ -81,7 +103,13 @@ interface ConfinedDirectory {
   close(): Promise<void>;
 }
 
-async function openDirectory(path: string, root: string, shown: string, proc: boolean, action: string): Promise<ConfinedDirectory> {
+async function openDirectory(
+  path: string,
+  root: string,
+  shown: string,
+  proc: boolean,
+  action: string,
+): Promise<ConfinedDirectory> {
   if (proc) {
     const handle = await open(path, DIR_FLAGS).catch(failWith(action, shown));
     const verify = () => verifyHandle(handle, path, root, shown, true);
@@ -97,8 +125,17 @@ async function openDirectory(path: string, root: string, shown: string, proc: bo
   const before = await lstat(path, { bigint: true }).catch(failWith(action, shown));
   if (!before.isDirectory()) throw new Error(`Cannot ${action} ${JSON.stringify(shown)}: not a directory.`);
   const verify = async () => {
-    const [now, real] = await Promise.all([lstat(path, { bigint: true }).catch(() => undefined), realpath(path).catch(() => undefined)]);
-    if (now === undefined || real === undefined || !isPathInside(root, real) || now.dev !== before.dev || now.ino !== before.ino) {
+    const [now, real] = await Promise.all([
+      lstat(path, { bigint: true }).catch(() => undefined),
+      realpath(path).catch(() => undefined),
+    ]);
+    if (
+      now === undefined ||
+      real === undefined ||
+      !isPathInside(root, real) ||
+      now.dev !== before.dev ||
+      now.ino !== before.ino
+    ) {
       throw changed(shown);
     }
   };
@@ -134,7 +171,8 @@ export async function readConfinedFile(
   }
 }
 
-const isDirectoryError = (shown: string) => new Error(`Cannot read ${JSON.stringify(shown)}: it is a directory; use list_directory.`);
+const isDirectoryError = (shown: string) =>
+  new Error(`Cannot read ${JSON.stringify(shown)}: it is a directory; use list_directory.`);
 
 /** An entry of a listed directory. */
 export interface ConfinedEntry {
@@ -154,7 +192,8 @@ export async function listConfinedDirectory(
 ): Promise<{ entries: ConfinedEntry[]; truncated: boolean }> {
   const proc = await useProcFd(options);
   const dir = await openDirectory(target.real, target.realRoot, shown, proc, "list").catch((error: unknown) => {
-    if (codeOf((error as Error).cause) === "ENOTDIR") throw new Error(`Cannot list ${JSON.stringify(shown)}: not a directory.`);
+    if (codeOf((error as Error).cause) === "ENOTDIR")
+      throw new Error(`Cannot list ${JSON.stringify(shown)}: not a directory.`);
     throw error;
   });
   try {
@@ -163,7 +202,10 @@ export async function listConfinedDirectory(
     let total = 0;
     for await (const d of await opendir(dir.path).catch(failWith("list", shown))) {
       total++;
-      entries.push({ name: d.name, type: d.isDirectory() ? "directory" : d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : "other" });
+      entries.push({
+        name: d.name,
+        type: d.isDirectory() ? "directory" : d.isFile() ? "file" : d.isSymbolicLink() ? "symlink" : "other",
+      });
       if (entries.length >= 2 * max + 64) entries = entries.sort(byName).slice(0, max);
     }
     await dir.verify();
@@ -181,8 +223,14 @@ export async function listConfinedDirectory(
  * without being opened. An existing file keeps its permission bits (not its owner or hard links).
  * Returns the number of bytes written.
  */
-export async function writeConfinedFile(target: ConfinedPath, shown: string, content: string, options: WorkspaceFsOptions = {}): Promise<number> {
-  if (target.missing.length === 0 && target.real === target.realRoot) throw new Error(`Cannot write ${JSON.stringify(shown)}: it is a directory.`);
+export async function writeConfinedFile(
+  target: ConfinedPath,
+  shown: string,
+  content: string,
+  options: WorkspaceFsOptions = {},
+): Promise<number> {
+  if (target.missing.length === 0 && target.real === target.realRoot)
+    throw new Error(`Cannot write ${JSON.stringify(shown)}: it is a directory.`);
   const proc = await useProcFd(options);
   const root = target.realRoot;
   const [start, toCreate, name] =
@@ -202,17 +250,24 @@ export async function writeConfinedFile(target: ConfinedPath, shown: string, con
     }
     const at = (entry: string) => join(dir.path, entry);
     let mode = 0o666;
-    const existing = await lstat(at(name)).catch((error: unknown) => (codeOf(error) === "ENOENT" ? undefined : failWith("write", shown)(error)));
+    const existing = await lstat(at(name)).catch((error: unknown) =>
+      codeOf(error) === "ENOENT" ? undefined : failWith("write", shown)(error),
+    );
     if (existing !== undefined) {
       if (existing.isDirectory()) throw new Error(`Cannot write ${JSON.stringify(shown)}: it is a directory.`);
-      if (existing.isSymbolicLink()) throw new Error(`Cannot write ${JSON.stringify(shown)}: it is a symbolic link (not followed).`);
+      if (existing.isSymbolicLink())
+        throw new Error(`Cannot write ${JSON.stringify(shown)}: it is a symbolic link (not followed).`);
       if (!existing.isFile()) throw new Error(`Cannot write ${JSON.stringify(shown)}: not a regular file.`);
       await access(at(name), constants.W_OK).catch(failWith("write", shown));
       mode = existing.mode & 0o777;
     }
 
     const temporary = `.agentry-${randomBytes(8).toString("hex")}.tmp`;
-    const handle = await open(at(temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, mode).catch(failWith("write", shown));
+    const handle = await open(
+      at(temporary),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW,
+      mode,
+    ).catch(failWith("write", shown));
     let placed = false;
     try {
       let written;
@@ -273,7 +328,11 @@ export async function openConfinedDirectory(
  * (with /proc: its handle), so a swap of a parent for a symlink cannot redirect the deletion. A
  * directory, symlink, FIFO, socket or device is refused, as is a missing file.
  */
-export async function deleteConfinedFile(target: ConfinedPath, shown: string, options: WorkspaceFsOptions = {}): Promise<void> {
+export async function deleteConfinedFile(
+  target: ConfinedPath,
+  shown: string,
+  options: WorkspaceFsOptions = {},
+): Promise<void> {
   if (target.missing.length > 0) throw new Error(`Cannot delete ${JSON.stringify(shown)}: no such file.`);
   if (target.real === target.realRoot) throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a directory.`);
   const proc = await useProcFd(options);
@@ -282,7 +341,8 @@ export async function deleteConfinedFile(target: ConfinedPath, shown: string, op
     const at = join(dir.path, basename(target.real));
     const info = await lstat(at).catch(failWith("delete", shown));
     if (info.isDirectory()) throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a directory.`);
-    if (info.isSymbolicLink()) throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a symbolic link (not followed).`);
+    if (info.isSymbolicLink())
+      throw new Error(`Cannot delete ${JSON.stringify(shown)}: it is a symbolic link (not followed).`);
     if (!info.isFile()) throw new Error(`Cannot delete ${JSON.stringify(shown)}: not a regular file.`);
     await dir.verify();
     await unlink(at).catch(failWith("delete", shown));

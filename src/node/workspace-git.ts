@@ -47,19 +47,38 @@ export interface GitDiffResult {
 
 // Settings that keep a repository's own config from starting programs during a read (the model
 // cannot write .git through the workspace tools, but the host's repository may set them).
-const SAFE_CONFIG = ["-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "--no-pager", "--no-optional-locks", "--literal-pathspecs"];
+const SAFE_CONFIG = [
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.quotePath=false",
+  "--no-pager",
+  "--no-optional-locks",
+  "--literal-pathspecs",
+];
 
 type ExecFailure = Error & { code?: unknown; killed?: boolean; signal?: unknown };
 
 /** A model-fit error for a failed git run; the workspace's real path never shows. */
-function gitError(error: ExecFailure, stderrBytes: Buffer, root: string, settings: GitSettings, signal: AbortSignal): Error {
+function gitError(
+  error: ExecFailure,
+  stderrBytes: Buffer,
+  root: string,
+  settings: GitSettings,
+  signal: AbortSignal,
+): Error {
   if (signal.aborted) return abortError(signal);
-  if (error.code === "ENOENT") return new Error("git is not available: the git program was not found (is it installed and on PATH?).", { cause: error });
+  if (error.code === "ENOENT")
+    return new Error("git is not available: the git program was not found (is it installed and on PATH?).", {
+      cause: error,
+    });
   if (error.killed === true || error.signal === "SIGTERM")
     return new Error(`git did not finish within ${settings.timeoutMs} ms and was stopped.`, { cause: error });
   const stderr = stderrBytes.toString("utf8").split(root).join(".").trim().slice(0, 2_000);
   if (/not a git repository/i.test(stderr)) {
-    return new Error("The workspace is not a git repository (its root has no .git; run `git init` there first).", { cause: error });
+    return new Error("The workspace is not a git repository (its root has no .git; run `git init` there first).", {
+      cause: error,
+    });
   }
   return new Error(`git failed (exit code ${String(error.code)}): ${stderr || "no message"}`, { cause: error });
 }
@@ -69,21 +88,43 @@ function gitError(error: ExecFailure, stderrBytes: Buffer, root: string, setting
  * repository above the workspace is never used), a time limit and an output limit: output past
  * `maxOutputBytes` is cut, not an error.
  */
-async function runGit(args: string[], ctx: ToolContext, settings: GitSettings): Promise<{ stdout: Buffer; truncated: boolean; realRoot: string }> {
+async function runGit(
+  args: string[],
+  ctx: ToolContext,
+  settings: GitSettings,
+): Promise<{ stdout: Buffer; truncated: boolean; realRoot: string }> {
   const root = await resolveConfinedPath(ctx.policy, ".");
   const cwd = await openConfinedDirectory(root, ".");
-  const env = { ...settings.env, GIT_CEILING_DIRECTORIES: dirname(root.realRoot), GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" };
+  const env = {
+    ...settings.env,
+    GIT_CEILING_DIRECTORIES: dirname(root.realRoot),
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    LC_ALL: "C",
+  };
   try {
     return await new Promise((resolve, reject) => {
       execFile(
         "git",
         [...SAFE_CONFIG, ...args],
-        { cwd: cwd.path, env, encoding: "buffer", maxBuffer: settings.maxOutputBytes, timeout: settings.timeoutMs, signal: ctx.signal, windowsHide: true },
+        {
+          cwd: cwd.path,
+          env,
+          encoding: "buffer",
+          maxBuffer: settings.maxOutputBytes,
+          timeout: settings.timeoutMs,
+          signal: ctx.signal,
+          windowsHide: true,
+        },
         (error, stdout, stderr) => {
           const failure = error as ExecFailure | null;
           if (failure === null) return resolve({ stdout, truncated: false, realRoot: root.realRoot });
           if (failure.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
-            return resolve({ stdout: stdout.subarray(0, settings.maxOutputBytes), truncated: true, realRoot: root.realRoot });
+            return resolve({
+              stdout: stdout.subarray(0, settings.maxOutputBytes),
+              truncated: true,
+              realRoot: root.realRoot,
+            });
           }
           reject(gitError(failure, stderr, root.realRoot, settings, ctx.signal));
         },
@@ -121,21 +162,34 @@ export function parseGitStatus(output: string, truncated: boolean): GitStatusRes
 export function createGitTools(settings: GitSettings): Tool[] {
   const gitStatus = defineTool({
     name: "git_status",
-    description: "Show the git status of the workspace: the branch, and each changed, staged or untracked path with its porcelain status codes.",
+    description:
+      "Show the git status of the workspace: the branch, and each changed, staged or untracked path with its porcelain status codes.",
     input: z.object({}),
     permissionClass: "workspace_read",
     async execute(_input, ctx) {
-      const { stdout, truncated } = await runGit(["status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal"], ctx, settings);
+      const { stdout, truncated } = await runGit(
+        ["status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal"],
+        ctx,
+        settings,
+      );
       return parseGitStatus(stdout.toString("utf8"), truncated);
     },
   });
 
   const gitDiff = defineTool({
     name: "git_diff",
-    description: "Show a unified diff of the workspace's git changes: work tree against the index, or the index against HEAD (staged: true).",
+    description:
+      "Show a unified diff of the workspace's git changes: work tree against the index, or the index against HEAD (staged: true).",
     input: z.object({
-      staged: z.boolean().default(false).describe("Diff the staged changes (index against HEAD) instead of the unstaged ones"),
-      paths: z.array(z.string()).max(100).default([]).describe("Limit the diff to these files or directories, relative to the workspace root"),
+      staged: z
+        .boolean()
+        .default(false)
+        .describe("Diff the staged changes (index against HEAD) instead of the unstaged ones"),
+      paths: z
+        .array(z.string())
+        .max(100)
+        .default([])
+        .describe("Limit the diff to these files or directories, relative to the workspace root"),
       context_lines: z.number().int().min(0).max(100).default(3).describe("Lines of context around each change"),
     }),
     permissionClass: "workspace_read",
@@ -145,7 +199,16 @@ export function createGitTools(settings: GitSettings): Tool[] {
         const target = await resolveConfinedPath(ctx.policy, path);
         pathspecs.push(relative(target.realRoot, target.real).split(sep).join("/") || ".");
       }
-      const args = ["diff", "--no-ext-diff", "--no-textconv", "--no-color", `--unified=${context_lines}`, ...(staged ? ["--cached"] : []), "--", ...pathspecs];
+      const args = [
+        "diff",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        `--unified=${context_lines}`,
+        ...(staged ? ["--cached"] : []),
+        "--",
+        ...pathspecs,
+      ];
       const { stdout, truncated } = await runGit(args, ctx, settings);
       return { diff: stdout.toString("utf8"), truncated } satisfies GitDiffResult;
     },

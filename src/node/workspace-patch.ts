@@ -64,13 +64,22 @@ function neededClass(action: AppliedPatchFile["action"]): PermissionClass[] {
 }
 
 /** The old and new path of one file of a patch, and what the patch does to it. */
-function patchTargets(file: StructuredPatch): { from: string | null; to: string | null; action: AppliedPatchFile["action"] } {
+function patchTargets(file: StructuredPatch): {
+  from: string | null;
+  to: string | null;
+  action: AppliedPatchFile["action"];
+} {
   // git's prefixes: a/ on the old side, b/ on the new, /dev/null for a side that does not exist.
-  const prefixed = (name: string | undefined, prefix: string) => name === "/dev/null" || name?.startsWith(prefix) === true;
+  const prefixed = (name: string | undefined, prefix: string) =>
+    name === "/dev/null" || name?.startsWith(prefix) === true;
   const gitStyle = file.isGit === true || (prefixed(file.oldFileName, "a/") && prefixed(file.newFileName, "b/"));
   const from = file.isCreate === true ? null : headerPath(file.oldFileName, "a/", gitStyle);
   const to = file.isDelete === true ? null : headerPath(file.newFileName, "b/", gitStyle);
-  return { from, to, action: from === null ? "created" : to === null ? "deleted" : from !== to ? "renamed" : "modified" };
+  return {
+    from,
+    to,
+    action: from === null ? "created" : to === null ? "deleted" : from !== to ? "renamed" : "modified",
+  };
 }
 
 /** Whether the policy asks for approval of a class this patch needs for creating or deleting files. */
@@ -91,10 +100,15 @@ function parse(patch: string): StructuredPatch[] {
   try {
     files = parsePatch(patch);
   } catch (error) {
-    throw new Error(`The patch could not be parsed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`The patch could not be parsed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
-  files = files.filter((f) => f.hunks.length > 0 || f.isRename === true || f.isDelete === true || f.oldFileName !== undefined);
-  if (files.length === 0) throw new Error("The patch holds no file changes: give a unified diff with ---/+++ headers and @@ hunks.");
+  files = files.filter(
+    (f) => f.hunks.length > 0 || f.isRename === true || f.isDelete === true || f.oldFileName !== undefined,
+  );
+  if (files.length === 0)
+    throw new Error("The patch holds no file changes: give a unified diff with ---/+++ headers and @@ hunks.");
   return files;
 }
 
@@ -114,15 +128,22 @@ function explainFailure(source: string, file: StructuredPatch, shown: string): E
     current = next;
     shift += hunk.newLines - hunk.oldLines;
   }
-  return new Error(`The patch does not apply to ${JSON.stringify(shown)}. Nothing was changed; read the file and make a new patch.`);
+  return new Error(
+    `The patch does not apply to ${JSON.stringify(shown)}. Nothing was changed; read the file and make a new patch.`,
+  );
 }
 
-async function readForPatch(ctx: ToolContext, shown: string, settings: PatchSettings): Promise<{ shown: string; path: ConfinedPath; content: string }> {
+async function readForPatch(
+  ctx: ToolContext,
+  shown: string,
+  settings: PatchSettings,
+): Promise<{ shown: string; path: ConfinedPath; content: string }> {
   const path = await resolveConfinedPath(ctx.policy, shown);
   refuseGitMetadata(path, shown, "patch");
   if (path.missing.length > 0) throw new Error(`The patch changes ${JSON.stringify(shown)}, which does not exist.`);
   const { size, bytes } = await readConfinedFile(path, shown, { offset: 0, maxBytes: settings.maxFileBytes });
-  if (size > settings.maxFileBytes) throw new Error(`Cannot patch ${JSON.stringify(shown)}: larger than ${settings.maxFileBytes} bytes.`);
+  if (size > settings.maxFileBytes)
+    throw new Error(`Cannot patch ${JSON.stringify(shown)}: larger than ${settings.maxFileBytes} bytes.`);
   if (bytes.includes(0)) throw new Error(`Cannot patch ${JSON.stringify(shown)}: it is a binary file.`);
   return { shown, path, content: bytes.toString("utf8") };
 }
@@ -131,7 +152,8 @@ async function readForPatch(ctx: ToolContext, shown: string, settings: PatchSett
 async function planFile(file: StructuredPatch, ctx: ToolContext, settings: PatchSettings): Promise<PlannedFile> {
   const { from, to, action } = patchTargets(file);
   const shown = to ?? from ?? "?";
-  if (file.isBinary === true) throw new Error(`Cannot patch ${JSON.stringify(shown)}: binary patches are not supported.`);
+  if (file.isBinary === true)
+    throw new Error(`Cannot patch ${JSON.stringify(shown)}: binary patches are not supported.`);
   if (from === null && to === null) throw new Error("A file of the patch names neither an old nor a new path.");
   const missing = neededClass(action).filter((c) => !ctx.policy.classes.includes(c));
   if (missing.length > 0) {
@@ -145,7 +167,8 @@ async function planFile(file: StructuredPatch, ctx: ToolContext, settings: Patch
   if (to !== null) {
     const path = to === from && source ? source.path : await resolveConfinedPath(ctx.policy, to);
     refuseGitMetadata(path, to, "patch");
-    if (to !== from && path.missing.length === 0) throw new Error(`Cannot create ${JSON.stringify(to)}: it already exists.`);
+    if (to !== from && path.missing.length === 0)
+      throw new Error(`Cannot create ${JSON.stringify(to)}: it already exists.`);
     target = { shown: to, path };
   }
   const before = source?.content ?? "";
@@ -155,7 +178,9 @@ async function planFile(file: StructuredPatch, ctx: ToolContext, settings: Patch
   const content = file.hunks.length === 0 ? before : applyPatch(before, file);
   if (content === false) throw explainFailure(before, file, shown);
   if (action === "deleted" && content !== "")
-    throw new Error(`The patch deletes ${JSON.stringify(shown)} but does not remove all of its lines: it does not apply.`);
+    throw new Error(
+      `The patch deletes ${JSON.stringify(shown)} but does not remove all of its lines: it does not apply.`,
+    );
   return { action, target, source, content, hunks: file.hunks.length };
 }
 
@@ -182,7 +207,9 @@ async function writeAll(planned: PlannedFile[]): Promise<void> {
   } catch (error) {
     for (const step of undo.reverse()) await step().catch(() => {});
     const why = error instanceof Error ? error.message : String(error);
-    throw new Error(`Applying the patch failed: ${why} The files it had already changed were restored.`, { cause: error });
+    throw new Error(`Applying the patch failed: ${why} The files it had already changed were restored.`, {
+      cause: error,
+    });
   }
 }
 
@@ -211,7 +238,9 @@ export function createApplyPatchTool(settings: PatchSettings): Tool {
         for (const path of new Set([plan.source?.path.real, plan.target?.path.real])) {
           if (path === undefined) continue;
           if (seen.has(path))
-            throw new Error(`The patch changes ${JSON.stringify(plan.target?.shown ?? plan.source?.shown)} more than once: merge those parts.`);
+            throw new Error(
+              `The patch changes ${JSON.stringify(plan.target?.shown ?? plan.source?.shown)} more than once: merge those parts.`,
+            );
           seen.add(path);
         }
         planned.push(plan);

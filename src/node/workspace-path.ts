@@ -47,7 +47,10 @@ export interface ConfinedPath {
  * The real path of `path`'s nearest existing ancestor (the path itself when it exists) and the
  * names missing below it (which, being lexically normalised, hold no `..`).
  */
-async function realpathOfNearestExisting(path: string, shown: string): Promise<{ existing: string; missing: string[] }> {
+async function realpathOfNearestExisting(
+  path: string,
+  shown: string,
+): Promise<{ existing: string; missing: string[] }> {
   const missing: string[] = [];
   for (let current = path; ;) {
     try {
@@ -105,6 +108,8 @@ export function outsideError(path: string): Error {
 export function refuseGitMetadata(target: ConfinedPath, shown: string, action: string): void {
   const parts = relative(target.realRoot, target.real).split(sep);
   if (parts.some((part) => part.toLowerCase() === ".git")) {
-    throw new Error(`Cannot ${action} ${JSON.stringify(shown)}: it is inside .git (git metadata is not changed by the workspace tools).`);
+    throw new Error(
+      `Cannot ${action} ${JSON.stringify(shown)}: it is inside .git (git metadata is not changed by the workspace tools).`,
+    );
   }
 }

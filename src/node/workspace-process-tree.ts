@@ -94,8 +94,12 @@ async function findTree(rootPid: number, rootStart: number, ends: ReadonlySet<st
   if (ends.size > 0) {
     // Other users' descriptors are not readable: those reads fail at once.
     // Holders inherited the output, so they started after the command: older ones are skipped.
-    const candidates = all.filter((info) => info.pid !== self && !found.has(info.pid) && Number(info.start) >= rootStart);
-    const holders = await Promise.all(candidates.map(async (info) => ((await holdsAny(info.pid, ends)) ? info : undefined)));
+    const candidates = all.filter(
+      (info) => info.pid !== self && !found.has(info.pid) && Number(info.start) >= rootStart,
+    );
+    const holders = await Promise.all(
+      candidates.map(async (info) => ((await holdsAny(info.pid, ends)) ? info : undefined)),
+    );
     for (const info of holders) if (info !== undefined) found.set(info.pid, info);
   }
   for (let grew = true; grew;) {

@@ -49,7 +49,8 @@ export const SANDBOX_SETUP_EXIT = 125;
 export const SANDBOX_SETUP_MARK = "agentry-sandbox:";
 
 // $1 workspace, $2 its mount options, $3 and $4 the mount and setpriv programs, $5 count of
-// mounts, then (path, options) pairs, then the command. Every mount is made read-only first (any failure stops: fail closed), then the
+// mounts, then (path, options) pairs, then the command. Every mount is made read-only first (any failure stops: fail
+// closed), then the
 // workspace is bind-mounted over itself read-write. The shell stays as PID 1 of the namespace
 // (PID 1 ignores SIGTERM it has no handler for) and passes SIGTERM on.
 const SETUP_SCRIPT = `
@@ -74,7 +75,8 @@ interface MountEntry {
 }
 
 // mountinfo escapes space, tab, newline and backslash as \ooo.
-const unescapeMount = (text: string) => text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+const unescapeMount = (text: string) =>
+  text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 
 /** Mount points and per-mount options (from `/proc/self/mountinfo`), in the order listed. */
 export function parseMountInfo(text: string): MountEntry[] {
@@ -131,12 +133,21 @@ function findPrograms(): SandboxPrograms {
   const missing = Object.entries(found).flatMap(([name, path]) => (path === undefined ? [name] : []));
   if (missing.length > 0 || !existsSync("/bin/sh")) {
     const names = [...missing, ...(existsSync("/bin/sh") ? [] : ["/bin/sh"])];
-    throw new SandboxUnavailableError(`Command sandbox unavailable: ${names.join(", ")} not found (util-linux and a POSIX shell are needed).`);
+    throw new SandboxUnavailableError(
+      `Command sandbox unavailable: ${names.join(", ")} not found (util-linux and a POSIX shell are needed).`,
+    );
   }
   return found as SandboxPrograms;
 }
 
-function unshareArgs(programs: SandboxPrograms, userNamespace: boolean, entries: MountEntry[], workspace: string, command: string, args: string[]): string[] {
+function unshareArgs(
+  programs: SandboxPrograms,
+  userNamespace: boolean,
+  entries: MountEntry[],
+  workspace: string,
+  command: string,
+  args: string[],
+): string[] {
   const holder = mountOf(entries, workspace);
   const wsOptions = withMode(holder?.options ?? "rw", "rw", ["nosuid", "nodev"]);
   // Mounts below /proc are hidden by the namespace's own /proc (mounted over it): not reachable.
@@ -194,7 +205,9 @@ function probe(programs: SandboxPrograms, userNamespace: boolean): void {
     if (run.status !== 0) {
       const stderr = (run.stderr ?? "").trim().slice(0, 500);
       const how = userNamespace ? "in a user namespace (are unprivileged user namespaces enabled?)" : "as root";
-      throw new SandboxUnavailableError(`Command sandbox unavailable: namespaces could not be set up ${how}: ${stderr || `exit ${run.status ?? run.signal}`}.`);
+      throw new SandboxUnavailableError(
+        `Command sandbox unavailable: namespaces could not be set up ${how}: ${stderr || `exit ${run.status ?? run.signal}`}.`,
+      );
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -213,7 +226,9 @@ export function createCommandSandbox(sandbox: WorkspaceSandbox): CommandSandbox 
     throw new SandboxUnavailableError(`Unknown sandbox kind ${JSON.stringify((options as { kind: unknown }).kind)}.`);
   }
   if (process.platform !== "linux") {
-    throw new SandboxUnavailableError(`Command sandbox unavailable: namespaces need Linux (this is ${process.platform}).`);
+    throw new SandboxUnavailableError(
+      `Command sandbox unavailable: namespaces need Linux (this is ${process.platform}).`,
+    );
   }
   const userNamespace = resolveUserNamespace(options);
   const programs = findPrograms();
@@ -221,7 +236,10 @@ export function createCommandSandbox(sandbox: WorkspaceSandbox): CommandSandbox 
   return {
     async wrap(command, args, workspace) {
       const entries = parseMountInfo(await readFile("/proc/self/mountinfo", "utf8"));
-      return { command: programs.unshare, args: unshareArgs(programs, userNamespace, entries, workspace, command, args) };
+      return {
+        command: programs.unshare,
+        args: unshareArgs(programs, userNamespace, entries, workspace, command, args),
+      };
     },
   };
 }

@@ -66,14 +66,22 @@ function compilePattern(pattern: string): LinearRegex {
     return compileLinearRegex(pattern);
   } catch (error) {
     const why = error instanceof RegexSubsetError ? error.message : String(error);
-    throw new Error(`Invalid pattern ${JSON.stringify(pattern)}: ${why}. Backreferences, lookaround and \\p{...} are not supported.`, {
-      cause: error,
-    });
+    throw new Error(
+      `Invalid pattern ${JSON.stringify(pattern)}: ${why}. Backreferences, lookaround and \\p{...} are not supported.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
 /** Searches one file's lines; the reason to stop, or undefined to go on. */
-async function searchFile(target: ConfinedPath, file: string, state: SearchState, settings: SearchSettings): Promise<Stop> {
+async function searchFile(
+  target: ConfinedPath,
+  file: string,
+  state: SearchState,
+  settings: SearchSettings,
+): Promise<Stop> {
   const { result } = state;
   const remaining = settings.maxBytes - result.bytesSearched;
   if (remaining <= 0) return "bytes";
@@ -121,7 +129,12 @@ async function walk(
     const target = { realRoot: root, real: dir.real, existing: dir.real, missing: [] };
     let listing: Awaited<ReturnType<typeof listConfinedDirectory>>;
     try {
-      listing = await listConfinedDirectory(target, dir.rel || ".", Math.max(1, settings.maxEntries - entries), state.fs);
+      listing = await listConfinedDirectory(
+        target,
+        dir.rel || ".",
+        Math.max(1, settings.maxEntries - entries),
+        state.fs,
+      );
     } catch {
       state.result.unreadableFiles++;
       continue;
@@ -149,11 +162,28 @@ async function walk(
 /** The input of `search_files`. */
 const searchInput = (settings: SearchSettings) =>
   z.object({
-    pattern: z.string().min(1).max(1_000).describe("Regular expression (JavaScript syntax; no backreferences or lookaround), tested on each line"),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .describe("Regular expression (JavaScript syntax; no backreferences or lookaround), tested on each line"),
     path: z.string().default(".").describe("Directory or file to search, relative to the workspace root"),
-    include: z.array(z.string().max(256)).max(64).default([]).describe('Only files matching one of these globs, e.g. ["*.ts", "src/**/*.md"]'),
-    exclude: z.array(z.string().max(256)).max(64).default([]).describe('Skip files and directories matching these globs, e.g. ["node_modules", "dist"]'),
-    max_matches: z.number().int().positive().optional().describe(`Stop after this many matching lines; at most ${settings.maxMatches}`),
+    include: z
+      .array(z.string().max(256))
+      .max(64)
+      .default([])
+      .describe('Only files matching one of these globs, e.g. ["*.ts", "src/**/*.md"]'),
+    exclude: z
+      .array(z.string().max(256))
+      .max(64)
+      .default([])
+      .describe('Skip files and directories matching these globs, e.g. ["node_modules", "dist"]'),
+    max_matches: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(`Stop after this many matching lines; at most ${settings.maxMatches}`),
   });
 
 /** The `search_files` tool (permission class `workspace_read`). See `createWorkspaceTools`. */
@@ -176,7 +206,14 @@ export function createSearchFilesTool(settings: SearchSettings): Tool {
       const info = await lstat(start.real).catch((error: unknown) => {
         throw new Error(`Cannot search ${JSON.stringify(shown)}: ${describeFsError(error)}.`, { cause: error });
       });
-      const result: SearchFilesResult = { matches: [], filesSearched: 0, bytesSearched: 0, binaryFilesSkipped: 0, unreadableFiles: 0, truncated: false };
+      const result: SearchFilesResult = {
+        matches: [],
+        filesSearched: 0,
+        bytesSearched: 0,
+        binaryFilesSkipped: 0,
+        unreadableFiles: 0,
+        truncated: false,
+      };
       const state: SearchState = {
         fs: { procFd: await useProcFd() },
         regex,
@@ -186,7 +223,8 @@ export function createSearchFilesTool(settings: SearchSettings): Tool {
       };
       const rel = toPosix(relative(start.realRoot, start.real));
       let stop: Stop;
-      if (info.isDirectory()) stop = await walk({ real: start.real, rel }, start.realRoot, filters, state, settings, ctx.signal);
+      if (info.isDirectory())
+        stop = await walk({ real: start.real, rel }, start.realRoot, filters, state, settings, ctx.signal);
       else if (info.isFile()) stop = await searchFile(start, rel, state, settings);
       else throw new Error(`Cannot search ${JSON.stringify(shown)}: not a regular file or directory.`);
       if (stop !== undefined) Object.assign(result, { truncated: true, stoppedBy: stop });

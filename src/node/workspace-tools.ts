@@ -47,7 +47,9 @@ export interface WorkspaceToolsOptions {
   maxSearchLineChars?: number;
   /** Longest `git_status` / `git_diff` may run before git is stopped. @default 30_000 */
   gitTimeoutMs?: number;
-  /** Bytes of git output `git_status` / `git_diff` keep; longer output is cut (`truncated: true`). @default 1_000_000 */
+  /**
+   * Bytes of git output `git_status` / `git_diff` keep; longer output is cut (`truncated: true`). @default 1_000_000
+   */
   maxGitOutputBytes?: number;
   /** Longest patch `apply_patch` takes, in characters. @default 1_000_000 */
   maxPatchChars?: number;
@@ -62,7 +64,20 @@ export interface WorkspaceToolsOptions {
   sandbox?: WorkspaceSandbox;
 }
 
-const ENV_KEYS = ["PATH", "HOME", "USERPROFILE", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "TMPDIR", "LANG", "LC_ALL"];
+const ENV_KEYS = [
+  "PATH",
+  "HOME",
+  "USERPROFILE",
+  "SYSTEMROOT",
+  "WINDIR",
+  "COMSPEC",
+  "PATHEXT",
+  "TEMP",
+  "TMP",
+  "TMPDIR",
+  "LANG",
+  "LC_ALL",
+];
 
 const pathArg = (what: string) => z.string().describe(`${what}, relative to the workspace root`);
 
@@ -121,7 +136,8 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  * verified directory handle. Elsewhere (macOS, BSD, Windows) every operation goes by path: the
  * opened file must still be the one (same device and inode) that the re-checked real path names,
  * and checks before and after narrow, but cannot close, the window in which a concurrent swap
- * redirects a read, a listing, a write or a command's working directory (Node has no `openat`). A hard link is the file it links to: reading a
+ * redirects a read, a listing, a write or a command's working directory (Node has no `openat`). A hard link is the file
+ * it links to: reading a
  * hard link that someone placed in the workspace reads that file.
  *
  * Cost. Reads, listings and command output are bounded by the options above. Opening never blocks
@@ -148,12 +164,17 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
 export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[] {
   const maxReadBytes = options.maxReadBytes ?? 100_000;
   const maxListEntries = options.maxListEntries ?? 1_000;
-  const env = options.commandEnv ?? Object.fromEntries(ENV_KEYS.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+  const env =
+    options.commandEnv ??
+    Object.fromEntries(ENV_KEYS.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
 
   const readFile = defineTool({
     name: "read_file",
     description: `Read a text file of the workspace (at most ${maxReadBytes} bytes per call; use offset to read on).`,
-    input: z.object({ path: pathArg("File path"), offset: z.number().int().nonnegative().default(0).describe("Byte offset to start at") }),
+    input: z.object({
+      path: pathArg("File path"),
+      offset: z.number().int().nonnegative().default(0).describe("Byte offset to start at"),
+    }),
     permissionClass: "workspace_read",
     async execute({ path, offset = 0 }, ctx) {
       const target = await resolveConfinedPath(ctx.policy, path);
@@ -211,8 +232,15 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions = {}): Tool[
     maxSteps: options.maxSearchSteps ?? 250_000_000,
     maxLineChars: options.maxSearchLineChars ?? 300,
   });
-  const gitTools = createGitTools({ timeoutMs: options.gitTimeoutMs ?? 30_000, maxOutputBytes: options.maxGitOutputBytes ?? 1_000_000, env });
-  const applyPatch = createApplyPatchTool({ maxPatchChars: options.maxPatchChars ?? 1_000_000, maxFileBytes: options.maxPatchFileBytes ?? 10_000_000 });
+  const gitTools = createGitTools({
+    timeoutMs: options.gitTimeoutMs ?? 30_000,
+    maxOutputBytes: options.maxGitOutputBytes ?? 1_000_000,
+    env,
+  });
+  const applyPatch = createApplyPatchTool({
+    maxPatchChars: options.maxPatchChars ?? 1_000_000,
+    maxFileBytes: options.maxPatchFileBytes ?? 10_000_000,
+  });
 
   const runCommand = createRunCommandTool({
     commandAllowlist: [...(options.commandAllowlist ?? [])],

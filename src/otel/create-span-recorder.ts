@@ -79,7 +79,14 @@ interface Recorder {
  * `recordContent`. Span times come from the events' `ts` when present.
  */
 export function createSpanRecorder(init: SpanRecorderInit) {
-  const r: Recorder = { init, tracer: init.tracer, turns: new Map(), tools: new Map(), runContexts: new Map(), pendingLinks: new Map() };
+  const r: Recorder = {
+    init,
+    tracer: init.tracer,
+    turns: new Map(),
+    tools: new Map(),
+    runContexts: new Map(),
+    pendingLinks: new Map(),
+  };
   const { turns, tools } = r;
   return {
     /** Records one event. Never throws for odd input (events are data from the loop). */
@@ -91,7 +98,11 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         case "llm_call_start": {
           endChat(turn, key, time);
           const model = turn.model;
-          const attributes: Attributes = { ...levelAttributes(turn, event), [ATTR.operationName]: "chat", [ATTR.iteration]: event.iteration };
+          const attributes: Attributes = {
+            ...levelAttributes(turn, event),
+            [ATTR.operationName]: "chat",
+            [ATTR.iteration]: event.iteration,
+          };
           if (model !== undefined) attributes[ATTR.requestModel] = model;
           const span = r.tracer.startSpan(
             model === undefined ? "chat" : `chat ${model}`,
@@ -116,7 +127,8 @@ export function createSpanRecorder(init: SpanRecorderInit) {
             [ATTR.usageInputTokens]: event.inputTokens,
             [ATTR.usageOutputTokens]: event.outputTokens,
           });
-          if (event.cachedInputTokens !== undefined) chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
+          if (event.cachedInputTokens !== undefined)
+            chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
           if (event.costUsd !== undefined) chat.span.setAttribute(ATTR.costUsd, event.costUsd);
           return;
         }
@@ -131,7 +143,11 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           if (chat && event.message.role === "assistant") {
             const calls = event.message.content.some((part) => part.type === "tool_call");
             chat.finishReason ??= calls ? "tool_calls" : "stop";
-            if (init.recordContent) chat.span.setAttribute(ATTR.outputMessages, content(init, [{ role: "assistant", parts: event.message.content }]));
+            if (init.recordContent)
+              chat.span.setAttribute(
+                ATTR.outputMessages,
+                content(init, [{ role: "assistant", parts: event.message.content }]),
+              );
           }
           endChat(turn, key, time);
           return;
@@ -154,17 +170,29 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         case "approval_resolved": {
           const toolCallId = event.type === "approval_request" ? event.request.toolCallId : undefined;
           const span = (toolCallId === undefined ? undefined : tools.get(toolKey(turn, toolCallId))) ?? turn.span;
-          span.addEvent(`agentry.${event.type}`, event.type === "approval_resolved" ? { "agentry.approval.approved": event.approved } : {}, time);
+          span.addEvent(
+            `agentry.${event.type}`,
+            event.type === "approval_resolved" ? { "agentry.approval.approved": event.approved } : {},
+            time,
+          );
           return;
         }
         case "budget_exceeded":
           endChat(turn, key, time);
           turn.span.addEvent(
             "agentry.budget_exceeded",
-            { [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed },
+            {
+              [ATTR.budgetReason]: event.reason,
+              [ATTR.budgetLimit]: event.limit,
+              [ATTR.budgetObserved]: event.observed,
+            },
             time,
           );
-          turn.span.setAttributes({ [ATTR.budgetReason]: event.reason, [ATTR.budgetLimit]: event.limit, [ATTR.budgetObserved]: event.observed });
+          turn.span.setAttributes({
+            [ATTR.budgetReason]: event.reason,
+            [ATTR.budgetLimit]: event.limit,
+            [ATTR.budgetObserved]: event.observed,
+          });
           return;
         case "done":
           endTurn(r, turn, event.result, time);
@@ -231,7 +259,15 @@ function turnFor(r: Recorder, event: TracedEvent, time: number): TurnState {
     { kind: SpanKind.INTERNAL, attributes, links, startTime: time },
     r.init.parentContext ? r.init.parentContext() : context.active(),
   );
-  turn = { span, runId: event.runId, sessionId: event.sessionId ?? "", agentId: event.agentId, model: described.model, chats: new Map(), tools: new Set() };
+  turn = {
+    span,
+    runId: event.runId,
+    sessionId: event.sessionId ?? "",
+    agentId: event.agentId,
+    model: described.model,
+    chats: new Map(),
+    tools: new Set(),
+  };
   r.turns.set(event.runId, turn);
   remember(r.runContexts, event.runId, span.spanContext());
   return turn;
@@ -267,7 +303,12 @@ function endTool(r: Recorder, turn: TurnState, key: string, time: number): void 
   span.end(time);
 }
 
-function startTool(r: Recorder, turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): Span {
+function startTool(
+  r: Recorder,
+  turn: TurnState,
+  event: Extract<TracedEvent, { type: "tool_call_update" }>,
+  time: number,
+): Span {
   const attributes: Attributes = {
     ...levelAttributes(turn, event),
     [ATTR.operationName]: "execute_tool",
@@ -275,23 +316,38 @@ function startTool(r: Recorder, turn: TurnState, event: Extract<TracedEvent, { t
     [ATTR.toolCallId]: event.toolCallId,
     [ATTR.toolType]: "function",
   };
-  if (r.init.recordContent && event.args !== undefined) attributes[ATTR.toolCallArguments] = content(r.init, event.args);
-  const span = r.tracer.startSpan(`execute_tool ${event.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: time }, levelParent(r, turn, event));
+  if (r.init.recordContent && event.args !== undefined)
+    attributes[ATTR.toolCallArguments] = content(r.init, event.args);
+  const span = r.tracer.startSpan(
+    `execute_tool ${event.name}`,
+    { kind: SpanKind.INTERNAL, attributes, startTime: time },
+    levelParent(r, turn, event),
+  );
   const key = toolKey(turn, event.toolCallId);
   r.tools.set(key, span);
   turn.tools.add(key);
   return span;
 }
 
-function finishTool(r: Recorder, turn: TurnState, event: Extract<TracedEvent, { type: "tool_call_update" }>, time: number): void {
+function finishTool(
+  r: Recorder,
+  turn: TurnState,
+  event: Extract<TracedEvent, { type: "tool_call_update" }>,
+  time: number,
+): void {
   const key = toolKey(turn, event.toolCallId);
   // The end of a call started in a suspended run arrives in the run that resumes it.
-  const span = r.tools.get(key) ?? startTool(r, turn, event, event.durationMs === undefined ? time : time - event.durationMs);
+  const span =
+    r.tools.get(key) ?? startTool(r, turn, event, event.durationMs === undefined ? time : time - event.durationMs);
   if (!turn.tools.has(key)) turn.tools.add(key);
-  if (r.init.recordContent && event.result !== undefined) span.setAttribute(ATTR.toolCallResult, content(r.init, event.result));
+  if (r.init.recordContent && event.result !== undefined)
+    span.setAttribute(ATTR.toolCallResult, content(r.init, event.result));
   if (event.isError) {
     span.setAttribute(ATTR.errorType, "tool_error");
-    span.setStatus({ code: SpanStatusCode.ERROR, message: r.init.recordContent ? content(r.init, event.result) : `${event.name} failed` });
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: r.init.recordContent ? content(r.init, event.result) : `${event.name} failed`,
+    });
   }
   if (event.name === "agents_message") linkDelegation(r, span, event.result);
   endTool(r, turn, key, time);
@@ -330,7 +386,10 @@ function endTurn(r: Recorder, turn: TurnState, result: LoopResult, time: number)
   });
   if (result.usage.costUsd !== undefined) span.setAttribute(ATTR.costUsd, result.usage.costUsd);
   if (result.status !== "complete" && result.status !== "suspended") {
-    span.setAttribute(ATTR.errorType, result.error?.reason === undefined ? result.status : `budget_exceeded.${result.error.reason}`);
+    span.setAttribute(
+      ATTR.errorType,
+      result.error?.reason === undefined ? result.status : `budget_exceeded.${result.error.reason}`,
+    );
     span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? result.status });
   }
   span.end(time);

@@ -16,8 +16,14 @@ export interface RuntimeInstrumentation {
  */
 export interface InstrumentableRuntime {
   events: {
-    on(event: "event", listener: (event: TracedEvent & { sessionId: string; agentId: string; ts: number }) => void): unknown;
-    off(event: "event", listener: (event: TracedEvent & { sessionId: string; agentId: string; ts: number }) => void): unknown;
+    on(
+      event: "event",
+      listener: (event: TracedEvent & { sessionId: string; agentId: string; ts: number }) => void,
+    ): unknown;
+    off(
+      event: "event",
+      listener: (event: TracedEvent & { sessionId: string; agentId: string; ts: number }) => void,
+    ): unknown;
   };
   registry?: { get(agentId: string): AgentDefinition | undefined };
 }
@@ -49,7 +55,10 @@ export interface InstrumentableRuntime {
  * // ... later
  * tracing.stop();
  */
-export function instrumentRuntime(runtime: InstrumentableRuntime, options: TracingOptions = {}): RuntimeInstrumentation {
+export function instrumentRuntime(
+  runtime: InstrumentableRuntime,
+  options: TracingOptions = {},
+): RuntimeInstrumentation {
   const recorder = createSpanRecorder({
     tracer: options.tracer ?? trace.getTracer("@agentry/core"),
     recordContent: options.recordContent ?? false,

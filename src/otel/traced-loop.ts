@@ -6,7 +6,10 @@ import type { TracingOptions } from "./tracing-options.js";
 
 /** Options of {@link tracedLoop}. */
 export interface TracedLoopOptions extends TracingOptions {
-  /** The model the loop runs (`gen_ai.request.model` from the first call on). @default taken from the first `usage` event */
+  /**
+   * The model the loop runs (`gen_ai.request.model` from the first call on). @default taken from the first `usage`
+   * event
+   */
   model?: string;
   /** `gen_ai.agent.id` / `gen_ai.agent.name` of the turn span. @default none (span name `invoke_agent`) */
   agentId?: string;
@@ -27,11 +30,15 @@ export interface TracedLoopOptions extends TracingOptions {
  * @example
  * import { runUnifiedAgentLoop } from "@agentry/core";
  * import { tracedLoop } from "@agentry/core/otel";
- * for await (const event of tracedLoop(runUnifiedAgentLoop({ provider, model, systemPrompt, history, tools }), { tracer, model })) {
+ * for await (const event of tracedLoop(runUnifiedAgentLoop({ provider, model, systemPrompt, history, tools }), {
+ * tracer, model })) {
  *   // ...
  * }
  */
-export async function* tracedLoop(loop: AsyncGenerator<LoopEvent, LoopResult>, options: TracedLoopOptions = {}): AsyncGenerator<LoopEvent, LoopResult> {
+export async function* tracedLoop(
+  loop: AsyncGenerator<LoopEvent, LoopResult>,
+  options: TracedLoopOptions = {},
+): AsyncGenerator<LoopEvent, LoopResult> {
   const recorder = createSpanRecorder({
     tracer: options.tracer ?? trace.getTracer("@agentry/core"),
     recordContent: options.recordContent ?? false,

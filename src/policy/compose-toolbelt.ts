@@ -67,7 +67,10 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
       seen.add(tool.name);
       return true;
     }
-    warn(`Duplicate tool name "${tool.name}": keeping the first registered tool, ignoring the later one.`, "duplicate_tool");
+    warn(
+      `Duplicate tool name "${tool.name}": keeping the first registered tool, ignoring the later one.`,
+      "duplicate_tool",
+    );
     return false;
   });
 
@@ -83,7 +86,10 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
     if (tool.mcpServer !== undefined && !allowedServers.has(tool.mcpServer)) {
       if (!refusedServers.has(tool.mcpServer)) {
         refusedServers.add(tool.mcpServer);
-        warn(`Tools of MCP server "${tool.mcpServer}" are left out: the policy's allowedMcpServers does not list it.`, "mcp_server_not_allowed");
+        warn(
+          `Tools of MCP server "${tool.mcpServer}" are left out: the policy's allowedMcpServers does not list it.`,
+          "mcp_server_not_allowed",
+        );
       }
       return false;
     }
@@ -93,7 +99,10 @@ export function composeToolbelt(options: ComposeToolbeltOptions): Tool[] {
     if (!inScope.has(tool)) reasons.push(`agent "${agent?.agentId ?? ""}" is not scoped to it`);
     if (reasons.length === 0) return true;
     if (unlockedHere) {
-      warn(`Tool "${tool.name}" is unlocked by chat context "${kind}" but left out: ${reasons.join("; ")}.`, "context_tool_dropped");
+      warn(
+        `Tool "${tool.name}" is unlocked by chat context "${kind}" but left out: ${reasons.join("; ")}.`,
+        "context_tool_dropped",
+      );
     }
     return false;
   });

@@ -10,7 +10,15 @@ export interface DefaultPolicyOptions {
   workspaceRoot?: string | null;
 }
 
-const THREAD_CLASSES: readonly PermissionClass[] = ["safe", "knowledge", "subagent", "network", "workspace_read", "workspace_write", "workspace_create"];
+const THREAD_CLASSES: readonly PermissionClass[] = [
+  "safe",
+  "knowledge",
+  "subagent",
+  "network",
+  "workspace_read",
+  "workspace_write",
+  "workspace_create",
+];
 
 /**
  * The default policy for a chat context kind.
@@ -34,7 +42,10 @@ const THREAD_CLASSES: readonly PermissionClass[] = ["safe", "knowledge", "subage
  * const policy = { ...defaultPolicy("thread", { workspaceRoot: "/srv/ws" }),
  *   classes: [...defaultPolicy().classes, "execute"] };
  */
-export function defaultPolicy(kind: "thread" | "editor" | (string & {}) = "thread", options: DefaultPolicyOptions = {}): ToolPolicy {
+export function defaultPolicy(
+  kind: "thread" | "editor" | (string & {}) = "thread",
+  options: DefaultPolicyOptions = {},
+): ToolPolicy {
   const classes = [...THREAD_CLASSES];
   if (kind === "editor") classes.push("editor_mutate");
   return { classes, workspaceRoot: options.workspaceRoot ?? null, allowedMcpServers: [] };

@@ -3,7 +3,8 @@ import { compileGlobs, type GlobMatcher } from "../internal/glob.js";
 import type { Tool } from "../contracts/tool.js";
 import { isSystemTool } from "../internal/system-tools.js";
 
-const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined => (patterns == null ? undefined : compileGlobs(patterns));
+const compileList = (patterns: string[] | null | undefined): GlobMatcher | undefined =>
+  patterns == null ? undefined : compileGlobs(patterns);
 
 /**
  * The tools an agent may use, by its glob scoping.
@@ -34,7 +35,9 @@ export function scopeTools(agent: AgentDefinition, tools: Tool[]): Tool[] {
  * sets no list (every tool is kept). Internal: the loop's own tools (`run_subtask`,
  * `finish_subtask`) are scoped with it by name.
  */
-export function compileToolScope(agent: AgentDefinition): ((name: string, capabilities?: readonly string[]) => boolean) | undefined {
+export function compileToolScope(
+  agent: AgentDefinition,
+): ((name: string, capabilities?: readonly string[]) => boolean) | undefined {
   const toolAllow = compileList(agent.toolAllowlist);
   const toolDeny = compileList(agent.toolDenylist);
   const capabilityAllow = compileList(agent.capabilityAllowlist);

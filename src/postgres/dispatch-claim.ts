@@ -35,7 +35,10 @@ export async function claimSession(ctx: DispatchContext, sessionId: string): Pro
   const timer = setInterval(
     () => {
       beating = ctx
-        .sql(`UPDATE ${ctx.s}.dispatch_claims SET heartbeat_at = clock_timestamp() WHERE session_id = $1 AND owner = $2 RETURNING 1`, [sessionId, owner])
+        .sql(
+          `UPDATE ${ctx.s}.dispatch_claims SET heartbeat_at = clock_timestamp() WHERE session_id = $1 AND owner = $2 RETURNING 1`,
+          [sessionId, owner],
+        )
         .then(
           (rows) => {
             if (rows.length === 0) lost = true;
@@ -58,7 +61,9 @@ export async function claimSession(ctx: DispatchContext, sessionId: string): Pro
       clearInterval(timer);
       await beating;
       // Not given up (the database is unreachable): it goes stale after the ttl and is taken over.
-      await ctx.sql(`DELETE FROM ${ctx.s}.dispatch_claims WHERE session_id = $1 AND owner = $2`, [sessionId, owner]).catch(() => undefined);
+      await ctx
+        .sql(`DELETE FROM ${ctx.s}.dispatch_claims WHERE session_id = $1 AND owner = $2`, [sessionId, owner])
+        .catch(() => undefined);
     },
   };
 }

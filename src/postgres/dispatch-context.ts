@@ -74,7 +74,10 @@ export function createDispatchContext(settings: DispatchSettings): DispatchConte
       try {
         return (await pool.query<R>(text, params)).rows;
       } catch (error) {
-        throw new SessionStoreError(`Dispatcher: database call failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new SessionStoreError(
+          `Dispatcher: database call failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
     },
   };

@@ -20,7 +20,10 @@ export function prepareDispatch(ctx: DispatchContext, state: { ready?: Promise<v
       await migrateOnPool(ctx.pool, ctx.store.schema);
       await createQueue(ctx);
     } catch (error) {
-      throw new SessionStoreError(`Dispatcher: cannot set up its tables or queue: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new SessionStoreError(
+        `Dispatcher: cannot set up its tables or queue: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
     }
     await listenForDispatch(ctx);
   })().catch((error: unknown) => {
@@ -54,12 +57,22 @@ async function createQueue(ctx: DispatchContext): Promise<void> {
 
 /** Wakes the session on the queue (at most one waiting wake-up per session) and idle workers everywhere. */
 export async function wakeSession(ctx: DispatchContext, sessionId: string): Promise<void> {
-  await ctx.boss.send(ctx.queue, { sessionId }, { singletonKey: sessionId, retryLimit: 3, retryDelay: 1, expireInSeconds: 3600 });
+  await ctx.boss.send(
+    ctx.queue,
+    { sessionId },
+    { singletonKey: sessionId, retryLimit: 3, retryDelay: 1, expireInSeconds: 3600 },
+  );
   await ctx.sql("SELECT pg_notify($1, $2)", [ctx.channel, ctx.wakeMessage]);
 }
 
 /** Stores a job in the session's order and wakes the session; a job id stored before enqueues nothing. */
-async function enqueue(ctx: DispatchContext, sessionId: string, kind: JobRow["kind"], payload: JobRow["payload"], jobId?: string): Promise<string> {
+async function enqueue(
+  ctx: DispatchContext,
+  sessionId: string,
+  kind: JobRow["kind"],
+  payload: JobRow["payload"],
+  jobId?: string,
+): Promise<string> {
   const id = jobId ?? globalThis.crypto.randomUUID();
   const inserted = await ctx.sql(
     `INSERT INTO ${ctx.s}.dispatch_jobs (id, session_id, kind, payload) VALUES ($1, $2, $3, $4::json) ON CONFLICT (id) DO NOTHING RETURNING 1`,
@@ -72,15 +85,23 @@ async function enqueue(ctx: DispatchContext, sessionId: string, kind: JobRow["ki
   } catch (error) {
     // Not woken: take the job back (unless a worker already has it: then it runs).
     await ctx.sql(`DELETE FROM ${ctx.s}.dispatch_jobs WHERE id = $1 AND state = 'queued'`, [id]).catch(() => undefined);
-    throw new SessionStoreError(`Dispatcher: cannot enqueue: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new SessionStoreError(
+      `Dispatcher: cannot enqueue: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   return id;
 }
 
 /** Checks a send, resolves its session and enqueues the turn; the job's id. */
-export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<void>, input: DispatchInput): Promise<string> {
+export async function enqueueTurn(
+  ctx: DispatchContext,
+  prepare: () => Promise<void>,
+  input: DispatchInput,
+): Promise<string> {
   if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
-  if (typeof input?.agentId !== "string" || input.agentId === "") throw new InvalidArgumentError("send: agentId must be a non-empty string");
+  if (typeof input?.agentId !== "string" || input.agentId === "")
+    throw new InvalidArgumentError("send: agentId must be a non-empty string");
   const content = input.content;
   if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
     throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
@@ -101,7 +122,12 @@ export async function enqueueTurn(ctx: DispatchContext, prepare: () => Promise<v
     const known = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = $1`, [id]);
     if (known.length > 0) return id;
   }
-  const { session, created } = await resolveSession(ctx.store, input.agentId, input.session, input.scope === undefined ? {} : { scope: input.scope });
+  const { session, created } = await resolveSession(
+    ctx.store,
+    input.agentId,
+    input.session,
+    input.scope === undefined ? {} : { scope: input.scope },
+  );
   const payload: SendPayload = { agentId: input.agentId, content, created };
   if (input.scope !== undefined) payload.scope = input.scope;
   if (input.chatContext !== undefined) payload.chatContext = input.chatContext;
@@ -129,7 +155,11 @@ function sendJobId(input: DispatchInput, jobId: string): string {
  * id (the same hand-off again stores nothing), and wakes the session. Accepted while closing: the
  * turn runs in another process.
  */
-export async function enqueueAgentTurn(ctx: DispatchContext, prepare: () => Promise<void>, turn: DispatchedTurn): Promise<void> {
+export async function enqueueAgentTurn(
+  ctx: DispatchContext,
+  prepare: () => Promise<void>,
+  turn: DispatchedTurn,
+): Promise<void> {
   await prepare();
   await enqueue(ctx, turn.sessionId, "agent_turn", turn, turn.runId);
 }
@@ -161,7 +191,8 @@ export async function enqueueDecision(
 ): Promise<string> {
   if (ctx.closing) throw new InvalidArgumentError("The dispatcher is closed");
   const operation = kind === "resolve" ? "resolveApproval" : "answerQuestion";
-  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError(`${operation}: the id must be a non-empty string`);
+  if (typeof requestId !== "string" || requestId === "")
+    throw new InvalidArgumentError(`${operation}: the id must be a non-empty string`);
   const filter = tenantGuardFilter(operation, guard);
   await prepare();
   const found = await ctx.store.findApproval(requestId);

@@ -30,7 +30,9 @@ export interface ResolvePayload {
   requestId: string;
   decision: { approved: boolean; reason?: string } & TenantGuard;
 }
-/** What a dispatched answer to a question carries to the worker (with the caller's tenant guard, checked again there). */
+/**
+ * What a dispatched answer to a question carries to the worker (with the caller's tenant guard, checked again there).
+ */
 export interface AnswerPayload {
   questionId: string;
   answer: QuestionAnswer & TenantGuard;

@@ -27,7 +27,8 @@ export async function listenForDispatch(ctx: DispatchContext): Promise<void> {
         for (const wake of ctx.waiting.get(payload.slice(2)) ?? []) wake();
       } else if (payload.startsWith("x:")) {
         // Its sender aborted it: the turn stops wherever it runs (here, if here).
-        for (const controller of ctx.cancels.get(payload.slice(2)) ?? []) controller.abort(new Error("The sender aborted the dispatched turn"));
+        for (const controller of ctx.cancels.get(payload.slice(2)) ?? [])
+          controller.abort(new Error("The sender aborted the dispatched turn"));
       }
     });
     await client.query(`LISTEN ${quoteIdent(ctx.channel)}`);

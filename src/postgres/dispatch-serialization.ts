@@ -26,14 +26,20 @@ export function safeJson(value: unknown): string {
     );
   } catch (error) {
     const type = (value as { type?: unknown })?.type;
-    return JSON.stringify({ type: typeof type === "string" ? type : "unserializable", unserializable: error instanceof Error ? error.message : String(error) });
+    return JSON.stringify({
+      type: typeof type === "string" ? type : "unserializable",
+      unserializable: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 
 /** The fields of an error a caller in another process rebuilds it from. */
 export function serializeError(error: unknown): SerializedError {
   const e = error as { name?: unknown; message?: unknown; requestId?: unknown; sessionId?: unknown; agentId?: unknown };
-  const out: SerializedError = { name: typeof e?.name === "string" ? e.name : "Error", message: typeof e?.message === "string" ? e.message : String(error) };
+  const out: SerializedError = {
+    name: typeof e?.name === "string" ? e.name : "Error",
+    message: typeof e?.message === "string" ? e.message : String(error),
+  };
   if (typeof e?.requestId === "string") out.requestId = e.requestId;
   if (typeof e?.sessionId === "string") out.sessionId = e.sessionId;
   if (typeof e?.agentId === "string") out.agentId = e.agentId;
@@ -56,7 +62,9 @@ export function rebuildError(error: SerializedError): AgentryError {
     case "AgentNotFoundError":
       return new AgentNotFoundError(error.agentId ?? "");
     case "SessionNotFoundError":
-      return new SessionNotFoundError(error.message, { ...(error.sessionId !== undefined && { sessionId: error.sessionId }) });
+      return new SessionNotFoundError(error.message, {
+        ...(error.sessionId !== undefined && { sessionId: error.sessionId }),
+      });
     case "InvalidArgumentError":
       return new InvalidArgumentError(error.message);
     case "SessionStoreError":

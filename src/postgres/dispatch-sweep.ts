@@ -13,8 +13,13 @@ export async function sweepDispatch(ctx: DispatchContext): Promise<void> {
   if (!ctx.listener) await listenForDispatch(ctx);
   if (ctx.cancels.size > 0) {
     // A cancel whose notification was lost (no LISTEN connection then) still stops its turn.
-    const cancelled = await ctx.sql<{ id: string }>(`SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = ANY($1) AND cancelled`, [[...ctx.cancels.keys()]]);
-    for (const { id } of cancelled) for (const controller of ctx.cancels.get(id) ?? []) controller.abort(new Error("The sender aborted the dispatched turn"));
+    const cancelled = await ctx.sql<{ id: string }>(
+      `SELECT id FROM ${ctx.s}.dispatch_jobs WHERE id = ANY($1) AND cancelled`,
+      [[...ctx.cancels.keys()]],
+    );
+    for (const { id } of cancelled)
+      for (const controller of ctx.cancels.get(id) ?? [])
+        controller.abort(new Error("The sender aborted the dispatched turn"));
   }
   // A session a live worker drains (a fresh claim) is left alone: its work is under way.
   const stale = await ctx.sql<{ session_id: string }>(

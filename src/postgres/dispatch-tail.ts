@@ -9,7 +9,11 @@ import { rebuildError } from "./dispatch-serialization.js";
  * by a notification, polling every `pollIntervalMs` as the fallback. `signal` (and the dispatcher
  * closing) end the wait with `DispatchError`; the work goes on.
  */
-export async function* tailDispatchJob(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined): AsyncGenerator<EventRow> {
+export async function* tailDispatchJob(
+  ctx: DispatchContext,
+  jobId: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<EventRow> {
   let after = "0";
   let dirty = false;
   let resolveWait: (() => void) | undefined;
@@ -22,7 +26,12 @@ export async function* tailDispatchJob(ctx: DispatchContext, jobId: string, sign
     failure = error;
     poke();
   };
-  const onSignal = () => abort(new DispatchError("The wait for the dispatched work was aborted (the work goes on)", { remoteName: "AbortError" }));
+  const onSignal = () =>
+    abort(
+      new DispatchError("The wait for the dispatched work was aborted (the work goes on)", {
+        remoteName: "AbortError",
+      }),
+    );
   let set = ctx.waiting.get(jobId);
   if (!set) ctx.waiting.set(jobId, (set = new Set()));
   set.add(poke);
@@ -33,7 +42,10 @@ export async function* tailDispatchJob(ctx: DispatchContext, jobId: string, sign
     for (;;) {
       if (failure) throw failure;
       dirty = false;
-      const rows = await ctx.sql<EventRow>(`SELECT ord, kind, body FROM ${ctx.s}.dispatch_events WHERE job_id = $1 AND ord > $2 ORDER BY ord`, [jobId, after]);
+      const rows = await ctx.sql<EventRow>(
+        `SELECT ord, kind, body FROM ${ctx.s}.dispatch_events WHERE job_id = $1 AND ord > $2 ORDER BY ord`,
+        [jobId, after],
+      );
       for (const row of rows) {
         after = row.ord;
         yield row;

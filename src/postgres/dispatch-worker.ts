@@ -1,5 +1,12 @@
 import { PendingDecisionError, SessionStoreError } from "../errors/errors.js";
-import type { AgentRuntime, DispatchedTurn, ResolveDecision, RuntimeEvent, SendInput, TurnResult } from "../contracts/agent-runtime.js";
+import type {
+  AgentRuntime,
+  DispatchedTurn,
+  ResolveDecision,
+  RuntimeEvent,
+  SendInput,
+  TurnResult,
+} from "../contracts/agent-runtime.js";
 import type { DispatchContext } from "./dispatch-context.js";
 import type { AnswerPayload, JobRow, ResolvePayload, SendPayload } from "./dispatch-job.js";
 import { wakeSession } from "./dispatch-enqueue.js";
@@ -26,7 +33,15 @@ function eventWriter(ctx: DispatchContext, jobId: string, sessionId: string, cla
              SELECT $1, k, b FROM unnest($2::text[], $3::json[]) WITH ORDINALITY AS t (k, b, n) WHERE ${claimHeld(ctx, 6, 7)} ORDER BY n
              RETURNING 1
            ) SELECT pg_notify($4, $5) FROM (SELECT count(*) FROM ins) c`,
-          [jobId, batch.map((e) => e.kind), batch.map((e) => e.body), ctx.channel, `e:${jobId}`, sessionId, claim.owner],
+          [
+            jobId,
+            batch.map((e) => e.kind),
+            batch.map((e) => e.body),
+            ctx.channel,
+            `e:${jobId}`,
+            sessionId,
+            claim.owner,
+          ],
         );
       } catch (error) {
         failed = error;
@@ -42,17 +57,29 @@ function eventWriter(ctx: DispatchContext, jobId: string, sessionId: string, cla
       flush();
       await flushing;
       if (failed !== undefined)
-        throw new SessionStoreError(`Dispatcher: cannot store the events of job ${jobId}: ${failed instanceof Error ? failed.message : "unknown error"}`, {
-          cause: failed,
-        });
+        throw new SessionStoreError(
+          `Dispatcher: cannot store the events of job ${jobId}: ${failed instanceof Error ? failed.message : "unknown error"}`,
+          {
+            cause: failed,
+          },
+        );
     },
   };
 }
 
 type EventWriter = ReturnType<typeof eventWriter>;
 
-/** Runs a dispatched turn on the local runtime with `runId` = the sender's `jobId` (else the job id); a repeated job gets the stored outcome. */
-async function runTurn(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
+/**
+ * Runs a dispatched turn on the local runtime with `runId` = the sender's `jobId` (else the job id); a repeated job
+ * gets the stored outcome.
+ */
+async function runTurn(
+  ctx: DispatchContext,
+  local: AgentRuntime,
+  row: JobRow,
+  sessionId: string,
+  writer: EventWriter,
+): Promise<TurnResult> {
   const payload = row.payload as SendPayload;
   // Its sender's abort reaches it here (a NOTIFY), or before it starts (the stored flag).
   const controller = new AbortController();
@@ -76,10 +103,17 @@ async function streamTurn(
   writer: EventWriter,
   signal: AbortSignal,
 ): Promise<TurnResult> {
-  const input: SendInput = { agentId: payload.agentId, content: payload.content, session: sessionId, runId: payload.runId ?? row.id, signal };
+  const input: SendInput = {
+    agentId: payload.agentId,
+    content: payload.content,
+    session: sessionId,
+    runId: payload.runId ?? row.id,
+    signal,
+  };
   if (payload.scope !== undefined) input.scope = payload.scope;
   if (payload.chatContext !== undefined) input.chatContext = payload.chatContext;
-  if (payload.outputSchema !== undefined) input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
+  if (payload.outputSchema !== undefined)
+    input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
   if (payload.context !== undefined) input.context = payload.context;
   // A message that waits behind a decision waits as a queued job (see `nextJob`), never in a worker
   // slot: should the session turn out to be waiting now, the runtime refuses it and the job stays.
@@ -98,8 +132,15 @@ async function streamTurn(
   return result;
 }
 
-/** Runs a dispatched decision with `decisionId` = the job id; the resumed turn's events of this session are the job's. */
-async function runDecision(local: AgentRuntime, row: JobRow, sessionId: string, writer: EventWriter): Promise<TurnResult> {
+/**
+ * Runs a dispatched decision with `decisionId` = the job id; the resumed turn's events of this session are the job's.
+ */
+async function runDecision(
+  local: AgentRuntime,
+  row: JobRow,
+  sessionId: string,
+  writer: EventWriter,
+): Promise<TurnResult> {
   const forward = (event: RuntimeEvent) => {
     if (event.sessionId === sessionId) writer.push("event", event);
   };
@@ -117,7 +158,13 @@ async function runDecision(local: AgentRuntime, row: JobRow, sessionId: string, 
 }
 
 /** Runs one job, stores its events and outcome, and marks it done (all fenced by the claim). */
-async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, sessionId: string, claim: DrainClaim): Promise<boolean> {
+async function runJob(
+  ctx: DispatchContext,
+  local: AgentRuntime,
+  row: JobRow,
+  sessionId: string,
+  claim: DrainClaim,
+): Promise<boolean> {
   const writer = eventWriter(ctx, row.id, sessionId, claim);
   try {
     const result =
@@ -130,15 +177,19 @@ async function runJob(ctx: DispatchContext, local: AgentRuntime, row: JobRow, se
     writer.push("result", result);
   } catch (error) {
     // Queued behind a decision after all (it came meanwhile): the job stays queued, nothing stored.
-    if (row.kind === "send" && (row.payload as SendPayload).ifPending !== "reject" && PendingDecisionError.isInstance(error)) return false;
+    if (
+      row.kind === "send" &&
+      (row.payload as SendPayload).ifPending !== "reject" &&
+      PendingDecisionError.isInstance(error)
+    )
+      return false;
     writer.push("error", serializeError(error));
   }
   await writer.done();
-  await ctx.sql(`UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1 AND ${claimHeld(ctx, 2, 3)}`, [
-    row.id,
-    sessionId,
-    claim.owner,
-  ]);
+  await ctx.sql(
+    `UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1 AND ${claimHeld(ctx, 2, 3)}`,
+    [row.id, sessionId, claim.owner],
+  );
   return true;
 }
 
@@ -188,7 +239,12 @@ async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: strin
  * dispatcher closes. Returns whether it stopped at a message that waits behind a decision (the
  * decision's job, or the sweep, wakes the session again).
  */
-async function drainClaimed(ctx: DispatchContext, local: AgentRuntime, sessionId: string, claim: DrainClaim): Promise<boolean> {
+async function drainClaimed(
+  ctx: DispatchContext,
+  local: AgentRuntime,
+  sessionId: string,
+  claim: DrainClaim,
+): Promise<boolean> {
   let blocked = false;
   while (!claim.lost && !ctx.closing) {
     const row = await nextJob(ctx, sessionId, blocked);
@@ -208,24 +264,28 @@ async function drainClaimed(ctx: DispatchContext, local: AgentRuntime, sessionId
 export async function startDispatchWorkers(ctx: DispatchContext, local: AgentRuntime): Promise<void> {
   for (let i = 0; i < ctx.concurrency; i++) {
     const slot = i;
-    const id = await ctx.boss.work<{ sessionId?: unknown }>(ctx.queue, { batchSize: 1, pollingIntervalSeconds: ctx.pollingIntervalSeconds }, (jobs) => {
-      ctx.busy[slot] = true;
-      const handler = (async () => {
-        for (const job of jobs) {
-          const sessionId = job.data?.sessionId;
-          if (typeof sessionId === "string" && sessionId !== "") await drain(ctx, local, sessionId);
-        }
-      })();
-      ctx.handlers.add(handler);
-      return handler.finally(() => {
-        ctx.busy[slot] = false;
-        ctx.handlers.delete(handler);
-        // Fetch again at once, not after pg-boss's polling interval: work announced while every
-        // worker here was busy is waiting (when none is, that fetch finds nothing and polling resumes).
-        const own = ctx.workIds[slot];
-        if (!ctx.closing && own !== undefined) ctx.boss.notifyWorker(own);
-      });
-    });
+    const id = await ctx.boss.work<{ sessionId?: unknown }>(
+      ctx.queue,
+      { batchSize: 1, pollingIntervalSeconds: ctx.pollingIntervalSeconds },
+      (jobs) => {
+        ctx.busy[slot] = true;
+        const handler = (async () => {
+          for (const job of jobs) {
+            const sessionId = job.data?.sessionId;
+            if (typeof sessionId === "string" && sessionId !== "") await drain(ctx, local, sessionId);
+          }
+        })();
+        ctx.handlers.add(handler);
+        return handler.finally(() => {
+          ctx.busy[slot] = false;
+          ctx.handlers.delete(handler);
+          // Fetch again at once, not after pg-boss's polling interval: work announced while every
+          // worker here was busy is waiting (when none is, that fetch finds nothing and polling resumes).
+          const own = ctx.workIds[slot];
+          if (!ctx.closing && own !== undefined) ctx.boss.notifyWorker(own);
+        });
+      },
+    );
     ctx.workIds.push(id);
   }
 }

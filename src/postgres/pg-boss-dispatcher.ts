@@ -4,7 +4,13 @@ import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-
 import type { QuestionAnswer } from "../contracts/plan.js";
 import type { TenantGuard } from "../contracts/tenant-guard.js";
 import { createDispatchContext, type DispatchContext, type DispatchSettings } from "./dispatch-context.js";
-import { cancelDispatchJob, enqueueAgentTurn, enqueueDecision, enqueueTurn, prepareDispatch } from "./dispatch-enqueue.js";
+import {
+  cancelDispatchJob,
+  enqueueAgentTurn,
+  enqueueDecision,
+  enqueueTurn,
+  prepareDispatch,
+} from "./dispatch-enqueue.js";
 import type { DispatchInput, ResolvePayload, SerializedError } from "./dispatch-job.js";
 import { unlistenForDispatch } from "./dispatch-listener.js";
 import { rebuildError } from "./dispatch-serialization.js";
@@ -102,7 +108,9 @@ export interface PgBossDispatcher {
    * guard too.
    */
   resolveApproval(requestId: string, decision: DispatchDecision): Promise<TurnResult>;
-  /** `runtime.answerQuestion`, run on a worker: exactly once across processes. Tenant guard as for `resolveApproval`. */
+  /**
+   * `runtime.answerQuestion`, run on a worker: exactly once across processes. Tenant guard as for `resolveApproval`.
+   */
   answerQuestion(questionId: string, answer: QuestionAnswer & TenantGuard): Promise<TurnResult>;
   /** Jobs this process is running now. */
   readonly running: number;
@@ -120,10 +128,15 @@ const DEFAULT_QUEUE = "agentry-turns";
 function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   const problems: string[] = [];
   if (!options?.boss || typeof options.boss.send !== "function") problems.push("boss (a PgBoss instance) is required");
-  if (!options?.store || typeof options.store.append !== "function" || !options.store.pool) problems.push("store (a PostgresSessionStore) is required");
+  if (!options?.store || typeof options.store.append !== "function" || !options.store.pool)
+    problems.push("store (a PostgresSessionStore) is required");
   const queue = options?.queue ?? DEFAULT_QUEUE;
-  if (typeof queue !== "string" || !/^[\w.\-/]{1,100}$/.test(queue)) problems.push("queue must be 1 to 100 letters, digits or _.-/");
-  const positive = (key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs" | "claimTtlMs", fallback: number): number => {
+  if (typeof queue !== "string" || !/^[\w.\-/]{1,100}$/.test(queue))
+    problems.push("queue must be 1 to 100 letters, digits or _.-/");
+  const positive = (
+    key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs" | "claimTtlMs",
+    fallback: number,
+  ): number => {
     const value = options?.[key] ?? fallback;
     if (!Number.isInteger(value) || value <= 0) problems.push(`${key} must be a whole number above 0`);
     return value;
@@ -135,7 +148,8 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   const retainMs = positive("retainMs", 3_600_000);
   const claimTtlMs = positive("claimTtlMs", 30_000);
   const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 2;
-  if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5)) problems.push("pollingIntervalSeconds must be at least 0.5");
+  if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5))
+    problems.push("pollingIntervalSeconds must be at least 0.5");
   if (problems.length > 0) throw new InvalidArgumentError(`createPgBossDispatcher: ${problems.join("; ")}`);
   return {
     boss: options.boss,
@@ -160,8 +174,15 @@ function guardOf(value: TenantGuard | undefined): TenantGuard {
   return guard;
 }
 
-/** A job's events as the caller's stream: its error rethrown; a repeated job's stored outcome as the `done` it would have ended with. */
-async function* jobEvents(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined): AsyncGenerator<RuntimeEvent> {
+/**
+ * A job's events as the caller's stream: its error rethrown; a repeated job's stored outcome as the `done` it would
+ * have ended with.
+ */
+async function* jobEvents(
+  ctx: DispatchContext,
+  jobId: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<RuntimeEvent> {
   let doneSeen = false;
   for await (const row of tailDispatchJob(ctx, jobId, signal)) {
     if (row.kind === "event") {
@@ -187,7 +208,10 @@ async function* jobEvents(ctx: DispatchContext, jobId: string, signal: AbortSign
   }
 }
 
-/** While `signal` is not aborted, an abort cancels job `jobId` (see `cancelDispatchJob`); returns the function that stops listening. */
+/**
+ * While `signal` is not aborted, an abort cancels job `jobId` (see `cancelDispatchJob`); returns the function that
+ * stops listening.
+ */
 function cancelOnAbort(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined): () => void {
   if (!signal) return () => undefined;
   const cancel = () => void cancelDispatchJob(ctx, jobId).catch(() => undefined);
@@ -200,7 +224,12 @@ function cancelOnAbort(ctx: DispatchContext, jobId: string, signal: AbortSignal 
 }
 
 /** Runs `wait` with `signal`'s abort cancelling job `jobId`. */
-async function withCancel<T>(ctx: DispatchContext, jobId: string, signal: AbortSignal | undefined, wait: () => Promise<T>): Promise<T> {
+async function withCancel<T>(
+  ctx: DispatchContext,
+  jobId: string,
+  signal: AbortSignal | undefined,
+  wait: () => Promise<T>,
+): Promise<T> {
   const stop = cancelOnAbort(ctx, jobId, signal);
   try {
     return await wait();
@@ -209,13 +238,23 @@ async function withCancel<T>(ctx: DispatchContext, jobId: string, signal: AbortS
   }
 }
 
-/** Stops the sweep and the workers, waits for running handlers (they hand queued work back), ends local waits, unlistens. */
-async function closeDispatch(ctx: DispatchContext, started: Promise<void> | undefined, sweeper: ReturnType<typeof setInterval> | undefined): Promise<void> {
+/**
+ * Stops the sweep and the workers, waits for running handlers (they hand queued work back), ends local waits,
+ * unlistens.
+ */
+async function closeDispatch(
+  ctx: DispatchContext,
+  started: Promise<void> | undefined,
+  sweeper: ReturnType<typeof setInterval> | undefined,
+): Promise<void> {
   if (sweeper) clearInterval(sweeper);
   await started?.catch(() => undefined);
   for (const id of ctx.workIds) await ctx.boss.offWork({ id }).catch(() => undefined);
   while (ctx.handlers.size > 0) await Promise.allSettled([...ctx.handlers]);
-  const error = new DispatchError("The dispatcher closed before the outcome arrived (the work goes on in another process)", { remoteName: "Closed" });
+  const error = new DispatchError(
+    "The dispatcher closed before the outcome arrived (the work goes on in another process)",
+    { remoteName: "Closed" },
+  );
   for (const abort of ctx.aborts) abort(error);
   await unlistenForDispatch(ctx);
 }
@@ -286,13 +325,26 @@ export function createPgBossDispatcher(options: PgBossDispatcherOptions): PgBoss
       };
     },
     async resolveApproval(requestId, decision) {
-      if (typeof decision?.approved !== "boolean") throw new InvalidArgumentError("resolveApproval: decision.approved must be a boolean");
+      if (typeof decision?.approved !== "boolean")
+        throw new InvalidArgumentError("resolveApproval: decision.approved must be a boolean");
       const guard = guardOf(decision);
-      const kept: ResolvePayload["decision"] = { approved: decision.approved, ...(decision.reason !== undefined && { reason: decision.reason }), ...guard };
-      return dispatchOutcome(ctx, await enqueueDecision(ctx, prepare, "resolve", requestId, { requestId, decision: kept }, guard), undefined);
+      const kept: ResolvePayload["decision"] = {
+        approved: decision.approved,
+        ...(decision.reason !== undefined && { reason: decision.reason }),
+        ...guard,
+      };
+      return dispatchOutcome(
+        ctx,
+        await enqueueDecision(ctx, prepare, "resolve", requestId, { requestId, decision: kept }, guard),
+        undefined,
+      );
     },
     async answerQuestion(questionId, answer) {
-      return dispatchOutcome(ctx, await enqueueDecision(ctx, prepare, "answer", questionId, { questionId, answer }, guardOf(answer)), undefined);
+      return dispatchOutcome(
+        ctx,
+        await enqueueDecision(ctx, prepare, "answer", questionId, { questionId, answer }, guardOf(answer)),
+        undefined,
+      );
     },
     get running() {
       return ctx.running;

@@ -13,7 +13,9 @@ export const POSTGRES_SCHEMA_VERSION = 4;
 /** One migration: SQL, or a function that runs its statements on the migrating client. */
 type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
 
-/** The text columns the store writes escaped (postgres-text.ts), by table; `sessions.id` is updated through the cascade. */
+/**
+ * The text columns the store writes escaped (postgres-text.ts), by table; `sessions.id` is updated through the cascade.
+ */
 const TEXT_COLUMNS: Record<string, string[]> = {
   sessions: ["id", "agent_id", "scope", "name", "pinned_at", "last_snippet", "lease_owner"],
   records: ["id", "frame"],
@@ -182,7 +184,10 @@ async function escapeText(client: pg.PoolClient | pg.Client, s: string): Promise
        ADD CONSTRAINT ${table}_session_id_fkey FOREIGN KEY (session_id) REFERENCES ${s}.sessions (id) ON DELETE CASCADE ON UPDATE CASCADE NOT VALID;`,
   );
   const updates = Object.entries(TEXT_COLUMNS).flatMap(([table, columns]) =>
-    columns.map((column) => `UPDATE ${s}.${table} SET ${column} = replace(${column}, chr(1), chr(1) || '1') WHERE strpos(${column}, chr(1)) > 0;`),
+    columns.map(
+      (column) =>
+        `UPDATE ${s}.${table} SET ${column} = replace(${column}, chr(1), chr(1) || '1') WHERE strpos(${column}, chr(1)) > 0;`,
+    ),
   );
   await client.query(`
     CREATE INDEX sessions_by_scope_prefix ON ${s}.sessions (scope COLLATE "C", agent_id, touch);
@@ -195,7 +200,10 @@ async function escapeText(client: pg.PoolClient | pg.Client, s: string): Promise
     `SELECT id, attributes::text AS attributes FROM ${s}.sessions WHERE strpos(attributes::text, '\\u0001') > 0`,
   );
   for (const row of rows) {
-    await client.query(`UPDATE ${s}.sessions SET attributes = $2::jsonb WHERE id = $1`, [row.id, toPgJson(JSON.parse(row.attributes))]);
+    await client.query(`UPDATE ${s}.sessions SET attributes = $2::jsonb WHERE id = $1`, [
+      row.id,
+      toPgJson(JSON.parse(row.attributes)),
+    ]);
   }
 }
 
@@ -268,7 +276,11 @@ function acquireLeaseFunction(s: string): string {
  * processes starting together migrate once. Idempotent. A schema at a later version →
  * `SessionStoreError` naming both versions, nothing changed.
  */
-export async function migrate(client: pg.PoolClient | pg.Client, schema: string, target = POSTGRES_SCHEMA_VERSION): Promise<void> {
+export async function migrate(
+  client: pg.PoolClient | pg.Client,
+  schema: string,
+  target = POSTGRES_SCHEMA_VERSION,
+): Promise<void> {
   const s = quoteIdent(schema);
   await client.query("BEGIN");
   try {

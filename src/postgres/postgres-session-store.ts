@@ -76,7 +76,8 @@ interface ApprovalRow {
   body: ApprovalRecord;
 }
 
-const SESSION_COLUMNS = "id, agent_id, scope, name, pinned_at, created_at, updated_at, last_snippet, attributes::text AS attributes";
+const SESSION_COLUMNS =
+  "id, agent_id, scope, name, pinned_at, created_at, updated_at, last_snippet, attributes::text AS attributes";
 const NOW = "date_trunc('milliseconds', clock_timestamp())";
 
 /**
@@ -125,10 +126,13 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   readonly #guarded = new WeakSet<pg.PoolClient>();
 
   constructor(options: PostgresSessionStoreOptions) {
-    if (typeof options !== "object" || options === null) throw new InvalidArgumentError("PostgresSessionStore: pass { connectionString } or { pool }");
+    if (typeof options !== "object" || options === null)
+      throw new InvalidArgumentError("PostgresSessionStore: pass { connectionString } or { pool }");
     const schema = options.schema ?? "agentry";
     if (typeof schema !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-      throw new InvalidArgumentError("PostgresSessionStore: schema must be letters, digits and _ (at most 63, not starting with a digit)");
+      throw new InvalidArgumentError(
+        "PostgresSessionStore: schema must be letters, digits and _ (at most 63, not starting with a digit)",
+      );
     }
     this.schema = schema;
     this.#s = quoteIdent(schema);
@@ -139,7 +143,11 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       const { connectionString } = options as { connectionString?: unknown };
       if (typeof connectionString !== "string" || connectionString === "")
         throw new InvalidArgumentError("PostgresSessionStore: connectionString must be a non-empty string");
-      this.pool = new pg.Pool({ connectionString, connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000, max: options.max ?? 10 });
+      this.pool = new pg.Pool({
+        connectionString,
+        connectionTimeoutMillis: options.connectionTimeoutMillis ?? 10_000,
+        max: options.max ?? 10,
+      });
       // An idle connection the server dropped must not crash the process; the pool replaces it.
       this.pool.on("error", () => undefined);
       this.#owned = true;
@@ -153,16 +161,27 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       `INSERT INTO ${this.#s}.sessions (id, agent_id, scope, name, attributes, created_at, updated_at, touch)
        SELECT $1, $2, $3, $4, $5::jsonb, t, t, nextval('${this.#s}.touch_seq') FROM (SELECT ${NOW} AS t) now
        ON CONFLICT (id) DO NOTHING RETURNING created_at`,
-      [t(summary.sessionId), t(summary.agentId), toPgTextOrNull(summary.scope), toPgTextOrNull(summary.name), jsonOrNull(summary.attributes)],
+      [
+        t(summary.sessionId),
+        t(summary.agentId),
+        toPgTextOrNull(summary.scope),
+        toPgTextOrNull(summary.name),
+        jsonOrNull(summary.attributes),
+      ],
     );
-    if (rows.length === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
+    if (rows.length === 0)
+      throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
     summary.createdAt = summary.updatedAt = rows[0]!.created_at.toISOString();
     return summary;
   }
 
   async getSession(sessionId: string): Promise<SessionSummary | undefined> {
     checkSessionId(sessionId);
-    const { rows } = await this.#query<SessionRow>("getSession", `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1`, [t(sessionId)]);
+    const { rows } = await this.#query<SessionRow>(
+      "getSession",
+      `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1`,
+      [t(sessionId)],
+    );
     return rows[0] && summaryOf(rows[0]);
   }
 
@@ -184,13 +203,22 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   async updateSession(sessionId: string, patch: SessionPatch): Promise<SessionSummary> {
     checkSessionId(sessionId);
     return this.#transaction("updateSession", async (client) => {
-      const { rows } = await client.query<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`, [t(sessionId)]);
+      const { rows } = await client.query<SessionRow>(
+        `SELECT ${SESSION_COLUMNS} FROM ${this.#s}.sessions WHERE id = $1 FOR UPDATE`,
+        [t(sessionId)],
+      );
       if (rows[0] === undefined) throw sessionNotFound(sessionId);
       const summary = patchSessionSummary(summaryOf(rows[0]), patch);
       const updated = await client.query<{ updated_at: Date }>(
         `UPDATE ${this.#s}.sessions SET name = $2, pinned_at = $3, attributes = $4::jsonb, last_snippet = $5,
            updated_at = ${NOW}, touch = nextval('${this.#s}.touch_seq') WHERE id = $1 RETURNING updated_at`,
-        [t(sessionId), toPgTextOrNull(summary.name), toPgTextOrNull(summary.pinnedAt), jsonOrNull(summary.attributes), toPgTextOrNull(summary.lastSnippet)],
+        [
+          t(sessionId),
+          toPgTextOrNull(summary.name),
+          toPgTextOrNull(summary.pinnedAt),
+          jsonOrNull(summary.attributes),
+          toPgTextOrNull(summary.lastSnippet),
+        ],
       );
       summary.updatedAt = updated.rows[0]!.updated_at.toISOString();
       return summary;
@@ -207,7 +235,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     checkNewRecords(records);
     checkSessionId(sessionId);
     const { leaseToken } = options ?? {};
-    if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken)) throw new InvalidArgumentError("append: leaseToken must be an integer");
+    if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken))
+      throw new InvalidArgumentError("append: leaseToken must be an integer");
     const parts = appendParts(records);
     const columns = [parts.ids, parts.idJson, parts.frames, parts.kinds, parts.rest];
     const indexColumns = [parts.requests, parts.decided];
@@ -241,7 +270,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     checkSessionId(sessionId);
     const { frame } = options;
     const params: unknown[] = [t(sessionId), options.afterSeq ?? 0];
-    const frameSql = frame === undefined ? "" : frame === null ? " AND frame IS NULL" : ` AND frame = $${params.push(t(frame))}`;
+    const frameSql =
+      frame === undefined ? "" : frame === null ? " AND frame IS NULL" : ` AND frame = $${params.push(t(frame))}`;
     const resetSql = options.sinceLastReset
       ? `GREATEST($2, COALESCE((SELECT max(seq) FROM ${this.#s}.records WHERE session_id = $1 AND kind = 'reset'${frameSql}), 0))`
       : "$2";
@@ -274,11 +304,16 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const ticket = options.ticket;
     if (ticket !== undefined && (typeof ticket !== "string" || ticket === ""))
       throw new InvalidArgumentError("acquireLease: ticket must be a non-empty string when set");
-    const { rows } = await this.#query<{ status: "granted" | "busy" | "not_found"; lease_token: string; lease_expires_at: Date }>(
-      "acquireLease",
-      `SELECT status, lease_token, lease_expires_at FROM ${this.#s}.acquire_lease($1, $2, $3, $4)`,
-      [t(sessionId), t(owner), ttlMs, ticket === undefined ? null : t(ticket)],
-    );
+    const { rows } = await this.#query<{
+      status: "granted" | "busy" | "not_found";
+      lease_token: string;
+      lease_expires_at: Date;
+    }>("acquireLease", `SELECT status, lease_token, lease_expires_at FROM ${this.#s}.acquire_lease($1, $2, $3, $4)`, [
+      t(sessionId),
+      t(owner),
+      ttlMs,
+      ticket === undefined ? null : t(ticket),
+    ]);
     const result = rows[0]!;
     if (result.status === "not_found") throw sessionNotFound(sessionId);
     return result.status === "granted" ? leaseOf(result) : undefined;
@@ -300,12 +335,21 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   async releaseLease(sessionId: string, token: number): Promise<void> {
     checkSessionId(sessionId);
     if (!Number.isSafeInteger(token)) throw new InvalidArgumentError("releaseLease: token must be an integer");
-    await this.#query("releaseLease", `UPDATE ${this.#s}.sessions SET lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`, [t(sessionId), token]);
+    await this.#query(
+      "releaseLease",
+      `UPDATE ${this.#s}.sessions SET lease_expires_at = NULL WHERE id = $1 AND lease_token = $2`,
+      [t(sessionId), token],
+    );
   }
 
   async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
-    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
-    const { rows } = await this.#query<ApprovalRow>("findApproval", `SELECT * FROM ${this.#s}.approvals WHERE request_id = $1`, [t(requestId)]);
+    if (typeof requestId !== "string" || requestId === "")
+      throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
+    const { rows } = await this.#query<ApprovalRow>(
+      "findApproval",
+      `SELECT * FROM ${this.#s}.approvals WHERE request_id = $1`,
+      [t(requestId)],
+    );
     return rows[0] && approvalOf(rows[0]);
   }
 
@@ -359,11 +403,17 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       }
       return client;
     } catch (error) {
-      throw new SessionStoreError(`PostgresSessionStore: cannot connect to the database: ${messageOf(error)}`, { cause: error });
+      throw new SessionStoreError(`PostgresSessionStore: cannot connect to the database: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
   }
 
-  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(operation: string, sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    operation: string,
+    sql: string,
+    params: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     await this.#migrated();
     const client = await this.#connect();
     try {
@@ -403,14 +453,18 @@ function messageOf(error: unknown): string {
   const base = (error as Error)?.message || (error as { code?: string })?.code || String(error);
   // AggregateError (every address refused) carries its reasons in `errors`.
   const inner = (error as { errors?: unknown[] })?.errors;
-  return Array.isArray(inner) && inner.length > 0 ? `${base} ${inner.map((e) => (e as Error)?.message).join("; ")}`.trim() : base;
+  return Array.isArray(inner) && inner.length > 0
+    ? `${base} ${inner.map((e) => (e as Error)?.message).join("; ")}`.trim()
+    : base;
 }
 
 function checkLeaseOptions(options: { owner: string; ttlMs: number }): { owner: string; ttlMs: number } {
   const owner = options?.owner;
   const ttlMs = options?.ttlMs;
-  if (typeof owner !== "string" || owner === "") throw new InvalidArgumentError("lease: owner must be a non-empty string");
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new InvalidArgumentError("lease: ttlMs must be a positive number");
+  if (typeof owner !== "string" || owner === "")
+    throw new InvalidArgumentError("lease: owner must be a non-empty string");
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new InvalidArgumentError("lease: ttlMs must be a positive number");
   return { owner, ttlMs };
 }
 
@@ -427,7 +481,9 @@ function toJson(record: object, index: number): string {
   try {
     return JSON.stringify(record);
   } catch (error) {
-    throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, { cause: error });
+    throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, {
+      cause: error,
+    });
   }
 }
 
@@ -457,7 +513,16 @@ interface AppendParts {
 }
 
 function appendParts(records: NewRecord[]): AppendParts {
-  const parts: AppendParts = { ids: [], idJson: [], frames: [], kinds: [], rest: [], requests: [], decided: [], first: new Map() };
+  const parts: AppendParts = {
+    ids: [],
+    idJson: [],
+    frames: [],
+    kinds: [],
+    rest: [],
+    requests: [],
+    decided: [],
+    first: new Map(),
+  };
   records.forEach((record, index) => {
     if (parts.first.has(record.id)) return;
     parts.first.set(record.id, parts.ids.length);
@@ -469,7 +534,8 @@ function appendParts(records: NewRecord[]): AppendParts {
     parts.kinds.push(record.kind);
     const json = toJson({ frame, ...rest }, index);
     // A `toJSON` among the record's fields could make it anything but an object.
-    if (!json.startsWith("{")) throw new InvalidArgumentError(`append: records[${index}] is not a plain JSON object (nothing was stored)`);
+    if (!json.startsWith("{"))
+      throw new InvalidArgumentError(`append: records[${index}] is not a plain JSON object (nothing was stored)`);
     parts.rest.push(json.slice(1));
     parts.requests.push(record.kind === "approval" ? t(record.request.requestId) : null);
     parts.decided.push(record.kind === "approval" && record.decision !== undefined);

@@ -20,16 +20,21 @@ const JSON_CONTROL = /\\u000[01]/i;
 
 /** `text` as stored in a text column (see the module comment). */
 export function toPgText(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? text.replace(TO_ESCAPE, (char) => (char === "\u0000" ? `${ESCAPE}0` : `${ESCAPE}1`)) : text;
+  return NEEDS_ESCAPE.test(text)
+    ? text.replace(TO_ESCAPE, (char) => (char === "\u0000" ? `${ESCAPE}0` : `${ESCAPE}1`))
+    : text;
 }
 
 /** A text column's value as written (the inverse of {@link toPgText}). */
 export function fromPgText(stored: string): string {
-  return stored.includes(ESCAPE) ? stored.replace(ESCAPED, (_, digit: string) => (digit === "0" ? "\u0000" : ESCAPE)) : stored;
+  return stored.includes(ESCAPE)
+    ? stored.replace(ESCAPED, (_, digit: string) => (digit === "0" ? "\u0000" : ESCAPE))
+    : stored;
 }
 
 /** `toPgText` of a nullable column value. */
-export const toPgTextOrNull = (text: string | null | undefined): string | null => (text === undefined || text === null ? null : toPgText(text));
+export const toPgTextOrNull = (text: string | null | undefined): string | null =>
+  text === undefined || text === null ? null : toPgText(text);
 
 /** `fromPgText` of a nullable column value. */
 export const fromPgTextOrNull = (stored: string | null): string | null => (stored === null ? null : fromPgText(stored));

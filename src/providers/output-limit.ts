@@ -26,7 +26,8 @@ export interface OutputLimit {
  */
 export function createOutputLimit(init: { provider: string; maxOutputTokens: number | undefined }): OutputLimit {
   const { maxOutputTokens } = init;
-  if (typeof maxOutputTokens !== "number" || !(maxOutputTokens > 0) || !Number.isFinite(maxOutputTokens)) return { add: () => undefined };
+  if (typeof maxOutputTokens !== "number" || !(maxOutputTokens > 0) || !Number.isFinite(maxOutputTokens))
+    return { add: () => undefined };
   const limit = maxOutputTokens * MAX_CHARS_PER_OUTPUT_TOKEN + SLACK_CHARS;
   let total = 0;
   return {

@@ -53,7 +53,8 @@ function requestToolNames(request: ModelRequest): string[] {
   const names = request.tools.map((tool) => tool.name);
   for (const message of request.messages) {
     if (message.role === "user") continue;
-    for (const part of message.content) if (part.type === "tool_call" || part.type === "tool_result") names.push(part.name);
+    for (const part of message.content)
+      if (part.type === "tool_call" || part.type === "tool_result") names.push(part.name);
   }
   return names;
 }
@@ -65,12 +66,21 @@ export function mapRequestToolNames(request: ModelRequest): { request: ModelRequ
   const map = createToolNameMap(names);
   const messages = request.messages.map((message): Message => {
     if (message.role === "assistant") {
-      return { ...message, content: message.content.map((part) => (part.type === "tool_call" ? { ...part, name: map.toVendor(part.name) } : part)) };
+      return {
+        ...message,
+        content: message.content.map((part) =>
+          part.type === "tool_call" ? { ...part, name: map.toVendor(part.name) } : part,
+        ),
+      };
     }
-    if (message.role === "tool") return { ...message, content: message.content.map((part) => ({ ...part, name: map.toVendor(part.name) })) };
+    if (message.role === "tool")
+      return { ...message, content: message.content.map((part) => ({ ...part, name: map.toVendor(part.name) })) };
     return message;
   });
-  return { request: { ...request, messages, tools: request.tools.map((tool) => ({ ...tool, name: map.toVendor(tool.name) })) }, names: map };
+  return {
+    request: { ...request, messages, tools: request.tools.map((tool) => ({ ...tool, name: map.toVendor(tool.name) })) },
+    names: map,
+  };
 }
 
 /** A model event with a vendor tool name mapped back to the Agentry name. */

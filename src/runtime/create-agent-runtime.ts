@@ -53,14 +53,18 @@ const FOREGROUND_CANDIDATES = 64;
  * processed one at a time in arrival order; different sessions run concurrently.
  *
  * @example
- * const runtime = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { openai: openai() }, defaultModel: "gpt-4.1-mini" });
+ * const runtime = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { openai: openai() },
+ * defaultModel: "gpt-4.1-mini" });
  * const result = await runtime.send({ agentId: "todo", content: "Add milk" });
  */
 export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOptions<C>): AgentRuntime<C> {
   // The context's type parameter only types what the host writes and reads; inside it is JSON.
   checkOptions(typedOptions as AgentRuntimeOptions);
   // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
-  const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store: guardStore(typedOptions.store) };
+  const options: AgentRuntimeOptions = {
+    ...(typedOptions as AgentRuntimeOptions),
+    store: guardStore(typedOptions.store),
+  };
   // Built in one step: the context's turn hooks call the session turns made right after it from it.
   const runtime = createContext(options, {
     runTurn: (request) => turns.enqueue(request),
@@ -80,7 +84,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     registry,
     // The result's `structured` is what the loop validated against the same schema.
     send: (input) => admitSend(runtime, input, () => undefined) as Promise<TurnResult<never>>,
-    stream: (input) => eventStream((push) => admitSend(runtime, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
+    stream: (input) =>
+      eventStream((push) => admitSend(runtime, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(runtime, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
@@ -146,12 +151,15 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         current.controller.abort(new Error(reason));
       },
       // In the session's queue: the stopped turn (and any queued before) has ended first.
-      deleteSession: (sessionId) => runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
+      deleteSession: (sessionId) =>
+        runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
       publish: (session, event) => runtime.publish(session, event),
     }),
     async close() {
       runtime.closed = true;
-      runtime.pendingQueue.rejectAll(new InvalidArgumentError("The runtime closed while the message waited for a pending decision"));
+      runtime.pendingQueue.rejectAll(
+        new InvalidArgumentError("The runtime closed while the message waited for a pending decision"),
+      );
       await runtime.inbox.drain();
     },
   };
@@ -187,21 +195,31 @@ function checkOptions(options: AgentRuntimeOptions): void {
   if (!options?.store || typeof options.store.append !== "function") problems.push("store is required");
   if (!options?.providers || typeof options.providers !== "object") problems.push("providers is required");
   const cacheSize = options?.sessionCacheSize;
-  if (cacheSize !== undefined && !(Number.isInteger(cacheSize) && cacheSize >= 0)) problems.push("sessionCacheSize must be a whole number, 0 or more");
+  if (cacheSize !== undefined && !(Number.isInteger(cacheSize) && cacheSize >= 0))
+    problems.push("sessionCacheSize must be a whole number, 0 or more");
   const backlog = options?.maxStreamBacklog;
-  if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1)) problems.push("maxStreamBacklog must be a whole number above 0");
+  if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1))
+    problems.push("maxStreamBacklog must be a whole number above 0");
   for (const key of ["leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
     const value = options?.[key];
-    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && (key === "maxBackgroundAgents" || key === "maxAgentHops" || value > 0))) {
+    if (
+      value !== undefined &&
+      !(Number.isInteger(value) && value >= 0 && (key === "maxBackgroundAgents" || key === "maxAgentHops" || value > 0))
+    ) {
       problems.push(`${key} must be a whole number${key.startsWith("lease") ? " above 0" : ", 0 or more"}`);
     }
   }
-  if (options?.onError !== undefined && typeof options.onError !== "function") problems.push("onError must be a function");
-  if (options?.registry && typeof options.registry.get === "function") problems.push(...externalHandlerProblems(options.registry, options.external));
+  if (options?.onError !== undefined && typeof options.onError !== "function")
+    problems.push("onError must be a function");
+  if (options?.registry && typeof options.registry.get === "function")
+    problems.push(...externalHandlerProblems(options.registry, options.external));
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
 }
 
-/** What the context hands to the session turns (made after it, from it): queuing a turn, looking at a session's queued messages. */
+/**
+ * What the context hands to the session turns (made after it, from it): queuing a turn, looking at a session's queued
+ * messages.
+ */
 interface TurnHooks {
   runTurn: RuntimeContext["runTurn"];
   checkQueue: (sessionId: string) => void;
@@ -221,8 +239,12 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
       // onError must not throw; what it throws has nowhere left to go.
     }
   };
-  /** Emits `event` to the listeners; a listener that throws is reported and never breaks the caller or the listeners after it. */
-  const emit = (event: RuntimeEvent) => emitIsolated(events, "event", event, (error) => tell(error, "listener_failed", event.sessionId));
+  /**
+   * Emits `event` to the listeners; a listener that throws is reported and never breaks the caller or the listeners
+   * after it.
+   */
+  const emit = (event: RuntimeEvent) =>
+    emitIsolated(events, "event", event, (error) => tell(error, "listener_failed", event.sessionId));
   const publish = (session: SessionSummary, event: LoopEvent) => {
     const { sessionId, agentId } = session;
     emit(labelSessionEvent({ ...event, sessionId, agentId, runId: "", seq: ++seq, ts: Date.now() }, session));
@@ -266,10 +288,17 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
       }),
     record: (session, message) =>
       runtime.withSession(session.sessionId, async (lease) => {
-        await appendRecords(store, session.sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }], lease.token);
+        await appendRecords(
+          store,
+          session.sessionId,
+          [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }],
+          lease.token,
+        );
       }),
     async foregroundSession(scope, except, accept) {
-      const sessions = await storeCall("listSessions", () => store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES }));
+      const sessions = await storeCall("listSessions", () =>
+        store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES }),
+      );
       return sessions.find((s) => {
         if (isBackground(s) || s.sessionId === except) return false;
         const agent = registry.get(s.agentId);
@@ -282,7 +311,13 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
     report(code, error, session) {
       tell(error, code, session?.sessionId);
       if (session)
-        publish(session, { type: "warning", code, message: `${code}: ${error instanceof Error ? error.message : String(error)}`, depth: 0, parentId: null });
+        publish(session, {
+          type: "warning",
+          code,
+          message: `${code}: ${error instanceof Error ? error.message : String(error)}`,
+          depth: 0,
+          parentId: null,
+        });
     },
     onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
     onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),

@@ -35,24 +35,42 @@ export function createBoundedValidator(schema: unknown, options: BoundedValidato
       return { ok: false, message: `${subject} is not plain JSON (or nests too deep)` };
     }
     if (bytes > options.maxValueBytes)
-      return { ok: false, message: `${subject} is ${bytes} bytes of JSON; at most ${options.maxValueBytes} are allowed: make it smaller` };
+      return {
+        ok: false,
+        message: `${subject} is ${bytes} bytes of JSON; at most ${options.maxValueBytes} are allowed: make it smaller`,
+      };
     if (compiled.usesUniqueItems) {
       const longest = longestArray(value);
-      if (longest > L.maxUniqueItems) return { ok: false, message: `an array has ${longest} items; uniqueItems is checked on at most ${L.maxUniqueItems}` };
+      if (longest > L.maxUniqueItems)
+        return {
+          ok: false,
+          message: `an array has ${longest} items; uniqueItems is checked on at most ${L.maxUniqueItems}`,
+        };
     }
     const inputs = walkSchema(compiled.schema, value, resolve, L.maxValidationSteps);
-    if (!inputs) return { ok: false, message: `${subject} is too large to check against this schema (over ${L.maxValidationSteps} steps): make it smaller` };
+    if (!inputs)
+      return {
+        ok: false,
+        message: `${subject} is too large to check against this schema (over ${L.maxValidationSteps} steps): make it smaller`,
+      };
     let validator = plain;
     const failed = new Set<string>();
     if (compiled.patterns.values.size > 0) {
       const decided = decidePatterns(compiled.schema, compiled.patterns, inputs, { steps: L.maxRegexSteps }, failed);
-      if (decided === undefined) return { ok: false, message: `${subject}'s strings are too long to check against the schema's patterns: shorten them` };
+      if (decided === undefined)
+        return {
+          ok: false,
+          message: `${subject}'s strings are too long to check against the schema's patterns: shorten them`,
+        };
       validator = new Validator(decided as JsonSchema, draft, false);
     }
     try {
       return validationMessage(validator.validate(value), value, failed);
     } catch (error) {
-      return { ok: false, message: `${subject} cannot be checked against this schema (${error instanceof Error ? error.message : String(error)})` };
+      return {
+        ok: false,
+        message: `${subject} cannot be checked against this schema (${error instanceof Error ? error.message : String(error)})`,
+      };
     }
   };
 }

@@ -60,7 +60,9 @@ export function resolveLocalRef(root: JsonSchema, node: JsonSchema): unknown {
   const match = typeof node.$ref === "string" ? REF.exec(node.$ref) : null;
   if (!match) return undefined;
   const defs = root[match[1]!];
-  return typeof defs === "object" && defs !== null && Object.hasOwn(defs, match[2]!) ? (defs as JsonSchema)[match[2]!] : undefined;
+  return typeof defs === "object" && defs !== null && Object.hasOwn(defs, match[2]!)
+    ? (defs as JsonSchema)[match[2]!]
+    : undefined;
 }
 
 /**
@@ -72,14 +74,18 @@ export function resolveLocalRef(root: JsonSchema, node: JsonSchema): unknown {
  */
 export function compileBoundedSchema(root: unknown, limits: SchemaLimits): BoundedSchema {
   const L = limits;
-  if (typeof root !== "object" || root === null || Array.isArray(root)) throw new SchemaLimitError("the schema must be a JSON object");
+  if (typeof root !== "object" || root === null || Array.isArray(root))
+    throw new SchemaLimitError("the schema must be a JSON object");
   let bytes: number;
   try {
     bytes = jsonBytes(root);
   } catch {
     throw new SchemaLimitError("the schema must be plain JSON");
   }
-  if (bytes > L.maxSchemaBytes) throw new SchemaLimitError(`the schema is ${bytes} bytes; at most ${L.maxSchemaBytes} are allowed: make it smaller`);
+  if (bytes > L.maxSchemaBytes)
+    throw new SchemaLimitError(
+      `the schema is ${bytes} bytes; at most ${L.maxSchemaBytes} are allowed: make it smaller`,
+    );
   const rootObject = root as JsonSchema;
   const patterns: CompiledPatterns = { values: new Map(), keys: new Map() };
   let usesUniqueItems = false;
@@ -99,7 +105,8 @@ export function compileBoundedSchema(root: unknown, limits: SchemaLimits): Bound
     for (const [key, value] of Object.entries(node)) {
       const at = `${path}/${key}`;
       if (key === "__proto__") throw new SchemaLimitError(`${at}: "__proto__" is not allowed as a keyword`);
-      if (Object.hasOwn(FORBIDDEN, key) && (key !== "id" || typeof value === "string")) throw new SchemaLimitError(`${at}: ${FORBIDDEN[key]}`);
+      if (Object.hasOwn(FORBIDDEN, key) && (key !== "id" || typeof value === "string"))
+        throw new SchemaLimitError(`${at}: ${FORBIDDEN[key]}`);
       if (key === "format") continue;
       if (key === "$ref") {
         if (typeof value !== "string" || !REF.test(value)) {
@@ -112,9 +119,11 @@ export function compileBoundedSchema(root: unknown, limits: SchemaLimits): Bound
         out[key] = value;
       } else if (key === "pattern") {
         if (typeof value !== "string") throw new SchemaLimitError(`${at}: must be a string`);
-        if (value.length > L.maxPatternLength) throw new SchemaLimitError(`${at}: patterns may be at most ${L.maxPatternLength} characters`);
+        if (value.length > L.maxPatternLength)
+          throw new SchemaLimitError(`${at}: patterns may be at most ${L.maxPatternLength} characters`);
         if (!patterns.values.has(value)) {
-          if (patterns.values.size >= L.maxPatterns) throw new SchemaLimitError(`${at}: at most ${L.maxPatterns} different patterns are allowed`);
+          if (patterns.values.size >= L.maxPatterns)
+            throw new SchemaLimitError(`${at}: at most ${L.maxPatterns} different patterns are allowed`);
           patterns.values.set(value, compilePattern(value, at));
         }
         out[key] = value;
@@ -122,7 +131,9 @@ export function compileBoundedSchema(root: unknown, limits: SchemaLimits): Bound
         const types = Array.isArray(value) ? (value as unknown[]) : [value];
         const bad = types.find((t) => typeof t !== "string" || !TYPES.has(t));
         if (bad !== undefined || types.length === 0)
-          throw new SchemaLimitError(`${at}: must be one of ${[...TYPES].join(", ")} (or an array of them), got ${JSON.stringify(bad ?? value).slice(0, 40)}`);
+          throw new SchemaLimitError(
+            `${at}: must be one of ${[...TYPES].join(", ")} (or an array of them), got ${JSON.stringify(bad ?? value).slice(0, 40)}`,
+          );
         out[key] = value;
       } else if (key === "uniqueItems") {
         usesUniqueItems ||= value === true;
@@ -132,7 +143,8 @@ export function compileBoundedSchema(root: unknown, limits: SchemaLimits): Bound
       } else if (SINGLE_SCHEMA.has(key)) {
         out[key] = visit(value, at, depth + 1, owner);
       } else if (SCHEMA_MAP.has(key)) {
-        if (typeof value !== "object" || value === null || Array.isArray(value)) throw new SchemaLimitError(`${at}: must be an object`);
+        if (typeof value !== "object" || value === null || Array.isArray(value))
+          throw new SchemaLimitError(`${at}: must be an object`);
         const map: JsonSchema = {};
         for (const [name, sub] of Object.entries(value)) {
           if (name === "__proto__") throw new SchemaLimitError(`${at}: "__proto__" is not allowed as a name`);
@@ -169,13 +181,17 @@ function checkExpansion(refsOf: Map<string, string[]>, ownNodes: Map<string, num
   const size = (owner: string): number => {
     if (state.get(owner) === "done") return expanded.get(owner)!;
     if (state.get(owner) === "open")
-      throw new SchemaLimitError(`"${owner}" refers back to itself through $ref: recursive schemas are not allowed; write the nesting out to a fixed depth`);
+      throw new SchemaLimitError(
+        `"${owner}" refers back to itself through $ref: recursive schemas are not allowed; write the nesting out to a fixed depth`,
+      );
     state.set(owner, "open");
     let total = ownNodes.get(owner) ?? 0;
     for (const ref of refsOf.get(owner) ?? []) {
       total += size(ref);
       if (total > maxExpandedNodes)
-        throw new SchemaLimitError(`the schema has more than ${maxExpandedNodes} subschemas once its $refs are inlined: make it smaller`);
+        throw new SchemaLimitError(
+          `the schema has more than ${maxExpandedNodes} subschemas once its $refs are inlined: make it smaller`,
+        );
     }
     state.set(owner, "done");
     expanded.set(owner, total);

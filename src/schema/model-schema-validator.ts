@@ -45,5 +45,9 @@ export interface ModelSchemaValidatorOptions {
  * Throws `SchemaLimitError` with a message the model can act on when the schema breaks a rule.
  */
 export function createModelSchemaValidator(schema: unknown, options: ModelSchemaValidatorOptions): ValueValidator {
-  return createBoundedValidator(schema, { limits: MODEL_SCHEMA_LIMITS, maxValueBytes: options.maxValueBytes, subject: "the result" });
+  return createBoundedValidator(schema, {
+    limits: MODEL_SCHEMA_LIMITS,
+    maxValueBytes: options.maxValueBytes,
+    subject: "the result",
+  });
 }

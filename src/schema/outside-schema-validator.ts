@@ -28,6 +28,9 @@ export interface OutsideSchemaValidatorOptions {
  * never throws for a value.
  */
 export function createOutsideSchemaValidator(schema: unknown, options: OutsideSchemaValidatorOptions): ValueValidator {
-  const limits = { ...OUTSIDE_SCHEMA_LIMITS, maxSchemaBytes: options.maxSchemaBytes ?? OUTSIDE_SCHEMA_LIMITS.maxSchemaBytes };
+  const limits = {
+    ...OUTSIDE_SCHEMA_LIMITS,
+    maxSchemaBytes: options.maxSchemaBytes ?? OUTSIDE_SCHEMA_LIMITS.maxSchemaBytes,
+  };
   return createBoundedValidator(schema, { limits, maxValueBytes: options.maxValueBytes, subject: options.subject });
 }

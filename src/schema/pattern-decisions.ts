@@ -10,13 +10,18 @@ export interface CompiledPatterns {
   keys: Map<string, LinearRegex>;
 }
 
-/** What the patterns decided for one value: the strings failing each `pattern`, the names matching each `patternProperties` entry. */
+/**
+ * What the patterns decided for one value: the strings failing each `pattern`, the names matching each
+ * `patternProperties` entry.
+ */
 interface Decisions {
   failing: Map<string, string[]>;
   matching: Map<string, string[]>;
 }
 
-/** Compiles `source` for the linear-time engine; a pattern outside its subset is a {@link SchemaLimitError} naming `at`. */
+/**
+ * Compiles `source` for the linear-time engine; a pattern outside its subset is a {@link SchemaLimitError} naming `at`.
+ */
 export function compilePattern(source: string, at: string): LinearRegex {
   try {
     return compileLinearRegex(source);
@@ -33,7 +38,13 @@ export function compilePattern(source: string, at: string): LinearRegex {
  * entry becomes a `properties` entry for each matching name (merged with `allOf` where one exists),
  * which is exact for this value. `failed` collects the strings that failed a pattern.
  */
-export function decidePatterns(schema: unknown, patterns: CompiledPatterns, inputs: PatternInputs, budget: { steps: number }, failed: Set<string>): unknown {
+export function decidePatterns(
+  schema: unknown,
+  patterns: CompiledPatterns,
+  inputs: PatternInputs,
+  budget: { steps: number },
+  failed: Set<string>,
+): unknown {
   const decisions: Decisions = { failing: new Map(), matching: new Map() };
   for (const [source, texts] of inputs.values) {
     const regex = patterns.values.get(source);
@@ -75,7 +86,8 @@ export function withoutRegexKeywords(schema: unknown): unknown {
 
 /** `target[key] = value` that keeps a key named "__proto__" an own property (schemas are parsed JSON). */
 function setOwn(target: JsonSchema, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -92,16 +104,19 @@ function rewrite(node: unknown, decisions: Decisions, done: Map<object, unknown>
     else if (SINGLE_SCHEMA.has(key)) out[key] = again(value);
     else if (SCHEMA_MAP.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
       const map: JsonSchema = {};
-      for (const [name, sub] of Object.entries(value)) setOwn(map, name, key === "dependencies" && Array.isArray(sub) ? sub : again(sub));
+      for (const [name, sub] of Object.entries(value))
+        setOwn(map, name, key === "dependencies" && Array.isArray(sub) ? sub : again(sub));
       out[key] = map;
     } else setOwn(out, key, value);
   }
   const { pattern, patternProperties } = node as JsonSchema;
   const misses = typeof pattern === "string" ? decisions.failing.get(pattern) : undefined;
-  if (misses && misses.length > 0) out.allOf = [...(Array.isArray(out.allOf) ? (out.allOf as unknown[]) : []), { not: { enum: misses } }];
+  if (misses && misses.length > 0)
+    out.allOf = [...(Array.isArray(out.allOf) ? (out.allOf as unknown[]) : []), { not: { enum: misses } }];
   if (typeof patternProperties === "object" && patternProperties !== null) {
     const properties: JsonSchema = {};
-    for (const [name, sub] of Object.entries((out.properties as JsonSchema | undefined) ?? {})) setOwn(properties, name, sub);
+    for (const [name, sub] of Object.entries((out.properties as JsonSchema | undefined) ?? {}))
+      setOwn(properties, name, sub);
     for (const [source, sub] of Object.entries(patternProperties)) {
       for (const name of decisions.matching.get(source) ?? []) {
         const kept = Object.hasOwn(properties, name) ? properties[name] : undefined;

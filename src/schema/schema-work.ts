@@ -3,7 +3,9 @@ import type { JsonSchema } from "../contracts/json-schema.js";
 /** Finds the subschema a `$ref` node points to, or `undefined` when it cannot be followed. */
 export type RefResolver = (node: JsonSchema) => unknown;
 
-/** What a value asks of a schema's patterns: the strings each `pattern` and each `patternProperties` name is tested on. */
+/**
+ * What a value asks of a schema's patterns: the strings each `pattern` and each `patternProperties` name is tested on.
+ */
 export interface PatternInputs {
   /** `pattern` source → the strings it applies to. */
   values: Map<string, Set<string>>;
@@ -11,7 +13,8 @@ export interface PatternInputs {
   keys: Map<string, Set<string>>;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function add(map: Map<string, Set<string>>, source: string, text: string): void {
   let set = map.get(source);
@@ -27,7 +30,12 @@ function add(map: Map<string, Set<string>>, source: string, text: string): void 
  * that doubles at each level, a huge value or a `$ref` cycle that does not descend into the value
  * is refused before the validator runs. Iterative: deep values and schemas cannot overflow the stack.
  */
-export function walkSchema(schema: unknown, value: unknown, resolve: RefResolver, maxSteps: number): PatternInputs | undefined {
+export function walkSchema(
+  schema: unknown,
+  value: unknown,
+  resolve: RefResolver,
+  maxSteps: number,
+): PatternInputs | undefined {
   const inputs: PatternInputs = { values: new Map(), keys: new Map() };
   let steps = 0;
   const stack: [unknown, unknown][] = [[schema, value]];
@@ -59,7 +67,8 @@ export function walkSchema(schema: unknown, value: unknown, resolve: RefResolver
       steps += keys.length;
       if (steps > maxSteps) return undefined;
       if (isObject(node.properties))
-        for (const [name, sub] of Object.entries(node.properties)) if (Object.hasOwn(instance, name)) stack.push([sub, instance[name]]);
+        for (const [name, sub] of Object.entries(node.properties))
+          if (Object.hasOwn(instance, name)) stack.push([sub, instance[name]]);
       for (const key of ["additionalProperties", "unevaluatedProperties"])
         if (node[key] !== undefined) for (const name of keys) stack.push([node[key], instance[name]]);
       if (isObject(node.patternProperties)) {
@@ -73,7 +82,9 @@ export function walkSchema(schema: unknown, value: unknown, resolve: RefResolver
       if (node.propertyNames !== undefined) for (const name of keys) stack.push([node.propertyNames, name]);
       for (const key of ["dependentSchemas", "dependencies"]) {
         const map = node[key];
-        if (isObject(map)) for (const [name, sub] of Object.entries(map)) if (Object.hasOwn(instance, name) && !Array.isArray(sub)) same(sub);
+        if (isObject(map))
+          for (const [name, sub] of Object.entries(map))
+            if (Object.hasOwn(instance, name) && !Array.isArray(sub)) same(sub);
       }
     }
     if (steps > maxSteps) return undefined;

@@ -10,7 +10,10 @@ export function isZod4Schema(value: unknown): boolean {
 /** True for any zod schema, zod 3 or zod 4. */
 export function isZodSchema(value: unknown): value is AnyZodSchema {
   return (
-    typeof value === "object" && value !== null && typeof (value as { safeParse?: unknown }).safeParse === "function" && ("_zod" in value || "_def" in value)
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function" &&
+    ("_zod" in value || "_def" in value)
   );
 }
 

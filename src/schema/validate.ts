@@ -46,7 +46,11 @@ const pointerGet = (value: unknown, pointer: string): unknown => {
  * parent keyword failure first), at most eight, with `false` subschemas and decided patterns
  * (`failed`: strings that failed a pattern) described in words a model can act on.
  */
-export function validationMessage(result: { valid: boolean; errors: OutputUnit[] }, value: unknown, failed: Set<string>): ValidationResult {
+export function validationMessage(
+  result: { valid: boolean; errors: OutputUnit[] },
+  value: unknown,
+  failed: Set<string>,
+): ValidationResult {
   if (result.valid) return { ok: true, value };
   // An `allOf` failure is reported with its cause at the same place (a decided pattern is an `allOf` entry).
   const leaves = result.errors.filter(
@@ -54,7 +58,8 @@ export function validationMessage(result: { valid: boolean; errors: OutputUnit[]
       !result.errors.some(
         (other) =>
           other !== e &&
-          (other.instanceLocation.startsWith(e.instanceLocation + "/") || (e.keyword === "allOf" && other.instanceLocation === e.instanceLocation)),
+          (other.instanceLocation.startsWith(e.instanceLocation + "/") ||
+            (e.keyword === "allOf" && other.instanceLocation === e.instanceLocation)),
       ),
   );
   const shown = (leaves.length > 0 ? leaves : result.errors).slice(0, MAX_REPORTED);
@@ -66,7 +71,10 @@ export function validationMessage(result: { valid: boolean; errors: OutputUnit[]
     }
     return e.error;
   };
-  return { ok: false, message: shown.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${describe(e)}`).join("; ") };
+  return {
+    ok: false,
+    message: shown.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"}: ${describe(e)}`).join("; "),
+  };
 }
 
 /** Every `pattern` and `patternProperties` name of a (trusted) schema, compiled for the linear-time engine. */
@@ -85,8 +93,11 @@ function hostPatterns(schema: JsonSchema, onUnsupported: (node: JsonSchema, erro
       }
     }
     if (typeof patternProperties === "object" && patternProperties !== null)
-      for (const name of Object.keys(patternProperties)) patterns.keys.set(name, compilePattern(name, `${path}/patternProperties`));
-    forEachChildSchema(node as Record<string, unknown>, (child, key, name) => visit(child, `${path}/${key}${name === undefined ? "" : `/${name}`}`));
+      for (const name of Object.keys(patternProperties))
+        patterns.keys.set(name, compilePattern(name, `${path}/patternProperties`));
+    forEachChildSchema(node as Record<string, unknown>, (child, key, name) =>
+      visit(child, `${path}/${key}${name === undefined ? "" : `/${name}`}`),
+    );
   };
   visit(schema, "");
   return patterns;
@@ -126,12 +137,20 @@ function hostValidator(schema: JsonSchema, onUnsupported: (node: JsonSchema, err
   const L = HOST_SCHEMA_LIMITS;
   return (value) => {
     const inputs = walkSchema(schema, value, resolve, L.maxValidationSteps);
-    if (!inputs) return { ok: false, message: `the value is too large to check against this schema (over ${L.maxValidationSteps} steps): make it smaller` };
+    if (!inputs)
+      return {
+        ok: false,
+        message: `the value is too large to check against this schema (over ${L.maxValidationSteps} steps): make it smaller`,
+      };
     const failed = new Set<string>();
     let validator = plain;
     if (patterns.values.size > 0 || patterns.keys.size > 0) {
       const decided = decidePatterns(schema, patterns, inputs, { steps: L.maxRegexSteps }, failed);
-      if (decided === undefined) return { ok: false, message: "the value's strings are too long to check against the schema's patterns: shorten them" };
+      if (decided === undefined)
+        return {
+          ok: false,
+          message: "the value's strings are too long to check against the schema's patterns: shorten them",
+        };
       validator = new Validator(decided as JsonSchema, draft, false);
     }
     // Throws for a schema the validator cannot follow (a $ref to nothing): the host's mistake, reported by the caller.

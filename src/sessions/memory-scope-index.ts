@@ -21,7 +21,9 @@ export interface ScopeSlot<S> {
  */
 export class ScopeIndex<S> {
   readonly #slots = new Map<string | undefined, ScopeSlot<S>>();
-  /** Every scope name with a slot, sorted (code unit order: any lexicographic order keeps a prefix's names together). */
+  /**
+   * Every scope name with a slot, sorted (code unit order: any lexicographic order keeps a prefix's names together).
+   */
   readonly #names: string[] = [];
 
   /** Counts a new session of `scope` (`undefined` = unscoped) and returns the scope's slot. */
@@ -56,7 +58,11 @@ export class ScopeIndex<S> {
       case "prefix": {
         const slots: ScopeSlot<S>[] = [];
         const names = this.#names;
-        for (let index = lowerBound(names, filter.prefix); index < names.length && names[index]!.startsWith(filter.prefix); index++) {
+        for (
+          let index = lowerBound(names, filter.prefix);
+          index < names.length && names[index]!.startsWith(filter.prefix);
+          index++
+        ) {
           slots.push(this.#slots.get(names[index])!);
         }
         return slots;

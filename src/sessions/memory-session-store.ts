@@ -74,7 +74,8 @@ interface ApprovalEntry {
  * @example
  * const store = new MemorySessionStore();
  * const session = await store.createSession({ agentId: "todo" });
- * await store.append(session.sessionId, [{ id: "m1", kind: "message", frame: null, message: { role: "user", content: "hi" } }]);
+ * await store.append(session.sessionId, [{ id: "m1", kind: "message", frame: null, message: { role: "user", content:
+ * "hi" } }]);
  */
 export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexStore {
   readonly #sessions = new Map<string, MemorySession>();
@@ -98,7 +99,13 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     if (this.#sessions.has(summary.sessionId)) {
       throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
     }
-    const session: MemorySession = { summary, records: [], touched: -1, slot: this.#scopes.enter(summary.scope), slotTouched: -1 };
+    const session: MemorySession = {
+      summary,
+      records: [],
+      touched: -1,
+      slot: this.#scopes.enter(summary.scope),
+      slotTouched: -1,
+    };
     this.#sessions.set(summary.sessionId, session);
     this.#log(session);
     return copyPlainJson(summary);
@@ -117,7 +124,10 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     const slots = this.#scopes.select(checked.scope);
     // The store's own log when most sessions match (walked newest first, it stops at `limit`).
     const matching = slots?.reduce((sum, slot) => sum + slot.size, 0) ?? this.#sessions.size;
-    const listed = slots === undefined || matching * 2 > this.#sessions.size ? this.#walk(this.#order, checked, false) : this.#fromSlots(slots, checked);
+    const listed =
+      slots === undefined || matching * 2 > this.#sessions.size
+        ? this.#walk(this.#order, checked, false)
+        : this.#fromSlots(slots, checked);
     return listed.map((session) => copyPlainJson(session.summary));
   }
 
@@ -146,7 +156,10 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
       let kept = this.#find(session, record.id) ?? fresh.get(record.id);
       if (kept === undefined) {
         at ??= this.#clock.tick().iso;
-        kept = toPlainJson(stampRecord(record, session.records.length + fresh.size + 1, at), `append: records[${index}]`);
+        kept = toPlainJson(
+          stampRecord(record, session.records.length + fresh.size + 1, at),
+          `append: records[${index}]`,
+        );
         // Share strings the caller and the batch already hold instead of keeping parsed copies.
         kept.id = record.id;
         kept.at = at;
@@ -193,7 +206,8 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
   }
 
   async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
-    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
+    if (typeof requestId !== "string" || requestId === "")
+      throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
     const entry = this.#approvals.get(requestId);
     if (entry === undefined || !this.#exists(entry.session)) return undefined;
     return indexed(entry.session, entry.request, entry.decided);
@@ -235,7 +249,8 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
           session.slot.pending.add(requestId);
         }
       } else {
-        if (entry === undefined) this.#approvals.set(requestId, { session, request: record, decided: true, ord: this.#approvalOrder++ });
+        if (entry === undefined)
+          this.#approvals.set(requestId, { session, request: record, decided: true, ord: this.#approvalOrder++ });
         else entry.decided = true;
         this.#pending.delete(requestId);
         (entry?.session ?? session).slot.pending.delete(requestId);
@@ -313,9 +328,15 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
     slot.order.push(session);
   }
 
-  /** Whether the entry at `index` of the touch log (or of its scope's) is that session's latest, and the session still exists. */
+  /**
+   * Whether the entry at `index` of the touch log (or of its scope's) is that session's latest, and the session still
+   * exists.
+   */
   #live(session: MemorySession, index: number, inSlot = false): boolean {
-    return (inSlot ? session.slotTouched : session.touched) === index && this.#sessions.get(session.summary.sessionId) === session;
+    return (
+      (inSlot ? session.slotTouched : session.touched) === index &&
+      this.#sessions.get(session.summary.sessionId) === session
+    );
   }
 
   /** The live sessions of a touch log that match `query`, newest first, up to its limit. */
@@ -338,5 +359,12 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
 
 function indexed(session: MemorySession, request: ApprovalRecord, decided: boolean): IndexedApproval {
   const { sessionId, agentId, scope } = session.summary;
-  return { requestId: request.request.requestId, sessionId, agentId, ...(scope !== undefined && { scope }), request: copyPlainJson(request), decided };
+  return {
+    requestId: request.request.requestId,
+    sessionId,
+    agentId,
+    ...(scope !== undefined && { scope }),
+    request: copyPlainJson(request),
+    decided,
+  };
 }

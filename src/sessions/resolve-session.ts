@@ -46,13 +46,16 @@ export async function resolveSession(
   selector: SessionSelector = "latest-or-create",
   options: ResolveSessionOptions = {},
 ): Promise<ResolveSessionResult> {
-  if (typeof agentId !== "string" || agentId === "") throw new InvalidArgumentError("resolveSession: agentId must be a non-empty string");
+  if (typeof agentId !== "string" || agentId === "")
+    throw new InvalidArgumentError("resolveSession: agentId must be a non-empty string");
   const scope = options?.scope;
   if (scope !== undefined && (typeof scope !== "string" || scope === ""))
     throw new InvalidArgumentError("resolveSession: scope must be a non-empty string when set");
   const init = { agentId, ...(scope !== undefined && { scope }) };
   if (typeof selector !== "string" || selector === "") {
-    throw new InvalidArgumentError(`resolveSession: session selector must be "latest", "create", "latest-or-create" or a session id`);
+    throw new InvalidArgumentError(
+      `resolveSession: session selector must be "latest", "create", "latest-or-create" or a session id`,
+    );
   }
   switch (selector) {
     case "create":
@@ -68,8 +71,10 @@ export async function resolveSession(
       const found = await store.getSession(selector);
       // Another scope's session is not revealed: it is as unknown as a missing one.
       const session = found !== undefined && found.scope === scope ? found : undefined;
-      if (session === undefined) throw new SessionNotFoundError(`Session "${selector}" not found`, { sessionId: selector, agentId });
-      if (session.agentId !== agentId) throw new SessionOwnershipError({ sessionId: selector, agentId, ownerAgentId: session.agentId });
+      if (session === undefined)
+        throw new SessionNotFoundError(`Session "${selector}" not found`, { sessionId: selector, agentId });
+      if (session.agentId !== agentId)
+        throw new SessionOwnershipError({ sessionId: selector, agentId, ownerAgentId: session.agentId });
       return { session, created: false };
     }
   }

@@ -1,4 +1,9 @@
-import type { ApprovalIndexStore, LeasableSessionStore, PrunableSessionStore, SessionStore } from "../contracts/session-store.js";
+import type {
+  ApprovalIndexStore,
+  LeasableSessionStore,
+  PrunableSessionStore,
+  SessionStore,
+} from "../contracts/session-store.js";
 
 /** True when the store implements `prune`. */
 export function isPrunableSessionStore(store: SessionStore): store is PrunableSessionStore {
@@ -8,7 +13,11 @@ export function isPrunableSessionStore(store: SessionStore): store is PrunableSe
 /** True when the store implements session leases. */
 export function isLeasableSessionStore(store: SessionStore): store is LeasableSessionStore {
   const candidate = store as Partial<LeasableSessionStore>;
-  return typeof candidate.acquireLease === "function" && typeof candidate.renewLease === "function" && typeof candidate.releaseLease === "function";
+  return (
+    typeof candidate.acquireLease === "function" &&
+    typeof candidate.renewLease === "function" &&
+    typeof candidate.releaseLease === "function"
+  );
 }
 
 /** True when the store indexes approval requests. */

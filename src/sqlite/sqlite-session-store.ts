@@ -31,7 +31,14 @@ import type {
   SessionLease,
   SessionSummary,
 } from "../contracts/session-store.js";
-import { createSchema, prepareStatements, type ApprovalRow, type LeaseRow, type SessionRow, type SqliteStatements } from "./sqlite-statements.js";
+import {
+  createSchema,
+  prepareStatements,
+  type ApprovalRow,
+  type LeaseRow,
+  type SessionRow,
+  type SqliteStatements,
+} from "./sqlite-statements.js";
 
 /** Options of {@link SqliteSessionStore}: a file path to open, or an open better-sqlite3 database. */
 export type SqliteSessionStoreOptions = ({ path: string } | { database: Database.Database }) & {
@@ -78,12 +85,16 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
   readonly #owned: boolean;
   readonly #sql: SqliteStatements;
   readonly #clock = new SessionClock();
-  /** Whether the database stores text as UTF-8, whose byte order (`BINARY`) is code point order: scope prefixes are index ranges then. */
+  /**
+   * Whether the database stores text as UTF-8, whose byte order (`BINARY`) is code point order: scope prefixes are
+   * index ranges then.
+   */
   readonly #utf8: boolean;
 
   constructor(options: SqliteSessionStoreOptions) {
     const prefix = options?.tablePrefix ?? "agentry_";
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix)) throw new InvalidArgumentError("SqliteSessionStore: tablePrefix must be letters, digits and _");
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(prefix))
+      throw new InvalidArgumentError("SqliteSessionStore: tablePrefix must be letters, digits and _");
     const owned = !("database" in options);
     if (owned && (typeof options.path !== "string" || options.path === "")) {
       throw new InvalidArgumentError('SqliteSessionStore: pass { path } (a file, or ":memory:") or { database }');
@@ -97,7 +108,9 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
       this.#utf8 = this.database.pragma("encoding", { simple: true }) === "UTF-8";
     } catch (error) {
       if (owned) this.database.close();
-      throw new SessionStoreError(`SqliteSessionStore: cannot set up the database: ${(error as Error).message}`, { cause: error });
+      throw new SessionStoreError(`SqliteSessionStore: cannot set up the database: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 
@@ -113,7 +126,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
         created_at: summary.createdAt,
         touch: tick.order,
       });
-      if (inserted.changes === 0) throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
+      if (inserted.changes === 0)
+        throw new InvalidArgumentError(`createSession: session "${summary.sessionId}" already exists`);
       return summary;
     });
   }
@@ -168,7 +182,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     checkNewRecords(records);
     checkSessionId(sessionId);
     const { leaseToken } = options ?? {};
-    if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken)) throw new InvalidArgumentError("append: leaseToken must be an integer");
+    if (leaseToken !== undefined && !Number.isSafeInteger(leaseToken))
+      throw new InvalidArgumentError("append: leaseToken must be an integer");
     return this.#write("append", () => {
       const row = this.#sql.getSession.get(sessionId) as SessionRow | undefined;
       if (row === undefined) throw sessionNotFound(sessionId);
@@ -182,7 +197,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
       const seen = new Map<string, HistoryRecord>();
       const stored = records.map((record, index) => {
         let kept = seen.get(record.id);
-        const data = kept === undefined ? (this.#sql.recordById.get(sessionId, record.id) as string | undefined) : undefined;
+        const data =
+          kept === undefined ? (this.#sql.recordById.get(sessionId, record.id) as string | undefined) : undefined;
         if (data !== undefined) kept = JSON.parse(data) as HistoryRecord;
         if (kept === undefined) {
           tick ??= this.#tick();
@@ -208,10 +224,14 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
         if (this.#sql.getSession.get(sessionId) === undefined) throw sessionNotFound(sessionId);
         let after = options.afterSeq ?? 0;
         if (options.sinceLastReset) {
-          const reset = (frame === undefined ? this.#sql.lastReset.get(sessionId) : this.#sql.lastResetInFrame.get(sessionId, frame)) as number | null;
+          const reset = (
+            frame === undefined ? this.#sql.lastReset.get(sessionId) : this.#sql.lastResetInFrame.get(sessionId, frame)
+          ) as number | null;
           after = Math.max(after, reset ?? 0);
         }
-        const rows = (frame === undefined ? this.#sql.load.all(sessionId, after) : this.#sql.loadFrame.all(sessionId, after, frame)) as string[];
+        const rows = (
+          frame === undefined ? this.#sql.load.all(sessionId, after) : this.#sql.loadFrame.all(sessionId, after, frame)
+        ) as string[];
         return rows.map((data) => JSON.parse(data) as HistoryRecord);
       })(),
     );
@@ -270,7 +290,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
   }
 
   async findApproval(requestId: string): Promise<IndexedApproval | undefined> {
-    if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
+    if (typeof requestId !== "string" || requestId === "")
+      throw new InvalidArgumentError("findApproval: requestId must be a non-empty string");
     return this.#run("findApproval", () => {
       const row = this.#sql.getApproval.get(requestId) as ApprovalRow | undefined;
       return row && approvalOf(row);
@@ -306,7 +327,8 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     const sql = this.#sql;
     const sqlLimit = Number.isFinite(limit) ? limit : -1;
     const upper = prefixUpperBound(prefix);
-    if (!this.#utf8) return takeMatching(sql.listScopedSessions.iterate() as Iterable<SessionRow>, prefix, limit, agentId);
+    if (!this.#utf8)
+      return takeMatching(sql.listScopedSessions.iterate() as Iterable<SessionRow>, prefix, limit, agentId);
     const rows =
       upper === undefined
         ? agentId === undefined
@@ -324,7 +346,9 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     const sqlLimit = Number.isFinite(limit) ? limit : -1;
     const upper = prefixUpperBound(prefix);
     if (!this.#utf8) return takeMatching(sql.pendingScoped.iterate() as Iterable<ApprovalRow>, prefix, limit);
-    return (upper === undefined ? sql.pendingPrefixOpen.all(prefix, sqlLimit) : sql.pendingPrefix.all(prefix, upper, sqlLimit)) as ApprovalRow[];
+    return (
+      upper === undefined ? sql.pendingPrefixOpen.all(prefix, sqlLimit) : sql.pendingPrefix.all(prefix, upper, sqlLimit)
+    ) as ApprovalRow[];
   }
 
   /** Keeps the approval index in step with a newly stored record (inside the append's transaction). */
@@ -364,18 +388,30 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
       return task();
     } catch (error) {
       if (AgentryError.isInstance(error)) throw error;
-      throw new SessionStoreError(`SqliteSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      throw new SessionStoreError(
+        `SqliteSessionStore.${operation} failed: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      );
     }
   }
 }
 
-/** The first `limit` rows whose scope starts with `prefix` (and of `agentId`, when given): the scan of a UTF-16 database. */
-function takeMatching<R extends { scope: string | null; agent_id: string }>(rows: Iterable<R>, prefix: string, limit: number, agentId?: string): R[] {
+/**
+ * The first `limit` rows whose scope starts with `prefix` (and of `agentId`, when given): the scan of a UTF-16
+ * database.
+ */
+function takeMatching<R extends { scope: string | null; agent_id: string }>(
+  rows: Iterable<R>,
+  prefix: string,
+  limit: number,
+  agentId?: string,
+): R[] {
   const taken: R[] = [];
   const filter: ScopeFilter = { kind: "prefix", prefix };
   if (limit === 0) return taken;
   for (const row of rows) {
-    if (!matchesScopeFilter(row.scope ?? undefined, filter) || (agentId !== undefined && row.agent_id !== agentId)) continue;
+    if (!matchesScopeFilter(row.scope ?? undefined, filter) || (agentId !== undefined && row.agent_id !== agentId))
+      continue;
     taken.push(row);
     if (taken.length >= limit) break;
   }
@@ -385,8 +421,10 @@ function takeMatching<R extends { scope: string | null; agent_id: string }>(rows
 function checkLeaseOptions(options: { owner: string; ttlMs: number }): { owner: string; ttlMs: number } {
   const owner = options?.owner;
   const ttlMs = options?.ttlMs;
-  if (typeof owner !== "string" || owner === "") throw new InvalidArgumentError("lease: owner must be a non-empty string");
-  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new InvalidArgumentError("lease: ttlMs must be a positive number");
+  if (typeof owner !== "string" || owner === "")
+    throw new InvalidArgumentError("lease: owner must be a non-empty string");
+  if (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0)
+    throw new InvalidArgumentError("lease: ttlMs must be a positive number");
   return { owner, ttlMs };
 }
 
@@ -406,7 +444,9 @@ function toJson(record: HistoryRecord, index: number): string {
   try {
     return JSON.stringify(record);
   } catch (error) {
-    throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, { cause: error });
+    throw new InvalidArgumentError(`append: records[${index}] is not plain JSON (nothing was stored)`, {
+      cause: error,
+    });
   }
 }
 
@@ -421,7 +461,12 @@ function columnsOf(summary: SessionSummary) {
 }
 
 function summaryOf(row: SessionRow): SessionSummary {
-  const summary: SessionSummary = { sessionId: row.session_id, agentId: row.agent_id, createdAt: row.created_at, updatedAt: row.updated_at };
+  const summary: SessionSummary = {
+    sessionId: row.session_id,
+    agentId: row.agent_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
   if (row.scope !== null) summary.scope = row.scope;
   if (row.name !== null) summary.name = row.name;
   if (row.pinned_at !== null) summary.pinnedAt = row.pinned_at;

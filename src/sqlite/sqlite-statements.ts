@@ -54,7 +54,8 @@ export function createSchema(db: BetterSqlite3.Database, prefix: string): void {
   `);
   // Files made before scopes existed get the column (NULL = unscoped).
   const columns = db.prepare(`PRAGMA table_info(${prefix}sessions)`).all() as { name: string }[];
-  if (!columns.some((column) => column.name === "scope")) db.exec(`ALTER TABLE ${prefix}sessions ADD COLUMN scope TEXT`);
+  if (!columns.some((column) => column.name === "scope"))
+    db.exec(`ALTER TABLE ${prefix}sessions ADD COLUMN scope TEXT`);
   db.exec(`
     CREATE TABLE IF NOT EXISTS ${prefix}leases (
       session_id TEXT PRIMARY KEY NOT NULL,
@@ -105,7 +106,10 @@ export interface LeaseRow {
   expires_at: number;
 }
 
-/** The SQL of every statement the store runs (by name); `pluck` ones return their single column. Exported for the query-plan test. */
+/**
+ * The SQL of every statement the store runs (by name); `pluck` ones return their single column. Exported for the
+ * query-plan test.
+ */
 export function statementSql(prefix: string) {
   const sessions = `${prefix}sessions`;
   const records = `${prefix}records`;

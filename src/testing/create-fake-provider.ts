@@ -2,7 +2,13 @@ import { InvalidArgumentError } from "../errors/errors.js";
 import { abortError, sleep } from "../internal/abort.js";
 import { isTimeLimit } from "../internal/timer-delay.js";
 import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
-import { iterateFakeTurnEvents, resolveFakeTurn, type FakeCallInfo, type FakeScript, type FakeTurn } from "./fake-script.js";
+import {
+  iterateFakeTurnEvents,
+  resolveFakeTurn,
+  type FakeCallInfo,
+  type FakeScript,
+  type FakeTurn,
+} from "./fake-script.js";
 
 const PROVIDER_CALL: FakeCallInfo = Object.freeze({ transport: "provider" });
 

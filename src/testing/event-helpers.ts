@@ -2,7 +2,9 @@ import type { Message, ToolCallPart } from "../contracts/message.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 
 /** Drains an event stream; returns every event and the generator's return value. */
-export async function collectEvents<E, R>(stream: AsyncGenerator<E, R> | AsyncIterable<E>): Promise<{ events: E[]; result: R | undefined }> {
+export async function collectEvents<E, R>(
+  stream: AsyncGenerator<E, R> | AsyncIterable<E>,
+): Promise<{ events: E[]; result: R | undefined }> {
   const events: E[] = [];
   const iterator = (stream as AsyncIterable<E>)[Symbol.asyncIterator]() as AsyncIterator<E, R>;
   for (;;) {
@@ -13,7 +15,10 @@ export async function collectEvents<E, R>(stream: AsyncGenerator<E, R> | AsyncIt
 }
 
 /** The events of one type, narrowed. */
-export function eventsOfType<T extends LoopEvent["type"], E extends { type: string }>(events: readonly E[], type: T): Extract<E, { type: T }>[] {
+export function eventsOfType<T extends LoopEvent["type"], E extends { type: string }>(
+  events: readonly E[],
+  type: T,
+): Extract<E, { type: T }>[] {
   return events.filter((e): e is Extract<E, { type: T }> => e.type === type);
 }
 
@@ -29,13 +34,18 @@ export function historyProblems(messages: readonly Message[]): string[] {
       if (calls.length === 0) return;
       const next = messages[index + 1];
       if (next?.role !== "tool") {
-        problems.push(`message ${index}: tool calls ${calls.map((c) => c.id).join(", ")} have no tool message after them`);
+        problems.push(
+          `message ${index}: tool calls ${calls.map((c) => c.id).join(", ")} have no tool message after them`,
+        );
         return;
       }
       const answered = new Set(next.content.map((r) => r.toolCallId));
-      for (const call of calls) if (!answered.has(call.id)) problems.push(`message ${index}: tool call ${call.id} has no result`);
+      for (const call of calls)
+        if (!answered.has(call.id)) problems.push(`message ${index}: tool call ${call.id} has no result`);
       const asked = new Set(calls.map((c) => c.id));
-      for (const result of next.content) if (!asked.has(result.toolCallId)) problems.push(`message ${index + 1}: result for unknown call ${result.toolCallId}`);
+      for (const result of next.content)
+        if (!asked.has(result.toolCallId))
+          problems.push(`message ${index + 1}: result for unknown call ${result.toolCallId}`);
     } else if (message.role === "tool") {
       const previous = messages[index - 1];
       if (previous?.role !== "assistant" || !previous.content.some((p) => p.type === "tool_call")) {
@@ -80,7 +90,9 @@ export function formatEvent(event: LoopEvent): string | undefined {
     case "done":
       return `${pad}done: ${event.result.status}`;
     case "message":
-      return event.message.role === "user" && event.depth > 0 ? `${pad}▸ sub-task: ${short(event.message.content)}` : undefined;
+      return event.message.role === "user" && event.depth > 0
+        ? `${pad}▸ sub-task: ${short(event.message.content)}`
+        : undefined;
     case "task_status":
       return `${pad}▣ task ${event.taskId}: ${event.from ?? "new"} → ${event.to}`;
     case "planning_started":

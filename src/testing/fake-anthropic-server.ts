@@ -10,7 +10,13 @@ import {
 } from "./fake-http-server.js";
 import { fromAnthropicRequest } from "./from-anthropic-request.js";
 
-const STOP: Record<string, string> = { stop: "end_turn", tool_calls: "tool_use", length: "max_tokens", content_filter: "refusal", other: "pause_turn" };
+const STOP: Record<string, string> = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  length: "max_tokens",
+  content_filter: "refusal",
+  other: "pause_turn",
+};
 
 const event = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -24,7 +30,8 @@ const anthropicFormat: FakeWireFormat = {
     const events = fakeTurnEvents(turn, callIndex);
     const usage = turn.usage;
     const cached = usage?.cachedInputTokens;
-    // The real API always sends `usage` in message_start (clients such as the AI SDK's require it); zeros when the script has none.
+    // The real API always sends `usage` in message_start (clients such as the AI SDK's require it); zeros when the
+    // script has none.
     const message: Record<string, unknown> = {
       id: `msg_fake_${callIndex}`,
       type: "message",
@@ -34,33 +41,60 @@ const anthropicFormat: FakeWireFormat = {
       stop_reason: null,
       stop_sequence: null,
       usage: usage
-        ? { input_tokens: usage.inputTokens - (cached ?? 0), output_tokens: 1, ...(cached === undefined ? {} : { cache_read_input_tokens: cached }) }
+        ? {
+            input_tokens: usage.inputTokens - (cached ?? 0),
+            output_tokens: 1,
+            ...(cached === undefined ? {} : { cache_read_input_tokens: cached }),
+          }
         : { input_tokens: 0, output_tokens: 0 },
     };
     const out = [event({ type: "message_start", message }), event({ type: "ping" })];
     let index = 0;
     if (turn.thinking) {
-      out.push(event({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }));
-      for (const text of wordChunks(turn.thinking)) out.push(event({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: text } }));
-      out.push(event({ type: "content_block_delta", index, delta: { type: "signature_delta", signature: `fake-signature-${callIndex}` } }));
+      out.push(
+        event({ type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }),
+      );
+      for (const text of wordChunks(turn.thinking))
+        out.push(event({ type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: text } }));
+      out.push(
+        event({
+          type: "content_block_delta",
+          index,
+          delta: { type: "signature_delta", signature: `fake-signature-${callIndex}` },
+        }),
+      );
       out.push(event({ type: "content_block_stop", index: index++ }));
     }
     const texts = events.flatMap((e) => (e.type === "text_delta" ? [e.text] : []));
     if (texts.length > 0) {
       out.push(event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
-      for (const text of texts) out.push(event({ type: "content_block_delta", index, delta: { type: "text_delta", text } }));
+      for (const text of texts)
+        out.push(event({ type: "content_block_delta", index, delta: { type: "text_delta", text } }));
       out.push(event({ type: "content_block_stop", index: index++ }));
     }
     for (const call of events) {
       if (call.type !== "tool_call") continue;
-      out.push(event({ type: "content_block_start", index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }));
+      out.push(
+        event({
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
+        }),
+      );
       const json = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
       for (const piece of ["", ...splitInThree(json)])
-        out.push(event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
+        out.push(
+          event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }),
+        );
       out.push(event({ type: "content_block_stop", index: index++ }));
     }
     if (withError) {
-      out.push(event({ type: "error", error: { type: fakeErrorType(turn.error, "api_error"), message: fakeErrorMessage(turn.error) } }));
+      out.push(
+        event({
+          type: "error",
+          error: { type: fakeErrorType(turn.error, "api_error"), message: fakeErrorMessage(turn.error) },
+        }),
+      );
       return out;
     }
     const finish = events.find((e) => e.type === "finish");

@@ -90,7 +90,11 @@ interface NodeHttp {
  * with `x-should-retry: false`. With `cors`, an `OPTIONS` preflight gets a 204 that allows the
  * requested method and headers, and every response allows any origin.
  */
-export async function startFakeHttpServer(init: { script: FakeScript; format: FakeWireFormat; options?: FakeServerOptions }): Promise<FakeServer> {
+export async function startFakeHttpServer(init: {
+  script: FakeScript;
+  format: FakeWireFormat;
+  options?: FakeServerOptions;
+}): Promise<FakeServer> {
   const { script, format } = init;
   const known = new Set((init.options?.tools ?? []).map((tool) => (typeof tool === "string" ? tool : tool.name)));
   if (Array.isArray(script)) for (const turn of script) for (const call of turn.toolCalls ?? []) known.add(call.name);
@@ -117,7 +121,11 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
     const callIndex = next++;
     let turn: FakeTurn;
     try {
-      turn = vendorNamed(await resolveFakeTurn(script, request, callIndex, { transport: format.transport, raw: parsed }), known, toVendor);
+      turn = vendorNamed(
+        await resolveFakeTurn(script, request, callIndex, { transport: format.transport, raw: parsed }),
+        known,
+        toVendor,
+      );
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const type = FakeScriptExhaustedError.isInstance(error) ? "fake_script_exhausted" : "fake_script_error";
@@ -146,7 +154,9 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
       if (typeof error.retryable === "boolean") headers["x-should-retry"] = String(error.retryable);
       if (typeof error.retryAfterMs === "number") headers["retry-after-ms"] = String(error.retryAfterMs);
       response.writeHead(status, headersFor(headers));
-      response.end(JSON.stringify(format.errorBody(fakeErrorMessage(turn.error), fakeErrorType(turn.error, "api_error"))));
+      response.end(
+        JSON.stringify(format.errorBody(fakeErrorMessage(turn.error), fakeErrorType(turn.error, "api_error"))),
+      );
       return;
     }
     response.writeHead(200, headersFor({ "content-type": "text/event-stream", "cache-control": "no-cache" }));
@@ -170,13 +180,19 @@ export async function startFakeHttpServer(init: { script: FakeScript; format: Fa
       }
       if (request.method !== "POST" || !request.url?.startsWith(format.path)) {
         response.writeHead(404, headersFor({ "content-type": "application/json" }));
-        response.end(JSON.stringify(format.errorBody(`No route for ${request.method} ${request.url}`, "not_found_error")));
+        response.end(
+          JSON.stringify(format.errorBody(`No route for ${request.method} ${request.url}`, "not_found_error")),
+        );
         return;
       }
       handle(body, response).catch((error: unknown) => {
         if (!response.destroyed && !response.headersSent) {
           response.writeHead(400, headersFor({ "content-type": "application/json" }));
-          response.end(JSON.stringify(format.errorBody(error instanceof Error ? error.message : String(error), "invalid_request_error")));
+          response.end(
+            JSON.stringify(
+              format.errorBody(error instanceof Error ? error.message : String(error), "invalid_request_error"),
+            ),
+          );
         }
       });
     });

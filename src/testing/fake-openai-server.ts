@@ -10,7 +10,13 @@ import {
 } from "./fake-http-server.js";
 import { fromOpenAIRequest } from "./from-openai-request.js";
 
-const FINISH: Record<string, string> = { stop: "stop", tool_calls: "tool_calls", length: "length", content_filter: "content_filter", other: "other" };
+const FINISH: Record<string, string> = {
+  stop: "stop",
+  tool_calls: "tool_calls",
+  length: "length",
+  content_filter: "content_filter",
+  other: "other",
+};
 
 const openAIFormat: FakeWireFormat = {
   transport: "openai",
@@ -20,8 +26,10 @@ const openAIFormat: FakeWireFormat = {
   errorBody: (message, type) => ({ error: { message, type, param: null, code: null } }),
   encodeTurn(turn: FakeTurn, callIndex: number, withError: boolean): string[] {
     const id = `chatcmpl-fake-${callIndex}`;
-    const chunk = (body: Record<string, unknown>) => `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "fake", ...body })}\n\n`;
-    const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+    const chunk = (body: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model: "fake", ...body })}\n\n`;
+    const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+      chunk({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
     const out = [delta({ role: "assistant", content: "" })];
     let calls = 0;
     for (const event of fakeTurnEvents(turn, callIndex)) {
@@ -34,9 +42,14 @@ const openAIFormat: FakeWireFormat = {
           break;
         case "tool_call": {
           const index = calls++;
-          out.push(delta({ tool_calls: [{ index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }] }));
+          out.push(
+            delta({
+              tool_calls: [{ index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }],
+            }),
+          );
           const args = typeof event.args === "string" ? event.args : JSON.stringify(event.args);
-          for (const piece of splitInThree(args)) out.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+          for (const piece of splitInThree(args))
+            out.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
           break;
         }
         case "usage": {
@@ -45,7 +58,8 @@ const openAIFormat: FakeWireFormat = {
             completion_tokens: event.outputTokens,
             total_tokens: event.inputTokens + event.outputTokens,
           };
-          if (event.cachedInputTokens !== undefined) usage.prompt_tokens_details = { cached_tokens: event.cachedInputTokens };
+          if (event.cachedInputTokens !== undefined)
+            usage.prompt_tokens_details = { cached_tokens: event.cachedInputTokens };
           out.push(chunk({ choices: [], usage }));
           break;
         }
@@ -57,7 +71,12 @@ const openAIFormat: FakeWireFormat = {
       }
     }
     if (withError) {
-      const error = { message: fakeErrorMessage(turn.error), type: fakeErrorType(turn.error, "server_error"), param: null, code: null };
+      const error = {
+        message: fakeErrorMessage(turn.error),
+        type: fakeErrorType(turn.error, "server_error"),
+        param: null,
+        code: null,
+      };
       out.push(`data: ${JSON.stringify({ error })}\n\n`);
     }
     return out;

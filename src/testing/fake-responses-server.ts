@@ -11,7 +11,11 @@ import {
 import { fromResponsesRequest } from "./from-responses-request.js";
 
 /** `response.incomplete` reasons for the finish reasons that are not a completed response. */
-const INCOMPLETE: Record<string, string> = { length: "max_output_tokens", content_filter: "content_filter", other: "other" };
+const INCOMPLETE: Record<string, string> = {
+  length: "max_output_tokens",
+  content_filter: "content_filter",
+  other: "other",
+};
 
 /** One call's Responses events, each with its `sequence_number`. */
 function createEncoder(callIndex: number) {
@@ -51,31 +55,68 @@ const responsesFormat: FakeWireFormat = {
       const id = `rs_fake_${callIndex}`;
       const item = { id, type: "reasoning", summary: [] };
       push({ type: "response.output_item.added", output_index: index, item });
-      push({ type: "response.reasoning_summary_part.added", item_id: id, output_index: index, summary_index: 0, part: { type: "summary_text", text: "" } });
+      push({
+        type: "response.reasoning_summary_part.added",
+        item_id: id,
+        output_index: index,
+        summary_index: 0,
+        part: { type: "summary_text", text: "" },
+      });
       for (const event of events) {
         if (event.type !== "thinking_delta") continue;
-        push({ type: "response.reasoning_summary_text.delta", item_id: id, output_index: index, summary_index: 0, delta: event.text });
+        push({
+          type: "response.reasoning_summary_text.delta",
+          item_id: id,
+          output_index: index,
+          summary_index: 0,
+          delta: event.text,
+        });
       }
       const summary = [{ type: "summary_text", text: turn.thinking }];
-      push({ type: "response.output_item.done", output_index: index++, item: { ...item, summary, encrypted_content: `fake-encrypted-${callIndex}` } });
+      push({
+        type: "response.output_item.done",
+        output_index: index++,
+        item: { ...item, summary, encrypted_content: `fake-encrypted-${callIndex}` },
+      });
     }
     const texts = events.flatMap((event) => (event.type === "text_delta" ? [event.text] : []));
     if (texts.length > 0) {
       const id = `msg_fake_${callIndex}`;
-      push({ type: "response.output_item.added", output_index: index, item: { id, type: "message", status: "in_progress", role: "assistant", content: [] } });
-      for (const delta of texts) push({ type: "response.output_text.delta", item_id: id, output_index: index, content_index: 0, delta });
+      push({
+        type: "response.output_item.added",
+        output_index: index,
+        item: { id, type: "message", status: "in_progress", role: "assistant", content: [] },
+      });
+      for (const delta of texts)
+        push({ type: "response.output_text.delta", item_id: id, output_index: index, content_index: 0, delta });
       const content = [{ type: "output_text", text: texts.join(""), annotations: [] }];
-      push({ type: "response.output_item.done", output_index: index++, item: { id, type: "message", status: "completed", role: "assistant", content } });
+      push({
+        type: "response.output_item.done",
+        output_index: index++,
+        item: { id, type: "message", status: "completed", role: "assistant", content },
+      });
     }
     for (const call of events) {
       if (call.type !== "tool_call") continue;
       const id = `fc_fake_${callIndex}_${index}`;
-      const item = { id, type: "function_call", call_id: call.id, name: call.name, arguments: "", status: "in_progress" };
+      const item = {
+        id,
+        type: "function_call",
+        call_id: call.id,
+        name: call.name,
+        arguments: "",
+        status: "in_progress",
+      };
       push({ type: "response.output_item.added", output_index: index, item });
       const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
-      for (const delta of splitInThree(args)) push({ type: "response.function_call_arguments.delta", item_id: id, output_index: index, delta });
+      for (const delta of splitInThree(args))
+        push({ type: "response.function_call_arguments.delta", item_id: id, output_index: index, delta });
       push({ type: "response.function_call_arguments.done", item_id: id, output_index: index, arguments: args });
-      push({ type: "response.output_item.done", output_index: index++, item: { ...item, arguments: args, status: "completed" } });
+      push({
+        type: "response.output_item.done",
+        output_index: index++,
+        item: { ...item, arguments: args, status: "completed" },
+      });
     }
     if (withError) {
       const error = {
@@ -85,7 +126,10 @@ const responsesFormat: FakeWireFormat = {
         param: null,
       };
       push({ type: "error", error });
-      push({ type: "response.failed", response: response("failed", { error: { code: error.code, message: error.message } }) });
+      push({
+        type: "response.failed",
+        response: response("failed", { error: { code: error.code, message: error.message } }),
+      });
       return out;
     }
     const usage = turn.usage && {
@@ -97,8 +141,13 @@ const responsesFormat: FakeWireFormat = {
     };
     const finish = events.find((event) => event.type === "finish");
     const incomplete = finish?.type === "finish" ? INCOMPLETE[finish.reason] : undefined;
-    if (incomplete === undefined) push({ type: "response.completed", response: response("completed", { usage: usage ?? null }) });
-    else push({ type: "response.incomplete", response: response("incomplete", { usage: usage ?? null, incomplete_details: { reason: incomplete } }) });
+    if (incomplete === undefined)
+      push({ type: "response.completed", response: response("completed", { usage: usage ?? null }) });
+    else
+      push({
+        type: "response.incomplete",
+        response: response("incomplete", { usage: usage ?? null, incomplete_details: { reason: incomplete } }),
+      });
     return out;
   },
 };

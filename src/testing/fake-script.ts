@@ -12,7 +12,10 @@ export interface FakeTurn {
   usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
   /** The stream throws this (after any content above), e.g. a `ProviderError`. */
   error?: unknown;
-  /** Wait before the first event; honours the abort signal. `Infinity` (or over 2^31-1) waits for the abort; negative or NaN is an error. */
+  /**
+   * Wait before the first event; honours the abort signal. `Infinity` (or over 2^31-1) waits for the abort; negative or
+   * NaN is an error.
+   */
   delayMs?: number;
   /** Override the finish reason (default: `tool_calls` when there are calls, else `stop`). */
   finishReason?: Extract<ModelEvent, { type: "finish" }>["reason"];
@@ -26,7 +29,8 @@ export interface FakeTurn {
  *   same shape (tool names as defined, tool results as values; see the servers for what the wire
  *   cannot carry), and `raw` is the request body exactly as the adapter sent it (parsed JSON).
  */
-export type FakeCallInfo = { transport: "provider" } | { transport: "openai" | "anthropic" | "responses"; raw: unknown };
+export type FakeCallInfo =
+  { transport: "provider" } | { transport: "openai" | "anthropic" | "responses"; raw: unknown };
 
 /**
  * A list of turns played in order, or a function that answers each request. The function gets
@@ -34,20 +38,28 @@ export type FakeCallInfo = { transport: "provider" } | { transport: "openai" | "
  * script that ignores the third argument plays the same way on the fake provider and on the
  * fake OpenAI, Anthropic and Responses servers.
  */
-export type FakeScript = FakeTurn[] | ((request: ModelRequest, callIndex: number, info: FakeCallInfo) => FakeTurn | Promise<FakeTurn>);
+export type FakeScript =
+  FakeTurn[] | ((request: ModelRequest, callIndex: number, info: FakeCallInfo) => FakeTurn | Promise<FakeTurn>);
 
 /** The script ran out: a request came after the last scripted turn. */
 export class FakeScriptExhaustedError extends AgentryError {
   static override readonly errorName: string = "FakeScriptExhaustedError";
   readonly callIndex: number;
   constructor(callIndex: number, length: number) {
-    super(`Fake provider script exhausted: call index ${callIndex} was requested but the script has only ${length} turn${length === 1 ? "" : "s"}`);
+    super(
+      `Fake provider script exhausted: call index ${callIndex} was requested but the script has only ${length} turn${length === 1 ? "" : "s"}`,
+    );
     this.callIndex = callIndex;
   }
 }
 
 /** The turn a script gives for call `callIndex`; throws `FakeScriptExhaustedError` past the end. */
-export function resolveFakeTurn(script: FakeScript, request: ModelRequest, callIndex: number, info: FakeCallInfo): FakeTurn | Promise<FakeTurn> {
+export function resolveFakeTurn(
+  script: FakeScript,
+  request: ModelRequest,
+  callIndex: number,
+  info: FakeCallInfo,
+): FakeTurn | Promise<FakeTurn> {
   if (typeof script === "function") return script(request, callIndex, info);
   const turn = script[callIndex];
   if (turn === undefined) throw new FakeScriptExhaustedError(callIndex, script.length);
@@ -79,5 +91,6 @@ export function* iterateFakeTurnEvents(turn: FakeTurn, callIndex: number): Gener
     yield { type: "tool_call", id: call.id ?? `call_${callIndex}_${i}`, name: call.name, args: call.args };
   }
   if (turn.usage) yield { type: "usage", ...turn.usage };
-  if (turn.error === undefined) yield { type: "finish", reason: turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") };
+  if (turn.error === undefined)
+    yield { type: "finish", reason: turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") };
 }

@@ -15,12 +15,14 @@ export function fromAnthropicRequest(body: any): ModelRequest {
   const messages: Message[] = [];
   const names = new Map<string, string>();
   for (const message of (body?.messages ?? []) as any[]) {
-    const blocks: any[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : (message.content ?? []);
+    const blocks: any[] =
+      typeof message.content === "string" ? [{ type: "text", text: message.content }] : (message.content ?? []);
     if (message.role === "assistant") {
       const content = blocks.flatMap((block): AssistantPart[] => {
         if (block.type === "text") return [{ type: "text", text: block.text }];
         if (block.type === "thinking") return [{ type: "thinking", text: block.thinking, signature: block.signature }];
-        if (block.type === "redacted_thinking") return [{ type: "thinking", text: "", signature: block.data, redacted: true }];
+        if (block.type === "redacted_thinking")
+          return [{ type: "thinking", text: "", signature: block.data, redacted: true }];
         if (block.type === "tool_use") {
           names.set(block.id, block.name);
           return [{ type: "tool_call", id: block.id, name: block.name, args: block.input }];
@@ -42,7 +44,8 @@ export function fromAnthropicRequest(body: any): ModelRequest {
     if (results.length > 0) messages.push({ role: "tool", content: results });
     const parts = blocks.flatMap((block): UserPart[] => {
       if (block.type === "text") return [{ type: "text", text: block.text }];
-      if (block.type === "image") return [{ type: "image", mediaType: block.source?.media_type ?? "", data: block.source?.data ?? "" }];
+      if (block.type === "image")
+        return [{ type: "image", mediaType: block.source?.media_type ?? "", data: block.source?.data ?? "" }];
       if (block.type === "document") {
         const source =
           block.source?.type === "url"
@@ -54,14 +57,21 @@ export function fromAnthropicRequest(body: any): ModelRequest {
       return [];
     });
     if (parts.length > 0) {
-      messages.push({ role: "user", content: parts.every((part) => part.type === "text") ? parts.map((part) => part.text).join("") : parts });
+      messages.push({
+        role: "user",
+        content: parts.every((part) => part.type === "text") ? parts.map((part) => part.text).join("") : parts,
+      });
     }
   }
   const request: ModelRequest = {
     model: String(body?.model ?? ""),
     system: typeof body?.system === "string" ? body.system : textOf(body?.system),
     messages,
-    tools: ((body?.tools ?? []) as any[]).map((tool) => ({ name: tool.name, description: tool.description ?? "", inputSchema: tool.input_schema ?? {} })),
+    tools: ((body?.tools ?? []) as any[]).map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? "",
+      inputSchema: tool.input_schema ?? {},
+    })),
   };
   if (typeof body?.max_tokens === "number") request.maxOutputTokens = body.max_tokens;
   if (typeof body?.temperature === "number") request.temperature = body.temperature;

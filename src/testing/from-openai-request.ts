@@ -3,7 +3,16 @@ import { parseToolArgs } from "../providers/parse-tool-args.js";
 import { toolResultValue } from "./tool-result-value.js";
 import type { ModelRequest } from "../contracts/provider.js";
 
-const KNOWN = new Set(["model", "messages", "tools", "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature"]);
+const KNOWN = new Set([
+  "model",
+  "messages",
+  "tools",
+  "stream",
+  "stream_options",
+  "max_tokens",
+  "max_completion_tokens",
+  "temperature",
+]);
 
 /**
  * A Chat Completions request body mapped back to a `ModelRequest` (for fake servers and function
@@ -65,7 +74,8 @@ export function fromOpenAIRequest(body: any): ModelRequest {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
+  if (Array.isArray(content))
+    return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
   return "";
 }
 
@@ -78,7 +88,8 @@ function userContent(content: unknown): string | UserPart[] {
     }
     if (part?.type === "file") {
       const file = part.file ?? {};
-      if (typeof file.file_id === "string") return { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: file.file_id } };
+      if (typeof file.file_id === "string")
+        return { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: file.file_id } };
       const match = /^data:([^;]+);base64,(.*)$/.exec(String(file.file_data ?? ""));
       return {
         type: "file",

@@ -3,7 +3,17 @@ import type { ModelRequest } from "../contracts/provider.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
 import { toolResultValue } from "./tool-result-value.js";
 
-const KNOWN = new Set(["model", "input", "instructions", "tools", "stream", "store", "include", "max_output_tokens", "temperature"]);
+const KNOWN = new Set([
+  "model",
+  "input",
+  "instructions",
+  "tools",
+  "stream",
+  "store",
+  "include",
+  "max_output_tokens",
+  "temperature",
+]);
 
 /**
  * A Responses API request body mapped back to a `ModelRequest` (for the fake server and function
@@ -16,7 +26,8 @@ const KNOWN = new Set(["model", "input", "instructions", "tools", "stream", "sto
  * field for a result's `isError`, so it does not come back.
  */
 export function fromResponsesRequest(body: any): ModelRequest {
-  const system: string[] = typeof body?.instructions === "string" && body.instructions !== "" ? [body.instructions] : [];
+  const system: string[] =
+    typeof body?.instructions === "string" && body.instructions !== "" ? [body.instructions] : [];
   const messages: Message[] = [];
   const names = new Map<string, string>();
   const assistant = (): AssistantPart[] => {
@@ -69,7 +80,8 @@ export function fromResponsesRequest(body: any): ModelRequest {
 
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
+  if (Array.isArray(content))
+    return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
   return "";
 }
 
@@ -77,9 +89,11 @@ function userContent(content: unknown): string | UserPart[] {
   if (!Array.isArray(content)) return textOf(content);
   return content.map((part: any): UserPart => {
     if (part?.type === "input_image") {
-      if (typeof part.file_id === "string") return { type: "file", mediaType: "image/*", source: { type: "file_id", fileId: part.file_id } };
+      if (typeof part.file_id === "string")
+        return { type: "file", mediaType: "image/*", source: { type: "file_id", fileId: part.file_id } };
       const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.image_url ?? ""));
-      if (!match) return { type: "file", mediaType: "image/*", source: { type: "url", url: String(part.image_url ?? "") } };
+      if (!match)
+        return { type: "file", mediaType: "image/*", source: { type: "url", url: String(part.image_url ?? "") } };
       return { type: "image", mediaType: match[1]!, data: match[2]! };
     }
     if (part?.type === "input_file") return filePart(part);
@@ -90,8 +104,15 @@ function userContent(content: unknown): string | UserPart[] {
 /** An `input_file` as a file part (a PDF: the only kind the adapter sends as one). */
 function filePart(part: any): UserPart {
   const named = typeof part.filename === "string" ? { filename: part.filename as string } : {};
-  if (typeof part.file_id === "string") return { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: part.file_id }, ...named };
-  if (typeof part.file_url === "string") return { type: "file", mediaType: "application/pdf", source: { type: "url", url: part.file_url }, ...named };
+  if (typeof part.file_id === "string")
+    return { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: part.file_id }, ...named };
+  if (typeof part.file_url === "string")
+    return { type: "file", mediaType: "application/pdf", source: { type: "url", url: part.file_url }, ...named };
   const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.file_data ?? ""));
-  return { type: "file", mediaType: match?.[1] ?? "application/pdf", source: { type: "data", data: match?.[2] ?? "" }, ...named };
+  return {
+    type: "file",
+    mediaType: match?.[1] ?? "application/pdf",
+    source: { type: "data", data: match?.[2] ?? "" },
+    ...named,
+  };
 }

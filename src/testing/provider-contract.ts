@@ -45,7 +45,13 @@ const REQUEST: ModelRequest = {
   model: "contract-model",
   system: "You are a test.",
   messages: [{ role: "user", content: "Hello" }],
-  tools: [{ name: "get_weather", description: "Weather for a city", inputSchema: { type: "object", properties: { city: { type: "string" } } } }],
+  tools: [
+    {
+      name: "get_weather",
+      description: "Weather for a city",
+      inputSchema: { type: "object", properties: { city: { type: "string" } } },
+    },
+  ],
 };
 
 /**
@@ -94,13 +100,20 @@ export function runProviderContract(
 }
 
 function testRunner(options: ProviderContractOptions): Required<Pick<ProviderContractOptions, "describe" | "it">> {
-  const scope = globalThis as { describe?: unknown; it?: unknown; __vitest_index__?: { describe?: unknown; it?: unknown } };
+  const scope = globalThis as {
+    describe?: unknown;
+    it?: unknown;
+    __vitest_index__?: { describe?: unknown; it?: unknown };
+  };
   // vitest without `globals` still exposes its API as `__vitest_index__` (it backs `import.meta.vitest`).
-  const pick = (key: "describe" | "it"): unknown => options[key] ?? (typeof scope[key] === "function" ? scope[key] : scope.__vitest_index__?.[key]);
+  const pick = (key: "describe" | "it"): unknown =>
+    options[key] ?? (typeof scope[key] === "function" ? scope[key] : scope.__vitest_index__?.[key]);
   const describe = pick("describe");
   const it = pick("it");
   if (typeof describe !== "function" || typeof it !== "function") {
-    throw new Error("runProviderContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner");
+    throw new Error(
+      "runProviderContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner",
+    );
   }
   return { describe, it } as Required<Pick<ProviderContractOptions, "describe" | "it">>;
 }
@@ -108,7 +121,9 @@ function testRunner(options: ProviderContractOptions): Required<Pick<ProviderCon
 async function drain(provider: Provider, options: RunOptions = {}): Promise<Outcome> {
   const events: ModelEvent[] = [];
   try {
-    for await (const event of provider.stream(structuredClone(REQUEST), { signal: options.signal ?? new AbortController().signal })) {
+    for await (const event of provider.stream(structuredClone(REQUEST), {
+      signal: options.signal ?? new AbortController().signal,
+    })) {
       events.push(event);
       options.onEvent?.(event);
     }
@@ -145,14 +160,19 @@ function completed(outcome: Outcome, reason: string): ModelEvent[] {
   return events;
 }
 
-const textOf = (events: ModelEvent[], type: "text_delta" | "thinking_delta") => events.map((event) => (event.type === type ? event.text : "")).join("");
-const callsOf = (events: ModelEvent[]) => events.flatMap((event) => (event.type === "tool_call" ? [{ id: event.id, name: event.name, args: event.args }] : []));
+const textOf = (events: ModelEvent[], type: "text_delta" | "thinking_delta") =>
+  events.map((event) => (event.type === type ? event.text : "")).join("");
+const callsOf = (events: ModelEvent[]) =>
+  events.flatMap((event) => (event.type === "tool_call" ? [{ id: event.id, name: event.name, args: event.args }] : []));
 
 function failed(outcome: Outcome, message: string): void {
   assert(outcome.error !== undefined, "the stream should have failed");
   assert(ProviderError.isInstance(outcome.error), `expected a ProviderError, got ${describeValue(outcome.error)}`);
   assert((outcome.error as Error).name === "ProviderError", "error name must be ProviderError");
-  assert((outcome.error as Error).message.includes(message), `error message should contain "${message}": ${(outcome.error as Error).message}`);
+  assert(
+    (outcome.error as Error).message.includes(message),
+    `error message should contain "${message}": ${(outcome.error as Error).message}`,
+  );
   assert(!outcome.events.some((event) => event.type === "finish"), "a failed stream emits no finish");
 }
 
@@ -277,7 +297,12 @@ const CASES: Case[] = [
   },
   {
     name: "a failure after output still fails the stream, with no finish",
-    script: [{ text: "partial answer", error: new ProviderError("overloaded", { provider: "fake", retryable: true, errorType: "overloaded_error" }) }],
+    script: [
+      {
+        text: "partial answer",
+        error: new ProviderError("overloaded", { provider: "fake", retryable: true, errorType: "overloaded_error" }),
+      },
+    ],
     async check(run) {
       const outcome = await run();
       same(textOf(outcome.events, "text_delta"), "partial answer", "text before the failure");

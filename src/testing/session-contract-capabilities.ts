@@ -13,7 +13,13 @@ const request = (requestId: string) => ({
   parentId: null,
   reason: "tool requires approval",
 });
-const asked = (requestId: string): NewRecord => ({ id: requestId, kind: "approval", frame: null, request: request(requestId), runId: "run-1" });
+const asked = (requestId: string): NewRecord => ({
+  id: requestId,
+  kind: "approval",
+  frame: null,
+  request: request(requestId),
+  runId: "run-1",
+});
 const decided = (requestId: string, decisionId: string): NewRecord => ({
   id: `${requestId}:decision`,
   kind: "approval",
@@ -35,7 +41,13 @@ export const capabilityCases: ContractCase[] = [
         frame: "call-parent",
         runId: "run-1",
         toolCallId: "call-1",
-        result: { type: "tool_result", toolCallId: "call-1", name: "read_file", result: { lines: ["a", "b"] }, isError: false },
+        result: {
+          type: "tool_result",
+          toolCallId: "call-1",
+          name: "read_file",
+          result: { lines: ["a", "b"] },
+          isError: false,
+        },
       } as NewRecord;
       await store.append(sessionId, [record]);
       const [loaded] = await store.load(sessionId);
@@ -49,7 +61,11 @@ export const capabilityCases: ContractCase[] = [
       const { sessionId } = await store.createSession({ agentId: "agent-a" });
       const first = await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 });
       check(first !== undefined && Number.isInteger(first.token), "the first acquire gets a lease");
-      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000 }), undefined, "another owner while it is held");
+      checkEqual(
+        await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000 }),
+        undefined,
+        "another owner while it is held",
+      );
       await store.append(sessionId, [userText("m1", "in lease")], { leaseToken: first.token });
       await store.releaseLease(sessionId, first.token);
       const second = await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000 });
@@ -59,8 +75,15 @@ export const capabilityCases: ContractCase[] = [
         (error) => LeaseLostError.isInstance(error),
         "append with the stale token",
       );
-      checkEqual(await store.renewLease(sessionId, first.token, { ttlMs: 60_000 }), undefined, "renewing a stale token");
-      check((await store.renewLease(sessionId, second.token, { ttlMs: 60_000 }))?.token === second.token, "renewing the current token");
+      checkEqual(
+        await store.renewLease(sessionId, first.token, { ttlMs: 60_000 }),
+        undefined,
+        "renewing a stale token",
+      );
+      check(
+        (await store.renewLease(sessionId, second.token, { ttlMs: 60_000 }))?.token === second.token,
+        "renewing the current token",
+      );
       await store.append(sessionId, [userText("m3", "current")], { leaseToken: second.token });
       await store.append(sessionId, [userText("m4", "unfenced")]);
       checkDeepEqual(
@@ -101,15 +124,27 @@ export const capabilityCases: ContractCase[] = [
       if (!isLeasableSessionStore(store)) return;
       const { sessionId } = await store.createSession({ agentId: "agent-a" });
       const held = (await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }))!;
-      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" }), undefined, "queued behind the holder");
-      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }), undefined, "queued second");
+      checkEqual(
+        await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" }),
+        undefined,
+        "queued behind the holder",
+      );
+      checkEqual(
+        await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }),
+        undefined,
+        "queued second",
+      );
       await store.releaseLease(sessionId, held.token);
       checkEqual(
         await store.acquireLease(sessionId, { owner: "runtime-3", ttlMs: 60_000, ticket: "t-late" }),
         undefined,
         "the later ticket waits for the earlier one",
       );
-      checkEqual(await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }), undefined, "a caller without a ticket does not jump the queue");
+      checkEqual(
+        await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }),
+        undefined,
+        "a caller without a ticket does not jump the queue",
+      );
       const early = await store.acquireLease(sessionId, { owner: "runtime-2", ttlMs: 60_000, ticket: "t-early" });
       check(early !== undefined && early.token > held.token, "the earliest ticket gets the lease");
       await store.releaseLease(sessionId, early.token);
@@ -127,7 +162,8 @@ export const capabilityCases: ContractCase[] = [
       await store.append(a.sessionId, [asked("ra1"), asked("ra2")]);
       await store.append(b.sessionId, [asked("rb1")]);
       await store.append(plain.sessionId, [asked("rp1")]);
-      const ids = async (query?: Parameters<typeof store.listPendingApprovals>[0]) => (await store.listPendingApprovals(query)).map((entry) => entry.requestId);
+      const ids = async (query?: Parameters<typeof store.listPendingApprovals>[0]) =>
+        (await store.listPendingApprovals(query)).map((entry) => entry.requestId);
       checkDeepEqual(await ids({ scope: "user-a" }), ["ra1", "ra2"], "pending in user-a");
       checkDeepEqual(await ids({ scope: null }), ["rp1"], "pending in the unscoped space");
       checkDeepEqual(await ids({ sessionId: b.sessionId }), ["rb1"], "pending of one session");
@@ -135,7 +171,14 @@ export const capabilityCases: ContractCase[] = [
       const found = await store.findApproval("rb1");
       checkDeepEqual(
         { ...found, request: found?.request.request },
-        { requestId: "rb1", sessionId: b.sessionId, agentId: "agent-a", scope: "user-b", request: request("rb1"), decided: false },
+        {
+          requestId: "rb1",
+          sessionId: b.sessionId,
+          agentId: "agent-a",
+          scope: "user-b",
+          request: request("rb1"),
+          decided: false,
+        },
         "findApproval",
       );
       checkEqual(await store.findApproval("nope"), undefined, "findApproval of an unknown id");
@@ -144,11 +187,16 @@ export const capabilityCases: ContractCase[] = [
         store.append(a.sessionId, [decided("ra1", "decider-1")]),
         store.append(a.sessionId, [decided("ra1", "decider-2")]),
       ]);
-      const decisionOf = (record: HistoryRecord | undefined) => (record?.kind === "approval" ? record.decisionId : undefined);
+      const decisionOf = (record: HistoryRecord | undefined) =>
+        record?.kind === "approval" ? record.decisionId : undefined;
       const kept = decisionOf(one[0]);
       checkEqual(typeof kept, "string", "the kept decision has its decider's id");
       checkEqual(decisionOf(two[0]), kept, "both deciders see the one kept decision");
-      checkEqual((await store.load(a.sessionId)).filter((record) => record.id === "ra1:decision").length, 1, "one decision stored");
+      checkEqual(
+        (await store.load(a.sessionId)).filter((record) => record.id === "ra1:decision").length,
+        1,
+        "one decision stored",
+      );
       checkEqual((await store.findApproval("ra1"))?.decided, true, "decided after the decision record");
       checkDeepEqual(await ids({ scope: "user-a" }), ["ra2"], "a decided request is no longer pending");
       await store.clear(a.sessionId);

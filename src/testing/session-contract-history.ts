@@ -6,7 +6,8 @@ import { userText, type ContractCase } from "./session-contract-fixtures.js";
 const seqs = (records: HistoryRecord[]): number[] => records.map((record) => record.seq);
 const recordIds = (records: HistoryRecord[]): string[] => records.map((record) => record.id);
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, index) => from + index);
-const newSession = async (store: SessionStore, agentId = "agent-a"): Promise<string> => (await store.createSession({ agentId })).sessionId;
+const newSession = async (store: SessionStore, agentId = "agent-a"): Promise<string> =>
+  (await store.createSession({ agentId })).sessionId;
 
 /** History: append, seq, idempotency, atomicity, concurrency, load filters, frames. */
 export const historyCases: ContractCase[] = [
@@ -14,7 +15,11 @@ export const historyCases: ContractCase[] = [
     name: "append stores records in order with seq 1, 2, 3 and an ISO at, and returns them",
     async run(store) {
       const sessionId = await newSession(store);
-      const stored = await store.append(sessionId, [userText("m1", "one"), userText("m2", "two"), userText("m3", "three")]);
+      const stored = await store.append(sessionId, [
+        userText("m1", "one"),
+        userText("m2", "two"),
+        userText("m3", "three"),
+      ]);
       checkDeepEqual(seqs(stored), [1, 2, 3], "seq");
       checkDeepEqual(recordIds(stored), ["m1", "m2", "m3"], "ids");
       check(
@@ -61,7 +66,11 @@ export const historyCases: ContractCase[] = [
       const loaded = await store.load(sessionId);
       checkDeepEqual(recordIds(loaded), ["m1", "m2", "m3"], "stored ids");
       checkDeepEqual(seqs(loaded), [1, 2, 3], "stored seqs");
-      checkEqual((loaded[0] as { message: { content: unknown } }).message.content, "first", "the first version is kept");
+      checkEqual(
+        (loaded[0] as { message: { content: unknown } }).message.content,
+        "first",
+        "the first version is kept",
+      );
     },
   },
   {
@@ -71,10 +80,17 @@ export const historyCases: ContractCase[] = [
       await store.append(sessionId, [userText("m1", "kept")]);
       const invalid = [
         [userText("m2", "valid"), { id: "bad", kind: "", frame: null }],
-        [userText("m2", "valid"), { id: "", kind: "message", frame: null, message: { role: "user", content: "no id" } }],
+        [
+          userText("m2", "valid"),
+          { id: "", kind: "message", frame: null, message: { role: "user", content: "no id" } },
+        ],
       ];
       for (const batch of invalid) {
-        await checkRejects(store.append(sessionId, batch as NewRecord[]), (error) => InvalidArgumentError.isInstance(error), "invalid batch");
+        await checkRejects(
+          store.append(sessionId, batch as NewRecord[]),
+          (error) => InvalidArgumentError.isInstance(error),
+          "invalid batch",
+        );
       }
       checkDeepEqual(recordIds(await store.load(sessionId)), ["m1"], "nothing of the failed batches was stored");
       const [second] = await store.append(sessionId, [userText("m2", "valid")]);
@@ -85,7 +101,9 @@ export const historyCases: ContractCase[] = [
     name: "50 concurrent appends to one session store 50 records with seq 1..50",
     async run(store) {
       const sessionId = await newSession(store);
-      const results = await Promise.all(range(1, 50).map((n) => store.append(sessionId, [userText(`c${n}`, `message ${n}`)])));
+      const results = await Promise.all(
+        range(1, 50).map((n) => store.append(sessionId, [userText(`c${n}`, `message ${n}`)])),
+      );
       const returned = results.map((records) => records[0]!);
       checkDeepEqual(
         [...seqs(returned)].sort((a, b) => a - b),
@@ -108,7 +126,11 @@ export const historyCases: ContractCase[] = [
     name: "concurrent appends to different sessions do not interfere",
     async run(store) {
       const sessions = await Promise.all([newSession(store), newSession(store, "agent-b"), newSession(store)]);
-      await Promise.all(sessions.flatMap((sessionId) => range(1, 10).map((n) => store.append(sessionId, [userText(`r${n}`, sessionId)]))));
+      await Promise.all(
+        sessions.flatMap((sessionId) =>
+          range(1, 10).map((n) => store.append(sessionId, [userText(`r${n}`, sessionId)])),
+        ),
+      );
       for (const sessionId of sessions) {
         const loaded = await store.load(sessionId);
         checkDeepEqual(seqs(loaded), range(1, 10), `seqs of ${sessionId}`);
@@ -147,7 +169,11 @@ export const historyCases: ContractCase[] = [
       checkDeepEqual(recordIds(await store.load(sessionId, { frame: "call_1" })), ["c1", "c2"], "frame call_1");
       checkDeepEqual(recordIds(await store.load(sessionId)), ["r1", "c1", "r2", "c2", "d1"], "every frame");
       checkDeepEqual(await store.load(sessionId, { frame: "call_3" }), [], "a frame with no records");
-      checkDeepEqual(recordIds(await store.load(sessionId, { frame: "call_1", afterSeq: 2 })), ["c2"], "frame with afterSeq");
+      checkDeepEqual(
+        recordIds(await store.load(sessionId, { frame: "call_1", afterSeq: 2 })),
+        ["c2"],
+        "frame with afterSeq",
+      );
     },
   },
   {
@@ -160,7 +186,11 @@ export const historyCases: ContractCase[] = [
       const [loaded] = (await store.load(sessionId)) as ({ message: { content: unknown } } & HistoryRecord)[];
       checkEqual(loaded?.message.content, "original", "after mutating the input");
       loaded!.message.content = "mutated result";
-      checkEqual(((await store.load(sessionId))[0] as typeof loaded)?.message.content, "original", "after mutating a loaded record");
+      checkEqual(
+        ((await store.load(sessionId))[0] as typeof loaded)?.message.content,
+        "original",
+        "after mutating a loaded record",
+      );
     },
   },
 ];

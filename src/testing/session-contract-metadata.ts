@@ -13,12 +13,19 @@ export const metadataCases: ContractCase[] = [
   {
     name: "createSession returns the summary and getSession reads it back",
     async run(store) {
-      const created = await store.createSession({ agentId: "agent-a", name: "Reading", attributes: { panel: { open: true, tabs: [1, 2] } } });
+      const created = await store.createSession({
+        agentId: "agent-a",
+        name: "Reading",
+        attributes: { panel: { open: true, tabs: [1, 2] } },
+      });
       check(typeof created.sessionId === "string" && created.sessionId !== "", "sessionId is a non-empty string");
       checkEqual(created.agentId, "agent-a", "agentId");
       checkEqual(created.name, "Reading", "name");
       checkDeepEqual(created.attributes, { panel: { open: true, tabs: [1, 2] } }, "attributes");
-      check(isIsoTimestamp(created.createdAt) && isIsoTimestamp(created.updatedAt), "createdAt and updatedAt are ISO timestamps");
+      check(
+        isIsoTimestamp(created.createdAt) && isIsoTimestamp(created.updatedAt),
+        "createdAt and updatedAt are ISO timestamps",
+      );
       check(created.updatedAt >= created.createdAt, "updatedAt is not before createdAt");
       checkDeepEqual(await store.getSession(created.sessionId), created, "getSession");
       const other = await store.createSession({ agentId: "agent-a" });
@@ -36,7 +43,11 @@ export const metadataCases: ContractCase[] = [
         (error) => InvalidArgumentError.isInstance(error),
         "createSession with an id in use",
       );
-      checkEqual((await store.getSession("explicit-session-1"))?.agentId, "agent-a", "the existing session is untouched");
+      checkEqual(
+        (await store.getSession("explicit-session-1"))?.agentId,
+        "agent-a",
+        "the existing session is untouched",
+      );
     },
   },
   {
@@ -52,11 +63,23 @@ export const metadataCases: ContractCase[] = [
       const b1 = await store.createSession({ agentId: "agent-b" });
       const a2 = await store.createSession({ agentId: "agent-a" });
       checkDeepEqual(await ids(store), [a2.sessionId, b1.sessionId, a1.sessionId], "listSessions()");
-      checkDeepEqual(await ids(store, { agentId: "agent-a" }), [a2.sessionId, a1.sessionId], "listSessions({ agentId })");
+      checkDeepEqual(
+        await ids(store, { agentId: "agent-a" }),
+        [a2.sessionId, a1.sessionId],
+        "listSessions({ agentId })",
+      );
       checkDeepEqual(await ids(store, { limit: 2 }), [a2.sessionId, b1.sessionId], "listSessions({ limit: 2 })");
-      checkDeepEqual(await ids(store, { agentId: "agent-a", limit: 1 }), [a2.sessionId], "listSessions({ agentId, limit: 1 })");
+      checkDeepEqual(
+        await ids(store, { agentId: "agent-a", limit: 1 }),
+        [a2.sessionId],
+        "listSessions({ agentId, limit: 1 })",
+      );
       checkDeepEqual(await ids(store, { agentId: "agent-z" }), [], "listSessions of an agent with no session");
-      checkDeepEqual((await store.listSessions())[1], await store.getSession(b1.sessionId), "listed summaries equal getSession");
+      checkDeepEqual(
+        (await store.listSessions())[1],
+        await store.getSession(b1.sessionId),
+        "listed summaries equal getSession",
+      );
     },
   },
   {
@@ -64,10 +87,20 @@ export const metadataCases: ContractCase[] = [
     async run(store) {
       const first = await store.createSession({ agentId: "agent-a", attributes: { keep: false } });
       await store.createSession({ agentId: "agent-a" });
-      const patch = { name: "Renamed", pinnedAt: "2024-05-01T10:00:00.000Z", attributes: { color: "red", n: 2 }, lastSnippet: "see you" };
+      const patch = {
+        name: "Renamed",
+        pinnedAt: "2024-05-01T10:00:00.000Z",
+        attributes: { color: "red", n: 2 },
+        lastSnippet: "see you",
+      };
       const updated = await store.updateSession(first.sessionId, patch);
       checkDeepEqual(
-        { name: updated.name, pinnedAt: updated.pinnedAt, attributes: updated.attributes, lastSnippet: updated.lastSnippet },
+        {
+          name: updated.name,
+          pinnedAt: updated.pinnedAt,
+          attributes: updated.attributes,
+          lastSnippet: updated.lastSnippet,
+        },
         patch,
         "patched fields",
       );

@@ -13,7 +13,11 @@ export const recordCases: ContractCase[] = [
     async run(store) {
       const { sessionId } = await store.createSession({ agentId: "agent-a", name: "Kept", attributes: { a: 1 } });
       await store.append(sessionId, [userText("m1", "before"), userText("m2", "before")]);
-      checkDeepEqual(recordIds(await store.load(sessionId, { sinceLastReset: true })), ["m1", "m2"], "no reset yet: everything");
+      checkDeepEqual(
+        recordIds(await store.load(sessionId, { sinceLastReset: true })),
+        ["m1", "m2"],
+        "no reset yet: everything",
+      );
       const before = (await store.getSession(sessionId))!;
       await store.clear(sessionId);
       await store.append(sessionId, [userText("m3", "after")]);
@@ -41,9 +45,21 @@ export const recordCases: ContractCase[] = [
       await store.append(sessionId, [userText("m1", "1"), userText("c1", "1", "call_1")]);
       await store.clear(sessionId);
       await store.append(sessionId, [userText("m4", "4"), userText("c5", "5", "call_1"), userText("m6", "6")]);
-      checkDeepEqual(recordIds(await store.load(sessionId, { sinceLastReset: true, afterSeq: 1 })), ["m4", "c5", "m6"], "afterSeq before the marker");
-      checkDeepEqual(recordIds(await store.load(sessionId, { sinceLastReset: true, afterSeq: 5 })), ["m6"], "afterSeq after the marker");
-      checkDeepEqual(recordIds(await store.load(sessionId, { sinceLastReset: true, frame: null })), ["m4", "m6"], "root frame");
+      checkDeepEqual(
+        recordIds(await store.load(sessionId, { sinceLastReset: true, afterSeq: 1 })),
+        ["m4", "c5", "m6"],
+        "afterSeq before the marker",
+      );
+      checkDeepEqual(
+        recordIds(await store.load(sessionId, { sinceLastReset: true, afterSeq: 5 })),
+        ["m6"],
+        "afterSeq after the marker",
+      );
+      checkDeepEqual(
+        recordIds(await store.load(sessionId, { sinceLastReset: true, frame: null })),
+        ["m4", "m6"],
+        "root frame",
+      );
     },
   },
   {
@@ -56,7 +72,11 @@ export const recordCases: ContractCase[] = [
       checkEqual(loaded.length, records.length, "record count");
       records.forEach((record, index) => {
         const got = loaded[index]!;
-        checkDeepEqual(got, { ...JSON.parse(JSON.stringify(record)), seq: index + 1, at: got.at }, `record ${record.id}`);
+        checkDeepEqual(
+          got,
+          { ...JSON.parse(JSON.stringify(record)), seq: index + 1, at: got.at },
+          `record ${record.id}`,
+        );
         checkDeepEqual(JSON.parse(JSON.stringify(got)), got, `record ${record.id} is plain JSON`);
       });
       checkDeepEqual(stored, loaded, "append returned what load returns");
@@ -71,10 +91,18 @@ export const recordCases: ContractCase[] = [
       checkEqual((await resolveSession(store, "agent-a", "latest")).session.sessionId, newer, "latest");
       await store.append(older, [userText("m1", "hi")]);
       const latest = await resolveSession(store, "agent-a", "latest");
-      checkDeepEqual([latest.session.sessionId, latest.created], [older, false], "latest after appending to the older session");
+      checkDeepEqual(
+        [latest.session.sessionId, latest.created],
+        [older, false],
+        "latest after appending to the older session",
+      );
       await store.updateSession(newer, { name: "renamed" });
       checkEqual((await resolveSession(store, "agent-a")).session.sessionId, newer, "latest-or-create after a rename");
-      const error = await checkRejects(resolveSession(store, "agent-c", "latest"), (e) => SessionNotFoundError.isInstance(e), "latest with no session");
+      const error = await checkRejects(
+        resolveSession(store, "agent-c", "latest"),
+        (e) => SessionNotFoundError.isInstance(e),
+        "latest with no session",
+      );
       checkEqual((error as SessionNotFoundError).agentId, "agent-c", "the error names the agent");
     },
   },
@@ -87,11 +115,22 @@ export const recordCases: ContractCase[] = [
       const second = await resolveSession(store, "agent-c", "latest-or-create");
       checkDeepEqual([second.session.sessionId, second.created], [first.session.sessionId, false], "then reuses it");
       const created = await resolveSession(store, "agent-c", "create");
-      check(created.created && created.session.sessionId !== first.session.sessionId, "create always makes a new session");
+      check(
+        created.created && created.session.sessionId !== first.session.sessionId,
+        "create always makes a new session",
+      );
       const explicit = await resolveSession(store, "agent-c", first.session.sessionId);
       checkDeepEqual([explicit.session.sessionId, explicit.created], [first.session.sessionId, false], "explicit id");
-      await checkRejects(resolveSession(store, "agent-d", first.session.sessionId), (e) => SessionOwnershipError.isInstance(e), "another agent's session");
-      await checkRejects(resolveSession(store, "agent-c", "no-such-session"), (e) => SessionNotFoundError.isInstance(e), "unknown explicit id");
+      await checkRejects(
+        resolveSession(store, "agent-d", first.session.sessionId),
+        (e) => SessionOwnershipError.isInstance(e),
+        "another agent's session",
+      );
+      await checkRejects(
+        resolveSession(store, "agent-c", "no-such-session"),
+        (e) => SessionNotFoundError.isInstance(e),
+        "unknown explicit id",
+      );
     },
   },
 ];

@@ -40,14 +40,21 @@ const contractCases = (): ContractCase[] => [
 ];
 
 function runner(options: SessionStoreContractOptions): { describe: ContractDescribe; it: ContractIt } {
-  const scope = globalThis as { describe?: unknown; it?: unknown; __vitest_index__?: { describe?: unknown; it?: unknown } };
+  const scope = globalThis as {
+    describe?: unknown;
+    it?: unknown;
+    __vitest_index__?: { describe?: unknown; it?: unknown };
+  };
   // vitest without `globals` still exposes its API on `__vitest_index__` (it backs `import.meta.vitest`),
   // so the suite needs no import of vitest: importing this entry never loads a test runner.
-  const pick = (name: "describe" | "it"): unknown => options[name] ?? (typeof scope[name] === "function" ? scope[name] : scope.__vitest_index__?.[name]);
+  const pick = (name: "describe" | "it"): unknown =>
+    options[name] ?? (typeof scope[name] === "function" ? scope[name] : scope.__vitest_index__?.[name]);
   const describe = pick("describe");
   const it = pick("it");
   if (typeof describe !== "function" || typeof it !== "function") {
-    throw new InvalidArgumentError("runSessionStoreContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner");
+    throw new InvalidArgumentError(
+      "runSessionStoreContract: no test runner found; call it from a vitest test file or pass { describe, it } from your runner",
+    );
   }
   return { describe: describe as ContractDescribe, it: it as ContractIt };
 }
@@ -67,7 +74,8 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  * (`null` = unscoped only) and never crossed by `resolveSession`; `scopePrefix` as a literal prefix
  * (pattern characters, unicode, `""` = every scoped session, newest first with `limit`); every
  * string kept exactly, U+0000 and escape look-alikes included (a store may refuse such a session
- * id, with `InvalidArgumentError`); records of further kinds kept as JSON; and, when the store has them, session leases with fencing (`LeasableSessionStore`) and
+ * id, with `InvalidArgumentError`); records of further kinds kept as JSON; and, when the store has them, session leases
+ * with fencing (`LeasableSessionStore`) and
  * the approval index (`ApprovalIndexStore`).
  *
  * @example
@@ -76,7 +84,11 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  *
  * runSessionStoreContract("MemorySessionStore", () => new MemorySessionStore());
  */
-export function runSessionStoreContract(name: string, makeStore: () => Promise<SessionStore> | SessionStore, options: SessionStoreContractOptions = {}): void {
+export function runSessionStoreContract(
+  name: string,
+  makeStore: () => Promise<SessionStore> | SessionStore,
+  options: SessionStoreContractOptions = {},
+): void {
   const { describe, it } = runner(options);
   describe(`SessionStore contract: ${name}`, () => {
     for (const contractCase of contractCases()) {

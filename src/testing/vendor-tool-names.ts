@@ -10,7 +10,8 @@ function namesOf(request: ModelRequest): string[] {
   const names = request.tools.map((tool) => tool.name);
   for (const message of request.messages) {
     if (message.role === "user") continue;
-    for (const part of message.content) if (part.type === "tool_call" || part.type === "tool_result") names.push(part.name);
+    for (const part of message.content)
+      if (part.type === "tool_call" || part.type === "tool_result") names.push(part.name);
   }
   return [...new Set(names)];
 }
@@ -34,7 +35,10 @@ function guess(vendor: string, known: ReadonlySet<string>): string {
  * guessed names the way the adapters do gives back exactly the names on the wire; otherwise the
  * wire names stay.
  */
-export function restoreToolNames(request: ModelRequest, known: ReadonlySet<string>): { request: ModelRequest; toVendor: (name: string) => string } {
+export function restoreToolNames(
+  request: ModelRequest,
+  known: ReadonlySet<string>,
+): { request: ModelRequest; toVendor: (name: string) => string } {
   const wire = namesOf(request);
   let names = wire.map((name) => guess(name, known));
   let map = createToolNameMap(names);
@@ -54,10 +58,19 @@ export function restoreToolNames(request: ModelRequest, known: ReadonlySet<strin
   const restore = (name: string) => back.get(name) ?? name;
   const messages = request.messages.map((message): Message => {
     if (message.role === "assistant") {
-      return { ...message, content: message.content.map((part) => (part.type === "tool_call" ? { ...part, name: restore(part.name) } : part)) };
+      return {
+        ...message,
+        content: message.content.map((part) =>
+          part.type === "tool_call" ? { ...part, name: restore(part.name) } : part,
+        ),
+      };
     }
-    if (message.role === "tool") return { ...message, content: message.content.map((part) => ({ ...part, name: restore(part.name) })) };
+    if (message.role === "tool")
+      return { ...message, content: message.content.map((part) => ({ ...part, name: restore(part.name) })) };
     return message;
   });
-  return { request: { ...request, messages, tools: request.tools.map((tool) => ({ ...tool, name: restore(tool.name) })) }, toVendor };
+  return {
+    request: { ...request, messages, tools: request.tools.map((tool) => ({ ...tool, name: restore(tool.name) })) },
+    toVendor,
+  };
 }

@@ -37,10 +37,13 @@ function missingRefusal(tool: Tool, enabled: readonly string[], where: string): 
  */
 export function classRefusal(tool: Tool, policy: ToolPolicy): string | undefined {
   if (policy.declaredReadOnly === true) {
-    if (tool.readOnly === true) return missingRefusal(tool, policy.readOnlyToolClasses ?? policy.classes, "by the policy");
+    if (tool.readOnly === true)
+      return missingRefusal(tool, policy.readOnlyToolClasses ?? policy.classes, "by the policy");
     const refused = missingRefusal(tool, policy.classes, "in this read-only role");
     if (refused !== undefined) return refused;
-    return isDeclaredReadOnly(tool, policy.classes) ? undefined : "it is not declared read-only, and the current role is read-only";
+    return isDeclaredReadOnly(tool, policy.classes)
+      ? undefined
+      : "it is not declared read-only, and the current role is read-only";
   }
   return missingRefusal(tool, policy.classes, "by the policy");
 }

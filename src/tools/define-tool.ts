@@ -54,7 +54,8 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  * formats (`z.email()`, `z.uuid()`, ...) are left to zod. JSON Schema `format` is an annotation.
  *
  * Throws `InvalidArgumentError` for a name outside `/^[a-zA-Z0-9_.-]{1,64}$/`, a negative or NaN
- * `timeoutMs`, an empty or non-string `permissionClass`, a JSON Schema with a `$ref` that resolves to nothing (named in the message), and a
+ * `timeoutMs`, an empty or non-string `permissionClass`, a JSON Schema with a `$ref` that resolves to nothing (named in
+ * the message), and a
  * `pattern` outside the linear-time subset.
  *
  * @example
@@ -64,7 +65,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  *   execute: ({ a, b }) => a + b,
  * });
  */
-export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue>(definition: ToolDefinition<S, O, C>): Tool<InferToolInput<S>, O, C> {
+export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue>(
+  definition: ToolDefinition<S, O, C>,
+): Tool<InferToolInput<S>, O, C> {
   if (!TOOL_NAME.test(definition.name)) {
     throw new InvalidArgumentError(`Invalid tool name "${definition.name}": must match ${String(TOOL_NAME)}`);
   }
@@ -79,9 +82,12 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
     try {
       dangling = unresolvedRefs(inputSchema);
     } catch (error) {
-      throw new InvalidArgumentError(`Tool "${definition.name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`, {
-        cause: error,
-      });
+      throw new InvalidArgumentError(
+        `Tool "${definition.name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (dangling.length > 0) {
       throw new InvalidArgumentError(
@@ -105,17 +111,23 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
   if (definition.contexts !== undefined) tool.contexts = definition.contexts;
   if (definition.timeoutMs !== undefined) tool.timeoutMs = definition.timeoutMs;
   if (definition.readOnly !== undefined) tool.readOnly = definition.readOnly;
-  if (definition.permissionClass === undefined) Object.defineProperty(tool, CLASS_DEFAULTED, { value: true, enumerable: false });
+  if (definition.permissionClass === undefined)
+    Object.defineProperty(tool, CLASS_DEFAULTED, { value: true, enumerable: false });
   Object.defineProperty(tool, TOOL_VALIDATOR, { value: validator, enumerable: false });
   return tool;
 }
 
 /** The declared class (or a copy of the list), checked: every class a non-empty string, and at least one. */
-function permissionClassOf(name: string, declared: PermissionClass | readonly PermissionClass[] | undefined): PermissionClass | PermissionClass[] {
+function permissionClassOf(
+  name: string,
+  declared: PermissionClass | readonly PermissionClass[] | undefined,
+): PermissionClass | PermissionClass[] {
   if (declared === undefined) return "safe";
   const list: readonly unknown[] = typeof declared === "string" ? [declared] : declared;
   if (list.length === 0 || list.some((c) => typeof c !== "string" || c === "")) {
-    throw new InvalidArgumentError(`Tool "${name}": permissionClass must be a non-empty class name or a non-empty list of them`);
+    throw new InvalidArgumentError(
+      `Tool "${name}": permissionClass must be a non-empty class name or a non-empty list of them`,
+    );
   }
   return typeof declared === "string" ? declared : [...new Set(declared)];
 }
@@ -125,6 +137,9 @@ function toolValidator(name: string, input: AnyZodSchema | JsonSchema, inputSche
   try {
     return isZodSchema(input) ? createZodValidator(input, inputSchema) : createJsonSchemaValidator(inputSchema);
   } catch (error) {
-    throw new InvalidArgumentError(`Tool "${name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new InvalidArgumentError(
+      `Tool "${name}": invalid input schema: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

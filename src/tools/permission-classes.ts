@@ -8,7 +8,10 @@ export function toolPermissionClasses(tool: Pick<Tool, "permissionClass">): read
 }
 
 /** The classes of `tool` that `enabled` lacks, in the tool's order (none: every class is enabled). */
-export function missingPermissionClasses(tool: Pick<Tool, "permissionClass">, enabled: readonly PermissionClass[]): PermissionClass[] {
+export function missingPermissionClasses(
+  tool: Pick<Tool, "permissionClass">,
+  enabled: readonly PermissionClass[],
+): PermissionClass[] {
   return toolPermissionClasses(tool).filter((c) => !enabled.includes(c));
 }
 

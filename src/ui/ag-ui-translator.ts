@@ -74,11 +74,20 @@ export interface AgUiAgentState {
   budgetExceeded: { reason: string; limit: number; observed: number } | null;
 }
 
-const APPROVAL_SCHEMA = { type: "object", properties: { approved: { type: "boolean" }, reason: { type: "string" } }, required: ["approved"] };
-const PLAN_REVIEW_SCHEMA = { type: "object", properties: { decision: { enum: ["approve", "revise"] }, feedback: { type: "string" } }, required: ["decision"] };
+const APPROVAL_SCHEMA = {
+  type: "object",
+  properties: { approved: { type: "boolean" }, reason: { type: "string" } },
+  required: ["approved"],
+};
+const PLAN_REVIEW_SCHEMA = {
+  type: "object",
+  properties: { decision: { enum: ["approve", "revise"] }, feedback: { type: "string" } },
+  required: ["decision"],
+};
 
 /** RFC 6901: `~` → `~0`, `/` → `~1`. */
-const pointer = (...tokens: string[]) => tokens.map((t) => "/" + t.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
+const pointer = (...tokens: string[]) =>
+  tokens.map((t) => "/" + t.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
 const textOf = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? "null"));
 
 /**
@@ -179,15 +188,33 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   },
   llm_call_start(st, event) {
     closeLevel(st, levelOf(event), event.ts);
-    emit(st, "CUSTOM", { name: "agentry.deciding", value: { depth: event.depth, parentId: event.parentId, iteration: event.iteration } }, event.ts);
+    emit(
+      st,
+      "CUSTOM",
+      { name: "agentry.deciding", value: { depth: event.depth, parentId: event.parentId, iteration: event.iteration } },
+      event.ts,
+    );
   },
   tool_calls_preparing(st, event) {
     closeLevel(st, levelOf(event), event.ts);
-    emit(st, "CUSTOM", { name: "agentry.tool_calls_preparing", value: { depth: event.depth, parentId: event.parentId, names: event.names } }, event.ts);
+    emit(
+      st,
+      "CUSTOM",
+      {
+        name: "agentry.tool_calls_preparing",
+        value: { depth: event.depth, parentId: event.parentId, names: event.names },
+      },
+      event.ts,
+    );
   },
   tool_log(st, event) {
     const { toolCallId, name, level, message, depth, parentId } = event;
-    emit(st, "CUSTOM", { name: "agentry.tool_log", value: { toolCallId, name, level, message, depth, parentId } }, event.ts);
+    emit(
+      st,
+      "CUSTOM",
+      { name: "agentry.tool_log", value: { toolCallId, name, level, message, depth, parentId } },
+      event.ts,
+    );
   },
   message_stream_started(st, event) {
     closeLevel(st, levelOf(event), event.ts);
@@ -212,7 +239,11 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
       "CUSTOM",
       {
         name: "agentry.approval_resolved",
-        value: { requestId: event.requestId, approved: event.approved, ...(event.reason !== undefined && { reason: event.reason }) },
+        value: {
+          requestId: event.requestId,
+          approved: event.approved,
+          ...(event.reason !== undefined && { reason: event.reason }),
+        },
       },
       event.ts,
     );
@@ -237,7 +268,13 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   },
   error(st, event) {
     if (event.depth === 0) st.rootError = event.message;
-    else emit(st, "CUSTOM", { name: "agentry.error", value: { message: event.message, depth: event.depth, parentId: event.parentId } }, event.ts);
+    else
+      emit(
+        st,
+        "CUSTOM",
+        { name: "agentry.error", value: { message: event.message, depth: event.depth, parentId: event.parentId } },
+        event.ts,
+      );
   },
   done(st, event) {
     if (event.depth === 0) finishRun(st, event);
@@ -246,8 +283,14 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
     st.state.task = { taskId: event.taskId, status: event.to };
     patch(st, [{ op: "replace", path: "/task", value: st.state.task }], event.ts);
     // A task that left review no longer waits on its plan.
-    if (event.to !== "awaiting_review") for (const [id, i] of st.interrupts) if (i.reason === "plan_review") st.interrupts.delete(id);
-    emit(st, "CUSTOM", { name: "agentry.task_status", value: { taskId: event.taskId, from: event.from, to: event.to } }, event.ts);
+    if (event.to !== "awaiting_review")
+      for (const [id, i] of st.interrupts) if (i.reason === "plan_review") st.interrupts.delete(id);
+    emit(
+      st,
+      "CUSTOM",
+      { name: "agentry.task_status", value: { taskId: event.taskId, from: event.from, to: event.to } },
+      event.ts,
+    );
   },
   plan_ready(st, event) {
     st.state.plan = { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan };
@@ -270,7 +313,10 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
 };
 
 /** An event as `CUSTOM` `agentry.<type>`, its fields (without the delivery stamp and level) as the value. */
-function customOf(st: AgUiTranslatorState, event: EventOf<"planning_started" | "artifact_created" | "role_changed" | "message_stream_cancelled">): void {
+function customOf(
+  st: AgUiTranslatorState,
+  event: EventOf<"planning_started" | "artifact_created" | "role_changed" | "message_stream_cancelled">,
+): void {
   const { type, depth: _d, parentId: _p, sessionId: _s, agentId: _a, runId: _r, seq: _q, ts: _t, ...value } = event;
   emit(st, "CUSTOM", { name: `agentry.${type}`, value }, event.ts);
 }
@@ -285,25 +331,44 @@ function toolCallUpdate(st: AgUiTranslatorState, event: EventOf<"tool_call_updat
   }
   if (!st.state.tools[event.toolCallId]) startTool(st, event.toolCallId, event.name, null, depth, parentId, ts);
   if (st.openSubagents.delete(event.toolCallId)) {
-    if (event.isError) emit(st, "SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: textOf(event.result) }, ts);
-    else emit(st, "SUBAGENT_FINISHED", { subagentRunId: event.toolCallId, result: event.result ?? null, outcome: { type: "success" } }, ts);
+    if (event.isError)
+      emit(st, "SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: textOf(event.result) }, ts);
+    else
+      emit(
+        st,
+        "SUBAGENT_FINISHED",
+        { subagentRunId: event.toolCallId, result: event.result ?? null, outcome: { type: "success" } },
+        ts,
+      );
   }
   emit(
     st,
     "TOOL_CALL_RESULT",
-    { messageId: `${event.toolCallId}:result`, toolCallId: event.toolCallId, content: textOf(event.result), role: "tool" },
+    {
+      messageId: `${event.toolCallId}:result`,
+      toolCallId: event.toolCallId,
+      content: textOf(event.result),
+      role: "tool",
+    },
     ts,
     subagentOf(event),
   );
   const current = st.state.tools[event.toolCallId]?.status;
-  setToolStatus(st, event.toolCallId, current === "denied" ? "denied" : event.isError ? "error" : "done", ts, event.durationMs);
+  setToolStatus(
+    st,
+    event.toolCallId,
+    current === "denied" ? "denied" : event.isError ? "error" : "done",
+    ts,
+    event.durationMs,
+  );
 }
 
 /** An approval request: an interrupt (`tool_approval`) and the call awaiting approval. */
 function approvalRequest(st: AgUiTranslatorState, event: EventOf<"approval_request">): void {
   const { request, depth, parentId, ts } = event;
   const sub = subagentOf(event);
-  if (!st.state.tools[request.toolCallId]) startTool(st, request.toolCallId, request.name, request.args, depth, parentId, ts);
+  if (!st.state.tools[request.toolCallId])
+    startTool(st, request.toolCallId, request.name, request.args, depth, parentId, ts);
   st.interrupts.set(request.requestId, {
     id: request.requestId,
     reason: "tool_approval",
@@ -338,7 +403,13 @@ function question(st: AgUiTranslatorState, event: EventOf<"question">): void {
   emit(st, "CUSTOM", { name: "agentry.question", value }, event.ts);
 }
 
-function emit(st: AgUiTranslatorState, type: AgUiEventType, fields: Record<string, unknown>, ts?: number, subagentRunId?: string | null): void {
+function emit(
+  st: AgUiTranslatorState,
+  type: AgUiEventType,
+  fields: Record<string, unknown>,
+  ts?: number,
+  subagentRunId?: string | null,
+): void {
   const event: AgUiEvent = { type, ...fields };
   if (ts !== undefined && Number.isSafeInteger(ts)) event.timestamp = ts;
   if (subagentRunId) event.subagentRunId = subagentRunId;
@@ -374,12 +445,26 @@ function startRun(st: AgUiTranslatorState, event: DeliverableEvent): void {
   emit(st, "STATE_SNAPSHOT", { snapshot: st.state }, event.ts);
 }
 
-function startTool(st: AgUiTranslatorState, toolCallId: string, name: string, args: unknown, depth: number, parentId: string | null, ts?: number): void {
+function startTool(
+  st: AgUiTranslatorState,
+  toolCallId: string,
+  name: string,
+  args: unknown,
+  depth: number,
+  parentId: string | null,
+  ts?: number,
+): void {
   emit(st, "TOOL_CALL_START", { toolCallId, toolCallName: name }, ts, parentId);
   emit(st, "TOOL_CALL_ARGS", { toolCallId, delta: JSON.stringify(args ?? {}) }, ts, parentId);
   emit(st, "TOOL_CALL_END", { toolCallId }, ts, parentId);
   const title = name === "run_subtask" ? (args as { title?: unknown } | null)?.title : undefined;
-  const entry: AgUiAgentState["tools"][string] = { name, parentId, depth, status: "running", ...(typeof title === "string" && { title }) };
+  const entry: AgUiAgentState["tools"][string] = {
+    name,
+    parentId,
+    depth,
+    status: "running",
+    ...(typeof title === "string" && { title }),
+  };
   st.state.tools[toolCallId] = entry;
   patch(st, [{ op: "add", path: pointer("tools", toolCallId), value: entry }], ts);
   if (name === "run_subtask") {
@@ -398,11 +483,19 @@ function startTool(st: AgUiTranslatorState, toolCallId: string, name: string, ar
     );
   }
 }
-function setToolStatus(st: AgUiTranslatorState, toolCallId: string, status: AgUiAgentState["tools"][string]["status"], ts?: number, durationMs?: number): void {
+function setToolStatus(
+  st: AgUiTranslatorState,
+  toolCallId: string,
+  status: AgUiAgentState["tools"][string]["status"],
+  ts?: number,
+  durationMs?: number,
+): void {
   const entry = st.state.tools[toolCallId];
   if (!entry) return;
   entry.status = status;
-  const ops: Record<string, unknown>[] = [{ op: "replace", path: pointer("tools", toolCallId, "status"), value: status }];
+  const ops: Record<string, unknown>[] = [
+    { op: "replace", path: pointer("tools", toolCallId, "status"), value: status },
+  ];
   if (durationMs !== undefined) {
     entry.durationMs = durationMs;
     ops.push({ op: "add", path: pointer("tools", toolCallId, "durationMs"), value: durationMs });
@@ -415,8 +508,15 @@ function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { t
   for (const level of [...new Set([...st.texts.keys(), ...st.reasonings.keys()])]) closeLevel(st, level, ts);
   const pending = [...st.interrupts.values()];
   for (const subagent of st.openSubagents) {
-    const ids = pending.filter((i) => i.subagentRunId === subagent || st.state.tools[i.toolCallId ?? ""]?.parentId === subagent).map((i) => i.id);
-    emit(st, "SUBAGENT_FINISHED", { subagentRunId: subagent, outcome: { type: "suspended", ...(ids.length > 0 && { interruptIds: ids }) } }, ts);
+    const ids = pending
+      .filter((i) => i.subagentRunId === subagent || st.state.tools[i.toolCallId ?? ""]?.parentId === subagent)
+      .map((i) => i.id);
+    emit(
+      st,
+      "SUBAGENT_FINISHED",
+      { subagentRunId: subagent, outcome: { type: "suspended", ...(ids.length > 0 && { interruptIds: ids }) } },
+      ts,
+    );
   }
   st.openSubagents.clear();
   const usageList = [...st.usage.values()];
@@ -425,9 +525,19 @@ function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { t
   const status = result?.status ?? "error";
   if (status === "complete" || status === "suspended") {
     const outcome = pending.length > 0 ? { type: "interrupt", interrupts: pending } : { type: "success" };
-    emit(st, "RUN_FINISHED", { threadId: st.threadId, runId: st.runId, ...(result?.text && { result: result.text }), outcome, ...usageField }, ts);
+    emit(
+      st,
+      "RUN_FINISHED",
+      { threadId: st.threadId, runId: st.runId, ...(result?.text && { result: result.text }), outcome, ...usageField },
+      ts,
+    );
   } else if (status === "aborted") {
-    emit(st, "RUN_FINISHED", { threadId: st.threadId, runId: st.runId, outcome: { type: "cancelled" }, ...usageField }, ts);
+    emit(
+      st,
+      "RUN_FINISHED",
+      { threadId: st.threadId, runId: st.runId, outcome: { type: "cancelled" }, ...usageField },
+      ts,
+    );
   } else {
     const message = result?.error?.message ?? st.rootError ?? "The event stream ended before the turn finished";
     emit(st, "RUN_ERROR", { message, code: result ? status : "incomplete", ...usageField }, ts);

@@ -29,10 +29,14 @@ export type { AgUiAgentState, AgUiEvent, AgUiEventsOptions, AgUiEventType, AgUiI
  *
  * @example
  * ```ts
- * for await (const event of toAgUiEvents(runtime.stream({ agentId, content }))) write(`data: ${JSON.stringify(event)}\n\n`);
+ * for await (const event of toAgUiEvents(runtime.stream({ agentId, content }))) write(`data:
+ * ${JSON.stringify(event)}\n\n`);
  * ```
  */
-export async function* toAgUiEvents(events: AsyncIterable<DeliverableEvent>, options: AgUiEventsOptions = {}): AsyncGenerator<AgUiEvent> {
+export async function* toAgUiEvents(
+  events: AsyncIterable<DeliverableEvent>,
+  options: AgUiEventsOptions = {},
+): AsyncGenerator<AgUiEvent> {
   const translator = createAgUiTranslator(options);
   try {
     for await (const event of events) yield* translator.push(event);

@@ -35,7 +35,10 @@ export type { UIMessageStreamOptions } from "./ui-message-translator.js";
  * return createUIMessageStreamResponse({ stream: chunks }); // from "ai", or toUIMessageStreamResponse below
  * ```
  */
-export function toUIMessageStream(events: AsyncIterable<DeliverableEvent>, options: UIMessageStreamOptions = {}): ReadableStream<UiMessageChunk> {
+export function toUIMessageStream(
+  events: AsyncIterable<DeliverableEvent>,
+  options: UIMessageStreamOptions = {},
+): ReadableStream<UiMessageChunk> {
   const translator = createUIMessageTranslator(options);
   let iterator: AsyncIterator<DeliverableEvent> | undefined;
   let done = false;

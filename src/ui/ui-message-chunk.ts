@@ -25,7 +25,15 @@ export type UiMessageChunk =
   | { type: "reasoning-start"; id: string }
   | { type: "reasoning-delta"; id: string; delta: string }
   | { type: "reasoning-end"; id: string }
-  | { type: "tool-input-available"; toolCallId: string; toolName: string; input: unknown; dynamic: true; title?: string; toolMetadata: UiToolMetadata }
+  | {
+      type: "tool-input-available";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      dynamic: true;
+      title?: string;
+      toolMetadata: UiToolMetadata;
+    }
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
   | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; toolMetadata: UiToolMetadata }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true; toolMetadata: UiToolMetadata }
@@ -33,4 +41,8 @@ export type UiMessageChunk =
   | { type: `data-agentry-${string}`; id?: string; data: unknown; transient?: boolean }
   | { type: "error"; errorText: string }
   | { type: "abort"; reason?: string }
-  | { type: "finish"; finishReason?: "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other"; messageMetadata?: Record<string, UiJsonValue> };
+  | {
+      type: "finish";
+      finishReason?: "stop" | "length" | "content-filter" | "tool-calls" | "error" | "other";
+      messageMetadata?: Record<string, UiJsonValue>;
+    };

@@ -21,7 +21,8 @@ const FINISH_REASONS: Record<string, Extract<UiMessageChunk, { type: "finish" }>
   iteration_limit: "other",
 };
 
-const errorText = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? String(value)));
+const errorText = (value: unknown): string =>
+  typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
 
 /** Keeps the JSON-valued fields of an object (drops `undefined`), for metadata. */
 function json(fields: Record<string, unknown>): Record<string, UiJsonValue> {
@@ -60,7 +61,8 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
     },
     /** Closes open parts and finishes the message (no-op once finished). */
     end(error?: unknown): UiMessageChunk[] {
-      if (error !== undefined && !st.ended) st.out.push({ type: "error", errorText: error instanceof Error ? error.message : errorText(error) });
+      if (error !== undefined && !st.ended)
+        st.out.push({ type: "error", errorText: error instanceof Error ? error.message : errorText(error) });
       endMessage(st, error !== undefined ? "error" : undefined);
       return st.out.splice(0);
     },
@@ -96,7 +98,11 @@ function translateEvent(st: TranslatorState, event: DeliverableEvent): void {
     st.started = true;
     const messageId = st.options.messageId ?? event.runId;
     const metadata = json({ sessionId: event.sessionId, agentId: event.agentId, runId: event.runId });
-    st.out.push({ type: "start", ...(messageId !== undefined && { messageId }), ...(Object.keys(metadata).length > 0 && { messageMetadata: metadata }) });
+    st.out.push({
+      type: "start",
+      ...(messageId !== undefined && { messageId }),
+      ...(Object.keys(metadata).length > 0 && { messageMetadata: metadata }),
+    });
   }
   handleEvent(UI_HANDLERS, st, event);
 }
@@ -118,7 +124,11 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   chunk(st, event) {
     if (event.depth !== 0) {
       if (event.content !== "") {
-        st.out.push({ type: "data-agentry-subtask-text", data: { kind: "text", delta: event.content, ...whereOf(event) }, transient: true });
+        st.out.push({
+          type: "data-agentry-subtask-text",
+          data: { kind: "text", delta: event.content, ...whereOf(event) },
+          transient: true,
+        });
       }
       return;
     }
@@ -135,7 +145,11 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   thinking(st, event) {
     if (event.depth !== 0) {
       if (event.content !== "") {
-        st.out.push({ type: "data-agentry-subtask-text", data: { kind: "reasoning", delta: event.content, ...whereOf(event) }, transient: true });
+        st.out.push({
+          type: "data-agentry-subtask-text",
+          data: { kind: "reasoning", delta: event.content, ...whereOf(event) },
+          transient: true,
+        });
       }
       return;
     }
@@ -151,7 +165,11 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   },
   tool_calls_preparing(st, event) {
     if (event.depth === 0) closeStreams(st);
-    st.out.push({ type: "data-agentry-activity", data: { kind: "preparing", names: event.names, ...whereOf(event) }, transient: true });
+    st.out.push({
+      type: "data-agentry-activity",
+      data: { kind: "preparing", names: event.names, ...whereOf(event) },
+      transient: true,
+    });
   },
   message_stream_started(st, event) {
     if (event.depth !== 0) return;
@@ -165,16 +183,28 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   message_stream_cancelled(st, event) {
     if (event.depth !== 0) return;
     if (st.textId === event.streamId) closeText(st);
-    st.out.push({ type: "data-agentry-stream-cancelled", data: { streamId: event.streamId, reason: event.reason }, transient: true });
+    st.out.push({
+      type: "data-agentry-stream-cancelled",
+      data: { streamId: event.streamId, reason: event.reason },
+      transient: true,
+    });
   },
   tool_call_update: toolCallUpdate,
   tool_log(st, event) {
     const { toolCallId, name, level, message } = event;
-    st.out.push({ type: "data-agentry-tool-log", data: { toolCallId, name, level, message, ...whereOf(event) }, transient: true });
+    st.out.push({
+      type: "data-agentry-tool-log",
+      data: { toolCallId, name, level, message, ...whereOf(event) },
+      transient: true,
+    });
   },
   approval_request(st, event) {
     ensureTool(st, event.request.toolCallId, event.request.name, event.request.args, event.depth, event.parentId);
-    st.out.push({ type: "tool-approval-request", approvalId: event.request.requestId, toolCallId: event.request.toolCallId });
+    st.out.push({
+      type: "tool-approval-request",
+      approvalId: event.request.requestId,
+      toolCallId: event.request.toolCallId,
+    });
   },
   approval_resolved(st, event) {
     if (event.approved) return;
@@ -188,10 +218,16 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   message_queued: null,
   usage: null,
   budget_exceeded(st, event) {
-    st.out.push({ type: "data-agentry-budget", data: { reason: event.reason, limit: event.limit, observed: event.observed, ...whereOf(event) } });
+    st.out.push({
+      type: "data-agentry-budget",
+      data: { reason: event.reason, limit: event.limit, observed: event.observed, ...whereOf(event) },
+    });
   },
   warning(st, event) {
-    st.out.push({ type: "data-agentry-warning", data: { code: event.code, message: event.message, ...whereOf(event) } });
+    st.out.push({
+      type: "data-agentry-warning",
+      data: { code: event.code, message: event.message, ...whereOf(event) },
+    });
   },
   error(st, event) {
     if (event.depth === 0) {
@@ -202,18 +238,35 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   done(st, event) {
     if (event.depth !== 0) return;
     const result = event.result;
-    if (result.status === "error" && !st.rootErrorSent) st.out.push({ type: "error", errorText: result.error?.message ?? "The turn failed" });
+    if (result.status === "error" && !st.rootErrorSent)
+      st.out.push({ type: "error", errorText: result.error?.message ?? "The turn failed" });
     if (result.status === "aborted") {
       closeStreams(st);
       st.out.push({ type: "abort", reason: result.error?.message ?? "aborted" });
     }
-    endMessage(st, result.status, json({ status: result.status, usage: json({ ...result.usage }), ...(result.error && { error: json({ ...result.error }) }) }));
+    endMessage(
+      st,
+      result.status,
+      json({
+        status: result.status,
+        usage: json({ ...result.usage }),
+        ...(result.error && { error: json({ ...result.error }) }),
+      }),
+    );
   },
   task_status(st, event) {
-    st.out.push({ type: "data-agentry-task", id: event.taskId, data: { taskId: event.taskId, from: event.from, to: event.to } });
+    st.out.push({
+      type: "data-agentry-task",
+      id: event.taskId,
+      data: { taskId: event.taskId, from: event.from, to: event.to },
+    });
   },
   planning_started(st, event) {
-    st.out.push({ type: "data-agentry-activity", data: { kind: "planning", taskId: event.taskId ?? null, ...whereOf(event) }, transient: true });
+    st.out.push({
+      type: "data-agentry-activity",
+      data: { kind: "planning", taskId: event.taskId ?? null, ...whereOf(event) },
+      transient: true,
+    });
   },
   artifact_created(st, event) {
     st.out.push({
@@ -223,7 +276,11 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     });
   },
   plan_ready(st, event) {
-    st.out.push({ type: "data-agentry-plan", id: event.artifactId, data: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan } });
+    st.out.push({
+      type: "data-agentry-plan",
+      id: event.artifactId,
+      data: { artifactId: event.artifactId, taskId: event.taskId ?? null, plan: event.plan },
+    });
   },
   question(st, event) {
     const call = event.toolCallId !== undefined ? { toolCallId: event.toolCallId } : {};
@@ -268,10 +325,26 @@ function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">)
     }
   }
   if (tool.denied) return;
-  const metadata: UiToolMetadata = { ...tool.metadata, ...(event.durationMs !== undefined && { durationMs: event.durationMs }) };
+  const metadata: UiToolMetadata = {
+    ...tool.metadata,
+    ...(event.durationMs !== undefined && { durationMs: event.durationMs }),
+  };
   if (event.isError)
-    st.out.push({ type: "tool-output-error", toolCallId: event.toolCallId, errorText: errorText(event.result), dynamic: true, toolMetadata: metadata });
-  else st.out.push({ type: "tool-output-available", toolCallId: event.toolCallId, output: event.result ?? null, dynamic: true, toolMetadata: metadata });
+    st.out.push({
+      type: "tool-output-error",
+      toolCallId: event.toolCallId,
+      errorText: errorText(event.result),
+      dynamic: true,
+      toolMetadata: metadata,
+    });
+  else
+    st.out.push({
+      type: "tool-output-available",
+      toolCallId: event.toolCallId,
+      output: event.result ?? null,
+      dynamic: true,
+      toolMetadata: metadata,
+    });
 }
 
 function endMessage(st: TranslatorState, status?: string, metadata?: Record<string, UiJsonValue>): void {
@@ -305,12 +378,26 @@ function closeStreams(st: TranslatorState): void {
   closeText(st);
 }
 /** Makes sure the client has a part for this call (a resumed turn ends calls it did not start). */
-function ensureTool(st: TranslatorState, toolCallId: string, name: string, input: unknown, depth: number, parentId: string | null) {
+function ensureTool(
+  st: TranslatorState,
+  toolCallId: string,
+  name: string,
+  input: unknown,
+  depth: number,
+  parentId: string | null,
+) {
   let tool = st.tools.get(toolCallId);
   if (!tool) {
     tool = { denied: false, metadata: { depth, parentId } };
     st.tools.set(toolCallId, tool);
-    st.out.push({ type: "tool-input-available", toolCallId, toolName: name, input: input ?? null, dynamic: true, toolMetadata: tool.metadata });
+    st.out.push({
+      type: "tool-input-available",
+      toolCallId,
+      toolName: name,
+      input: input ?? null,
+      dynamic: true,
+      toolMetadata: tool.metadata,
+    });
   }
   return tool;
 }

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { agentVisibility, canSeeAgent, createAgentRegistry, visibleAgents, type AgentDefinition } from "@agentry/core";
 import { seedConfig } from "./helpers.js";
 
-const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({ agentId, displayName: agentId.toUpperCase(), ...extra });
+const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
+  agentId,
+  displayName: agentId.toUpperCase(),
+  ...extra,
+});
 const ids = (agents: AgentDefinition[]) => agents.map((a) => a.agentId);
 
 const registry = createAgentRegistry([
@@ -23,17 +27,29 @@ describe("agent visibility (seed 000)", () => {
   });
 
   it("unset lists allow every other visible agent; the agent itself and hidden agents are left out", () => {
-    expect(ids(visibleAgents(registry.get("general")!, registry))).toEqual(["todo", "journal", "code-reviewer", "code-writer"]);
+    expect(ids(visibleAgents(registry.get("general")!, registry))).toEqual([
+      "todo",
+      "journal",
+      "code-reviewer",
+      "code-writer",
+    ]);
   });
 
   it("matches allowlist and denylist globs, the denylist after the allowlist", () => {
     const from = def("lead", { agentAllowlist: ["code-*", "journal"], agentDenylist: ["*-writer"] });
     expect(ids(visibleAgents(from, registry))).toEqual(["journal", "code-reviewer"]);
-    expect(ids(visibleAgents(def("lead", { agentDenylist: ["{todo,journal}"] }), registry))).toEqual(["general", "code-reviewer", "code-writer"]);
+    expect(ids(visibleAgents(def("lead", { agentDenylist: ["{todo,journal}"] }), registry))).toEqual([
+      "general",
+      "code-reviewer",
+      "code-writer",
+    ]);
   });
 
   it("lists in registry order, whatever the allowlist order", () => {
-    expect(ids(visibleAgents(def("lead", { agentAllowlist: ["journal", "todo"] }), registry))).toEqual(["todo", "journal"]);
+    expect(ids(visibleAgents(def("lead", { agentAllowlist: ["journal", "todo"] }), registry))).toEqual([
+      "todo",
+      "journal",
+    ]);
   });
 
   it("an empty allowlist allows no one; null lists are unset", () => {
@@ -50,7 +66,11 @@ describe("agent visibility (seed 000)", () => {
   it("gives the reason an agent cannot be seen", () => {
     const from = def("lead", { agentAllowlist: ["*"], agentDenylist: ["code-writer"] });
     expect(agentVisibility(from, def("todo"))).toEqual({ visible: true });
-    expect(agentVisibility(from, def("lead"))).toEqual({ visible: false, code: "self", reason: 'Agent "lead" cannot delegate to itself.' });
+    expect(agentVisibility(from, def("lead"))).toEqual({
+      visible: false,
+      code: "self",
+      reason: 'Agent "lead" cannot delegate to itself.',
+    });
     expect(agentVisibility(from, registry.get("secret-ops")!)).toEqual({
       visible: false,
       code: "hidden",

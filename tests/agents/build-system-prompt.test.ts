@@ -1,15 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt, createAgentRegistry, DEFAULT_SYSTEM_PROMPT, roles, type AgentDefinition, type PromptSectionContext } from "@agentry/core";
+import {
+  buildSystemPrompt,
+  createAgentRegistry,
+  DEFAULT_SYSTEM_PROMPT,
+  roles,
+  type AgentDefinition,
+  type PromptSectionContext,
+} from "@agentry/core";
 import { asSystemTool } from "../../src/internal/system-tools.js";
 import { seedConfig, skill, tool } from "./helpers.js";
 
-const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({ agentId, displayName: `${agentId} agent`, ...extra });
+const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
+  agentId,
+  displayName: `${agentId} agent`,
+  ...extra,
+});
 const seed = createAgentRegistry(seedConfig());
 const readingList = seed.get("reading-list")!;
 
 describe("buildSystemPrompt: base prompt", () => {
   it("uses the agent's systemPrompt when it is not blank", () => {
-    expect(buildSystemPrompt({ agent: def("a", { systemPrompt: "You file taxes.\n", description: "ignored" }), tools: [] })).toBe("You file taxes.");
+    expect(
+      buildSystemPrompt({ agent: def("a", { systemPrompt: "You file taxes.\n", description: "ignored" }), tools: [] }),
+    ).toBe("You file taxes.");
   });
 
   it("otherwise says who the agent is, from displayName and description", () => {
@@ -18,14 +31,20 @@ describe("buildSystemPrompt: base prompt", () => {
   });
 
   it("without a description, has no trailing text (and never 'undefined')", () => {
-    expect(buildSystemPrompt({ agent: def("a", { displayName: "Tax Helper" }), tools: [] })).toBe("You are Tax Helper.");
+    expect(buildSystemPrompt({ agent: def("a", { displayName: "Tax Helper" }), tools: [] })).toBe(
+      "You are Tax Helper.",
+    );
   });
 
   it("without an agent, uses defaultPrompt, else the built-in default", () => {
     expect(buildSystemPrompt({ tools: [] })).toBe(DEFAULT_SYSTEM_PROMPT);
-    expect(buildSystemPrompt({ tools: [], defaultPrompt: "You are the house assistant." })).toBe("You are the house assistant.");
+    expect(buildSystemPrompt({ tools: [], defaultPrompt: "You are the house assistant." })).toBe(
+      "You are the house assistant.",
+    );
     // defaultPrompt is not used when there is an agent.
-    expect(buildSystemPrompt({ agent: def("a", { displayName: "A" }), tools: [], defaultPrompt: "house" })).toBe("You are A.");
+    expect(buildSystemPrompt({ agent: def("a", { displayName: "A" }), tools: [], defaultPrompt: "house" })).toBe(
+      "You are A.",
+    );
   });
 });
 
@@ -39,7 +58,9 @@ describe("buildSystemPrompt: tools and skills", () => {
         tool("todo_add", "Add a todo\nsecond line"),
       ],
     });
-    expect(prompt).toBe("Base.\n\n## Available tools\n- web_fetch: Fetch a page, e.g. a blog post.\n- todo_add: Add a todo");
+    expect(prompt).toBe(
+      "Base.\n\n## Available tools\n- web_fetch: Fetch a page, e.g. a blog post.\n- todo_add: Add a todo",
+    );
   });
 
   it("caps long descriptions at 160 characters", () => {
@@ -51,11 +72,15 @@ describe("buildSystemPrompt: tools and skills", () => {
 
   it("leaves the tools section out with no tools, or only the package's system tools", () => {
     expect(buildSystemPrompt({ agent: def("a"), tools: [] })).not.toContain("Available tools");
-    expect(buildSystemPrompt({ agent: def("a"), tools: [asSystemTool(tool("system_clock"))] })).not.toContain("Available tools");
+    expect(buildSystemPrompt({ agent: def("a"), tools: [asSystemTool(tool("system_clock"))] })).not.toContain(
+      "Available tools",
+    );
   });
 
   it("lists a host's or an MCP server's tool named system_* (nothing callable is hidden by its name)", () => {
-    const prompt = buildSystemPrompt({ tools: [tool("system_clock", "Time."), tool("system_fs.write_file", "Write a file.")] });
+    const prompt = buildSystemPrompt({
+      tools: [tool("system_clock", "Time."), tool("system_fs.write_file", "Write a file.")],
+    });
     expect(prompt).toContain("- system_clock: Time.\n- system_fs.write_file: Write a file.");
   });
 
@@ -63,7 +88,9 @@ describe("buildSystemPrompt: tools and skills", () => {
     const tools = [tool("bash", "Run a shell command.")];
     const skills = [skill("notes")];
     for (const toolExposure of [undefined, "tools"] as const) {
-      expect(buildSystemPrompt({ agent: def("a", toolExposure && { toolExposure }), tools, skills })).not.toContain("Available CLI skills");
+      expect(buildSystemPrompt({ agent: def("a", toolExposure && { toolExposure }), tools, skills })).not.toContain(
+        "Available CLI skills",
+      );
     }
     for (const toolExposure of ["skills", "mixed"] as const) {
       expect(buildSystemPrompt({ agent: def("a", { toolExposure }), tools, skills })).toContain(
@@ -76,17 +103,26 @@ describe("buildSystemPrompt: tools and skills", () => {
   it("filters skills by the agent's skill globs on the plugin id", () => {
     const skills = [skill("notes"), skill("notes-archive"), skill("calendar"), skill("mail")];
     const listed = (agent: AgentDefinition) =>
-      buildSystemPrompt({ agent: { ...agent, toolExposure: "skills" }, tools: [asSystemTool(tool("system_bash"))], skills })
+      buildSystemPrompt({
+        agent: { ...agent, toolExposure: "skills" },
+        tools: [asSystemTool(tool("system_bash"))],
+        skills,
+      })
         .split("\n")
         .filter((line) => line.startsWith("- "))
         .map((line) => line.slice(2, line.indexOf(":")));
-    expect(listed(def("a", { skillAllowlist: ["notes*", "calendar"], skillDenylist: ["*-archive"] }))).toEqual(["notes", "calendar"]);
+    expect(listed(def("a", { skillAllowlist: ["notes*", "calendar"], skillDenylist: ["*-archive"] }))).toEqual([
+      "notes",
+      "calendar",
+    ]);
     expect(listed(def("a", { skillDenylist: ["mail"] }))).toEqual(["notes", "notes-archive", "calendar"]);
     expect(listed(def("a", { skillAllowlist: [] }))).toEqual([]);
   });
 
   it("lists no skills when the run has no tools to run them with", () => {
-    expect(buildSystemPrompt({ agent: def("a", { toolExposure: "skills" }), tools: [], skills: [skill("notes")] })).toBe("You are a agent.");
+    expect(
+      buildSystemPrompt({ agent: def("a", { toolExposure: "skills" }), tools: [], skills: [skill("notes")] }),
+    ).toBe("You are a agent.");
   });
 });
 
@@ -109,8 +145,12 @@ describe("buildSystemPrompt: host sections", () => {
         { title: "", content: "Untitled note." },
       ],
     });
-    expect(prompt).toBe("Base.\n\n## Artifacts\n- list: Groceries (id 7)\n\n## Panels\nsession s1, editor\n\nUntitled note.");
-    expect(seen).toEqual([{ agent: def("a", { systemPrompt: "Base." }), chatContext: { kind: "editor" }, sessionId: "s1" }]);
+    expect(prompt).toBe(
+      "Base.\n\n## Artifacts\n- list: Groceries (id 7)\n\n## Panels\nsession s1, editor\n\nUntitled note.",
+    );
+    expect(seen).toEqual([
+      { agent: def("a", { systemPrompt: "Base." }), chatContext: { kind: "editor" }, sessionId: "s1" },
+    ]);
   });
 });
 
@@ -119,7 +159,10 @@ describe("buildSystemPrompt: available agents (seed 000 Agent Discovery)", () =>
     const prompt = buildSystemPrompt({
       agent: readingList,
       registry: seed,
-      tools: [tool("reading_list_add", "Add an article, paper or link to the reading list. Takes a URL."), asSystemTool(tool("system_clock", "Time."))],
+      tools: [
+        tool("reading_list_add", "Add an article, paper or link to the reading list. Takes a URL."),
+        asSystemTool(tool("system_clock", "Time.")),
+      ],
       skills: [skill("notes", "Create and search notes."), skill("calendar")],
     });
     expect(prompt).toBe(
@@ -154,7 +197,11 @@ describe("buildSystemPrompt: available agents (seed 000 Agent Discovery)", () =>
       def("ops", { uiVisible: false }),
       def("billing"),
     ]);
-    const prompt = buildSystemPrompt({ agent: { ...registry.get("reading-list")!, agentDenylist: ["billing"] }, registry, tools: [] });
+    const prompt = buildSystemPrompt({
+      agent: { ...registry.get("reading-list")!, agentDenylist: ["billing"] },
+      registry,
+      tools: [],
+    });
     expect(prompt).toBe(`You are Reading List Manager.
 
 ## Available agents
@@ -167,7 +214,9 @@ Use agents_message to ask another agent to perform a task.`);
   });
 
   it("leaves the section out when no agent is visible, or with no registry", () => {
-    expect(buildSystemPrompt({ agent: def("solo", { agentAllowlist: [] }), registry: seed, tools: [] })).not.toContain("Available agents");
+    expect(buildSystemPrompt({ agent: def("solo", { agentAllowlist: [] }), registry: seed, tools: [] })).not.toContain(
+      "Available agents",
+    );
     expect(buildSystemPrompt({ agent: readingList, tools: [] })).not.toContain("Available agents");
   });
 });
@@ -191,9 +240,14 @@ describe("buildSystemPrompt: roles, order and determinism", () => {
       registry: seed,
       role: roles.actor,
     });
-    const at = ["Base.", "## Available tools", "## Available CLI skills", "## Host", "## Available agents", "# CURRENT ROLE: ACTOR"].map((s) =>
-      prompt.indexOf(s),
-    );
+    const at = [
+      "Base.",
+      "## Available tools",
+      "## Available CLI skills",
+      "## Host",
+      "## Available agents",
+      "# CURRENT ROLE: ACTOR",
+    ].map((s) => prompt.indexOf(s));
     expect(at.every((index, i) => index >= 0 && (i === 0 || index > at[i - 1]!))).toBe(true);
   });
 
@@ -203,6 +257,9 @@ describe("buildSystemPrompt: roles, order and determinism", () => {
     const reversed = createAgentRegistry([...seed.list()].reverse());
     const peers = (prompt: string) => prompt.split("\n").filter((l) => /^- (todo|journal):/.test(l));
     expect(peers(buildSystemPrompt(options))).toEqual(["- todo: Todo Manager", "- journal: Personal Journal"]);
-    expect(peers(buildSystemPrompt({ ...options, registry: reversed }))).toEqual(["- journal: Personal Journal", "- todo: Todo Manager"]);
+    expect(peers(buildSystemPrompt({ ...options, registry: reversed }))).toEqual([
+      "- journal: Personal Journal",
+      "- todo: Todo Manager",
+    ]);
   });
 });

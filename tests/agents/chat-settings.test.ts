@@ -16,7 +16,10 @@ const agent = (chat: unknown) => ({ agentId: "a", displayName: "A", chat });
 
 describe("AgentDefinition.chat: temperature, maxOutputTokens, providerOptions", () => {
   it("accepts valid settings, drops nulls and copies providerOptions deeply", () => {
-    const providerOptions = { anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } }, tags: ["a", 1, null, true] };
+    const providerOptions = {
+      anthropic: { thinking: { type: "enabled", budgetTokens: 2048 } },
+      tags: ["a", 1, null, true],
+    };
     const registry = createAgentRegistry({
       agents: [
         agent({ model: "m", temperature: 0.2, maxOutputTokens: 512, providerOptions }),
@@ -29,7 +32,12 @@ describe("AgentDefinition.chat: temperature, maxOutputTokens, providerOptions", 
     expect((chat.providerOptions as typeof providerOptions).anthropic).not.toBe(providerOptions.anthropic);
     expect(registry.get("b")!.chat).toEqual({});
     // The bounds themselves are valid.
-    expect(() => createAgentRegistry([agent({ temperature: 0 }), { ...agent({ temperature: 2, maxOutputTokens: 1 }), agentId: "c" }] as never)).not.toThrow();
+    expect(() =>
+      createAgentRegistry([
+        agent({ temperature: 0 }),
+        { ...agent({ temperature: 2, maxOutputTokens: 1 }), agentId: "c" },
+      ] as never),
+    ).not.toThrow();
   });
 
   it("names every bad value with its path", () => {
@@ -38,7 +46,14 @@ describe("AgentDefinition.chat: temperature, maxOutputTokens, providerOptions", 
         agents: [
           agent({ temperature: 2.5, maxOutputTokens: 0, providerOptions: ["x"] }),
           { ...agent({ temperature: -0.1, maxOutputTokens: 1.5, providerOptions: "fast" }), agentId: "b" },
-          { ...agent({ temperature: "hot", maxOutputTokens: Number.POSITIVE_INFINITY, providerOptions: { when: new Date(0) } }), agentId: "c" },
+          {
+            ...agent({
+              temperature: "hot",
+              maxOutputTokens: Number.POSITIVE_INFINITY,
+              providerOptions: { when: new Date(0) },
+            }),
+            agentId: "c",
+          },
           { ...agent({ temperature: Number.NaN, providerOptions: { f: () => 1, n: Number.NaN } }), agentId: "d" },
         ],
       }),
@@ -84,7 +99,11 @@ describe("AgentDefinition.chat: temperature, maxOutputTokens, providerOptions", 
       ],
       {
         registry: createAgentRegistry([
-          { agentId: "tuned", displayName: "Tuned", chat: { temperature: 0.3, maxOutputTokens: 256, providerOptions: { reasoning_effort: "low" } } },
+          {
+            agentId: "tuned",
+            displayName: "Tuned",
+            chat: { temperature: 0.3, maxOutputTokens: 256, providerOptions: { reasoning_effort: "low" } },
+          },
           { agentId: "plain", displayName: "Plain" },
         ]),
       },

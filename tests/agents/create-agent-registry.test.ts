@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AgentConfigError, AgentryError, createAgentRegistry, parseAgentDefinition, type AgentDefinition, type ConfigProblem } from "@agentry/core";
+import {
+  AgentConfigError,
+  AgentryError,
+  createAgentRegistry,
+  parseAgentDefinition,
+  type AgentDefinition,
+  type ConfigProblem,
+} from "@agentry/core";
 import { seedConfig } from "./helpers.js";
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -44,7 +51,12 @@ describe("createAgentRegistry: seed 000 configuration", () => {
   it("reads `null` as unset: general's toolAllowlist is absent", () => {
     const general = createAgentRegistry(seedConfig()).get("general")!;
     expect("toolAllowlist" in general).toBe(false);
-    expect(general).toEqual({ agentId: "general", displayName: "General Assistant", systemPrompt: "You are a helpful general assistant.", uiVisible: true });
+    expect(general).toEqual({
+      agentId: "general",
+      displayName: "General Assistant",
+      systemPrompt: "You are a helpful general assistant.",
+      uiVisible: true,
+    });
   });
 
   it("drops null in every optional field, also inside chat and budget", () => {
@@ -76,17 +88,30 @@ describe("createAgentRegistry: seed 000 configuration", () => {
     });
     expect(registry.get("a")).toEqual({ agentId: "a", displayName: "A" });
     expect(Object.keys(registry.get("a")!)).toEqual(["agentId", "displayName"]);
-    expect(registry.get("b")).toEqual({ agentId: "b", displayName: "A", chat: { model: "gpt-x" }, budget: { maxCostUsd: 0.5 } });
+    expect(registry.get("b")).toEqual({
+      agentId: "b",
+      displayName: "A",
+      chat: { model: "gpt-x" },
+      budget: { maxCostUsd: 0.5 },
+    });
     expect(registry.get("c")).toEqual({ agentId: "c", displayName: "A" });
   });
 
   it("accepts an array of definitions, validated like the file form", () => {
     const definitions: AgentDefinition[] = [
-      { agentId: "x", displayName: "X", role: "planner", budget: { maxDepth: 1 }, chat: { provider: "openai", model: "m" } },
+      {
+        agentId: "x",
+        displayName: "X",
+        role: "planner",
+        budget: { maxDepth: 1 },
+        chat: { provider: "openai", model: "m" },
+      },
     ];
     expect(createAgentRegistry(definitions).get("x")?.role).toBe("planner");
     const bad = [{ agentId: "x", displayName: "X", toolAllowlist: [""] }] as AgentDefinition[];
-    expect(problemsOf(() => createAgentRegistry(bad))).toEqual([{ path: "agents[0].toolAllowlist[0]", message: 'must not be empty, got string ""' }]);
+    expect(problemsOf(() => createAgentRegistry(bad))).toEqual([
+      { path: "agents[0].toolAllowlist[0]", message: 'must not be empty, got string ""' },
+    ]);
   });
 
   it("ignores other top-level keys of a configuration file", () => {
@@ -153,12 +178,18 @@ describe("createAgentRegistry: every problem at once", () => {
       "agents[4].capabilityAllowlist", // a string, not a list
     ]);
     const message = (path: string) => problems.find((p) => p.path === path)?.message;
-    expect(message("agents[0].toolAllowList")).toMatch(/^unknown key \(did you mean "toolAllowlist"\?\); allowed keys: agentId, displayName, /);
-    expect(message("agents[1].budget.maxSteps")).toMatch(/^unknown key; allowed keys: maxDepth, maxIterationsPerLevel, /); // nothing close enough to suggest
+    expect(message("agents[0].toolAllowList")).toMatch(
+      /^unknown key \(did you mean "toolAllowlist"\?\); allowed keys: agentId, displayName, /,
+    );
+    expect(message("agents[1].budget.maxSteps")).toMatch(
+      /^unknown key; allowed keys: maxDepth, maxIterationsPerLevel, /,
+    ); // nothing close enough to suggest
     expect(message("agents[1].displayName")).toBe("expected string, got number 42");
     expect(message("agents[2].agentId")).toBe('duplicate agentId "todo" (already used by agents[0])');
     expect(message("agents[2].toolExposure")).toBe('expected one of "tools", "skills", "mixed", got string "plugins"');
-    expect(message("agents[3].role")).toMatch(/^must be a role name \(the presets "planner", "actor", or a host role\)/);
+    expect(message("agents[3].role")).toMatch(
+      /^must be a role name \(the presets "planner", "actor", or a host role\)/,
+    );
     expect(message("agents[3].chat.modle")).toBe(
       'unknown key (did you mean "model"?); allowed keys: provider, model, temperature, maxOutputTokens, providerOptions',
     );
@@ -168,7 +199,9 @@ describe("createAgentRegistry: every problem at once", () => {
   });
 
   it("reports a duplicate id even when that agent is otherwise valid, at the later agent", () => {
-    const problems = problemsOf(() => createAgentRegistry({ agents: [agent({}), agent({ agentId: "b" }), agent({}), agent({})] }));
+    const problems = problemsOf(() =>
+      createAgentRegistry({ agents: [agent({}), agent({ agentId: "b" }), agent({}), agent({})] }),
+    );
     expect(problems).toEqual([
       { path: "agents[2].agentId", message: 'duplicate agentId "a" (already used by agents[0])' },
       { path: "agents[3].agentId", message: 'duplicate agentId "a" (already used by agents[0])' },
@@ -178,11 +211,21 @@ describe("createAgentRegistry: every problem at once", () => {
   it.each([
     ["empty", "", 'must not be empty, got string ""'],
     ["blank edges", " todo_*", 'must not start or end with whitespace, got string " todo_*"'],
-    ["NUL byte", "todo\u0000", 'must not contain control characters (such as NUL or a newline), got string "todo\\u0000"'],
-    ["negation", "!todo_*", 'negation ("!") is not supported: put the pattern in the matching denylist instead, got string "!todo_*"'],
+    [
+      "NUL byte",
+      "todo\u0000",
+      'must not contain control characters (such as NUL or a newline), got string "todo\\u0000"',
+    ],
+    [
+      "negation",
+      "!todo_*",
+      'negation ("!") is not supported: put the pattern in the matching denylist instead, got string "!todo_*"',
+    ],
     ["too long", "a".repeat(257), "must be at most 256 characters"],
   ])("rejects a bad glob (%s)", (_label, pattern, expected) => {
-    const [problem, ...rest] = problemsOf(() => createAgentRegistry({ agents: [agent({ skillDenylist: ["ok_*", pattern] })] }));
+    const [problem, ...rest] = problemsOf(() =>
+      createAgentRegistry({ agents: [agent({ skillDenylist: ["ok_*", pattern] })] }),
+    );
     expect(rest).toEqual([]);
     expect(problem?.path).toBe("agents[0].skillDenylist[1]");
     expect(problem?.message.startsWith(expected)).toBe(true);
@@ -200,17 +243,28 @@ describe("createAgentRegistry: every problem at once", () => {
       "agentDenylist",
     ];
     const patterns = ["reading_list_*", "lists.*", "{todo,journal}", "agent-?", "[a-c]*", "**", "a".repeat(256)];
-    expect(createAgentRegistry({ agents: [agent(Object.fromEntries(lists.map((l) => [l, patterns])))] }).get("a")?.agentDenylist).toEqual(patterns);
+    expect(
+      createAgentRegistry({ agents: [agent(Object.fromEntries(lists.map((l) => [l, patterns])))] }).get("a")
+        ?.agentDenylist,
+    ).toEqual(patterns);
   });
 
   it("checks budget keys and values", () => {
-    expect(createAgentRegistry({ agents: [agent({ budget: { maxDepth: 0, maxCostUsd: 0.25, maxTotalTokens: 1000 } })] }).get("a")?.budget).toEqual({
+    expect(
+      createAgentRegistry({ agents: [agent({ budget: { maxDepth: 0, maxCostUsd: 0.25, maxTotalTokens: 1000 } })] }).get(
+        "a",
+      )?.budget,
+    ).toEqual({
       maxDepth: 0,
       maxCostUsd: 0.25,
       maxTotalTokens: 1000,
     });
     expect(
-      problemsOf(() => createAgentRegistry({ agents: [agent({ budget: { maxParallelPerTurn: 0, maxWallClockMs: "1s", maxToolResultBytes: -5 } })] })),
+      problemsOf(() =>
+        createAgentRegistry({
+          agents: [agent({ budget: { maxParallelPerTurn: 0, maxWallClockMs: "1s", maxToolResultBytes: -5 } })],
+        }),
+      ),
     ).toEqual([
       { path: "agents[0].budget.maxParallelPerTurn", message: "must be at least 1, got number 0" },
       { path: "agents[0].budget.maxToolResultBytes", message: "must be a non-negative number, got number -5" },

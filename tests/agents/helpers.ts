@@ -51,5 +51,11 @@ export function tool(name: string, description = `${name} tool.`): Tool {
 
 /** A skill of plugin `id`, with paths under /skills/{id}. */
 export function skill(id: string, description = `The ${id} skill.`): Skill {
-  return { id, name: id[0]!.toUpperCase() + id.slice(1), description, skillPath: `/skills/${id}/SKILL.md`, cliPath: `/skills/${id}/bin/${id}` };
+  return {
+    id,
+    name: id[0]!.toUpperCase() + id.slice(1),
+    description,
+    skillPath: `/skills/${id}/SKILL.md`,
+    cliPath: `/skills/${id}/bin/${id}`,
+  };
 }

@@ -65,7 +65,10 @@ describe("fromAiSdk: user file parts", () => {
       messages: [
         {
           role: "user",
-          content: [...(files[0]!.content as []), { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "file-9" } }],
+          content: [
+            ...(files[0]!.content as []),
+            { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "file-9" } },
+          ],
         },
       ],
     });

@@ -43,7 +43,12 @@ describe("fromAiSdk accepts every supported specification version", () => {
   });
 
   it("rejects what is not a language model", () => {
-    // @ts-expect-error a V1 model (AI SDK 4) is not supported
-    fromAiSdk({ specificationVersion: "v1", provider: "p", modelId: "m", doStream: () => Promise.resolve({ stream: new ReadableStream() }) });
+    fromAiSdk({
+      // @ts-expect-error a V1 model (AI SDK 4) is not supported
+      specificationVersion: "v1",
+      provider: "p",
+      modelId: "m",
+      doStream: () => Promise.resolve({ stream: new ReadableStream() }),
+    });
   });
 });

@@ -11,7 +11,10 @@ const v3Usage = (input: number, output: number, cacheRead?: number, cacheWrite?:
   outputTokens: { total: output, text: output, reasoning: undefined },
 });
 
-function v3Model(parts: LanguageModelV3StreamPart[] | (() => LanguageModelV3StreamPart[]), provider = "anthropic.messages") {
+function v3Model(
+  parts: LanguageModelV3StreamPart[] | (() => LanguageModelV3StreamPart[]),
+  provider = "anthropic.messages",
+) {
   return new MockLanguageModelV3({
     provider,
     doStream: async () => ({ stream: partsStream(typeof parts === "function" ? parts() : parts) }),
@@ -49,7 +52,13 @@ const HISTORY: Message[] = [
 const REQUEST: Partial<ModelRequest> = {
   system: "Be brief.",
   messages: HISTORY,
-  tools: [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }],
+  tools: [
+    {
+      name: "get_weather",
+      description: "Weather",
+      inputSchema: { type: "object", properties: { city: { type: "string" } } },
+    },
+  ],
   temperature: 0.4,
   maxOutputTokens: 300,
   providerOptions: { anthropic: { thinking: { type: "enabled", budgetTokens: 1024 } } },
@@ -57,7 +66,9 @@ const REQUEST: Partial<ModelRequest> = {
 
 describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
   it("maps the request: system, images, reasoning with signatures, tool calls and results, tools, settings, abort signal", async () => {
-    const model = v3Model([{ type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: "end_turn" } }]);
+    const model = v3Model([
+      { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: "end_turn" } },
+    ]);
     const controller = new AbortController();
     await drain(fromAiSdk(model), REQUEST, controller.signal);
     const call: LanguageModelV3CallOptions = model.doStreamCalls[0]!;
@@ -83,13 +94,25 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
       {
         role: "tool",
         content: [
-          { type: "tool-result", toolCallId: "call_1", toolName: "get_weather", output: { type: "json", value: { temp: 3 } } },
-          { type: "tool-result", toolCallId: "call_2", toolName: "get_time", output: { type: "error-text", value: "boom" } },
+          {
+            type: "tool-result",
+            toolCallId: "call_1",
+            toolName: "get_weather",
+            output: { type: "json", value: { temp: 3 } },
+          },
+          {
+            type: "tool-result",
+            toolCallId: "call_2",
+            toolName: "get_time",
+            output: { type: "error-text", value: "boom" },
+          },
         ],
       },
       { role: "user", content: [{ type: "text", text: "And now?" }] },
     ]);
-    expect(call.tools).toEqual([{ type: "function", name: "get_weather", description: "Weather", inputSchema: REQUEST.tools![0]!.inputSchema }]);
+    expect(call.tools).toEqual([
+      { type: "function", name: "get_weather", description: "Weather", inputSchema: REQUEST.tools![0]!.inputSchema },
+    ]);
     expect(call.temperature).toBe(0.4);
     expect(call.maxOutputTokens).toBe(300);
     expect(call.providerOptions).toEqual(REQUEST.providerOptions);
@@ -193,7 +216,9 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
   });
 
   it("fails with a retryable ProviderError when the stream ends without a finish part", async () => {
-    const { events, error } = await drain(fromAiSdk(v3Model([{ type: "text-delta", id: "0", delta: "cut" }]), { maxRetries: 0 }));
+    const { events, error } = await drain(
+      fromAiSdk(v3Model([{ type: "text-delta", id: "0", delta: "cut" }]), { maxRetries: 0 }),
+    );
     expect(events).toEqual([{ type: "text_delta", text: "cut" }]);
     expect(ProviderError.isInstance(error)).toBe(true);
     expect((error as ProviderError).retryable).toBe(true);
@@ -205,7 +230,12 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
   });
 
   it("refuses what is not a v2/v3/v4 language model", () => {
-    const v1 = { specificationVersion: "v1", provider: "p", modelId: "m", doStream: async () => ({ stream: partsStream([]) }) };
+    const v1 = {
+      specificationVersion: "v1",
+      provider: "p",
+      modelId: "m",
+      doStream: async () => ({ stream: partsStream([]) }),
+    };
     expect(() => fromAiSdk(v1 as never)).toThrow(InvalidArgumentError);
     expect(() => fromAiSdk(v1 as never)).toThrow(/specification "v1"/);
     expect(() => fromAiSdk({} as never)).toThrow(InvalidArgumentError);
@@ -235,7 +265,11 @@ describe("fromAiSdk: V2 models", () => {
       { type: "reasoning-delta", id: "0", delta: "hmm", providerMetadata: { anthropic: { signature: "s" } } },
       { type: "text-delta", id: "1", delta: "Hi" },
       { type: "tool-call", toolCallId: "c1", toolName: "t", input: '{"a":1}' },
-      { type: "finish", usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14, cachedInputTokens: 2 }, finishReason: "tool-calls" },
+      {
+        type: "finish",
+        usage: { inputTokens: 10, outputTokens: 4, totalTokens: 14, cachedInputTokens: 2 },
+        finishReason: "tool-calls",
+      },
     ]);
     const { events, error } = await drain(fromAiSdk(model), {
       messages: [{ role: "user", content: [{ type: "image", mediaType: "image/jpeg", data: "AAAA" }] }],
@@ -248,13 +282,27 @@ describe("fromAiSdk: V2 models", () => {
       { type: "usage", inputTokens: 10, outputTokens: 4, cachedInputTokens: 2 },
       { type: "finish", reason: "tool_calls" },
     ]);
-    expect((model.calls[0] as { prompt: unknown[] }).prompt).toEqual([{ role: "user", content: [{ type: "file", mediaType: "image/jpeg", data: "AAAA" }] }]);
+    expect((model.calls[0] as { prompt: unknown[] }).prompt).toEqual([
+      { role: "user", content: [{ type: "file", mediaType: "image/jpeg", data: "AAAA" }] },
+    ]);
   });
 
   it("maps V2's 'unknown' finish reason to other and 'length' to length", async () => {
-    const unknown = await drain(fromAiSdk(v2Model([{ type: "finish", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: "unknown" }])));
+    const unknown = await drain(
+      fromAiSdk(
+        v2Model([
+          { type: "finish", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: "unknown" },
+        ]),
+      ),
+    );
     expect(unknown.events.at(-1)).toEqual({ type: "finish", reason: "other" });
-    const length = await drain(fromAiSdk(v2Model([{ type: "finish", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: "length" }])));
+    const length = await drain(
+      fromAiSdk(
+        v2Model([
+          { type: "finish", usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, finishReason: "length" },
+        ]),
+      ),
+    );
     expect(length.events.at(-1)).toEqual({ type: "finish", reason: "length" });
   });
 });
@@ -279,11 +327,15 @@ describe("fromAiSdk: V4 models (types only: the V4 runtime package needs Node 22
       { type: "usage", inputTokens: 8, outputTokens: 2, cachedInputTokens: 3 },
       { type: "finish", reason: "other" },
     ]);
-    expect(model.calls[0]!.prompt).toEqual([{ role: "user", content: [{ type: "file", mediaType: "image/png", data: { type: "data", data: "QUJD" } }] }]);
+    expect(model.calls[0]!.prompt).toEqual([
+      { role: "user", content: [{ type: "file", mediaType: "image/png", data: { type: "data", data: "QUJD" } }] },
+    ]);
   });
 
   it("sends thinking signatures back under the model's provider key", async () => {
-    const model = v4Model([{ type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } }]);
+    const model = v4Model([
+      { type: "finish", usage: v3Usage(1, 1), finishReason: { unified: "stop", raw: undefined } },
+    ]);
     await drain(fromAiSdk(model), {
       messages: [
         { role: "assistant", content: [{ type: "thinking", text: "t", signature: "s" }] },
@@ -298,7 +350,12 @@ describe("fromAiSdk: V4 models (types only: the V4 runtime package needs Node 22
 });
 
 describe("fromAiSdk: errors", () => {
-  const apiError = (statusCode: number | undefined, body: unknown, headers: Record<string, string> = {}, isRetryable?: boolean) =>
+  const apiError = (
+    statusCode: number | undefined,
+    body: unknown,
+    headers: Record<string, string> = {},
+    isRetryable?: boolean,
+  ) =>
     new APICallError({
       message: typeof body === "object" && body !== null ? "Bad things" : "Cannot connect to API",
       url: "https://api.example.com/v1/chat",
@@ -330,7 +387,11 @@ describe("fromAiSdk: errors", () => {
 
   it("maps an APICallError's status, payload, retry-after and retryability to a ProviderError", async () => {
     const { model } = failing([
-      apiError(429, { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }, { "retry-after": "7" }),
+      apiError(
+        429,
+        { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } },
+        { "retry-after": "7" },
+      ),
     ]);
     const { events, error } = await drain(fromAiSdk(model, { maxRetries: 0 }));
     expect(events).toEqual([]);
@@ -350,9 +411,15 @@ describe("fromAiSdk: errors", () => {
 
   it("never retries a 4xx, nor a permanent error under a retryable status", async () => {
     const notFound = await drain(
-      fromAiSdk(failing([apiError(404, { error: { message: "no such model", type: "invalid_request_error" } })]).model, { maxRetries: 3, retryBaseDelayMs: 1 }),
+      fromAiSdk(
+        failing([apiError(404, { error: { message: "no such model", type: "invalid_request_error" } })]).model,
+        { maxRetries: 3, retryBaseDelayMs: 1 },
+      ),
     );
-    expect([(notFound.error as ProviderError).status, (notFound.error as ProviderError).retryable]).toEqual([404, false]);
+    expect([(notFound.error as ProviderError).status, (notFound.error as ProviderError).retryable]).toEqual([
+      404,
+      false,
+    ]);
     const quota = failing([apiError(429, { error: { message: "quota", type: "insufficient_quota" } })]);
     const spent = await drain(fromAiSdk(quota.model, { maxRetries: 3, retryBaseDelayMs: 1 }));
     expect((spent.error as ProviderError).retryable).toBe(false);
@@ -360,9 +427,14 @@ describe("fromAiSdk: errors", () => {
   });
 
   it("retries retryable failures before any output (the AI SDK's doStream does not), then succeeds", async () => {
-    const { model, calls } = failing([apiError(503, { error: { message: "busy" } }), apiError(undefined, undefined, {}, true)]);
+    const { model, calls } = failing([
+      apiError(503, { error: { message: "busy" } }),
+      apiError(undefined, undefined, {}, true),
+    ]);
     const retries: number[] = [];
-    const { events, error } = await drain(fromAiSdk(model, { maxRetries: 2, retryBaseDelayMs: 1, onRetry: (info) => retries.push(info.error.status ?? 0) }));
+    const { events, error } = await drain(
+      fromAiSdk(model, { maxRetries: 2, retryBaseDelayMs: 1, onRetry: (info) => retries.push(info.error.status ?? 0) }),
+    );
     expect(error).toBeUndefined();
     expect(calls()).toBe(3);
     expect(retries).toEqual([503, 0]);
@@ -370,12 +442,14 @@ describe("fromAiSdk: errors", () => {
   });
 
   it("a network failure keeps the SDK's isRetryable", async () => {
-    const { error } = await drain(fromAiSdk(failing([apiError(undefined, undefined, {}, false)]).model, { maxRetries: 0 }));
-    expect([(error as ProviderError).status, (error as ProviderError).retryable, (error as ProviderError).message]).toEqual([
-      undefined,
-      false,
-      "Cannot connect to API",
-    ]);
+    const { error } = await drain(
+      fromAiSdk(failing([apiError(undefined, undefined, {}, false)]).model, { maxRetries: 0 }),
+    );
+    expect([
+      (error as ProviderError).status,
+      (error as ProviderError).retryable,
+      (error as ProviderError).message,
+    ]).toEqual([undefined, false, "Cannot connect to API"]);
   });
 
   it("an error part after output fails the stream (no retry, no finish); an overloaded payload is retryable", async () => {
@@ -393,11 +467,11 @@ describe("fromAiSdk: errors", () => {
     });
     const { events, error } = await drain(fromAiSdk(model, { maxRetries: 3, retryBaseDelayMs: 1 }));
     expect(events).toEqual([{ type: "text_delta", text: "partial" }]);
-    expect([(error as ProviderError).message, (error as ProviderError).retryable, (error as ProviderError).errorType]).toEqual([
-      "Overloaded",
-      true,
-      "overloaded_error",
-    ]);
+    expect([
+      (error as ProviderError).message,
+      (error as ProviderError).retryable,
+      (error as ProviderError).errorType,
+    ]).toEqual(["Overloaded", true, "overloaded_error"]);
     expect(calls).toBe(1);
   });
 
@@ -405,7 +479,11 @@ describe("fromAiSdk: errors", () => {
     const thrown = new TypeError("model bug");
     const { error } = await drain(fromAiSdk(failing([thrown]).model, { maxRetries: 3 }));
     expect(ProviderError.isInstance(error)).toBe(true);
-    expect([(error as ProviderError).message, (error as ProviderError).retryable, (error as ProviderError).cause]).toEqual(["model bug", false, thrown]);
+    expect([
+      (error as ProviderError).message,
+      (error as ProviderError).retryable,
+      (error as ProviderError).cause,
+    ]).toEqual(["model bug", false, thrown]);
   });
 
   it("ignores parts that are not objects with a type (hostile stream)", async () => {
@@ -444,7 +522,10 @@ describe("fromAiSdk: abort", () => {
     const events: string[] = [];
     let error: unknown;
     try {
-      for await (const event of fromAiSdk(model).stream({ model: "m", system: "", messages: [], tools: [] }, { signal: controller.signal })) {
+      for await (const event of fromAiSdk(model).stream(
+        { model: "m", system: "", messages: [], tools: [] },
+        { signal: controller.signal },
+      )) {
         events.push(event.type);
         controller.abort();
       }

@@ -14,11 +14,22 @@ export function partsStream<T>(parts: T[]): ReadableStream<T> {
 }
 
 /** Drains a provider stream; an error is kept in `error`, not thrown. */
-export async function drain(provider: Provider, request: Partial<ModelRequest> = {}, signal?: AbortSignal): Promise<{ events: ModelEvent[]; error?: unknown }> {
+export async function drain(
+  provider: Provider,
+  request: Partial<ModelRequest> = {},
+  signal?: AbortSignal,
+): Promise<{ events: ModelEvent[]; error?: unknown }> {
   const events: ModelEvent[] = [];
   try {
-    const full: ModelRequest = { model: "m", system: "", messages: [{ role: "user", content: "hi" }], tools: [], ...request };
-    for await (const event of provider.stream(full, { signal: signal ?? new AbortController().signal })) events.push(event);
+    const full: ModelRequest = {
+      model: "m",
+      system: "",
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+      ...request,
+    };
+    for await (const event of provider.stream(full, { signal: signal ?? new AbortController().signal }))
+      events.push(event);
     return { events };
   } catch (error) {
     return { events, error };
@@ -26,7 +37,10 @@ export async function drain(provider: Provider, request: Partial<ModelRequest> =
 }
 
 /** A V4 model (types only: the V4 runtime package needs Node 22) streaming `parts`; `calls` keeps every call's options. */
-export function v4Model(parts: LanguageModelV4StreamPart[], provider = "google.generative-ai"): LanguageModelV4 & { calls: LanguageModelV4CallOptions[] } {
+export function v4Model(
+  parts: LanguageModelV4StreamPart[],
+  provider = "google.generative-ai",
+): LanguageModelV4 & { calls: LanguageModelV4CallOptions[] } {
   const calls: LanguageModelV4CallOptions[] = [];
   return {
     specificationVersion: "v4",

@@ -26,7 +26,8 @@ const FIXTURE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../fixture
 const KNOWN_DIFFERENCES: Record<string, string> = {
   "openai-compatible/xai-grok-reasoning-tool-call.chunks.jsonl":
     "the AI SDK's OpenAI chat model ignores reasoning_content (an OpenAI-compatible extension) and counts completion_tokens only (xAI leaves reasoning tokens out of it)",
-  "openai-compatible/deepseek-reasoner-tool-call.chunks.jsonl": "the AI SDK's OpenAI chat model ignores reasoning_content",
+  "openai-compatible/deepseek-reasoner-tool-call.chunks.jsonl":
+    "the AI SDK's OpenAI chat model ignores reasoning_content",
   "openai-compatible/groq-gpt-oss-midstream-error-event.sse":
     "the AI SDK's OpenAI chat model ignores delta.reasoning (Groq, OpenRouter); the error and the result agree",
   "openai-chat/multiple-choices-n3-gpt-4o.sse":
@@ -46,14 +47,20 @@ function fixtureBody(file: string, api: "openai" | "anthropic"): Uint8Array {
     .toString("utf8")
     .split("\n")
     .filter((line) => line.trim() !== "");
-  let text = lines.map((line) => `${api === "anthropic" ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`).join("");
+  let text = lines
+    .map(
+      (line) =>
+        `${api === "anthropic" ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`,
+    )
+    .join("");
   if (api === "openai") text += "data: [DONE]\n\n";
   return new TextEncoder().encode(text);
 }
 
 /** The answer to every call after the recorded one: plain text, so the loop ends. */
 function followUp(api: "openai" | "anthropic"): string {
-  const data = (payload: unknown) => `${api === "anthropic" ? `event: ${(payload as { type: string }).type}\n` : ""}data: ${JSON.stringify(payload)}\n\n`;
+  const data = (payload: unknown) =>
+    `${api === "anthropic" ? `event: ${(payload as { type: string }).type}\n` : ""}data: ${JSON.stringify(payload)}\n\n`;
   if (api === "openai") {
     const chunk = (delta: unknown, finish: string | null) => ({
       id: "c",
@@ -127,8 +134,22 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const tools = ["GetWeatherArgs", "get_weather", "get_stock_price", "get_time", "get_current_weather", "make_file", "search", "get_something_by_name"].map(
-  (name) => defineTool({ name, description: `The ${name} tool`, input: z.object({}).passthrough(), execute: (args) => ({ tool: name, args }) }),
+const tools = [
+  "GetWeatherArgs",
+  "get_weather",
+  "get_stock_price",
+  "get_time",
+  "get_current_weather",
+  "make_file",
+  "search",
+  "get_something_by_name",
+].map((name) =>
+  defineTool({
+    name,
+    description: `The ${name} tool`,
+    input: z.object({}).passthrough(),
+    execute: (args) => ({ tool: name, args }),
+  }),
 );
 
 let runs = 0;
@@ -163,16 +184,26 @@ function providers(file: string, api: "openai" | "anthropic"): { native: () => P
   if (api === "openai") {
     return {
       native: () => openai({ baseURL: `${base()}/v1`, apiKey: "test", maxRetries: 0 }),
-      bridged: () => fromAiSdk(createOpenAI({ baseURL: `${base()}/v1`, apiKey: "test" }).chat("recorded-model"), { id: "openai", maxRetries: 0 }),
+      bridged: () =>
+        fromAiSdk(createOpenAI({ baseURL: `${base()}/v1`, apiKey: "test" }).chat("recorded-model"), {
+          id: "openai",
+          maxRetries: 0,
+        }),
     };
   }
   return {
     native: () => anthropic({ baseURL: base(), apiKey: "test", maxRetries: 0 }),
-    bridged: () => fromAiSdk(createAnthropic({ baseURL: `${base()}/v1`, apiKey: "test" })("recorded-model"), { id: "anthropic", maxRetries: 0 }),
+    bridged: () =>
+      fromAiSdk(createAnthropic({ baseURL: `${base()}/v1`, apiKey: "test" })("recorded-model"), {
+        id: "anthropic",
+        maxRetries: 0,
+      }),
   };
 }
 
-const cases = Object.entries(FIXTURES).flatMap(([file, expectation]) => (expectation.shape === "responses" ? [] : [{ file, api: expectation.api }]));
+const cases = Object.entries(FIXTURES).flatMap(([file, expectation]) =>
+  expectation.shape === "responses" ? [] : [{ file, api: expectation.api }],
+);
 
 describe("fromAiSdk parity with the native adapters through the loop, on the recorded wire fixtures", () => {
   it("covers the OpenAI chat, OpenAI-compatible, Anthropic and error fixtures", () => {

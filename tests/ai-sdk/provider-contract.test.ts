@@ -17,5 +17,7 @@ runProviderContract(
 runProviderContract("fromAiSdk(@ai-sdk/anthropic model) + fake Anthropic server", async (script, { onCleanup }) => {
   const server = await createFakeAnthropicServer(script);
   onCleanup(() => server.close());
-  return fromAiSdk(createAnthropic({ baseURL: `${server.baseURL}/v1`, apiKey: "test" })("claude-sonnet-4-5"), { maxRetries: 0 });
+  return fromAiSdk(createAnthropic({ baseURL: `${server.baseURL}/v1`, apiKey: "test" })("claude-sonnet-4-5"), {
+    maxRetries: 0,
+  });
 });

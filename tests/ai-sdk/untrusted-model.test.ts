@@ -6,15 +6,30 @@ import { fromAiSdk } from "@agentry/core/ai-sdk";
 import { makeRuntime } from "../runtime/helpers.js";
 import { drain, partsStream } from "./helpers.js";
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
-const finish = (unified: "stop" | "tool-calls" = "stop"): LanguageModelV3StreamPart => ({ type: "finish", usage, finishReason: { unified, raw: undefined } });
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
+const finish = (unified: "stop" | "tool-calls" = "stop"): LanguageModelV3StreamPart => ({
+  type: "finish",
+  usage,
+  finishReason: { unified, raw: undefined },
+});
 const text = (delta: string): LanguageModelV3StreamPart => ({ type: "text-delta", id: "0", delta });
-const toolCall = (input: unknown): LanguageModelV3StreamPart => ({ type: "tool-call", toolCallId: "c1", toolName: "todo_add", input: input as string });
+const toolCall = (input: unknown): LanguageModelV3StreamPart => ({
+  type: "tool-call",
+  toolCallId: "c1",
+  toolName: "todo_add",
+  input: input as string,
+});
 
 /** A model that streams `turns[i]` on its i-th call. */
 function scripted(turns: LanguageModelV3StreamPart[][]) {
   let call = 0;
-  return new MockLanguageModelV3({ provider: "mock", doStream: async () => ({ stream: partsStream(turns[call++] ?? [text("?"), finish()]) }) });
+  return new MockLanguageModelV3({
+    provider: "mock",
+    doStream: async () => ({ stream: partsStream(turns[call++] ?? [text("?"), finish()]) }),
+  });
 }
 
 /** A stream that enqueues `parts` and then never closes; `cancelled` tells whether the reader let go. */
@@ -82,7 +97,9 @@ describe("fromAiSdk: tool-call inputs from the model", () => {
   it("the provider emits plain JSON copies, or a placeholder for inputs that cannot be one (unreadable, nested too deep)", async () => {
     const deep = JSON.parse(`{"item":${"[".repeat(5000)}${"]".repeat(5000)}}`) as unknown;
     const input = { item: "milk", at: new Date(0) };
-    const { events, error } = await drain(fromAiSdk(scripted([[toolCall(input), toolCall(throwingProxy()), toolCall(deep), finish("tool-calls")]])));
+    const { events, error } = await drain(
+      fromAiSdk(scripted([[toolCall(input), toolCall(throwingProxy()), toolCall(deep), finish("tool-calls")]])),
+    );
     expect(error).toBeUndefined();
     const args = events.flatMap((e) => (e.type === "tool_call" ? [e.args] : []));
     expect(args).toEqual([
@@ -160,7 +177,9 @@ describe("fromAiSdk: response size", () => {
 
   it("defaults to 32 Mi characters", async () => {
     const wire = endlessStream("x".repeat(1 << 20));
-    const { error } = await drain(fromAiSdk(new MockLanguageModelV3({ doStream: async () => ({ stream: wire.stream }) })));
+    const { error } = await drain(
+      fromAiSdk(new MockLanguageModelV3({ doStream: async () => ({ stream: wire.stream }) })),
+    );
     expect((error as Error).message).toContain("maxResponseBytes (33554432 characters");
   });
 

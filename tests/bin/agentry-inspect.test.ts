@@ -49,7 +49,9 @@ describe("agentry-inspect", () => {
     try {
       const base = await url;
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-      const list = (await (await fetch(`${base}api/sessions`)).json()) as { items: { sessionId: string; lastSnippet?: string }[] };
+      const list = (await (await fetch(`${base}api/sessions`)).json()) as {
+        items: { sessionId: string; lastSnippet?: string }[];
+      };
       expect(list.items.map((row) => row.sessionId)).toEqual([turn.sessionId]);
       expect(list.items[0]!.lastSnippet).toBe("hello from the log");
       const me = (await (await fetch(`${base}api/me`)).json()) as { canAct: boolean };
@@ -86,7 +88,12 @@ describe("agentry-inspect", () => {
       await app.runtime.close();
       const requestId = asked.pendingApprovals![0]!.requestId;
       const headers = { "content-type": "application/json", "x-agentry-csrf": me.csrfToken, origin };
-      const decide = () => fetch(`${base}api/approvals/${requestId}`, { method: "POST", headers, body: JSON.stringify({ approved: true }) });
+      const decide = () =>
+        fetch(`${base}api/approvals/${requestId}`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ approved: true }),
+        });
       expect((await decide()).status).toBe(200);
       expect((await decide()).status).toBe(409);
       expect(readFileSync(`${path}.deleted`, "utf8")).toBe("milk\n");

@@ -20,8 +20,16 @@ const sizedUser = (tokens: number): Message => user(text((tokens - MESSAGE_OVERH
 describe("needsEmergencyReset", () => {
   it("defaults to a 200,000-token limit and resets at it, not below", () => {
     expect(EMERGENCY_CONTEXT_LIMIT).toBe(200_000);
-    expect(needsEmergencyReset([sizedUser(200_000)])).toEqual({ needed: true, estimatedTokens: 200_000, limit: 200_000 });
-    expect(needsEmergencyReset([sizedUser(199_999)])).toEqual({ needed: false, estimatedTokens: 199_999, limit: 200_000 });
+    expect(needsEmergencyReset([sizedUser(200_000)])).toEqual({
+      needed: true,
+      estimatedTokens: 200_000,
+      limit: 200_000,
+    });
+    expect(needsEmergencyReset([sizedUser(199_999)])).toEqual({
+      needed: false,
+      estimatedTokens: 199_999,
+      limit: 200_000,
+    });
     expect(needsEmergencyReset([])).toEqual({ needed: false, estimatedTokens: 0, limit: 200_000 });
   });
 
@@ -30,22 +38,33 @@ describe("needsEmergencyReset", () => {
     const estimate = estimateTokens(history);
     expect(needsEmergencyReset(history, { limit: estimate - 1 }).needed).toBe(true);
     expect(needsEmergencyReset(history, { limit: estimate }).needed).toBe(true);
-    expect(needsEmergencyReset(history, { limit: estimate + 1 })).toEqual({ needed: false, estimatedTokens: estimate, limit: estimate + 1 });
+    expect(needsEmergencyReset(history, { limit: estimate + 1 })).toEqual({
+      needed: false,
+      estimatedTokens: estimate,
+      limit: estimate + 1,
+    });
   });
 
   it("counts the system prompt", () => {
     const history = [sizedUser(100)];
     expect(needsEmergencyReset(history, { limit: 105 }).needed).toBe(false);
-    expect(needsEmergencyReset(history, { limit: 105, system: text(4) })).toMatchObject({ needed: true, estimatedTokens: 105 });
+    expect(needsEmergencyReset(history, { limit: 105, system: text(4) })).toMatchObject({
+      needed: true,
+      estimatedTokens: 105,
+    });
   });
 
   it("counts an image as a fixed estimate, not by its base64 size", () => {
-    const photo: Message = { role: "user", content: [{ type: "image", mediaType: "image/jpeg", data: text(1_000_000, "A") }] };
+    const photo: Message = {
+      role: "user",
+      content: [{ type: "image", mediaType: "image/jpeg", data: text(1_000_000, "A") }],
+    };
     expect(needsEmergencyReset([photo]).needed).toBe(false);
   });
 
   it("rejects a limit that is not a positive number", () => {
-    for (const limit of [0, -5, Number.NaN]) expect(() => needsEmergencyReset([], { limit })).toThrow(InvalidArgumentError);
+    for (const limit of [0, -5, Number.NaN])
+      expect(() => needsEmergencyReset([], { limit })).toThrow(InvalidArgumentError);
   });
 });
 
@@ -94,7 +113,9 @@ describe("summarizeForReset", () => {
     const messageArb: fc.Arbitrary<Message[]> = fc.oneof(
       fc.string({ maxLength: 3_000 }).map((content) => [user(content)]),
       fc.string({ maxLength: 3_000 }).map((content) => [answer(content)]),
-      fc.tuple(fc.string({ minLength: 1, maxLength: 300 }), fc.string({ maxLength: 500 })).map(([tool, result]) => exchange(["c"], tool, result)),
+      fc
+        .tuple(fc.string({ minLength: 1, maxLength: 300 }), fc.string({ maxLength: 500 }))
+        .map(([tool, result]) => exchange(["c"], tool, result)),
     );
     fc.assert(
       fc.property(fc.array(messageArb, { maxLength: 40 }), (parts) => {
@@ -105,6 +126,8 @@ describe("summarizeForReset", () => {
       { numRuns: 200 },
     );
     const manyTools = Array.from({ length: 60 }, (_, i) => exchange([`c${i}`], `tool_${i}_${text(100, "n")}`)).flat();
-    expect(summarizeForReset([user(text(5_000)), ...manyTools, answer(text(5_000))]).length).toBeLessThanOrEqual(RESET_SUMMARY_MAX_CHARS);
+    expect(summarizeForReset([user(text(5_000)), ...manyTools, answer(text(5_000))]).length).toBeLessThanOrEqual(
+      RESET_SUMMARY_MAX_CHARS,
+    );
   });
 });

@@ -50,7 +50,9 @@ describe("estimateMessageTokens", () => {
         throw new Error("image data was read");
       },
     });
-    expect(estimateMessageTokens({ role: "user", content: [untouchable, untouchable] })).toBe(tokensOf(0) + 2 * IMAGE_TOKENS);
+    expect(estimateMessageTokens({ role: "user", content: [untouchable, untouchable] })).toBe(
+      tokensOf(0) + 2 * IMAGE_TOKENS,
+    );
   });
 
   it("counts a file part like an image: IMAGE_TOKENS, whatever its size or source, its data never read", () => {
@@ -76,7 +78,12 @@ describe("estimateMessageTokens", () => {
   });
 
   it("counts a tool call as its name plus the JSON of its args", () => {
-    const args = { path: "src/a.ts", lines: [1, 2.5, -3], deep: { ok: true, no: false, none: null, list: [] }, empty: {} };
+    const args = {
+      path: "src/a.ts",
+      lines: [1, 2.5, -3],
+      deep: { ok: true, no: false, none: null, list: [] },
+      empty: {},
+    };
     const message: Message = { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "read_file", args }] };
     expect(estimateMessageTokens(message)).toBe(tokensOf("read_file".length + JSON.stringify(args).length));
   });

@@ -31,11 +31,16 @@ export function pairingProblems(messages: readonly Message[]): string[] {
       const calls = message.content.flatMap((part) => (part.type === "tool_call" ? [part.id] : []));
       if (calls.length === 0) return;
       const answered = next?.role === "tool" ? next.content.map((result) => result.toolCallId) : [];
-      for (const id of calls) if (!answered.includes(id)) problems.push(`#${index}: call ${id} has no result in the next message`);
+      for (const id of calls)
+        if (!answered.includes(id)) problems.push(`#${index}: call ${id} has no result in the next message`);
     } else if (message.role === "tool") {
-      const calls = previous?.role === "assistant" ? previous.content.flatMap((part) => (part.type === "tool_call" ? [part.id] : [])) : [];
+      const calls =
+        previous?.role === "assistant"
+          ? previous.content.flatMap((part) => (part.type === "tool_call" ? [part.id] : []))
+          : [];
       for (const result of message.content) {
-        if (!calls.includes(result.toolCallId)) problems.push(`#${index}: result ${result.toolCallId} has no call in the previous message`);
+        if (!calls.includes(result.toolCallId))
+          problems.push(`#${index}: result ${result.toolCallId} has no call in the previous message`);
       }
     }
   });

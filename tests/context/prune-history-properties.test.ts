@@ -21,7 +21,11 @@ const requestArb: fc.Arbitrary<UserMessage> = fc.oneof(
     role: "user" as const,
     content: [
       { type: "text" as const, text: words },
-      ...Array.from({ length: images }, () => ({ type: "image" as const, mediaType: "image/png", data: text(size, "A") })),
+      ...Array.from({ length: images }, () => ({
+        type: "image" as const,
+        mediaType: "image/png",
+        data: text(size, "A"),
+      })),
     ],
   })),
 );
@@ -37,25 +41,36 @@ const stepsArb = fc.array(fc.array(callArb, { minLength: 1, maxLength: 3 }), { m
 const turnArb: fc.Arbitrary<TurnSpec> = fc.record({ request: requestArb, steps: stepsArb, final: fc.option(filler) });
 
 /** A valid history: optional exchanges before the first user message, then turns. */
-const leadArb: fc.Arbitrary<CallSpec[][]> = fc.oneof({ weight: 3, arbitrary: fc.constant<CallSpec[][]>([]) }, { weight: 1, arbitrary: stepsArb });
-const historyArb = fc.record({ lead: leadArb, turns: fc.array(turnArb, { minLength: 1, maxLength: 6, size: "max" }) }).map(({ lead, turns }) => {
-  let next = 0;
-  const messages: Message[] = [];
-  const addSteps = (steps: readonly CallSpec[][]): void => {
-    for (const calls of steps) {
-      const ids = calls.map(() => `call_${next++}`);
-      messages.push({ role: "assistant", content: calls.map((c, i) => ({ type: "tool_call", id: ids[i]!, name: c.name, args: { query: c.query } })) });
-      messages.push({ role: "tool", content: calls.map((c, i) => ({ type: "tool_result", toolCallId: ids[i]!, name: c.name, result: c.result })) });
+const leadArb: fc.Arbitrary<CallSpec[][]> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<CallSpec[][]>([]) },
+  { weight: 1, arbitrary: stepsArb },
+);
+const historyArb = fc
+  .record({ lead: leadArb, turns: fc.array(turnArb, { minLength: 1, maxLength: 6, size: "max" }) })
+  .map(({ lead, turns }) => {
+    let next = 0;
+    const messages: Message[] = [];
+    const addSteps = (steps: readonly CallSpec[][]): void => {
+      for (const calls of steps) {
+        const ids = calls.map(() => `call_${next++}`);
+        messages.push({
+          role: "assistant",
+          content: calls.map((c, i) => ({ type: "tool_call", id: ids[i]!, name: c.name, args: { query: c.query } })),
+        });
+        messages.push({
+          role: "tool",
+          content: calls.map((c, i) => ({ type: "tool_result", toolCallId: ids[i]!, name: c.name, result: c.result })),
+        });
+      }
+    };
+    addSteps(lead);
+    for (const turn of turns) {
+      messages.push(turn.request);
+      addSteps(turn.steps);
+      if (turn.final !== null) messages.push({ role: "assistant", content: [{ type: "text", text: turn.final }] });
     }
-  };
-  addSteps(lead);
-  for (const turn of turns) {
-    messages.push(turn.request);
-    addSteps(turn.steps);
-    if (turn.final !== null) messages.push({ role: "assistant", content: [{ type: "text", text: turn.final }] });
-  }
-  return messages;
-});
+    return messages;
+  });
 
 const caseArb = fc.record({
   history: historyArb,

@@ -96,7 +96,15 @@ describe("pruneHistory", () => {
   });
 
   it("starts the result with a user message when the input did", () => {
-    const history = [user("a"), ...exchange(["c1"]), answer(sized(200)), user("b"), ...exchange(["c2"]), answer("c"), user("d")];
+    const history = [
+      user("a"),
+      ...exchange(["c1"]),
+      answer(sized(200)),
+      user("b"),
+      ...exchange(["c2"]),
+      answer("c"),
+      user("d"),
+    ];
     for (let maxTokens = 0; maxTokens <= cost(history); maxTokens += 5) {
       expect(pruneHistory(history, { maxTokens }).messages[0]?.role).toBe("user");
     }
@@ -118,15 +126,23 @@ describe("pruneHistory", () => {
   });
 
   it("sums dropped and kept estimates to the input's estimate, and never mutates the input", () => {
-    const history = Object.freeze([user(sized(90)), ...exchange(["c1"]), answer(sized(90)), user("x"), answer("y"), user("z")].map((m) => Object.freeze(m)));
+    const history = Object.freeze(
+      [user(sized(90)), ...exchange(["c1"]), answer(sized(90)), user("x"), answer("y"), user("z")].map((m) =>
+        Object.freeze(m),
+      ),
+    );
     const result = pruneHistory(history, { maxTokens: 50, system: "s" });
     expect(result.estimatedTokens + result.droppedTokens).toBe(estimateTokens(history, "s"));
-    expect(result.messages.reduce((sum, m) => sum + estimateMessageTokens(m), 0) + estimateTokens([], "s")).toBe(result.estimatedTokens);
+    expect(result.messages.reduce((sum, m) => sum + estimateMessageTokens(m), 0) + estimateTokens([], "s")).toBe(
+      result.estimatedTokens,
+    );
   });
 
   it("rejects a NaN budget and a negative or non-finite reserve", () => {
     expect(() => pruneHistory([], { maxTokens: Number.NaN })).toThrow(InvalidArgumentError);
     expect(() => pruneHistory([], { maxTokens: 10, reserveTokens: -1 })).toThrow(/reserveTokens/);
-    expect(() => pruneHistory([], { maxTokens: Number.NaN, reserveTokens: Infinity })).toThrow(/maxTokens.*reserveTokens/);
+    expect(() => pruneHistory([], { maxTokens: Number.NaN, reserveTokens: Infinity })).toThrow(
+      /maxTokens.*reserveTokens/,
+    );
   });
 });

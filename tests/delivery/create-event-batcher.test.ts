@@ -8,7 +8,10 @@ const deciding = (n: number): E => ({ type: "llm_call_start", n });
 
 function recorder(flushMs?: number) {
   const batches: E[][] = [];
-  const batcher = createEventBatcher<E>({ onFlush: (events) => batches.push(events), ...(flushMs !== undefined && { flushMs }) });
+  const batcher = createEventBatcher<E>({
+    onFlush: (events) => batches.push(events),
+    ...(flushMs !== undefined && { flushMs }),
+  });
   return { batches, batcher };
 }
 

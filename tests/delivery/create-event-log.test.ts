@@ -13,7 +13,9 @@ import { collect, gate, readSse } from "./helpers.js";
 
 /** The root calls the gate tool, then answers. */
 const gatedScript = (request: { messages: { role: string }[] }) =>
-  request.messages.at(-1)!.role === "tool" ? { text: "All done." } : { toolCalls: [{ id: "g1", name: "wait_for_gate", args: {} }], text: "Waiting. " };
+  request.messages.at(-1)!.role === "tool"
+    ? { text: "All done." }
+    : { toolCalls: [{ id: "g1", name: "wait_for_gate", args: {} }], text: "Waiting. " };
 
 const seqs = (events: ResumedEvent[]) => events.map((e) => e.seq);
 
@@ -67,7 +69,9 @@ describe("createEventLog", () => {
       expect(seqs(got)).toEqual(seqs(events.filter((e) => e.seq > cut.seq)));
     }
     // Seen everything: nothing to send, and the stream ends.
-    expect(await collect(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(events.at(-1)!) }))).toEqual([]);
+    expect(
+      await collect(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(events.at(-1)!) })),
+    ).toEqual([]);
   });
 
   it("sends the stored state of a finished turn when the events are gone (evicted or unknown id)", async () => {
@@ -83,13 +87,16 @@ describe("createEventLog", () => {
       expect(snapshot.runningRunId).toBeNull();
       expect(snapshot.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
       const final = snapshot.messages.at(-1)!;
-      expect(final.role === "assistant" && final.executionTree?.nodes.map((n) => [n.id, n.name])).toEqual([["g1", "wait_for_gate"]]);
+      expect(final.role === "assistant" && final.executionTree?.nodes.map((n) => [n.id, n.name])).toEqual([
+        ["g1", "wait_for_gate"],
+      ]);
     }
   });
 
   it("after a restart (new runtime and log on the same store) an old id gets the stored state, with sub-task frames and pending approvals", async () => {
     const first = makeRuntime((request) => {
-      if (request.system.startsWith("You are a sub-agent")) return { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] };
+      if (request.system.startsWith("You are a sub-agent"))
+        return { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] };
       return { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Clean", instructions: "delete milk" } }] };
     });
     const firstLog = createEventLog({ runtime: first.runtime });
@@ -115,7 +122,15 @@ describe("createEventLog", () => {
     const { runtime, store } = makeRuntime((request) =>
       request.messages.at(-1)!.role === "tool"
         ? { text: "Thanks." }
-        : { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which one?", severity: "minor", options: [{ label: "A", value: "a" }] } }] },
+        : {
+            toolCalls: [
+              {
+                id: "q1",
+                name: "ask_user",
+                args: { question: "Which one?", severity: "minor", options: [{ label: "A", value: "a" }] },
+              },
+            ],
+          },
     );
     const session = await store.createSession({ agentId: "general" });
     await runtime.setRole(session.sessionId, "actor");
@@ -186,12 +201,18 @@ describe("createEventLog", () => {
     g.open();
     const result = await runtime.send({ agentId: "general", content: "go" });
     const cut = events[2]!;
-    const messages = await readSse(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(cut) })));
+    const messages = await readSse(
+      toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(cut) })),
+    );
     const missed = events.filter((e) => e.seq > cut.seq);
     expect(messages.map((m) => m.id)).toEqual(missed.map((e) => log.eventId(e)));
-    expect(messages.map((m) => m.id)).toEqual(missed.map((e) => expect.stringMatching(new RegExp(`^[0-9a-f]{8}:${e.seq}$`))));
+    expect(messages.map((m) => m.id)).toEqual(
+      missed.map((e) => expect.stringMatching(new RegExp(`^[0-9a-f]{8}:${e.seq}$`))),
+    );
     // The id the browser sends back resumes from there.
-    const again = await readSse(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: messages[1]!.id })));
+    const again = await readSse(
+      toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: messages[1]!.id })),
+    );
     expect(again.map((m) => m.id)).toEqual(messages.slice(2).map((m) => m.id));
     // A bare seq in a string (not an id this log wrote) gets the stored state.
     const bare = await collect(log.resume({ sessionId: result.sessionId, lastEventId: String(cut.seq) }));

@@ -33,7 +33,9 @@ describe("createEventLog().resume with a tenant guard", () => {
     }
     // Within the guard: the missed events, or the snapshot.
     const replayed = await collect(log.resume({ sessionId, lastEventId: log.eventId(first), scopePrefix: "acme/" }));
-    expect(replayed.map((e) => e.seq)).toEqual(events.filter((e) => e.sessionId === sessionId && e.seq > first.seq).map((e) => e.seq));
+    expect(replayed.map((e) => e.seq)).toEqual(
+      events.filter((e) => e.sessionId === sessionId && e.seq > first.seq).map((e) => e.seq),
+    );
     const [snapshot] = await collect(log.resume({ sessionId, scope: "acme/alice" }));
     expect(snapshot).toMatchObject({ type: "session_snapshot", sessionId });
     // A malformed guard is the host's mistake: thrown at once.

@@ -1,6 +1,14 @@
 import { expect } from "vitest";
 import { z } from "zod";
-import { createEventLog, defineTool, SessionNotFoundError, type ModelRequest, type ResumedEvent, type RuntimeEvent, type SessionStore } from "@agentry/core";
+import {
+  createEventLog,
+  defineTool,
+  SessionNotFoundError,
+  type ModelRequest,
+  type ResumedEvent,
+  type RuntimeEvent,
+  type SessionStore,
+} from "@agentry/core";
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "../runtime/helpers.js";
 import { collect } from "./helpers.js";
@@ -71,7 +79,9 @@ export async function restartScenario(openStore: () => SessionStore | Promise<Se
   const both = await collect(logB.resume({ sessionId, lastEventId: lastSeenId, scope: "acme" }));
   const second = coalesced(b.events.filter((e) => e.sessionId === sessionId));
   expect(both.map(shape)).toEqual([...missed, ...second].map(shape));
-  const fromTheSecond = await collect(logB.resume({ sessionId, lastEventId: logB.eventId(both.at(-3)!), scope: "acme" }));
+  const fromTheSecond = await collect(
+    logB.resume({ sessionId, lastEventId: logB.eventId(both.at(-3)!), scope: "acme" }),
+  );
   expect(fromTheSecond.map(shape)).toEqual(both.slice(-2).map(shape));
 
   // The tenant guard holds on a resume from the store.

@@ -58,8 +58,17 @@ describe("createEventLog({ persist: true }): events kept in the session store", 
     await log.settled();
     await plain.settled();
     const stored = (await store.load(result.sessionId)).flatMap((r) => eventRecordOf(r) ?? []);
-    expect(stored.map((r) => r.event.type)).toEqual(["llm_call_start", "message_stream_started", "chunk", "message_stream_completed", "message", "done"]);
-    expect(stored.filter((r) => r.event.type === "chunk").map((r) => r.event.type === "chunk" && r.event.content)).toEqual(["one two three"]);
+    expect(stored.map((r) => r.event.type)).toEqual([
+      "llm_call_start",
+      "message_stream_started",
+      "chunk",
+      "message_stream_completed",
+      "message",
+      "done",
+    ]);
+    expect(
+      stored.filter((r) => r.event.type === "chunk").map((r) => r.event.type === "chunk" && r.event.content),
+    ).toEqual(["one two three"]);
     expect(stored.map((r) => r.id)).toEqual(stored.map((r) => `event:${r.eventId}`));
     log.close();
     // Only the persisting log wrote: a second turn with it closed stores nothing more.
@@ -90,10 +99,24 @@ describe("createEventLog({ persist: true }): events kept in the session store", 
     const store = new MemorySessionStore();
     const { sessionId } = await store.createSession({ agentId: "general" });
     const events = new EventEmitter<RuntimeEvents>();
-    const log = createEventLog({ runtime: { events, store, pendingApprovals: () => Promise.resolve([]) }, persist: true });
+    const log = createEventLog({
+      runtime: { events, store, pendingApprovals: () => Promise.resolve([]) },
+      persist: true,
+    });
     // Emitted at once: none is written before the first append starts.
     for (let seq = 1; seq <= MAX_PENDING_STORED_EVENTS + 50; seq++) {
-      events.emit("event", { type: "warning", code: "w", message: `${seq}`, depth: 0, parentId: null, sessionId, agentId: "general", runId: "r", seq, ts: 0 });
+      events.emit("event", {
+        type: "warning",
+        code: "w",
+        message: `${seq}`,
+        depth: 0,
+        parentId: null,
+        sessionId,
+        agentId: "general",
+        runId: "r",
+        seq,
+        ts: 0,
+      });
     }
     await log.settled();
     const stored = (await store.load(sessionId)).flatMap((r) => eventRecordOf(r) ?? []);

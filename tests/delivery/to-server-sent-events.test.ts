@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createEventLog, InvalidArgumentError, toServerSentEvents, type DeliveredDoneEvent, type RuntimeEvent } from "@agentry/core";
+import {
+  createEventLog,
+  InvalidArgumentError,
+  toServerSentEvents,
+  type DeliveredDoneEvent,
+  type RuntimeEvent,
+} from "@agentry/core";
 import { makeRuntime } from "../runtime/helpers.js";
 import { parseSse, readSse } from "./helpers.js";
 
@@ -24,7 +30,10 @@ describe("toServerSentEvents", () => {
   });
 
   it("streams a real turn: every runtime event once, ids increasing, ending with done", async () => {
-    const { runtime } = makeRuntime([{ toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }, { text: "Added milk." }]);
+    const { runtime } = makeRuntime([
+      { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
+      { text: "Added milk." },
+    ]);
     const messages = await readSse(toServerSentEvents(runtime.stream({ agentId: "todo", content: "add milk" })));
     const events = messages.map((m) => JSON.parse(m.data!) as RuntimeEvent);
     expect(events.at(-1)?.type).toBe("done");
@@ -59,7 +68,8 @@ describe("toServerSentEvents", () => {
     const events: E[] = Array.from({ length: 2_000 }, (_, i) => ({ type: "chunk", seq: i + 1, text: "x".repeat(60) }));
     const reader = toServerSentEvents<E>(from(events)).getReader();
     const writes: number[] = [];
-    for (let r = await reader.read(); !r.done; r = await reader.read()) writes.push(parseSse(new TextDecoder().decode(r.value)).length);
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      writes.push(parseSse(new TextDecoder().decode(r.value)).length);
     expect(writes.reduce((a, b) => a + b, 0)).toBe(2_000);
     expect(writes.length).toBeLessThan(10);
     expect(writes.length).toBeGreaterThan(1);
@@ -145,9 +155,14 @@ describe("toServerSentEvents", () => {
 
   it("takes the id of each message from the id option, and leaves out an id that holds a line break", async () => {
     const events: E[] = [{ type: "chunk", seq: 1 }, { type: "chunk", seq: 2 }, { type: "chunk" }];
-    const ids = (event: E) => (event.seq === 2 ? "two\nid: 99" : event.seq === undefined ? undefined : `run-a:${event.seq}`);
+    const ids = (event: E) =>
+      event.seq === 2 ? "two\nid: 99" : event.seq === undefined ? undefined : `run-a:${event.seq}`;
     const messages = await readSse(toServerSentEvents(from(events), { id: ids }));
-    expect(messages).toEqual(events.map((event, i) => (i === 0 ? { id: "run-a:1", data: JSON.stringify(event) } : { data: JSON.stringify(event) })));
+    expect(messages).toEqual(
+      events.map((event, i) =>
+        i === 0 ? { id: "run-a:1", data: JSON.stringify(event) } : { data: JSON.stringify(event) },
+      ),
+    );
   });
 
   describe("the done event (options.done)", () => {
@@ -159,8 +174,19 @@ describe("toServerSentEvents", () => {
       const { runtime } = makeRuntime(script);
       const done = await doneOf(toServerSentEvents(runtime.stream({ agentId: "todo", content: "add it" })));
       expect(Object.keys(done.result).sort()).toEqual(["agentId", "runId", "sessionId", "status", "text", "usage"]);
-      expect(done.result).toMatchObject({ status: "complete", text: "Added it.", usage: { llmCalls: 2, toolCalls: 1 }, agentId: "todo" });
-      expect(done).toMatchObject({ type: "done", depth: 0, parentId: null, sessionId: done.result.sessionId, runId: done.result.runId });
+      expect(done.result).toMatchObject({
+        status: "complete",
+        text: "Added it.",
+        usage: { llmCalls: 2, toolCalls: 1 },
+        agentId: "todo",
+      });
+      expect(done).toMatchObject({
+        type: "done",
+        depth: 0,
+        parentId: null,
+        sessionId: done.result.sessionId,
+        runId: done.result.runId,
+      });
       expect(typeof done.seq).toBe("number");
       expect(JSON.stringify(done)).not.toContain("secret plan");
     });
@@ -171,7 +197,9 @@ describe("toServerSentEvents", () => {
       const seen: RuntimeEvent[] = [];
       runtime.events.on("event", (event) => seen.push(event));
       const result = await runtime.send({ agentId: "todo", content: "add it" });
-      const done = await doneOf(toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(seen[0]!) })));
+      const done = await doneOf(
+        toServerSentEvents(log.resume({ sessionId: result.sessionId, lastEventId: log.eventId(seen[0]!) })),
+      );
       expect(done.result).toEqual({
         status: "complete",
         text: "Added it.",
@@ -184,7 +212,11 @@ describe("toServerSentEvents", () => {
     });
 
     it('"full" sends the event as it is; a function adds its fields to the outcome', async () => {
-      const full = await doneOf(toServerSentEvents(makeRuntime(script).runtime.stream({ agentId: "todo", content: "add it" }), { done: "full" }));
+      const full = await doneOf(
+        toServerSentEvents(makeRuntime(script).runtime.stream({ agentId: "todo", content: "add it" }), {
+          done: "full",
+        }),
+      );
       expect(full.result).toHaveProperty("messages");
       expect(full.result).toHaveProperty("executionTree");
       const extended = await doneOf(
@@ -197,7 +229,9 @@ describe("toServerSentEvents", () => {
     });
 
     it("rejects a done option that is none of those", () => {
-      expect(() => toServerSentEvents(from([]), { done: "everything" as never })).toThrow(/done must be "outcome", "full" or a function/);
+      expect(() => toServerSentEvents(from([]), { done: "everything" as never })).toThrow(
+        /done must be "outcome", "full" or a function/,
+      );
     });
   });
 

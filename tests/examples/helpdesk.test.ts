@@ -8,7 +8,9 @@ describe("examples/helpdesk", () => {
     expect(out).toMatch(/^globex\/us: suspended: waits for refund asked by billing$/m);
     expect(out).toMatch(/^refunds paid so far: acme\/eu\/ann 15$/m);
     expect(out).toMatch(/^operator: refund \{"orderId":"A-7","amount":15\} asked by triage → billing$/m);
-    expect(out).toMatch(/^operator: approved; the customer \(triage\) now reads: Helpdesk: Order A-7: refunded 15 for A-7\.$/m);
+    expect(out).toMatch(
+      /^operator: approved; the customer \(triage\) now reads: Helpdesk: Order A-7: refunded 15 for A-7\.$/m,
+    );
     expect(out).toMatch(/^operator: refunds paid here: globex\/us\/bob 15$/m);
   });
 });

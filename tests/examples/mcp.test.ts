@@ -7,7 +7,9 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 describe("examples/mcp.ts", { timeout: 60_000 }, () => {
   it("works on a temp folder through the real filesystem server, offline, the write approved", async () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(OPENAI|ANTHROPIC)_/.test(key))) as Record<string, string>;
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !/^(OPENAI|ANTHROPIC)_/.test(key)),
+    ) as Record<string, string>;
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "examples/mcp.ts"], {
       cwd: root,
       env: { ...env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },

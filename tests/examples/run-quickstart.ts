@@ -13,7 +13,9 @@ export const QUICKSTART_TEST_TIMEOUT_MS = 90_000;
 
 /** Runs the quickstart as `npm start` does, with only the given provider variables set. */
 export async function runQuickstart(env: Record<string, string> = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(OPENAI|ANTHROPIC)_/.test(key))) as Record<string, string>;
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^(OPENAI|ANTHROPIC)_/.test(key)),
+  ) as Record<string, string>;
   const { stdout } = await run(process.execPath, ["--import", "tsx", "examples/quickstart.ts"], {
     cwd: root,
     env: { ...clean, ...env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },

@@ -18,7 +18,9 @@ describe("examples/tracing.ts", () => {
       "    chat gpt-4.1-mini",
       "  chat gpt-4.1-mini",
     ]);
-    expect(out).toMatch(/^invoke_agent Support .*conversation\.id="<session>" request\.model="gpt-4\.1-mini" usage\.input_tokens=960 usage\.output_tokens=81/m);
+    expect(out).toMatch(
+      /^invoke_agent Support .*conversation\.id="<session>" request\.model="gpt-4\.1-mini" usage\.input_tokens=960 usage\.output_tokens=81/m,
+    );
     expect(out).toMatch(/^ {4}execute_tool lookup_order .*tool\.name="lookup_order"/m);
     expect(out).toMatch(/^7 spans, one trace: true$/m);
   });

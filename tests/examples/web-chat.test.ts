@@ -78,7 +78,11 @@ describe("examples/web-chat in headless Chromium", () => {
     expect(await page.locator('[data-testid="turn-status"]').getAttribute("data-status")).toBe("suspended");
     await approval.locator('[data-testid="approve"]').click();
     await approval.waitFor({ state: "detached", timeout: 30_000 });
-    await expect.poll(() => page.locator('[data-testid="tool-card"][data-name="delete_draft"]').getAttribute("data-status"), { timeout: 30_000 }).toBe("done");
+    await expect
+      .poll(() => page.locator('[data-testid="tool-card"][data-name="delete_draft"]').getAttribute("data-status"), {
+        timeout: 30_000,
+      })
+      .toBe("done");
     expect(await nested.count()).toBe(4);
 
     // The runtime's ask_user: a question with its options as buttons.
@@ -95,10 +99,14 @@ describe("examples/web-chat in headless Chromium", () => {
     expect(statSync(shot).size).toBeGreaterThan(10_000);
     await question.locator('[data-testid="answer"]', { hasText: "Detailed table" }).click();
 
-    await expect.poll(() => page.locator('[data-testid="turn-status"]').getAttribute("data-status"), { timeout: 30_000 }).toBe("complete");
+    await expect
+      .poll(() => page.locator('[data-testid="turn-status"]').getAttribute("data-status"), { timeout: 30_000 })
+      .toBe("complete");
     await expect.poll(taskStatus, { timeout: 30_000 }).toBe("completed");
     expect(await page.locator('[data-testid="assistant-text"]').last().innerText()).toContain("Lisbon wins");
-    expect(await page.locator('[data-testid="tool-card"][data-name="ask_user"] [data-testid="card-result"]').innerText()).toContain("table");
+    expect(
+      await page.locator('[data-testid="tool-card"][data-name="ask_user"] [data-testid="card-result"]').innerText(),
+    ).toContain("table");
 
     // Reload: the cards come back from the stored state, nested and collapsed as before, with the
     // approved plan and the task's status.
@@ -106,9 +114,11 @@ describe("examples/web-chat in headless Chromium", () => {
     await page.waitForSelector("body[data-connected]");
     await expect.poll(() => subtasks.count(), { timeout: 30_000 }).toBe(3);
     expect(await nested.count()).toBe(4);
-    expect(await nested.evaluateAll((els) => els.every((el) => el.classList.contains("collapsed") && el.closest('[data-name="run_subtask"]') !== null))).toBe(
-      true,
-    );
+    expect(
+      await nested.evaluateAll((els) =>
+        els.every((el) => el.classList.contains("collapsed") && el.closest('[data-name="run_subtask"]') !== null),
+      ),
+    ).toBe(true);
     expect(
       await page
         .locator('[data-testid="tool-card"][data-depth="0"]')
@@ -122,10 +132,14 @@ describe("examples/web-chat in headless Chromium", () => {
       ["ask_user", "done"],
     ]);
     expect(await plans.count()).toBe(1);
-    expect(await plan.innerText()).toMatch(/Recommend a weekend city trip[\s\S]*Ask before removing the old Oslo draft[\s\S]*Approved/);
+    expect(await plan.innerText()).toMatch(
+      /Recommend a weekend city trip[\s\S]*Ask before removing the old Oslo draft[\s\S]*Approved/,
+    );
     expect(await plan.locator('[data-testid="plan-approve"]').count()).toBe(0);
     await expect.poll(taskStatus, { timeout: 30_000 }).toBe("completed");
-    expect(await page.locator('[data-testid="user-message"]').allInnerTexts()).toEqual(["Compare Lisbon, Oslo and Kyoto for a weekend trip"]);
+    expect(await page.locator('[data-testid="user-message"]').allInnerTexts()).toEqual([
+      "Compare Lisbon, Oslo and Kyoto for a weekend trip",
+    ]);
     expect(await page.locator('[data-testid="assistant-text"]').last().innerText()).toContain("Lisbon wins");
     expect(existsSync(shot)).toBe(true);
     await page.close();

@@ -12,7 +12,10 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
  * instead of transpiling the sources again through a loader (seconds per child on a loaded
  * machine). CommonJS dependencies inside the bundle get a `require` for Node's own modules.
  */
-export async function bundleForNode(source: string, options: { external?: string[]; plugins?: Plugin[] } = {}): Promise<{ path: string; remove: () => void }> {
+export async function bundleForNode(
+  source: string,
+  options: { external?: string[]; plugins?: Plugin[] } = {},
+): Promise<{ path: string; remove: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), "agentry-bundle-"));
   const path = join(dir, `${basename(source, ".ts")}.mjs`);
   await build({
@@ -26,7 +29,9 @@ export async function bundleForNode(source: string, options: { external?: string
     logLevel: "error",
     ...(options.external && { external: options.external }),
     ...(options.plugins && { plugins: options.plugins }),
-    banner: { js: "import { createRequire as __agentryRequire } from 'node:module'; const require = __agentryRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __agentryRequire } from 'node:module'; const require = __agentryRequire(import.meta.url);",
+    },
   });
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }

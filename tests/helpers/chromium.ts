@@ -47,13 +47,18 @@ export function unpackedChromium(): string {
   mkdirSync(cache, { recursive: true });
   const work = mkdtempSync(`${final}.partial-`);
   try {
-    const unpack = spawnSync(process.execPath, ["--input-type=module", "-e", 'await (await import("@sparticuz/chromium")).default.executablePath();'], {
-      cwd: root,
-      env: { ...process.env, TMPDIR: work, AWS_EXECUTION_ENV: "AWS_Lambda_nodejs20.x" },
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    if (unpack.status !== 0) throw new Error(`unpacking @sparticuz/chromium failed: ${unpack.error?.message ?? unpack.stderr}`);
+    const unpack = spawnSync(
+      process.execPath,
+      ["--input-type=module", "-e", 'await (await import("@sparticuz/chromium")).default.executablePath();'],
+      {
+        cwd: root,
+        env: { ...process.env, TMPDIR: work, AWS_EXECUTION_ENV: "AWS_Lambda_nodejs20.x" },
+        encoding: "utf8",
+        timeout: 120_000,
+      },
+    );
+    if (unpack.status !== 0)
+      throw new Error(`unpacking @sparticuz/chromium failed: ${unpack.error?.message ?? unpack.stderr}`);
     writeFileSync(join(work, "fonts.conf"), fontsConf(final));
     try {
       renameSync(work, final);
@@ -77,7 +82,9 @@ export function chromiumExecutablePath(): string {
  */
 export async function launchChromium(): Promise<Browser> {
   const dir = unpackedChromium();
-  const libraries = [join(dir, "al2023", "lib"), process.env.LD_LIBRARY_PATH].filter((path) => path !== undefined && path !== "");
+  const libraries = [join(dir, "al2023", "lib"), process.env.LD_LIBRARY_PATH].filter(
+    (path) => path !== undefined && path !== "",
+  );
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
   return chromium.launch({

@@ -65,7 +65,10 @@ describe("createInspector: identity, tenants and actions", () => {
     const first = await post(`/api/approvals/${requestId}`, { approved: true }, "alice");
     expect(first).toEqual({ status: 200, body: { ok: true, status: "complete" } });
     expect(todo.items).toEqual([]);
-    expect(await post(`/api/approvals/${requestId}`, { approved: false, reason: "no" }, "alice")).toEqual({ status: 409, body: { error: "already decided" } });
+    expect(await post(`/api/approvals/${requestId}`, { approved: false, reason: "no" }, "alice")).toEqual({
+      status: 409,
+      body: { error: "already decided" },
+    });
     expect((await post(`/api/approvals/${requestId}`, { approved: true }, "admin")).status).toBe(409);
   });
 
@@ -102,7 +105,13 @@ describe("createInspector: identity, tenants and actions", () => {
     const toolNode = modelCall.children[0];
     expect(toolNode).toMatchObject({ kind: "tool_call", label: "todo_add", status: "ok" });
     const node = await getJson(`/api/sessions/${added.sessionId}/nodes/${encodeURIComponent(toolNode.id)}`);
-    expect(node.body).toMatchObject({ kind: "tool_call", name: "todo_add", args: { item: "***" }, result: "added ***", decision: "allowed" });
+    expect(node.body).toMatchObject({
+      kind: "tool_call",
+      name: "todo_add",
+      args: { item: "***" },
+      result: "added ***",
+      decision: "allowed",
+    });
     const controller = new AbortController();
     const live = await get(`/api/sessions/${added.sessionId}/live?afterSeq=0`, "admin", {});
     const text = await readUntil(live, /todo_add[\s\S]*added/, controller);

@@ -9,7 +9,10 @@ describe("inspector: delegations", () => {
         request.messages.at(-1)!.role === "tool"
           ? { text: JSON.stringify(toolResultOf(request, "agents_message")) }
           : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "add milk" } }] },
-      todo: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "Milk added." } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }),
+      todo: (request) =>
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "Milk added." }
+          : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
     });
     const turn = await runtime.send({ agentId: "general", content: "ask todo to add milk" });
     const inspector = createInspector({ runtime, authorize: () => ({ scopePrefix: "", canAct: false }) });
@@ -20,6 +23,10 @@ describe("inspector: delegations", () => {
     expect(typeof delegation.sessionId).toBe("string");
     const target = await read(`/api/sessions/${delegation.sessionId}`);
     expect(target.session.agentId).toBe("todo");
-    expect(target.turns[0].children[0].children[0]).toMatchObject({ kind: "tool_call", label: "todo_add", status: "ok" });
+    expect(target.turns[0].children[0].children[0]).toMatchObject({
+      kind: "tool_call",
+      label: "todo_add",
+      status: "ok",
+    });
   });
 });

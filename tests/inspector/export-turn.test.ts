@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type ModelRequest } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type ModelRequest,
+} from "@agentry/core";
 import { createInspector } from "@agentry/core/inspector";
 import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
 
@@ -19,9 +25,13 @@ function script(request: ModelRequest): FakeTurn {
       : { text: "child done", usage: { inputTokens: 5, outputTokens: 1 } };
   }
   if (last.role === "user")
-    return { text: "Let me check.", toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "Check", instructions: "look up bad" } }] };
+    return {
+      text: "Let me check.",
+      toolCalls: [{ id: "sub1", name: "run_subtask", args: { title: "Check", instructions: "look up bad" } }],
+    };
   const results = last.role === "tool" ? last.content : [];
-  if (results.some((r) => r.name === "run_subtask")) return { toolCalls: [{ id: "c2", name: "lookup", args: { q: "good" } }] };
+  if (results.some((r) => r.name === "run_subtask"))
+    return { toolCalls: [{ id: "c2", name: "lookup", args: { q: "good" } }] };
   return { text: "All done: found it.", usage: { inputTokens: 9, outputTokens: 3 } };
 }
 
@@ -36,7 +46,14 @@ async function exported() {
     },
   });
   const runtime = createAgentRuntime({
-    registry: createAgentRegistry([{ agentId: "finder", displayName: "Finder", systemPrompt: "Find things.", toolAllowlist: ["lookup", "run_subtask"] }]),
+    registry: createAgentRegistry([
+      {
+        agentId: "finder",
+        displayName: "Finder",
+        systemPrompt: "Find things.",
+        toolAllowlist: ["lookup", "run_subtask"],
+      },
+    ]),
     store: new MemorySessionStore(),
     providers: { fake: createFakeProvider(script) },
     defaultModel: "fake-model",
@@ -63,7 +80,11 @@ async function exportedSuspended(): Promise<string> {
   const runtime = createAgentRuntime({
     registry: createAgentRegistry([{ agentId: "billing", displayName: "Billing", toolAllowlist: ["refund"] }]),
     store: new MemorySessionStore(),
-    providers: { fake: createFakeProvider([{ text: "Refunding.", toolCalls: [{ id: "r1", name: "refund", args: { order: "A-1" } }] }]) },
+    providers: {
+      fake: createFakeProvider([
+        { text: "Refunding.", toolCalls: [{ id: "r1", name: "refund", args: { order: "A-1" } }] },
+      ]),
+    },
     defaultModel: "fake-model",
     tools: [refund],
   });
@@ -103,7 +124,10 @@ describe("export as test", () => {
       // The same file with another recorded outcome (the expected final text) fails.
       const at = source.indexOf("const expected = ");
       expect(at).toBeGreaterThan(0);
-      writeFileSync(file, source.slice(0, at) + source.slice(at).replace('"text": "All done: found it."', '"text": "Something else."'));
+      writeFileSync(
+        file,
+        source.slice(0, at) + source.slice(at).replace('"text": "All done: found it."', '"text": "Something else."'),
+      );
       const failing = await runVitest(file);
       expect(failing.code).not.toBe(0);
       expect(failing.output).toMatch(/1 failed/);

@@ -19,10 +19,22 @@ export function todoScript(request: ModelRequest): FakeTurn {
   if (last.role === "tool") return { text: "done", usage: { inputTokens: 50, outputTokens: 5 } };
   const text = textOf(last);
   if (text.includes("ask")) {
-    return { toolCalls: [{ name: "ask_user", args: { question: "Which?", severity: "minor", options: [{ label: "A", value: "a" }] } }] };
+    return {
+      toolCalls: [
+        { name: "ask_user", args: { question: "Which?", severity: "minor", options: [{ label: "A", value: "a" }] } },
+      ],
+    };
   }
-  if (text.includes("delete")) return { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }], usage: { inputTokens: 40, outputTokens: 8 } };
-  if (text.includes("add")) return { toolCalls: [{ name: "todo_add", args: { item: "secret-item" } }], usage: { inputTokens: 30, outputTokens: 6 } };
+  if (text.includes("delete"))
+    return {
+      toolCalls: [{ name: "todo_delete", args: { item: "milk" } }],
+      usage: { inputTokens: 40, outputTokens: 8 },
+    };
+  if (text.includes("add"))
+    return {
+      toolCalls: [{ name: "todo_add", args: { item: "secret-item" } }],
+      usage: { inputTokens: 30, outputTokens: 6 },
+    };
   return { text: `hello: ${text}`, usage: { inputTokens: 10, outputTokens: 2 } };
 }
 
@@ -41,12 +53,15 @@ export function makeInspector(script: FakeScript = todoScript, options: Partial<
     ...options,
   });
   const get = (path: string, user: string | null = "admin", headers: Record<string, string> = {}) =>
-    inspector(new Request(`${ORIGIN}${path}`, { headers: { ...(user === null ? {} : { "x-user": user }), ...headers } }));
+    inspector(
+      new Request(`${ORIGIN}${path}`, { headers: { ...(user === null ? {} : { "x-user": user }), ...headers } }),
+    );
   const getJson = async <T = any>(path: string, user: string | null = "admin") => {
     const response = await get(path, user);
     return { status: response.status, body: (await response.json()) as T };
   };
-  const csrfOf = async (user: string) => ((await (await get("/api/me", user)).json()) as { csrfToken: string }).csrfToken;
+  const csrfOf = async (user: string) =>
+    ((await (await get("/api/me", user)).json()) as { csrfToken: string }).csrfToken;
   const post = async (path: string, body: unknown, user = "admin", headers: Record<string, string | null> = {}) => {
     const all: Record<string, string | null> = {
       "x-user": user,
@@ -56,8 +71,12 @@ export function makeInspector(script: FakeScript = todoScript, options: Partial<
       "x-agentry-csrf": await csrfOf(user),
       ...headers,
     };
-    const sent = Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== null));
-    const response = await inspector(new Request(`${ORIGIN}${path}`, { method: "POST", headers: sent, body: JSON.stringify(body) }));
+    const sent = Object.fromEntries(
+      Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== null),
+    );
+    const response = await inspector(
+      new Request(`${ORIGIN}${path}`, { method: "POST", headers: sent, body: JSON.stringify(body) }),
+    );
     return { status: response.status, body: await response.json() };
   };
   return { ...made, inspector, get, getJson, post, csrfOf };

@@ -11,7 +11,12 @@ const registry = createAgentRegistry([{ agentId: "general", displayName: "Genera
 const authorize = () => ({ scopePrefix: "", canAct: false });
 
 function runtimeOn(store: SqliteSessionStore | MemorySessionStore, text: string) {
-  return createAgentRuntime({ registry, store, providers: { fake: createFakeProvider(() => ({ text })) }, defaultModel: "m" });
+  return createAgentRuntime({
+    registry,
+    store,
+    providers: { fake: createFakeProvider(() => ({ text })) },
+    defaultModel: "m",
+  });
 }
 
 /** Reads SSE text until `pattern` matches. */
@@ -36,18 +41,24 @@ describe("inspector: live", () => {
     const first = await here.send({ agentId: "general", content: "one" });
     const inspector = createInspector({ runtime: here, authorize, livePollMs: 20 });
     // The session's detail says how far it read: the live stream opens after it, with no replay.
-    const detail = (await (await inspector(new Request(`http://x/api/sessions/${first.sessionId}`))).json()) as { lastSeq: number };
+    const detail = (await (await inspector(new Request(`http://x/api/sessions/${first.sessionId}`))).json()) as {
+      lastSeq: number;
+    };
     const lastSeq = (await mine.load(first.sessionId)).at(-1)!.seq;
     expect(detail.lastSeq).toBe(lastSeq);
     const controller = new AbortController();
-    const response = await inspector(new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }));
+    const response = await inspector(
+      new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }),
+    );
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const reader = response.body!.getReader();
     const second = await there.send({ agentId: "general", content: "two", session: first.sessionId });
     const text = await readUntil(reader, /event: turn\ndata: .*"status":"complete"/);
     expect(text).toContain("answer from the other process");
     expect(text).not.toContain("first answer");
-    const turn = JSON.parse(/event: turn\ndata: (.*)\n/.exec(text)![1]!) as { turn: { runId: string; turnNumber: number } };
+    const turn = JSON.parse(/event: turn\ndata: (.*)\n/.exec(text)![1]!) as {
+      turn: { runId: string; turnNumber: number };
+    };
     expect(turn.turn).toMatchObject({ runId: second.runId, turnNumber: 2 });
     controller.abort();
     await reader.cancel();

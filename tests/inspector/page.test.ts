@@ -41,8 +41,11 @@ describe("the inspector page in headless Chromium", () => {
     app = await startInspectorApp({ dbPath, livePollMs: 100 });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
-    ids.lookup = (await app.runtime.send({ agentId: "support", content: "Where is order 42?", scope: "acme/alice" })).sessionId;
-    const send = (content: string, scope: string) => app.runtime.send({ agentId: "support", content, scope, session: "create" });
+    ids.lookup = (
+      await app.runtime.send({ agentId: "support", content: "Where is order 42?", scope: "acme/alice" })
+    ).sessionId;
+    const send = (content: string, scope: string) =>
+      app.runtime.send({ agentId: "support", content, scope, session: "create" });
     ids.acmeRefund = (await send("Please refund order 9", "acme/alice")).sessionId;
     ids.globexRefund = (await send("Please refund order 7", "globex/bob")).sessionId;
   }, 120_000);
@@ -57,7 +60,11 @@ describe("the inspector page in headless Chromium", () => {
     await ready(page);
     const rows = page.locator('[data-testid="session-row"]');
     await expect.poll(() => rows.count()).toBe(3);
-    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).toEqual([ids.globexRefund, ids.acmeRefund, ids.lookup]);
+    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).toEqual([
+      ids.globexRefund,
+      ids.acmeRefund,
+      ids.lookup,
+    ]);
     await page.selectOption('[data-testid="filter-state"]', "waiting");
     await page.click('[data-testid="apply-filters"]');
     await expect.poll(() => rows.count()).toBe(2);
@@ -71,7 +78,9 @@ describe("the inspector page in headless Chromium", () => {
     await expect.poll(() => tree.count()).toBe(1);
     expect(await tree.first().innerText()).toContain("Where is order 42?");
     await tree.first().click();
-    await expect.poll(() => tree.evaluateAll((els) => els.map((el) => el.getAttribute("data-kind")))).toEqual(["turn", "model_call", "model_call"]);
+    await expect
+      .poll(() => tree.evaluateAll((els) => els.map((el) => el.getAttribute("data-kind"))))
+      .toEqual(["turn", "model_call", "model_call"]);
     await tree.nth(1).click(); // the model call that called lookup_order
     const tool = page.locator('[data-testid="tree-row"][data-kind="tool_call"]');
     await tool.waitFor();
@@ -101,12 +110,18 @@ describe("the inspector page in headless Chromium", () => {
     await card(first).locator('[data-testid="approve"]').click();
     await expect.poll(() => card(first).locator('[data-testid="outcome"]').innerText()).toMatch(/^Approved/);
     const records = await app.store.load(ids.acmeRefund);
-    expect(records.some((r) => r.kind === "tool_result" && JSON.stringify(r.result.result).includes("refunded 25 on order 9"))).toBe(true);
+    expect(
+      records.some(
+        (r) => r.kind === "tool_result" && JSON.stringify(r.result.result).includes("refunded 25 on order 9"),
+      ),
+    ).toBe(true);
     expect(records.at(-1)).toMatchObject({ kind: "turn", phase: "end", status: "complete" });
 
     await card(second).locator('[data-testid="approve"]').click();
     await expect.poll(() => card(second).locator('[data-testid="outcome"]').innerText()).toBe("already decided");
-    expect(records.filter((r) => r.kind === "tool_result")).toHaveLength((await app.store.load(ids.acmeRefund)).filter((r) => r.kind === "tool_result").length);
+    expect(records.filter((r) => r.kind === "tool_result")).toHaveLength(
+      (await app.store.load(ids.acmeRefund)).filter((r) => r.kind === "tool_result").length,
+    );
     await close(first);
     await close(second);
   }, 60_000);
@@ -116,7 +131,9 @@ describe("the inspector page in headless Chromium", () => {
     await ready(page);
     const rows = page.locator('[data-testid="session-row"]');
     await expect.poll(() => rows.count()).toBe(2);
-    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).not.toContain(ids.globexRefund);
+    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-session-id")))).not.toContain(
+      ids.globexRefund,
+    );
 
     await page.goto(`${app.url}#/session/${ids.globexRefund}`);
     await page.locator('[data-testid="not-found"]').waitFor();
@@ -175,13 +192,17 @@ describe("the inspector page in headless Chromium", () => {
       session: "create",
     });
     let sessionId = "";
-    await expect.poll(async () => (sessionId = (await app.store.listSessions({ scope: "acme/carol" }))[0]?.sessionId ?? "")).not.toBe("");
+    await expect
+      .poll(async () => (sessionId = (await app.store.listSessions({ scope: "acme/carol" }))[0]?.sessionId ?? ""))
+      .not.toBe("");
     const page = await open("admin", `#/session/${sessionId}`);
     const turns = page.locator('[data-testid="tree-row"][data-kind="turn"]');
     await expect.poll(() => turns.first().getAttribute("data-status")).toBe("running");
     await expect.poll(() => page.locator('[data-testid="live-state"]').innerText()).toContain("live");
     // The same card (by node id) must stay where it is while the turn runs, ends and another starts.
-    const firstTurn = page.locator(`[data-testid="tree-row"][data-node-id="${await turns.first().getAttribute("data-node-id")}"]`);
+    const firstTurn = page.locator(
+      `[data-testid="tree-row"][data-node-id="${await turns.first().getAttribute("data-node-id")}"]`,
+    );
     const before = await firstTurn.boundingBox();
     app.gate.open();
     await running;
@@ -218,7 +239,8 @@ describe("the inspector page in headless Chromium", () => {
     await first.focus();
     await page.keyboard.press("Enter");
     expect(await first.getAttribute("aria-expanded")).toBe("true");
-    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("data-kind") ?? document.activeElement?.tagName);
+    const focused = () =>
+      page.evaluate(() => document.activeElement?.getAttribute("data-kind") ?? document.activeElement?.tagName);
     await page.keyboard.press("ArrowDown");
     await expect.poll(focused).toBe("model_call");
     await page.keyboard.press(" ");
@@ -226,7 +248,9 @@ describe("the inspector page in headless Chromium", () => {
     await expect.poll(focused).toBe("tool_call");
     await page.keyboard.press("Enter");
     await page.locator('[data-testid="drawer"]').waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("drawer-close");
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-testid")))
+      .toBe("drawer-close");
     await page.keyboard.press("Escape");
     await page.locator('[data-testid="drawer"]').waitFor({ state: "detached" });
     await expect.poll(focused).toBe("tool_call");
@@ -266,9 +290,18 @@ describe("the inspector page in headless Chromium", () => {
   }, 60_000);
 
   it("answers a pending question and approves a task's plan from the page", async () => {
-    const asked = await app.runtime.send({ agentId: "support", content: "ask me about shipping", scope: "acme/dora", session: "create" });
+    const asked = await app.runtime.send({
+      agentId: "support",
+      content: "ask me about shipping",
+      scope: "acme/dora",
+      session: "create",
+    });
     expect(asked.status).toBe("suspended");
-    const task = await app.runtime.tasks.create({ agentId: "support", content: "Tidy the order notes", scope: "acme/dora" });
+    const task = await app.runtime.tasks.create({
+      agentId: "support",
+      content: "Tidy the order notes",
+      scope: "acme/dora",
+    });
     expect(task.status).toBe("awaiting_review");
 
     const page = await open("admin", "#/pending");
@@ -281,7 +314,9 @@ describe("the inspector page in headless Chromium", () => {
     await page.click('nav.top a[href="#/tasks"]');
     const card = page.locator(`[data-testid="task"][data-task-id="${task.taskId}"]`);
     expect(await card.getAttribute("data-state")).toBe("awaiting_review");
-    expect(await card.locator('[data-testid="plan"]').innerText()).toMatch(/tidy the order notes[\s\S]*Read the notes[\s\S]*Merge the duplicates/);
+    expect(await card.locator('[data-testid="plan"]').innerText()).toMatch(
+      /tidy the order notes[\s\S]*Read the notes[\s\S]*Merge the duplicates/,
+    );
     await card.locator('[data-testid="task-approve"]').click();
     await expect.poll(() => card.locator('[role="status"]').innerText()).toMatch(/^Plan approved/);
     await expect.poll(async () => (await app.runtime.tasks.get(task.taskId))?.status).toBe("completed");
@@ -294,10 +329,15 @@ describe("the inspector page in headless Chromium", () => {
     const tree = page.locator('[data-testid="tree"]');
     await tree.waitFor();
     await expect.poll(() => tree.getAttribute("data-render-ms"), { timeout: 30_000 }).not.toBeNull();
-    console.log(`[inspector] a session of 2,000 turns / 20,000 nodes: first render of the tree ${await tree.getAttribute("data-render-ms")} ms`);
+    console.log(
+      `[inspector] a session of 2,000 turns / 20,000 nodes: first render of the tree ${await tree.getAttribute("data-render-ms")} ms`,
+    );
     expect(await tree.getAttribute("data-count")).toBe("2000");
     expect(await page.locator('[data-testid="tree-row"]').count()).toBeLessThan(100);
-    const detail = await page.evaluate(async (id) => (await (await fetch(`api/sessions/${id}`)).json()) as SessionDetailResponse, sessionId);
+    const detail = await page.evaluate(
+      async (id) => (await (await fetch(`api/sessions/${id}`)).json()) as SessionDetailResponse,
+      sessionId,
+    );
     const count = (nodes: TreeNode[]): number => nodes.reduce((sum, node) => sum + 1 + count(node.children), 0);
     expect(count(detail.turns)).toBe(2000 * NODES_PER_TURN);
 

@@ -23,13 +23,31 @@ describe("inspector: sessions", () => {
   it("lists newest first, paginates with a cursor, filters by state, agent and scope, and searches id and text", async () => {
     const { runtime, getJson } = makeInspector(subtaskScript);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await runtime.send({ agentId: "general", content: `hello ${i}`, session: "create", scope: "tenant-a/x" })).sessionId);
-    const waiting = await runtime.send({ agentId: "todo", content: "delete milk", session: "create", scope: "tenant-a/y" });
-    const failed = await runtime.send({ agentId: "general", content: "please fail", session: "create", scope: "tenant-b/z" });
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await runtime.send({ agentId: "general", content: `hello ${i}`, session: "create", scope: "tenant-a/x" }))
+          .sessionId,
+      );
+    const waiting = await runtime.send({
+      agentId: "todo",
+      content: "delete milk",
+      session: "create",
+      scope: "tenant-a/y",
+    });
+    const failed = await runtime.send({
+      agentId: "general",
+      content: "please fail",
+      session: "create",
+      scope: "tenant-b/z",
+    });
     expect(failed.status).toBe("error");
 
     const page1 = await getJson("/api/sessions?limit=3");
-    expect(page1.body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([failed.sessionId, waiting.sessionId, ids[4]]);
+    expect(page1.body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([
+      failed.sessionId,
+      waiting.sessionId,
+      ids[4],
+    ]);
     const page2 = await getJson(`/api/sessions?limit=3&cursor=${page1.body.nextCursor}`);
     expect(page2.body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([ids[3], ids[2], ids[1]]);
     const page3 = await getJson(`/api/sessions?limit=3&cursor=${page2.body.nextCursor}`);
@@ -38,18 +56,30 @@ describe("inspector: sessions", () => {
 
     const states = (await getJson("/api/sessions")).body.items.map((r: { state: string }) => r.state);
     expect(states).toEqual(["failed", "waiting", "idle", "idle", "idle", "idle", "idle"]);
-    expect((await getJson("/api/sessions?state=waiting")).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([waiting.sessionId]);
-    expect((await getJson("/api/sessions?state=failed")).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([failed.sessionId]);
+    expect(
+      (await getJson("/api/sessions?state=waiting")).body.items.map((r: { sessionId: string }) => r.sessionId),
+    ).toEqual([waiting.sessionId]);
+    expect(
+      (await getJson("/api/sessions?state=failed")).body.items.map((r: { sessionId: string }) => r.sessionId),
+    ).toEqual([failed.sessionId]);
     expect((await getJson("/api/sessions?agentId=todo")).body.items).toHaveLength(1);
     expect((await getJson("/api/sessions?scopePrefix=tenant-b/")).body.items).toHaveLength(1);
     // A requested prefix never widens the caller's own.
     expect((await getJson("/api/sessions?scopePrefix=tenant-b/", "alice")).body.items).toEqual([]);
-    expect((await getJson("/api/sessions?q=hello%203")).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([ids[3]]);
-    expect((await getJson(`/api/sessions?q=${ids[2]!.slice(0, 12)}`)).body.items.map((r: { sessionId: string }) => r.sessionId)).toEqual([ids[2]]);
+    expect(
+      (await getJson("/api/sessions?q=hello%203")).body.items.map((r: { sessionId: string }) => r.sessionId),
+    ).toEqual([ids[3]]);
+    expect(
+      (await getJson(`/api/sessions?q=${ids[2]!.slice(0, 12)}`)).body.items.map(
+        (r: { sessionId: string }) => r.sessionId,
+      ),
+    ).toEqual([ids[2]]);
     expect((await getJson("/api/sessions?state=bogus")).status).toBe(400);
     // States are remembered between listings, and read again once a session changed.
     await runtime.send({ agentId: "general", content: "fail now", session: ids[0], scope: "tenant-a/x" });
-    const failedNow = (await getJson("/api/sessions?state=failed")).body.items.map((r: { sessionId: string }) => r.sessionId);
+    const failedNow = (await getJson("/api/sessions?state=failed")).body.items.map(
+      (r: { sessionId: string }) => r.sessionId,
+    );
     expect(failedNow).toEqual([ids[0], failed.sessionId]);
   });
 
@@ -60,13 +90,34 @@ describe("inspector: sessions", () => {
     const { body } = await getJson(`/api/sessions/${turn.sessionId}`);
     expect(body.session).toMatchObject({ sessionId: turn.sessionId, state: "failed" });
     const [first, second] = body.turns;
-    expect(first).toMatchObject({ kind: "turn", runId: turn.runId, turnNumber: 1, status: "complete", label: "Turn 1: research this" });
+    expect(first).toMatchObject({
+      kind: "turn",
+      runId: turn.runId,
+      turnNumber: 1,
+      status: "complete",
+      label: "Turn 1: research this",
+    });
     const call = first.children[0];
-    expect(call).toMatchObject({ kind: "model_call", label: "fake-model", tokens: { input: 11, output: 2 }, costUsd: 0.015, status: "ok" });
+    expect(call).toMatchObject({
+      kind: "model_call",
+      label: "fake-model",
+      tokens: { input: 11, output: 2 },
+      costUsd: 0.015,
+      status: "ok",
+    });
     const subtask = call.children[0];
-    expect(subtask).toMatchObject({ kind: "subtask", label: "sub-task: Look it up", status: "ok", tokens: { input: 7, output: 1 } });
+    expect(subtask).toMatchObject({
+      kind: "subtask",
+      label: "sub-task: Look it up",
+      status: "ok",
+      tokens: { input: 7, output: 1 },
+    });
     expect(subtask.children[0]).toMatchObject({ kind: "model_call", tokens: { input: 7, output: 1 } });
-    expect(second).toMatchObject({ runId: failed.runId, status: "error", error: expect.stringContaining("upstream exploded") });
+    expect(second).toMatchObject({
+      runId: failed.runId,
+      status: "error",
+      error: expect.stringContaining("upstream exploded"),
+    });
     expect(second.children.at(-1)).toMatchObject({ kind: "model_call", status: "error" });
 
     const detail = await getJson(`/api/sessions/${turn.sessionId}/nodes/${encodeURIComponent(call.id)}`);
@@ -92,7 +143,9 @@ describe("inspector: sessions", () => {
     const byScope = (await getJson("/api/cost?groupBy=scope", "alice")).body.rows;
     expect(byScope.map((r: { key: string; turns: number }) => [r.key, r.turns])).toEqual([["tenant-a/x", 2]]);
     const day = new Date().toISOString().slice(0, 10);
-    expect((await getJson("/api/cost?groupBy=day")).body.rows.map((r: { key: string; turns: number }) => [r.key, r.turns])).toEqual([[day, 3]]);
+    expect(
+      (await getJson("/api/cost?groupBy=day")).body.rows.map((r: { key: string; turns: number }) => [r.key, r.turns]),
+    ).toEqual([[day, 3]]);
     expect((await getJson("/api/cost?groupBy=day&to=2000-01-01")).body.rows).toEqual([]);
     expect((await getJson("/api/cost?groupBy=week")).status).toBe(400);
   });

@@ -8,7 +8,14 @@ import { makeRuntime } from "../runtime/helpers.js";
 function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (request.system.includes("# CURRENT ROLE: PLANNER") && last.role === "user") {
-    return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "Goal: tidy\n\n1. Look\n2. Do" } }] };
+    return {
+      toolCalls: [
+        {
+          name: "create_artifact",
+          args: { filename: "plan.md", kind: "plan", content: "Goal: tidy\n\n1. Look\n2. Do" },
+        },
+      ],
+    };
   }
   return { text: "Done." };
 }
@@ -19,14 +26,23 @@ function setUp() {
     alice: { scopePrefix: "acme/", canAct: true },
     bob: { scopePrefix: "globex/", canAct: true },
   };
-  const inspector = createInspector({ runtime: made.runtime, authorize: (request) => users[request.headers.get("x-user") ?? ""] ?? null });
-  const get = async (path: string, user: string) => (await inspector(new Request(`http://x${path}`, { headers: { "x-user": user } }))).json();
+  const inspector = createInspector({
+    runtime: made.runtime,
+    authorize: (request) => users[request.headers.get("x-user") ?? ""] ?? null,
+  });
+  const get = async (path: string, user: string) =>
+    (await inspector(new Request(`http://x${path}`, { headers: { "x-user": user } }))).json();
   const post = async (path: string, user: string, body: unknown = {}) => {
     const { csrfToken } = (await get("/api/me", user)) as { csrfToken: string };
     const response = await inspector(
       new Request(`http://x${path}`, {
         method: "POST",
-        headers: { "x-user": user, "x-agentry-csrf": csrfToken, "content-type": "application/json", origin: "http://x" },
+        headers: {
+          "x-user": user,
+          "x-agentry-csrf": csrfToken,
+          "content-type": "application/json",
+          origin: "http://x",
+        },
         body: JSON.stringify(body),
       }),
     );
@@ -46,9 +62,18 @@ describe("inspector: tasks", () => {
     expect(list.items[0]).toMatchObject({ state: "awaiting_review", plan: { goal: "tidy" } });
     expect((await get("/api/tasks", "bob")).items).toEqual([]);
 
-    expect(await post(`/api/tasks/${task.taskId}/approve`, "bob")).toEqual({ status: 404, body: { error: "not found" } });
-    expect(await post(`/api/tasks/${task.taskId}/approve`, "alice")).toEqual({ status: 200, body: { ok: true, status: "complete" } });
-    expect(await post(`/api/tasks/${task.taskId}/approve`, "alice")).toEqual({ status: 409, body: { error: "already decided" } });
+    expect(await post(`/api/tasks/${task.taskId}/approve`, "bob")).toEqual({
+      status: 404,
+      body: { error: "not found" },
+    });
+    expect(await post(`/api/tasks/${task.taskId}/approve`, "alice")).toEqual({
+      status: 200,
+      body: { ok: true, status: "complete" },
+    });
+    expect(await post(`/api/tasks/${task.taskId}/approve`, "alice")).toEqual({
+      status: 409,
+      body: { error: "already decided" },
+    });
     expect((await runtime.tasks.get(task.taskId))?.status).toBe("completed");
 
     expect((await post(`/api/tasks/${other.taskId}/revise`, "alice", {})).status).toBe(400);

@@ -10,7 +10,12 @@ describe("toNodeHandler", () => {
     todo.items.push("milk");
     const turn = await runtime.send({ agentId: "todo", content: "delete milk" });
     const live = { opened: 0 };
-    const inspector = createInspector({ runtime, basePath: "/inspector", authorize: () => ({ scopePrefix: "", canAct: true }), maxLiveConnections: 1 });
+    const inspector = createInspector({
+      runtime,
+      basePath: "/inspector",
+      authorize: () => ({ scopePrefix: "", canAct: true }),
+      maxLiveConnections: 1,
+    });
     const server = createServer(toNodeHandler(inspector));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/inspector/`;
@@ -19,7 +24,11 @@ describe("toNodeHandler", () => {
       const requestId = turn.pendingApprovals![0]!.requestId;
       const decided = await fetch(`${base}api/approvals/${requestId}`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-agentry-csrf": me.csrfToken, origin: base.slice(0, -"/inspector/".length) },
+        headers: {
+          "content-type": "application/json",
+          "x-agentry-csrf": me.csrfToken,
+          origin: base.slice(0, -"/inspector/".length),
+        },
         body: JSON.stringify({ approved: true }),
       });
       expect(decided.status).toBe(200);

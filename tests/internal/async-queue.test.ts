@@ -6,7 +6,11 @@ type Step = { push: number } | { take: true } | { tick: true };
 
 describe("AsyncQueue", () => {
   it("hands over every pushed value once, in push order, however pushes and pulls interleave", async () => {
-    const step: fc.Arbitrary<Step> = fc.oneof(fc.record({ push: fc.integer() }), fc.constant({ take: true as const }), fc.constant({ tick: true as const }));
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ push: fc.integer() }),
+      fc.constant({ take: true as const }),
+      fc.constant({ tick: true as const }),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { maxLength: 3000 }), async (steps) => {
         const queue = new AsyncQueue<{ n: number }>();

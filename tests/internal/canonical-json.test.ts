@@ -10,7 +10,8 @@ function reorder(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).reverse()) {
     const item = reorder((value as Record<string, unknown>)[key]);
-    if (key === "__proto__") Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(out, key, { value: item, enumerable: true, writable: true, configurable: true });
     else out[key] = item;
   }
   return out;
@@ -43,7 +44,9 @@ describe("canonicalJson", () => {
   });
 
   it("sorts keys by UTF-16 code units, drops undefined members, nulls what JSON cannot hold in arrays", () => {
-    expect(canonicalJson({ b: 1, a: [undefined, () => 1, Number.NaN], é: true, Z: null, c: undefined })).toBe('{"Z":null,"a":[null,null,null],"b":1,"é":true}');
+    expect(canonicalJson({ b: 1, a: [undefined, () => 1, Number.NaN], é: true, Z: null, c: undefined })).toBe(
+      '{"Z":null,"a":[null,null,null],"b":1,"é":true}',
+    );
     expect(canonicalJson(new Date(0))).toBe('"1970-01-01T00:00:00.000Z"');
     expect(canonicalJson(undefined)).toBe("null");
   });

@@ -20,9 +20,17 @@ describe("KeyedSerializer", () => {
   it("runs each key's tasks one at a time, in call order, with different keys overlapping, whatever the tasks do", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ key: fc.constantFrom("a", "b", "c"), fails: fc.boolean(), throwsSync: fc.boolean(), ticks: fc.integer({ min: 0, max: 3 }) }), {
-          maxLength: 30,
-        }),
+        fc.array(
+          fc.record({
+            key: fc.constantFrom("a", "b", "c"),
+            fails: fc.boolean(),
+            throwsSync: fc.boolean(),
+            ticks: fc.integer({ min: 0, max: 3 }),
+          }),
+          {
+            maxLength: 30,
+          },
+        ),
         async (tasks) => {
           const serializer = new KeyedSerializer();
           const running = new Map<string, number>();
@@ -47,7 +55,8 @@ describe("KeyedSerializer", () => {
           const outcomes = await Promise.allSettled(settled);
           // No task lost, each settles as it did (errors do not break the chain).
           outcomes.forEach((outcome, index) => {
-            if (tasks[index]!.fails) expect(outcome).toEqual({ status: "rejected", reason: new Error(`task ${index}`) });
+            if (tasks[index]!.fails)
+              expect(outcome).toEqual({ status: "rejected", reason: new Error(`task ${index}`) });
             else expect(outcome).toEqual({ status: "fulfilled", value: index });
           });
           // Order preserved per key.

@@ -29,7 +29,8 @@ describe("compileLinearRegex", () => {
     ];
     for (const [pattern, inputs] of cases) {
       const native = new RegExp(pattern, "u");
-      for (const input of inputs) expect([pattern, input, test(pattern, input)]).toEqual([pattern, input, native.test(input)]);
+      for (const input of inputs)
+        expect([pattern, input, test(pattern, input)]).toEqual([pattern, input, native.test(input)]);
     }
   });
 
@@ -38,8 +39,16 @@ describe("compileLinearRegex", () => {
     const quant = fc.constantFrom("", "", "*", "+", "?", "{2}", "{1,3}", "{0,}", "*?");
     const piece = fc.tuple(atom, quant).map(([a, q]) => a + q);
     const pattern = fc
-      .tuple(fc.boolean(), fc.array(piece, { minLength: 1, maxLength: 5 }), fc.boolean(), fc.option(fc.array(piece, { maxLength: 3 })))
-      .map(([start, pieces, end, other]) => (start ? "^" : "") + pieces.join("") + (end ? "$" : "") + (other ? "|" + other.join("") : ""));
+      .tuple(
+        fc.boolean(),
+        fc.array(piece, { minLength: 1, maxLength: 5 }),
+        fc.boolean(),
+        fc.option(fc.array(piece, { maxLength: 3 })),
+      )
+      .map(
+        ([start, pieces, end, other]) =>
+          (start ? "^" : "") + pieces.join("") + (end ? "$" : "") + (other ? "|" + other.join("") : ""),
+      );
     fc.assert(
       fc.property(pattern, fc.stringMatching(/^[abx1 ]{0,8}$/), (p, input) => {
         expect(test(p, input)).toBe(new RegExp(p, "u").test(input));

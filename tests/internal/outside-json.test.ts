@@ -1,12 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { isJsonTextTooDeep, MAX_JSON_DEPTH, MAX_JSON_VALUES, readOutsideJson } from "../../src/internal/outside-json.js";
+import {
+  isJsonTextTooDeep,
+  MAX_JSON_DEPTH,
+  MAX_JSON_VALUES,
+  readOutsideJson,
+} from "../../src/internal/outside-json.js";
 
 /** `[[...[]...]]` with `levels` arrays. */
 const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels)) as unknown;
 
 describe("readOutsideJson", () => {
   it("copies plain values with JSON's rules (toJSON, undefined and functions dropped, non-finite numbers null)", () => {
-    const value = { at: new Date(0), gone: undefined, fn: () => 1, list: [undefined, Number.NaN, 1, "x", true, null], nested: { a: [{}] } };
+    const value = {
+      at: new Date(0),
+      gone: undefined,
+      fn: () => 1,
+      list: [undefined, Number.NaN, 1, "x", true, null],
+      nested: { a: [{}] },
+    };
     const read = readOutsideJson(value);
     expect(read).toEqual({ ok: true, value: JSON.parse(JSON.stringify(value)) });
     expect(read.ok && read.value).not.toBe(value);
@@ -21,7 +32,11 @@ describe("readOutsideJson", () => {
     expect(MAX_JSON_DEPTH).toBe(64);
     expect(readOutsideJson(nested(64))).toEqual({ ok: true, value: nested(64) });
     expect(readOutsideJson(nested(65))).toMatchObject({ ok: false, problem: "too_deep" });
-    expect(readOutsideJson(nested(100_000))).toMatchObject({ ok: false, problem: "too_deep", detail: expect.stringContaining("64 levels") });
+    expect(readOutsideJson(nested(100_000))).toMatchObject({
+      ok: false,
+      problem: "too_deep",
+      detail: expect.stringContaining("64 levels"),
+    });
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     expect(readOutsideJson(cycle)).toMatchObject({ ok: false, problem: "too_deep" });
@@ -69,11 +84,15 @@ describe("readOutsideJson", () => {
     const make = (levels: number): unknown => {
       if (levels === 0) return 0;
       const object = {};
-      for (let i = 0; i < 1000; i++) Object.defineProperty(object, `k${i}`, { enumerable: true, get: () => make(levels - 1) });
+      for (let i = 0; i < 1000; i++)
+        Object.defineProperty(object, `k${i}`, { enumerable: true, get: () => make(levels - 1) });
       return object;
     };
     expect(readOutsideJson(make(3))).toMatchObject({ ok: false, problem: "too_many_values" });
-    expect(readOutsideJson(new Array(MAX_JSON_VALUES).fill(0))).toMatchObject({ ok: false, problem: "too_many_values" });
+    expect(readOutsideJson(new Array(MAX_JSON_VALUES).fill(0))).toMatchObject({
+      ok: false,
+      problem: "too_many_values",
+    });
   });
 });
 

@@ -5,9 +5,13 @@ import { matchesScopeFilter, prefixUpperBound, scopeFilterOf } from "../../src/i
 
 /** Code point order, the order of UTF-8 bytes (SQLite BINARY, Postgres "C"); lone surrogates count as U+FFFD as both drivers write them. */
 function compareCodePoints(a: string, b: string): number {
-  const points = (text: string) => Array.from(text, (char) => (char.length === 1 && char >= "\uD800" && char <= "\uDFFF" ? 0xfffd : char.codePointAt(0)!));
+  const points = (text: string) =>
+    Array.from(text, (char) =>
+      char.length === 1 && char >= "\uD800" && char <= "\uDFFF" ? 0xfffd : char.codePointAt(0)!,
+    );
   const [left, right] = [points(a), points(b)];
-  for (let index = 0; index < Math.min(left.length, right.length); index++) if (left[index] !== right[index]) return left[index]! - right[index]!;
+  for (let index = 0; index < Math.min(left.length, right.length); index++)
+    if (left[index] !== right[index]) return left[index]! - right[index]!;
   return left.length - right.length;
 }
 
@@ -18,7 +22,21 @@ const inRange = (scope: string, prefix: string) => {
 };
 
 // Characters near the edges that matter: NUL, the escape, the last BMP code points before and after the surrogates, astral, the last one.
-const edgy = fc.constantFrom("\u0000", "\u0001", "a", "b", "%", "_", "\\", "\uD7FF", "\uE000", "\uFFFD", "\uFFFF", "😀", "\u{10FFFF}");
+const edgy = fc.constantFrom(
+  "\u0000",
+  "\u0001",
+  "a",
+  "b",
+  "%",
+  "_",
+  "\\",
+  "\uD7FF",
+  "\uE000",
+  "\uFFFD",
+  "\uFFFF",
+  "😀",
+  "\u{10FFFF}",
+);
 const text = fc.array(edgy, { maxLength: 6 }).map((chars) => chars.join(""));
 
 describe("prefixUpperBound", () => {
@@ -52,9 +70,13 @@ describe("scopeFilterOf", () => {
     expect(scopeFilterOf("op", {}, { allowNull: true })).toEqual({ kind: "any" });
     expect(scopeFilterOf("op", { scope: null }, { allowNull: true })).toEqual({ kind: "unscoped" });
     expect(scopeFilterOf("op", { scopePrefix: "" }, { allowNull: true })).toEqual({ kind: "prefix", prefix: "" });
-    expect(() => scopeFilterOf("op", { scope: "a", scopePrefix: "a" }, { allowNull: true })).toThrow(InvalidArgumentError);
+    expect(() => scopeFilterOf("op", { scope: "a", scopePrefix: "a" }, { allowNull: true })).toThrow(
+      InvalidArgumentError,
+    );
     expect(() => scopeFilterOf("op", { scope: null }, { allowNull: false })).toThrow(InvalidArgumentError);
-    expect(() => scopeFilterOf("op", { scopePrefix: 1 as unknown as string }, { allowNull: true })).toThrow(/scopePrefix must be a string/);
+    expect(() => scopeFilterOf("op", { scopePrefix: 1 as unknown as string }, { allowNull: true })).toThrow(
+      /scopePrefix must be a string/,
+    );
     expect(matchesScopeFilter(undefined, { kind: "prefix", prefix: "" })).toBe(false);
     expect(matchesScopeFilter("x", { kind: "prefix", prefix: "" })).toBe(true);
   });

@@ -20,6 +20,8 @@ describe("sha256Hex", () => {
       const bytes = new Uint8Array(length).map((_, i) => (i * 31 + 7) & 0xff);
       expect(sha256Hex(bytes)).toBe(reference(bytes));
     }
-    expect(sha256Hex(new TextEncoder().encode("abc"))).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(sha256Hex(new TextEncoder().encode("abc"))).toBe(
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    );
   });
 });

@@ -36,7 +36,9 @@ describe("system message wrapping", () => {
 
 describe("escapeUserContent", () => {
   it("escapes the tags in a string and in each text part, leaving other parts and clean content as they are", () => {
-    expect(escapeUserContent("a <System_Message origin=x> b < /system_message>")).toBe("a &lt;System_Message origin=x> b &lt; /system_message>");
+    expect(escapeUserContent("a <System_Message origin=x> b < /system_message>")).toBe(
+      "a &lt;System_Message origin=x> b &lt; /system_message>",
+    );
     const image = { type: "image" as const, data: "aGk=", mediaType: "image/png" };
     const parts = [{ type: "text" as const, text: "</system_message>" }, image];
     expect(escapeUserContent(parts)).toEqual([{ type: "text", text: "&lt;/system_message>" }, image]);

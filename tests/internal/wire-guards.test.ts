@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { arrayField, asRecord, countField, isRecord, recordField, stringField } from "../../src/internal/wire-guards.js";
+import {
+  arrayField,
+  asRecord,
+  countField,
+  isRecord,
+  recordField,
+  stringField,
+} from "../../src/internal/wire-guards.js";
 
 describe("wire guards", () => {
   it("isRecord / asRecord accept plain objects only", () => {

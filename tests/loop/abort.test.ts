@@ -29,7 +29,8 @@ describe("abort", () => {
     const controller = new AbortController();
     const { tool, stats, whenStarted } = sleeper();
     const provider = createFakeProvider((request) => {
-      if (request.system.startsWith("You are a sub-agent")) return { toolCalls: [{ name: "sleep", args: { ms: 10_000 } }] };
+      if (request.system.startsWith("You are a sub-agent"))
+        return { toolCalls: [{ name: "sleep", args: { ms: 10_000 } }] };
       return {
         toolCalls: [
           { name: "sleep", args: { ms: 10_000 } },
@@ -46,7 +47,9 @@ describe("abort", () => {
     expect(stats.order.filter((s) => s.startsWith("start"))).toHaveLength(3);
     expect(unmatchedStarts(events)).toEqual([]);
     expect(historyProblems([user("hello"), ...result.messages])).toEqual([]);
-    const child = events.filter((e): e is Extract<LoopEvent, { type: "message" }> => e.type === "message" && e.depth === 1).map((e) => e.message);
+    const child = events
+      .filter((e): e is Extract<LoopEvent, { type: "message" }> => e.type === "message" && e.depth === 1)
+      .map((e) => e.message);
     expect(historyProblems(child)).toEqual([]);
   });
 
@@ -68,7 +71,13 @@ describe("abort", () => {
         ],
       },
     ]);
-    const loop = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [user("x")], tools: [held.tool] });
+    const loop = runUnifiedAgentLoop({
+      provider,
+      model: "m",
+      systemPrompt: "s",
+      history: [user("x")],
+      tools: [held.tool],
+    });
     const bothRunning = held.whenStarted(2);
     for await (const event of loop) {
       if (event.type === "tool_call_update" && event.status === "start") {
@@ -97,6 +106,8 @@ describe("abort", () => {
     };
     const { result } = await run({ provider, signal: controller.signal });
     expect(result.status).toBe("aborted");
-    expect(result.messages).toEqual([{ role: "assistant", content: [{ type: "text", text: "partial " }], messageType: "text" }]);
+    expect(result.messages).toEqual([
+      { role: "assistant", content: [{ type: "text", text: "partial " }], messageType: "text" },
+    ]);
   });
 });

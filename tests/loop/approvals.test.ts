@@ -27,7 +27,13 @@ describe("approvals", () => {
       approve: async (request) => (requests.push(request), { approved: true }),
     });
     expect(deleted).toEqual(["a.txt"]);
-    expect(requests[0]).toMatchObject({ toolCallId: "d1", name: "delete_file", args: { path: "a.txt" }, depth: 0, parentId: null });
+    expect(requests[0]).toMatchObject({
+      toolCallId: "d1",
+      name: "delete_file",
+      args: { path: "a.txt" },
+      depth: 0,
+      parentId: null,
+    });
     expect(requests[0]!.reason).toMatch(/requires approval/);
     const types = events.map((e) => e.type).filter((t) => t.startsWith("approval") || t === "tool_call_update");
     expect(types).toEqual(["tool_call_update", "approval_request", "approval_resolved", "tool_call_update"]);
@@ -59,7 +65,13 @@ describe("approvals", () => {
       requiresApproval: ({ big }) => big,
       execute: () => "ok",
     });
-    const net = defineTool({ name: "fetch_url", description: "f", input: z.object({}), permissionClass: "network", execute: () => "page" });
+    const net = defineTool({
+      name: "fetch_url",
+      description: "f",
+      input: z.object({}),
+      permissionClass: "network",
+      execute: () => "page",
+    });
     await run({
       script: [
         {
@@ -169,7 +181,9 @@ describe("approvals", () => {
     const history: Message[] = [user("go")];
     const first = await run({ provider, history, tools: [tool, note] });
     expect(first.result.status).toBe("suspended");
-    expect(first.result.pendingApprovals).toEqual([expect.objectContaining({ toolCallId: "del", depth: 1, parentId: "s1" })]);
+    expect(first.result.pendingApprovals).toEqual([
+      expect.objectContaining({ toolCallId: "del", depth: 1, parentId: "s1" }),
+    ]);
     expect(siblingRuns).toEqual(["sibling"]);
     expect(first.result.resume?.frames.s1?.[0]).toMatchObject({ role: "user", content: "delete" });
     expect(first.result.resume?.results?.s2).toMatchObject({ result: "note finished" });

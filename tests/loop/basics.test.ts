@@ -9,7 +9,10 @@ describe("runUnifiedAgentLoop basics", () => {
     expect(result.status).toBe("complete");
     expect(result.text).toBe("Hello there, friend.");
     expect(result.messages).toHaveLength(1);
-    expect(result.messages[0]).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Hello there, friend." }] });
+    expect(result.messages[0]).toMatchObject({
+      role: "assistant",
+      content: [{ type: "text", text: "Hello there, friend." }],
+    });
     expect(events.every((e) => e.depth === 0 && e.parentId === null)).toBe(true);
     expect(ofType(events, "tool_call_update")).toHaveLength(0);
     const chunks = ofType(events, "chunk");
@@ -50,7 +53,11 @@ describe("runUnifiedAgentLoop basics", () => {
   it("does not mutate the history passed in", async () => {
     const history: Message[] = [user("hi")];
     const before = structuredClone(history);
-    await run({ history, script: [{ toolCalls: [{ name: "echo", args: { text: "x" } }] }, { text: "ok" }], tools: [echo] });
+    await run({
+      history,
+      script: [{ toolCalls: [{ name: "echo", args: { text: "x" } }] }, { text: "ok" }],
+      tools: [echo],
+    });
     expect(history).toEqual(before);
   });
 
@@ -121,8 +128,17 @@ describe("runUnifiedAgentLoop basics", () => {
   it("rejects invalid options with InvalidArgumentError naming the problems", async () => {
     const provider = createFakeProvider([]);
     const gen = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [], tools: [echo, echo] });
-    await expect(gen.next()).rejects.toSatisfy((e: unknown) => InvalidArgumentError.isInstance(e) && /duplicate tool name "echo"/.test((e as Error).message));
-    const bad = runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "s", history: [], tools: [], budget: { maxDepth: -1 } });
+    await expect(gen.next()).rejects.toSatisfy(
+      (e: unknown) => InvalidArgumentError.isInstance(e) && /duplicate tool name "echo"/.test((e as Error).message),
+    );
+    const bad = runUnifiedAgentLoop({
+      provider,
+      model: "m",
+      systemPrompt: "s",
+      history: [],
+      tools: [],
+      budget: { maxDepth: -1 },
+    });
     await expect(bad.next()).rejects.toThrow(/maxDepth/);
   });
 
@@ -160,16 +176,31 @@ describe("history pruning (maxHistoryTokens)", () => {
     const big = "x".repeat(4_000); // ~1,000 tokens
     const history = [
       u(`old question ${big}`),
-      { role: "assistant" as const, content: [{ type: "tool_call" as const, id: "old1", name: "echo", args: { text: big } }] },
-      { role: "tool" as const, content: [{ type: "tool_result" as const, toolCallId: "old1", name: "echo", result: big }] },
+      {
+        role: "assistant" as const,
+        content: [{ type: "tool_call" as const, id: "old1", name: "echo", args: { text: big } }],
+      },
+      {
+        role: "tool" as const,
+        content: [{ type: "tool_result" as const, toolCallId: "old1", name: "echo", result: big }],
+      },
       { role: "assistant" as const, content: [{ type: "text" as const, text: `old answer ${big}` }] },
       u("middle question"),
       { role: "assistant" as const, content: [{ type: "text" as const, text: "middle answer" }] },
       u("latest question"),
     ];
-    const { events, provider } = await runLoop({ history, script: [{ text: "fine" }], tools: [echoTool], budget: { maxHistoryTokens: 1_500 } });
+    const { events, provider } = await runLoop({
+      history,
+      script: [{ text: "fine" }],
+      tools: [echoTool],
+      budget: { maxHistoryTokens: 1_500 },
+    });
     const sent = provider.calls[0]!.messages;
-    expect(sent.map((m) => (typeof m.content === "string" ? m.content : m.role))).toEqual(["middle question", "assistant", "latest question"]);
+    expect(sent.map((m) => (typeof m.content === "string" ? m.content : m.role))).toEqual([
+      "middle question",
+      "assistant",
+      "latest question",
+    ]);
     expect(historyProblems(sent)).toEqual([]);
     const warning = only(events, "warning").find((w) => w.code === "history_pruned");
     expect(warning?.message).toMatch(/dropped the 4 oldest messages/);

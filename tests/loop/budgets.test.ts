@@ -9,7 +9,11 @@ afterEach(() => {
 });
 
 const isChild = (r: ModelRequest) => r.system.startsWith("You are a sub-agent");
-const alwaysEcho = () => createFakeProvider(() => ({ toolCalls: [{ name: "echo", args: { text: "again" } }], usage: { inputTokens: 60, outputTokens: 0 } }));
+const alwaysEcho = () =>
+  createFakeProvider(() => ({
+    toolCalls: [{ name: "echo", args: { text: "again" } }],
+    usage: { inputTokens: 60, outputTokens: 0 },
+  }));
 
 function counting() {
   let runs = 0;
@@ -36,7 +40,9 @@ describe("budgets (seed 001 AC 5)", () => {
     const provider = alwaysEcho();
     const { events, result } = await run({ provider, tools: [echo], budget: { maxTotalLlmCalls: 3 } });
     expect(provider.calls).toHaveLength(3);
-    expect(ofType(events, "budget_exceeded")).toEqual([{ type: "budget_exceeded", reason: "llm_calls", limit: 3, observed: 4, depth: 0, parentId: null }]);
+    expect(ofType(events, "budget_exceeded")).toEqual([
+      { type: "budget_exceeded", reason: "llm_calls", limit: 3, observed: 4, depth: 0, parentId: null },
+    ]);
     expect(result.status).toBe("budget_exceeded");
     expect(result.error?.reason).toBe("llm_calls");
     expect(events.at(-1)?.type).toBe("done");
@@ -45,7 +51,11 @@ describe("budgets (seed 001 AC 5)", () => {
   it("tool_calls: a parallel fan-out never overshoots", async () => {
     const { tool, runs } = counting();
     const calls = Array.from({ length: 8 }, () => ({ name: "work", args: {} }));
-    const { events, result } = await run({ script: [{ toolCalls: calls }], tools: [tool], budget: { maxTotalToolCalls: 5 } });
+    const { events, result } = await run({
+      script: [{ toolCalls: calls }],
+      tools: [tool],
+      budget: { maxTotalToolCalls: 5 },
+    });
     expect(runs()).toBe(5);
     expect(result.usage.toolCalls).toBe(5);
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
@@ -58,8 +68,16 @@ describe("budgets (seed 001 AC 5)", () => {
 
   it("subtasks: spawns at most maxTotalSubtasks, and every level ends budget_exceeded", async () => {
     const provider = createFakeProvider((request) => {
-      if (isChild(request)) return request.messages.length === 1 ? { toolCalls: [{ name: "echo", args: { text: "x" } }] } : { text: "child" };
-      return { toolCalls: Array.from({ length: 4 }, (_, i) => ({ name: "run_subtask", args: { title: `t${i}`, instructions: "i" } })) };
+      if (isChild(request))
+        return request.messages.length === 1
+          ? { toolCalls: [{ name: "echo", args: { text: "x" } }] }
+          : { text: "child" };
+      return {
+        toolCalls: Array.from({ length: 4 }, (_, i) => ({
+          name: "run_subtask",
+          args: { title: `t${i}`, instructions: "i" },
+        })),
+      };
     });
     const { events, result } = await run({ provider, tools: [echo], budget: { maxTotalSubtasks: 2 } });
     // Two children spawn; the third spawn spends the budget, which stops every level of the turn.
@@ -119,7 +137,9 @@ describe("budgets (seed 001 AC 5)", () => {
     // cut to the byte left: the total never passes the limit.
     expect(results[2]).toMatchObject({ isError: true });
     expect("Not run: the turn's budget is spent".startsWith(String(results[2]!.result))).toBe(true);
-    expect(results.reduce((sum, r) => sum + new TextEncoder().encode(String(r.result)).length, 0)).toBeLessThanOrEqual(100);
+    expect(results.reduce((sum, r) => sum + new TextEncoder().encode(String(r.result)).length, 0)).toBeLessThanOrEqual(
+      100,
+    );
     expect(ofType(events, "budget_exceeded")).toHaveLength(1);
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "bytes", limit: 100 });
     expect(result.status).toBe("budget_exceeded");
@@ -190,7 +210,12 @@ describe("budgets (seed 001 AC 5)", () => {
     const second = await run({ script: [{ text: "a" }, { text: "b" }], budget });
     const third = await run({ script: [{ text: "a" }, { text: "b" }], budget });
     const fourth = await run({ script: [{ text: "a" }], budget });
-    expect([first, second, third, fourth].map((r) => r.result.status)).toEqual(["complete", "complete", "complete", "budget_exceeded"]);
+    expect([first, second, third, fourth].map((r) => r.result.status)).toEqual([
+      "complete",
+      "complete",
+      "complete",
+      "budget_exceeded",
+    ]);
     expect(budget.counters.llmCalls).toBe(3);
   });
 });
@@ -210,7 +235,11 @@ describe("iteration limit (seed 003 warning rule)", () => {
     const provider = createFakeProvider((request) => {
       if (isChild(request)) return { text: "plain text, no finish" };
       return request.messages.length === 1
-        ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "t", instructions: "i", output_schema: schema } }] }
+        ? {
+            toolCalls: [
+              { id: "s", name: "run_subtask", args: { title: "t", instructions: "i", output_schema: schema } },
+            ],
+          }
         : { text: "root" };
     });
     const { events } = await run({ provider, budget: { maxIterationsPerLevel: 3 } });

@@ -4,11 +4,16 @@ import { defaultPolicy, defineTool } from "@agentry/core";
 import { echo, ofType, run, sleeper } from "./helpers.js";
 
 const toolResults = (messages: { role: string; content: unknown }[]) =>
-  messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { toolCallId: string; result: unknown; isError?: boolean }[]);
+  messages
+    .filter((m) => m.role === "tool")
+    .flatMap((m) => m.content as { toolCallId: string; result: unknown; isError?: boolean }[]);
 
 describe("tool dispatch", () => {
   it("turns an unknown tool into an error result the model sees, and goes on", async () => {
-    const { result, provider } = await run({ script: [{ toolCalls: [{ id: "u", name: "launch_rockets", args: {} }] }, { text: "sorry" }], tools: [echo] });
+    const { result, provider } = await run({
+      script: [{ toolCalls: [{ id: "u", name: "launch_rockets", args: {} }] }, { text: "sorry" }],
+      tools: [echo],
+    });
     expect(result.status).toBe("complete");
     const [r] = toolResults(result.messages);
     expect(r).toMatchObject({ toolCallId: "u", isError: true });
@@ -17,7 +22,13 @@ describe("tool dispatch", () => {
   });
 
   it("refuses a tool outside the policy at dispatch even when the model names it", async () => {
-    const secret = defineTool({ name: "read_secret", description: "s", input: z.object({}), permissionClass: "secrets", execute: () => "TOP SECRET" });
+    const secret = defineTool({
+      name: "read_secret",
+      description: "s",
+      input: z.object({}),
+      permissionClass: "secrets",
+      execute: () => "TOP SECRET",
+    });
     const { result, events } = await run({
       script: [{ toolCalls: [{ name: "read_secret", args: {} }] }, { text: "ok" }],
       tools: [secret],
@@ -37,7 +48,10 @@ describe("tool dispatch", () => {
       input: z.object({ a: z.number(), b: z.number() }),
       execute: ({ a, b }) => ((ran = true), a + b),
     });
-    const { result } = await run({ script: [{ toolCalls: [{ name: "add", args: { a: 1, b: "two" } }] }, { text: "ok" }], tools: [add] });
+    const { result } = await run({
+      script: [{ toolCalls: [{ name: "add", args: { a: 1, b: "two" } }] }, { text: "ok" }],
+      tools: [add],
+    });
     const [r] = toolResults(result.messages);
     expect(ran).toBe(false);
     expect(r!.isError).toBe(true);
@@ -69,7 +83,10 @@ describe("tool dispatch", () => {
   });
 
   it("reports arguments that are not valid JSON", async () => {
-    const { result } = await run({ script: [{ toolCalls: [{ name: "echo", args: '{"text": "unterminated' }] }, { text: "ok" }], tools: [echo] });
+    const { result } = await run({
+      script: [{ toolCalls: [{ name: "echo", args: '{"text": "unterminated' }] }, { text: "ok" }],
+      tools: [echo],
+    });
     expect(String(toolResults(result.messages)[0]!.result)).toMatch(/not valid JSON/);
   });
 
@@ -82,7 +99,10 @@ describe("tool dispatch", () => {
         throw new Error("kaput");
       },
     });
-    const { result, events } = await run({ script: [{ toolCalls: [{ name: "boom", args: {} }] }, { text: "ok" }], tools: [boom] });
+    const { result, events } = await run({
+      script: [{ toolCalls: [{ name: "boom", args: {} }] }, { text: "ok" }],
+      tools: [boom],
+    });
     expect(toolResults(result.messages)[0]).toMatchObject({ result: "Error: kaput", isError: true });
     expect(ofType(events, "tool_call_update").at(-1)).toMatchObject({ status: "end", isError: true });
   });
@@ -100,19 +120,31 @@ describe("tool dispatch", () => {
           setTimeout(() => resolve("late"), 500);
         }),
     });
-    const { result } = await run({ script: [{ toolCalls: [{ name: "slow", args: {} }] }, { text: "ok" }], tools: [slow] });
+    const { result } = await run({
+      script: [{ toolCalls: [{ name: "slow", args: {} }] }, { text: "ok" }],
+      tools: [slow],
+    });
     expect(toolResults(result.messages)[0]).toMatchObject({ isError: true });
     expect(String(toolResults(result.messages)[0]!.result)).toMatch(/timed out after 20 ms/);
     expect(sawAbort).toBe(true);
 
     const { tool } = sleeper();
-    const second = await run({ script: [{ toolCalls: [{ name: "sleep", args: { ms: 1000 } }] }, { text: "ok" }], tools: [tool], toolTimeoutMs: 15 });
+    const second = await run({
+      script: [{ toolCalls: [{ name: "sleep", args: { ms: 1000 } }] }, { text: "ok" }],
+      tools: [tool],
+      toolTimeoutMs: 15,
+    });
     expect(String(toolResults(second.result.messages)[0]!.result)).toMatch(/timed out after 15 ms/);
   });
 
   it("truncates results above maxToolResultBytes with a notice", async () => {
     const big = defineTool({ name: "big", description: "b", input: z.object({}), execute: () => "é".repeat(10_000) });
-    const obj = defineTool({ name: "obj", description: "o", input: z.object({}), execute: () => ({ rows: Array.from({ length: 500 }, (_, i) => ({ i })) }) });
+    const obj = defineTool({
+      name: "obj",
+      description: "o",
+      input: z.object({}),
+      execute: () => ({ rows: Array.from({ length: 500 }, (_, i) => ({ i })) }),
+    });
     const { result } = await run({
       script: [
         {
@@ -142,8 +174,16 @@ describe("tool dispatch", () => {
   });
 
   it("keeps small structured results as JSON values", async () => {
-    const obj = defineTool({ name: "obj", description: "o", input: z.object({}), execute: () => ({ ok: true, when: new Date(0) }) });
-    const { result } = await run({ script: [{ toolCalls: [{ name: "obj", args: {} }] }, { text: "ok" }], tools: [obj] });
+    const obj = defineTool({
+      name: "obj",
+      description: "o",
+      input: z.object({}),
+      execute: () => ({ ok: true, when: new Date(0) }),
+    });
+    const { result } = await run({
+      script: [{ toolCalls: [{ name: "obj", args: {} }] }, { text: "ok" }],
+      tools: [obj],
+    });
     expect(toolResults(result.messages)[0]!.result).toEqual({ ok: true, when: "1970-01-01T00:00:00.000Z" });
   });
 
@@ -177,7 +217,10 @@ describe("tool dispatch", () => {
       input: z.object({ n: z.number().default(3), s: z.string().transform((v) => v.toUpperCase()) }),
       execute: (args) => ((seen = args), "ok"),
     });
-    const { events } = await run({ script: [{ toolCalls: [{ name: "cfg", args: { s: "abc" } }] }, { text: "ok" }], tools: [tool] });
+    const { events } = await run({
+      script: [{ toolCalls: [{ name: "cfg", args: { s: "abc" } }] }, { text: "ok" }],
+      tools: [tool],
+    });
     expect(seen).toEqual({ n: 3, s: "ABC" });
     expect(ofType(events, "tool_call_update")[0]!.args).toEqual({ s: "abc" });
   });
@@ -198,7 +241,15 @@ describe("tool dispatch", () => {
       agentId: "a1",
       policy: defaultPolicy("thread"),
     });
-    expect(ctxSeen).toMatchObject({ toolCallId: "t1", depth: 0, parentId: null, host: { userId: "u1" }, sessionId: "s1", agentId: "a1", signal: "boolean" });
+    expect(ctxSeen).toMatchObject({
+      toolCallId: "t1",
+      depth: 0,
+      parentId: null,
+      host: { userId: "u1" },
+      sessionId: "s1",
+      agentId: "a1",
+      signal: "boolean",
+    });
     expect((ctxSeen.policy as { classes: string[] }).classes).toContain("safe");
   });
 });

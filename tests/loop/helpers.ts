@@ -1,6 +1,20 @@
 import { z } from "zod";
-import { defineTool, runUnifiedAgentLoop, type LoopEvent, type LoopOptions, type LoopResult, type Message, type ModelRequest } from "@agentry/core";
-import { collectEvents, createFakeProvider, type FakeProvider, type FakeScript, type FakeTurn } from "@agentry/core/testing";
+import {
+  defineTool,
+  runUnifiedAgentLoop,
+  type LoopEvent,
+  type LoopOptions,
+  type LoopResult,
+  type Message,
+  type ModelRequest,
+} from "@agentry/core";
+import {
+  collectEvents,
+  createFakeProvider,
+  type FakeProvider,
+  type FakeScript,
+  type FakeTurn,
+} from "@agentry/core/testing";
 
 export const user = (content: string): Message => ({ role: "user", content });
 

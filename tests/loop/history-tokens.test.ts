@@ -13,7 +13,11 @@ const history: Message[] = [
 
 async function sentWith(internals: Parameters<typeof runLoop>[1]): Promise<number> {
   const provider = createFakeProvider([{ text: "ok" }]);
-  for await (const _ of runLoop({ provider, model: "fake", systemPrompt: "s", history, tools: [], budget: { maxHistoryTokens: 1_500 } }, internals)) void _;
+  for await (const _ of runLoop(
+    { provider, model: "fake", systemPrompt: "s", history, tools: [], budget: { maxHistoryTokens: 1_500 } },
+    internals,
+  ))
+    void _;
   return provider.calls[0]!.messages.length;
 }
 

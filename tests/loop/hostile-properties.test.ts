@@ -5,7 +5,8 @@ import { defineTool, type LoopEvent, type LoopResult } from "@agentry/core";
 import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
 import { echo, run, unmatchedStarts } from "./helpers.js";
 
-const bytes = (value: unknown) => new TextEncoder().encode(typeof value === "string" ? value : (JSON.stringify(value) ?? "")).length;
+const bytes = (value: unknown) =>
+  new TextEncoder().encode(typeof value === "string" ? value : (JSON.stringify(value) ?? "")).length;
 const HUGE = "é".repeat(30_000);
 
 /** Hostile things a tool can hand back, by index. */
@@ -13,7 +14,10 @@ function hostileValue(kind: number): unknown {
   const trap = () => {
     throw new Error("trap");
   };
-  const proxy = new Proxy({}, { get: trap, ownKeys: trap, getPrototypeOf: trap, has: trap, getOwnPropertyDescriptor: trap });
+  const proxy = new Proxy(
+    {},
+    { get: trap, ownKeys: trap, getPrototypeOf: trap, has: trap, getOwnPropertyDescriptor: trap },
+  );
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
   switch (kind % 12) {
@@ -54,7 +58,19 @@ const chaos = defineTool({
 });
 
 const patternArb = fc.oneof(
-  fc.constantFrom("^(a|a)*$", "(a+)+$", "^(\\w+\\s?)*$", "(.*a){12}", "^[a-z]+$", "(?=a)", "(a)\\1", "((((a*)*)*)*)*b", "\\p{L}", "a{1000}{1000}", "["),
+  fc.constantFrom(
+    "^(a|a)*$",
+    "(a+)+$",
+    "^(\\w+\\s?)*$",
+    "(.*a){12}",
+    "^[a-z]+$",
+    "(?=a)",
+    "(a)\\1",
+    "((((a*)*)*)*)*b",
+    "\\p{L}",
+    "a{1000}{1000}",
+    "[",
+  ),
   fc.string({ maxLength: 16 }),
 );
 const refArb = fc.oneof(
@@ -157,7 +173,10 @@ describe("random model output never breaks the loop", () => {
         const dog = watchdog(20_000);
         let outcome: { events: LoopEvent[]; result: LoopResult };
         try {
-          outcome = await Promise.race([run({ provider, tools: [chaos, echo], budget: limits, toolTimeoutMs: 20 }), dog.promise]);
+          outcome = await Promise.race([
+            run({ provider, tools: [chaos, echo], budget: limits, toolTimeoutMs: 20 }),
+            dog.promise,
+          ]);
         } finally {
           dog.cancel();
         }
@@ -170,7 +189,10 @@ describe("random model output never breaks the loop", () => {
         // Bounded steps: no more model calls than the budget allows.
         expect(provider.calls.length).toBeLessThanOrEqual(limits.maxTotalLlmCalls);
         // Caps: every result the model sees, at every depth, and their sum.
-        const ends = events.filter((e): e is Extract<LoopEvent, { type: "tool_call_update" }> => e.type === "tool_call_update" && e.status === "end");
+        const ends = events.filter(
+          (e): e is Extract<LoopEvent, { type: "tool_call_update" }> =>
+            e.type === "tool_call_update" && e.status === "end",
+        );
         for (const end of ends) expect(bytes(end.result)).toBeLessThanOrEqual(limits.maxToolResultBytes);
         if (limits.maxTotalResultBytes !== undefined)
           expect(ends.reduce((sum, end) => sum + bytes(end.result), 0)).toBeLessThanOrEqual(limits.maxTotalResultBytes);
@@ -181,7 +203,9 @@ describe("random model output never breaks the loop", () => {
         }
         // Tool-call ids are unique and non-empty within the turn.
         const ids = events.flatMap((e) =>
-          e.type === "message" && e.message.role === "assistant" ? e.message.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])) : [],
+          e.type === "message" && e.message.role === "assistant"
+            ? e.message.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : []))
+            : [],
         );
         expect(new Set(ids).size).toBe(ids.length);
         expect(ids.includes("")).toBe(false);

@@ -1,12 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, InvalidArgumentError, runUnifiedAgentLoop, type Message, type ModelRequest, type Tool } from "@agentry/core";
+import {
+  defineTool,
+  InvalidArgumentError,
+  runUnifiedAgentLoop,
+  type Message,
+  type ModelRequest,
+  type Tool,
+} from "@agentry/core";
 import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
 import { byLevel, echo, ofType, run, unmatchedStarts, user } from "./helpers.js";
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
-const toolResultsOf = (messages: Message[]) => messages.filter((m): m is ToolMessage => m.role === "tool").flatMap((m) => m.content);
-const bytes = (value: unknown) => new TextEncoder().encode(typeof value === "string" ? value : (JSON.stringify(value) ?? "")).length;
+const toolResultsOf = (messages: Message[]) =>
+  messages.filter((m): m is ToolMessage => m.role === "tool").flatMap((m) => m.content);
+const bytes = (value: unknown) =>
+  new TextEncoder().encode(typeof value === "string" ? value : (JSON.stringify(value) ?? "")).length;
 
 /** A Proxy whose every trap throws. */
 const hostile = () =>
@@ -35,7 +44,10 @@ describe("values from tools: Proxies and thenables", () => {
     const rejects = tool("rejects", () => Promise.reject(hostile()));
     const resolves = tool("resolves", () => Promise.resolve(hostile()));
     const { result, events } = await run({
-      script: [{ toolCalls: ["returns", "throws", "rejects", "resolves"].map((name) => ({ name, args: {} })) }, { text: "done" }],
+      script: [
+        { toolCalls: ["returns", "throws", "rejects", "resolves"].map((name) => ({ name, args: {} })) },
+        { text: "done" },
+      ],
       tools: [returns, throws, rejects, resolves],
     });
     expect(result.status).toBe("complete");
@@ -49,27 +61,45 @@ describe("values from tools: Proxies and thenables", () => {
   });
 
   it("awaits any thenable, not only native promises", async () => {
-    const thenable = (value: unknown) => ({ then: (resolve: (v: unknown) => void) => setTimeout(() => resolve(value), 1) });
+    const thenable = (value: unknown) => ({
+      then: (resolve: (v: unknown) => void) => setTimeout(() => resolve(value), 1),
+    });
     const builder = tool("query", () => thenable({ rows: [1, 2] }));
     const nested = tool("nested", () => thenable(thenable("deep")));
-    const failing = tool("failing", () => ({ then: (_: unknown, reject: (e: unknown) => void) => reject(new Error("query failed")) }));
+    const failing = tool("failing", () => ({
+      then: (_: unknown, reject: (e: unknown) => void) => reject(new Error("query failed")),
+    }));
     const throwing = tool("throwing", () => ({
       then() {
         throw new Error("then threw");
       },
     }));
     const { result } = await run({
-      script: [{ toolCalls: ["query", "nested", "failing", "throwing"].map((name) => ({ name, args: {} })) }, { text: "done" }],
+      script: [
+        { toolCalls: ["query", "nested", "failing", "throwing"].map((name) => ({ name, args: {} })) },
+        { text: "done" },
+      ],
       tools: [builder, nested, failing, throwing],
     });
     const results = toolResultsOf(result.messages);
-    expect(results.map((r) => r.result)).toEqual([{ rows: [1, 2] }, "deep", "Error: query failed", "Error: then threw"]);
+    expect(results.map((r) => r.result)).toEqual([
+      { rows: [1, 2] },
+      "deep",
+      "Error: query failed",
+      "Error: then threw",
+    ]);
   });
 
   it("a thenable that never settles is bounded by the tool timeout", async () => {
     const stuck = tool("stuck", () => ({ then: () => undefined }), { timeoutMs: 10 });
-    const { result } = await run({ script: [{ toolCalls: [{ name: "stuck", args: {} }] }, { text: "done" }], tools: [stuck] });
-    expect(toolResultsOf(result.messages)[0]).toMatchObject({ isError: true, result: 'Tool "stuck" timed out after 10 ms.' });
+    const { result } = await run({
+      script: [{ toolCalls: [{ name: "stuck", args: {} }] }, { text: "done" }],
+      tools: [stuck],
+    });
+    expect(toolResultsOf(result.messages)[0]).toMatchObject({
+      isError: true,
+      result: 'Tool "stuck" timed out after 10 ms.',
+    });
   });
 });
 
@@ -91,7 +121,10 @@ describe("caps cover every result the model sees", () => {
               { name: "thrower", args: {} },
               { name: "big", args: {} },
               { name: "run_subtask", args: { title: "t", instructions: "plain" } },
-              { name: "run_subtask", args: { title: "s", instructions: "structured", output_schema: { type: "string" } } },
+              {
+                name: "run_subtask",
+                args: { title: "s", instructions: "structured", output_schema: { type: "string" } },
+              },
               { name: "echo", args: { text: 5, junk: huge } },
             ],
           },
@@ -100,11 +133,17 @@ describe("caps cover every result the model sees", () => {
         (request: ModelRequest): FakeTurn => {
           const instructions = request.messages[0]!.content;
           if (request.messages.length > 1) return { text: "child done" };
-          return instructions === "plain" ? { text: huge } : { toolCalls: [{ name: "finish_subtask", args: { result: "y".repeat(1_400) } }] };
+          return instructions === "plain"
+            ? { text: huge }
+            : { toolCalls: [{ name: "finish_subtask", args: { result: "y".repeat(1_400) } }] };
         },
       ),
     );
-    const { result, events } = await run({ provider, tools: [thrower, big, echo], budget: { maxToolResultBytes: limit, maxTotalResultBytes: total } });
+    const { result, events } = await run({
+      provider,
+      tools: [thrower, big, echo],
+      budget: { maxToolResultBytes: limit, maxTotalResultBytes: total },
+    });
     expect(unmatchedStarts(events)).toEqual([]);
     // Every result of the turn, at every depth, as its `end` event carries it.
     const ends = ofType(events, "tool_call_update").filter((e) => e.status === "end");
@@ -160,7 +199,10 @@ describe("tool-call ids", () => {
           },
           { text: "done" },
         ],
-        (request) => (request.messages.length > 1 ? { text: "child done" } : { toolCalls: [{ id: "call_0", name: "echo", args: { text: "c" } }] }),
+        (request) =>
+          request.messages.length > 1
+            ? { text: "child done" }
+            : { toolCalls: [{ id: "call_0", name: "echo", args: { text: "c" } }] },
       ),
     );
     const { result, events } = await run({ provider, tools: [echo] });
@@ -184,7 +226,10 @@ describe("usage figures", () => {
   it("clamps negative, NaN and absurd counts with an invalid_usage warning; the token budget stays on", async () => {
     const { events, result } = await run({
       script: [
-        { toolCalls: [{ name: "echo", args: { text: "a" } }], usage: { inputTokens: -1_000_000, outputTokens: Number.NaN } },
+        {
+          toolCalls: [{ name: "echo", args: { text: "a" } }],
+          usage: { inputTokens: -1_000_000, outputTokens: Number.NaN },
+        },
         { toolCalls: [{ name: "echo", args: { text: "b" } }], usage: { inputTokens: 1e15, outputTokens: 10 } },
         { text: "never" },
       ],
@@ -205,7 +250,9 @@ describe("usage figures", () => {
 
 describe("timers", () => {
   it("a wall clock, tool timeout or per-tool timeout above 2^31-1 ms (or Infinity) is no limit, not 'at once'", async () => {
-    const slow = tool("slow", () => new Promise((resolve) => setTimeout(() => resolve("slow ok"), 5)), { timeoutMs: 2 ** 40 });
+    const slow = tool("slow", () => new Promise((resolve) => setTimeout(() => resolve("slow ok"), 5)), {
+      timeoutMs: 2 ** 40,
+    });
     for (const options of [
       { budget: { maxWallClockMs: Infinity } },
       { budget: { maxWallClockMs: 2 ** 31 } },
@@ -233,11 +280,24 @@ describe("timers", () => {
   it("rejects negative or NaN timeouts at configuration", async () => {
     expect(() => tool("t", () => null, { timeoutMs: -1 })).toThrow(InvalidArgumentError);
     expect(() => tool("t", () => null, { timeoutMs: Number.NaN })).toThrow(/timeoutMs/);
-    const loop = runUnifiedAgentLoop({ provider: createFakeProvider([]), model: "m", systemPrompt: "", history: [user("hi")], tools: [], toolTimeoutMs: -5 });
+    const loop = runUnifiedAgentLoop({
+      provider: createFakeProvider([]),
+      model: "m",
+      systemPrompt: "",
+      history: [user("hi")],
+      tools: [],
+      toolTimeoutMs: -5,
+    });
     await expect(loop.next()).rejects.toThrow(/toolTimeoutMs must be a number of 0 or more/);
     const handMade: Tool = { ...echo, name: "hand", timeoutMs: Number.NaN };
     await expect(
-      runUnifiedAgentLoop({ provider: createFakeProvider([]), model: "m", systemPrompt: "", history: [user("hi")], tools: [handMade] }).next(),
+      runUnifiedAgentLoop({
+        provider: createFakeProvider([]),
+        model: "m",
+        systemPrompt: "",
+        history: [user("hi")],
+        tools: [handMade],
+      }).next(),
     ).rejects.toThrow(/tool "hand": timeoutMs/);
   });
 
@@ -257,7 +317,11 @@ describe("run_subtask arguments are capped", () => {
     const calls = [
       { id: "title", name: "run_subtask", args: { title: "t".repeat(201), instructions: "x" } },
       { id: "instructions", name: "run_subtask", args: { title: "t", instructions: "x".repeat(100_001) } },
-      { id: "tools", name: "run_subtask", args: { title: "t", instructions: "x", tools: Array.from({ length: 257 }, (_, i) => `tool_${i}`) } },
+      {
+        id: "tools",
+        name: "run_subtask",
+        args: { title: "t", instructions: "x", tools: Array.from({ length: 257 }, (_, i) => `tool_${i}`) },
+      },
       { id: "toolName", name: "run_subtask", args: { title: "t", instructions: "x", tools: ["n".repeat(257)] } },
     ];
     const { result, events } = await run({ script: [{ toolCalls: calls }, { text: "done" }], tools: [echo] });
@@ -273,7 +337,11 @@ describe("run_subtask arguments are capped", () => {
     expect(events.some((e) => e.depth > 0)).toBe(false);
     // The title at the limit is fine.
     const ok = await run({
-      script: [{ toolCalls: [{ id: "ok", name: "run_subtask", args: { title: "t".repeat(200), instructions: "say hi" } }] }, { text: "hi" }, { text: "done" }],
+      script: [
+        { toolCalls: [{ id: "ok", name: "run_subtask", args: { title: "t".repeat(200), instructions: "say hi" } }] },
+        { text: "hi" },
+        { text: "done" },
+      ],
       tools: [echo],
     });
     expect(toolResultsOf(ok.result.messages)[0]!.isError).toBeFalsy();

@@ -1,13 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { heldTool, ofType, run, sleeper } from "./helpers.js";
 
-const calls = (n: number, name = "sleep", ms = 20) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, name, args: { ms, tag: `${i}` } }));
+const calls = (n: number, name = "sleep", ms = 20) =>
+  Array.from({ length: n }, (_, i) => ({ id: `c${i}`, name, args: { ms, tag: `${i}` } }));
 
 describe("parallel execution", () => {
   it("runs parallel-safe calls concurrently, capped by maxParallelPerTurn, refilling a slot as soon as one frees", async () => {
     const held = heldTool();
     const toolCalls = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: "held", args: { tag: `${i}` } }));
-    const running = run({ script: [{ toolCalls }, { text: "ok" }], tools: [held.tool], budget: { maxParallelPerTurn: 4 } });
+    const running = run({
+      script: [{ toolCalls }, { text: "ok" }],
+      tools: [held.tool],
+      budget: { maxParallelPerTurn: 4 },
+    });
     // Four run at once (a serial loop would never get past the first).
     await held.whenStarted(4);
     expect(held.stats.running).toBe(4);
@@ -98,7 +103,11 @@ describe("parallel execution", () => {
     const onWarning = (warning: Error) => warnings.push(warning.name);
     process.on("warning", onWarning);
     const { tool, stats } = sleeper();
-    const { events } = await run({ script: [{ toolCalls: calls(32, "sleep", 30) }, { text: "ok" }], tools: [tool], budget: { maxParallelPerTurn: 32 } });
+    const { events } = await run({
+      script: [{ toolCalls: calls(32, "sleep", 30) }, { text: "ok" }],
+      tools: [tool],
+      budget: { maxParallelPerTurn: 32 },
+    });
     expect(stats.maxRunning).toBe(32);
     expect(ofType(events, "tool_call_update").filter((e) => e.status === "end")).toHaveLength(32);
     await new Promise((r) => setTimeout(r, 10));

@@ -25,7 +25,14 @@ const wait = defineTool({
       step();
     }),
 });
-const locked = defineTool({ name: "locked", description: "l", input: z.object({}), exclusiveLock: "L", parallelSafe: false, execute: () => "locked ok" });
+const locked = defineTool({
+  name: "locked",
+  description: "l",
+  input: z.object({}),
+  exclusiveLock: "L",
+  parallelSafe: false,
+  execute: () => "locked ok",
+});
 const fails = defineTool({
   name: "fails",
   description: "f",
@@ -42,18 +49,31 @@ const callArb = fc.oneof(
   fc.record({ name: fc.constant("fails"), args: fc.constant({}) }),
   fc.record({ name: fc.constant("ghost"), args: fc.constant({}) }),
   fc.record({ name: fc.constant("echo"), args: fc.constant({ text: 5 }) }),
-  fc.record({ name: fc.constant("run_subtask"), args: fc.record({ title: fc.constant("t"), instructions: fc.constant("i") }) }),
   fc.record({
     name: fc.constant("run_subtask"),
-    args: fc.record({ title: fc.constant("s"), instructions: fc.constant("structured"), output_schema: fc.constant({ type: "object", required: ["n"] }) }),
+    args: fc.record({ title: fc.constant("t"), instructions: fc.constant("i") }),
   }),
-  fc.record({ name: fc.constant("finish_subtask"), args: fc.oneof(fc.constant({ result: { n: 1 } }), fc.constant({ result: {} })) }),
+  fc.record({
+    name: fc.constant("run_subtask"),
+    args: fc.record({
+      title: fc.constant("s"),
+      instructions: fc.constant("structured"),
+      output_schema: fc.constant({ type: "object", required: ["n"] }),
+    }),
+  }),
+  fc.record({
+    name: fc.constant("finish_subtask"),
+    args: fc.oneof(fc.constant({ result: { n: 1 } }), fc.constant({ result: {} })),
+  }),
 );
 const turnArb: fc.Arbitrary<FakeTurn> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ text: fc.string({ maxLength: 12 }) }) },
   {
     weight: 4,
-    arbitrary: fc.record({ toolCalls: fc.array(callArb, { minLength: 1, maxLength: 4 }), usage: fc.constant({ inputTokens: 10, outputTokens: 5 }) }),
+    arbitrary: fc.record({
+      toolCalls: fc.array(callArb, { minLength: 1, maxLength: 4 }),
+      usage: fc.constant({ inputTokens: 10, outputTokens: 5 }),
+    }),
   },
   { weight: 1, arbitrary: fc.record({ text: fc.constant("x"), error: fc.constant(new Error("provider down")) }) },
 );
@@ -75,9 +95,11 @@ function checkTree(events: LoopEvent[]): string[] {
     if (e.depth > 0) {
       const parentDepth = e.parentId === null ? undefined : subtaskDepth.get(e.parentId);
       if (parentDepth === undefined) problems.push(`${e.type} at depth ${e.depth} has unknown parent ${e.parentId}`);
-      else if (parentDepth !== e.depth - 1) problems.push(`${e.type} at depth ${e.depth} under a parent at depth ${parentDepth}`);
+      else if (parentDepth !== e.depth - 1)
+        problems.push(`${e.type} at depth ${e.depth} under a parent at depth ${parentDepth}`);
     }
-    if (e.type === "tool_call_update" && e.status === "start" && e.name === "run_subtask") subtaskDepth.set(e.toolCallId, e.depth);
+    if (e.type === "tool_call_update" && e.status === "start" && e.name === "run_subtask")
+      subtaskDepth.set(e.toolCallId, e.depth);
   }
   return problems;
 }
@@ -90,7 +112,8 @@ function checkCallOrder(messages: Message[]): string[] {
     if (previous?.role !== "assistant") return;
     const asked = previous.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : []));
     const answered = m.content.map((r) => r.toolCallId);
-    if (JSON.stringify(asked) !== JSON.stringify(answered)) problems.push(`results ${answered.join(",")} not in call order ${asked.join(",")}`);
+    if (JSON.stringify(asked) !== JSON.stringify(answered))
+      problems.push(`results ${answered.join(",")} not in call order ${asked.join(",")}`);
   });
   return problems;
 }
@@ -105,7 +128,9 @@ describe("loop invariants over random scripts", () => {
         limitsArb,
         fc.option(fc.integer({ min: 0, max: 60 })),
         async (turns, limits, abortAfterEvents) => {
-          const provider = createFakeProvider((_request, index) => (index < 40 ? turns[index % turns.length]! : { text: "enough" }));
+          const provider = createFakeProvider((_request, index) =>
+            index < 40 ? turns[index % turns.length]! : { text: "enough" },
+          );
           const controller = new AbortController();
           const loop = runUnifiedAgentLoop({
             provider,
@@ -149,7 +174,9 @@ describe("loop invariants over random scripts", () => {
           expect(checkCallOrder(result.messages)).toEqual([]);
           expect(historyProblems([user("hello"), ...result.messages])).toEqual([]);
           const frames = new Map<string, Message[]>();
-          for (const e of events) if (e.type === "message" && e.parentId !== null) frames.set(e.parentId, [...(frames.get(e.parentId) ?? []), e.message]);
+          for (const e of events)
+            if (e.type === "message" && e.parentId !== null)
+              frames.set(e.parentId, [...(frames.get(e.parentId) ?? []), e.message]);
           for (const frame of frames.values()) {
             expect(historyProblems(frame)).toEqual([]);
             expect(checkCallOrder(frame)).toEqual([]);

@@ -4,13 +4,26 @@ import { defaultPolicy, defineTool, type LoopEvent, type Tool } from "@agentry/c
 import { echo, run } from "./helpers.js";
 
 const ends = (events: LoopEvent[]) =>
-  Object.fromEntries(events.flatMap((event) => (event.type === "tool_call_update" && event.status === "end" ? [[event.toolCallId, event] as const] : [])));
+  Object.fromEntries(
+    events.flatMap((event) =>
+      event.type === "tool_call_update" && event.status === "end" ? [[event.toolCallId, event] as const] : [],
+    ),
+  );
 
 describe("refusal reasons on tool end events", () => {
   it("say why a call was not run; calls that ran carry none", async () => {
-    const shell = defineTool({ name: "shell", description: "Run", input: z.object({ command: z.string() }), permissionClass: "execute", execute: () => "ran" });
+    const shell = defineTool({
+      name: "shell",
+      description: "Run",
+      input: z.object({ command: z.string() }),
+      permissionClass: "execute",
+      execute: () => "ran",
+    });
     // Given to the loop directly (no toolbelt in between): dispatch refuses it by its server.
-    const issues: Tool = { ...defineTool({ name: "gh.issue", description: "Issue", input: z.object({}), execute: () => "opened" }), mcpServer: "gh" };
+    const issues: Tool = {
+      ...defineTool({ name: "gh.issue", description: "Issue", input: z.object({}), execute: () => "opened" }),
+      mcpServer: "gh",
+    };
     const asks = defineTool({
       name: "asks",
       description: "Asks",

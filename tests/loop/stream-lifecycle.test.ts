@@ -17,7 +17,10 @@ describe("message stream lifecycle events (seed 004)", () => {
   it("brackets every streamed message: started, chunks with its streamId, then completed or cancelled", async () => {
     const { events } = await run({
       tools: [echo],
-      script: [{ chunks: ["Let me ", "check."], toolCalls: [{ name: "echo", args: { text: "x" } }] }, { chunks: ["All ", "done."] }],
+      script: [
+        { chunks: ["Let me ", "check."], toolCalls: [{ name: "echo", args: { text: "x" } }] },
+        { chunks: ["All ", "done."] },
+      ],
     });
     const seen = lifecycle(events);
     const ids = [...new Set(events.flatMap((e) => (e.type === "message_stream_started" ? [e.streamId] : [])))];

@@ -56,7 +56,12 @@ describe("run_subtask and finish_subtask under an agent's tool lists (composeToo
     const schema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
     const { provider, end } = await runScoped({ toolDenylist: ["finish_subtask"] }, { output_schema: schema });
     const runSubtask = provider.calls[0]!.tools.find((t) => t.name === "run_subtask")!;
-    expect(Object.keys(runSubtask.inputSchema.properties as object)).toEqual(["title", "instructions", "tools", "plan_step"]);
+    expect(Object.keys(runSubtask.inputSchema.properties as object)).toEqual([
+      "title",
+      "instructions",
+      "tools",
+      "plan_step",
+    ]);
     expect(provider.calls.some(isChild)).toBe(false);
     expect(end).toMatchObject({ isError: true, refused: "invalid_arguments" });
     expect(String(end!.result)).toMatch(/finish_subtask is not in your toolbelt/);
@@ -67,7 +72,9 @@ describe("run_subtask and finish_subtask under an agent's tool lists (composeToo
   it("a sub-task follows the same lists as its root (kept here: the child is offered run_subtask too)", async () => {
     const provider = createFakeProvider((request) => {
       if (isChild(request)) return { text: "child" };
-      return request.messages.length === 1 ? { toolCalls: [{ name: "run_subtask", args: { title: "t", instructions: "i" } }] } : { text: "x" };
+      return request.messages.length === 1
+        ? { toolCalls: [{ name: "run_subtask", args: { title: "t", instructions: "i" } }] }
+        : { text: "x" };
     });
     const tools = composeToolbelt({ tools: [echo], policy, agent: agent({ toolAllowlist: ["echo", "run_subtask"] }) });
     await run({ provider, tools, policy });

@@ -16,7 +16,13 @@ describe("sub-tasks", () => {
           : { text: `result of ${instructionsOf(request)}` };
       }
       return request.messages.length === 1
-        ? { toolCalls: ["a", "b", "c"].map((t) => ({ id: `sub_${t}`, name: "run_subtask", args: { title: `Task ${t}`, instructions: t } })) }
+        ? {
+            toolCalls: ["a", "b", "c"].map((t) => ({
+              id: `sub_${t}`,
+              name: "run_subtask",
+              args: { title: `Task ${t}`, instructions: t },
+            })),
+          }
         : { text: "combined" };
     });
     const { events, result } = await run({ provider, tools: [echo] });
@@ -72,10 +78,14 @@ describe("sub-tasks", () => {
     expect(String(deepest?.result)).toMatch(/depth limit \(maxDepth 2\)/);
     expect(ofType(events, "budget_exceeded")).toHaveLength(0);
     // run_subtask is offered below the limit and not at it.
-    const depth2 = provider.calls.filter((r) => r.system.includes("sub-agent") && !r.tools.some((t) => t.name === "run_subtask"));
+    const depth2 = provider.calls.filter(
+      (r) => r.system.includes("sub-agent") && !r.tools.some((t) => t.name === "run_subtask"),
+    );
     expect(depth2.length).toBeGreaterThan(0);
     expect(depth2.every((r) => !r.system.includes("run_subtask"))).toBe(true);
-    const depth1 = provider.calls.filter((r) => r.system.includes("sub-agent") && r.tools.some((t) => t.name === "run_subtask"));
+    const depth1 = provider.calls.filter(
+      (r) => r.system.includes("sub-agent") && r.tools.some((t) => t.name === "run_subtask"),
+    );
     expect(depth1.length).toBeGreaterThan(0);
     expect(depth1.every((r) => r.system.includes("run_subtask"))).toBe(true);
   });
@@ -87,7 +97,15 @@ describe("sub-tasks", () => {
         return request.messages.length === 1 ? { toolCalls: [{ name: "other", args: {} }] } : { text: "child done" };
       }
       return request.messages.length === 1
-        ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "t", instructions: "i", tools: ["echo", "secret_admin"] } }] }
+        ? {
+            toolCalls: [
+              {
+                id: "s",
+                name: "run_subtask",
+                args: { title: "t", instructions: "i", tools: ["echo", "secret_admin"] },
+              },
+            ],
+          }
         : { text: "done" };
     });
     const { events } = await run({ provider, tools: [echo, other] });
@@ -109,7 +127,11 @@ describe("sub-tasks", () => {
         return { toolCalls: [{ name: "finish_subtask", args: { result: { count: 3 } } }] };
       }
       return request.messages.length === 1
-        ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "Count", instructions: "count", output_schema: schema } }] }
+        ? {
+            toolCalls: [
+              { id: "s", name: "run_subtask", args: { title: "Count", instructions: "count", output_schema: schema } },
+            ],
+          }
         : { text: "done" };
     });
     const { result, events } = await run({ provider });
@@ -119,11 +141,15 @@ describe("sub-tasks", () => {
     const child = provider.calls.find(isChild)!;
     expect(child.tools.map((t) => t.name)).toContain("finish_subtask");
     expect(child.system).toMatch(/must call finish_subtask/);
-    const finishes = ofType(events, "tool_call_update").filter((e) => e.name === "finish_subtask" && e.status === "end");
+    const finishes = ofType(events, "tool_call_update").filter(
+      (e) => e.name === "finish_subtask" && e.status === "end",
+    );
     expect(finishes.map((f) => f.isError ?? false)).toEqual([true, false]);
     expect(String(finishes[0]!.result)).toMatch(/does not match the required output_schema/);
     // The root never sees finish_subtask.
-    expect(provider.calls.filter((r) => !isChild(r)).every((r) => !r.tools.some((t) => t.name === "finish_subtask"))).toBe(true);
+    expect(
+      provider.calls.filter((r) => !isChild(r)).every((r) => !r.tools.some((t) => t.name === "finish_subtask")),
+    ).toBe(true);
   });
 
   it("refuses an invalid output_schema and malformed run_subtask args", async () => {
@@ -158,7 +184,10 @@ describe("sub-tasks", () => {
   });
 
   it("does not offer run_subtask when the policy lacks the subagent class", async () => {
-    const provider = createFakeProvider([{ toolCalls: [{ name: "run_subtask", args: { title: "t", instructions: "i" } }] }, { text: "ok" }]);
+    const provider = createFakeProvider([
+      { toolCalls: [{ name: "run_subtask", args: { title: "t", instructions: "i" } }] },
+      { text: "ok" },
+    ]);
     const policy = { ...defaultPolicy("thread"), classes: ["safe"] };
     const { result } = await run({ provider, policy, tools: [echo] });
     expect(provider.calls[0]!.tools.map((t) => t.name)).toEqual(["echo"]);
@@ -168,8 +197,13 @@ describe("sub-tasks", () => {
   it("keeps child histories valid and separate", async () => {
     const frames = new Map<string, Message[]>();
     const provider = createFakeProvider((request) => {
-      if (isChild(request)) return request.messages.length === 1 ? { toolCalls: [{ name: "echo", args: { text: "c" } }] } : { text: "child" };
-      return request.messages.length === 1 ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "t", instructions: "i" } }] } : { text: "root" };
+      if (isChild(request))
+        return request.messages.length === 1
+          ? { toolCalls: [{ name: "echo", args: { text: "c" } }] }
+          : { text: "child" };
+      return request.messages.length === 1
+        ? { toolCalls: [{ id: "s", name: "run_subtask", args: { title: "t", instructions: "i" } }] }
+        : { text: "root" };
     });
     const { events } = await run({ provider, tools: [echo] });
     for (const e of ofType(events, "message")) {

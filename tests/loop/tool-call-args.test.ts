@@ -4,8 +4,10 @@ import { defineTool, type Message, type ModelEvent, type Provider } from "@agent
 import { run, unmatchedStarts } from "./helpers.js";
 
 type ToolMessage = Extract<Message, { role: "tool" }>;
-const toolResultsOf = (messages: Message[]) => messages.filter((m): m is ToolMessage => m.role === "tool").flatMap((m) => m.content);
-const callsOf = (messages: Message[]) => messages.flatMap((m) => (m.role === "assistant" ? m.content.filter((p) => p.type === "tool_call") : []));
+const toolResultsOf = (messages: Message[]) =>
+  messages.filter((m): m is ToolMessage => m.role === "tool").flatMap((m) => m.content);
+const callsOf = (messages: Message[]) =>
+  messages.flatMap((m) => (m.role === "assistant" ? m.content.filter((p) => p.type === "tool_call") : []));
 
 /** `{ v: { v: ... 1 } }` with `levels` objects. */
 const nested = (levels: number): unknown => {
@@ -16,7 +18,12 @@ const nested = (levels: number): unknown => {
 
 function recorder() {
   const seen: unknown[] = [];
-  const tool = defineTool({ name: "keep", description: "keep", input: z.object({ v: z.unknown() }), execute: (input) => (seen.push(input), "kept") });
+  const tool = defineTool({
+    name: "keep",
+    description: "keep",
+    input: z.object({ v: z.unknown() }),
+    execute: (input) => (seen.push(input), "kept"),
+  });
   return { seen, tool };
 }
 
@@ -60,7 +67,10 @@ describe("tool-call arguments from the provider", () => {
     expect(String(refused!.result)).toContain("nested deeper than 64 levels");
     // The model's next request carries the refusal, and the kept call is a placeholder, not the value.
     expect(JSON.stringify(provider.calls[1]!.messages)).toContain("nested deeper than 64 levels");
-    expect(callsOf(result.messages).map((c) => c.args)).toEqual([nested(64), "[arguments dropped: nested deeper than 64 levels]"]);
+    expect(callsOf(result.messages).map((c) => c.args)).toEqual([
+      nested(64),
+      "[arguments dropped: nested deeper than 64 levels]",
+    ]);
     expect(unmatchedStarts(events)).toEqual([]);
   });
 
@@ -96,7 +106,10 @@ describe("tool-call arguments from the provider", () => {
 
   it("keeps arguments as JSON would (the store's form): toJSON applied, undefined dropped", async () => {
     const { seen, tool } = recorder();
-    const { result } = await run({ provider: rawArgsProvider({ v: { at: new Date(0), gone: undefined } }), tools: [tool] });
+    const { result } = await run({
+      provider: rawArgsProvider({ v: { at: new Date(0), gone: undefined } }),
+      tools: [tool],
+    });
     expect(seen).toEqual([{ v: { at: "1970-01-01T00:00:00.000Z" } }]);
     expect(callsOf(result.messages)[0]!.args).toEqual({ v: { at: "1970-01-01T00:00:00.000Z" } });
   });

@@ -3,7 +3,10 @@ import { z } from "zod";
 import { defineTool, TOOL_LOG_LIMITS, type ToolContext, type ToolLogLevel } from "@agentry/core";
 import { ofType, run } from "./helpers.js";
 
-const calls = (...names: string[]) => [{ toolCalls: names.map((name, i) => ({ id: `c${i}`, name, args: {} })) }, { text: "done" }];
+const calls = (...names: string[]) => [
+  { toolCalls: names.map((name, i) => ({ id: `c${i}`, name, args: {} })) },
+  { text: "done" },
+];
 
 describe("tool log lines (ctx.log → tool_log events)", () => {
   it("emits a tool's progress lines between its start and end, with the call's id, name and level", async () => {
@@ -20,7 +23,11 @@ describe("tool log lines (ctx.log → tool_log events)", () => {
     });
     const { events } = await run({ script: calls("progress"), tools: [progress] });
     const trail = events.flatMap((e) =>
-      e.type === "tool_log" ? [`log ${e.toolCallId} ${e.name} ${e.level} ${e.message}`] : e.type === "tool_call_update" ? [e.status] : [],
+      e.type === "tool_log"
+        ? [`log ${e.toolCallId} ${e.name} ${e.level} ${e.message}`]
+        : e.type === "tool_call_update"
+          ? [e.status]
+          : [],
     );
     expect(trail).toEqual(["start", "log c0 progress info step 1 of 2", "log c0 progress warn step 2 slow", "end"]);
     expect(ofType(events, "tool_log")[0]).toMatchObject({ depth: 0, parentId: null });
@@ -80,7 +87,11 @@ describe("tool log lines (ctx.log → tool_log events)", () => {
         return "ok";
       },
     });
-    const script = [{ toolCalls: [{ id: "c0", name: "early", args: {} }] }, { toolCalls: [{ id: "c1", name: "late", args: {} }] }, { text: "done" }];
+    const script = [
+      { toolCalls: [{ id: "c0", name: "early", args: {} }] },
+      { toolCalls: [{ id: "c1", name: "late", args: {} }] },
+      { text: "done" },
+    ];
     const { events } = await run({ script, tools: [early, late] });
     expect(ofType(events, "tool_log").map((e) => `${e.toolCallId} ${e.message}`)).toEqual(["c0 in time"]);
   });

@@ -1,6 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type AuditEntry } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defaultPolicy,
+  MemorySessionStore,
+  type AuditEntry,
+} from "@agentry/core";
 import { toolsWithMcp } from "@agentry/core/mcp";
 import { createFakeProvider } from "@agentry/core/testing";
 import { useFilesystemServer } from "./servers.js";
@@ -34,7 +40,13 @@ describe("audit of MCP tool calls through the official filesystem server", { tim
     expect(result.status).toBe("complete");
     const byId = Object.fromEntries(delivered.map((entry) => [entry.toolCallId, entry]));
     expect(byId.read).toMatchObject({ tool: "fs.read_text_file", server: "fs", decision: "allowed", isError: false });
-    expect(byId.write).toMatchObject({ tool: "fs.write_file", server: "fs", decision: "denied", reason: "read-only today", isError: true });
+    expect(byId.write).toMatchObject({
+      tool: "fs.write_file",
+      server: "fs",
+      decision: "denied",
+      reason: "read-only today",
+      isError: true,
+    });
     expect(byId.other).toMatchObject({ tool: "gh.create_issue", decision: "refused", reason: "unknown_tool" });
     expect(JSON.stringify(delivered)).not.toContain(server.dir);
     expect((await runtime.auditLog(result.sessionId)).map((record) => record.entry)).toEqual(delivered);

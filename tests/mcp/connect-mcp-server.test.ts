@@ -15,7 +15,12 @@ afterEach(async () => {
 
 async function connect(extra: Partial<Parameters<typeof connectMcpServer>[0]> = {}) {
   const warnings: [string, McpWarningCode][] = [];
-  const connection = await connectMcpServer({ name: "bad", ...misbehavingServer(), onWarning: (m, c) => warnings.push([m, c]), ...extra });
+  const connection = await connectMcpServer({
+    name: "bad",
+    ...misbehavingServer(),
+    onWarning: (m, c) => warnings.push([m, c]),
+    ...extra,
+  });
   open.push(connection);
   return { connection, warnings };
 }
@@ -47,9 +52,18 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
     const { connection, warnings } = shared;
     expect(connection.status).toBe("connected");
     const plain = tool(connection, "plain");
-    expect(plain).toMatchObject({ mcpServer: "bad", permissionClass: "network", requiresApproval: true, parallelSafe: false });
+    expect(plain).toMatchObject({
+      mcpServer: "bad",
+      permissionClass: "network",
+      requiresApproval: true,
+      parallelSafe: false,
+    });
     expect(plain.readOnly).toBeUndefined();
-    expect(plain.inputSchema).toMatchObject({ type: "object", properties: { value: { type: "string" } }, required: ["value"] });
+    expect(plain.inputSchema).toMatchObject({
+      type: "object",
+      properties: { value: { type: "string" } },
+      required: ["value"],
+    });
     expect(tool(connection, "lookup")).toMatchObject({ readOnly: true, requiresApproval: false, parallelSafe: true });
     expect(warnings).toEqual([[expect.stringMatching(/a_y+" of server "bad" is left out/), "mcp_tool_skipped"]]);
     await expect(plain.execute({ value: "v" }, ctx())).resolves.toBe("plain v");
@@ -58,7 +72,9 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
   it("turns an isError result into a thrown error with the server's text, and describes images in the text", async () => {
     const { connection } = shared;
     await expect(tool(connection, "fail").execute({}, ctx())).rejects.toThrow("the widget is broken");
-    await expect(tool(connection, "picture").execute({}, ctx())).resolves.toMatch(/^here it is\n\[image image\/png, \d+ bytes, not shown\]$/);
+    await expect(tool(connection, "picture").execute({}, ctx())).resolves.toMatch(
+      /^here it is\n\[image image\/png, \d+ bytes, not shown\]$/,
+    );
   });
 
   it("leaves no listener on the turn's signal after its calls (the SDK would add one per call)", async () => {
@@ -69,22 +85,28 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
   });
 
   it("rejects with a typed error naming the command when it is not installed", async () => {
-    const error = await connectMcpServer({ name: "nope", command: "agentry-no-such-mcp-server" }).catch((e: unknown) => e);
+    const error = await connectMcpServer({ name: "nope", command: "agentry-no-such-mcp-server" }).catch(
+      (e: unknown) => e,
+    );
     expect(McpConnectionError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/command "agentry-no-such-mcp-server" was not found \(ENOENT\)/);
     expect(error).toMatchObject({ server: "nope" });
   });
 
   it("rejects with the server's stderr when it exits at start", async () => {
-    const error = await connectMcpServer({ name: "early", ...misbehavingServer("--exit-at-start") }).catch((e: unknown) => e);
+    const error = await connectMcpServer({ name: "early", ...misbehavingServer("--exit-at-start") }).catch(
+      (e: unknown) => e,
+    );
     expect(McpConnectionError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/MCP server "early" .* exited during start\. Its stderr ended with: fatal: the config file is missing/);
+    expect((error as Error).message).toMatch(
+      /MCP server "early" .* exited during start\. Its stderr ended with: fatal: the config file is missing/,
+    );
   });
 
   it("refuses bad options before starting anything, naming every problem", async () => {
-    await expect(connectMcpServer({ name: "no.dots", command: "x", url: "http://127.0.0.1/mcp", timeoutMs: 0 })).rejects.toThrow(
-      /name must match.*exactly one of command.*timeoutMs must be/,
-    );
+    await expect(
+      connectMcpServer({ name: "no.dots", command: "x", url: "http://127.0.0.1/mcp", timeoutMs: 0 }),
+    ).rejects.toThrow(/name must match.*exactly one of command.*timeoutMs must be/);
   });
 
   it("times out a call that hangs, cancels it, and the connection stays usable", async () => {

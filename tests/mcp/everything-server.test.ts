@@ -8,7 +8,14 @@ import { everythingServer } from "./servers.js";
 /** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
 const SERVER_START_MS = 60_000;
 
-const ctx = (): ToolContext => ({ toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy: defaultPolicy() });
+const ctx = (): ToolContext => ({
+  toolCallId: "c1",
+  depth: 0,
+  parentId: null,
+  callKey: "test",
+  signal: new AbortController().signal,
+  policy: defaultPolicy(),
+});
 const call = (connection: McpConnection, name: string, args: unknown) => {
   const tool = connection.tools().find((t) => t.name === `${connection.name}.${name}`);
   if (!tool)
@@ -36,27 +43,45 @@ describe("the official everything server", { timeout: 60_000 }, () => {
   describe("over stdio", () => {
     let everything: McpConnection;
     beforeAll(async () => {
-      everything = await connectMcpServer({ name: "everything", command: process.execPath, args: [everythingServer(), "stdio"] });
+      everything = await connectMcpServer({
+        name: "everything",
+        command: process.execPath,
+        args: [everythingServer(), "stdio"],
+      });
     }, SERVER_START_MS);
     afterAll(() => everything.close());
 
     it("offers its tools with names that keep the server visible", () => {
       const names = everything.tools().map((t) => t.name);
       expect(names).toEqual(
-        expect.arrayContaining(["everything.echo", "everything.get-sum", "everything.get-structured-content", "everything.get-tiny-image"]),
+        expect.arrayContaining([
+          "everything.echo",
+          "everything.get-sum",
+          "everything.get-structured-content",
+          "everything.get-tiny-image",
+        ]),
       );
       expect(everything.tools().every((t) => t.mcpServer === "everything")).toBe(true);
     });
 
     it("maps text, structured content and images", async () => {
       await expect(call(everything, "echo", { message: "hi" })).resolves.toBe("Echo: hi");
-      await expect(call(everything, "get-structured-content", { location: "Chicago" })).resolves.toMatchObject({ temperature: 36 });
-      await expect(call(everything, "get-tiny-image", {})).resolves.toMatch(/\[image image\/png, \d+ bytes, not shown\]/);
+      await expect(call(everything, "get-structured-content", { location: "Chicago" })).resolves.toMatchObject({
+        temperature: 36,
+      });
+      await expect(call(everything, "get-tiny-image", {})).resolves.toMatch(
+        /\[image image\/png, \d+ bytes, not shown\]/,
+      );
     });
 
     it("gives the server only a safe subset of this process's environment plus `env`", async () => {
       process.env.AGENTRY_TEST_SECRET = "do-not-leak";
-      const leaky = await connectMcpServer({ name: "envcheck", command: process.execPath, args: [everythingServer(), "stdio"], env: { GIVEN: "yes" } });
+      const leaky = await connectMcpServer({
+        name: "envcheck",
+        command: process.execPath,
+        args: [everythingServer(), "stdio"],
+        env: { GIVEN: "yes" },
+      });
       try {
         const env = JSON.stringify(await call(leaky, "get-env", {}));
         expect(env).toContain("GIVEN");
@@ -108,7 +133,9 @@ describe("the official everything server", { timeout: 60_000 }, () => {
 
     it("rejects with a typed error when nothing listens at the URL", async () => {
       const port = await freePort();
-      await expect(connectMcpServer({ name: "gone", url: `http://127.0.0.1:${port}/mcp`, connectTimeoutMs: 5_000 })).rejects.toMatchObject({
+      await expect(
+        connectMcpServer({ name: "gone", url: `http://127.0.0.1:${port}/mcp`, connectTimeoutMs: 5_000 }),
+      ).rejects.toMatchObject({
         name: "McpConnectionError",
         server: "gone",
       });

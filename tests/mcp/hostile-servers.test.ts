@@ -3,12 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore } from "@agentry/core";
-import { connectMcpServer, toolsWithMcp, type ConnectMcpServerOptions, type McpConnection, type McpWarningCode } from "@agentry/core/mcp";
+import {
+  connectMcpServer,
+  toolsWithMcp,
+  type ConnectMcpServerOptions,
+  type McpConnection,
+  type McpWarningCode,
+} from "@agentry/core/mcp";
 import { createFakeProvider } from "@agentry/core/testing";
 import { hostileServer, SERVER_START_MS, startHostileHttpServer, type HostileStats } from "./servers.js";
 
 const toolResults = (messages: { role: string; content: unknown }[]) =>
-  messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
+  messages
+    .filter((m) => m.role === "tool")
+    .flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
 
 /** One turn in which the model makes `calls` on the connection's tools; returns the results the model saw. */
 async function turn(connection: McpConnection, calls: { name: string; args: unknown }[]) {
@@ -19,7 +27,11 @@ async function turn(connection: McpConnection, calls: { name: string; args: unkn
     providers: { fake: provider },
     defaultModel: "fake",
     tools: toolsWithMcp({ connections: [connection] }),
-    policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: [connection.name] },
+    policy: {
+      ...defaultPolicy(),
+      classes: [...defaultPolicy().classes, "network"],
+      allowedMcpServers: [connection.name],
+    },
     approve: () => Promise.resolve({ approved: true as const }),
   });
   try {
@@ -30,11 +42,18 @@ async function turn(connection: McpConnection, calls: { name: string; args: unkn
   }
 }
 
-type Start = (options: Partial<ConnectMcpServerOptions>) => Promise<{ connection: McpConnection; warnings: [string, McpWarningCode][]; stop?: () => void }>;
+type Start = (
+  options: Partial<ConnectMcpServerOptions>,
+) => Promise<{ connection: McpConnection; warnings: [string, McpWarningCode][]; stop?: () => void }>;
 
 const stdio: Start = async (options) => {
   const warnings: [string, McpWarningCode][] = [];
-  const connection = await connectMcpServer({ name: "hostile", ...hostileServer(), onWarning: (m, c) => warnings.push([m, c]), ...options });
+  const connection = await connectMcpServer({
+    name: "hostile",
+    ...hostileServer(),
+    onWarning: (m, c) => warnings.push([m, c]),
+    ...options,
+  });
   return { connection, warnings };
 };
 
@@ -45,7 +64,12 @@ describe.each([
     (): Start => async (options) => {
       const server = await startHostileHttpServer();
       const warnings: [string, McpWarningCode][] = [];
-      const connection = await connectMcpServer({ name: "hostile", url: server.url, onWarning: (m, c) => warnings.push([m, c]), ...options });
+      const connection = await connectMcpServer({
+        name: "hostile",
+        url: server.url,
+        onWarning: (m, c) => warnings.push([m, c]),
+        ...options,
+      });
       return { connection, warnings, stop: () => server.stop() };
     },
   ],
@@ -68,10 +92,15 @@ describe.each([
     expect(warnings).toEqual(
       expect.arrayContaining([
         [
-          expect.stringMatching(/"hostile\.bomb" is left out: its input schema cannot be used .*more than 5000 subschemas once its \$refs are inlined/),
+          expect.stringMatching(
+            /"hostile\.bomb" is left out: its input schema cannot be used .*more than 5000 subschemas once its \$refs are inlined/,
+          ),
           "mcp_tool_skipped",
         ],
-        [expect.stringMatching(/"hostile\.big_schema" is left out: .*the schema is \d+ bytes; at most 16384/), "mcp_tool_skipped"],
+        [
+          expect.stringMatching(/"hostile\.big_schema" is left out: .*the schema is \d+ bytes; at most 16384/),
+          "mcp_tool_skipped",
+        ],
       ]),
     );
     const { results } = await turn(connection, [{ name: "hostile.fine", args: { s: "hi" } }]);
@@ -85,8 +114,14 @@ describe.each([
       { name: "hostile.match", args: { s: "aaa" } },
     ]);
     expect(status).toBe("complete");
-    expect(results[0]).toMatchObject({ isError: true, result: expect.stringMatching(/\/s: does not match the pattern required here/) });
-    expect(results[1]).toMatchObject({ isError: true, result: expect.stringMatching(/does not match the pattern required here/) });
+    expect(results[0]).toMatchObject({
+      isError: true,
+      result: expect.stringMatching(/\/s: does not match the pattern required here/),
+    });
+    expect(results[1]).toMatchObject({
+      isError: true,
+      result: expect.stringMatching(/does not match the pattern required here/),
+    });
     expect(results[2]).toMatchObject({ result: "got aaa" });
   });
 
@@ -95,7 +130,9 @@ describe.each([
     expect(status).toBe("complete");
     expect(results[0]).toMatchObject({
       isError: true,
-      result: expect.stringMatching(/structured result that does not match its output schema: .*\/s: does not match the pattern required here/),
+      result: expect.stringMatching(
+        /structured result that does not match its output schema: .*\/s: does not match the pattern required here/,
+      ),
     });
   });
 
@@ -116,7 +153,10 @@ describe("a hostile MCP server over stdio", { timeout: 60_000 }, () => {
     const { connection, warnings } = await stdio({ ...hostileServer("--tools=many"), connectTimeoutMs: 50_000 });
     try {
       expect(connection.tools()).toHaveLength(500);
-      expect(warnings).toContainEqual([expect.stringMatching(/offers more than 500 tools \(maxTools\)/), "mcp_tool_skipped"]);
+      expect(warnings).toContainEqual([
+        expect.stringMatching(/offers more than 500 tools \(maxTools\)/),
+        "mcp_tool_skipped",
+      ]);
     } finally {
       await connection.close();
     }
@@ -130,7 +170,9 @@ describe("a hostile MCP server over stdio", { timeout: 60_000 }, () => {
           .tools()
           .find((t) => t.name === "hostile.stats")!
           .execute({}, ctx())) as HostileStats;
-      await expect.poll(async () => (await stats()).lists.length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(4);
+      await expect
+        .poll(async () => (await stats()).lists.length, { timeout: 20_000, interval: 100 })
+        .toBeGreaterThanOrEqual(4);
       const { lists, maxListsInFlight } = await stats();
       expect(maxListsInFlight).toBe(1);
       // The first re-read follows the connect's read at once (the list changed while it was read); later ones wait.
@@ -194,7 +236,12 @@ describe("a hostile MCP server over streamable HTTP", { timeout: 60_000 }, () =>
   beforeAll(async () => {
     server = await startHostileHttpServer();
     // Above the 10 MB description in its tool list.
-    connection = await connectMcpServer({ name: "hostile", url: server.url, maxMessageBytes: 12_582_912, timeoutMs: 1_500 });
+    connection = await connectMcpServer({
+      name: "hostile",
+      url: server.url,
+      maxMessageBytes: 12_582_912,
+      timeoutMs: 1_500,
+    });
   }, SERVER_START_MS);
   afterAll(async () => {
     await connection?.close();
@@ -232,5 +279,12 @@ describe("a hostile MCP server over streamable HTTP", { timeout: 60_000 }, () =>
 });
 
 function ctx() {
-  return { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy: defaultPolicy() };
+  return {
+    toolCallId: "c1",
+    depth: 0,
+    parentId: null,
+    callKey: "test",
+    signal: new AbortController().signal,
+    policy: defaultPolicy(),
+  };
 }

@@ -1,14 +1,26 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAgentRegistry, createAgentRuntime, defaultPolicy, MemorySessionStore, type ToolPolicy } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defaultPolicy,
+  MemorySessionStore,
+  type ToolPolicy,
+} from "@agentry/core";
 import { connectMcpServer, toolsWithMcp, type McpConnection } from "@agentry/core/mcp";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 import { misbehavingServer, SERVER_START_MS, useFilesystemServer } from "./servers.js";
 
-const policyFor = (...servers: string[]): ToolPolicy => ({ ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"], allowedMcpServers: servers });
+const policyFor = (...servers: string[]): ToolPolicy => ({
+  ...defaultPolicy(),
+  classes: [...defaultPolicy().classes, "network"],
+  allowedMcpServers: servers,
+});
 const toolResults = (messages: { role: string; content: unknown }[]) =>
-  messages.filter((m) => m.role === "tool").flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
+  messages
+    .filter((m) => m.role === "tool")
+    .flatMap((m) => m.content as { name: string; result: unknown; isError?: boolean }[]);
 
 describe("the official filesystem server (stdio) through the runtime", { timeout: 60_000 }, () => {
   const server = useFilesystemServer("agentry-mcp-fs-");
@@ -16,7 +28,9 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
   const runtimeWith = (script: FakeScript, policy: ToolPolicy, extra: { approve?: boolean; role?: string } = {}) => {
     const provider = createFakeProvider(script);
     const runtime = createAgentRuntime({
-      registry: createAgentRegistry([{ agentId: "files", displayName: "Files", ...(extra.role && { role: extra.role }) }]),
+      registry: createAgentRegistry([
+        { agentId: "files", displayName: "Files", ...(extra.role && { role: extra.role }) },
+      ]),
       store: new MemorySessionStore(),
       providers: { fake: provider },
       defaultModel: "fake",
@@ -36,7 +50,11 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
             { name: "fs.read_text_file", args: { path: join(server.dir, "notes.txt") } },
           ],
         },
-        { toolCalls: [{ name: "fs.write_file", args: { path: join(server.dir, "todo.txt"), content: "1. buy milk\n" } }] },
+        {
+          toolCalls: [
+            { name: "fs.write_file", args: { path: join(server.dir, "todo.txt"), content: "1. buy milk\n" } },
+          ],
+        },
         { text: "Done." },
       ],
       policyFor("fs"),
@@ -46,18 +64,26 @@ describe("the official filesystem server (stdio) through the runtime", { timeout
     expect(result.status).toBe("complete");
     const [list, read, write] = toolResults(result.messages);
     // The server sends structuredContent ({ content }); it is the value the model gets.
-    expect(list).toMatchObject({ name: "fs.list_directory", result: { content: expect.stringContaining("[FILE] notes.txt") } });
+    expect(list).toMatchObject({
+      name: "fs.list_directory",
+      result: { content: expect.stringContaining("[FILE] notes.txt") },
+    });
     expect(read).toMatchObject({ name: "fs.read_text_file", result: { content: "buy milk\n" } });
     expect(write!.isError).toBeUndefined();
     expect(readFileSync(join(server.dir, "todo.txt"), "utf8")).toBe("1. buy milk\n");
     const offered = provider.calls[0]!.tools.map((t) => t.name);
     expect(offered).toEqual(expect.arrayContaining(["fs.read_text_file", "fs.write_file", "fs.list_directory"]));
-    expect(provider.calls[0]!.tools.find((t) => t.name === "fs.read_text_file")!.inputSchema).toMatchObject({ properties: { path: { type: "string" } } });
+    expect(provider.calls[0]!.tools.find((t) => t.name === "fs.read_text_file")!.inputSchema).toMatchObject({
+      properties: { path: { type: "string" } },
+    });
     await runtime.close();
   });
 
   it("a destructive tool (write_file) suspends the turn for approval; nothing is written", async () => {
-    const { runtime } = runtimeWith([{ toolCalls: [{ name: "fs.write_file", args: { path: join(server.dir, "evil.txt"), content: "x" } }] }], policyFor("fs"));
+    const { runtime } = runtimeWith(
+      [{ toolCalls: [{ name: "fs.write_file", args: { path: join(server.dir, "evil.txt"), content: "x" } }] }],
+      policyFor("fs"),
+    );
     const result = await runtime.send({ agentId: "files", content: "write" });
     expect(result.status).toBe("suspended");
     expect(result.pendingApprovals).toEqual([expect.objectContaining({ name: "fs.write_file" })]);
@@ -102,7 +128,10 @@ describe("MCP tools and the runtime", { timeout: 60_000 }, () => {
   };
 
   it("an annotation-less tool is refused in plan mode (planner role)", async () => {
-    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "bad.plain", args: { value: "v" } }] }, { text: "ok" }], { role: "planner" });
+    const { runtime, provider } = runtimeWith(
+      [{ toolCalls: [{ name: "bad.plain", args: { value: "v" } }] }, { text: "ok" }],
+      { role: "planner" },
+    );
     const result = await runtime.send({ agentId: "a", content: "go" });
     expect(provider.calls[0]!.tools.map((t) => t.name)).not.toContain("bad.plain");
     expect(toolResults(result.messages)[0]).toMatchObject({ isError: true });
@@ -111,9 +140,12 @@ describe("MCP tools and the runtime", { timeout: 60_000 }, () => {
   });
 
   it("caps a 10 MB result like any tool result, and the turn goes on", async () => {
-    const { runtime, provider } = runtimeWith([{ toolCalls: [{ name: "bad.huge", args: {} }] }, { text: "that was big" }], {
-      budget: { maxToolResultBytes: 1_000 },
-    });
+    const { runtime, provider } = runtimeWith(
+      [{ toolCalls: [{ name: "bad.huge", args: {} }] }, { text: "that was big" }],
+      {
+        budget: { maxToolResultBytes: 1_000 },
+      },
+    );
     const result = await runtime.send({ agentId: "a", content: "go" });
     const [huge] = toolResults(result.messages);
     // The cap covers the truncation notice too: what the model reads is at most 1,000 bytes.

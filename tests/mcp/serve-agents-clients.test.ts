@@ -3,7 +3,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createAgentRegistry, createAgentRuntime, MemorySessionStore, type AgentRuntime, type SendInput } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  MemorySessionStore,
+  type AgentRuntime,
+  type SendInput,
+} from "@agentry/core";
 import { serveAgentsOverMcp, type ServeAgentsOverMcpOptions } from "@agentry/core/mcp";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 
@@ -44,9 +50,16 @@ async function httpClient(url: string, headers: Record<string, string> = {}) {
 }
 
 const say = async (client: Client, message: string, session?: string) => {
-  const result = await client.callTool({ name: "support", arguments: { message, ...(session !== undefined && { session }) } });
+  const result = await client.callTool({
+    name: "support",
+    arguments: { message, ...(session !== undefined && { session }) },
+  });
   const text = (result.content as { text: string }[]).map((c) => c.text).join("");
-  return { text, isError: result.isError === true, sessionId: (result.structuredContent as { sessionId?: string } | undefined)?.sessionId };
+  return {
+    text,
+    isError: result.isError === true,
+    sessionId: (result.structuredContent as { sessionId?: string } | undefined)?.sessionId,
+  };
 };
 
 describe("serveAgentsOverMcp: each MCP client has its own conversations", { timeout: 60_000 }, () => {
@@ -70,9 +83,17 @@ describe("serveAgentsOverMcp: each MCP client has its own conversations", { time
     const bob = await httpClient(url);
     const { sessionId: alices } = await say(alice, "hi");
     const { sessionId: hidden } = await runtime.send({ agentId: "secret", content: "classified" });
-    const answers = await Promise.all([say(bob, "x", alices), say(alice, "x", hidden), say(bob, "x", "no-such-session")]);
+    const answers = await Promise.all([
+      say(bob, "x", alices),
+      say(alice, "x", hidden),
+      say(bob, "x", "no-such-session"),
+    ]);
     expect(answers.map((a) => a.isError)).toEqual([true, true, true]);
-    expect(answers.map((a) => a.text)).toEqual([`Unknown session "${alices}".`, `Unknown session "${hidden}".`, 'Unknown session "no-such-session".']);
+    expect(answers.map((a) => a.text)).toEqual([
+      `Unknown session "${alices}".`,
+      `Unknown session "${hidden}".`,
+      'Unknown session "no-such-session".',
+    ]);
     expect(JSON.stringify(answers)).not.toMatch(/secret/i);
   });
 
@@ -103,10 +124,14 @@ describe("serveAgentsOverMcp: each MCP client has its own conversations", { time
       () => handle.close(),
     );
     const controller = new AbortController();
-    const slow = client.callTool({ name: "support", arguments: { message: "slow" } }, undefined, { signal: controller.signal }).catch(() => undefined);
+    const slow = client
+      .callTool({ name: "support", arguments: { message: "slow" } }, undefined, { signal: controller.signal })
+      .catch(() => undefined);
     // The slow turn has its model call (the scripted 60-second answer) before it is cancelled.
     await expect.poll(() => provider.calls.length).toBe(1);
-    await expect.poll(async () => (await say(client, "meanwhile")).text).toMatch(/already has 1 turns running \(at most 1\)/);
+    await expect
+      .poll(async () => (await say(client, "meanwhile")).text)
+      .toMatch(/already has 1 turns running \(at most 1\)/);
     controller.abort();
     await slow;
     await expect.poll(async () => (await say(client, "again", "create")).isError).toBe(false);
@@ -138,7 +163,10 @@ describe("serveAgentsOverMcp: each MCP client has its own conversations", { time
         });
         const request = httpRequest(
           `http://127.0.0.1:${port}/mcp`,
-          { method: "POST", headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" } },
+          {
+            method: "POST",
+            headers: { host, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          },
           (response) => {
             response.resume();
             resolve(response.statusCode ?? 0);

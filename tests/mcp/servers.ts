@@ -14,7 +14,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** The script a package's first `bin` entry runs, from this repository's node_modules (no PATH, no npx, no network). */
 export function binScript(pkg: string): string {
   const dir = join(root, "node_modules", pkg);
-  const bin = (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: Record<string, string> | string }).bin;
+  const bin = (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { bin: Record<string, string> | string })
+    .bin;
   return join(dir, typeof bin === "string" ? bin : Object.values(bin)[0]!);
 }
 
@@ -79,7 +80,9 @@ export interface HostileStats {
 }
 
 /** Starts tests/mcp/fixtures/hostile-server.ts over streamable HTTP on 127.0.0.1, as a child process. */
-export async function startHostileHttpServer(...extra: string[]): Promise<{ url: string; stats(): Promise<HostileStats>; stop(): void }> {
+export async function startHostileHttpServer(
+  ...extra: string[]
+): Promise<{ url: string; stats(): Promise<HostileStats>; stop(): void }> {
   const child = spawn(process.execPath, ["--import", "tsx", hostileScript, "--http", ...extra], {
     cwd: root,
     env: { ...process.env, TSX_TSCONFIG_PATH: "tsconfig.tests.json" },

@@ -3,7 +3,13 @@ import { messageTypeOf, parsePlan } from "@agentry/core";
 import { run } from "../loop/helpers.js";
 
 const plan = { type: "plan", format_version: "1.0", goal: "Ship", steps: [{ step_number: 1, action: "Tag" }] };
-const question = { type: "question", format_version: "1.0", question: "Delete it?", severity: "major", options: [{ label: "Yes", value: "yes" }] };
+const question = {
+  type: "question",
+  format_version: "1.0",
+  question: "Delete it?",
+  severity: "major",
+  options: [{ label: "Yes", value: "yes" }],
+};
 
 describe("messageType (seed 002 rendering hint)", () => {
   it("is plan / question for valid JSON, bare or fenced, else text", () => {
@@ -24,7 +30,11 @@ describe("messageType (seed 002 rendering hint)", () => {
     expect(result.messages[0]).toMatchObject({ role: "assistant", messageType: "question" });
     const second = await run({
       tools: [],
-      script: [{ toolCalls: [{ name: "nope", args: {} }] }, { text: "Let me look.", toolCalls: [{ name: "nope", args: {} }] }, { text: "plain" }],
+      script: [
+        { toolCalls: [{ name: "nope", args: {} }] },
+        { text: "Let me look.", toolCalls: [{ name: "nope", args: {} }] },
+        { text: "plain" },
+      ],
     });
     // Tool calls and no text: tool_call; tool calls with text: the text's type; tool messages: tool_result.
     expect(second.result.messages.map((m) => `${m.role}:${(m.role !== "user" && m.messageType) || "-"}`)).toEqual([
@@ -37,7 +47,10 @@ describe("messageType (seed 002 rendering hint)", () => {
   });
 
   it("agrees with parsePlan on a plan JSON after prose without a fence", () => {
-    for (const text of [`Plan: ${JSON.stringify(plan)}`, `Here is the plan:\n${JSON.stringify(plan, null, 2)}\n\nShall I go on?`]) {
+    for (const text of [
+      `Plan: ${JSON.stringify(plan)}`,
+      `Here is the plan:\n${JSON.stringify(plan, null, 2)}\n\nShall I go on?`,
+    ]) {
       expect(parsePlan(text).ok, text).toBe(true);
       expect(messageTypeOf(text), text).toBe("plan");
     }

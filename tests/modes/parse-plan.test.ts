@@ -33,7 +33,10 @@ describe("parsePlan: seed 002 JSON", () => {
     if (!parsed.ok) return;
     expect(parsed.plan.format_version).toBe("1.0");
     expect(parsed.plan.type).toBe("plan");
-    expect(parsed.plan.steps.map((s) => s.action)).toEqual(["Read the configuration file", "Modify the config to enable feature X"]);
+    expect(parsed.plan.steps.map((s) => s.action)).toEqual([
+      "Read the configuration file",
+      "Modify the config to enable feature X",
+    ]);
     expect(PlanSchema.safeParse(parsed.plan).success).toBe(true);
   });
 
@@ -123,7 +126,9 @@ describe("parsePlan: seed 004 markdown", () => {
         fc.oneof(
           fc.string(),
           fc.json(),
-          fc.array(fc.constantFrom("Goal: x", "1. a", "## Steps", "- r", "```json", "{", "}", "## Risks", "\n")).map((a) => a.join("\n")),
+          fc
+            .array(fc.constantFrom("Goal: x", "1. a", "## Steps", "- r", "```json", "{", "}", "## Risks", "\n"))
+            .map((a) => a.join("\n")),
         ),
         (text) => {
           const parsed = parsePlan(text);
@@ -155,6 +160,8 @@ describe("QuestionSchema", () => {
     expect(QuestionSchema.safeParse({ ...seedQuestion, default: "maybe" }).success).toBe(false);
     expect(QuestionSchema.safeParse({ ...seedQuestion, severity: "urgent" }).success).toBe(false);
     expect(QuestionSchema.safeParse({ ...seedQuestion, options: [] }).success).toBe(false);
-    expect(QuestionSchema.safeParse({ ...seedQuestion, options: [], default: undefined, allow_custom: true }).success).toBe(true);
+    expect(
+      QuestionSchema.safeParse({ ...seedQuestion, options: [], default: undefined, allow_custom: true }).success,
+    ).toBe(true);
   });
 });

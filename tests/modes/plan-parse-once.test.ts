@@ -25,7 +25,11 @@ describe("a create_artifact call's plan", () => {
     const script = (request: ModelRequest): FakeTurn =>
       request.messages.at(-1)!.role === "tool"
         ? { text: "Submitted." }
-        : { toolCalls: [{ id: "c1", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan } }] };
+        : {
+            toolCalls: [
+              { id: "c1", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan } },
+            ],
+          };
     const { runtime, events, store } = makeRuntime(script, { registry: createAgentRegistry([planner]) });
     parses.count = 0;
     const result = await runtime.send({ agentId: "planner", content: "tidy" });
@@ -34,7 +38,9 @@ describe("a create_artifact call's plan", () => {
     expect(events.find((e) => e.type === "plan_ready")).toMatchObject({ plan: { goal: "tidy the notes" } });
     const records = await store.load(result.sessionId);
     const calling = records.find((r) => r.kind === "message" && r.message.role === "assistant");
-    expect(calling?.kind === "message" && calling.message.role === "assistant" && calling.message.messageType).toBe("plan");
+    expect(calling?.kind === "message" && calling.message.role === "assistant" && calling.message.messageType).toBe(
+      "plan",
+    );
     // ...on one parse.
     expect(parses.count).toBe(1);
   });
@@ -44,7 +50,11 @@ describe("a create_artifact call's plan", () => {
     const script = (request: ModelRequest): FakeTurn => {
       if (request.messages.at(-1)!.role === "tool" && calls >= 2) return { text: "Submitted twice." };
       calls++;
-      return { toolCalls: [{ id: `c${calls}`, name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan } }] };
+      return {
+        toolCalls: [
+          { id: `c${calls}`, name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan } },
+        ],
+      };
     };
     const { runtime, events } = makeRuntime(script, { registry: createAgentRegistry([planner]) });
     parses.count = 0;

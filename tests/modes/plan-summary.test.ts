@@ -33,7 +33,8 @@ Completion criteria:
   });
 
   it("shortens a long action to one line of at most 80 characters, at a word boundary", () => {
-    const long = "Rewrite the importer so that it streams rows from the uploaded file instead of reading it whole into memory first";
+    const long =
+      "Rewrite the importer so that it streams rows from the uploaded file instead of reading it whole into memory first";
     const title = stepTitle(long);
     expect(title.length).toBeLessThanOrEqual(80);
     expect(title).toBe("Rewrite the importer so that it streams rows from the uploaded file instead of…");

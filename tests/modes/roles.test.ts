@@ -38,9 +38,13 @@ describe("roles (seed 002)", () => {
 
   it("carries seed 002's plan and question templates with format_version", () => {
     expect(roles.planner.prompt).toContain('"format_version": "1.0"');
-    expect(roles.planner.prompt).toMatch(/"goal"[\s\S]*"steps"[\s\S]*"step_number"[\s\S]*"risks"[\s\S]*"prerequisites"/);
+    expect(roles.planner.prompt).toMatch(
+      /"goal"[\s\S]*"steps"[\s\S]*"step_number"[\s\S]*"risks"[\s\S]*"prerequisites"/,
+    );
     expect(roles.planner.prompt).toContain("create_artifact");
-    expect(roles.actor.prompt).toMatch(/"type": "question"[\s\S]*"format_version": "1.0"[\s\S]*"severity": "critical" \| "major" \| "minor"/);
+    expect(roles.actor.prompt).toMatch(
+      /"type": "question"[\s\S]*"format_version": "1.0"[\s\S]*"severity": "critical" \| "major" \| "minor"/,
+    );
     expect(roles.actor.prompt).toContain("ALWAYS ask for: Deleting files, major refactors, security-sensitive changes");
     expect(roles.actor.prompt).toContain("ask_user");
   });
@@ -83,14 +87,24 @@ describe("applyRole", () => {
   });
 
   it("works with a host-defined role", () => {
-    const reviewer: RoleDefinition = { name: "reviewer", description: "Reviews", classes: ["safe", "network"], prompt: "" };
+    const reviewer: RoleDefinition = {
+      name: "reviewer",
+      description: "Reviews",
+      classes: ["safe", "network"],
+      prompt: "",
+    };
     expect(applyRole(defaultPolicy(), reviewer).classes).toEqual(["safe", "network"]);
   });
 });
 
 describe("defineRole", () => {
   it("declares a host role, frozen", () => {
-    const commander = defineRole({ name: "commander", description: "Orchestrates", classes: ["safe", "subagent"], prompt: "# CURRENT ROLE: COMMANDER" });
+    const commander = defineRole({
+      name: "commander",
+      description: "Orchestrates",
+      classes: ["safe", "subagent"],
+      prompt: "# CURRENT ROLE: COMMANDER",
+    });
     expect(commander.name).toBe("commander");
     expect(Object.isFrozen(commander)).toBe(true);
     expect(Object.isFrozen(commander.classes)).toBe(true);
@@ -105,10 +119,28 @@ describe("defineRole", () => {
 });
 
 describe("the planner is truly read-only (seed 002)", () => {
-  const declared = defineTool({ name: "read_notes", description: "Read", input: z.object({}), permissionClass: "safe", execute: () => "notes" });
-  const flagged = defineTool({ name: "lookup", description: "Look up", input: z.object({}), permissionClass: "network", readOnly: true, execute: () => "ok" });
+  const declared = defineTool({
+    name: "read_notes",
+    description: "Read",
+    input: z.object({}),
+    permissionClass: "safe",
+    execute: () => "notes",
+  });
+  const flagged = defineTool({
+    name: "lookup",
+    description: "Look up",
+    input: z.object({}),
+    permissionClass: "network",
+    readOnly: true,
+    execute: () => "ok",
+  });
   let mutations = 0;
-  const undeclared = defineTool({ name: "delete_notes", description: "Deletes every note", input: z.object({}), execute: () => ++mutations });
+  const undeclared = defineTool({
+    name: "delete_notes",
+    description: "Deletes every note",
+    input: z.object({}),
+    execute: () => ++mutations,
+  });
 
   it("offers only tools declared read-only: a tool that left its class to the default is not", () => {
     const policy = applyRole({ ...defaultPolicy(), classes: [...defaultPolicy().classes, "network"] }, roles.planner);
@@ -118,9 +150,16 @@ describe("the planner is truly read-only (seed 002)", () => {
     expect(isDeclaredReadOnly(undeclared, roles.planner.classes)).toBe(false);
     expect(isDeclaredReadOnly(declared, roles.planner.classes)).toBe(true);
     // A read-only flagged tool still needs its class enabled by the host's policy.
-    expect(composeToolbelt({ tools: [flagged], policy: applyRole({ ...defaultPolicy(), classes: ["safe", "workspace_read"] }, roles.planner) })).toEqual([]);
+    expect(
+      composeToolbelt({
+        tools: [flagged],
+        policy: applyRole({ ...defaultPolicy(), classes: ["safe", "workspace_read"] }, roles.planner),
+      }),
+    ).toEqual([]);
     // The actor is not read-only: the same tool is offered there.
-    expect(composeToolbelt({ tools: [undeclared], policy: applyRole(defaultPolicy(), roles.actor) }).map((t) => t.name)).toEqual(["delete_notes"]);
+    expect(
+      composeToolbelt({ tools: [undeclared], policy: applyRole(defaultPolicy(), roles.actor) }).map((t) => t.name),
+    ).toEqual(["delete_notes"]);
   });
 
   it("refuses an undeclared mutating tool at dispatch even when the host passes it in the toolbelt", async () => {

@@ -20,8 +20,20 @@ const commander = defineRole({
 });
 
 describe("host roles in the runtime", () => {
-  const lookAround = defineTool({ name: "look", description: "Look around", input: z.object({}), permissionClass: "safe", execute: () => "ok" });
-  const write = defineTool({ name: "write", description: "Write", input: z.object({}), permissionClass: "workspace_write", execute: () => "ok" });
+  const lookAround = defineTool({
+    name: "look",
+    description: "Look around",
+    input: z.object({}),
+    permissionClass: "safe",
+    execute: () => "ok",
+  });
+  const write = defineTool({
+    name: "write",
+    description: "Write",
+    input: z.object({}),
+    permissionClass: "workspace_write",
+    execute: () => "ok",
+  });
 
   it("accepts an agent role the host defines, with its prompt and classes", async () => {
     const provider = createFakeProvider([{ text: "on it" }]);
@@ -46,8 +58,12 @@ describe("host roles in the runtime", () => {
     const base = { store: new MemorySessionStore(), providers: { fake: createFakeProvider([]) }, defaultModel: "m" };
     const registry = createAgentRegistry([{ agentId: "boss", displayName: "Boss", role: "commander" }]);
     expect(() => createAgentRuntime({ ...base, registry })).toThrow(AgentConfigError);
-    expect(() => createAgentRuntime({ ...base, registry })).toThrow(/agents\[0\]\.role: unknown role "commander" for agent "boss"/);
-    expect(() => createAgentRuntime({ ...base, registry, roles: [commander, commander] })).toThrow(InvalidArgumentError);
+    expect(() => createAgentRuntime({ ...base, registry })).toThrow(
+      /agents\[0\]\.role: unknown role "commander" for agent "boss"/,
+    );
+    expect(() => createAgentRuntime({ ...base, registry, roles: [commander, commander] })).toThrow(
+      InvalidArgumentError,
+    );
   });
 
   it("the planner preset offers only declared read-only tools through the runtime", async () => {
@@ -62,7 +78,12 @@ describe("host roles in the runtime", () => {
     });
     await runtime.send({ agentId: "planner", content: "plan it" });
     // The runtime's plan tools are declared read-only; "wipe" (no declared class) is not offered.
-    expect(provider.calls[0]!.tools.map((t) => t.name)).toEqual(["look", "ask_user", "create_artifact", "request_build_mode"]);
+    expect(provider.calls[0]!.tools.map((t) => t.name)).toEqual([
+      "look",
+      "ask_user",
+      "create_artifact",
+      "request_build_mode",
+    ]);
   });
 });
 

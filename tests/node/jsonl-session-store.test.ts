@@ -16,11 +16,19 @@ afterAll(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
 });
 
-const text = (id: string, content: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content } });
+const text = (id: string, content: string): NewRecord => ({
+  id,
+  kind: "message",
+  frame: null,
+  message: { role: "user", content },
+});
 const lines = async (file: string): Promise<string[]> => (await readFile(file, "utf8")).split("\n");
 
 runSessionStoreContract("JsonlSessionStore", async () => new JsonlSessionStore({ root: await newRoot() }));
-runSessionStoreContract("JsonlSessionStore (fsync: false)", async () => new JsonlSessionStore({ root: await newRoot(), fsync: false }));
+runSessionStoreContract(
+  "JsonlSessionStore (fsync: false)",
+  async () => new JsonlSessionStore({ root: await newRoot(), fsync: false }),
+);
 
 describe("JsonlSessionStore on disk", () => {
   it("uses seed 003's layout: descriptor.json, state.json and history.jsonl per session", async () => {
@@ -126,7 +134,9 @@ describe("JsonlSessionStore on disk", () => {
     await store.clear(sessionId);
     await store.append(sessionId, [text("m8", "8"), { ...text("c9", "9"), frame: "call_1" }, text("m10", "10")]);
     expect((await store.load(sessionId, { sinceLastReset: true })).map((r) => r.id)).toEqual(["m8", "c9", "m10"]);
-    expect((await store.load(sessionId, { sinceLastReset: true, frame: null, afterSeq: 8 })).map((r) => r.id)).toEqual(["m10"]);
+    expect((await store.load(sessionId, { sinceLastReset: true, frame: null, afterSeq: 8 })).map((r) => r.id)).toEqual([
+      "m10",
+    ]);
     expect((await store.load(sessionId, { afterSeq: 4.5 })).map((r) => r.seq)).toEqual([5, 6, 7, 8, 9, 10]);
     expect(await store.load(sessionId, { afterSeq: 99 })).toEqual([]);
     // Same size, so this instance keeps its index and reads the tail only.
@@ -152,7 +162,11 @@ describe("JsonlSessionStore on disk", () => {
         reads++;
       }
     })();
-    await Promise.all(Array.from({ length: 40 }, (_, n) => store.updateSession(sessionId, { name: `name ${n}`, attributes: { n, pad: "x".repeat(5000) } })));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, n) =>
+        store.updateSession(sessionId, { name: `name ${n}`, attributes: { n, pad: "x".repeat(5000) } }),
+      ),
+    );
     await Promise.all(Array.from({ length: 20 }, (_, n) => store.append(sessionId, [text(`m${n}`, "hi")])));
     stop = true;
     await reader;
@@ -182,7 +196,9 @@ describe("JsonlSessionStore on disk", () => {
     expect((await a.getSession(session.sessionId))?.name).toBe("renamed by b");
     await b.deleteSession(session.sessionId);
     expect(await a.getSession(session.sessionId)).toBeUndefined();
-    await expect(a.append(session.sessionId, [text("m4", "late")])).rejects.toSatisfy((e) => SessionNotFoundError.isInstance(e));
+    await expect(a.append(session.sessionId, [text("m4", "late")])).rejects.toSatisfy((e) =>
+      SessionNotFoundError.isInstance(e),
+    );
   });
 
   it("keeps idempotency across restarts: ids are rebuilt from the file", async () => {
@@ -218,7 +234,10 @@ describe("JsonlSessionStore on disk", () => {
     expect(await reopened.getSession(session.sessionId)).toEqual(session);
     expect((await reopened.listSessions({ agentId: "todo" })).map((s) => s.sessionId)).toEqual([session.sessionId]);
     await reopened.append(session.sessionId, [text("m1", "hi")]);
-    expect(JSON.parse(await readFile(join(root, session.sessionId, "state.json"), "utf8"))).toMatchObject({ agentId: "todo", lastSeq: 1 });
+    expect(JSON.parse(await readFile(join(root, session.sessionId, "state.json"), "utf8"))).toMatchObject({
+      agentId: "todo",
+      lastSeq: 1,
+    });
   });
 
   it("ignores a half-created session directory and lists nothing for a missing root", async () => {

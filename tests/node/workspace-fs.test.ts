@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultPolicy, type ToolPolicy } from "@agentry/core";
-import { listConfinedDirectory, readConfinedFile, writeConfinedFile, type WorkspaceFsOptions } from "../../src/node/workspace-fs.js";
+import {
+  listConfinedDirectory,
+  readConfinedFile,
+  writeConfinedFile,
+  type WorkspaceFsOptions,
+} from "../../src/node/workspace-fs.js";
 import { resolveConfinedPath } from "../../src/node/workspace-path.js";
 
 // The confined operations behind the workspace tools, in both verification modes: through
@@ -27,9 +32,12 @@ afterAll(async () => {
 describe.each(modes)("confined file operations (%s)", (mode, options) => {
   let ws: string;
   let outside: string;
-  const read = async (path: string, maxBytes = 1_000) => readConfinedFile(await resolveConfinedPath(policy, path), path, { offset: 0, maxBytes }, options);
-  const write = async (path: string, content: string) => writeConfinedFile(await resolveConfinedPath(policy, path), path, content, options);
-  const list = async (path: string, max = 100) => listConfinedDirectory(await resolveConfinedPath(policy, path), path, max, options);
+  const read = async (path: string, maxBytes = 1_000) =>
+    readConfinedFile(await resolveConfinedPath(policy, path), path, { offset: 0, maxBytes }, options);
+  const write = async (path: string, content: string) =>
+    writeConfinedFile(await resolveConfinedPath(policy, path), path, content, options);
+  const list = async (path: string, max = 100) =>
+    listConfinedDirectory(await resolveConfinedPath(policy, path), path, max, options);
 
   beforeAll(async () => {
     ws = join(base, mode.replace(/\W/g, ""), "ws");

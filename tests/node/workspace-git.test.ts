@@ -12,7 +12,11 @@ let repo: string;
 let policy: ToolPolicy;
 const tools = createWorkspaceTools();
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, stdio: "pipe" });
+  execFileSync(
+    "git",
+    ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "init.defaultBranch=main", ...args],
+    { cwd, stdio: "pipe" },
+  );
 
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), "agentry-git-"));
@@ -72,8 +76,12 @@ describe("git_status and git_diff", () => {
   });
 
   it("confines git_diff paths like the other workspace tools", async () => {
-    await expect(callTool(tools, "git_diff", { paths: ["../outside"] }, policy)).rejects.toThrow(/outside the workspace/);
-    await expect(callTool(tools, "git_diff", { paths: ["/etc/passwd"] }, policy)).rejects.toThrow(/outside the workspace/);
+    await expect(callTool(tools, "git_diff", { paths: ["../outside"] }, policy)).rejects.toThrow(
+      /outside the workspace/,
+    );
+    await expect(callTool(tools, "git_diff", { paths: ["/etc/passwd"] }, policy)).rejects.toThrow(
+      /outside the workspace/,
+    );
   });
 
   it("says so when the workspace is not a repository, even inside one", async () => {

@@ -9,7 +9,13 @@ export function toolNamed(tools: Tool[], name: string): Tool {
 }
 
 /** Calls a tool the way the loop does: validate (applying defaults), then execute. */
-export async function callTool(tools: Tool[], name: string, args: unknown, policy: ToolPolicy, signal = new AbortController().signal): Promise<any> {
+export async function callTool(
+  tools: Tool[],
+  name: string,
+  args: unknown,
+  policy: ToolPolicy,
+  signal = new AbortController().signal,
+): Promise<any> {
   const tool = toolNamed(tools, name);
   const valid = validateToolArgs(tool, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);

@@ -61,19 +61,33 @@ describe("apply_patch", () => {
 
   it("creates a file only with workspace_create, deletes one only with workspace_delete", async () => {
     const noCreate = { ...policy, classes: policy.classes.filter((c) => c !== "workspace_create") };
-    await expect(patch(CREATE_C, noCreate)).rejects.toThrow(/Creating "dir\/c\.txt" needs the permission class "workspace_create"/);
-    await expect(patch(`${EDIT_A}${DELETE_B}`)).rejects.toThrow(/Deleting "b\.txt" needs the permission class "workspace_delete"/);
+    await expect(patch(CREATE_C, noCreate)).rejects.toThrow(
+      /Creating "dir\/c\.txt" needs the permission class "workspace_create"/,
+    );
+    await expect(patch(`${EDIT_A}${DELETE_B}`)).rejects.toThrow(
+      /Deleting "b\.txt" needs the permission class "workspace_delete"/,
+    );
     expect(await read("a.txt")).toBe("one\ntwo\nthree\n");
     expect(await patch(CREATE_C)).toEqual({ files: [{ path: "dir/c.txt", action: "created", hunks: 1 }] });
     expect(await read("dir/c.txt")).toBe("new\nfile\n");
-    expect(await patch(DELETE_B, withClasses("workspace_delete"))).toEqual({ files: [{ path: "b.txt", action: "deleted", hunks: 1 }] });
+    expect(await patch(DELETE_B, withClasses("workspace_delete"))).toEqual({
+      files: [{ path: "b.txt", action: "deleted", hunks: 1 }],
+    });
     expect(await exists("b.txt")).toBe(false);
   });
 
   it("renames a file (git rename headers) with workspace_create and workspace_delete", async () => {
-    const rename = ["diff --git a/b.txt b/d.txt", "similarity index 100%", "rename from b.txt", "rename to d.txt", ""].join("\n");
+    const rename = [
+      "diff --git a/b.txt b/d.txt",
+      "similarity index 100%",
+      "rename from b.txt",
+      "rename to d.txt",
+      "",
+    ].join("\n");
     await expect(patch(rename)).rejects.toThrow(/Renaming "d\.txt" needs the permission class "workspace_delete"/);
-    expect(await patch(rename, withClasses("workspace_delete"))).toEqual({ files: [{ path: "d.txt", action: "renamed", from: "b.txt", hunks: 0 }] });
+    expect(await patch(rename, withClasses("workspace_delete"))).toEqual({
+      files: [{ path: "d.txt", action: "renamed", from: "b.txt", hunks: 0 }],
+    });
     expect(await read("d.txt")).toBe("bee\nbop\n");
     expect(await exists("b.txt")).toBe(false);
   });
@@ -92,7 +106,14 @@ describe("apply_patch", () => {
     expect(await read("a.txt")).toBe("one\ntwo\nthree\n");
     const absolute = ["--- /dev/null", `+++ ${join(base, "outside", "y.txt")}`, "@@ -0,0 +1 @@", "+y", ""].join("\n");
     await expect(patch(absolute)).rejects.toThrow(/outside the workspace/);
-    const git = ["--- a/.git/config", "+++ b/.git/config", "@@ -1 +1,2 @@", " [core]", "+\tfsmonitor = /bin/evil", ""].join("\n");
+    const git = [
+      "--- a/.git/config",
+      "+++ b/.git/config",
+      "@@ -1 +1,2 @@",
+      " [core]",
+      "+\tfsmonitor = /bin/evil",
+      "",
+    ].join("\n");
     await expect(patch(git)).rejects.toThrow(/inside \.git/);
     if (process.platform !== "win32") {
       await symlink(join(base, "outside"), join(root, "out"));
@@ -104,7 +125,17 @@ describe("apply_patch", () => {
 
   it("puts back the files it changed when a later write fails", async () => {
     // Planned fine (neither exists yet); writing the second fails once the first is a file.
-    const clash = ["--- /dev/null", "+++ b/q", "@@ -0,0 +1 @@", "+q", "--- /dev/null", "+++ b/q/r.txt", "@@ -0,0 +1 @@", "+r", ""].join("\n");
+    const clash = [
+      "--- /dev/null",
+      "+++ b/q",
+      "@@ -0,0 +1 @@",
+      "+q",
+      "--- /dev/null",
+      "+++ b/q/r.txt",
+      "@@ -0,0 +1 @@",
+      "+r",
+      "",
+    ].join("\n");
     await expect(patch(`${EDIT_A}${clash}`)).rejects.toThrow(/Applying the patch failed: .*restored/);
     expect(await read("a.txt")).toBe("one\ntwo\nthree\n");
     expect(await exists("q")).toBe(false);
@@ -122,14 +153,24 @@ describe('"may edit but not delete" with the workspace tools', () => {
     expect(offered).toEqual(["read_file", "list_directory", "search_files", "git_status", "git_diff", "apply_patch"]);
     expect(await patch(EDIT_A, editOnly)).toMatchObject({ files: [{ path: "a.txt", action: "modified" }] });
     await expect(patch(DELETE_B, editOnly)).rejects.toThrow(/workspace_delete/);
-    const withCreate = composeToolbelt({ tools, policy: { ...editOnly, classes: [...editOnly.classes, "workspace_create"] } }).map((t) => t.name);
+    const withCreate = composeToolbelt({
+      tools,
+      policy: { ...editOnly, classes: [...editOnly.classes, "workspace_create"] },
+    }).map((t) => t.name);
     expect(withCreate).toContain("write_file");
     expect(withCreate).not.toContain("delete_file");
   });
 
   it("asks for approval of a patch that deletes when the policy asks for workspace_delete", async () => {
     const asking: ToolPolicy = { ...withClasses("workspace_delete"), approval: { classes: ["workspace_delete"] } };
-    const ctx = { toolCallId: "c", depth: 0, parentId: null, callKey: "k", signal: new AbortController().signal, policy: asking };
+    const ctx = {
+      toolCallId: "c",
+      depth: 0,
+      parentId: null,
+      callKey: "k",
+      signal: new AbortController().signal,
+      policy: asking,
+    };
     const requires = toolNamed(tools, "apply_patch").requiresApproval as (args: unknown, c: typeof ctx) => boolean;
     expect(requires({ patch: DELETE_B }, ctx)).toBe(true);
     expect(requires({ patch: EDIT_A }, ctx)).toBe(false);

@@ -22,7 +22,14 @@ async function call(name: string, args: unknown): Promise<any> {
   const t = tool(name);
   const valid = validateToolArgs(t, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
-  return t.execute(valid.value, { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy });
+  return t.execute(valid.value, {
+    toolCallId: "c1",
+    depth: 0,
+    parentId: null,
+    callKey: "test",
+    signal: new AbortController().signal,
+    policy,
+  });
 }
 const settle = (promise: Promise<unknown>) =>
   promise.then(
@@ -91,37 +98,47 @@ async function prepare(name: string) {
 }
 
 describe.skipIf(!posix)("confinement against a concurrent attacker in the workspace", () => {
-  it("never reads, lists or writes outside while a directory is swapped for a symlink", { timeout: 60_000 }, async () => {
-    const { ws, outside, outsideBefore } = await prepare("files");
-    const stopAttacker = startAttacker(ws);
-    const leaks: string[] = [];
-    let succeeded = 0;
-    try {
-      for (let round = 0; round < 150; round++) {
-        const reads: Promise<unknown>[] = [];
-        const writes: Promise<unknown>[] = [];
-        const lists: Promise<unknown>[] = [];
-        for (const at of ["dir", "dir/sub"]) {
-          reads.push(call("read_file", { path: `${at}/file` }), call("read_file", { path: `${at}/file` }));
-          lists.push(call("list_directory", { path: at }));
-          writes.push(call("write_file", { path: `${at}/written`, content: "w" }), call("write_file", { path: `${at}/new-${round}/f`, content: "w" }));
+  it(
+    "never reads, lists or writes outside while a directory is swapped for a symlink",
+    { timeout: 60_000 },
+    async () => {
+      const { ws, outside, outsideBefore } = await prepare("files");
+      const stopAttacker = startAttacker(ws);
+      const leaks: string[] = [];
+      let succeeded = 0;
+      try {
+        for (let round = 0; round < 150; round++) {
+          const reads: Promise<unknown>[] = [];
+          const writes: Promise<unknown>[] = [];
+          const lists: Promise<unknown>[] = [];
+          for (const at of ["dir", "dir/sub"]) {
+            reads.push(call("read_file", { path: `${at}/file` }), call("read_file", { path: `${at}/file` }));
+            lists.push(call("list_directory", { path: at }));
+            writes.push(
+              call("write_file", { path: `${at}/written`, content: "w" }),
+              call("write_file", { path: `${at}/new-${round}/f`, content: "w" }),
+            );
+          }
+          const [read, listed, written] = await Promise.all(
+            [reads, lists, writes].map((all) => Promise.all(all.map(settle))),
+          );
+          for (const result of [...read!, ...listed!, ...written!]) if (result.ok) succeeded++;
+          for (const result of [...read!, ...listed!]) {
+            if (result.ok && /SECRET|only-outside/.test(JSON.stringify(result.value)))
+              leaks.push(`round ${round}: ${JSON.stringify(result.value)}`);
+          }
         }
-        const [read, listed, written] = await Promise.all([reads, lists, writes].map((all) => Promise.all(all.map(settle))));
-        for (const result of [...read!, ...listed!, ...written!]) if (result.ok) succeeded++;
-        for (const result of [...read!, ...listed!]) {
-          if (result.ok && /SECRET|only-outside/.test(JSON.stringify(result.value))) leaks.push(`round ${round}: ${JSON.stringify(result.value)}`);
-        }
+      } finally {
+        await stopAttacker();
       }
-    } finally {
-      await stopAttacker();
-    }
-    // A write that landed outside would show there; a read or listing from outside shows its markers.
-    expect((await readdir(outside, { recursive: true })).sort()).toEqual(outsideBefore.sort());
-    expect(await readFile(join(outside, "sub", "file"), "utf8")).toBe("SECRET");
-    expect(leaks).toEqual([]);
-    // The race really was run: calls got through (the attacker does not make every call fail).
-    expect(succeeded).toBeGreaterThan(0);
-  });
+      // A write that landed outside would show there; a read or listing from outside shows its markers.
+      expect((await readdir(outside, { recursive: true })).sort()).toEqual(outsideBefore.sort());
+      expect(await readFile(join(outside, "sub", "file"), "utf8")).toBe("SECRET");
+      expect(leaks).toEqual([]);
+      // The race really was run: calls got through (the attacker does not make every call fail).
+      expect(succeeded).toBeGreaterThan(0);
+    },
+  );
 
   // Without /proc (macOS, Windows) confinement against a concurrent swap is narrowed, not
   // guaranteed (Node has no openat): that mode is tested against symlinks at rest in
@@ -136,7 +153,9 @@ describe.skipIf(!posix)("confinement against a concurrent attacker in the worksp
     let started = 0;
     try {
       for (let round = 0; round < 50; round++) {
-        const results = await Promise.all(["dir", "dir/sub", "dir", "dir/sub"].map((cwd) => settle(call("run_command", { command: "pwd", cwd }))));
+        const results = await Promise.all(
+          ["dir", "dir/sub", "dir", "dir/sub"].map((cwd) => settle(call("run_command", { command: "pwd", cwd }))),
+        );
         for (const result of results) {
           if (!result.ok) continue;
           started++;

@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultPolicy, type ToolPolicy } from "@agentry/core";
-import { createWorkspaceTools, SandboxUnavailableError, type RunCommandResult, type WorkspaceSandbox } from "@agentry/core/node";
+import {
+  createWorkspaceTools,
+  SandboxUnavailableError,
+  type RunCommandResult,
+  type WorkspaceSandbox,
+} from "@agentry/core/node";
 import { callTool } from "./workspace-helpers.js";
 
 // Namespaces are Linux-only; CI runs as root, which can make them with or without a user namespace.
@@ -40,7 +45,12 @@ function tools(sandbox: WorkspaceSandbox) {
   return createWorkspaceTools({ commandAllowlist: ["sh", process.execPath], commandTimeoutMs: 20_000, sandbox });
 }
 const sh = (list: ReturnType<typeof tools>, script: string, timeoutMs?: number): Promise<RunCommandResult> =>
-  callTool(list, "run_command", { command: "sh", args: ["-c", script], ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) }, policy);
+  callTool(
+    list,
+    "run_command",
+    { command: "sh", args: ["-c", script], ...(timeoutMs ? { timeout_ms: timeoutMs } : {}) },
+    policy,
+  );
 
 describe.skipIf(!linux)("run_command without a sandbox (the baseline the sandbox changes)", () => {
   it("can write outside the workspace and reach the network", async () => {
@@ -48,14 +58,26 @@ describe.skipIf(!linux)("run_command without a sandbox (the baseline the sandbox
     const outside = join(base, "written-by-plain");
     expect((await sh(list, `echo x > '${outside}'`)).exitCode).toBe(0);
     expect((await stat(outside)).isFile()).toBe(true);
-    const net = await callTool(list, "run_command", { command: process.execPath, args: ["-e", connectScript(port)] }, policy);
+    const net = await callTool(
+      list,
+      "run_command",
+      { command: process.execPath, args: ["-e", connectScript(port)] },
+      policy,
+    );
     expect(net.stdout).toContain("connected");
   });
 });
 
 const modes: [string, WorkspaceSandbox][] = [
   ["in a user namespace", { kind: "namespaces", userNamespace: true }],
-  ...(root ? [["as root, without a user namespace", { kind: "namespaces", userNamespace: false }] as [string, WorkspaceSandbox]] : []),
+  ...(root
+    ? [
+        ["as root, without a user namespace", { kind: "namespaces", userNamespace: false }] as [
+          string,
+          WorkspaceSandbox,
+        ],
+      ]
+    : []),
 ];
 
 describe.skipIf(!linux).each(modes)("run_command sandboxed with namespaces, %s", (_name, sandbox) => {
@@ -63,7 +85,12 @@ describe.skipIf(!linux).each(modes)("run_command sandboxed with namespaces, %s",
 
   it("writes inside the workspace, in the working directory it was given", async () => {
     await mkdir(join(ws, "sub"), { recursive: true });
-    const result = await callTool(list, "run_command", { command: "sh", args: ["-c", "echo inside > made.txt; pwd"], cwd: "sub" }, policy);
+    const result = await callTool(
+      list,
+      "run_command",
+      { command: "sh", args: ["-c", "echo inside > made.txt; pwd"], cwd: "sub" },
+      policy,
+    );
     expect(result.exitCode).toBe(0);
     expect(await readFile(join(ws, "sub", "made.txt"), "utf8")).toBe("inside\n");
   });
@@ -81,13 +108,21 @@ describe.skipIf(!linux).each(modes)("run_command sandboxed with namespaces, %s",
   });
 
   it("has no network: a server on the host's loopback is unreachable", async () => {
-    const net = await callTool(list, "run_command", { command: process.execPath, args: ["-e", connectScript(port)] }, policy);
+    const net = await callTool(
+      list,
+      "run_command",
+      { command: process.execPath, args: ["-e", connectScript(port)] },
+      policy,
+    );
     expect(net.stdout).not.toContain("connected");
     expect(net.stdout).toMatch(/refused E/);
   });
 
   it("sees only its own processes", async () => {
-    const result = await sh(list, `test -e /proc/${process.pid}/environ && echo visible || echo hidden; ls /proc | grep -c '^[0-9]'`);
+    const result = await sh(
+      list,
+      `test -e /proc/${process.pid}/environ && echo visible || echo hidden; ls /proc | grep -c '^[0-9]'`,
+    );
     expect(result.stdout).toContain("hidden");
     expect(Number(result.stdout.trim().split("\n").pop())).toBeLessThan(10);
   });
@@ -102,7 +137,12 @@ describe.skipIf(!linux).each(modes)("run_command sandboxed with namespaces, %s",
 describe.skipIf(!linux)("the sandbox's own programs", () => {
   it("are found once, on the host's PATH: a command environment without PATH still runs sandboxed", async () => {
     const list = createWorkspaceTools({ commandAllowlist: ["/bin/sh"], commandEnv: {}, sandbox: "namespaces" });
-    const result = await callTool(list, "run_command", { command: "/bin/sh", args: ["-c", `echo x > '${join(base, "no-path.txt")}'`] }, policy);
+    const result = await callTool(
+      list,
+      "run_command",
+      { command: "/bin/sh", args: ["-c", `echo x > '${join(base, "no-path.txt")}'`] },
+      policy,
+    );
     expect(result.stderr).toMatch(/Read-only file system/);
     await expect(stat(join(base, "no-path.txt"))).rejects.toThrow();
   });

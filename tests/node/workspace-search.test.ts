@@ -11,8 +11,10 @@ let root: string;
 let policy: ToolPolicy;
 const canSymlink = process.platform !== "win32";
 const tools = createWorkspaceTools({ maxSearchLineChars: 20 });
-const search = (args: Record<string, unknown>, options: { tools?: typeof tools; policy?: ToolPolicy } = {}): Promise<SearchFilesResult> =>
-  callTool(options.tools ?? tools, "search_files", args, options.policy ?? policy);
+const search = (
+  args: Record<string, unknown>,
+  options: { tools?: typeof tools; policy?: ToolPolicy } = {},
+): Promise<SearchFilesResult> => callTool(options.tools ?? tools, "search_files", args, options.policy ?? policy);
 const where = (result: SearchFilesResult) => result.matches.map((m) => `${m.file}:${m.line}`);
 
 beforeAll(async () => {
@@ -48,8 +50,18 @@ describe("search_files", () => {
 
   it("returns file, line number and line text of every matching line, skipping .git, binary files and symlinks", async () => {
     const result = await search({ pattern: "TODO" });
-    expect(where(result).sort()).toEqual(["README.md:2", "node_modules/pkg/index.js:1", "src/a.ts:2", "src/deep/c.ts:1", "src/deep/c.ts:3"]);
-    expect(result.matches.find((m) => m.file === "src/a.ts")).toEqual({ file: "src/a.ts", line: 2, text: "// TODO: fix a" });
+    expect(where(result).sort()).toEqual([
+      "README.md:2",
+      "node_modules/pkg/index.js:1",
+      "src/a.ts:2",
+      "src/deep/c.ts:1",
+      "src/deep/c.ts:3",
+    ]);
+    expect(result.matches.find((m) => m.file === "src/a.ts")).toEqual({
+      file: "src/a.ts",
+      line: 2,
+      text: "// TODO: fix a",
+    });
     expect(result.binaryFilesSkipped).toBe(1);
     expect(result.truncated).toBe(false);
     expect(JSON.stringify(result)).not.toContain("outside");
@@ -67,7 +79,9 @@ describe("search_files", () => {
 
   it("filters files by include and exclude globs, and searches below a given path", async () => {
     expect(where(await search({ pattern: "TODO", include: ["*.md"] }))).toEqual(["README.md:2"]);
-    expect(where(await search({ pattern: "TODO", include: ["src/**/*.ts"], exclude: ["deep"] }))).toEqual(["src/a.ts:2"]);
+    expect(where(await search({ pattern: "TODO", include: ["src/**/*.ts"], exclude: ["deep"] }))).toEqual([
+      "src/a.ts:2",
+    ]);
     expect(where(await search({ pattern: "TODO", exclude: ["node_modules", "src"] }))).toEqual(["README.md:2"]);
     expect(where(await search({ pattern: "TODO", path: "src/deep" }))).toEqual(["src/deep/c.ts:1", "src/deep/c.ts:3"]);
     expect(where(await search({ pattern: "TODO", path: "README.md" }))).toEqual(["README.md:2"]);
@@ -87,7 +101,10 @@ describe("search_files", () => {
     const few = createWorkspaceTools({ maxSearchEntries: 2 });
     expect(await search({ pattern: "TODO" }, { tools: few })).toMatchObject({ truncated: true, stoppedBy: "entries" });
     const steps = createWorkspaceTools({ maxSearchSteps: 50 });
-    expect(await search({ pattern: "(a|b|c|d|e)+z" }, { tools: steps })).toMatchObject({ truncated: true, stoppedBy: "steps" });
+    expect(await search({ pattern: "(a|b|c|d|e)+z" }, { tools: steps })).toMatchObject({
+      truncated: true,
+      stoppedBy: "steps",
+    });
   });
 
   it("refuses patterns outside the linear-time subset, with a reason the model can act on", async () => {
@@ -95,11 +112,14 @@ describe("search_files", () => {
     await expect(search({ pattern: "a(?=b)" })).rejects.toThrow(/lookahead/);
   });
 
-  it.runIf(canSymlink)("is confined like the other workspace tools: .., absolute paths and symlinks leading out are refused", async () => {
-    await expect(search({ pattern: "TODO", path: "../outside" })).rejects.toThrow(/outside the workspace/);
-    await expect(search({ pattern: "TODO", path: join(base, "outside") })).rejects.toThrow(/outside the workspace/);
-    await expect(search({ pattern: "TODO", path: "link-out" })).rejects.toThrow(/outside the workspace/);
-    await expect(search({ pattern: "TODO", path: "src/file-link.ts" })).rejects.toThrow(/outside the workspace/);
-    await expect(search({ pattern: "TODO" }, { policy: { ...policy, workspaceRoot: null } })).rejects.toThrow();
-  });
+  it.runIf(canSymlink)(
+    "is confined like the other workspace tools: .., absolute paths and symlinks leading out are refused",
+    async () => {
+      await expect(search({ pattern: "TODO", path: "../outside" })).rejects.toThrow(/outside the workspace/);
+      await expect(search({ pattern: "TODO", path: join(base, "outside") })).rejects.toThrow(/outside the workspace/);
+      await expect(search({ pattern: "TODO", path: "link-out" })).rejects.toThrow(/outside the workspace/);
+      await expect(search({ pattern: "TODO", path: "src/file-link.ts" })).rejects.toThrow(/outside the workspace/);
+      await expect(search({ pattern: "TODO" }, { policy: { ...policy, workspaceRoot: null } })).rejects.toThrow();
+    },
+  );
 });

@@ -20,12 +20,23 @@ const tool = (name: string): Tool => {
 };
 
 /** Calls a tool the way the loop does: validate (applying defaults), then execute. */
-async function call(name: string, args: unknown, options: { policy?: ToolPolicy; signal?: AbortSignal } = {}): Promise<any> {
+async function call(
+  name: string,
+  args: unknown,
+  options: { policy?: ToolPolicy; signal?: AbortSignal } = {},
+): Promise<any> {
   const t = tool(name);
   const valid = validateToolArgs(t, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
   const signal = options.signal ?? new AbortController().signal;
-  return t.execute(valid.value, { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal, policy: options.policy ?? policy });
+  return t.execute(valid.value, {
+    toolCallId: "c1",
+    depth: 0,
+    parentId: null,
+    callKey: "test",
+    signal,
+    policy: options.policy ?? policy,
+  });
 }
 
 beforeAll(async () => {
@@ -63,12 +74,21 @@ describe("workspace tool declarations", () => {
       ["apply_patch", ["workspace_read", "workspace_write"], false],
       ["delete_file", "workspace_delete", false],
     ]);
-    for (const name of ["write_file", "apply_patch", "delete_file", "run_command"]) expect(tool(name).exclusiveLock).toBe("workspace_fs");
+    for (const name of ["write_file", "apply_patch", "delete_file", "run_command"])
+      expect(tool(name).exclusiveLock).toBe("workspace_fs");
   });
 
   it("defaultPolicy offers every tool but delete_file and run_command (workspace_delete and execute are opt-in)", () => {
     const offered = composeToolbelt({ tools, policy }).map((t) => t.name);
-    expect(offered).toEqual(["read_file", "list_directory", "write_file", "search_files", "git_status", "git_diff", "apply_patch"]);
+    expect(offered).toEqual([
+      "read_file",
+      "list_directory",
+      "write_file",
+      "search_files",
+      "git_status",
+      "git_diff",
+      "apply_patch",
+    ]);
   });
 });
 
@@ -77,26 +97,40 @@ describe("delete_file", () => {
 
   it("deletes a regular file, and refuses directories, missing files and the root", async () => {
     await writeFile(join(root, "doomed.txt"), "bye");
-    expect(await call("delete_file", { path: "doomed.txt" }, { policy: deleting() })).toEqual({ path: "doomed.txt", deleted: true });
+    expect(await call("delete_file", { path: "doomed.txt" }, { policy: deleting() })).toEqual({
+      path: "doomed.txt",
+      deleted: true,
+    });
     await expect(readFile(join(root, "doomed.txt"))).rejects.toThrow();
     await expect(call("delete_file", { path: "sub" }, { policy: deleting() })).rejects.toThrow(/is a directory/);
     await expect(call("delete_file", { path: "doomed.txt" }, { policy: deleting() })).rejects.toThrow(/no such file/);
     await expect(call("delete_file", { path: "." }, { policy: deleting() })).rejects.toThrow(/is a directory/);
   });
 
-  it.skipIf(!canSymlink)("is confined: paths and symlinks leading outside are refused, the outside file stays", async () => {
-    await expect(call("delete_file", { path: "../outside/secret.txt" }, { policy: deleting() })).rejects.toThrow(/outside the workspace/);
-    await expect(call("delete_file", { path: "file-link" }, { policy: deleting() })).rejects.toThrow(/outside the workspace/);
-    await expect(call("delete_file", { path: "link-out/secret.txt" }, { policy: deleting() })).rejects.toThrow(/outside the workspace/);
-    expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("SECRET");
-  });
+  it.skipIf(!canSymlink)(
+    "is confined: paths and symlinks leading outside are refused, the outside file stays",
+    async () => {
+      await expect(call("delete_file", { path: "../outside/secret.txt" }, { policy: deleting() })).rejects.toThrow(
+        /outside the workspace/,
+      );
+      await expect(call("delete_file", { path: "file-link" }, { policy: deleting() })).rejects.toThrow(
+        /outside the workspace/,
+      );
+      await expect(call("delete_file", { path: "link-out/secret.txt" }, { policy: deleting() })).rejects.toThrow(
+        /outside the workspace/,
+      );
+      expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("SECRET");
+    },
+  );
 });
 
 describe("git metadata", () => {
   it("write_file and delete_file never touch .git, in any letter case", async () => {
     await mkdir(join(root, ".git"), { recursive: true });
     await writeFile(join(root, ".git", "config"), "[core]\n");
-    await expect(call("write_file", { path: ".git/config", content: "[core]\n\tfsmonitor = /bin/evil\n" })).rejects.toThrow(/inside \.git/);
+    await expect(
+      call("write_file", { path: ".git/config", content: "[core]\n\tfsmonitor = /bin/evil\n" }),
+    ).rejects.toThrow(/inside \.git/);
     await expect(call("write_file", { path: "sub/.GIT/hooks/x", content: "" })).rejects.toThrow(/inside \.git/);
     await expect(call("write_file", { path: ".git", content: "gitdir: /elsewhere" })).rejects.toThrow(/inside \.git/);
     const deleting = { ...policy, classes: [...policy.classes, "workspace_delete"] };
@@ -112,7 +146,10 @@ describe("git metadata", () => {
 describe("inside the workspace", () => {
   it("reads, writes (creating parents) and lists", async () => {
     expect(await call("read_file", { path: "a.txt" })).toMatchObject({ content: "hello workspace", truncated: false });
-    expect(await call("write_file", { path: "new/deep/c.txt", content: "écrit" })).toEqual({ path: "new/deep/c.txt", bytesWritten: 6 });
+    expect(await call("write_file", { path: "new/deep/c.txt", content: "écrit" })).toEqual({
+      path: "new/deep/c.txt",
+      bytesWritten: 6,
+    });
     expect(await readFile(join(root, "new", "deep", "c.txt"), "utf8")).toBe("écrit");
     const listing = await call("list_directory", { path: "." });
     expect(listing.entries).toContainEqual({ name: "sub", type: "directory" });
@@ -134,12 +171,17 @@ describe("inside the workspace", () => {
     const first = await call("read_file", { path: "long.txt" });
     expect(first).toMatchObject({ size: 103, truncated: true });
     expect(first.content).toHaveLength(64);
-    expect(await call("read_file", { path: "long.txt", offset: 64 })).toMatchObject({ truncated: false, content: "x".repeat(36) + "END" });
+    expect(await call("read_file", { path: "long.txt", offset: 64 })).toMatchObject({
+      truncated: false,
+      content: "x".repeat(36) + "END",
+    });
   });
 
   it("explains reading a directory or a missing file", async () => {
     await expect(call("read_file", { path: "sub" })).rejects.toThrow(/directory; use list_directory/);
-    await expect(call("read_file", { path: "missing.txt" })).rejects.toThrow(/"missing.txt": no such file or directory/);
+    await expect(call("read_file", { path: "missing.txt" })).rejects.toThrow(
+      /"missing.txt": no such file or directory/,
+    );
   });
 });
 
@@ -163,7 +205,9 @@ describe("seed 001 acceptance criterion 7: paths outside workspaceRoot are refus
     await expect(call("read_file", { path: "file-link" })).rejects.toThrow(/outside the workspace/);
     await expect(call("write_file", { path: "file-link", content: "pwned" })).rejects.toThrow(/outside the workspace/);
     await expect(call("read_file", { path: "link-out/secret.txt" })).rejects.toThrow(/outside the workspace/);
-    await expect(call("write_file", { path: "link-out/new.txt", content: "pwned" })).rejects.toThrow(/outside the workspace/);
+    await expect(call("write_file", { path: "link-out/new.txt", content: "pwned" })).rejects.toThrow(
+      /outside the workspace/,
+    );
     await expect(call("list_directory", { path: "link-out" })).rejects.toThrow(/outside the workspace/);
     await expect(call("write_file", { path: "dangling", content: "pwned" })).rejects.toThrow(/symbolic link/);
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("SECRET");
@@ -174,32 +218,47 @@ describe("seed 001 acceptance criterion 7: paths outside workspaceRoot are refus
   it("refuses every path, inside ones included, when no workspace root is configured", async () => {
     const noRoot = defaultPolicy("thread");
     await expect(call("read_file", { path: "a.txt" }, { policy: noRoot })).rejects.toThrow(/no workspace root/i);
-    await expect(call("write_file", { path: "z.txt", content: "" }, { policy: noRoot })).rejects.toThrow(/no workspace root/i);
+    await expect(call("write_file", { path: "z.txt", content: "" }, { policy: noRoot })).rejects.toThrow(
+      /no workspace root/i,
+    );
     await expect(call("list_directory", {}, { policy: noRoot })).rejects.toThrow(/no workspace root/i);
-    await expect(call("run_command", { command: "node", args: ["-e", ""] }, { policy: noRoot })).rejects.toThrow(/no workspace root/i);
-    await expect(call("read_file", { path: join(root, "a.txt") }, { policy: noRoot })).rejects.toThrow(/no workspace root/i);
+    await expect(call("run_command", { command: "node", args: ["-e", ""] }, { policy: noRoot })).rejects.toThrow(
+      /no workspace root/i,
+    );
+    await expect(call("read_file", { path: join(root, "a.txt") }, { policy: noRoot })).rejects.toThrow(
+      /no workspace root/i,
+    );
   });
 });
 
 describe("run_command", () => {
   it("refuses commands that are not on the allowlist, before running anything", async () => {
-    await expect(call("run_command", { command: "sh", args: ["-c", "echo hi > pwned.txt"] })).rejects.toThrow(/"sh" is not allowed\. Allowed commands: node/);
+    await expect(call("run_command", { command: "sh", args: ["-c", "echo hi > pwned.txt"] })).rejects.toThrow(
+      /"sh" is not allowed\. Allowed commands: node/,
+    );
     await expect(readFile(join(root, "pwned.txt"))).rejects.toThrow();
     await expect(call("run_command", { command: "node -e 1" })).rejects.toThrow(/Pass the arguments in "args"/);
     await expect(call("run_command", { command: "/usr/bin/node" })).rejects.toThrow(/not allowed/);
   });
 
   it("runs an allowed command in the workspace without a shell and returns exit code and output", async () => {
-    const script = "process.stdout.write(process.cwd() + '|' + process.argv[1]); process.stderr.write('warn'); process.exit(3)";
+    const script =
+      "process.stdout.write(process.cwd() + '|' + process.argv[1]); process.stderr.write('warn'); process.exit(3)";
     const result: RunCommandResult = await call("run_command", { command: "node", args: ["-e", script, "$HOME;*"] });
     expect(result).toMatchObject({ exitCode: 3, timedOut: false, stderr: "warn" });
     expect(result.stdout).toBe(`${await realpath(root)}|$HOME;*`);
   });
 
   it("runs in a workspace subdirectory and refuses one outside", async () => {
-    const result: RunCommandResult = await call("run_command", { command: "node", args: ["-e", "process.stdout.write(process.cwd())"], cwd: "sub" });
+    const result: RunCommandResult = await call("run_command", {
+      command: "node",
+      args: ["-e", "process.stdout.write(process.cwd())"],
+      cwd: "sub",
+    });
     expect(result.stdout).toBe(await realpath(join(root, "sub")));
-    await expect(call("run_command", { command: "node", args: ["-e", ""], cwd: "../outside" })).rejects.toThrow(/outside the workspace/);
+    await expect(call("run_command", { command: "node", args: ["-e", ""], cwd: "../outside" })).rejects.toThrow(
+      /outside the workspace/,
+    );
   });
 
   it("does not pass the host's environment secrets by default", async () => {
@@ -216,14 +275,22 @@ describe("run_command", () => {
   });
 
   it("kills a command at its time limit", async () => {
-    const result: RunCommandResult = await call("run_command", { command: "node", args: ["-e", "setTimeout(() => {}, 20000)"], timeout_ms: 300 });
+    const result: RunCommandResult = await call("run_command", {
+      command: "node",
+      args: ["-e", "setTimeout(() => {}, 20000)"],
+      timeout_ms: 300,
+    });
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
   });
 
   it("stops the command and rejects with an AbortError when the signal aborts", async () => {
     const controller = new AbortController();
-    const running = call("run_command", { command: "node", args: ["-e", "setTimeout(() => {}, 20000)"] }, { signal: controller.signal });
+    const running = call(
+      "run_command",
+      { command: "node", args: ["-e", "setTimeout(() => {}, 20000)"] },
+      { signal: controller.signal },
+    );
     setTimeout(() => controller.abort(), 200);
     await expect(running).rejects.toMatchObject({ name: "AbortError" });
   });

@@ -1,4 +1,9 @@
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 
 /** A tracer whose finished spans land in memory (the SDK's own exporter). */
 export function memoryTracer() {
@@ -6,7 +11,8 @@ export function memoryTracer() {
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer("agentry-test");
   const spans = () => exporter.getFinishedSpans();
-  const named = (prefix: string) => spans().filter((span) => span.name === prefix || span.name.startsWith(`${prefix} `));
+  const named = (prefix: string) =>
+    spans().filter((span) => span.name === prefix || span.name.startsWith(`${prefix} `));
   const one = (name: string): ReadableSpan => {
     const found = spans().filter((span) => span.name === name);
     if (found.length !== 1)

@@ -30,7 +30,11 @@ describe("instrumentRuntime", () => {
       },
       {
         registry: createAgentRegistry([
-          { agentId: "todo", displayName: "Todo Manager", chat: { model: "fake-model", temperature: 0.5, maxOutputTokens: 100 } },
+          {
+            agentId: "todo",
+            displayName: "Todo Manager",
+            chat: { model: "fake-model", temperature: 0.5, maxOutputTokens: 100 },
+          },
         ]),
       },
     );
@@ -87,7 +91,9 @@ describe("instrumentRuntime", () => {
     });
     const roots = chats.filter((s) => s.attributes["agentry.depth"] === 0);
     expect(roots.map((s) => parentOf(s))).toEqual([idOf(turn), idOf(turn)]);
-    expect(roots.map((s) => s.attributes["gen_ai.response.finish_reasons"])).toEqual(expect.arrayContaining([["tool_calls"], ["stop"]]));
+    expect(roots.map((s) => s.attributes["gen_ai.response.finish_reasons"])).toEqual(
+      expect.arrayContaining([["tool_calls"], ["stop"]]),
+    );
     expect(roots.map((s) => s.attributes["gen_ai.usage.input_tokens"]).sort()).toEqual([10, 20]);
 
     // Every span belongs to one trace, and none carries content by default.
@@ -98,7 +104,10 @@ describe("instrumentRuntime", () => {
 
   it("records content only when asked: tool arguments and results, the model's output", async () => {
     const { tracer, one, named } = memoryTracer();
-    const { runtime } = makeRuntime([{ toolCalls: [{ id: "c1", name: "todo_add", args: { item: SECRET } }] }, { text: "Saved your card." }]);
+    const { runtime } = makeRuntime([
+      { toolCalls: [{ id: "c1", name: "todo_add", args: { item: SECRET } }] },
+      { text: "Saved your card." },
+    ]);
     instrumentRuntime(runtime, { tracer, recordContent: true });
     await runtime.send({ agentId: "todo", content: "save it" });
     const add = one("execute_tool todo_add");
@@ -130,13 +139,19 @@ describe("instrumentRuntime", () => {
 
   it("marks a budget stop on the turn span", async () => {
     const { tracer, named } = memoryTracer();
-    const { runtime } = makeRuntime(() => ({ toolCalls: [{ name: "todo_add", args: { item: "x" } }] }), { budget: { maxTotalLlmCalls: 2 } });
+    const { runtime } = makeRuntime(() => ({ toolCalls: [{ name: "todo_add", args: { item: "x" } }] }), {
+      budget: { maxTotalLlmCalls: 2 },
+    });
     instrumentRuntime(runtime, { tracer });
     const result = await runtime.send({ agentId: "todo", content: "loop" });
     expect(result.status).toBe("budget_exceeded");
     const turn = named("invoke_agent")[0]!;
     expect(turn.status.code).toBe(SpanStatusCode.ERROR);
-    expect(turn.attributes).toMatchObject({ "error.type": "budget_exceeded.llm_calls", "agentry.budget.reason": "llm_calls", "agentry.budget.limit": 2 });
+    expect(turn.attributes).toMatchObject({
+      "error.type": "budget_exceeded.llm_calls",
+      "agentry.budget.reason": "llm_calls",
+      "agentry.budget.limit": 2,
+    });
     expect(turn.events.map((e) => e.name)).toContain("agentry.budget_exceeded");
     expect(named("chat")).toHaveLength(2);
   });
@@ -190,7 +205,10 @@ describe("instrumentRuntime", () => {
 
   it("ends a suspended call's span with the turn, and traces its end in the run that resumes it", async () => {
     const { tracer, named } = memoryTracer();
-    const { runtime } = makeRuntime([{ toolCalls: [{ id: "del1", name: "todo_delete", args: { item: "milk" } }] }, { text: "Deleted." }]);
+    const { runtime } = makeRuntime([
+      { toolCalls: [{ id: "del1", name: "todo_delete", args: { item: "milk" } }] },
+      { text: "Deleted." },
+    ]);
     instrumentRuntime(runtime, { tracer });
     const first = await runtime.send({ agentId: "todo", content: "delete milk" });
     expect(first.status).toBe("suspended");

@@ -13,10 +13,24 @@ function recorder() {
   const all = memory.spans;
   const spans = createSpanRecorder({ tracer: memory.tracer, recordContent: false, maxContentLength: 100 });
   const emit = (runId: string, sessionId: string, ts: number, event: Record<string, unknown>) =>
-    spans.record({ depth: 0, parentId: null, runId, sessionId, agentId: "a", ts: T + ts, ...event } as unknown as TracedEvent);
+    spans.record({
+      depth: 0,
+      parentId: null,
+      runId,
+      sessionId,
+      agentId: "a",
+      ts: T + ts,
+      ...event,
+    } as unknown as TracedEvent);
   const done = (status: string) => ({
     type: "done",
-    result: { status, text: "", messages: [], executionTree: { version: 1, nodes: [] }, usage: { inputTokens: 0, outputTokens: 0, llmCalls: 1, toolCalls: 0 } },
+    result: {
+      status,
+      text: "",
+      messages: [],
+      executionTree: { version: 1, nodes: [] },
+      usage: { inputTokens: 0, outputTokens: 0, llmCalls: 1, toolCalls: 0 },
+    },
   });
   return { ...memory, spans: all, recorder: spans, emit, done };
 }
@@ -25,7 +39,10 @@ describe("span recorder", () => {
   it("takes span times from the events' ts", () => {
     const { emit, one, done } = recorder();
     emit("r1", "s1", 1_000, { type: "llm_call_start", iteration: 1 });
-    emit("r1", "s1", 1_250, { type: "message", message: { role: "assistant", content: [{ type: "text", text: "hi" }] } });
+    emit("r1", "s1", 1_250, {
+      type: "message",
+      message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+    });
     emit("r1", "s1", 1_300, done("complete"));
     const chat = one("chat");
     expect([chat.startTime, chat.endTime]).toEqual([at(1_000), at(1_250)]);
@@ -44,7 +61,13 @@ describe("span recorder", () => {
   it("links a delegated turn that starts after the delegating call ended back to that call", () => {
     const { emit, one, done, spans } = recorder();
     emit("caller", "s1", 0, { type: "llm_call_start", iteration: 1 });
-    emit("caller", "s1", 1, { type: "tool_call_update", toolCallId: "c1", name: "agents_message", status: "start", args: {} });
+    emit("caller", "s1", 1, {
+      type: "tool_call_update",
+      toolCallId: "c1",
+      name: "agents_message",
+      status: "start",
+      args: {},
+    });
     emit("caller", "s1", 2, {
       type: "tool_call_update",
       toolCallId: "c1",
@@ -58,13 +81,23 @@ describe("span recorder", () => {
     const call = one("execute_tool agents_message");
     const callee = spans().find((span) => span.attributes["agentry.run.id"] === "callee")!;
     expect(callee.links.map((link) => link.context.spanId)).toEqual([idOf(call)]);
-    expect(call.attributes).toMatchObject({ "agentry.delegation.run_id": "callee", "agentry.delegation.session_id": "s2" });
+    expect(call.attributes).toMatchObject({
+      "agentry.delegation.run_id": "callee",
+      "agentry.delegation.session_id": "s2",
+    });
   });
 
   it("traces the end of a call started in an earlier (suspended) run, backdated by its duration, under the resuming turn", () => {
     const { emit, spans, done } = recorder();
     emit("r2", "s1", 10_000, { type: "approval_resolved", requestId: "q", approved: true });
-    emit("r2", "s1", 10_500, { type: "tool_call_update", toolCallId: "c9", name: "todo_delete", status: "end", result: "ok", durationMs: 400 });
+    emit("r2", "s1", 10_500, {
+      type: "tool_call_update",
+      toolCallId: "c9",
+      name: "todo_delete",
+      status: "end",
+      result: "ok",
+      durationMs: 400,
+    });
     emit("r2", "s1", 11_000, done("complete"));
     const tool = spans().find((span) => span.name === "execute_tool todo_delete")!;
     const turn = spans().find((span) => span.name === "invoke_agent a")!;

@@ -6,19 +6,33 @@ import { tracedLoop } from "@agentry/core/otel";
 import { createFakeProvider } from "@agentry/core/testing";
 import { idOf, memoryTracer, parentOf } from "./helpers.js";
 
-const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => text });
+const echo = defineTool({
+  name: "echo",
+  description: "Echo",
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
 
 describe("tracedLoop", () => {
   it("passes every event and the result through, and traces the run", async () => {
     const { tracer, one, named } = memoryTracer();
     const script = () =>
       createFakeProvider([
-        { toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Inner", instructions: "Echo hi." } }], usage: { inputTokens: 5, outputTokens: 1 } },
+        {
+          toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Inner", instructions: "Echo hi." } }],
+          usage: { inputTokens: 5, outputTokens: 1 },
+        },
         { toolCalls: [{ id: "e1", name: "echo", args: { text: "hi" } }] },
         { text: "echoed" },
         { text: "outer done", usage: { inputTokens: 9, outputTokens: 2 } },
       ]);
-    const options = { provider: script(), model: "fake-model", systemPrompt: "Be brief.", history: [{ role: "user" as const, content: "go" }], tools: [echo] };
+    const options = {
+      provider: script(),
+      model: "fake-model",
+      systemPrompt: "Be brief.",
+      history: [{ role: "user" as const, content: "go" }],
+      tools: [echo],
+    };
     const plain: LoopEvent[] = [];
     for await (const event of runUnifiedAgentLoop(options)) plain.push(event);
 
@@ -82,7 +96,13 @@ describe("tracedLoop", () => {
     });
     const provider = createFakeProvider([{ toolCalls: [{ id: "w", name: "wait", args: {} }] }, { text: "never" }]);
     for await (const event of tracedLoop(
-      runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "", history: [{ role: "user", content: "go" }], tools: [wait] }),
+      runUnifiedAgentLoop({
+        provider,
+        model: "m",
+        systemPrompt: "",
+        history: [{ role: "user", content: "go" }],
+        tools: [wait],
+      }),
       { tracer },
     )) {
       if (event.type === "tool_call_update" && event.status === "start") break;

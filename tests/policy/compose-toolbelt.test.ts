@@ -70,15 +70,31 @@ describe("composeToolbelt", () => {
 
   it("warns when the policy drops a tool the context unlocks, naming the tool and the class", () => {
     const { warnings, onWarning } = collect();
-    const tools = composeToolbelt({ tools: [buildWorkflow], policy: defaultPolicy("thread"), chatContext: { kind: "editor" }, onWarning });
+    const tools = composeToolbelt({
+      tools: [buildWorkflow],
+      policy: defaultPolicy("thread"),
+      chatContext: { kind: "editor" },
+      onWarning,
+    });
     expect(tools).toEqual([]);
-    expect(warnings).toEqual([{ code: "context_tool_dropped", message: expect.stringMatching(/build_workflow.*"editor".*editor_mutate.*policy/) }]);
+    expect(warnings).toEqual([
+      {
+        code: "context_tool_dropped",
+        message: expect.stringMatching(/build_workflow.*"editor".*editor_mutate.*policy/),
+      },
+    ]);
   });
 
   it("warns when the agent's scope drops a tool the context unlocks, naming the agent", () => {
     const { warnings, onWarning } = collect();
     const agent: AgentDefinition = { agentId: "writer", displayName: "Writer", toolAllowlist: ["memory_*"] };
-    composeToolbelt({ tools: [buildWorkflow], policy: defaultPolicy("editor"), agent, chatContext: { kind: "editor" }, onWarning });
+    composeToolbelt({
+      tools: [buildWorkflow],
+      policy: defaultPolicy("editor"),
+      agent,
+      chatContext: { kind: "editor" },
+      onWarning,
+    });
     expect(warnings.map((w) => w.code)).toEqual(["context_tool_dropped"]);
     expect(warnings[0]?.message).toContain('agent "writer"');
     expect(warnings[0]?.message).not.toContain("policy");
@@ -94,8 +110,15 @@ describe("composeToolbelt", () => {
     const reviewTool = fakeTool("approve_diff", { contexts: ["review", "editor"] });
     const tools = [fakeTool("clock"), reviewTool, buildWorkflow];
     const policy = defaultPolicy("editor");
-    expect(names(composeToolbelt({ tools, policy, chatContext: { kind: "review" } }))).toEqual(["clock", "approve_diff"]);
-    expect(names(composeToolbelt({ tools, policy, chatContext: { kind: "editor" } }))).toEqual(["clock", "approve_diff", "build_workflow"]);
+    expect(names(composeToolbelt({ tools, policy, chatContext: { kind: "review" } }))).toEqual([
+      "clock",
+      "approve_diff",
+    ]);
+    expect(names(composeToolbelt({ tools, policy, chatContext: { kind: "editor" } }))).toEqual([
+      "clock",
+      "approve_diff",
+      "build_workflow",
+    ]);
     expect(names(composeToolbelt({ tools, policy }))).toEqual(["clock"]);
   });
 
@@ -103,13 +126,23 @@ describe("composeToolbelt", () => {
     const first = fakeTool("clock");
     const second = fakeTool("clock", { permissionClass: "network" });
     const { warnings, onWarning } = collect();
-    const tools = composeToolbelt({ tools: [first, fakeTool("memory_read"), second], policy: defaultPolicy(), onWarning });
+    const tools = composeToolbelt({
+      tools: [first, fakeTool("memory_read"), second],
+      policy: defaultPolicy(),
+      onWarning,
+    });
     expect(tools[0]).toBe(first);
     expect(names(tools)).toEqual(["clock", "memory_read"]);
     expect(warnings).toEqual([{ code: "duplicate_tool", message: expect.stringContaining('"clock"') }]);
   });
 
   it("never throws for misconfiguration when no onWarning is given", () => {
-    expect(() => composeToolbelt({ tools: [buildWorkflow, buildWorkflow], policy: defaultPolicy(), chatContext: { kind: "editor" } })).not.toThrow();
+    expect(() =>
+      composeToolbelt({
+        tools: [buildWorkflow, buildWorkflow],
+        policy: defaultPolicy(),
+        chatContext: { kind: "editor" },
+      }),
+    ).not.toThrow();
   });
 });

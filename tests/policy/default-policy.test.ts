@@ -7,7 +7,8 @@ describe("defaultPolicy (seed 001 defaults table)", () => {
   it("thread: safe, knowledge, subagent, network and workspace classes on; editor, secrets, execute off", () => {
     const policy = defaultPolicy("thread");
     expect([...policy.classes].sort()).toEqual([...THREAD].sort());
-    for (const off of ["editor_mutate", "secrets", "execute", "workspace_delete"]) expect(policy.classes).not.toContain(off);
+    for (const off of ["editor_mutate", "secrets", "execute", "workspace_delete"])
+      expect(policy.classes).not.toContain(off);
   });
 
   it("editor: the thread classes plus editor_mutate; secrets and execute still off", () => {

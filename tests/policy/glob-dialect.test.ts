@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AgentConfigError, createAgentRegistry, scopeTools, visibleAgents, type AgentDefinition, type Tool } from "@agentry/core";
+import {
+  AgentConfigError,
+  createAgentRegistry,
+  scopeTools,
+  visibleAgents,
+  type AgentDefinition,
+  type Tool,
+} from "@agentry/core";
 import { compileGlobs, MAX_GLOB_ALTERNATIVES } from "../../src/internal/glob.js";
 import { names } from "./helpers.js";
 
@@ -18,23 +25,47 @@ const agent = (extra: Partial<AgentDefinition>): AgentDefinition => ({ agentId: 
 
 describe("glob dialect: `*` crosses `/`, `.` and `:`", () => {
   it("a capability deny pattern fails closed: secrets* denies secrets/mail.send", () => {
-    const tools = [tool("mail_send", ["secrets/mail.send"]), tool("mail_read", ["mail.read"]), tool("vault", ["secrets:vault.open"])];
+    const tools = [
+      tool("mail_send", ["secrets/mail.send"]),
+      tool("mail_read", ["mail.read"]),
+      tool("vault", ["secrets:vault.open"]),
+    ];
     expect(names(scopeTools(agent({ capabilityDenylist: ["secrets*"] }), tools))).toEqual(["mail_read"]);
   });
 
   it("allow and deny lists of tool names with `/`, `.` and `:`", () => {
-    const tools = [tool("fs/read"), tool("fs/write"), tool("fs.read"), tool("mcp:github/issues.list"), tool("mcp:github/repo.delete"), tool("web")];
+    const tools = [
+      tool("fs/read"),
+      tool("fs/write"),
+      tool("fs.read"),
+      tool("mcp:github/issues.list"),
+      tool("mcp:github/repo.delete"),
+      tool("web"),
+    ];
     expect(names(scopeTools(agent({ toolAllowlist: ["fs*"] }), tools))).toEqual(["fs/read", "fs/write", "fs.read"]);
     expect(names(scopeTools(agent({ toolAllowlist: ["fs?read"] }), tools))).toEqual(["fs/read", "fs.read"]);
-    expect(names(scopeTools(agent({ toolAllowlist: ["mcp:*"], toolDenylist: ["*delete"] }), tools))).toEqual(["mcp:github/issues.list"]);
+    expect(names(scopeTools(agent({ toolAllowlist: ["mcp:*"], toolDenylist: ["*delete"] }), tools))).toEqual([
+      "mcp:github/issues.list",
+    ]);
     expect(names(scopeTools(agent({ toolDenylist: ["*/*"] }), tools))).toEqual(["fs.read", "web"]);
-    expect(names(scopeTools(agent({ toolDenylist: ["mcp:github/*"] }), tools))).toEqual(["fs/read", "fs/write", "fs.read", "web"]);
+    expect(names(scopeTools(agent({ toolDenylist: ["mcp:github/*"] }), tools))).toEqual([
+      "fs/read",
+      "fs/write",
+      "fs.read",
+      "web",
+    ]);
   });
 
   it("capability allowlists with dots and colons: every capability must match", () => {
-    const tools = [tool("a", ["lists.read"]), tool("b", ["lists.read", "lists.admin:purge"]), tool("c", ["files.read"])];
+    const tools = [
+      tool("a", ["lists.read"]),
+      tool("b", ["lists.read", "lists.admin:purge"]),
+      tool("c", ["files.read"]),
+    ];
     expect(names(scopeTools(agent({ capabilityAllowlist: ["lists.*"] }), tools))).toEqual(["a", "b"]);
-    expect(names(scopeTools(agent({ capabilityAllowlist: ["lists.*"], capabilityDenylist: ["*:purge"] }), tools))).toEqual(["a"]);
+    expect(
+      names(scopeTools(agent({ capabilityAllowlist: ["lists.*"], capabilityDenylist: ["*:purge"] }), tools)),
+    ).toEqual(["a"]);
   });
 
   it("agent ids with dots in allow and deny lists", () => {

@@ -86,7 +86,10 @@ describe("resolveWorkspacePath", () => {
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.reason).not.toContain("/srv/ws");
     }
-    expect(resolveWorkspacePath(policy, "../x")).toEqual({ ok: false, reason: expect.stringContaining("outside the workspace") });
+    expect(resolveWorkspacePath(policy, "../x")).toEqual({
+      ok: false,
+      reason: expect.stringContaining("outside the workspace"),
+    });
     expect(resolveWorkspacePath(policy, "a\0b")).toEqual({ ok: false, reason: expect.stringContaining("NUL") });
   });
 });

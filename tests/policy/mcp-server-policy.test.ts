@@ -1,10 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { buildSystemPrompt, composeToolbelt, defaultPolicy, defineTool, type Tool, type ToolbeltWarningCode } from "@agentry/core";
+import {
+  buildSystemPrompt,
+  composeToolbelt,
+  defaultPolicy,
+  defineTool,
+  type Tool,
+  type ToolbeltWarningCode,
+} from "@agentry/core";
 import { run } from "../loop/helpers.js";
 
 /** A tool as an MCP connection makes it: `mcpServer` set, class "network". */
 const mcpTool = (server: string, name: string, execute: () => unknown = () => "ran"): Tool => ({
-  ...defineTool({ name: `${server}.${name}`, description: name, input: { type: "object" }, permissionClass: "network", execute }),
+  ...defineTool({
+    name: `${server}.${name}`,
+    description: name,
+    input: { type: "object" },
+    permissionClass: "network",
+    execute,
+  }),
   mcpServer: server,
 });
 
@@ -16,7 +29,13 @@ describe("MCP servers and the policy (allowedMcpServers)", () => {
     mcpTool("fs", "read_file"),
     mcpTool("fs", "write_file"),
     mcpTool("web", "fetch"),
-    defineTool({ name: "local", description: "l", input: { type: "object" }, permissionClass: "network", execute: () => 1 }),
+    defineTool({
+      name: "local",
+      description: "l",
+      input: { type: "object" },
+      permissionClass: "network",
+      execute: () => 1,
+    }),
   ];
 
   it("drops every tool of a server the policy does not list (none implied), warning once per server", () => {
@@ -64,7 +83,11 @@ describe("MCP servers and the policy (allowedMcpServers)", () => {
     const agent = { agentId: "notes", displayName: "Notes", toolAllowlist: ["local"] };
     const belt = composeToolbelt({ tools: [write, tools[3]!], policy, agent });
     expect(belt.map((t) => t.name)).toEqual(["local"]);
-    const denied = composeToolbelt({ tools: [write], policy, agent: { agentId: "a", displayName: "A", toolDenylist: ["system_fs.*"] } });
+    const denied = composeToolbelt({
+      tools: [write],
+      policy,
+      agent: { agentId: "a", displayName: "A", toolDenylist: ["system_fs.*"] },
+    });
     expect(denied).toEqual([]);
     const capabilities = composeToolbelt({
       tools: [{ ...write, capabilities: ["files.write"] }],
@@ -75,7 +98,11 @@ describe("MCP servers and the policy (allowedMcpServers)", () => {
     // Unscoped, it is offered and listed: never callable while hidden.
     const open = composeToolbelt({ tools: [write], policy });
     expect(buildSystemPrompt({ tools: open })).toContain("- system_fs.write_file: write_file");
-    const { result } = await run({ script: [{ toolCalls: [{ name: "system_fs.write_file", args: {} }] }, { text: "ok" }], tools: belt, policy });
+    const { result } = await run({
+      script: [{ toolCalls: [{ name: "system_fs.write_file", args: {} }] }, { text: "ok" }],
+      tools: belt,
+      policy,
+    });
     expect(wrote).toBe(false);
     expect(String(toolResults(result.messages)[0]!.result)).toMatch(/Unknown tool "system_fs\.write_file"/);
   });

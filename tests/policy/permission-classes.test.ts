@@ -34,7 +34,9 @@ describe("several permission classes per tool (all needed)", () => {
   it("offers a tool only when the policy enables every one of its classes", () => {
     expect(names(composeToolbelt({ tools: all, policy: WORKSPACE }))).toEqual(["read", "edit", "create", "remove"]);
     expect(names(composeToolbelt({ tools: all, policy: withClasses("workspace_read") }))).toEqual(["read"]);
-    expect(names(composeToolbelt({ tools: all, policy: withClasses("workspace_write", "workspace_create") }))).toEqual(["create"]);
+    expect(names(composeToolbelt({ tools: all, policy: withClasses("workspace_write", "workspace_create") }))).toEqual([
+      "create",
+    ]);
   });
 
   it('expresses "may edit but not delete"', () => {
@@ -46,7 +48,10 @@ describe("several permission classes per tool (all needed)", () => {
 
   it("names the missing classes when a context-gated tool is dropped", () => {
     const warnings: { message: string; code: ToolbeltWarningCode }[] = [];
-    const gated = fakeTool("rewrite", { permissionClass: ["workspace_read", "workspace_write", "workspace_delete"], contexts: ["editor"] });
+    const gated = fakeTool("rewrite", {
+      permissionClass: ["workspace_read", "workspace_write", "workspace_delete"],
+      contexts: ["editor"],
+    });
     composeToolbelt({
       tools: [gated],
       policy: withClasses("workspace_read"),
@@ -56,7 +61,9 @@ describe("several permission classes per tool (all needed)", () => {
     expect(warnings).toEqual([
       {
         code: "context_tool_dropped",
-        message: expect.stringContaining('its permission classes "workspace_write", "workspace_delete" are not enabled by the policy') as string,
+        message: expect.stringContaining(
+          'its permission classes "workspace_write", "workspace_delete" are not enabled by the policy',
+        ) as string,
       },
     ]);
   });
@@ -77,7 +84,9 @@ describe("several permission classes per tool (all needed)", () => {
     });
     expect(ran).toBe(false);
     expect(ends(events)[0]).toMatchObject({ refused: "not_permitted" });
-    expect(JSON.stringify(result.messages)).toContain('its permission class \\"workspace_write\\" is not enabled by the policy');
+    expect(JSON.stringify(result.messages)).toContain(
+      'its permission class \\"workspace_write\\" is not enabled by the policy',
+    );
   });
 
   it("runs a several-class tool under the loop's default policy (no policy given), which lists each class", async () => {
@@ -88,7 +97,10 @@ describe("several permission classes per tool (all needed)", () => {
       permissionClass: ["workspace_read", "workspace_write"],
       execute: (_args, ctx) => ctx.policy.classes,
     });
-    const { events } = await run({ tools: [tool], script: [{ toolCalls: [{ id: "e", name: "edit", args: {} }] }, { text: "done" }] });
+    const { events } = await run({
+      tools: [tool],
+      script: [{ toolCalls: [{ id: "e", name: "edit", args: {} }] }, { text: "done" }],
+    });
     expect(ends(events)[0]).not.toHaveProperty("refused");
     expect(ends(events)[0]).toMatchObject({ result: ["subagent", "workspace_read", "workspace_write"] });
   });
@@ -97,7 +109,11 @@ describe("several permission classes per tool (all needed)", () => {
     const asked: string[] = [];
     const { events } = await run({
       tools: [remove, read],
-      policy: { ...WORKSPACE, classes: [...WORKSPACE.classes, "subagent"], approval: { classes: ["workspace_delete"] } },
+      policy: {
+        ...WORKSPACE,
+        classes: [...WORKSPACE.classes, "subagent"],
+        approval: { classes: ["workspace_delete"] },
+      },
       approve: async (request) => (asked.push(request.name), { approved: true }),
       script: [
         {
@@ -127,22 +143,36 @@ describe("several permission classes per tool (all needed)", () => {
 
   it("defineTool copies and deduplicates a list, and refuses an empty list or an empty class", () => {
     const classes = ["workspace_read", "workspace_write", "workspace_read"];
-    const tool = defineTool({ name: "t", description: "t", input: { type: "object" }, permissionClass: classes, execute: () => null });
+    const tool = defineTool({
+      name: "t",
+      description: "t",
+      input: { type: "object" },
+      permissionClass: classes,
+      execute: () => null,
+    });
     classes.push("execute");
     expect(tool.permissionClass).toEqual(["workspace_read", "workspace_write"]);
-    expect(() => defineTool({ name: "t", description: "t", input: { type: "object" }, permissionClass: [], execute: () => null })).toThrow(
-      InvalidArgumentError,
-    );
-    expect(() => defineTool({ name: "t", description: "t", input: { type: "object" }, permissionClass: ["safe", ""], execute: () => null })).toThrow(
-      /permissionClass/,
-    );
+    expect(() =>
+      defineTool({ name: "t", description: "t", input: { type: "object" }, permissionClass: [], execute: () => null }),
+    ).toThrow(InvalidArgumentError);
+    expect(() =>
+      defineTool({
+        name: "t",
+        description: "t",
+        input: { type: "object" },
+        permissionClass: ["safe", ""],
+        execute: () => null,
+      }),
+    ).toThrow(/permissionClass/);
   });
 });
 
 describe("presets", () => {
   it("defaultPolicy lets tools read, change and create files, not delete them", () => {
     for (const kind of ["thread", "editor"]) {
-      expect(defaultPolicy(kind).classes).toEqual(expect.arrayContaining(["workspace_read", "workspace_write", "workspace_create"]));
+      expect(defaultPolicy(kind).classes).toEqual(
+        expect.arrayContaining(["workspace_read", "workspace_write", "workspace_create"]),
+      );
       expect(defaultPolicy(kind).classes).not.toContain("workspace_delete");
     }
   });

@@ -62,11 +62,16 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
       capabilityDenylist: null,
     };
     expect(names(scopeTools(allNull, tools))).toEqual(names(tools));
-    expect(names(scopeTools({ ...allNull, toolDenylist: ["web_*"] }, tools))).toEqual(names(tools).filter((n) => n !== "web_fetch"));
+    expect(names(scopeTools({ ...allNull, toolDenylist: ["web_*"] }, tools))).toEqual(
+      names(tools).filter((n) => n !== "web_fetch"),
+    );
   });
 
   it("treats an empty allowlist as set: only the package's system tools remain", () => {
-    expect(names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist: [] }, tools))).toEqual(["system_clock", "system_lists"]);
+    expect(names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist: [] }, tools))).toEqual([
+      "system_clock",
+      "system_lists",
+    ]);
   });
 
   it("applies capability lists alone without restricting tool names", () => {
@@ -84,7 +89,9 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
 
   it("matches whole names with globs: `*` is not a prefix test, braces and `?` work, `!` is literal", () => {
     const only = (toolAllowlist: string[]) =>
-      names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist }, tools)).filter((n) => !n.startsWith("system_"));
+      names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist }, tools)).filter(
+        (n) => !n.startsWith("system_"),
+      );
     expect(only(["reading_list"])).toEqual([]);
     expect(only(["{todo_add,web_fetch}"])).toEqual(["todo_add", "web_fetch"]);
     expect(only(["todo_ad?"])).toEqual(["todo_add"]);
@@ -98,8 +105,12 @@ describe("scopeTools (seed 000 getEffectiveTools)", () => {
     const outside = [hostClock, mcpRead, copied, fakeTool("todo_add")];
     const allowNothing: AgentDefinition = { agentId: "a", displayName: "A", toolAllowlist: [] };
     expect(names(scopeTools(allowNothing, outside))).toEqual([]);
-    expect(names(scopeTools({ agentId: "a", displayName: "A", toolDenylist: ["system_*"] }, outside))).toEqual(["todo_add"]);
-    expect(names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist: ["todo_*"] }, outside))).toEqual(["todo_add"]);
+    expect(names(scopeTools({ agentId: "a", displayName: "A", toolDenylist: ["system_*"] }, outside))).toEqual([
+      "todo_add",
+    ]);
+    expect(names(scopeTools({ agentId: "a", displayName: "A", toolAllowlist: ["todo_*"] }, outside))).toEqual([
+      "todo_add",
+    ]);
     const noFiles: AgentDefinition = { agentId: "a", displayName: "A", capabilityDenylist: ["files.*", "lists.*"] };
     expect(names(scopeTools(noFiles, outside))).toEqual(["system_clock", "todo_add"]);
   });

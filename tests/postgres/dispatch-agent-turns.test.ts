@@ -50,7 +50,8 @@ describe("agent-to-agent turns dispatched across real worker processes", { timeo
       await child.printed("READY");
       return child;
     };
-    const sql = async <T extends object>(text: string, values: unknown[] = []) => (await front.store.pool.query<T>(text, values)).rows;
+    const sql = async <T extends object>(text: string, values: unknown[] = []) =>
+      (await front.store.pool.query<T>(text, values)).rows;
     /** Resolves once no job is queued or running and the job count held still for five polls. */
     const settled = async () => {
       let last = -1;
@@ -88,38 +89,54 @@ describe("agent-to-agent turns dispatched across real worker processes", { timeo
     const result = await pending;
     expect(result).toMatchObject({ status: "complete", text: "done x" });
 
-    await until(async () => (await sql(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [job!.id])).length === 1);
+    await until(
+      async () =>
+        (await sql(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [job!.id])).length === 1,
+    );
     const helper = await front.store.load(job!.session_id);
     expect(texts(helper, "user")).toEqual(["help gated-x"]);
     expect(texts(helper, "assistant").at(-1)).toBe("helped with help gated-x");
     const turns = helper.filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn");
     expect(turns.map((t) => `${t.phase}:${t.status ?? ""}`)).toEqual(["start:", "end:complete"]);
     expect(turns[0]!.runId).toBe(job!.id);
-    expect(historyProblems(helper.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
+    expect(
+      historyProblems(helper.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : []))),
+    ).toEqual([]);
 
     // The job run again (a duplicate wake-up, a retry): its stored outcome, nothing appended, nothing run.
     await sql(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [job!.id]);
     await front.boss.send("agentry-turns", { sessionId: job!.session_id });
-    await until(async () => (await sql(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [job!.id])).length === 1);
+    await until(
+      async () =>
+        (await sql(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [job!.id])).length === 1,
+    );
     expect(await front.store.load(job!.session_id)).toHaveLength(helper.length);
     const effects = await sql<{ key: string }>(`SELECT key FROM "${schema}".effects WHERE key = 'x-h'`);
     expect(effects).toHaveLength(1);
   });
 
   it("send_agent_message ping-pong between two worker processes ends at maxAgentHops", async () => {
-    const { schema, front, worker, sql, settled } = await layout({ AGENTRY_MAX_AGENT_HOPS: "4", AGENTRY_MAX_LLM_CALLS: "1000", AGENTRY_COUNT_CALLS: "1" });
+    const { schema, front, worker, sql, settled } = await layout({
+      AGENTRY_MAX_AGENT_HOPS: "4",
+      AGENTRY_MAX_LLM_CALLS: "1000",
+      AGENTRY_COUNT_CALLS: "1",
+    });
     await worker(2);
     await worker(2);
     const result = await front.dispatcher.send({ agentId: "pinger", content: "ping p" });
     expect(result).toMatchObject({ status: "complete", text: "sent" });
     await settled();
-    const jobs = await sql<{ kind: string; payload: { hops?: number } }>(`SELECT kind, payload FROM "${schema}".dispatch_jobs ORDER BY ord`);
+    const jobs = await sql<{ kind: string; payload: { hops?: number } }>(
+      `SELECT kind, payload FROM "${schema}".dispatch_jobs ORDER BY ord`,
+    );
     // The root send, then hops 1 (the background ponger) to 4; hop 5 was refused.
     expect(jobs.map((j) => (j.kind === "agent_turn" ? j.payload.hops : j.kind))).toEqual(["send", 1, 2, 3, 4]);
     const sessions = await front.store.listSessions();
     const records = (await Promise.all(sessions.map((s) => front.store.load(s.sessionId)))).flat();
     const refusals = records.flatMap((r) =>
-      r.kind === "message" && r.message.role === "tool" ? r.message.content.filter((p) => p.isError).map((p) => String(p.result)) : [],
+      r.kind === "message" && r.message.role === "tool"
+        ? r.message.content.filter((p) => p.isError).map((p) => String(p.result))
+        : [],
     );
     expect(refusals).toHaveLength(1);
     expect(refusals[0]).toContain("limited to 4 hops; this one would be hop 5");

@@ -86,9 +86,12 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
       if (asked.status === "suspended") {
         const requestId = asked.pendingApprovals![0]!.requestId;
         const racers = n % 4 === 0 ? [0, 1] : [0];
-        const settled = await Promise.allSettled(racers.map((r) => front(n + r).resolveApproval(requestId, { approved: true })));
+        const settled = await Promise.allSettled(
+          racers.map((r) => front(n + r).resolveApproval(requestId, { approved: true })),
+        );
         const won = settled.filter((s): s is PromiseFulfilledResult<TurnResult> => s.status === "fulfilled");
-        for (const s of settled) if (s.status === "rejected" && !ApprovalAlreadyResolvedError.isInstance(s.reason)) throw s.reason;
+        for (const s of settled)
+          if (s.status === "rejected" && !ApprovalAlreadyResolvedError.isInstance(s.reason)) throw s.reason;
         if (settled.length === 2) doubleResolves++;
         expect(won.length).toBe(1);
         outcomes.push({ session: n, step: "approve", status: won[0]!.value.status });
@@ -155,7 +158,9 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
       const requests = records.filter((r) => r.kind === "approval" && r.decision === undefined);
       for (const request of requests) {
         if (request.kind !== "approval") continue;
-        const decisions = records.filter((r) => r.kind === "approval" && r.decision !== undefined && r.request.requestId === request.request.requestId);
+        const decisions = records.filter(
+          (r) => r.kind === "approval" && r.decision !== undefined && r.request.requestId === request.request.requestId,
+        );
         expect(decisions.length).toBe(1);
       }
       // A valid history for a provider.
@@ -179,7 +184,9 @@ describe("chaos: workers killed and restarted while they serve many sessions", {
         (r) =>
           r.kind === "message" &&
           r.message.role === "tool" &&
-          r.message.content.some((p) => p.name === "agents_message" && (p.result as { mode?: string } | undefined)?.mode === "async"),
+          r.message.content.some(
+            (p) => p.name === "agents_message" && (p.result as { mode?: string } | undefined)?.mode === "async",
+          ),
       );
       const later = contents.find((c) => c.startsWith("later "));
       if (!started || later === undefined) continue;

@@ -22,7 +22,11 @@ describe("the dispatcher's send: context and ifPending across processes", { time
     const { schema, start } = layout();
     await start(true);
     const front = await start(false);
-    const suspended = await front.dispatcher.send({ agentId: "main", content: "approve a", context: { tenant: "acme" } });
+    const suspended = await front.dispatcher.send({
+      agentId: "main",
+      content: "approve a",
+      context: { tenant: "acme" },
+    });
     expect(suspended.status).toBe("suspended");
     const requestId = suspended.pendingApprovals![0]!.requestId;
     const rejected = await front.dispatcher
@@ -32,7 +36,10 @@ describe("the dispatcher's send: context and ifPending across processes", { time
     expect(rejected).toMatchObject({ requestIds: [requestId] });
     const queued = front.dispatcher.send({ agentId: "main", content: "still there", session: suspended.sessionId });
     expect(await settledWithin(queued, 500)).toBe(false);
-    expect(await front.dispatcher.resolveApproval(requestId, { approved: true })).toMatchObject({ status: "complete", text: "paid a" });
+    expect(await front.dispatcher.resolveApproval(requestId, { approved: true })).toMatchObject({
+      status: "complete",
+      text: "paid a",
+    });
     expect(await queued).toMatchObject({ status: "complete", text: "echo still there" });
     const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects`);
     expect(rows.map((r) => r.key)).toEqual(["pay-a@acme"]);
@@ -44,34 +51,49 @@ describe("the dispatcher's send: context and ifPending across processes", { time
     const front = await start(false);
     const suspended = await front.dispatcher.send({ agentId: "main", content: "approve b" });
     const requestId = suspended.pendingApprovals![0]!.requestId;
-    const next = await front.dispatcher.send({ agentId: "main", content: "forget it", session: suspended.sessionId, ifPending: "supersede" });
+    const next = await front.dispatcher.send({
+      agentId: "main",
+      content: "forget it",
+      session: suspended.sessionId,
+      ifPending: "supersede",
+    });
     expect(next).toMatchObject({ status: "complete", text: "echo forget it" });
     const late = await front.dispatcher.resolveApproval(requestId, { approved: true }).catch((e: unknown) => e);
     expect(ApprovalSupersededError.isInstance(late)).toBe(true);
   });
 });
 
-describe("an approval asked by a delegated agent, decided through the dispatcher from another process", { timeout: 120_000 }, () => {
-  if (!requireDatabase()) return;
-  const layout = useDispatchLayouts();
+describe(
+  "an approval asked by a delegated agent, decided through the dispatcher from another process",
+  { timeout: 120_000 },
+  () => {
+    if (!requireDatabase()) return;
+    const layout = useDispatchLayouts();
 
-  it("main -> helper: the helper's payment approval suspends main, is listed for main's session, and resolving it answers main; the payment runs once", async () => {
-    const { schema, start } = layout();
-    const worker = await start(true);
-    const front = await start(false);
-    const other = await start(true);
-    const suspended = await front.dispatcher.send({ agentId: "main", content: "delegate pay-x", context: { tenant: "acme" } });
-    expect(suspended.status).toBe("suspended");
-    const [request] = suspended.pendingApprovals!;
-    expect(request).toMatchObject({ name: "pay", origin: { agentId: "helper" } });
-    const listed = await worker.runtime!.pendingApprovals({ sessionId: suspended.sessionId });
-    expect(listed.map((p) => [p.requestId, p.agentId, p.chain?.map((c) => c.agentId)])).toEqual([[request!.requestId, "helper", ["main"]]]);
-    // Decided from another process: the helper resumes, its answer reaches main, main resumes.
-    const resumed = await other.dispatcher.resolveApproval(request!.requestId, { approved: true });
-    expect(resumed).toMatchObject({ status: "complete", sessionId: suspended.sessionId, text: "delegated pay-x" });
-    const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects`);
-    expect(rows.map((r) => r.key)).toEqual(["pay-x@acme"]);
-    expect(await worker.runtime!.pendingApprovals()).toEqual([]);
-    expect([...worker.problems, ...other.problems]).toEqual([]);
-  });
-});
+    it("main -> helper: the helper's payment approval suspends main, is listed for main's session, and resolving it answers main; the payment runs once", async () => {
+      const { schema, start } = layout();
+      const worker = await start(true);
+      const front = await start(false);
+      const other = await start(true);
+      const suspended = await front.dispatcher.send({
+        agentId: "main",
+        content: "delegate pay-x",
+        context: { tenant: "acme" },
+      });
+      expect(suspended.status).toBe("suspended");
+      const [request] = suspended.pendingApprovals!;
+      expect(request).toMatchObject({ name: "pay", origin: { agentId: "helper" } });
+      const listed = await worker.runtime!.pendingApprovals({ sessionId: suspended.sessionId });
+      expect(listed.map((p) => [p.requestId, p.agentId, p.chain?.map((c) => c.agentId)])).toEqual([
+        [request!.requestId, "helper", ["main"]],
+      ]);
+      // Decided from another process: the helper resumes, its answer reaches main, main resumes.
+      const resumed = await other.dispatcher.resolveApproval(request!.requestId, { approved: true });
+      expect(resumed).toMatchObject({ status: "complete", sessionId: suspended.sessionId, text: "delegated pay-x" });
+      const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects`);
+      expect(rows.map((r) => r.key)).toEqual(["pay-x@acme"]);
+      expect(await worker.runtime!.pendingApprovals()).toEqual([]);
+      expect([...worker.problems, ...other.problems]).toEqual([]);
+    });
+  },
+);

@@ -43,14 +43,18 @@ describe("dispatch across real worker processes", { timeout: 180_000 }, () => {
     expect(result.runId).toMatch(/:retry-1$/);
     expect(result.text).toBe("done k");
     const records: HistoryRecord[] = await front.store.load(result.sessionId);
-    const turns = records.filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn").map((t) => `${t.phase}:${t.status ?? ""}`);
+    const turns = records
+      .filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn")
+      .map((t) => `${t.phase}:${t.status ?? ""}`);
     expect(turns).toEqual(["start:", "end:error", "start:", "end:complete"]);
     // The first call's result was stored before the crash: reused; the second never finished: never re-run.
     const effects = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects ORDER BY key`);
     expect(effects.rows.map((r) => r.key)).toEqual(["k-1"]);
     const users = records.filter((r) => r.kind === "message" && r.message.role === "user");
     expect(users.length).toBe(1);
-    expect(historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
+    expect(
+      historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : []))),
+    ).toEqual([]);
   });
 
   it("SIGTERM closes a worker gracefully: its running turn finishes before it exits", async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ApprovalNotFoundError, DispatchError, InvalidArgumentError, type RuntimeEvent, type TurnResult } from "@agentry/core";
+import {
+  ApprovalNotFoundError,
+  DispatchError,
+  InvalidArgumentError,
+  type RuntimeEvent,
+  type TurnResult,
+} from "@agentry/core";
 import { requireDatabase } from "./database.js";
 import { useDispatchLayouts } from "./fixtures/dispatch-layout.js";
 
@@ -33,7 +39,13 @@ describe("pg-boss dispatcher: tenants cannot reach each other's jobs and decisio
     const aSession = (await front.store.listSessions({ scope: "tenant-a" }))[0]!.sessionId;
 
     const events: RuntimeEvent[] = [];
-    for await (const event of front.dispatcher.stream({ agentId: "main", content: "turn b", scope: "tenant-b", jobId: "req-1" })) events.push(event);
+    for await (const event of front.dispatcher.stream({
+      agentId: "main",
+      content: "turn b",
+      scope: "tenant-b",
+      jobId: "req-1",
+    }))
+      events.push(event);
     const b = (events.at(-1) as Extract<RuntimeEvent, { type: "done" }>).result as TurnResult;
     expect(b).toMatchObject({ status: "complete", text: "done b", runId: "req-1" });
     expect(b.sessionId).not.toBe(aSession);
@@ -43,7 +55,13 @@ describe("pg-boss dispatcher: tenants cannot reach each other's jobs and decisio
     // B "cancels" req-1: an abort of its own send, whatever A runs under that id.
     const stop = new AbortController();
     stop.abort();
-    const again = front.dispatcher.send({ agentId: "main", content: "turn b", scope: "tenant-b", jobId: "req-1", signal: stop.signal });
+    const again = front.dispatcher.send({
+      agentId: "main",
+      content: "turn b",
+      scope: "tenant-b",
+      jobId: "req-1",
+      signal: stop.signal,
+    });
     expect(await rejection(again)).toBeInstanceOf(DispatchError);
     await pool.query(`INSERT INTO "${schema}".gate (key) VALUES ('a1-2')`);
     expect(await a).toMatchObject({ status: "complete", text: "done a1", runId: "req-1", sessionId: aSession });
@@ -60,15 +78,22 @@ describe("pg-boss dispatcher: tenants cannot reach each other's jobs and decisio
     const jobs = async () => (await pool.query(`SELECT id FROM "${schema}".dispatch_jobs`)).rows.length;
     const before = await jobs();
 
-    const unknown = await rejection(front.dispatcher.resolveApproval("no-such-request", { approved: true, scope: "tenant-b" }));
-    for (const guard of [{ scope: "tenant-b" }, { scopePrefix: "tenant-b" }, { scope: "tenant-a" }, { scopePrefix: "tenant-a/bob" }]) {
+    const unknown = await rejection(
+      front.dispatcher.resolveApproval("no-such-request", { approved: true, scope: "tenant-b" }),
+    );
+    for (const guard of [
+      { scope: "tenant-b" },
+      { scopePrefix: "tenant-b" },
+      { scope: "tenant-a" },
+      { scopePrefix: "tenant-a/bob" },
+    ]) {
       const error = await rejection(front.dispatcher.resolveApproval(requestId, { approved: true, ...guard }));
       expect(ApprovalNotFoundError.isInstance(error)).toBe(true);
       expect((error as Error).message).toBe((unknown as Error).message.replace("no-such-request", requestId));
     }
-    await expect(front.dispatcher.resolveApproval(requestId, { approved: true, scope: "tenant-a/alice", scopePrefix: "tenant-a" })).rejects.toSatisfy(
-      (error: unknown) => InvalidArgumentError.isInstance(error),
-    );
+    await expect(
+      front.dispatcher.resolveApproval(requestId, { approved: true, scope: "tenant-a/alice", scopePrefix: "tenant-a" }),
+    ).rejects.toSatisfy((error: unknown) => InvalidArgumentError.isInstance(error));
     expect(await jobs()).toBe(before);
     expect((await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = 'pay-x'`)).rows).toEqual([]);
 
@@ -87,7 +112,8 @@ describe("pg-boss dispatcher: tenants cannot reach each other's jobs and decisio
     const front = await start(false);
     const pool = front.store.pool;
     const events: RuntimeEvent[] = [];
-    for await (const event of front.dispatcher.stream({ agentId: "asker", content: "ask list", scope: "tenant-a" })) events.push(event);
+    for await (const event of front.dispatcher.stream({ agentId: "asker", content: "ask list", scope: "tenant-a" }))
+      events.push(event);
     const asked = events.find((e): e is Extract<RuntimeEvent, { type: "question" }> => e.type === "question")!;
     const before = (await pool.query(`SELECT id FROM "${schema}".dispatch_jobs`)).rows.length;
     const error = await rejection(front.dispatcher.answerQuestion(asked.questionId, { value: "b", scope: "tenant-b" }));

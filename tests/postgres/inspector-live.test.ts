@@ -25,11 +25,21 @@ describe("inspector: live on Postgres", () => {
     try {
       const first = await runtime.send({ agentId: "general", content: "one" });
       const lastSeq = (await store.load(first.sessionId)).at(-1)!.seq;
-      const inspector = createInspector({ runtime, authorize: () => ({ scopePrefix: "", canAct: false }), livePollMs: 50 });
+      const inspector = createInspector({
+        runtime,
+        authorize: () => ({ scopePrefix: "", canAct: false }),
+        livePollMs: 50,
+      });
       const controller = new AbortController();
-      const response = await inspector(new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }));
+      const response = await inspector(
+        new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }),
+      );
       const reader = response.body!.getReader();
-      const { stdout } = await run(process.execPath, ["--import", "tsx", writer, databaseUrl!, schema, first.sessionId], { timeout: 60_000 });
+      const { stdout } = await run(
+        process.execPath,
+        ["--import", "tsx", writer, databaseUrl!, schema, first.sessionId],
+        { timeout: 60_000 },
+      );
       const runId = /sent (\S+)/.exec(stdout)![1]!;
       const decoder = new TextDecoder();
       let text = "";

@@ -36,7 +36,11 @@ function startWorker(schema: string, args: string[], signal = "READY"): Running 
   const done = new Promise<string>((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code, killedBy) =>
-      code === 0 ? resolve(stdout) : killedBy !== null ? resolve(`${stdout}\n${killedBy}`) : reject(new Error(`worker failed (${code}): ${stderr}`)),
+      code === 0
+        ? resolve(stdout)
+        : killedBy !== null
+          ? resolve(`${stdout}\n${killedBy}`)
+          : reject(new Error(`worker failed (${code}): ${stderr}`)),
     );
   });
   return { child, ready, done };
@@ -68,7 +72,9 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
       const racers = [startWorker(schema, [marks, "race", requestId]), startWorker(schema, [marks, "race", requestId])];
       await Promise.all(racers.map((racer) => racer.ready));
       for (const racer of racers) racer.child.stdin.write("GO\n");
-      const outcomes = (await Promise.all(racers.map((racer) => racer.done))).map((stdout) => lastJson<{ outcome: string; status?: string }>(stdout));
+      const outcomes = (await Promise.all(racers.map((racer) => racer.done))).map((stdout) =>
+        lastJson<{ outcome: string; status?: string }>(stdout),
+      );
       expect(outcomes.map((o) => o.outcome).sort()).toEqual(["already", "resolved"]);
       expect(outcomes.find((o) => o.outcome === "resolved")?.status).toBe("complete");
       expect(readFileSync(`${marks}.marks`, "utf8")).toBe("once\n");
@@ -84,7 +90,11 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
     await holder.ready;
     const [session] = await store.listSessions();
     const sessionId = session!.sessionId;
-    const held = (await store.pool.query<{ lease_token: string }>(`SELECT lease_token FROM "${schema}".sessions WHERE id = $1`, [sessionId])).rows[0]!;
+    const held = (
+      await store.pool.query<{ lease_token: string }>(`SELECT lease_token FROM "${schema}".sessions WHERE id = $1`, [
+        sessionId,
+      ])
+    ).rows[0]!;
     const heldToken = Number(held.lease_token);
     expect(heldToken).toBeGreaterThan(0);
     holder.child.kill("SIGKILL");
@@ -96,16 +106,22 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
     const report = lastJson<{ problems: string[]; statuses: string[] }>(await next.done);
     expect(report).toEqual({ problems: [], statuses: ["complete"] });
 
-    const turns = (await store.load(sessionId)).filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn");
+    const turns = (await store.load(sessionId)).filter(
+      (r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn",
+    );
     expect(turns.map((t) => `${t.phase}:${t.status ?? ""}`)).toEqual(["start:", "end:error", "start:", "end:complete"]);
     const now = Number(
-      (await store.pool.query<{ lease_token: string }>(`SELECT lease_token FROM "${schema}".sessions WHERE id = $1`, [sessionId])).rows[0]!.lease_token,
+      (
+        await store.pool.query<{ lease_token: string }>(`SELECT lease_token FROM "${schema}".sessions WHERE id = $1`, [
+          sessionId,
+        ])
+      ).rows[0]!.lease_token,
     );
     expect(now).toBeGreaterThan(heldToken);
     const count = (await store.load(sessionId)).length;
-    await expect(store.append(sessionId, [{ id: "late", kind: "reset", frame: null }], { leaseToken: heldToken })).rejects.toSatisfy((error: unknown) =>
-      LeaseLostError.isInstance(error),
-    );
+    await expect(
+      store.append(sessionId, [{ id: "late", kind: "reset", frame: null }], { leaseToken: heldToken }),
+    ).rejects.toSatisfy((error: unknown) => LeaseLostError.isInstance(error));
     expect((await store.load(sessionId)).length).toBe(count);
   });
 
@@ -124,7 +140,10 @@ describe("runtimes in several processes on one Postgres database", { timeout: 24
       const next = startWorker(schema, [marks, "turns", sessionId, "1", "b"]);
       await next.ready;
       next.child.stdin.write("GO\n");
-      expect(lastJson<{ problems: string[]; statuses: string[] }>(await next.done)).toEqual({ problems: [], statuses: ["complete"] });
+      expect(lastJson<{ problems: string[]; statuses: string[] }>(await next.done)).toEqual({
+        problems: [],
+        statuses: ["complete"],
+      });
       const after = await store.load(sessionId);
       writeFileSync(`${marks}.go`, "");
       stalled.child.kill("SIGCONT");

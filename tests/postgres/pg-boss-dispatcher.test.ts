@@ -25,7 +25,9 @@ async function until(check: () => Promise<boolean> | boolean, polls = 1500): Pro
 
 const userTexts = (records: HistoryRecord[]): string[] =>
   records.flatMap((r) =>
-    r.kind === "message" && r.frame === null && r.message.role === "user" && typeof r.message.content === "string" ? [r.message.content] : [],
+    r.kind === "message" && r.frame === null && r.message.role === "user" && typeof r.message.content === "string"
+      ? [r.message.content]
+      : [],
   );
 
 /** Turn records of the root frame never interleave: every start is followed by its own end. */
@@ -61,15 +63,29 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const sessionId = events[0]!.sessionId;
     const pool = front.store.pool;
     const queuedSignal = new AbortController();
-    const queued = front.dispatcher.send({ agentId: "main", content: "later", session: sessionId, signal: queuedSignal.signal });
-    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE session_id = $1`, [sessionId])).rows.length === 2);
+    const queued = front.dispatcher.send({
+      agentId: "main",
+      content: "later",
+      session: sessionId,
+      signal: queuedSignal.signal,
+    });
+    await until(
+      async () =>
+        (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE session_id = $1`, [sessionId])).rows.length ===
+        2,
+    );
     queuedSignal.abort();
     await expect(queued).rejects.toThrow(DispatchError);
     running.abort();
     await expect(first).rejects.toMatchObject({ remoteName: "AbortError" });
     // Both jobs end with their turns' outcomes: aborted, wherever they ran.
     await until(
-      async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE session_id = $1 AND state = 'done'`, [sessionId])).rows.length === 2,
+      async () =>
+        (
+          await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE session_id = $1 AND state = 'done'`, [
+            sessionId,
+          ])
+        ).rows.length === 2,
     );
     const { rows } = await pool.query<{ body: TurnResult }>(
       // The first outcome of each job (a duplicate wake-up may run a job again: it reports the stored outcome).
@@ -90,7 +106,8 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     let started = false;
     worker.runtime!.events.on("event", (e) => (started ||= e.type === "llm_call_start"));
     const outcomes: string[] = [];
-    const send = (content: string) => front.dispatcher.send({ agentId: "main", content, session: "create" }).then((r) => void outcomes.push(r.text));
+    const send = (content: string) =>
+      front.dispatcher.send({ agentId: "main", content, session: "create" }).then((r) => void outcomes.push(r.text));
     const first = send("echo one");
     await until(() => started);
     // Announced while the only worker is busy: nobody is told (no idle worker); it must fetch when done.
@@ -104,7 +121,10 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     for (let round = 0; round < 4; round++) {
       const { start } = layout();
       const apps = await Promise.all([start(true), start(true), start(true), start(false)]);
-      expect(await apps[3].dispatcher.send({ agentId: "main", content: `turn r${round}` })).toMatchObject({ status: "complete", text: `done r${round}` });
+      expect(await apps[3].dispatcher.send({ agentId: "main", content: `turn r${round}` })).toMatchObject({
+        status: "complete",
+        text: `done r${round}`,
+      });
     }
   });
 
@@ -126,7 +146,10 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     );
     await client.end();
     expect(rows).toEqual([{ column_default: "false" }]);
-    expect(await front.dispatcher.send({ agentId: "main", content: "turn up" })).toMatchObject({ status: "complete", text: "done up" });
+    expect(await front.dispatcher.send({ agentId: "main", content: "turn up" })).toMatchObject({
+      status: "complete",
+      text: "done up",
+    });
   });
 
   it("a turn sent by a process without a runtime runs on a worker; the caller gets every event of it, in order, and its result", async () => {
@@ -158,7 +181,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const first = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn 0" });
     const sessionId = first.sessionId;
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => fronts[i % 2]!.dispatcher.send({ agentId: "main", content: `turn ${i + 1}`, session: sessionId })),
+      Array.from({ length: 12 }, (_, i) =>
+        fronts[i % 2]!.dispatcher.send({ agentId: "main", content: `turn ${i + 1}`, session: sessionId }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(results.map(() => "complete"));
     const records = await fronts[0]!.store.load(sessionId);
@@ -170,7 +195,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(userTexts(records)).toEqual(rows.map((row) => row.payload.content));
     expect(new Set(userTexts(records)).size).toBe(13);
     expect(turnsInterleave(records)).toBe(false);
-    const { rows: effects } = await fronts[0]!.store.pool.query<{ key: string; n: string }>(`SELECT key, count(*) AS n FROM "${schema}".effects GROUP BY key`);
+    const { rows: effects } = await fronts[0]!.store.pool.query<{ key: string; n: string }>(
+      `SELECT key, count(*) AS n FROM "${schema}".effects GROUP BY key`,
+    );
     expect(effects.length).toBe(13);
     expect(effects.every((e) => e.n === "1")).toBe(true);
   });
@@ -182,18 +209,22 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const result = await front.dispatcher.send({ agentId: "main", content: "turn once" });
     const before = await front.store.load(result.sessionId);
     const pool = front.store.pool;
-    const done = async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [result.runId])).rows.length > 0;
+    const done = async () =>
+      (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [result.runId]))
+        .rows.length > 0;
     // The caller can have its result before the worker marks the job done: wait for that first.
     await until(done);
     // The same job again, as pg-boss would hand it out after an expiry.
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [result.runId]);
     await worker.boss.send("agentry-turns", { sessionId: result.sessionId });
     await until(done);
-    const outcomes = await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [
-      result.runId,
-    ]);
+    const outcomes = await pool.query<{ body: TurnResult }>(
+      `SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`,
+      [result.runId],
+    );
     expect(outcomes.rows.length).toBeGreaterThanOrEqual(2);
-    for (const row of outcomes.rows) expect(row.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
+    for (const row of outcomes.rows)
+      expect(row.body).toMatchObject({ status: "complete", text: "done once", runId: result.runId });
     expect(await front.store.load(result.sessionId)).toEqual(before);
     const effects = await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'once'`);
     expect(effects.rows.length).toBe(1);
@@ -204,18 +235,25 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     await start(true);
     const fronts = [await start(false), await start(false)];
     const [a, b] = await Promise.all(
-      fronts.map((front) => front.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" })),
+      fronts.map((front) =>
+        front.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" }),
+      ),
     );
     expect(a).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42" });
     expect(b).toMatchObject({ status: "complete", text: "done keyed", runId: "req-42", sessionId: a!.sessionId });
-    const c = await fronts[0]!.dispatcher.send({ agentId: "main", content: "turn keyed", session: "create", jobId: "req-42" });
+    const c = await fronts[0]!.dispatcher.send({
+      agentId: "main",
+      content: "turn keyed",
+      session: "create",
+      jobId: "req-42",
+    });
     expect(c.sessionId).toBe(a!.sessionId);
     const pool = fronts[0]!.store.pool;
     expect((await pool.query(`SELECT * FROM "${schema}".dispatch_jobs`)).rows.length).toBe(1);
     expect(userTexts(await fronts[0]!.store.load(a!.sessionId))).toEqual(["turn keyed"]);
     expect((await pool.query(`SELECT * FROM "${schema}".effects`)).rows.length).toBe(1);
-    await expect(fronts[0]!.dispatcher.send({ agentId: "main", content: "x", jobId: "bad id" })).rejects.toSatisfy((e: unknown) =>
-      InvalidArgumentError.isInstance(e),
+    await expect(fronts[0]!.dispatcher.send({ agentId: "main", content: "x", jobId: "bad id" })).rejects.toSatisfy(
+      (e: unknown) => InvalidArgumentError.isInstance(e),
     );
   });
 
@@ -226,7 +264,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const front = await start(false);
     const pool = front.store.pool;
     const pending = front.dispatcher.send({ agentId: "main", content: "slow dup" });
-    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = 'dup-1'`)).rows.length > 0);
+    await until(
+      async () => (await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = 'dup-1'`)).rows.length > 0,
+    );
     const [job] = (await pool.query<{ session_id: string }>(`SELECT session_id FROM "${schema}".dispatch_jobs`)).rows;
     // A second wake-up for the session while its job runs: another worker takes it and waits.
     await a.boss.send("agentry-turns", { sessionId: job!.session_id });
@@ -248,7 +288,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const suspended = await fronts[0]!.dispatcher.send({ agentId: "main", content: "approve x" });
     expect(suspended.status).toBe("suspended");
     const requestId = suspended.pendingApprovals![0]!.requestId;
-    const settled = await Promise.allSettled(fronts.map((front) => front.dispatcher.resolveApproval(requestId, { approved: true })));
+    const settled = await Promise.allSettled(
+      fronts.map((front) => front.dispatcher.resolveApproval(requestId, { approved: true })),
+    );
     const won = settled.filter((s): s is PromiseFulfilledResult<TurnResult> => s.status === "fulfilled");
     const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
     expect(won.length).toBe(1);
@@ -257,7 +299,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(ApprovalAlreadyResolvedError.isInstance(lost[0]!.reason)).toBe(true);
     const pool = fronts[0]!.store.pool;
     expect((await pool.query(`SELECT * FROM "${schema}".effects WHERE key = 'pay-x'`)).rows.length).toBe(1);
-    const decisions = (await fronts[0]!.store.load(suspended.sessionId)).filter((r) => r.kind === "approval" && r.decision !== undefined);
+    const decisions = (await fronts[0]!.store.load(suspended.sessionId)).filter(
+      (r) => r.kind === "approval" && r.decision !== undefined,
+    );
     expect(decisions.length).toBe(1);
     // The winning decision's job run again (a retry): it reports the resumed turn, not an error, and resumes nothing twice.
     const { rows } = await pool.query<{ id: string }>(
@@ -268,12 +312,19 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     // (Two wake-ups for the session may already have run it twice: each run adds an outcome row.)
     const outcomesOf = async () =>
       (
-        await pool.query<{ body: TurnResult }>(`SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`, [rows[0]!.id])
+        await pool.query<{ body: TurnResult }>(
+          `SELECT body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`,
+          [rows[0]!.id],
+        )
       ).rows.map((r) => r.body.status);
     const before = (await outcomesOf()).length;
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
     await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
-    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id])).rows.length === 1);
+    await until(
+      async () =>
+        (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id]))
+          .rows.length === 1,
+    );
     const again = await outcomesOf();
     expect(again.length).toBeGreaterThan(before);
     expect(again).toEqual(again.map(() => "complete"));
@@ -286,34 +337,50 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const worker = await start(true);
     const fronts = [await start(false), await start(false)];
     const events: RuntimeEvent[] = [];
-    for await (const event of fronts[0]!.dispatcher.stream({ agentId: "asker", content: "ask list" })) events.push(event);
+    for await (const event of fronts[0]!.dispatcher.stream({ agentId: "asker", content: "ask list" }))
+      events.push(event);
     const asked = events.find((e): e is Extract<RuntimeEvent, { type: "question" }> => e.type === "question");
     expect(asked).toBeDefined();
     const suspended = (events.at(-1) as Extract<RuntimeEvent, { type: "done" }>).result as TurnResult;
     expect(suspended.status).toBe("suspended");
-    expect(await worker.runtime!.pendingQuestions()).toMatchObject([{ questionId: asked!.questionId, sessionId: suspended.sessionId }]);
-    const settled = await Promise.allSettled(fronts.map((front) => front.dispatcher.answerQuestion(asked!.questionId, { value: "b" })));
+    expect(await worker.runtime!.pendingQuestions()).toMatchObject([
+      { questionId: asked!.questionId, sessionId: suspended.sessionId },
+    ]);
+    const settled = await Promise.allSettled(
+      fronts.map((front) => front.dispatcher.answerQuestion(asked!.questionId, { value: "b" })),
+    );
     const won = settled.filter((s): s is PromiseFulfilledResult<TurnResult> => s.status === "fulfilled");
     const lost = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected");
     expect(won.length).toBe(1);
-    expect(won[0]!.value).toMatchObject({ status: "complete", text: 'answered list {"answer":"b","label":"B"}', sessionId: suspended.sessionId });
+    expect(won[0]!.value).toMatchObject({
+      status: "complete",
+      text: 'answered list {"answer":"b","label":"B"}',
+      sessionId: suspended.sessionId,
+    });
     expect(lost.length).toBe(1);
     expect(ApprovalAlreadyResolvedError.isInstance(lost[0]!.reason)).toBe(true);
     expect(await worker.runtime!.pendingQuestions()).toEqual([]);
     const records = await fronts[0]!.store.load(suspended.sessionId);
     // One decision, one answer reaching the model, one user message, one turn resumed.
     expect(records.filter((r) => r.kind === "approval" && r.decision !== undefined).length).toBe(1);
-    const toolResults = records.flatMap((r) => (r.kind === "message" && r.frame === null && r.message.role === "tool" ? r.message.content : []));
+    const toolResults = records.flatMap((r) =>
+      r.kind === "message" && r.frame === null && r.message.role === "tool" ? r.message.content : [],
+    );
     expect(toolResults.map((part) => part.name)).toEqual(["ask_user"]);
     const answers = records.flatMap((r) =>
-      r.kind === "message" && r.frame === null && r.message.role === "assistant" && JSON.stringify(r.message.content).includes("answered list")
+      r.kind === "message" &&
+      r.frame === null &&
+      r.message.role === "assistant" &&
+      JSON.stringify(r.message.content).includes("answered list")
         ? [r.message]
         : [],
     );
     expect(answers.length).toBe(1);
     expect(userTexts(records)).toEqual(["ask list"]);
     expect(turnsInterleave(records)).toBe(false);
-    expect(historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
+    expect(
+      historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : []))),
+    ).toEqual([]);
     // The winning answer's job run again (a retry): it reports the resumed turn and appends nothing.
     const pool = fronts[0]!.store.pool;
     const { rows } = await pool.query<{ id: string }>(
@@ -322,7 +389,11 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(rows.length).toBe(1);
     await pool.query(`UPDATE "${schema}".dispatch_jobs SET state = 'queued' WHERE id = $1`, [rows[0]!.id]);
     await fronts[0]!.boss.send("agentry-turns", { sessionId: suspended.sessionId });
-    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id])).rows.length === 1);
+    await until(
+      async () =>
+        (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE id = $1 AND state = 'done'`, [rows[0]!.id]))
+          .rows.length === 1,
+    );
     const outcomes = await pool.query<{ kind: string; body: TurnResult }>(
       `SELECT kind, body FROM "${schema}".dispatch_events WHERE job_id = $1 AND kind <> 'event' ORDER BY ord`,
       [rows[0]!.id],
@@ -343,7 +414,9 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
       (e: unknown) => AgentNotFoundError.isInstance(e) && e.agentId === "ghost",
     );
     // Found missing before anything is enqueued.
-    await expect(front.dispatcher.answerQuestion("nope", { value: "x" })).rejects.toSatisfy((e: unknown) => ApprovalNotFoundError.isInstance(e));
+    await expect(front.dispatcher.answerQuestion("nope", { value: "x" })).rejects.toSatisfy((e: unknown) =>
+      ApprovalNotFoundError.isInstance(e),
+    );
     expect(worker.problems).toEqual([]);
   });
 
@@ -354,9 +427,13 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     const pool = front.store.pool;
     const first = front.dispatcher.send({ agentId: "main", content: "slow c1" });
     await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".effects WHERE key = 'c1-1'`)).rows.length > 0);
-    const sessionId = (await pool.query<{ session_id: string }>(`SELECT session_id FROM "${schema}".dispatch_jobs`)).rows[0]!.session_id;
+    const sessionId = (await pool.query<{ session_id: string }>(`SELECT session_id FROM "${schema}".dispatch_jobs`))
+      .rows[0]!.session_id;
     const second = front.dispatcher.send({ agentId: "main", content: "turn c2", session: sessionId });
-    await until(async () => (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE state = 'queued'`)).rows.length === 2);
+    await until(
+      async () =>
+        (await pool.query(`SELECT 1 FROM "${schema}".dispatch_jobs WHERE state = 'queued'`)).rows.length === 2,
+    );
     let closed = false;
     const closing = a.dispatcher.close().then(() => (closed = true));
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -366,16 +443,22 @@ describe("createPgBossDispatcher: turns dispatched across processes through pg-b
     expect(await first).toMatchObject({ status: "complete", text: "done c1" });
     expect(a.dispatcher.running).toBe(0);
     // The second job was handed back, not run here: a new worker takes it.
-    expect((await pool.query(`SELECT state FROM "${schema}".dispatch_jobs WHERE payload->>'content' = 'turn c2'`)).rows[0]).toEqual({ state: "queued" });
+    expect(
+      (await pool.query(`SELECT state FROM "${schema}".dispatch_jobs WHERE payload->>'content' = 'turn c2'`)).rows[0],
+    ).toEqual({ state: "queued" });
     const b = await start(true);
     const ranOnB: string[] = [];
     b.runtime!.events.on("event", (e) => ranOnB.push(e.runId));
     const result = await second;
     expect(result).toMatchObject({ status: "complete", text: "done c2" });
     expect(ranOnB).toContain(result.runId);
-    await expect(a.dispatcher.send({ agentId: "main", content: "turn late" })).rejects.toSatisfy((e: unknown) => InvalidArgumentError.isInstance(e));
+    await expect(a.dispatcher.send({ agentId: "main", content: "turn late" })).rejects.toSatisfy((e: unknown) =>
+      InvalidArgumentError.isInstance(e),
+    );
     const records = await front.store.load(sessionId);
-    expect(historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : [])))).toEqual([]);
+    expect(
+      historyProblems(records.flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : []))),
+    ).toEqual([]);
   });
 
   it("rejects bad options with InvalidArgumentError", () => {

@@ -40,14 +40,23 @@ describe("PostgresSessionStore scopePrefix", () => {
     });
     // The tenant's sessions first (the oldest), then 20,000 of 2,000 other tenants, then statistics.
     const acme: string[] = [];
-    for (let n = 0; n < 5; n++) acme.push((await store.createSession({ agentId: "agent-a", scope: `acme/u${n}` })).sessionId);
+    for (let n = 0; n < 5; n++)
+      acme.push((await store.createSession({ agentId: "agent-a", scope: `acme/u${n}` })).sessionId);
     for (const sessionId of acme.slice(0, 2)) {
       await store.append(sessionId, [
         {
           id: `req-${sessionId}`,
           kind: "approval",
           frame: null,
-          request: { requestId: `req-${sessionId}`, toolCallId: "c", name: "t", args: {}, depth: 0, parentId: null, reason: "r" },
+          request: {
+            requestId: `req-${sessionId}`,
+            toolCallId: "c",
+            name: "t",
+            args: {},
+            depth: 0,
+            parentId: null,
+            reason: "r",
+          },
         },
       ]);
     }
@@ -72,7 +81,9 @@ describe("PostgresSessionStore scopePrefix", () => {
     const byAgent = () => store.listSessions({ scopePrefix: "acme/", agentId: "agent-a", limit: 3 });
     expect(await planOf(byAgent)).toContain("sessions_by_scope_prefix");
     const pending = () => store.listPendingApprovals({ scopePrefix: "acme/" });
-    expect((await store.listPendingApprovals({ scopePrefix: "acme/" })).map((entry) => entry.sessionId)).toEqual(acme.slice(0, 2));
+    expect((await store.listPendingApprovals({ scopePrefix: "acme/" })).map((entry) => entry.sessionId)).toEqual(
+      acme.slice(0, 2),
+    );
     expect(await planOf(pending)).toContain("approvals_pending_prefix");
   });
 });

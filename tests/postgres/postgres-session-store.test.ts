@@ -5,7 +5,12 @@ import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentr
 import { POSTGRES_SCHEMA_VERSION, PostgresSessionStore } from "@agentry/core/postgres";
 import { adminClient, databaseUrl, freshSchema, requireDatabase, storeOnFreshSchema } from "./database.js";
 
-const text = (id: string, content: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content } });
+const text = (id: string, content: string): NewRecord => ({
+  id,
+  kind: "message",
+  frame: null,
+  message: { role: "user", content },
+});
 const request = (requestId: string) => ({
   requestId,
   toolCallId: `call-${requestId}`,
@@ -28,13 +33,18 @@ const closedPort = (): Promise<number> =>
 
 describe("PostgresSessionStore: arguments", () => {
   it("refuses a schema name that is not a plain identifier, and a missing connection string", () => {
-    expect(() => new PostgresSessionStore({ connectionString: "postgres://x", schema: 'a"; DROP TABLE x; --' })).toThrow(InvalidArgumentError);
+    expect(
+      () => new PostgresSessionStore({ connectionString: "postgres://x", schema: 'a"; DROP TABLE x; --' }),
+    ).toThrow(InvalidArgumentError);
     expect(() => new PostgresSessionStore({ connectionString: "" })).toThrow(InvalidArgumentError);
   });
 
   it("an unreachable server → SessionStoreError naming the connection problem, quickly (connectionTimeoutMillis)", async () => {
     const port = await closedPort();
-    const store = new PostgresSessionStore({ connectionString: `postgres://nobody@127.0.0.1:${port}/none`, connectionTimeoutMillis: 2000 });
+    const store = new PostgresSessionStore({
+      connectionString: `postgres://nobody@127.0.0.1:${port}/none`,
+      connectionTimeoutMillis: 2000,
+    });
     const failure = await store.createSession({ agentId: "a" }).catch((error: unknown) => error);
     expect(SessionStoreError.isInstance(failure)).toBe(true);
     expect((failure as Error).message).toMatch(/cannot connect to the database/);
@@ -53,7 +63,10 @@ describe("PostgresSessionStore", () => {
 
   it("migrates on first use into the named schema, once, even when several stores start together", async () => {
     const schema = freshSchema();
-    const stores = Array.from({ length: 4 }, () => new PostgresSessionStore({ connectionString: databaseUrl!, schema, max: 2 }));
+    const stores = Array.from(
+      { length: 4 },
+      () => new PostgresSessionStore({ connectionString: databaseUrl!, schema, max: 2 }),
+    );
     await Promise.all(stores.map((store, index) => store.createSession({ agentId: `agent-${index}` })));
     const admin = await adminClient();
     cleanup.push(async () => {
@@ -62,7 +75,10 @@ describe("PostgresSessionStore", () => {
     });
     const versions = await admin.query(`SELECT version FROM "${schema}".schema_version`);
     expect(versions.rows).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
-    const tables = await admin.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
+    const tables = await admin.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+      [schema],
+    );
     expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
       "approvals",
       "dispatch_claims",
@@ -95,7 +111,9 @@ describe("PostgresSessionStore", () => {
     expect(SessionStoreError.isInstance(failure)).toBe(true);
     expect((failure as Error).message).toContain(`version ${POSTGRES_SCHEMA_VERSION + 1}`);
     expect((failure as Error).message).toContain(`(${POSTGRES_SCHEMA_VERSION})`);
-    const tables = await admin.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [schema]);
+    const tables = await admin.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [
+      schema,
+    ]);
     expect(tables.rows).toEqual([{ table_name: "schema_version" }]);
     await store.close();
   });
@@ -119,7 +137,9 @@ describe("PostgresSessionStore", () => {
     for (let attempt = 0; attempt < 500 && pid === undefined; attempt++) {
       // pg_stat_activity is a snapshot per transaction: take a new one each time.
       await admin.query("SELECT pg_stat_clear_snapshot()");
-      const waiting = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%append_records%'");
+      const waiting = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%append_records%'",
+      );
       pid = waiting.rows[0]?.pid;
       if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -141,8 +161,12 @@ describe("PostgresSessionStore", () => {
     const store = new PostgresSessionStore({ pool, schema });
     const { sessionId } = await store.createSession({ agentId: "a", scope: "user-1" });
     await store.close();
-    await expect(store.getSession(sessionId)).rejects.toSatisfy((error: unknown) => SessionStoreError.isInstance(error));
-    expect((await pool.query(`SELECT scope FROM "${schema}".sessions WHERE id = $1`, [sessionId])).rows).toEqual([{ scope: "user-1" }]);
+    await expect(store.getSession(sessionId)).rejects.toSatisfy((error: unknown) =>
+      SessionStoreError.isInstance(error),
+    );
+    expect((await pool.query(`SELECT scope FROM "${schema}".sessions WHERE id = $1`, [sessionId])).rows).toEqual([
+      { scope: "user-1" },
+    ]);
     await pool.query(`DROP SCHEMA "${schema}" CASCADE`);
     await pool.end();
   });
@@ -153,13 +177,18 @@ describe("PostgresSessionStore", () => {
     const { sessionId } = await store.createSession({ agentId: "a" });
     const admin = await adminClient();
     cleanup.push(() => admin.end());
-    const dbNow = Date.parse((await admin.query<{ now: Date }>("SELECT clock_timestamp() AS now")).rows[0]!.now.toISOString());
+    const dbNow = Date.parse(
+      (await admin.query<{ now: Date }>("SELECT clock_timestamp() AS now")).rows[0]!.now.toISOString(),
+    );
     const lease = (await store.acquireLease(sessionId, { owner: "one", ttlMs: 3_600_000 }))!;
     const expires = Date.parse(lease.expiresAt);
     expect(expires - dbNow).toBeGreaterThanOrEqual(3_600_000);
     expect(expires - dbNow).toBeLessThan(3_600_000 + 60_000);
     // Moving the expiry into the database's past frees the lease whatever the client clock says.
-    await admin.query(`UPDATE "${store.schema}".sessions SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, [sessionId]);
+    await admin.query(
+      `UPDATE "${store.schema}".sessions SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`,
+      [sessionId],
+    );
     const taken = await store.acquireLease(sessionId, { owner: "two", ttlMs: 60_000 });
     expect(taken?.token).toBe(lease.token + 1);
   });
@@ -184,7 +213,9 @@ describe("PostgresSessionStore", () => {
       `SELECT body FROM ${s}.records WHERE session_id = 'x' AND seq > (SELECT max(seq) FROM ${s}.records WHERE session_id = 'x' AND kind = 'reset') ORDER BY seq`,
     ];
     for (const sql of queries) {
-      const plan = (await admin.query(`EXPLAIN ${sql}`)).rows.map((row: { "QUERY PLAN": string }) => row["QUERY PLAN"]).join("\n");
+      const plan = (await admin.query(`EXPLAIN ${sql}`)).rows
+        .map((row: { "QUERY PLAN": string }) => row["QUERY PLAN"])
+        .join("\n");
       expect(plan, sql).not.toContain("Seq Scan");
     }
   });

@@ -8,7 +8,10 @@ import { adminClient, databaseUrl, freshSchema, requireDatabase, storeOnFreshSch
 
 // NUL, the escape character, the escape's digits and a backslash, mixed with anything.
 const awkward = fc
-  .array(fc.oneof(fc.constantFrom("\u0000", "\u0001", "0", "1", "\\", "u"), fc.string({ maxLength: 2, unit: "grapheme" })), { maxLength: 12 })
+  .array(
+    fc.oneof(fc.constantFrom("\u0000", "\u0001", "0", "1", "\\", "u"), fc.string({ maxLength: 2, unit: "grapheme" })),
+    { maxLength: 12 },
+  )
   .map((parts) => parts.join(""));
 
 describe("Postgres text escape", () => {
@@ -66,7 +69,9 @@ describe("PostgresSessionStore and U+0000", () => {
     expect(second.text).toBe(replies[1]);
     const [session] = await store.listSessions({ scopePrefix: "tenant\u0000" });
     expect(session).toMatchObject({ sessionId: first.sessionId, scope, lastSnippet: expect.stringContaining("two") });
-    const history = (await store.load(first.sessionId)).flatMap((record) => (record.kind === "message" ? [textOf(record.message)] : []));
+    const history = (await store.load(first.sessionId)).flatMap((record) =>
+      record.kind === "message" ? [textOf(record.message)] : [],
+    );
     expect(history).toEqual(expect.arrayContaining(["add \u0000 milk", replies[0], replies[1]]));
     const audit = await runtime.auditLog(first.sessionId, { scopePrefix: "tenant\u0000/" });
     expect(audit).toHaveLength(2);
@@ -88,20 +93,33 @@ describe("PostgresSessionStore and U+0000", () => {
        VALUES ($1, $1, $1, $1, $2::jsonb, now(), now(), 1, $1, 1)`,
       [odd, JSON.stringify({ [odd]: odd })],
     );
-    const body = { id: odd, seq: 1, at: new Date().toISOString(), frame: odd, kind: "message", message: { role: "user", content: odd } };
-    await admin.query(`INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body) VALUES ($1, 1, $1, $2, $1, 'message', $3::json)`, [
-      odd,
-      body.at,
-      JSON.stringify(body),
-    ]);
+    const body = {
+      id: odd,
+      seq: 1,
+      at: new Date().toISOString(),
+      frame: odd,
+      kind: "message",
+      message: { role: "user", content: odd },
+    };
+    await admin.query(
+      `INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body) VALUES ($1, 1, $1, $2, $1, 'message', $3::json)`,
+      [odd, body.at, JSON.stringify(body)],
+    );
     const request = { requestId: odd, toolCallId: "c", name: "t", args: {}, depth: 0, parentId: null, reason: "r" };
-    await admin.query(`INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, body) VALUES ($1, $1, $1, $1, 2, $2::json)`, [
-      odd,
-      JSON.stringify({ id: odd, seq: 2, at: body.at, frame: null, kind: "approval", request }),
-    ]);
+    await admin.query(
+      `INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, body) VALUES ($1, $1, $1, $1, 2, $2::json)`,
+      [odd, JSON.stringify({ id: odd, seq: 2, at: body.at, frame: null, kind: "approval", request })],
+    );
     const store = new PostgresSessionStore({ connectionString: databaseUrl!, schema });
     cleanup.push(() => store.close());
-    expect(await store.getSession(odd)).toMatchObject({ sessionId: odd, agentId: odd, scope: odd, name: odd, lastSnippet: odd, attributes: { [odd]: odd } });
+    expect(await store.getSession(odd)).toMatchObject({
+      sessionId: odd,
+      agentId: odd,
+      scope: odd,
+      name: odd,
+      lastSnippet: odd,
+      attributes: { [odd]: odd },
+    });
     expect((await store.listSessions({ scopePrefix: "a\u00010" })).map((summary) => summary.sessionId)).toEqual([odd]);
     expect((await store.load(odd, { frame: odd })).map((record) => record.id)).toEqual([odd]);
     expect(await store.findApproval(odd)).toMatchObject({ requestId: odd, sessionId: odd, scope: odd, decided: false });

@@ -14,7 +14,10 @@ describe("createEventLog({ persist: true }) on Postgres", () => {
   it("after a restart (new runtime, log and store on the same database) replays the missed events in order", async () => {
     const schema = freshSchema();
     await restartScenario(() => {
-      const store = stores.length === 0 ? storeOnFreshSchema({ schema }) : new PostgresSessionStore({ connectionString: databaseUrl!, schema, max: 4 });
+      const store =
+        stores.length === 0
+          ? storeOnFreshSchema({ schema })
+          : new PostgresSessionStore({ connectionString: databaseUrl!, schema, max: 4 });
       stores.push(store);
       return store;
     });

@@ -29,7 +29,9 @@ describe("anthropic(): stream", () => {
       ...textBlock(0, "ok"),
       ...end("end_turn", { output_tokens: 9 }),
     ]);
-    expect(r.usage).toEqual([{ type: "usage", inputTokens: 125, outputTokens: 9, cachedInputTokens: 100, cacheWriteInputTokens: 20 }]);
+    expect(r.usage).toEqual([
+      { type: "usage", inputTokens: 125, outputTokens: 9, cachedInputTokens: 100, cacheWriteInputTokens: 20 },
+    ]);
   });
 
   it("restarts block tracking on a second message_start (spliced proxy streams)", async () => {
@@ -49,7 +51,11 @@ describe("anthropic(): stream", () => {
   it("ignores unknown events and block types (server tools, citations)", async () => {
     const r = await run([
       start(),
-      { type: "content_block_start", index: 0, content_block: { type: "server_tool_use", id: "s", name: "web_search", input: {} } },
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "server_tool_use", id: "s", name: "web_search", input: {} },
+      },
       { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"q":"x"}' } },
       { type: "content_block_stop", index: 0 },
       { type: "brand_new_event", foo: 1 },
@@ -63,7 +69,10 @@ describe("anthropic(): stream", () => {
   });
 
   it("fails with a retryable ProviderError when the stream ends before message_stop", async () => {
-    const r = await run([start(), { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }]);
+    const r = await run([
+      start(),
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    ]);
     expect(ProviderError.isInstance(r.error)).toBe(true);
     expect((r.error as ProviderError).retryable).toBe(true);
     expect(r.finishes).toEqual([]);
@@ -73,9 +82,16 @@ describe("anthropic(): stream", () => {
     const server = await startServer((_request, response) => {
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.end(
-        sseBody([start(), ...textBlock(0, "partial").slice(0, 2), { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }], {
-          eventNames: true,
-        }),
+        sseBody(
+          [
+            start(),
+            ...textBlock(0, "partial").slice(0, 2),
+            { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+          ],
+          {
+            eventNames: true,
+          },
+        ),
       );
     });
     try {
@@ -129,7 +145,10 @@ describe("anthropic(): request", () => {
       ],
     },
     { role: "tool", content: [{ type: "tool_result", toolCallId: "toolu_1", name: "zoom", result: { ok: true } }] },
-    { role: "tool", content: [{ type: "tool_result", toolCallId: "toolu_2", name: "crop", result: "bad args", isError: true }] },
+    {
+      role: "tool",
+      content: [{ type: "tool_result", toolCallId: "toolu_2", name: "crop", result: "bad args", isError: true }],
+    },
     { role: "user", content: "and now?" },
   ];
 
@@ -192,14 +211,21 @@ describe("anthropic(): request", () => {
       { type: "content_block_stop", index: 0 },
       { type: "content_block_start", index: 1, content_block: { type: "redacted_thinking", data: "REDACTED" } },
       { type: "content_block_stop", index: 1 },
-      { type: "content_block_start", index: 2, content_block: { type: "tool_use", id: "toolu_9", name: "weather", input: {} } },
+      {
+        type: "content_block_start",
+        index: 2,
+        content_block: { type: "tool_use", id: "toolu_9", name: "weather", input: {} },
+      },
       { type: "content_block_delta", index: 2, delta: { type: "input_json_delta", partial_json: '{"city":"Oslo"}' } },
       { type: "content_block_stop", index: 2 },
       ...end("tool_use"),
     ]);
     const assistant: Message = {
       role: "assistant",
-      content: [...first.thinking.map((block) => ({ type: "thinking" as const, ...block })), ...first.calls.map((c) => ({ type: "tool_call" as const, ...c }))],
+      content: [
+        ...first.thinking.map((block) => ({ type: "thinking" as const, ...block })),
+        ...first.calls.map((c) => ({ type: "tool_call" as const, ...c })),
+      ],
     };
     const fetch = textFetch(sseBody([start(), ...end("end_turn")], { eventNames: true }));
     await collect(anthropic({ apiKey: "k", fetch }), {

@@ -41,7 +41,10 @@ const argvOf = (file: string) => JSON.parse(readFileSync(file, "utf8")) as strin
 
 describe("createCliProvider", () => {
   it("streams stdout as text and finishes with a tool-call count of 0", async () => {
-    const command = script("talk.cjs", `process.stdout.write("Hello, "); setTimeout(() => process.stdout.write("w\\u00f6rld"), 20);`);
+    const command = script(
+      "talk.cjs",
+      `process.stdout.write("Hello, "); setTimeout(() => process.stdout.write("w\\u00f6rld"), 20);`,
+    );
     const r = await collect(createCliProvider({ id: "talk", command, args: [] }));
     expect(r.error).toBeUndefined();
     expect(r.text).toBe("Hello, w\u00f6rld");
@@ -51,10 +54,19 @@ describe("createCliProvider", () => {
   it("appends the flattened prompt to fixed args; passes env and cwd", async () => {
     const argvFile = join(dir, "argv-fixed.json");
     const command = script("env.cjs", `process.stdout.write(process.env.GREETING + " from " + process.cwd());`);
-    const r = await collect(createCliProvider({ id: "env", command, args: ["--flag"], env: { GREETING: "hi", ARGV_FILE: argvFile }, cwd: dir }), {
-      system: "Be terse.",
-      messages: [{ role: "user", content: "Do it" }],
-    });
+    const r = await collect(
+      createCliProvider({
+        id: "env",
+        command,
+        args: ["--flag"],
+        env: { GREETING: "hi", ARGV_FILE: argvFile },
+        cwd: dir,
+      }),
+      {
+        system: "Be terse.",
+        messages: [{ role: "user", content: "Do it" }],
+      },
+    );
     expect(r.text).toBe(`hi from ${dir}`);
     expect(argvOf(argvFile)).toEqual(["--flag", "Be terse.\n\nDo it"]);
   });
@@ -66,7 +78,9 @@ describe("createCliProvider", () => {
       `process.stdout.write("first");\nconst t = setInterval(() => { if (require("node:fs").existsSync(${JSON.stringify(marker)})) { clearInterval(t); process.stdout.write(" second"); } }, 5);`,
     );
     const events: string[] = [];
-    for await (const event of createCliProvider({ id: "wait", command, args: [] }).stream(baseRequest(), { signal: new AbortController().signal })) {
+    for await (const event of createCliProvider({ id: "wait", command, args: [] }).stream(baseRequest(), {
+      signal: new AbortController().signal,
+    })) {
       if (event.type === "text_delta") {
         events.push(event.text);
         if (events.length === 1) writeFileSync(marker, "");
@@ -110,9 +124,12 @@ describe("createCliProvider", () => {
     const received: string[] = [];
     let error: unknown;
     try {
-      for await (const event of createCliProvider({ id: "stubborn", command, args: [], killGraceMs: 300 }).stream(baseRequest(), {
-        signal: controller.signal,
-      })) {
+      for await (const event of createCliProvider({ id: "stubborn", command, args: [], killGraceMs: 300 }).stream(
+        baseRequest(),
+        {
+          signal: controller.signal,
+        },
+      )) {
         if (event.type === "text_delta") received.push(event.text);
         controller.abort();
       }
@@ -191,7 +208,10 @@ describe("CLI presets", () => {
           ],
         },
       },
-      { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "..." }] } },
+      {
+        type: "user",
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "..." }] },
+      },
       {
         type: "assistant",
         message: {
@@ -212,7 +232,9 @@ describe("CLI presets", () => {
       },
     ]);
     const command = script("claude", `process.stdout.write(${JSON.stringify(output + "\n")});`);
-    const r = await collect(claudeCli({ command, env: { ARGV_FILE: argvFile } }), { messages: [{ role: "user", content: "List files" }] });
+    const r = await collect(claudeCli({ command, env: { ARGV_FILE: argvFile } }), {
+      messages: [{ role: "user", content: "List files" }],
+    });
     expect(r.error).toBeUndefined();
     expect(argvOf(argvFile)).toEqual(["-p", "List files", "--output-format", "stream-json", "--verbose"]);
     expect(r.text).toBe("Let me look.\n\nDone: 3 files.");
@@ -222,10 +244,16 @@ describe("CLI presets", () => {
   });
 
   it("claudeCli: an is_error result fails the stream with its message", async () => {
-    const output = lines([{ type: "result", subtype: "error_during_execution", is_error: true, result: "Credit balance is too low" }]);
+    const output = lines([
+      { type: "result", subtype: "error_during_execution", is_error: true, result: "Credit balance is too low" },
+    ]);
     const command = script("claude-err", `process.stdout.write(${JSON.stringify(output + "\n")}); process.exit(1);`);
     const r = await collect(claudeCli({ command, model: "sonnet" }));
-    expect(r.error).toMatchObject({ name: "ProviderError", status: 1, message: "claude-cli: Credit balance is too low" });
+    expect(r.error).toMatchObject({
+      name: "ProviderError",
+      status: 1,
+      message: "claude-cli: Credit balance is too low",
+    });
   });
 
   it("codexCli: default args, agent messages, reasoning, counted tool items, turn usage", async () => {
@@ -235,13 +263,18 @@ describe("CLI presets", () => {
       { type: "turn.started" },
       { type: "item.completed", item: { id: "i0", type: "reasoning", text: "Need to list." } },
       { type: "item.started", item: { id: "i1", type: "command_execution", command: "ls", status: "in_progress" } },
-      { type: "item.completed", item: { id: "i1", type: "command_execution", command: "ls", exit_code: 0, status: "completed" } },
+      {
+        type: "item.completed",
+        item: { id: "i1", type: "command_execution", command: "ls", exit_code: 0, status: "completed" },
+      },
       { type: "item.completed", item: { id: "i2", type: "file_change", changes: [], status: "completed" } },
       { type: "item.completed", item: { id: "i3", type: "agent_message", text: "Two files." } },
       { type: "turn.completed", usage: { input_tokens: 200, cached_input_tokens: 150, output_tokens: 20 } },
     ]);
     const command = script("codex", `process.stdout.write(${JSON.stringify(output + "\n")});`);
-    const r = await collect(codexCli({ command, env: { ARGV_FILE: argvFile } }), { messages: [{ role: "user", content: "ls" }] });
+    const r = await collect(codexCli({ command, env: { ARGV_FILE: argvFile } }), {
+      messages: [{ role: "user", content: "ls" }],
+    });
     expect(argvOf(argvFile)).toEqual(["exec", "--json", "ls"]);
     expect(r.text).toBe("Two files.");
     expect(r.thinking).toEqual([{ text: "Need to list." }]);
@@ -260,7 +293,13 @@ describe("CLI presets", () => {
 
   it("piCli: default args, text deltas across messages, tool executions, summed usage", async () => {
     const argvFile = join(dir, "argv-pi.json");
-    const usage = (input: number, output: number, cacheRead: number) => ({ input, output, cacheRead, cacheWrite: 0, totalTokens: input + output + cacheRead });
+    const usage = (input: number, output: number, cacheRead: number) => ({
+      input,
+      output,
+      cacheRead,
+      cacheWrite: 0,
+      totalTokens: input + output + cacheRead,
+    });
     const output = lines([
       { type: "session", version: 3, id: "s", cwd: "/" },
       { type: "agent_start" },
@@ -270,7 +309,10 @@ describe("CLI presets", () => {
       { type: "message_update", assistantMessageEvent: { type: "thinking_delta", contentIndex: 0, delta: "Plan." } },
       { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 1, delta: "Check" } },
       { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 1, delta: "ing." } },
-      { type: "message_end", message: { role: "assistant", content: [], usage: usage(30, 5, 10), stopReason: "toolUse" } },
+      {
+        type: "message_end",
+        message: { role: "assistant", content: [], usage: usage(30, 5, 10), stopReason: "toolUse" },
+      },
       { type: "tool_execution_start", toolCallId: "t1", toolName: "bash", args: {} },
       { type: "tool_execution_end", toolCallId: "t1", toolName: "bash", result: {}, isError: false },
       { type: "message_start", message: { role: "assistant", content: [] } },
@@ -279,7 +321,9 @@ describe("CLI presets", () => {
       { type: "agent_end", messages: [] },
     ]);
     const command = script("pi", `process.stdout.write(${JSON.stringify(output)});`);
-    const r = await collect(piCli({ command, env: { ARGV_FILE: argvFile } }), { messages: [{ role: "user", content: "hi" }] });
+    const r = await collect(piCli({ command, env: { ARGV_FILE: argvFile } }), {
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(r.error).toBeUndefined();
     expect(argvOf(argvFile)).toEqual(["--mode", "json", "-p", "hi"]);
     expect(r.text).toBe("Checking.\n\nAll good.");
@@ -295,10 +339,40 @@ describe("CLI presets", () => {
     const input = { messages: [{ role: "user" as const, content: "go" }] };
     const argv = async (provider: Provider) => (await collect(provider, input), argvOf(argvFile));
     const tail = { model: "m1", extraArgs: ["--x", "y"] };
-    expect(await argv(claudeCli({ command, env, ...tail }))).toEqual(["-p", "go", "--output-format", "stream-json", "--verbose", "--model", "m1", "--x", "y"]);
-    expect(await argv(codexCli({ command, env, ...tail }))).toEqual(["exec", "--json", "--model", "m1", "--x", "y", "go"]);
-    expect(await argv(piCli({ command, env, ...tail }))).toEqual(["--mode", "json", "--model", "m1", "--x", "y", "-p", "go"]);
-    expect(await argv(piCli({ command, env, ...tail, args: ({ prompt }) => ["only", prompt] }))).toEqual(["only", "go"]);
+    expect(await argv(claudeCli({ command, env, ...tail }))).toEqual([
+      "-p",
+      "go",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--model",
+      "m1",
+      "--x",
+      "y",
+    ]);
+    expect(await argv(codexCli({ command, env, ...tail }))).toEqual([
+      "exec",
+      "--json",
+      "--model",
+      "m1",
+      "--x",
+      "y",
+      "go",
+    ]);
+    expect(await argv(piCli({ command, env, ...tail }))).toEqual([
+      "--mode",
+      "json",
+      "--model",
+      "m1",
+      "--x",
+      "y",
+      "-p",
+      "go",
+    ]);
+    expect(await argv(piCli({ command, env, ...tail, args: ({ prompt }) => ["only", prompt] }))).toEqual([
+      "only",
+      "go",
+    ]);
     expect(piCli({ command, id: "mine" }).id).toBe("mine");
     expect(codexCli().id).toBe("codex-cli");
   });

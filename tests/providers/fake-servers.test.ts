@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import { createFakeAnthropicServer, createFakeOpenAIServer, createFakeResponsesServer, type FakeServer } from "@agentry/core/testing";
+import {
+  createFakeAnthropicServer,
+  createFakeOpenAIServer,
+  createFakeResponsesServer,
+  type FakeServer,
+} from "@agentry/core/testing";
 import type { Message, Provider } from "@agentry/core";
 import { collect } from "./helpers.js";
 
-const setups: [string, (script: Parameters<typeof createFakeOpenAIServer>[0]) => Promise<{ server: FakeServer; provider: Provider }>][] = [
+const setups: [
+  string,
+  (script: Parameters<typeof createFakeOpenAIServer>[0]) => Promise<{ server: FakeServer; provider: Provider }>,
+][] = [
   [
     "OpenAI",
     async (script) => {
@@ -17,7 +25,10 @@ const setups: [string, (script: Parameters<typeof createFakeOpenAIServer>[0]) =>
     "Responses",
     async (script) => {
       const server = await createFakeResponsesServer(script);
-      return { server, provider: openai({ api: "responses", baseURL: server.baseURL, apiKey: "test", retryBaseDelayMs: 1 }) };
+      return {
+        server,
+        provider: openai({ api: "responses", baseURL: server.baseURL, apiKey: "test", retryBaseDelayMs: 1 }),
+      };
     },
   ],
   [
@@ -36,7 +47,10 @@ describe.each(setups)("fake %s server", (format, setup) => {
       { text: "Sunny in Oslo." },
     ]);
     try {
-      const first = await collect(provider, { system: "Be brief.", messages: [{ role: "user", content: "Weather in Oslo?" }] });
+      const first = await collect(provider, {
+        system: "Be brief.",
+        messages: [{ role: "user", content: "Weather in Oslo?" }],
+      });
       const assistant: Message = {
         role: "assistant",
         content: [
@@ -55,7 +69,10 @@ describe.each(setups)("fake %s server", (format, setup) => {
       expect(server.calls[1]!.system).toBe("Be brief.");
       // Chat Completions has no field for thinking, so it does not travel back; Anthropic's signed thinking does;
       // the Responses API sends back reasoning items only (a thinking part with their providerMetadata).
-      const expected = format !== "Anthropic" ? { ...assistant, content: assistant.content.filter((part) => part.type !== "thinking") } : assistant;
+      const expected =
+        format !== "Anthropic"
+          ? { ...assistant, content: assistant.content.filter((part) => part.type !== "thinking") }
+          : assistant;
       expect(server.calls[1]!.messages).toEqual([messages[0], expected, messages[2]]);
     } finally {
       await server.close();
@@ -63,7 +80,9 @@ describe.each(setups)("fake %s server", (format, setup) => {
   });
 
   it("lets a function script branch on the request", async () => {
-    const { server, provider } = await setup((request) => ({ text: request.system === "child" ? "from child" : "from parent" }));
+    const { server, provider } = await setup((request) => ({
+      text: request.system === "child" ? "from child" : "from parent",
+    }));
     try {
       expect((await collect(provider, { system: "child" })).text).toBe("from child");
       expect((await collect(provider, { system: "root" })).text).toBe("from parent");
@@ -77,7 +96,11 @@ describe.each(setups)("fake %s server", (format, setup) => {
     try {
       await collect(provider);
       const r = await collect(provider);
-      expect(r.error).toMatchObject({ name: "ProviderError", retryable: false, message: expect.stringContaining("call index 1") });
+      expect(r.error).toMatchObject({
+        name: "ProviderError",
+        retryable: false,
+        message: expect.stringContaining("call index 1"),
+      });
       expect(server.requests).toHaveLength(2);
     } finally {
       await server.close();
@@ -85,7 +108,10 @@ describe.each(setups)("fake %s server", (format, setup) => {
   });
 
   it("serves a scripted HTTP error with its status, and honours retryable", async () => {
-    const { server, provider } = await setup([{ error: { message: "busy", status: 503, retryable: true } }, { text: "recovered" }]);
+    const { server, provider } = await setup([
+      { error: { message: "busy", status: 503, retryable: true } },
+      { text: "recovered" },
+    ]);
     try {
       const r = await collect(provider);
       expect(r.text).toBe("recovered");
@@ -142,13 +168,23 @@ describe("fake Responses server", () => {
     const seen: Message[][] = [];
     const server = await createFakeResponsesServer((request) => (seen.push(request.messages), { text: "ok" }));
     try {
-      const item = { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "Read it." }], encrypted_content: "gAAA" };
+      const item = {
+        id: "rs_1",
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: "Read it." }],
+        encrypted_content: "gAAA",
+      };
       const messages: Message[] = [
         {
           role: "user",
           content: [
             { type: "text", text: "Summarise" },
-            { type: "file", mediaType: "application/pdf", source: { type: "data", data: "JVBERi0xLjQK" }, filename: "a.pdf" },
+            {
+              type: "file",
+              mediaType: "application/pdf",
+              source: { type: "data", data: "JVBERi0xLjQK" },
+              filename: "a.pdf",
+            },
             { type: "file", mediaType: "application/pdf", source: { type: "file_id", fileId: "file-1" } },
           ],
         },

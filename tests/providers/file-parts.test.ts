@@ -6,7 +6,9 @@ import { collect, sseBody, textFetch } from "./helpers.js";
 
 const PDF_BASE64 = "JVBERi0xLjQK";
 const pdfBytes = Uint8Array.from(atob(PDF_BASE64), (c) => c.charCodeAt(0));
-const ask = (...files: FilePart[]): Message[] => [{ role: "user", content: [{ type: "text", text: "Summarise" }, ...files] }];
+const ask = (...files: FilePart[]): Message[] => [
+  { role: "user", content: [{ type: "text", text: "Summarise" }, ...files] },
+];
 const pdf = (source: FilePart["source"], filename?: string): FilePart => ({
   type: "file",
   mediaType: "application/pdf",
@@ -16,7 +18,10 @@ const pdf = (source: FilePart["source"], filename?: string): FilePart => ({
 
 const file = (mediaType: string, source: FilePart["source"]): FilePart => ({ type: "file", mediaType, source });
 
-const openaiDone = sseBody([{ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }], { done: true });
+const openaiDone = sseBody(
+  [{ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }],
+  { done: true },
+);
 const anthropicDone = sseBody(
   [
     { type: "message_start", message: { id: "m", usage: { input_tokens: 1, output_tokens: 0 } } },
@@ -48,7 +53,11 @@ async function anthropicBody(messages: Message[]) {
 describe("file parts on OpenAI Chat Completions", () => {
   it("sends a PDF as a file part: base64 or bytes as file_data with a filename, or a file id", async () => {
     const { body, error } = await openaiBody(
-      ask(pdf({ type: "data", data: PDF_BASE64 }, "report.pdf"), pdf({ type: "data", data: pdfBytes }), pdf({ type: "file_id", fileId: "file-abc" })),
+      ask(
+        pdf({ type: "data", data: PDF_BASE64 }, "report.pdf"),
+        pdf({ type: "data", data: pdfBytes }),
+        pdf({ type: "file_id", fileId: "file-abc" }),
+      ),
     );
     expect(error).toBeUndefined();
     expect(body!.messages[0]!.content).toEqual([
@@ -75,7 +84,11 @@ describe("file parts on OpenAI Chat Completions", () => {
 
   it.each([
     ["a PDF by URL", pdf({ type: "url", url: "https://x.test/a.pdf" }), /cannot take a file by URL/],
-    ["a non-PDF document", file("text/csv", { type: "data", data: "YSxi" }), /PDF and image files only, not "text\/csv"/],
+    [
+      "a non-PDF document",
+      file("text/csv", { type: "data", data: "YSxi" }),
+      /PDF and image files only, not "text\/csv"/,
+    ],
     ["an image by file id", file("image/png", { type: "file_id", fileId: "file-1" }), /image by file id/],
   ])("refuses %s with UnsupportedContentError before sending anything", async (_name, file, message) => {
     const { error, calls } = await openaiBody(ask(file));
@@ -89,7 +102,9 @@ describe("file parts on OpenAI Chat Completions", () => {
 
 describe("file parts on Anthropic Messages", () => {
   it("sends a PDF as a document block: base64 (from text or bytes) with its title, or a URL", async () => {
-    const { body, error } = await anthropicBody(ask(pdf({ type: "data", data: pdfBytes }, "report.pdf"), pdf({ type: "url", url: "https://x.test/a.pdf" })));
+    const { body, error } = await anthropicBody(
+      ask(pdf({ type: "data", data: pdfBytes }, "report.pdf"), pdf({ type: "url", url: "https://x.test/a.pdf" })),
+    );
     expect(error).toBeUndefined();
     expect(body!.messages[0]!.content).toEqual([
       { type: "text", text: "Summarise" },
@@ -103,7 +118,9 @@ describe("file parts on Anthropic Messages", () => {
   });
 
   it("sends an image file as an image block", async () => {
-    const { body } = await anthropicBody(ask({ type: "file", mediaType: "image/jpeg", source: { type: "url", url: "https://x.test/a.jpg" } }));
+    const { body } = await anthropicBody(
+      ask({ type: "file", mediaType: "image/jpeg", source: { type: "url", url: "https://x.test/a.jpg" } }),
+    );
     expect(body!.messages[0]!.content).toEqual([
       { type: "text", text: "Summarise" },
       { type: "image", source: { type: "url", url: "https://x.test/a.jpg" } },
@@ -111,7 +128,11 @@ describe("file parts on Anthropic Messages", () => {
   });
 
   it.each([
-    ["a non-PDF document", file("application/zip", { type: "data", data: "UEsDBA==" }), /PDF and image files only, not "application\/zip"/],
+    [
+      "a non-PDF document",
+      file("application/zip", { type: "data", data: "UEsDBA==" }),
+      /PDF and image files only, not "application\/zip"/,
+    ],
     ["a file id", pdf({ type: "file_id", fileId: "file_011" }), /cannot send a file by file id/],
   ])("refuses %s with UnsupportedContentError before sending anything", async (_name, file, message) => {
     const { error, calls } = await anthropicBody(ask(file));
@@ -121,11 +142,17 @@ describe("file parts on Anthropic Messages", () => {
   });
 });
 
-const responsesDone = sseBody([{ type: "response.completed", response: { status: "completed" } }], { eventNames: true });
+const responsesDone = sseBody([{ type: "response.completed", response: { status: "completed" } }], {
+  eventNames: true,
+});
 async function responsesBody(messages: Message[]) {
   const fetch = textFetch(responsesDone);
   const result = await collect(openai({ api: "responses", apiKey: "k", fetch, maxRetries: 0 }), { messages });
-  return { body: fetch.bodies[0] as { input: { content: unknown }[] } | undefined, error: result.error, calls: fetch.bodies.length };
+  return {
+    body: fetch.bodies[0] as { input: { content: unknown }[] } | undefined,
+    error: result.error,
+    calls: fetch.bodies.length,
+  };
 }
 
 describe("file parts on the OpenAI Responses API", () => {

@@ -43,7 +43,9 @@ export interface TestServer {
 }
 
 /** Starts a server; `handle` answers each request (the body is already read and parsed). */
-export async function startServer(handle: (request: SeenRequest, response: ServerResponse, index: number) => void | Promise<void>): Promise<TestServer> {
+export async function startServer(
+  handle: (request: SeenRequest, response: ServerResponse, index: number) => void | Promise<void>,
+): Promise<TestServer> {
   const requests: SeenRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -56,7 +58,13 @@ export async function startServer(handle: (request: SeenRequest, response: Serve
       } catch {
         // keep the text
       }
-      const seen: SeenRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, at: Date.now() };
+      const seen: SeenRequest = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body,
+        at: Date.now(),
+      };
       requests.push(seen);
       Promise.resolve(handle(seen, res, requests.length - 1)).catch((error: unknown) => {
         res.destroy(error instanceof Error ? error : new Error(String(error)));
@@ -114,11 +122,17 @@ export interface Collected {
 }
 
 /** Drains a provider stream; an error is captured in `error` instead of thrown. */
-export async function collect(provider: Provider, request: Partial<ModelRequest> = {}, signal?: AbortSignal): Promise<Collected> {
+export async function collect(
+  provider: Provider,
+  request: Partial<ModelRequest> = {},
+  signal?: AbortSignal,
+): Promise<Collected> {
   const out: Collected = { events: [], text: "", thinking: [], calls: [], usage: [], finishes: [] };
   let open: { text: string; signature?: string; redacted?: boolean } | undefined;
   try {
-    for await (const event of provider.stream(baseRequest(request), { signal: signal ?? new AbortController().signal })) {
+    for await (const event of provider.stream(baseRequest(request), {
+      signal: signal ?? new AbortController().signal,
+    })) {
       out.events.push(event);
       if (event.type === "text_delta") out.text += event.text;
       else if (event.type === "thinking_delta") {
@@ -150,7 +164,10 @@ export function baseRequest(request: Partial<ModelRequest> = {}): ModelRequest {
 export function sseBody(payloads: unknown[], options: { done?: boolean; eventNames?: boolean } = {}): string {
   let text = payloads
     .map((payload) => {
-      const name = options.eventNames && typeof payload === "object" && payload !== null ? (payload as { type?: string }).type : undefined;
+      const name =
+        options.eventNames && typeof payload === "object" && payload !== null
+          ? (payload as { type?: string }).type
+          : undefined;
       return `${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(payload)}\n\n`;
     })
     .join("");

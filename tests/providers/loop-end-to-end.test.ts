@@ -34,7 +34,11 @@ const script: FakeScript = (request: ModelRequest): FakeTurn => {
   const last = request.messages[request.messages.length - 1];
   if (request.system.startsWith("You are a sub-agent")) {
     const city = textOf(request.messages[0]).replace("Look up ", "");
-    if (last?.role === "user") return { toolCalls: [{ id: `child_${city}`, name: "lookup", args: { city } }], usage: { inputTokens: 40, outputTokens: 8 } };
+    if (last?.role === "user")
+      return {
+        toolCalls: [{ id: `child_${city}`, name: "lookup", args: { city } }],
+        usage: { inputTokens: 40, outputTokens: 8 },
+      };
     return { text: `${city} checked`, usage: { inputTokens: 60, outputTokens: 4 } };
   }
   if (last?.role === "user") {
@@ -100,9 +104,19 @@ describe.each(adapters)("the whole loop over HTTP: $name", ({ make }) => {
     });
     // Thinking (and, for Anthropic, its signature) and text survive the wire and are kept.
     const first = result!.messages[0]!;
-    expect(first.role === "assistant" && first.content.map((p) => p.type)).toEqual(["thinking", "text", "tool_call", "tool_call", "tool_call"]);
+    expect(first.role === "assistant" && first.content.map((p) => p.type)).toEqual([
+      "thinking",
+      "text",
+      "tool_call",
+      "tool_call",
+      "tool_call",
+    ]);
     expect(events.filter((e) => e.type === "tool_call_update" && e.depth === 1 && e.status === "end")).toHaveLength(2);
-    expect(result!.usage).toMatchObject({ llmCalls: 6, inputTokens: 100 + 2 * 40 + 2 * 60 + 200, outputTokens: 30 + 2 * 8 + 2 * 4 + 10 });
+    expect(result!.usage).toMatchObject({
+      llmCalls: 6,
+      inputTokens: 100 + 2 * 40 + 2 * 60 + 200,
+      outputTokens: 30 + 2 * 8 + 2 * 4 + 10,
+    });
     expect(historyProblems([{ role: "user", content: "x" }, ...result!.messages])).toEqual([]);
     // The requests the server saw map back to valid histories, tool results included.
     const server = servers[0]!;
@@ -118,10 +132,16 @@ describe("examples/quickstart.ts with a real provider adapter", () => {
   it("uses openai() when OPENAI_BASE_URL is set", { timeout: QUICKSTART_TEST_TIMEOUT_MS }, async () => {
     const server = await createFakeOpenAIServer((request) => {
       const last = request.messages.at(-1)!;
-      return last.role === "tool" ? { text: "Lisbon it is." } : { toolCalls: [{ name: "get_weather", args: { city: "Lisbon" } }] };
+      return last.role === "tool"
+        ? { text: "Lisbon it is." }
+        : { toolCalls: [{ name: "get_weather", args: { city: "Lisbon" } }] };
     });
     servers.push(server);
-    const out = await runQuickstart({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test", OPENAI_MODEL: "fake-model" });
+    const out = await runQuickstart({
+      OPENAI_BASE_URL: server.baseURL,
+      OPENAI_API_KEY: "test",
+      OPENAI_MODEL: "fake-model",
+    });
     expect(out).toMatch(/Using openai\(\) at http:\/\/127\.0\.0\.1:\d+\/v1, model fake-model\./);
     expect(out).toMatch(/→ get_weather\(\{"city":"Lisbon"\}\)/);
     expect(out).toMatch(/assistant: Lisbon it is\./);
@@ -131,7 +151,11 @@ describe("examples/quickstart.ts with a real provider adapter", () => {
   it("uses anthropic() when ANTHROPIC_API_KEY is set", { timeout: QUICKSTART_TEST_TIMEOUT_MS }, async () => {
     const server = await createFakeAnthropicServer([{ text: "Oslo, bring a coat." }]);
     servers.push(server);
-    const out = await runQuickstart({ ANTHROPIC_API_KEY: "test", ANTHROPIC_BASE_URL: server.baseURL, ANTHROPIC_MODEL: "fake-claude" });
+    const out = await runQuickstart({
+      ANTHROPIC_API_KEY: "test",
+      ANTHROPIC_BASE_URL: server.baseURL,
+      ANTHROPIC_MODEL: "fake-claude",
+    });
     expect(out).toMatch(/Using anthropic\(\), model fake-claude\./);
     expect(out).toMatch(/assistant: Oslo, bring a coat\./);
   });

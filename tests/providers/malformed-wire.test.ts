@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ProviderError, type ModelEvent } from "@agentry/core";
-import { createClaudeOutputParser, createCodexOutputParser, createJsonlOutputParser, createPiOutputParser, type CliOutputEvent } from "@agentry/core/node";
+import {
+  createClaudeOutputParser,
+  createCodexOutputParser,
+  createJsonlOutputParser,
+  createPiOutputParser,
+  type CliOutputEvent,
+} from "@agentry/core/node";
 import { createAnthropicStreamReader } from "../../src/providers/anthropic/create-anthropic-stream-reader.js";
 import { createOpenAIStreamReader } from "../../src/providers/openai/create-openai-stream-reader.js";
 
@@ -101,16 +107,29 @@ const TYPES = [
   "end_turn",
   "max_tokens",
 ];
-const leaf = fc.oneof(fc.constantFrom(...TYPES), fc.string({ maxLength: 8 }), fc.integer({ min: -3, max: 3 }), fc.double(), fc.boolean(), fc.constant(null));
+const leaf = fc.oneof(
+  fc.constantFrom(...TYPES),
+  fc.string({ maxLength: 8 }),
+  fc.integer({ min: -3, max: 3 }),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+);
 const { wire } = fc.letrec<{ wire: unknown; object: Record<string, unknown>; array: unknown[] }>((tie) => ({
   wire: fc.oneof({ depthSize: "small" }, leaf, tie("object"), tie("array")),
   object: fc.dictionary(fc.constantFrom(...KEYS), tie("wire"), { maxKeys: 6 }),
   array: fc.array(tie("wire"), { maxLength: 3 }),
 }));
-const objects = fc.array(fc.oneof({ weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...KEYS), wire, { maxKeys: 6 }) }, { weight: 1, arbitrary: wire }), {
-  minLength: 1,
-  maxLength: 8,
-});
+const objects = fc.array(
+  fc.oneof(
+    { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...KEYS), wire, { maxKeys: 6 }) },
+    { weight: 1, arbitrary: wire },
+  ),
+  {
+    minLength: 1,
+    maxLength: 8,
+  },
+);
 
 const count = (n: unknown) => typeof n === "number" && Number.isFinite(n) && n >= 0;
 
@@ -119,7 +138,8 @@ function expectWellFormed(event: ModelEvent): void {
     case "text_delta":
     case "thinking_delta":
       expect(typeof event.text).toBe("string");
-      if (event.type === "thinking_delta" && event.signature !== undefined) expect(typeof event.signature).toBe("string");
+      if (event.type === "thinking_delta" && event.signature !== undefined)
+        expect(typeof event.signature).toBe("string");
       break;
     case "tool_call":
       expect(typeof event.id).toBe("string");
@@ -152,7 +172,8 @@ describe("readers on malformed wire data (property)", () => {
     fc.assert(
       fc.property(objects, fc.option(fc.constantFrom(...TYPES), { nil: undefined }), (payloads, event) => {
         const reader = createOpenAIStreamReader({ provider: "p", generateId: () => "gen" });
-        for (const payload of payloads) if (!tolerate(() => reader.push({ event, data: JSON.stringify(payload) }))) return;
+        for (const payload of payloads)
+          if (!tolerate(() => reader.push({ event, data: JSON.stringify(payload) }))) return;
         tolerate(() => reader.end());
       }),
       { numRuns: 500 },
@@ -163,7 +184,8 @@ describe("readers on malformed wire data (property)", () => {
     fc.assert(
       fc.property(objects, fc.option(fc.constantFrom(...TYPES), { nil: undefined }), (payloads, event) => {
         const reader = createAnthropicStreamReader({ provider: "p" });
-        for (const payload of payloads) if (!tolerate(() => reader.push({ event, data: JSON.stringify(payload) }))) return;
+        for (const payload of payloads)
+          if (!tolerate(() => reader.push({ event, data: JSON.stringify(payload) }))) return;
         tolerate(() => reader.end());
       }),
       { numRuns: 500 },
@@ -175,10 +197,13 @@ describe("readers on malformed wire data (property)", () => {
     fc.assert(
       fc.property(objects, fc.constantFrom(...parsers), (payloads, make) => {
         const parser = make();
-        const events: CliOutputEvent[] = payloads.flatMap((payload) => parser.line(JSON.stringify(payload) ?? "")).concat(parser.end?.() ?? []);
+        const events: CliOutputEvent[] = payloads
+          .flatMap((payload) => parser.line(JSON.stringify(payload) ?? ""))
+          .concat(parser.end?.() ?? []);
         for (const event of events) {
           if (event.type === "text_delta" || event.type === "thinking_delta") expect(typeof event.text).toBe("string");
-          else if (event.type === "tool_use") expect(event.name === undefined || typeof event.name === "string").toBe(true);
+          else if (event.type === "tool_use")
+            expect(event.name === undefined || typeof event.name === "string").toBe(true);
           else if (event.type === "error") expect(typeof event.message).toBe("string");
           else {
             expect(count(event.inputTokens) && count(event.outputTokens)).toBe(true);
@@ -211,7 +236,15 @@ describe("readers on specific malformed chunks", () => {
   it("OpenAI: token counts of the wrong type count as absent", () => {
     const events = openaiPush(
       { choices: [{ index: 0, delta: { content: "a" }, finish_reason: "stop" }] },
-      { choices: [], usage: { prompt_tokens: "12", completion_tokens: 3, total_tokens: null, prompt_tokens_details: { cached_tokens: -1 } } },
+      {
+        choices: [],
+        usage: {
+          prompt_tokens: "12",
+          completion_tokens: 3,
+          total_tokens: null,
+          prompt_tokens_details: { cached_tokens: -1 },
+        },
+      },
     );
     expect(events.find((event) => event.type === "usage")).toEqual({ type: "usage", inputTokens: 0, outputTokens: 3 });
   });
@@ -226,14 +259,27 @@ describe("readers on specific malformed chunks", () => {
 
   it("Anthropic: a tool_use block with a numeric id and name gives strings, never other types", () => {
     const reader = createAnthropicStreamReader({ provider: "p" });
-    reader.push({ event: undefined, data: JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: 5, name: ["f"] } }) });
+    reader.push({
+      event: undefined,
+      data: JSON.stringify({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: 5, name: ["f"] },
+      }),
+    });
     const events = reader.push({ event: undefined, data: JSON.stringify({ type: "content_block_stop", index: 0 }) });
     expect(events).toEqual([{ type: "tool_call", id: "", name: "", args: {} }]);
   });
 
   it("Claude CLI: usage fields that are not numbers count as 0", () => {
     const parser = createClaudeOutputParser();
-    const events = parser.line(JSON.stringify({ type: "result", result: "done", usage: { input_tokens: "9", output_tokens: 2, cache_read_input_tokens: {} } }));
+    const events = parser.line(
+      JSON.stringify({
+        type: "result",
+        result: "done",
+        usage: { input_tokens: "9", output_tokens: 2, cache_read_input_tokens: {} },
+      }),
+    );
     expect(events).toContainEqual({ type: "usage", inputTokens: 0, outputTokens: 2, cachedInputTokens: 0 });
   });
 });

@@ -10,7 +10,11 @@ const delta = (d: Record<string, unknown>, finish: string | null = null) => ({
 });
 const call = (c: Record<string, unknown>) => delta({ tool_calls: [c] });
 const finish = (reason: string) => delta({}, reason);
-const usage = { object: "chat.completion.chunk", choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+const usage = {
+  object: "chat.completion.chunk",
+  choices: [],
+  usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+};
 
 async function run(payloads: unknown[], options: { done?: boolean } = { done: true }) {
   const fetch = textFetch(sseBody(payloads, options));
@@ -90,7 +94,11 @@ describe("openai(): tool-call assembly", () => {
   });
 
   it("never emits a call cut off by finish_reason length", async () => {
-    const r = await run([delta({ content: "Let me" }), call({ index: 0, id: "a", function: { name: "f", arguments: '{"path": "/tm' } }), finish("length")]);
+    const r = await run([
+      delta({ content: "Let me" }),
+      call({ index: 0, id: "a", function: { name: "f", arguments: '{"path": "/tm' } }),
+      finish("length"),
+    ]);
     expect(r.text).toBe("Let me");
     expect(r.calls).toEqual([]);
     expect(r.finishes).toEqual([{ type: "finish", reason: "length" }]);
@@ -154,9 +162,17 @@ describe("openai(): stream shape", () => {
   });
 
   it("fails on an error object inside a 200 stream after output, with the provider's message", async () => {
-    const r = await run([delta({ content: "partial" }), { error: { message: "boom", type: "server_error", code: null } }]);
+    const r = await run([
+      delta({ content: "partial" }),
+      { error: { message: "boom", type: "server_error", code: null } },
+    ]);
     expect(r.text).toBe("partial");
-    expect(r.error).toMatchObject({ name: "ProviderError", message: "boom", retryable: true, errorType: "server_error" });
+    expect(r.error).toMatchObject({
+      name: "ProviderError",
+      message: "boom",
+      retryable: true,
+      errorType: "server_error",
+    });
     expect(r.finishes).toEqual([]);
   });
 
@@ -218,7 +234,12 @@ describe("openai(): request", () => {
       max_completion_tokens: 100,
       temperature: 0.2,
       parallel_tool_calls: false,
-      tools: [{ type: "function", function: { name: "look", description: "Look at it", parameters: { type: "object", properties: {} } } }],
+      tools: [
+        {
+          type: "function",
+          function: { name: "look", description: "Look at it", parameters: { type: "object", properties: {} } },
+        },
+      ],
       messages: [
         { role: "system", content: "Be brief." },
         {
@@ -251,7 +272,10 @@ describe("openai(): request", () => {
     const previous = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;
     try {
-      await collect(openai({ baseURL: "http://127.0.0.1:1/v1", fetch }), { maxOutputTokens: 7, messages: [{ role: "user", content: "x" }] });
+      await collect(openai({ baseURL: "http://127.0.0.1:1/v1", fetch }), {
+        maxOutputTokens: 7,
+        messages: [{ role: "user", content: "x" }],
+      });
     } finally {
       if (previous !== undefined) process.env.OPENAI_API_KEY = previous;
     }
@@ -310,7 +334,10 @@ describe("openai(): sendReasoningContent", () => {
     },
     { role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "f", result: "ok" }] },
   ];
-  const finishStop = sseBody([{ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }], { done: true });
+  const finishStop = sseBody(
+    [{ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }],
+    { done: true },
+  );
 
   it("sends an assistant message's thinking back as reasoning_content when on (redacted blocks aside)", async () => {
     const fetch = textFetch(finishStop);

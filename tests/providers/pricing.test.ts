@@ -10,7 +10,10 @@ describe("computeCostUsd", () => {
   });
 
   it("prices cached input at cachedInputPerMillion and only the rest at the input price", () => {
-    const cost = computeCostUsd({ ...pricing, cachedInputPerMillion: 0.3 }, { inputTokens: 10_000, outputTokens: 1000, cachedInputTokens: 8000 });
+    const cost = computeCostUsd(
+      { ...pricing, cachedInputPerMillion: 0.3 },
+      { inputTokens: 10_000, outputTokens: 1000, cachedInputTokens: 8000 },
+    );
     // 2000 fresh * 3 + 8000 cached * 0.3 + 1000 * 15, per million
     expect(cost).toBeCloseTo((2000 * 3 + 8000 * 0.3 + 1000 * 15) / 1e6, 12);
   });
@@ -22,7 +25,10 @@ describe("computeCostUsd", () => {
 
   it("is zero for zero usage and never negative for inconsistent counts", () => {
     expect(computeCostUsd(pricing, { inputTokens: 0, outputTokens: 0 })).toBe(0);
-    const odd = computeCostUsd({ ...pricing, cachedInputPerMillion: 1 }, { inputTokens: 100, outputTokens: 0, cachedInputTokens: 500 });
+    const odd = computeCostUsd(
+      { ...pricing, cachedInputPerMillion: 1 },
+      { inputTokens: 100, outputTokens: 0, cachedInputTokens: 500 },
+    );
     expect(odd).toBeCloseTo((100 * 1) / 1e6, 12);
   });
 });

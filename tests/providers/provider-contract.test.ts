@@ -47,7 +47,10 @@ describe("runProviderContract", () => {
         },
       };
     };
-    runProviderContract("broken", broken, { describe: (_name, body) => body(), it: (name, body) => cases.push({ name, body }) });
+    runProviderContract("broken", broken, {
+      describe: (_name, body) => body(),
+      it: (name, body) => cases.push({ name, body }),
+    });
     const failures: string[] = [];
     // (The "abort while waiting" case would sit out the broken provider's 10 s delay: skipped.)
     for (const testCase of cases.filter((c) => !c.name.startsWith("abort while waiting"))) {

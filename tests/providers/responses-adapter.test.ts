@@ -7,8 +7,17 @@ import { collect, sseBody, startServer, textFetch } from "./helpers.js";
 
 /** Responses events framed as the API sends them (`event:` and `data:`). */
 const body = (events: Record<string, unknown>[]) => sseBody(events, { eventNames: true });
-const completed = (usage: Record<string, unknown> | null = null) => ({ type: "response.completed", response: { status: "completed", usage } });
-const textDelta = (delta: string) => ({ type: "response.output_text.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta });
+const completed = (usage: Record<string, unknown> | null = null) => ({
+  type: "response.completed",
+  response: { status: "completed", usage },
+});
+const textDelta = (delta: string) => ({
+  type: "response.output_text.delta",
+  item_id: "msg_1",
+  output_index: 0,
+  content_index: 0,
+  delta,
+});
 
 async function run(events: Record<string, unknown>[], request: Parameters<typeof collect>[1] = {}) {
   const fetch = textFetch(body(events));
@@ -24,7 +33,13 @@ describe('openai({ api: "responses" }): the request', () => {
     });
     try {
       const provider = openai({ api: "responses", apiKey: "k", baseURL: `${server.url}/v1`, maxRetries: 0 });
-      const tools = [{ name: "get_weather", description: "Weather", inputSchema: { type: "object", properties: { city: { type: "string" } } } }];
+      const tools = [
+        {
+          name: "get_weather",
+          description: "Weather",
+          inputSchema: { type: "object", properties: { city: { type: "string" } } },
+        },
+      ];
       const result = await collect(provider, { system: "Be brief.", tools, maxOutputTokens: 100, temperature: 0.5 });
       expect(result.text).toBe("ok");
       expect(server.requests[0]!.url).toBe("/v1/responses");
@@ -35,7 +50,15 @@ describe('openai({ api: "responses" }): the request', () => {
         stream: true,
         store: false,
         include: ["reasoning.encrypted_content"],
-        tools: [{ type: "function", name: "get_weather", description: "Weather", parameters: tools[0]!.inputSchema, strict: false }],
+        tools: [
+          {
+            type: "function",
+            name: "get_weather",
+            description: "Weather",
+            parameters: tools[0]!.inputSchema,
+            strict: false,
+          },
+        ],
         max_output_tokens: 100,
         temperature: 0.5,
       });
@@ -45,7 +68,12 @@ describe('openai({ api: "responses" }): the request', () => {
   });
 
   it("sends history as items: reasoning items back unchanged and in place, calls by call_id, results as outputs", async () => {
-    const item = { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "Plan." }], encrypted_content: "gAAA==" };
+    const item = {
+      id: "rs_1",
+      type: "reasoning",
+      summary: [{ type: "summary_text", text: "Plan." }],
+      encrypted_content: "gAAA==",
+    };
     const messages: Message[] = [
       {
         role: "user",
@@ -64,7 +92,10 @@ describe('openai({ api: "responses" }): the request', () => {
           { type: "tool_call", id: "call_1", name: "get_weather", args: { city: "Oslo" } },
         ],
       },
-      { role: "tool", content: [{ type: "tool_result", toolCallId: "call_1", name: "get_weather", result: { temp: 3 } }] },
+      {
+        role: "tool",
+        content: [{ type: "tool_result", toolCallId: "call_1", name: "get_weather", result: { temp: 3 } }],
+      },
     ];
     const r = await run([textDelta("ok"), completed()], { messages });
     expect(r.fetch.bodies[0].input).toEqual([
@@ -101,13 +132,20 @@ describe('openai({ api: "responses" }): the request', () => {
   });
 
   it("structured output: text.format passes through, and a Chat-style response_format is moved there", async () => {
-    const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { answer: { type: "string" } },
+      required: ["answer"],
+      additionalProperties: false,
+    };
     const format = { type: "json_schema", name: "reply", schema, strict: true };
     const direct = await run([textDelta('{"answer":"4"}'), completed()], { providerOptions: { text: { format } } });
     expect(direct.fetch.bodies[0].text).toEqual({ format });
     expect(JSON.parse(direct.text)).toEqual({ answer: "4" });
     const moved = await run([textDelta("{}"), completed()], {
-      providerOptions: { response_format: { type: "json_schema", json_schema: { name: "reply", schema, strict: true } } },
+      providerOptions: {
+        response_format: { type: "json_schema", json_schema: { name: "reply", schema, strict: true } },
+      },
     });
     expect(moved.fetch.bodies[0].text).toEqual({ format });
     expect(moved.fetch.bodies[0]).not.toHaveProperty("response_format");
@@ -116,9 +154,16 @@ describe('openai({ api: "responses" }): the request', () => {
 
 describe('openai({ api: "responses" }): the stream', () => {
   it("reports usage with cached and reasoning tokens", async () => {
-    const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 60 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 25 } };
+    const usage = {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 60 },
+      output_tokens: 40,
+      output_tokens_details: { reasoning_tokens: 25 },
+    };
     const r = await run([textDelta("hi"), completed(usage)]);
-    expect(r.usage).toEqual([{ type: "usage", inputTokens: 100, outputTokens: 40, cachedInputTokens: 60, reasoningTokens: 25 }]);
+    expect(r.usage).toEqual([
+      { type: "usage", inputTokens: 100, outputTokens: 40, cachedInputTokens: 60, reasoningTokens: 25 },
+    ]);
   });
 
   it("keys parallel calls by item id and emits each when its item is done, in order", async () => {
@@ -127,7 +172,12 @@ describe('openai({ api: "responses" }): the stream', () => {
       output_index: index,
       item: { id, type: "function_call", call_id: callId, name, arguments: "" },
     });
-    const args = (id: string, index: number, delta: string) => ({ type: "response.function_call_arguments.delta", item_id: id, output_index: index, delta });
+    const args = (id: string, index: number, delta: string) => ({
+      type: "response.function_call_arguments.delta",
+      item_id: id,
+      output_index: index,
+      delta,
+    });
     const done = (id: string, callId: string, name: string, index: number) => ({
       type: "response.output_item.done",
       output_index: index,
@@ -135,7 +185,11 @@ describe('openai({ api: "responses" }): the stream', () => {
     });
     const r = await run([
       { type: "response.output_item.added", output_index: 0, item: { id: "rs_1", type: "reasoning", summary: [] } },
-      { type: "response.output_item.done", output_index: 0, item: { id: "rs_1", type: "reasoning", summary: [], encrypted_content: "x" } },
+      {
+        type: "response.output_item.done",
+        output_index: 0,
+        item: { id: "rs_1", type: "reasoning", summary: [], encrypted_content: "x" },
+      },
       added("fc_a", "call_a", "f", 1),
       added("fc_b", "call_b", "g", 2),
       args("fc_a", 1, '{"x":'),
@@ -155,9 +209,16 @@ describe('openai({ api: "responses" }): the stream', () => {
   it("response.incomplete (max_output_tokens) finishes as length and drops a call that was not done", async () => {
     const r = await run([
       textDelta("Let me"),
-      { type: "response.output_item.added", output_index: 1, item: { id: "fc_1", type: "function_call", call_id: "call_1", name: "f" } },
+      {
+        type: "response.output_item.added",
+        output_index: 1,
+        item: { id: "fc_1", type: "function_call", call_id: "call_1", name: "f" },
+      },
       { type: "response.function_call_arguments.delta", item_id: "fc_1", output_index: 1, delta: '{"x":' },
-      { type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } },
+      {
+        type: "response.incomplete",
+        response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } },
+      },
     ]);
     expect(r.calls).toEqual([]);
     expect(r.finishes).toEqual([{ type: "finish", reason: "length" }]);
@@ -172,7 +233,12 @@ describe('openai({ api: "responses" }): the stream', () => {
   });
 
   it("response.failed alone is a ProviderError with the response's error", async () => {
-    const r = await run([{ type: "response.failed", response: { status: "failed", error: { code: "rate_limit_exceeded", message: "Slow down" } } }]);
+    const r = await run([
+      {
+        type: "response.failed",
+        response: { status: "failed", error: { code: "rate_limit_exceeded", message: "Slow down" } },
+      },
+    ]);
     expect((r.error as ProviderError).message).toBe("Slow down");
     expect((r.error as ProviderError).errorType).toBe("rate_limit_exceeded");
   });
@@ -200,14 +266,18 @@ describe('openai({ api: "responses" }): the stream', () => {
     const server = await startServer((_request, response, index) => {
       if (index === 0) {
         response.writeHead(429, { "content-type": "application/json", "retry-after-ms": "1" });
-        response.end(JSON.stringify({ error: { message: "Rate limited", type: "requests", code: "rate_limit_exceeded" } }));
+        response.end(
+          JSON.stringify({ error: { message: "Rate limited", type: "requests", code: "rate_limit_exceeded" } }),
+        );
         return;
       }
       response.writeHead(200, { "content-type": "text/event-stream" });
       response.end(body([textDelta("second time"), completed()]));
     });
     try {
-      const result = await collect(openai({ api: "responses", apiKey: "k", baseURL: server.url, maxRetries: 1, retryBaseDelayMs: 1 }));
+      const result = await collect(
+        openai({ api: "responses", apiKey: "k", baseURL: server.url, maxRetries: 1, retryBaseDelayMs: 1 }),
+      );
       expect(result.text).toBe("second time");
       expect(server.requests).toHaveLength(2);
     } finally {
@@ -218,7 +288,9 @@ describe('openai({ api: "responses" }): the stream', () => {
   it("applies maxResponseBytes to the Responses stream", async () => {
     const events = Array.from({ length: 200 }, () => textDelta("x".repeat(100)));
     const fetch = textFetch(body([...events, completed()]), 512);
-    const result = await collect(openai({ api: "responses", apiKey: "k", fetch, maxRetries: 0, maxResponseBytes: 4096 }));
+    const result = await collect(
+      openai({ api: "responses", apiKey: "k", fetch, maxRetries: 0, maxResponseBytes: 4096 }),
+    );
     expect((result.error as ProviderError).errorType).toBe("response_too_large");
   });
 });
@@ -243,7 +315,13 @@ describe('openai({ api: "responses" }) in the loop', () => {
     try {
       const provider = openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" });
       const first = await collectEvents(
-        runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "", history: [{ role: "user", content: "Weather?" }], tools: [weather] }),
+        runUnifiedAgentLoop({
+          provider,
+          model: "m",
+          systemPrompt: "",
+          history: [{ role: "user", content: "Weather?" }],
+          tools: [weather],
+        }),
       );
       expect(first.result?.text).toBe("3 degrees.");
       const item = (server.requests[1] as { input: unknown[] }).input[1];
@@ -254,11 +332,25 @@ describe('openai({ api: "responses" }) in the loop', () => {
         encrypted_content: "fake-encrypted-0",
       });
       // As a session store keeps it: plain JSON, read back in a later turn.
-      const history = JSON.parse(JSON.stringify([{ role: "user", content: "Weather?" }, ...first.result!.messages])) as Message[];
-      const thinking = history.flatMap((message) => (message.role === "assistant" ? message.content : [])).find((part) => part.type === "thinking");
-      expect(thinking).toEqual({ type: "thinking", text: "I need the weather.", providerMetadata: { openaiResponses: { item } } });
+      const history = JSON.parse(
+        JSON.stringify([{ role: "user", content: "Weather?" }, ...first.result!.messages]),
+      ) as Message[];
+      const thinking = history
+        .flatMap((message) => (message.role === "assistant" ? message.content : []))
+        .find((part) => part.type === "thinking");
+      expect(thinking).toEqual({
+        type: "thinking",
+        text: "I need the weather.",
+        providerMetadata: { openaiResponses: { item } },
+      });
       await collectEvents(
-        runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "", history: [...history, { role: "user", content: "Thanks" }], tools: [weather] }),
+        runUnifiedAgentLoop({
+          provider,
+          model: "m",
+          systemPrompt: "",
+          history: [...history, { role: "user", content: "Thanks" }],
+          tools: [weather],
+        }),
       );
       expect((server.requests[2] as { input: unknown[] }).input).toContainEqual(item);
     } finally {
@@ -267,10 +359,21 @@ describe('openai({ api: "responses" }) in the loop', () => {
   });
 
   it("passes reasoning tokens to the loop's usage event", async () => {
-    const fetch = textFetch(body([textDelta("ok"), completed({ input_tokens: 10, output_tokens: 8, output_tokens_details: { reasoning_tokens: 5 } })]));
+    const fetch = textFetch(
+      body([
+        textDelta("ok"),
+        completed({ input_tokens: 10, output_tokens: 8, output_tokens_details: { reasoning_tokens: 5 } }),
+      ]),
+    );
     const provider = openai({ api: "responses", apiKey: "k", fetch, maxRetries: 0 });
     const { events } = await collectEvents(
-      runUnifiedAgentLoop({ provider, model: "m", systemPrompt: "", history: [{ role: "user", content: "hi" }], tools: [] }),
+      runUnifiedAgentLoop({
+        provider,
+        model: "m",
+        systemPrompt: "",
+        history: [{ role: "user", content: "hi" }],
+        tools: [],
+      }),
     );
     expect(eventsOfType(events, "usage")).toMatchObject([{ inputTokens: 10, outputTokens: 8, reasoningTokens: 5 }]);
   });

@@ -6,7 +6,10 @@ import { streamWithRetry } from "../../src/providers/http/stream-with-retry.js";
 import { collect, sseBody, startServer, type TestServer } from "./helpers.js";
 
 const OK_STREAM = sseBody(
-  [{ choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] }, { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }],
+  [
+    { choices: [{ index: 0, delta: { content: "ok" }, finish_reason: null }] },
+    { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+  ],
   { done: true },
 );
 
@@ -39,7 +42,13 @@ async function serve(replies: Reply[]) {
 }
 
 function provider(s: TestServer, retries: RetryInfo[], extra: { maxRetries?: number; maxRetryDelayMs?: number } = {}) {
-  return openai({ apiKey: "k", baseURL: `${s.url}/v1`, retryBaseDelayMs: 10, onRetry: (info) => retries.push(info), ...extra });
+  return openai({
+    apiKey: "k",
+    baseURL: `${s.url}/v1`,
+    retryBaseDelayMs: 10,
+    onRetry: (info) => retries.push(info),
+    ...extra,
+  });
 }
 
 describe("retries", () => {
@@ -81,14 +90,22 @@ describe("retries", () => {
     });
     const r = await collect(anthropic({ apiKey: "k", baseURL: server.url, retryBaseDelayMs: 1 }));
     expect(server.requests).toHaveLength(3);
-    expect(r.error).toMatchObject({ status: 529, retryable: true, errorType: "overloaded_error", provider: "anthropic" });
+    expect(r.error).toMatchObject({
+      status: 529,
+      retryable: true,
+      errorType: "overloaded_error",
+      provider: "anthropic",
+    });
   });
 
   it.each([
     ["400", { status: 400 }],
     ["401", { status: 401 }],
     ["404", { status: 404 }],
-    ["429 insufficient_quota", { status: 429, body: { error: { message: "quota", type: "insufficient_quota", code: "insufficient_quota" } } }],
+    [
+      "429 insufficient_quota",
+      { status: 429, body: { error: { message: "quota", type: "insufficient_quota", code: "insufficient_quota" } } },
+    ],
     ["500 with x-should-retry: false", { status: 500, headers: { "x-should-retry": "false" } }],
   ] as [string, Reply][])("fails at once on %s", async (_name, reply) => {
     const s = await serve([reply]);
@@ -151,9 +168,14 @@ describe("retries", () => {
  * attempt function that fails as scripted. Each attempt is logged with the (fake) time it began.
  */
 describe("retry waits (fake timers)", () => {
-  const retryable = (retryAfterMs?: number) => new ProviderError("busy", { provider: "test", status: 429, retryable: true, retryAfterMs });
+  const retryable = (retryAfterMs?: number) =>
+    new ProviderError("busy", { provider: "test", status: 429, retryable: true, retryAfterMs });
 
-  function scripted(failures: ProviderError[], signal: AbortSignal, extra: { maxRetries?: number; retryBaseDelayMs?: number } = {}) {
+  function scripted(
+    failures: ProviderError[],
+    signal: AbortSignal,
+    extra: { maxRetries?: number; retryBaseDelayMs?: number } = {},
+  ) {
     const attempts: number[] = [];
     const retries: RetryInfo[] = [];
     const start = Date.now();
@@ -197,7 +219,10 @@ describe("retry waits (fake timers)", () => {
     vi.useFakeTimers();
     vi.spyOn(Math, "random").mockReturnValue(0.5); // jitter of 12.5 %: 80 → 70, 160 → 140, 320 → 280
     try {
-      const run = scripted([retryable(), retryable(), retryable()], new AbortController().signal, { maxRetries: 3, retryBaseDelayMs: 80 });
+      const run = scripted([retryable(), retryable(), retryable()], new AbortController().signal, {
+        maxRetries: 3,
+        retryBaseDelayMs: 80,
+      });
       let at = 0;
       for (const delay of [70, 140, 280]) {
         await vi.advanceTimersByTimeAsync(delay - 1);
@@ -235,7 +260,12 @@ describe("abort", () => {
     let waiting!: () => void;
     const retried = new Promise<void>((resolve) => (waiting = resolve));
     const retries: RetryInfo[] = [];
-    const p = openai({ apiKey: "k", baseURL: `${s.url}/v1`, maxRetryDelayMs: 60_000, onRetry: (info) => (retries.push(info), waiting()) });
+    const p = openai({
+      apiKey: "k",
+      baseURL: `${s.url}/v1`,
+      maxRetryDelayMs: 60_000,
+      onRetry: (info) => (retries.push(info), waiting()),
+    });
     const pending = collect(p, {}, controller.signal);
     await retried; // the 30 s wait has begun (that it ends at once is checked on fake timers above)
     controller.abort();

@@ -1,7 +1,11 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/errors/errors.js";
-import { createSseDecoder, DEFAULT_MAX_EVENT_BYTES, type SseEvent } from "../../src/providers/sse/create-sse-decoder.js";
+import {
+  createSseDecoder,
+  DEFAULT_MAX_EVENT_BYTES,
+  type SseEvent,
+} from "../../src/providers/sse/create-sse-decoder.js";
 import { parseSseStream } from "../../src/providers/sse/parse-sse-stream.js";
 
 const SAMPLE = [
@@ -75,13 +79,17 @@ describe("SSE decoder", () => {
 
   it("gives the same events one byte at a time, UTF-8 sequences split", async () => {
     const bytes = new TextEncoder().encode(SAMPLE.replace(/\n/g, "\r\n"));
-    expect(await parse(Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1)))).toStrictEqual(EXPECTED);
+    expect(await parse(Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1)))).toStrictEqual(
+      EXPECTED,
+    );
   });
 
   it("splits a 4-byte character at each inner byte", async () => {
     const bytes = new TextEncoder().encode("data: \ud83d\ude00!\n\n");
     for (const at of [7, 8, 9]) {
-      expect(await parse([bytes.subarray(0, at), bytes.subarray(at)])).toStrictEqual([{ event: undefined, data: "\ud83d\ude00!" }]);
+      expect(await parse([bytes.subarray(0, at), bytes.subarray(at)])).toStrictEqual([
+        { event: undefined, data: "\ud83d\ude00!" },
+      ]);
     }
   });
 
@@ -94,7 +102,9 @@ describe("SSE decoder", () => {
   });
 
   it("accepts fields in any order (data before event)", () => {
-    expect(decodeText(["data: {}\nevent: response.created\n\n"])).toStrictEqual([{ event: "response.created", data: "{}" }]);
+    expect(decodeText(["data: {}\nevent: response.created\n\n"])).toStrictEqual([
+      { event: "response.created", data: "{}" },
+    ]);
   });
 
   it("dispatches a last event whose blank line never came", () => {
@@ -138,7 +148,12 @@ describe("SSE decoder: event size limit and linear work", () => {
     expect(exact.push("data: abc\ndata: defg\n\n")).toStrictEqual([{ event: undefined, data: "abc\ndefg" }]);
     const over = createSseDecoder({ maxEventBytes: 8, provider: "p" });
     const error = tooLarge(() => over.push("data: abc\ndata: defgh\n\n"));
-    expect(error).toMatchObject({ name: "ProviderError", provider: "p", retryable: false, errorType: "event_too_large" });
+    expect(error).toMatchObject({
+      name: "ProviderError",
+      provider: "p",
+      retryable: false,
+      errorType: "event_too_large",
+    });
     expect(error.message).toContain("maxEventBytes (8)");
   });
 
@@ -218,7 +233,9 @@ describe("SSE decoder: event size limit and linear work", () => {
       fc.string({ maxLength: 40 }).map((text) => `data: ${text.replace(/[\r\n]/g, " ")}`),
     );
     const eol = fc.constantFrom("\n", "\r\n", "\r");
-    const document = fc.array(fc.tuple(line, eol), { maxLength: 30 }).map((lines) => lines.map(([l, e]) => l + e).join(""));
+    const document = fc
+      .array(fc.tuple(line, eol), { maxLength: 30 })
+      .map((lines) => lines.map(([l, e]) => l + e).join(""));
     fc.assert(
       fc.property(document, fc.array(fc.nat(), { maxLength: 12 }), (text, cuts) => {
         const positions = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b);
@@ -239,11 +256,19 @@ describe("parseSseStream", () => {
   it("fails with the decoder's ProviderError when an event passes maxEventBytes", async () => {
     const bytes = new TextEncoder().encode(`data: ${"x".repeat(5000)}\n\n`);
     const run = (async () => {
-      for await (const _event of parseSseStream(streamOf([bytes.subarray(0, 100), bytes.subarray(100)]), undefined, { maxEventBytes: 1000, provider: "t" })) {
+      for await (const _event of parseSseStream(streamOf([bytes.subarray(0, 100), bytes.subarray(100)]), undefined, {
+        maxEventBytes: 1000,
+        provider: "t",
+      })) {
         // nothing expected
       }
     })();
-    await expect(run).rejects.toMatchObject({ name: "ProviderError", provider: "t", retryable: false, errorType: "event_too_large" });
+    await expect(run).rejects.toMatchObject({
+      name: "ProviderError",
+      provider: "t",
+      retryable: false,
+      errorType: "event_too_large",
+    });
   });
 
   it("throws AbortError and cancels the body when the signal aborts", async () => {

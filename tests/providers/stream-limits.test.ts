@@ -41,7 +41,8 @@ function manualFetch() {
       });
       let body!: ReadableStreamDefaultController<Uint8Array>;
       const stream = new ReadableStream<Uint8Array>({ start: (controller) => void (body = controller) });
-      state.respond = () => resolve(new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } }));
+      state.respond = () =>
+        resolve(new Response(stream, { status: 200, headers: { "content-type": "text/event-stream" } }));
       state.send = (text) => body.enqueue(encoder.encode(text));
       state.end = () => body.close();
     });
@@ -56,13 +57,20 @@ describe("idleTimeoutMs", () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const wire = manualFetch();
     let done = false;
-    const pending = collect(openai({ apiKey: "k", fetch: wire.fetch, idleTimeoutMs: 1000, maxRetries: 0 })).finally(() => (done = true));
+    const pending = collect(openai({ apiKey: "k", fetch: wire.fetch, idleTimeoutMs: 1000, maxRetries: 0 })).finally(
+      () => (done = true),
+    );
     await vi.advanceTimersByTimeAsync(999);
     expect(done).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     const r = await pending;
     expect(wire.aborted).toBe(true);
-    expect(r.error).toMatchObject({ name: "ProviderError", retryable: true, errorType: "idle_timeout", provider: "openai" });
+    expect(r.error).toMatchObject({
+      name: "ProviderError",
+      retryable: true,
+      errorType: "idle_timeout",
+      provider: "openai",
+    });
     expect((r.error as Error).message).toContain("idleTimeoutMs");
     expect(r.finishes).toEqual([]);
   });
@@ -127,7 +135,12 @@ describe("idleTimeoutMs", () => {
     await vi.advanceTimersByTimeAsync(500);
     const r = await pending;
     expect(r.text).toBe("half");
-    expect(r.error).toMatchObject({ name: "ProviderError", retryable: true, errorType: "idle_timeout", provider: "anthropic" });
+    expect(r.error).toMatchObject({
+      name: "ProviderError",
+      retryable: true,
+      errorType: "idle_timeout",
+      provider: "anthropic",
+    });
     expect(wire.calls).toBe(1);
     expect(r.finishes).toEqual([]);
   });
@@ -138,28 +151,41 @@ describe("idleTimeoutMs", () => {
       response.on("close", () => closed++);
       // never answers
     });
-    const r = await collect(anthropic({ apiKey: "k", baseURL: server.url, idleTimeoutMs: 100, maxRetries: 1, retryBaseDelayMs: 1 }));
+    const r = await collect(
+      anthropic({ apiKey: "k", baseURL: server.url, idleTimeoutMs: 100, maxRetries: 1, retryBaseDelayMs: 1 }),
+    );
     expect(r.error).toMatchObject({ name: "ProviderError", retryable: true, errorType: "idle_timeout" });
     expect(server.requests).toHaveLength(2);
     for (let i = 0; i < 200 && closed < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(closed).toBe(2);
   });
 
-  it.each([0, Infinity, 2 ** 31, Number.MAX_SAFE_INTEGER])("treats %s as off (never fires at once)", async (idleTimeoutMs) => {
-    const answer = (response: ServerResponse) => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.end(OK_STREAM);
-    };
-    server = await startServer((_request, response) => void setTimeout(() => answer(response), 30));
-    const r = await collect(openai({ apiKey: "k", baseURL: `${server.url}/v1`, idleTimeoutMs, maxRetries: 0 }));
-    expect(r.error).toBeUndefined();
-    expect(r.text).toBe("ok");
-  });
+  it.each([0, Infinity, 2 ** 31, Number.MAX_SAFE_INTEGER])(
+    "treats %s as off (never fires at once)",
+    async (idleTimeoutMs) => {
+      const answer = (response: ServerResponse) => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        response.end(OK_STREAM);
+      };
+      server = await startServer((_request, response) => void setTimeout(() => answer(response), 30));
+      const r = await collect(openai({ apiKey: "k", baseURL: `${server.url}/v1`, idleTimeoutMs, maxRetries: 0 }));
+      expect(r.error).toBeUndefined();
+      expect(r.text).toBe("ok");
+    },
+  );
 });
 
 describe("maxEventBytes", () => {
-  const providers: [string, (options: { fetch: typeof fetch; maxEventBytes?: number }) => Provider, (text: string) => string][] = [
-    ["openai", (options) => openai({ apiKey: "k", maxRetries: 2, retryBaseDelayMs: 1, ...options }), (text) => sseBody([delta(text), STOP], { done: true })],
+  const providers: [
+    string,
+    (options: { fetch: typeof fetch; maxEventBytes?: number }) => Provider,
+    (text: string) => string,
+  ][] = [
+    [
+      "openai",
+      (options) => openai({ apiKey: "k", maxRetries: 2, retryBaseDelayMs: 1, ...options }),
+      (text) => sseBody([delta(text), STOP], { done: true }),
+    ],
     [
       "anthropic",
       (options) => anthropic({ apiKey: "k", maxRetries: 2, retryBaseDelayMs: 1, ...options }),
@@ -178,14 +204,22 @@ describe("maxEventBytes", () => {
     ],
   ];
 
-  it.each(providers)("%s: an event over the limit fails the stream with a non-retryable ProviderError, not retried", async (name, make, body) => {
-    const fetch = textFetch(body("y".repeat(5000)), 512);
-    const r = await collect(make({ fetch, maxEventBytes: 1000 }));
-    expect(r.error).toMatchObject({ name: "ProviderError", provider: name, retryable: false, errorType: "event_too_large" });
-    expect((r.error as Error).message).toContain("maxEventBytes (1000)");
-    expect(fetch.bodies).toHaveLength(1);
-    expect(r.finishes).toEqual([]);
-  });
+  it.each(providers)(
+    "%s: an event over the limit fails the stream with a non-retryable ProviderError, not retried",
+    async (name, make, body) => {
+      const fetch = textFetch(body("y".repeat(5000)), 512);
+      const r = await collect(make({ fetch, maxEventBytes: 1000 }));
+      expect(r.error).toMatchObject({
+        name: "ProviderError",
+        provider: name,
+        retryable: false,
+        errorType: "event_too_large",
+      });
+      expect((r.error as Error).message).toContain("maxEventBytes (1000)");
+      expect(fetch.bodies).toHaveLength(1);
+      expect(r.finishes).toEqual([]);
+    },
+  );
 
   it.each(providers)("%s: a large event under the limit streams whole", async (_name, make, body) => {
     const text = "é".repeat(1_000_000);
@@ -195,7 +229,13 @@ describe("maxEventBytes", () => {
   });
 
   it("defaults to 16 MiB", async () => {
-    const r = await collect(openai({ apiKey: "k", maxRetries: 0, fetch: textFetch(sseBody([delta("z".repeat(17 * 1024 * 1024))], { done: true }), 1 << 20) }));
+    const r = await collect(
+      openai({
+        apiKey: "k",
+        maxRetries: 0,
+        fetch: textFetch(sseBody([delta("z".repeat(17 * 1024 * 1024))], { done: true }), 1 << 20),
+      }),
+    );
     expect(r.error).toMatchObject({ errorType: "event_too_large" });
     expect((r.error as Error).message).toContain("maxEventBytes (16777216)");
   });
@@ -210,7 +250,10 @@ describe("limit options", () => {
     ["idleTimeoutMs: NaN", { idleTimeoutMs: Number.NaN }, /idleTimeoutMs/],
   ] as const)("rejects %s with an InvalidArgumentError before any request", (_name, options, message) => {
     const fetch = textFetch(OK_STREAM);
-    for (const make of [() => openai({ apiKey: "k", fetch, ...options }), () => anthropic({ apiKey: "k", fetch, ...options })]) {
+    for (const make of [
+      () => openai({ apiKey: "k", fetch, ...options }),
+      () => anthropic({ apiKey: "k", fetch, ...options }),
+    ]) {
       let caught: unknown;
       try {
         make();
@@ -252,16 +295,22 @@ describe("bodies that are not a stream", () => {
   it.each([
     ["an HTTP error", 500, "text/plain"],
     ["a JSON answer where a stream was expected", 200, "application/json"],
-  ] as const)("reads at most 64 KiB of %s whose body never ends, then cancels it: a ProviderError, not a hang", async (_name, status, contentType) => {
-    const wire = endlessFetch(status, contentType);
-    for (const provider of [openai({ apiKey: "k", fetch: wire.fetch, maxRetries: 0 }), anthropic({ apiKey: "k", fetch: wire.fetch, maxRetries: 0 })]) {
-      wire.pulled = 0;
-      wire.cancelled = false;
-      const r = await collect(provider);
-      expect(r.error).toMatchObject({ name: "ProviderError" });
-      expect((r.error as Error).message.length).toBeLessThan(70_000);
-      expect(wire.cancelled).toBe(true);
-      expect(wire.pulled).toBeLessThan(4 * 65_000); // what the stream buffered ahead, not the whole body
-    }
-  });
+  ] as const)(
+    "reads at most 64 KiB of %s whose body never ends, then cancels it: a ProviderError, not a hang",
+    async (_name, status, contentType) => {
+      const wire = endlessFetch(status, contentType);
+      for (const provider of [
+        openai({ apiKey: "k", fetch: wire.fetch, maxRetries: 0 }),
+        anthropic({ apiKey: "k", fetch: wire.fetch, maxRetries: 0 }),
+      ]) {
+        wire.pulled = 0;
+        wire.cancelled = false;
+        const r = await collect(provider);
+        expect(r.error).toMatchObject({ name: "ProviderError" });
+        expect((r.error as Error).message.length).toBeLessThan(70_000);
+        expect(wire.cancelled).toBe(true);
+        expect(wire.pulled).toBeLessThan(4 * 65_000); // what the stream buffered ahead, not the whole body
+      }
+    },
+  );
 });

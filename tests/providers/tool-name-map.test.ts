@@ -54,32 +54,39 @@ describe("tool names sent to vendors", () => {
     return out;
   };
 
-  const cases: [string, (script: Parameters<typeof createFakeOpenAIServer>[0]) => Promise<FakeServer>, (server: FakeServer) => Provider][] = [
+  const cases: [
+    string,
+    (script: Parameters<typeof createFakeOpenAIServer>[0]) => Promise<FakeServer>,
+    (server: FakeServer) => Provider,
+  ][] = [
     ["openai", createFakeOpenAIServer, (s) => openai({ baseURL: s.baseURL, apiKey: "k", maxRetries: 0 })],
     ["anthropic", createFakeAnthropicServer, (s) => anthropic({ baseURL: s.baseURL, apiKey: "k", maxRetries: 0 })],
   ];
-  it.each(cases)("%s: sends vendor-valid names (tools and history) and maps the model's calls back", async (_name, makeServer, makeProvider) => {
-    const server = await makeServer([
-      {
-        toolCalls: [
-          { id: "c2", name: "fs_read_file_2", args: {} },
-          { id: "c3", name: "fs_read_file", args: {} },
-        ],
-      },
-    ]);
-    try {
-      const history: ModelRequest["messages"] = [
-        { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "fs.read_file", args: {} }] },
-        { role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "fs.read_file", result: "x" }] },
-      ];
-      const events = await collect(makeProvider(server), request(history));
-      const calls = events.filter((e) => e.type === "tool_call");
-      expect(calls.map((c) => c.name)).toEqual(["fs.read_file", "fs_read_file"]);
-      const wire = JSON.stringify(server.requests[0]);
-      expect(wire).not.toContain("fs.read_file");
-      expect(wire).toContain("fs_read_file_2");
-    } finally {
-      await server.close();
-    }
-  });
+  it.each(cases)(
+    "%s: sends vendor-valid names (tools and history) and maps the model's calls back",
+    async (_name, makeServer, makeProvider) => {
+      const server = await makeServer([
+        {
+          toolCalls: [
+            { id: "c2", name: "fs_read_file_2", args: {} },
+            { id: "c3", name: "fs_read_file", args: {} },
+          ],
+        },
+      ]);
+      try {
+        const history: ModelRequest["messages"] = [
+          { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "fs.read_file", args: {} }] },
+          { role: "tool", content: [{ type: "tool_result", toolCallId: "c1", name: "fs.read_file", result: "x" }] },
+        ];
+        const events = await collect(makeProvider(server), request(history));
+        const calls = events.filter((e) => e.type === "tool_call");
+        expect(calls.map((c) => c.name)).toEqual(["fs.read_file", "fs_read_file"]);
+        const wire = JSON.stringify(server.requests[0]);
+        expect(wire).not.toContain("fs.read_file");
+        expect(wire).toContain("fs_read_file_2");
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

@@ -84,7 +84,12 @@ describe.each(PRESETS)("$id()", ({ make, id, url, key, field, usage }) => {
 
   it("takes apiKey, baseURL and id from the options", async () => {
     const wire = recordingFetch();
-    const options: OpenAIPresetOptions = { apiKey: "given", baseURL: "https://proxy.example/v1/", id: "mine", fetch: wire.fetch };
+    const options: OpenAIPresetOptions = {
+      apiKey: "given",
+      baseURL: "https://proxy.example/v1/",
+      id: "mine",
+      fetch: wire.fetch,
+    };
     const provider = make(options);
     await collect(provider);
     expect(provider.id).toBe("mine");
@@ -95,7 +100,10 @@ describe.each(PRESETS)("$id()", ({ make, id, url, key, field, usage }) => {
 
 describe("presets against the fake OpenAI server", () => {
   it.each(PRESETS)("$id(): thinking goes back as reasoning_content: $reasoning", async ({ make, reasoning }) => {
-    const server = await createFakeOpenAIServer([{ thinking: "Look it up.", toolCalls: [{ id: "call_1", name: "lookup", args: {} }] }, { text: "Found." }]);
+    const server = await createFakeOpenAIServer([
+      { thinking: "Look it up.", toolCalls: [{ id: "call_1", name: "lookup", args: {} }] },
+      { text: "Found." },
+    ]);
     try {
       const provider = make({ baseURL: server.baseURL, apiKey: "test", maxRetries: 0 });
       const first = await collect(provider);
@@ -118,22 +126,25 @@ describe("presets against the fake OpenAI server", () => {
     }
   });
 
-  it.each(PRESETS)("$id(): reasoning_content arrives as thinking, tool calls and usage as from OpenAI", async ({ make }) => {
-    const server = await createFakeOpenAIServer([
-      {
-        thinking: "Check the weather.",
-        toolCalls: [{ id: "call_1", name: "get_weather", args: { city: "Oslo" } }],
-        usage: { inputTokens: 9, outputTokens: 4 },
-      },
-    ]);
-    try {
-      const result = await collect(make({ baseURL: server.baseURL, apiKey: "test", maxRetries: 0 }));
-      expect(result.thinking.map((block) => block.text).join("")).toBe("Check the weather.");
-      expect(result.calls).toEqual([{ id: "call_1", name: "get_weather", args: { city: "Oslo" } }]);
-      expect(result.usage).toMatchObject([{ inputTokens: 9, outputTokens: 4 }]);
-      expect(result.finishes).toEqual([{ type: "finish", reason: "tool_calls" }]);
-    } finally {
-      await server.close();
-    }
-  });
+  it.each(PRESETS)(
+    "$id(): reasoning_content arrives as thinking, tool calls and usage as from OpenAI",
+    async ({ make }) => {
+      const server = await createFakeOpenAIServer([
+        {
+          thinking: "Check the weather.",
+          toolCalls: [{ id: "call_1", name: "get_weather", args: { city: "Oslo" } }],
+          usage: { inputTokens: 9, outputTokens: 4 },
+        },
+      ]);
+      try {
+        const result = await collect(make({ baseURL: server.baseURL, apiKey: "test", maxRetries: 0 }));
+        expect(result.thinking.map((block) => block.text).join("")).toBe("Check the weather.");
+        expect(result.calls).toEqual([{ id: "call_1", name: "get_weather", args: { city: "Oslo" } }]);
+        expect(result.usage).toMatchObject([{ inputTokens: 9, outputTokens: 4 }]);
+        expect(result.finishes).toEqual([{ type: "finish", reason: "tool_calls" }]);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

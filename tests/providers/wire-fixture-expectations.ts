@@ -24,7 +24,12 @@ export interface StreamExpectation {
   thinking: { text: string; signature?: string; redacted?: boolean }[];
   calls: { id: string; name: string; args: unknown }[];
   /** `null`: the stream carries no usage. */
-  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; cacheWriteInputTokens?: number } | null;
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cachedInputTokens?: number;
+    cacheWriteInputTokens?: number;
+  } | null;
   finish: "stop" | "tool_calls" | "length" | "content_filter" | "other" | null;
   /** Set when the stream must fail (after the output above). */
   error?: ExpectedError;
@@ -101,7 +106,9 @@ const CROSSING_TEXT =
   "**In busy urban areas:**\n- Follow pedestrian signals strictly\n- Be extra cautious of cyclists in bike lanes\n- Watch for buses and large vehicles with blind spots\n\n" +
   "The key is to be visible, alert, and predictable in your movements. Always prioritize safety over speed when crossing streets.";
 
-const stream = (e: Omit<StreamExpectation, "shape" | "thinking" | "calls" | "text"> & Partial<StreamExpectation>): StreamExpectation => ({
+const stream = (
+  e: Omit<StreamExpectation, "shape" | "thinking" | "calls" | "text"> & Partial<StreamExpectation>,
+): StreamExpectation => ({
   shape: "stream",
   text: "",
   thinking: [],
@@ -127,14 +134,24 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
   }),
   "openai-chat/tool-call-single-gpt-4o.sse": stream({
     api: "openai",
-    calls: [{ id: "call_c91SqDXlYFuETYv8mUHzz6pp", name: "GetWeatherArgs", args: { city: "Edinburgh", country: "UK", units: "c" } }],
+    calls: [
+      {
+        id: "call_c91SqDXlYFuETYv8mUHzz6pp",
+        name: "GetWeatherArgs",
+        args: { city: "Edinburgh", country: "UK", units: "c" },
+      },
+    ],
     usage: { inputTokens: 76, outputTokens: 24 },
     finish: "tool_calls",
   }),
   "openai-chat/parallel-tool-calls-gpt-4o.sse": stream({
     api: "openai",
     calls: [
-      { id: "call_JMW1whyEaYG438VE1OIflxA2", name: "GetWeatherArgs", args: { city: "Edinburgh", country: "GB", units: "c" } },
+      {
+        id: "call_JMW1whyEaYG438VE1OIflxA2",
+        name: "GetWeatherArgs",
+        args: { city: "Edinburgh", country: "GB", units: "c" },
+      },
       { id: "call_DNYTawLBoN8fj3KN6qU9N1Ou", name: "get_stock_price", args: { ticker: "AAPL", exchange: "NASDAQ" } },
     ],
     usage: { inputTokens: 149, outputTokens: 60 },
@@ -474,7 +491,11 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
   "openai-responses/lmstudio-tool-call.chunks.jsonl": {
     shape: "responses",
     events: 77,
-    counts: { "response.reasoning_text.delta": 48, "response.output_text.delta": 13, "response.function_call_arguments.delta": 0 },
+    counts: {
+      "response.reasoning_text.delta": 48,
+      "response.output_text.delta": 13,
+      "response.function_call_arguments.delta": 0,
+    },
     terminal: { type: "response.completed", status: "completed" },
     calls: [{ name: "weather", arguments: '{"location":"San Francisco"}' }],
     outputText: { length: 67 },
@@ -489,7 +510,11 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
   "openai-responses/azure-gpt-5-reasoning-summary.chunks.jsonl": {
     shape: "responses",
     events: 1406,
-    counts: { "response.reasoning_summary_text.delta": 282, "response.output_text.delta": 1105, "response.reasoning_summary_part.added": 3 },
+    counts: {
+      "response.reasoning_summary_text.delta": 282,
+      "response.output_text.delta": 1105,
+      "response.reasoning_summary_part.added": 3,
+    },
     terminal: { type: "response.completed", status: "completed" },
     calls: [],
     outputText: { length: 1105 },

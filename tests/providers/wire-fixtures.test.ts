@@ -7,7 +7,15 @@ import { anthropic, ProviderError } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
 import type { Provider } from "@agentry/core";
 import { parseSseStream } from "../../src/providers/sse/parse-sse-stream.js";
-import { collect, piecesFetch, randomPieces, startServer, writePieces, type Collected, type TestServer } from "./helpers.js";
+import {
+  collect,
+  piecesFetch,
+  randomPieces,
+  startServer,
+  writePieces,
+  type Collected,
+  type TestServer,
+} from "./helpers.js";
 import { FIXTURES, type ResponsesExpectation, type StreamExpectation } from "./wire-fixture-expectations.js";
 
 /** The recorded streams, vendored into the repository (provenance: `tests/fixtures/README.md`). */
@@ -39,7 +47,9 @@ function fixtureBody(file: string, api: "openai" | "anthropic" | "responses", se
     .split("\n")
     .filter((line) => line.trim() !== "");
   const withEvent = api !== "openai" && seed % 2 === 0;
-  let text = lines.map((line) => `${withEvent ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`).join("");
+  let text = lines
+    .map((line) => `${withEvent ? `event: ${(JSON.parse(line) as { type: string }).type}\n` : ""}data: ${line}\n\n`)
+    .join("");
   if (api === "openai") text += "data: [DONE]\n\n";
   return new TextEncoder().encode(text);
 }
@@ -55,7 +65,10 @@ beforeAll(async () => {
   // Routes: /<seed>/<fixture path>/... ; the seed picks the piece sizes.
   server = await startServer(async (request, response) => {
     const [, seedText, ...rest] = request.url.split("/");
-    const path = decodeURIComponent(rest.join("/")).replace(/\/(v1\/messages|v1\/chat\/completions|v1\/responses)$/, "");
+    const path = decodeURIComponent(rest.join("/")).replace(
+      /\/(v1\/messages|v1\/chat\/completions|v1\/responses)$/,
+      "",
+    );
     const expectation = FIXTURES[path]!;
     const seed = Number(seedText);
     if (expectation.shape === "http-error") {
@@ -64,7 +77,10 @@ beforeAll(async () => {
       return;
     }
     response.writeHead(200, { "content-type": "text/event-stream" });
-    await writePieces(response, randomPieces(fixtureBody(path, expectation.shape === "stream" ? expectation.api : "responses", seed), seed));
+    await writePieces(
+      response,
+      randomPieces(fixtureBody(path, expectation.shape === "stream" ? expectation.api : "responses", seed), seed),
+    );
   });
 });
 afterAll(() => server.close());
@@ -105,17 +121,27 @@ function expectStream(result: Collected, expected: StreamExpectation, provider: 
 describe("wire fixtures: coverage", () => {
   it("has an expectation for every fixture file (meta files belong to one)", () => {
     const files = listFiles(FIXTURE_DIR).filter((file) => file !== "README.md" && file !== "MANIFEST.json");
-    const uncovered = files.filter((file) => !(file in FIXTURES) && !(file.endsWith(".meta.json") && file.replace(/\.meta\.json$/, "") in FIXTURES));
+    const uncovered = files.filter(
+      (file) => !(file in FIXTURES) && !(file.endsWith(".meta.json") && file.replace(/\.meta\.json$/, "") in FIXTURES),
+    );
     expect(uncovered).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(FIXTURE_DIR, "MANIFEST.json"), "utf8")) as { file: string }[];
     expect(manifest.map((entry) => entry.file).sort()).toEqual(Object.keys(FIXTURES).sort());
   });
 
   it("holds the recorded bytes unchanged (sha256 and size as in MANIFEST.json)", () => {
-    const manifest = JSON.parse(readFileSync(join(FIXTURE_DIR, "MANIFEST.json"), "utf8")) as { file: string; bytes: number; sha256: string }[];
+    const manifest = JSON.parse(readFileSync(join(FIXTURE_DIR, "MANIFEST.json"), "utf8")) as {
+      file: string;
+      bytes: number;
+      sha256: string;
+    }[];
     for (const entry of manifest) {
       const bytes = readFileSync(join(FIXTURE_DIR, entry.file));
-      expect({ file: entry.file, bytes: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") }).toEqual({
+      expect({
+        file: entry.file,
+        bytes: bytes.length,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+      }).toEqual({
         file: entry.file,
         bytes: entry.bytes,
         sha256: entry.sha256,
@@ -152,7 +178,16 @@ for (const [file, expectation] of Object.entries(FIXTURES)) {
         const result = await collect(providerFor(expectation.api, routeFor(file, 1)));
         expectStream(
           result,
-          { shape: "stream", api: expectation.api, text: "", thinking: [], calls: [], usage: null, finish: null, error: expectation.error },
+          {
+            shape: "stream",
+            api: expectation.api,
+            text: "",
+            thinking: [],
+            calls: [],
+            usage: null,
+            finish: null,
+            error: expectation.error,
+          },
           expectation.api,
         );
       });
@@ -169,7 +204,12 @@ for (const [file, expectation] of Object.entries(FIXTURES)) {
         expectResponses(await responsesEvents(file, seed), expectation);
       });
       it.each(SEEDS)('through openai({ api: "responses" }) over HTTP in random pieces, seed %i', async (seed) => {
-        const provider = openai({ api: "responses", apiKey: "test-key", maxRetries: 0, baseURL: `${routeFor(file, seed)}/v1` });
+        const provider = openai({
+          api: "responses",
+          apiKey: "test-key",
+          maxRetries: 0,
+          baseURL: `${routeFor(file, seed)}/v1`,
+        });
         expectResponsesAdapter(await collect(provider), expectation.adapter);
       });
     });
@@ -183,12 +223,18 @@ function expectResponsesAdapter(result: Collected, expected: ResponsesExpectatio
   expect(thinking.map((event) => event.text).join("")).toHaveLength(expected.thinking.length);
   const items = thinking.filter((event) => event.providerMetadata !== undefined);
   expect(items).toHaveLength(expected.thinking.items);
-  for (const event of items) expect(event.providerMetadata).toMatchObject({ openaiResponses: { item: { type: "reasoning" } } });
+  for (const event of items)
+    expect(event.providerMetadata).toMatchObject({ openaiResponses: { item: { type: "reasoning" } } });
   expect(result.calls).toStrictEqual(expected.calls);
   if (expected.error) {
     expect(ProviderError.isInstance(result.error), String(result.error)).toBe(true);
     const error = result.error as ProviderError;
-    expect({ status: error.status, message: error.message, retryable: error.retryable, errorType: error.errorType }).toEqual(expected.error);
+    expect({
+      status: error.status,
+      message: error.message,
+      retryable: error.retryable,
+      errorType: error.errorType,
+    }).toEqual(expected.error);
     expect(result.finishes).toHaveLength(0);
     return;
   }

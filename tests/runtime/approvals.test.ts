@@ -59,7 +59,9 @@ describe("durable approvals", () => {
     expect(a.status).toBe("fulfilled");
     expect(b.status === "rejected" && ApprovalAlreadyResolvedError.isInstance(b.reason)).toBe(true);
     expect(todo.items).toEqual(["milk"]);
-    await expect(runtime.resolveApproval("nope", { approved: true })).rejects.toSatisfy((e) => ApprovalNotFoundError.isInstance(e));
+    await expect(runtime.resolveApproval("nope", { approved: true })).rejects.toSatisfy((e) =>
+      ApprovalNotFoundError.isInstance(e),
+    );
   });
 
   it("resumes from another runtime on the same store (a new process), with a denial the model sees", async () => {
@@ -83,7 +85,9 @@ describe("durable approvals", () => {
     const { runtime, todo } = makeRuntime((request) => {
       const last = request.messages.at(-1)!;
       if (request.system.startsWith("You are a sub-agent")) {
-        return last.role === "user" ? { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] } : { text: "child deleted it" };
+        return last.role === "user"
+          ? { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] }
+          : { text: "child deleted it" };
       }
       return last.role === "user"
         ? { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Clean", instructions: "delete milk" } }] }
@@ -106,11 +110,18 @@ describe("durable approvals", () => {
     todo.items.push("milk");
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();
-    const next = await runtime.send({ agentId: "todo", content: "never mind", session: suspended.sessionId, ifPending: "supersede" });
+    const next = await runtime.send({
+      agentId: "todo",
+      content: "never mind",
+      session: suspended.sessionId,
+      ifPending: "supersede",
+    });
     expect(next).toMatchObject({ status: "complete", text: "ok, left it" });
     expect(todo.items).toEqual(["milk"]);
     expect(await runtime.pendingApprovals()).toEqual([]);
-    await expect(runtime.resolveApproval(pending!.requestId, { approved: true })).rejects.toSatisfy((e) => ApprovalAlreadyResolvedError.isInstance(e));
+    await expect(runtime.resolveApproval(pending!.requestId, { approved: true })).rejects.toSatisfy((e) =>
+      ApprovalAlreadyResolvedError.isInstance(e),
+    );
     const sent = provider.calls.at(-1)!.messages;
     expect(historyProblems(sent)).toEqual([]);
     expect(JSON.stringify(sent)).toMatch(/superseded/);
@@ -122,7 +133,9 @@ describe("durable approvals", () => {
     todo.items.push("milk");
     const result = await runtime.send({ agentId: "todo", content: "delete milk" });
     expect(result.status).toBe("complete");
-    const decisions = (await store.load(result.sessionId)).filter((r) => r.kind === "approval").map((r) => (r as { decision?: string }).decision ?? "pending");
+    const decisions = (await store.load(result.sessionId))
+      .filter((r) => r.kind === "approval")
+      .map((r) => (r as { decision?: string }).decision ?? "pending");
     expect(decisions).toEqual(["pending", "approved"]);
   });
 
@@ -169,7 +182,9 @@ describe("approvals across runtimes and at scale", () => {
       second.resolveApproval(pending!.requestId, { approved: true }),
     ]);
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
-    expect(outcomes.filter((o) => o.status === "rejected" && ApprovalAlreadyResolvedError.isInstance(o.reason))).toHaveLength(1);
+    expect(
+      outcomes.filter((o) => o.status === "rejected" && ApprovalAlreadyResolvedError.isInstance(o.reason)),
+    ).toHaveLength(1);
     expect(first.todo.items).toEqual(["milk"]);
   });
 
@@ -178,7 +193,8 @@ describe("approvals across runtimes and at scale", () => {
     const loaded: string[] = [];
     const store = new Proxy(inner, {
       get(target, property) {
-        if (property === "load") return (sessionId: string, options?: object) => (loaded.push(sessionId), target.load(sessionId, options));
+        if (property === "load")
+          return (sessionId: string, options?: object) => (loaded.push(sessionId), target.load(sessionId, options));
         const value = Reflect.get(target, property) as unknown;
         return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },

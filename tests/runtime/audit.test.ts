@@ -43,10 +43,20 @@ function tools() {
   });
   // A tool of an MCP server the policy does not allow (what connectMcpServer makes, without a process).
   const issues: Tool = {
-    ...defineTool({ name: "github.create_issue", description: "Open an issue", input: z.object({ title: z.string() }), execute: () => "opened" }),
+    ...defineTool({
+      name: "github.create_issue",
+      description: "Open an issue",
+      input: z.object({ title: z.string() }),
+      execute: () => "opened",
+    }),
     mcpServer: "github",
   };
-  const boom = defineTool({ name: "boom", description: "Fails", input: z.object({}), execute: () => Promise.reject(new Error("exploded")) });
+  const boom = defineTool({
+    name: "boom",
+    description: "Fails",
+    input: z.object({}),
+    execute: () => Promise.reject(new Error("exploded")),
+  });
   return { ran, all: [note, wipe, shell, issues, boom] };
 }
 
@@ -96,7 +106,11 @@ describe("audit: one entry per tool call", () => {
     ];
     const { runtime, store, delivered, ran } = setup(turns, {
       approve: (request) =>
-        Promise.resolve((request.args as { id: string }).id === "row-Q7" ? { approved: true } : { approved: false, reason: "not this one" }),
+        Promise.resolve(
+          (request.args as { id: string }).id === "row-Q7"
+            ? { approved: true }
+            : { approved: false, reason: "not this one" },
+        ),
     });
     const before = Date.now();
     const result = await runtime.send({ agentId: "clerk", content: "go", scope: "tenant-a" });
@@ -106,13 +120,43 @@ describe("audit: one entry per tool call", () => {
 
     expect(delivered).toHaveLength(10);
     const entries = byCall(delivered);
-    const common = { sessionId: result.sessionId, scope: "tenant-a", agentId: "clerk", runId: result.runId, depth: 0, parentId: null };
-    expect(entries.ok).toMatchObject({ ...common, tool: "note", decision: "allowed", isError: false, entryId: `${result.runId}:ok` });
+    const common = {
+      sessionId: result.sessionId,
+      scope: "tenant-a",
+      agentId: "clerk",
+      runId: result.runId,
+      depth: 0,
+      parentId: null,
+    };
+    expect(entries.ok).toMatchObject({
+      ...common,
+      tool: "note",
+      decision: "allowed",
+      isError: false,
+      entryId: `${result.runId}:ok`,
+    });
     expect(entries.ok!.reason).toBeUndefined();
-    expect(entries.unknown).toMatchObject({ ...common, tool: "teleport", decision: "refused", reason: "unknown_tool", isError: true });
+    expect(entries.unknown).toMatchObject({
+      ...common,
+      tool: "teleport",
+      decision: "refused",
+      reason: "unknown_tool",
+      isError: true,
+    });
     expect(entries.class).toMatchObject({ tool: "shell", decision: "refused", reason: "not_permitted", isError: true });
-    expect(entries.mcp).toMatchObject({ tool: "github.create_issue", server: "github", decision: "refused", reason: "mcp_server_not_allowed", isError: true });
-    expect(entries.invalid).toMatchObject({ tool: "note", decision: "refused", reason: "invalid_arguments", isError: true });
+    expect(entries.mcp).toMatchObject({
+      tool: "github.create_issue",
+      server: "github",
+      decision: "refused",
+      reason: "mcp_server_not_allowed",
+      isError: true,
+    });
+    expect(entries.invalid).toMatchObject({
+      tool: "note",
+      decision: "refused",
+      reason: "invalid_arguments",
+      isError: true,
+    });
     expect(entries.garbled).toMatchObject({ decision: "refused", reason: "invalid_arguments" });
     expect(entries.approved).toMatchObject({ tool: "wipe", decision: "approved", isError: false });
     expect(entries.approved!.approvalRequestId).toEqual(expect.any(String));
@@ -140,13 +184,19 @@ describe("audit: one entry per tool call", () => {
     const raw = await store.load(result.sessionId);
     expect(raw.filter((record) => record.kind === "audit")).toHaveLength(10);
     // Paging.
-    expect((await runtime.auditLog(result.sessionId, { limit: 3 })).map((r) => r.entry.toolCallId)).toEqual(log.slice(0, 3).map((r) => r.entry.toolCallId));
-    expect((await runtime.auditLog(result.sessionId, { afterSeq: log[7]!.seq })).map((r) => r.entry.toolCallId)).toEqual(
-      log.slice(8).map((r) => r.entry.toolCallId),
+    expect((await runtime.auditLog(result.sessionId, { limit: 3 })).map((r) => r.entry.toolCallId)).toEqual(
+      log.slice(0, 3).map((r) => r.entry.toolCallId),
     );
+    expect(
+      (await runtime.auditLog(result.sessionId, { afterSeq: log[7]!.seq })).map((r) => r.entry.toolCallId),
+    ).toEqual(log.slice(8).map((r) => r.entry.toolCallId));
     // Scope is a boundary here too.
-    await expect(runtime.auditLog(result.sessionId, { scope: "tenant-b" })).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
-    await expect(runtime.auditLog("no-such-session")).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
+    await expect(runtime.auditLog(result.sessionId, { scope: "tenant-b" })).rejects.toSatisfy((error) =>
+      SessionNotFoundError.isInstance(error),
+    );
+    await expect(runtime.auditLog("no-such-session")).rejects.toSatisfy((error) =>
+      SessionNotFoundError.isInstance(error),
+    );
   });
 
   it("the digest is the SHA-256 of the canonical JSON: key order does not matter", async () => {
@@ -167,19 +217,31 @@ describe("audit: one entry per tool call", () => {
   });
 
   it("keeps audit records out of the history the model sees, across turns", async () => {
-    const { runtime, provider } = setup([{ toolCalls: [{ name: "note", args: { text: "x" } }] }, { text: "one" }, { text: "two" }]);
+    const { runtime, provider } = setup([
+      { toolCalls: [{ name: "note", args: { text: "x" } }] },
+      { text: "one" },
+      { text: "two" },
+    ]);
     const first = await runtime.send({ agentId: "clerk", content: "first" });
     await runtime.send({ agentId: "clerk", content: "second", session: first.sessionId });
     const seen = JSON.stringify(provider.calls.at(-1)!.messages);
     expect(seen).not.toContain("argsDigest");
-    expect(provider.calls.at(-1)!.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
+    expect(provider.calls.at(-1)!.messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+    ]);
   });
 
   it("audits a sub-task's inner calls at their depth, and the sub-task tools themselves", async () => {
     const { runtime, delivered } = setup(
       (request) => {
         if (!isRoot(request))
-          return lastRole(request) === "user" ? { toolCalls: [{ id: "inner", name: "note", args: { text: SECRET } }] } : { text: "child done" };
+          return lastRole(request) === "user"
+            ? { toolCalls: [{ id: "inner", name: "note", args: { text: SECRET } }] }
+            : { text: "child done" };
         return lastRole(request) === "user"
           ? { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Notes", instructions: "write a note" } }] }
           : { text: "root done" };
@@ -189,8 +251,20 @@ describe("audit: one entry per tool call", () => {
     const result = await runtime.send({ agentId: "clerk", content: "go" });
     expect(result.status).toBe("complete");
     const entries = byCall(delivered);
-    expect(entries.inner).toMatchObject({ tool: "note", depth: 1, parentId: "sub", decision: "allowed", runId: result.runId });
-    expect(entries.sub).toMatchObject({ tool: "run_subtask", depth: 0, parentId: null, decision: "allowed", isError: false });
+    expect(entries.inner).toMatchObject({
+      tool: "note",
+      depth: 1,
+      parentId: "sub",
+      decision: "allowed",
+      runId: result.runId,
+    });
+    expect(entries.sub).toMatchObject({
+      tool: "run_subtask",
+      depth: 0,
+      parentId: null,
+      decision: "allowed",
+      isError: false,
+    });
     expect(delivered.map((entry) => entry.toolCallId)).toEqual(["inner", "sub"]);
     const log = await runtime.auditLog(result.sessionId);
     expect(log.find((record) => record.entry.toolCallId === "inner")!.frame).toBe("sub");
@@ -199,7 +273,9 @@ describe("audit: one entry per tool call", () => {
   it("refuses a sub-task beyond the depth limit with its reason", async () => {
     const { runtime, delivered } = setup(
       (request) =>
-        lastRole(request) === "user" ? { toolCalls: [{ id: "deep", name: "run_subtask", args: { title: "t", instructions: "i" } }] } : { text: "ok" },
+        lastRole(request) === "user"
+          ? { toolCalls: [{ id: "deep", name: "run_subtask", args: { title: "t", instructions: "i" } }] }
+          : { text: "ok" },
       { policy: { ...defaultPolicy(), classes: [...defaultPolicy().classes, "subagent"] }, budget: { maxDepth: 0 } },
     );
     await runtime.send({ agentId: "clerk", content: "go" });
@@ -209,7 +285,9 @@ describe("audit: one entry per tool call", () => {
   it("a call suspended for approval is audited once, by the runtime (process) that resumes it", async () => {
     const store = new MemorySessionStore();
     const script: FakeScript = (request) =>
-      lastRole(request) === "user" ? { toolCalls: [{ id: "w", name: "wipe", args: { id: SECRET } }] } : { text: "finished" };
+      lastRole(request) === "user"
+        ? { toolCalls: [{ id: "w", name: "wipe", args: { id: SECRET } }] }
+        : { text: "finished" };
     const first = setup(script, { store });
     const suspended = await first.runtime.send({ agentId: "clerk", content: "wipe it" });
     expect(suspended.status).toBe("suspended");
@@ -245,18 +323,29 @@ describe("audit: one entry per tool call", () => {
   it("a denial across a suspension, and an approval retired by a new message, are audited as denied", async () => {
     const script: FakeScript = (request) => {
       const last = request.messages.at(-1)!;
-      if (last.role === "user" && last.content === "wipe it") return { toolCalls: [{ id: `w${request.messages.length}`, name: "wipe", args: { id: SECRET } }] };
+      if (last.role === "user" && last.content === "wipe it")
+        return { toolCalls: [{ id: `w${request.messages.length}`, name: "wipe", args: { id: SECRET } }] };
       return { text: "ok" };
     };
     const { runtime, delivered } = setup(script);
     const one = await runtime.send({ agentId: "clerk", content: "wipe it" });
     const [pending] = await runtime.pendingApprovals();
     await runtime.resolveApproval(pending!.requestId, { approved: false, reason: "no" });
-    expect(delivered.at(-1)).toMatchObject({ decision: "denied", reason: "no", isError: true, approvalRequestId: pending!.requestId });
+    expect(delivered.at(-1)).toMatchObject({
+      decision: "denied",
+      reason: "no",
+      isError: true,
+      approvalRequestId: pending!.requestId,
+    });
 
     await runtime.send({ agentId: "clerk", content: "wipe it", session: one.sessionId });
     const [again] = await runtime.pendingApprovals();
-    const next = await runtime.send({ agentId: "clerk", content: "never mind", session: one.sessionId, ifPending: "supersede" });
+    const next = await runtime.send({
+      agentId: "clerk",
+      content: "never mind",
+      session: one.sessionId,
+      ifPending: "supersede",
+    });
     expect(delivered).toHaveLength(2);
     expect(delivered[1]).toMatchObject({
       tool: "wipe",
@@ -295,7 +384,9 @@ describe("audit: one entry per tool call", () => {
     expect(ran).toHaveLength(2);
     const warnings = events.filter((event) => event.type === "warning" && event.code === "audit_failed");
     expect(warnings).toHaveLength(2);
-    expect(warnings.map((w) => (w as { message: string }).message).join("\n")).toMatch(/audit sink down[\s\S]*audit sink still down/);
+    expect(warnings.map((w) => (w as { message: string }).message).join("\n")).toMatch(
+      /audit sink down[\s\S]*audit sink still down/,
+    );
     // Reported before the turn's `done`.
     const done = events.findIndex((event) => event.type === "done");
     expect(events.indexOf(warnings[1]!)).toBeLessThan(done);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type ModelRequest } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type ModelRequest,
+} from "@agentry/core";
 import { createFakeProvider, type FakeTurn } from "@agentry/core/testing";
 import { agentOf, eventually, lastText, toolResultOf } from "./multi-agent-helpers.js";
 
@@ -73,7 +79,8 @@ describe("start_background_agent: a tool subset", () => {
     const { runtime, store, toolsOf, wiped } = setup({
       boss,
       // The worker tries the tool it was not given.
-      worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "wipe", args: {} }] }),
+      worker: (request) =>
+        request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "wipe", args: {} }] },
     });
     const started = await runtime.send({
       agentId: "boss",
@@ -114,7 +121,8 @@ describe("start_background_agent: a tool subset", () => {
         const last = request.messages.at(-1)!;
         if (last.role === "tool") return { text: "done" };
         // The first worker starts a grandchild without a tools list; the grandchild tries wipe.
-        if (lastText(request).includes("spawn")) return { toolCalls: [{ name: "start_background_agent", args: { prompt: "wipe everything" } }] };
+        if (lastText(request).includes("spawn"))
+          return { toolCalls: [{ name: "start_background_agent", args: { prompt: "wipe everything" } }] };
         return { toolCalls: [{ name: "wipe", args: {} }] };
       },
     });
@@ -125,8 +133,12 @@ describe("start_background_agent: a tool subset", () => {
     const child = startedId(started.text);
     let grandchild: string | undefined;
     await eventually(async () => {
-      grandchild = (await store.listSessions({ agentId: "worker" })).find((s) => s.attributes?.parentSessionId === child)?.sessionId;
-      return grandchild !== undefined && (await store.getSession(grandchild))?.attributes?.lifecycle === "waiting_for_merge";
+      grandchild = (await store.listSessions({ agentId: "worker" })).find(
+        (s) => s.attributes?.parentSessionId === child,
+      )?.sessionId;
+      return (
+        grandchild !== undefined && (await store.getSession(grandchild))?.attributes?.lifecycle === "waiting_for_merge"
+      );
     });
     expect(toolsOf(grandchild!)[0]).toEqual(["note", "send_agent_message", "start_background_agent"]);
     expect(wiped).toEqual([]);
@@ -136,7 +148,10 @@ describe("start_background_agent: a tool subset", () => {
 
 describe("start_background_agent from inside a sub-task", () => {
   it("is held to the sub-task's narrowed tools: a wider list is refused, none given inherits the sub-task's", async () => {
-    const subtaskAgents = [{ ...agents[0]!, toolAllowlist: ["note", "start_background_agent", "send_agent_message", "run_subtask"] }, agents[1]!];
+    const subtaskAgents = [
+      { ...agents[0]!, toolAllowlist: ["note", "start_background_agent", "send_agent_message", "run_subtask"] },
+      agents[1]!,
+    ];
     const { runtime, store, requests, toolsOf, notes } = setup(
       {
         boss: (request) => {
@@ -160,7 +175,10 @@ describe("start_background_agent from inside a sub-task", () => {
             ],
           };
         },
-        worker: (request) => (request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "note", args: { text: "x" } }] }),
+        worker: (request) =>
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "ok" }
+            : { toolCalls: [{ name: "note", args: { text: "x" } }] },
       },
       subtaskAgents,
     );
@@ -171,7 +189,9 @@ describe("start_background_agent from inside a sub-task", () => {
     expect(String(results[0]!.result)).toMatch(/not yours: "note"/);
     const [worker] = await store.listSessions({ agentId: "worker" });
     expect(worker).toBeDefined();
-    await eventually(async () => (await store.getSession(worker!.sessionId))?.attributes?.lifecycle === "waiting_for_merge");
+    await eventually(
+      async () => (await store.getSession(worker!.sessionId))?.attributes?.lifecycle === "waiting_for_merge",
+    );
     expect(toolsOf(worker!.sessionId)[0]).toEqual(["start_background_agent"]);
     expect(notes).toEqual([]);
     await runtime.close();
@@ -191,7 +211,8 @@ describe("start_background_agent: a time budget", () => {
     });
     const child = startedId(started.text);
     expect(JSON.parse(started.text)).toMatchObject({ timeoutMs: 50 });
-    const notice = () => requests.find((r) => agentOf(r) === "boss" && r.messages.at(-1)?.role === "user" && lastText(r).includes(child));
+    const notice = () =>
+      requests.find((r) => agentOf(r) === "boss" && r.messages.at(-1)?.role === "user" && lastText(r).includes(child));
     await eventually(() => notice() !== undefined);
     expect(lastText(notice()!)).toMatch(/was stopped: its time budget \(timeoutMs 50\) ran out/);
     expect((await store.getSession(child))?.attributes?.lastTurnStatus).toBe("budget_exceeded");

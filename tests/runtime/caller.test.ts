@@ -12,7 +12,9 @@ describe("ModelRequest.caller (runtime)", () => {
         : { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "Look", instructions: "look around" } }] };
     });
     const runtime = createAgentRuntime({
-      registry: createAgentRegistry([{ agentId: "builder", displayName: "Builder", role: "actor", systemPrompt: "Build." }]),
+      registry: createAgentRegistry([
+        { agentId: "builder", displayName: "Builder", role: "actor", systemPrompt: "Build." },
+      ]),
       store: new MemorySessionStore(),
       providers: { fake: provider },
       defaultModel: "fake",

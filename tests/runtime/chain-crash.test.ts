@@ -15,7 +15,11 @@ beforeAll(async () => {
   const betterSqlite3 = createRequire(join(root, "package.json")).resolve("better-sqlite3");
   const bundle = await bundleForNode(fileURLToPath(new URL("./fixtures/chain-worker.ts", import.meta.url)), {
     plugins: [
-      { name: "native-outside", setup: (plugin) => void plugin.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite3, external: true })) },
+      {
+        name: "native-outside",
+        setup: (plugin) =>
+          void plugin.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite3, external: true })),
+      },
     ],
   });
   worker = bundle.path;
@@ -46,7 +50,10 @@ describe("a delegation chain survives a SIGKILL between any two of its steps", {
   it("without a crash: the approval asked three agents down is resolved by a second process, which answers up to the conversation", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "agentry-chain-")), "s.db");
     const started = JSON.parse((await run([path, "start"])).stdout) as { sessionId: string; requestId: string };
-    const resolved = JSON.parse((await run([path, "resolve", started.requestId, "none"])).stdout) as { status: string; text: string };
+    const resolved = JSON.parse((await run([path, "resolve", started.requestId, "none"])).stdout) as {
+      status: string;
+      text: string;
+    };
     expect(resolved).toEqual({ status: "complete", text: "triage: billing: payments: refunded 15" });
     expect(readFileSync(`${path}.marks`, "utf8")).toBe("refund\n");
   });
@@ -60,7 +67,11 @@ describe("a delegation chain survives a SIGKILL between any two of its steps", {
       expect(killed.signal).toBe("SIGKILL");
       const marksBefore = existsSync(`${path}.marks`) ? readFileSync(`${path}.marks`, "utf8") : "";
       expect(marksBefore).toBe(at === "decision" ? "" : "refund\n");
-      const touched = JSON.parse((await run([path, "touch", started.sessionId])).stdout) as { status: string; texts: string[]; problems: string[] };
+      const touched = JSON.parse((await run([path, "touch", started.sessionId])).stdout) as {
+        status: string;
+        texts: string[];
+        problems: string[];
+      };
       expect(readFileSync(`${path}.marks`, "utf8")).toBe("refund\n");
       expect(touched.texts).toContain("triage: billing: payments: refunded 15");
       expect(touched.problems).toEqual([]);

@@ -7,21 +7,34 @@ function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: "done" };
   return textOf(last).includes("ask")
-    ? { toolCalls: [{ name: "ask_user", args: { question: "Which?", severity: "minor", options: [{ label: "A", value: "a" }] } }] }
+    ? {
+        toolCalls: [
+          { name: "ask_user", args: { question: "Which?", severity: "minor", options: [{ label: "A", value: "a" }] } },
+        ],
+      }
     : { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] };
 }
 
 describe("resolveApproval / answerQuestion with a tenant guard", () => {
   it("tenant B cannot decide tenant A's approval or answer its question: the same 'not found' as an unknown id, nothing changes", async () => {
     const { runtime, todo } = makeRuntime(script, {
-      registry: createAgentRegistry([{ agentId: "todo", displayName: "Todo", toolAllowlist: ["todo_*", "ask_user"], role: "actor" }]),
+      registry: createAgentRegistry([
+        { agentId: "todo", displayName: "Todo", toolAllowlist: ["todo_*", "ask_user"], role: "actor" },
+      ]),
     });
     todo.items.push("milk");
     const approval = await runtime.send({ agentId: "todo", content: "delete milk", scope: "tenant-a/eu" });
-    const question = await runtime.send({ agentId: "todo", content: "ask me", scope: "tenant-a/eu", session: "create" });
+    const question = await runtime.send({
+      agentId: "todo",
+      content: "ask me",
+      scope: "tenant-a/eu",
+      session: "create",
+    });
     const requestId = approval.pendingApprovals![0]!.requestId;
     const questionId = question.pendingApprovals![0]!.requestId;
-    const unknown = await runtime.resolveApproval("no-such-request", { approved: true, scope: "tenant-b" }).catch((e: unknown) => e);
+    const unknown = await runtime
+      .resolveApproval("no-such-request", { approved: true, scope: "tenant-b" })
+      .catch((e: unknown) => e);
     for (const attempt of [
       runtime.resolveApproval(requestId, { approved: true, scope: "tenant-b" }),
       runtime.resolveApproval(requestId, { approved: true, scopePrefix: "tenant-b" }),
@@ -37,7 +50,9 @@ describe("resolveApproval / answerQuestion with a tenant guard", () => {
     expect(todo.items).toEqual(["milk"]);
     expect((await runtime.pendingApprovals()).length).toBe(1);
     // Inside the guard it works.
-    expect((await runtime.resolveApproval(requestId, { approved: true, scopePrefix: "tenant-a/" })).status).toBe("complete");
+    expect((await runtime.resolveApproval(requestId, { approved: true, scopePrefix: "tenant-a/" })).status).toBe(
+      "complete",
+    );
     expect((await runtime.answerQuestion(questionId, { value: "a", scope: "tenant-a/eu" })).status).toBe("complete");
     expect(todo.items).toEqual([]);
   });

@@ -46,10 +46,19 @@ function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: `${agent}: ${lastResult(request)}` };
   const text = typeof last.content === "string" ? last.content : "";
-  if (agent === "triage") return { toolCalls: [{ name: "agents_message", args: { agentId: "billing", content: text } }] };
-  if (agent === "billing") return { toolCalls: [{ name: "agents_message", args: { agentId: "payments", content: text } }] };
+  if (agent === "triage")
+    return { toolCalls: [{ name: "agents_message", args: { agentId: "billing", content: text } }] };
+  if (agent === "billing")
+    return { toolCalls: [{ name: "agents_message", args: { agentId: "payments", content: text } }] };
   if (text.includes("ask"))
-    return { toolCalls: [{ name: "ask_user", args: { question: "Which card?", severity: "major", options: [{ label: "Visa", value: "visa" }] } }] };
+    return {
+      toolCalls: [
+        {
+          name: "ask_user",
+          args: { question: "Which card?", severity: "major", options: [{ label: "Visa", value: "visa" }] },
+        },
+      ],
+    };
   return { toolCalls: [{ name: "refund", args: { amount: 15 } }] };
 }
 
@@ -83,7 +92,8 @@ describe("approvals and questions through a delegation chain", () => {
     const path = sqlitePath();
     const first = helpdesk(new SqliteSessionStore({ path }));
     const streamed: RuntimeEvent[] = [];
-    for await (const event of first.runtime.stream({ agentId: "triage", content: "refund order 7", scope: "acme" })) streamed.push(event);
+    for await (const event of first.runtime.stream({ agentId: "triage", content: "refund order 7", scope: "acme" }))
+      streamed.push(event);
     const done = streamed.at(-1);
     expect(done).toMatchObject({ type: "done", result: { status: "suspended" } });
     const suspended = (done as Extract<RuntimeEvent, { type: "done" }>).result as TurnResult;
@@ -92,27 +102,44 @@ describe("approvals and questions through a delegation chain", () => {
     expect(request).toMatchObject({ name: "refund", args: { amount: 15 }, origin: { agentId: "payments" } });
     expect(request!.origin!.chain.map((c) => c.agentId)).toEqual(["triage", "billing"]);
     // The stream the user sees carries the approval card of the real request.
-    expect(streamed.filter((e) => e.type === "approval_request").map((e) => (e as { request: { requestId: string } }).request.requestId)).toEqual([
-      request!.requestId,
-    ]);
+    expect(
+      streamed
+        .filter((e) => e.type === "approval_request")
+        .map((e) => (e as { request: { requestId: string } }).request.requestId),
+    ).toEqual([request!.requestId]);
     // Listed once for the scope, and under every session waiting on it.
     const all = await first.runtime.pendingApprovals({ scope: "acme" });
-    expect(all.map((p) => [p.requestId, p.agentId, p.chain?.map((c) => c.agentId)])).toEqual([[request!.requestId, "payments", ["triage", "billing"]]]);
-    expect((await first.runtime.pendingApprovals({ sessionId: suspended.sessionId })).map((p) => p.requestId)).toEqual([request!.requestId]);
+    expect(all.map((p) => [p.requestId, p.agentId, p.chain?.map((c) => c.agentId)])).toEqual([
+      [request!.requestId, "payments", ["triage", "billing"]],
+    ]);
+    expect((await first.runtime.pendingApprovals({ sessionId: suspended.sessionId })).map((p) => p.requestId)).toEqual([
+      request!.requestId,
+    ]);
     const billingSession = all[0]!.chain![1]!.sessionId;
-    expect((await first.runtime.pendingApprovals({ sessionId: billingSession })).map((p) => p.requestId)).toEqual([request!.requestId]);
+    expect((await first.runtime.pendingApprovals({ sessionId: billingSession })).map((p) => p.requestId)).toEqual([
+      request!.requestId,
+    ]);
     await first.runtime.close();
 
     const second = helpdesk(new SqliteSessionStore({ path }));
     const resumed = await second.runtime.resolveApproval(request!.requestId, { approved: true });
     // The conversation's turn, resumed at the end of the chain.
-    expect(resumed).toMatchObject({ status: "complete", sessionId: suspended.sessionId, agentId: "triage", text: "triage: billing: payments: refunded 15" });
+    expect(resumed).toMatchObject({
+      status: "complete",
+      sessionId: suspended.sessionId,
+      agentId: "triage",
+      text: "triage: billing: payments: refunded 15",
+    });
     expect(second.refunds).toEqual([15]);
     expect(await second.runtime.pendingApprovals()).toEqual([]);
-    await expect(second.runtime.resolveApproval(request!.requestId, { approved: true })).rejects.toThrow(/already resolved/);
+    await expect(second.runtime.resolveApproval(request!.requestId, { approved: true })).rejects.toThrow(
+      /already resolved/,
+    );
     // Every session of the chain holds a history every provider takes.
     for (const session of await second.runtime.store.listSessions()) {
-      const messages = (await second.runtime.store.load(session.sessionId)).flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : []));
+      const messages = (await second.runtime.store.load(session.sessionId)).flatMap((r) =>
+        r.kind === "message" && r.frame === null ? [r.message] : [],
+      );
       expect(historyProblems(messages)).toEqual([]);
     }
   });
@@ -120,9 +147,14 @@ describe("approvals and questions through a delegation chain", () => {
   it("a denial flows back the same way: each agent answers with what it got", async () => {
     const { runtime, refunds } = helpdesk(new MemorySessionStore());
     const suspended = await runtime.send({ agentId: "triage", content: "refund order 8" });
-    const result = await runtime.resolveApproval(suspended.pendingApprovals![0]!.requestId, { approved: false, reason: "over the limit" });
+    const result = await runtime.resolveApproval(suspended.pendingApprovals![0]!.requestId, {
+      approved: false,
+      reason: "over the limit",
+    });
     expect(result.status).toBe("complete");
-    expect(result.text).toMatch(/^triage: billing: payments: error: Denied: the call was not approved \(over the limit\)/);
+    expect(result.text).toMatch(
+      /^triage: billing: payments: error: Denied: the call was not approved \(over the limit\)/,
+    );
     expect(refunds).toEqual([]);
   });
 
@@ -134,7 +166,11 @@ describe("approvals and questions through a delegation chain", () => {
     expect(question).toMatchObject({ agentId: "payments", question: { question: "Which card?" } });
     expect(question!.chain!.map((c) => c.agentId)).toEqual(["triage", "billing"]);
     expect(await runtime.pendingApprovals({ sessionId: suspended.sessionId })).toEqual([]);
-    expect(events.some((e) => e.type === "question" && e.sessionId === suspended.sessionId && e.questionId === question!.questionId)).toBe(true);
+    expect(
+      events.some(
+        (e) => e.type === "question" && e.sessionId === suspended.sessionId && e.questionId === question!.questionId,
+      ),
+    ).toBe(true);
     const result = await runtime.answerQuestion(question!.questionId, { value: "visa" });
     expect(result).toMatchObject({ status: "complete", sessionId: suspended.sessionId });
     expect(result.text).toContain("triage: billing: payments:");
@@ -159,7 +195,12 @@ describe("approvals and questions through a delegation chain", () => {
     const [request] = suspended.pendingApprovals!;
     const events: RuntimeEvent[] = [];
     const next = (async () => {
-      for await (const event of runtime.stream({ agentId: "triage", content: "refund order 11", session: suspended.sessionId })) events.push(event);
+      for await (const event of runtime.stream({
+        agentId: "triage",
+        content: "refund order 11",
+        session: suspended.sessionId,
+      }))
+        events.push(event);
     })();
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(events.map((e) => e.type)).toEqual(["message_queued"]);
@@ -174,11 +215,23 @@ describe("approvals and questions through a delegation chain", () => {
     const { runtime, refunds, events } = helpdesk(new MemorySessionStore());
     const suspended = await runtime.send({ agentId: "triage", content: "refund order 13" });
     const [request] = suspended.pendingApprovals!;
-    const next = await runtime.send({ agentId: "triage", content: "forget it", session: suspended.sessionId, ifPending: "supersede" });
+    const next = await runtime.send({
+      agentId: "triage",
+      content: "forget it",
+      session: suspended.sessionId,
+      ifPending: "supersede",
+    });
     // "forget it" goes down the chain again and asks for a refund of its own.
     expect(next.status).toBe("suspended");
     expect(next.pendingApprovals![0]!.requestId).not.toBe(request!.requestId);
-    expect(events).toContainEqual(expect.objectContaining({ type: "approval_resolved", requestId: request!.requestId, approved: false, reason: "superseded" }));
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "approval_resolved",
+        requestId: request!.requestId,
+        approved: false,
+        reason: "superseded",
+      }),
+    );
     const late = await runtime.resolveApproval(request!.requestId, { approved: true }).catch((e: unknown) => e);
     expect(ApprovalSupersededError.isInstance(late)).toBe(true);
     expect(refunds).toEqual([]);
@@ -202,7 +255,9 @@ describe("approvals and questions through a delegation chain", () => {
       return stored;
     };
     const crashed = helpdesk(dying);
-    await expect(crashed.runtime.resolveApproval(request!.requestId, { approved: true })).rejects.toThrow(/process died/);
+    await expect(crashed.runtime.resolveApproval(request!.requestId, { approved: true })).rejects.toThrow(
+      /process died/,
+    );
     expect(crashed.refunds).toEqual([]);
 
     const next = helpdesk(new SqliteSessionStore({ path }));

@@ -12,14 +12,18 @@ afterEach(() => {
 
 const stores: { name: string; make: () => SessionStore }[] = [
   { name: "memory", make: () => new MemorySessionStore() },
-  { name: "sqlite", make: () => new SqliteSessionStore({ path: join(mkdtempSync(join(tmpdir(), "agentry-deleg-")), "s.db") }) },
+  {
+    name: "sqlite",
+    make: () => new SqliteSessionStore({ path: join(mkdtempSync(join(tmpdir(), "agentry-deleg-")), "s.db") }),
+  },
 ];
 
 /** general asks via agents_message with these args, then reports what the tool returned. */
-const generalAsks = (args: Record<string, unknown>) => (request: Parameters<Parameters<typeof multiRuntime>[0][string]>[0]) =>
-  request.messages.at(-1)!.role === "tool"
-    ? { text: JSON.stringify(toolResultOf(request, "agents_message")) }
-    : { toolCalls: [{ name: "agents_message", args }] };
+const generalAsks =
+  (args: Record<string, unknown>) => (request: Parameters<Parameters<typeof multiRuntime>[0][string]>[0]) =>
+    request.messages.at(-1)!.role === "tool"
+      ? { text: JSON.stringify(toolResultOf(request, "agents_message")) }
+      : { toolCalls: [{ name: "agents_message", args }] };
 
 describe.each(stores)("agents_message over the $name store", ({ make }) => {
   it("sync: returns the target's answer and tool-call count; the exchange is in the target's session", async () => {
@@ -27,7 +31,9 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
       {
         general: generalAsks({ agentId: "todo", content: "add milk" }),
         todo: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "Milk added.", thinking: "easy" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "Milk added.", thinking: "easy" }
+            : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
       },
       { store: make() },
     );
@@ -48,10 +54,16 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
     expect(added).toEqual(["milk"]);
     const [todoSession] = await store.listSessions({ agentId: "todo" });
     expect(reply.sessionId).toBe(todoSession!.sessionId);
-    const todoHistory = (await store.load(todoSession!.sessionId)).flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message.role] : []));
+    const todoHistory = (await store.load(todoSession!.sessionId)).flatMap((r) =>
+      r.kind === "message" && r.frame === null ? [r.message.role] : [],
+    );
     expect(todoHistory).toEqual(["user", "assistant", "tool", "assistant"]);
     // The target's events reach runtime.events, stamped with its session.
-    expect(events.some((e) => e.sessionId === todoSession!.sessionId && e.type === "tool_call_update" && e.name === "todo_add")).toBe(true);
+    expect(
+      events.some(
+        (e) => e.sessionId === todoSession!.sessionId && e.type === "tool_call_update" && e.name === "todo_add",
+      ),
+    ).toBe(true);
     expect(reply.responseId).toBe(events.find((e) => e.sessionId === todoSession!.sessionId)?.runId);
     // The target ran with its own scoped tools, never the caller's.
     const todoRequest = provider.calls.find((r) => r.system.includes("agent todo"))!;
@@ -87,13 +99,25 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
     expect(settled).toBe(true);
     vi.useRealTimers();
     const result = await sending;
-    expect(JSON.parse(result.text)).toMatchObject({ mode: "sync", status: "timeout", agentId: "slow", timeoutSeconds: 0.05 });
+    expect(JSON.parse(result.text)).toMatchObject({
+      mode: "sync",
+      status: "timeout",
+      agentId: "slow",
+      timeoutSeconds: 0.05,
+    });
     const [slowSession] = await store.listSessions({ agentId: "slow" });
     expect((await store.load(slowSession!.sessionId)).some((r) => r.kind === "turn" && r.phase === "end")).toBe(false);
     slowAnswer.open();
-    await eventually(async () => (await store.load(slowSession!.sessionId)).some((r) => r.kind === "turn" && r.phase === "end"));
+    await eventually(async () =>
+      (await store.load(slowSession!.sessionId)).some((r) => r.kind === "turn" && r.phase === "end"),
+    );
     const records = await store.load(slowSession!.sessionId);
-    expect(records.some((r) => r.kind === "message" && r.message.role === "assistant" && JSON.stringify(r.message).includes("finally done"))).toBe(true);
+    expect(
+      records.some(
+        (r) =>
+          r.kind === "message" && r.message.role === "assistant" && JSON.stringify(r.message).includes("finally done"),
+      ),
+    ).toBe(true);
     await runtime.close();
     (store as { close?: () => void }).close?.();
   });
@@ -103,7 +127,9 @@ describe.each(stores)("agents_message over the $name store", ({ make }) => {
       {
         general: generalAsks({ agentId: "todo", content: "add eggs", mode: "async" }),
         todo: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "Eggs added.", delayMs: 50 } : { toolCalls: [{ name: "todo_add", args: { item: "eggs" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "Eggs added.", delayMs: 50 }
+            : { toolCalls: [{ name: "todo_add", args: { item: "eggs" } }] },
       },
       { store: make() },
     );
@@ -144,7 +170,9 @@ describe("agents_message refusals", () => {
     });
     const result = await runtime.send({ agentId: "general", content: "go" });
     const reply = JSON.parse(result.text) as { response: string };
-    expect(reply.response).toMatch(/Refused: .*general.* is already waiting in this delegation chain \(general → todo → general\)/);
+    expect(reply.response).toMatch(
+      /Refused: .*general.* is already waiting in this delegation chain \(general → todo → general\)/,
+    );
   });
 
   it("limits delegation chains to maxDelegationDepth hops", async () => {
@@ -152,7 +180,10 @@ describe("agents_message refusals", () => {
       request.messages.at(-1)!.role === "tool"
         ? { text: `via ${to}: ${JSON.stringify(toolResultOf(request, "agents_message"))}` }
         : { toolCalls: [{ name: "agents_message", args: { agentId: to, content: "pass it on" } }] };
-    const { runtime } = multiRuntime({ general: hop("todo"), todo: hop("journal"), journal: hop("todo") }, { maxDelegationDepth: 2 });
+    const { runtime } = multiRuntime(
+      { general: hop("todo"), todo: hop("journal"), journal: hop("todo") },
+      { maxDelegationDepth: 2 },
+    );
     const result = await runtime.send({ agentId: "general", content: "go" });
     // general → todo → journal; journal → todo would be a cycle AND the third hop: refused either way.
     expect(result.text).toMatch(/Refused/);
@@ -167,7 +198,9 @@ describe("agents_message refusals", () => {
 
 describe("system messages (seed 003)", () => {
   it("wraps, records, and runs inference unless silent; silent ones join the next inference's context", async () => {
-    const { runtime, provider, store } = multiRuntime({ worker: (request) => ({ text: `seen: ${lastText(request)}` }) });
+    const { runtime, provider, store } = multiRuntime({
+      worker: (request) => ({ text: `seen: ${lastText(request)}` }),
+    });
     const first = await runtime.send({ agentId: "worker", content: "hello" });
     await runtime.postSystemMessage({ sessionId: first.sessionId }, "build finished", { origin: "ci", silent: true });
     expect(provider.calls).toHaveLength(1);
@@ -175,7 +208,12 @@ describe("system messages (seed 003)", () => {
     expect(provider.calls).toHaveLength(2);
     const sent = provider.calls[1]!.messages;
     expect(sent.slice(-2)).toEqual([
-      { role: "user", content: '<system_message origin="ci">build finished</system_message>', origin: "ci", silent: true },
+      {
+        role: "user",
+        content: '<system_message origin="ci">build finished</system_message>',
+        origin: "ci",
+        silent: true,
+      },
       { role: "user", content: '<system_message origin="ops">deploy started</system_message>', origin: "ops" },
     ]);
     const messages = (await store.load(first.sessionId)).flatMap((r) => (r.kind === "message" ? [r.message.role] : []));
@@ -199,7 +237,12 @@ describe("system messages (seed 003)", () => {
       runtime.send({ agentId: "worker", content: "u2", session: sessionId }),
       runtime.postSystemMessage({ sessionId }, "s2", { origin: "x" }),
     ]);
-    expect(seen).toEqual(["u1", '<system_message origin="x">s1</system_message>', "u2", '<system_message origin="x">s2</system_message>']);
+    expect(seen).toEqual([
+      "u1",
+      '<system_message origin="x">s1</system_message>',
+      "u2",
+      '<system_message origin="x">s2</system_message>',
+    ]);
   });
 });
 
@@ -211,7 +254,14 @@ describe("background agents (seed 003)", () => {
         if (text.startsWith('<system_message origin="worker">')) return { text: `noted report: ${text}` };
         return request.messages.at(-1)!.role === "tool"
           ? { text: JSON.stringify(toolResultOf(request, "start_background_agent")) }
-          : { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "count to three", name: "counter" } }] };
+          : {
+              toolCalls: [
+                {
+                  name: "start_background_agent",
+                  args: { agentId: "worker", prompt: "count to three", name: "counter" },
+                },
+              ],
+            };
       },
       worker: (request) =>
         request.messages.at(-1)!.role === "tool"
@@ -222,7 +272,10 @@ describe("background agents (seed 003)", () => {
     const started = JSON.parse(result.text) as { status: string; sessionId: string; agentId: string };
     expect(started).toMatchObject({ status: "started", agentId: "worker" });
     const background = await store.getSession(started.sessionId);
-    expect(background).toMatchObject({ name: "counter", attributes: { background: true, parentSessionId: result.sessionId, parentAgentId: "general" } });
+    expect(background).toMatchObject({
+      name: "counter",
+      attributes: { background: true, parentSessionId: result.sessionId, parentAgentId: "general" },
+    });
     // The report arrives in the foreground session as a system message and is answered there.
     await eventually(async () => JSON.stringify(await store.load(result.sessionId)).includes("noted report"));
     const foreground = await store.load(result.sessionId);
@@ -244,7 +297,9 @@ describe("background agents (seed 003)", () => {
     });
     const result = await runtime.send({ agentId: "general", content: "go" });
     const failures = async () =>
-      (await store.load(result.sessionId)).filter((r) => r.kind === "message" && JSON.stringify(r.message).includes("failed: model exploded"));
+      (await store.load(result.sessionId)).filter(
+        (r) => r.kind === "message" && JSON.stringify(r.message).includes("failed: model exploded"),
+      );
     await eventually(async () => (await failures()).length > 0);
     // The background agent fails again on a second message: still one notification.
     const [worker] = await store.listSessions({ agentId: "worker" });
@@ -266,13 +321,28 @@ describe("background agents (seed 003)", () => {
         worker: (request) =>
           request.messages.at(-1)!.role === "tool"
             ? { text: `decision: ${JSON.stringify(request.messages.at(-1))}` }
-            : { toolCalls: [{ name: "request_permission", args: { permission: "spend $12 on example.com", reason: "the user asked" } }] },
+            : {
+                toolCalls: [
+                  {
+                    name: "request_permission",
+                    args: { permission: "spend $12 on example.com", reason: "the user asked" },
+                  },
+                ],
+              },
       },
-      { approve: async (request) => (asked.push(`${request.name}:${JSON.stringify(request.args)}`), { approved: false, reason: "too pricey" }) },
+      {
+        approve: async (request) => (
+          asked.push(`${request.name}:${JSON.stringify(request.args)}`),
+          { approved: false, reason: "too pricey" }
+        ),
+      },
     );
     const result = await runtime.send({ agentId: "general", content: "go" });
     await eventually(
-      async () => (await store.load(result.sessionId)).filter((r) => r.kind === "message" && r.message.role === "user" && r.message.silent).length === 2,
+      async () =>
+        (await store.load(result.sessionId)).filter(
+          (r) => r.kind === "message" && r.message.role === "user" && r.message.silent,
+        ).length === 2,
     );
     expect(asked).toEqual(['request_permission:{"permission":"spend $12 on example.com","reason":"the user asked"}']);
     const notes = (await store.load(result.sessionId)).flatMap((r) =>
@@ -285,7 +355,10 @@ describe("background agents (seed 003)", () => {
     // Stored like tool approvals.
     const [worker] = await store.listSessions({ agentId: "worker" });
     const approvals = (await store.load(worker!.sessionId)).filter((r) => r.kind === "approval");
-    expect(approvals.map((a) => (a.kind === "approval" ? (a.decision ?? "pending") : ""))).toEqual(["pending", "denied"]);
+    expect(approvals.map((a) => (a.kind === "approval" ? (a.decision ?? "pending") : ""))).toEqual([
+      "pending",
+      "denied",
+    ]);
     await runtime.close();
   });
 });

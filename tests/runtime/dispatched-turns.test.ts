@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { InvalidArgumentError, MemorySessionStore, SessionNotFoundError, type DispatchedTurn, type ModelRequest } from "@agentry/core";
+import {
+  InvalidArgumentError,
+  MemorySessionStore,
+  SessionNotFoundError,
+  type DispatchedTurn,
+  type ModelRequest,
+} from "@agentry/core";
 import { agentOf, lastText, multiRuntime, toolResultOf, type AgentScript } from "./multi-agent-helpers.js";
 
 /** A dispatcher that keeps what it is handed, as it would travel (JSON), or refuses it. */
@@ -29,7 +35,11 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
       general: (request) =>
         request.messages.at(-1)!.role === "tool"
           ? { text: "sent" }
-          : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "remember milk", mode: "async" } }] },
+          : {
+              toolCalls: [
+                { name: "agents_message", args: { agentId: "todo", content: "remember milk", mode: "async" } },
+              ],
+            },
       todo: () => ({ text: "noted milk" }),
     };
     const a = multiRuntime(scripts, { store });
@@ -41,16 +51,30 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
     expect(first.status).toBe("complete");
     expect(dispatcher.turns).toHaveLength(1);
     const [turn] = dispatcher.turns;
-    const started = toolResultOf(a.provider.calls.at(-1)!, "agents_message") as { status: string; sessionId: string; responseId: string };
+    const started = toolResultOf(a.provider.calls.at(-1)!, "agents_message") as {
+      status: string;
+      sessionId: string;
+      responseId: string;
+    };
     expect(started).toMatchObject({ status: "started", sessionId: turn!.sessionId, responseId: turn!.runId });
-    expect(turn).toMatchObject({ agentId: "todo", chain: ["general"], hops: 0, message: { role: "user", content: "remember milk" } });
+    expect(turn).toMatchObject({
+      agentId: "todo",
+      chain: ["general"],
+      hops: 0,
+      message: { role: "user", content: "remember milk" },
+    });
     expect(turn!.runId).toMatch(/^a2a-[0-9a-f]{40}$/);
     // Nothing ran here: the target session only exists.
     expect(a.provider.calls.filter((r) => agentOf(r) === "todo")).toEqual([]);
     expect(await userMessages(store, turn!.sessionId)).toEqual([]);
 
     const ran = await b.runtime.runDispatchedTurn(turn!);
-    expect(ran).toMatchObject({ status: "complete", text: "noted milk", runId: turn!.runId, sessionId: turn!.sessionId });
+    expect(ran).toMatchObject({
+      status: "complete",
+      text: "noted milk",
+      runId: turn!.runId,
+      sessionId: turn!.sessionId,
+    });
     // Run again (a retried job, another process): the stored outcome, nothing appended, no model call.
     const again = await a.runtime.runDispatchedTurn(turn!);
     expect(again).toMatchObject({ status: "complete", text: "noted milk", runId: turn!.runId });
@@ -65,7 +89,9 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
     const { runtime, provider } = multiRuntime(
       {
         general: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "start_background_agent", args: { prompt: "dig" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "started" }
+            : { toolCalls: [{ name: "start_background_agent", args: { prompt: "dig" } }] },
       },
       { budget: { maxTotalLlmCalls: 8 }, maxBackgroundAgents: 4 },
     );
@@ -77,7 +103,13 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
     expect(provider.calls).toHaveLength(2);
     expect(dispatcher.turns).toHaveLength(1);
     // 8 - 1 call made = 7 left → 4 go; 4 - 1 agent started = 3 left → 2 go.
-    expect(dispatcher.turns[0]).toMatchObject({ agentId: "general", hops: 1, maxLlmCalls: 4, maxBackgroundAgents: 2, chain: [] });
+    expect(dispatcher.turns[0]).toMatchObject({
+      agentId: "general",
+      hops: 1,
+      maxLlmCalls: 4,
+      maxBackgroundAgents: 2,
+      chain: [],
+    });
     expect(lastText({ messages: [dispatcher.turns[0]!.message] } as ModelRequest)).toContain("dig");
     await runtime.close();
   });
@@ -97,7 +129,8 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
 
     await runtimes[0]!.runtime.send({ agentId: "general", content: "go" });
     // Run what was handed over, alternating between the two runtimes, until nothing is left.
-    for (let i = 0; i < dispatcher.turns.length; i++) await runtimes[i % 2]!.runtime.runDispatchedTurn(dispatcher.turns[i]!);
+    for (let i = 0; i < dispatcher.turns.length; i++)
+      await runtimes[i % 2]!.runtime.runDispatchedTurn(dispatcher.turns[i]!);
     await Promise.all(runtimes.map(({ runtime }) => runtime.close()));
 
     const calls = runtimes[0]!.provider.calls.length + runtimes[1]!.provider.calls.length;
@@ -118,14 +151,17 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
           : { toolCalls: [{ name: "send_agent_message", args: { agentId: "worker", text: "pong" } }] };
       },
       worker: (request) =>
-        request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "send_agent_message", args: { text: "ping" } }] },
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "ok" }
+          : { toolCalls: [{ name: "send_agent_message", args: { text: "ping" } }] },
     };
     const options = { store, maxAgentHops: 5, budget: { maxTotalLlmCalls: 1000 } };
     const runtimes = [multiRuntime(scripts, options), multiRuntime(scripts, options)];
     const dispatcher = collectingDispatcher();
     for (const { runtime } of runtimes) runtime.setTurnDispatcher(dispatcher.dispatch);
     await runtimes[0]!.runtime.send({ agentId: "general", content: "go" });
-    for (let i = 0; i < dispatcher.turns.length && i < 100; i++) await runtimes[i % 2]!.runtime.runDispatchedTurn(dispatcher.turns[i]!);
+    for (let i = 0; i < dispatcher.turns.length && i < 100; i++)
+      await runtimes[i % 2]!.runtime.runDispatchedTurn(dispatcher.turns[i]!);
     await Promise.all(runtimes.map(({ runtime }) => runtime.close()));
 
     expect(dispatcher.turns.map((t) => t.hops)).toEqual([1, 2, 3, 4, 5]);
@@ -207,9 +243,13 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
       maxLlmCalls: 1,
       maxBackgroundAgents: 0,
     };
-    await expect(runtime.runDispatchedTurn({ ...good, runId: "bad id with spaces" })).rejects.toThrow(InvalidArgumentError);
+    await expect(runtime.runDispatchedTurn({ ...good, runId: "bad id with spaces" })).rejects.toThrow(
+      InvalidArgumentError,
+    );
     await expect(runtime.runDispatchedTurn({ ...good, maxLlmCalls: -1 })).rejects.toThrow(/maxLlmCalls/);
-    await expect(runtime.runDispatchedTurn({ ...good, message: { role: "assistant" } as never })).rejects.toThrow(/message/);
+    await expect(runtime.runDispatchedTurn({ ...good, message: { role: "assistant" } as never })).rejects.toThrow(
+      /message/,
+    );
     await expect(runtime.runDispatchedTurn({ ...good, sessionId: "nope" })).rejects.toThrow(SessionNotFoundError);
     await expect(runtime.runDispatchedTurn({ ...good, agentId: "general" })).rejects.toThrow(SessionNotFoundError);
     expect(() => runtime.setTurnDispatcher("x" as never)).toThrow(InvalidArgumentError);
@@ -220,7 +260,9 @@ describe("turns a runtime starts on its own, handed to a dispatcher", () => {
     const store = new MemorySessionStore();
     const scripts: Record<string, AgentScript> = {
       general: (request) =>
-        request.messages.at(-1)!.role === "tool" ? { text: "started" } : { toolCalls: [{ name: "start_background_agent", args: { prompt: "work" } }] },
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "started" }
+          : { toolCalls: [{ name: "start_background_agent", args: { prompt: "work" } }] },
     };
     const a = multiRuntime(scripts, { store });
     const b = multiRuntime(

@@ -55,13 +55,23 @@ describe("runtime event labels", () => {
     await store.append(session.sessionId, [
       { id: "a:0", frame: null, kind: "turn", runId: "a", phase: "start", turn: 1 },
       { id: "a:1", frame: null, kind: "message", message: { role: "user", content: "hi" } },
-      { id: "a:2", frame: null, kind: "message", message: { role: "assistant", content: [{ type: "text", text: "hello" }] } },
+      {
+        id: "a:2",
+        frame: null,
+        kind: "message",
+        message: { role: "assistant", content: [{ type: "text", text: "hello" }] },
+      },
       { id: "a:3", frame: null, kind: "turn", runId: "a", phase: "end", status: "complete" },
       { id: "job:0", frame: null, kind: "turn", runId: "job", phase: "start", turn: 2 },
       { id: "job:1", frame: null, kind: "message", message: { role: "user", content: "again" } },
     ] as never);
     const { runtime, events } = makeRuntime(() => ({ text: "ok" }), { store });
-    const continued = await runtime.send({ agentId: "general", content: "again", session: session.sessionId, runId: "job" });
+    const continued = await runtime.send({
+      agentId: "general",
+      content: "again",
+      session: session.sessionId,
+      runId: "job",
+    });
     expect(continued.runId).toBe("job:retry-1");
     await runtime.send({ agentId: "general", content: "next", session: session.sessionId });
     expect(turnsOf(events, session.sessionId)).toEqual([2, 3]);
@@ -86,7 +96,14 @@ describe("runtime event labels", () => {
     const task = await runtime.tasks.create({ agentId: "dev", content: "tidy", taskId: "task-7" });
     const ofTask = events.filter((e) => e.sessionId === task.sessionId);
     expect(ofTask.map((e) => e.type)).toEqual(
-      expect.arrayContaining(["task_status", "planning_started", "llm_call_start", "artifact_created", "plan_ready", "done"]),
+      expect.arrayContaining([
+        "task_status",
+        "planning_started",
+        "llm_call_start",
+        "artifact_created",
+        "plan_ready",
+        "done",
+      ]),
     );
     expect(ofTask.filter((e) => e.taskId !== "task-7")).toEqual([]);
     const plain = await runtime.send({ agentId: "dev", content: "hi", session: "create" });
@@ -103,13 +120,19 @@ describe("runtime event labels", () => {
     });
     const parent = await runtime.send({ agentId: "general", content: "go" });
     const child = (await store.listSessions()).find((s) => s.sessionId !== parent.sessionId)!.sessionId;
-    await eventually(() => events.some((e) => e.type === "subagent_status" && e.sessionId === child && e.to === "waiting_for_merge"));
+    await eventually(() =>
+      events.some((e) => e.type === "subagent_status" && e.sessionId === child && e.to === "waiting_for_merge"),
+    );
     const ofChild = events.filter((e) => e.sessionId === child);
     expect(ofChild.map((e) => e.type)).toEqual(expect.arrayContaining(["subagent_status", "llm_call_start", "done"]));
     expect(ofChild.filter((e) => e.subagentId !== child)).toEqual([]);
     const statuses = events.filter((e) => e.type === "subagent_status");
     expect(statuses.filter((e) => e.subagentId !== child)).toEqual([]);
-    expect(events.filter((e) => e.sessionId === parent.sessionId && e.type !== "subagent_status" && e.subagentId !== undefined)).toEqual([]);
+    expect(
+      events.filter(
+        (e) => e.sessionId === parent.sessionId && e.type !== "subagent_status" && e.subagentId !== undefined,
+      ),
+    ).toEqual([]);
     await runtime.close();
   });
 
@@ -117,7 +140,10 @@ describe("runtime event labels", () => {
     const script = (request: ModelRequest): FakeTurn => {
       const depth = request.caller?.depth ?? 0;
       const last = request.messages.at(-1)!;
-      if (depth === 1) return last.role === "tool" ? { text: "step done" } : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] };
+      if (depth === 1)
+        return last.role === "tool"
+          ? { text: "step done" }
+          : { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] };
       if (last.role === "tool") return { text: "all done" };
       return {
         toolCalls: [
@@ -129,23 +155,44 @@ describe("runtime event labels", () => {
     const { runtime, events } = makeRuntime(script);
     const result = await runtime.send({ agentId: "todo", content: "carry out the plan" });
     expect(result.status).toBe("complete");
-    const starts = events.filter((e) => e.type === "tool_call_update" && e.name === "run_subtask" && e.status === "start");
+    const starts = events.filter(
+      (e) => e.type === "tool_call_update" && e.name === "run_subtask" && e.status === "start",
+    );
     const [stepped, free] = starts.map((e) => (e.type === "tool_call_update" ? e.toolCallId : ""));
-    expect(events.filter((e) => e.type === "tool_call_update" && e.toolCallId === stepped).map((e) => e.stepIndex)).toEqual([1, 1]);
+    expect(
+      events.filter((e) => e.type === "tool_call_update" && e.toolCallId === stepped).map((e) => e.stepIndex),
+    ).toEqual([1, 1]);
     const inside = events.filter((e) => e.parentId === stepped);
-    expect(inside.map((e) => e.type)).toEqual(expect.arrayContaining(["llm_call_start", "tool_call_update", "message"]));
+    expect(inside.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["llm_call_start", "tool_call_update", "message"]),
+    );
     expect(inside.filter((e) => e.stepIndex !== 1)).toEqual([]);
-    expect(events.filter((e) => (e.parentId === free || (e.type === "tool_call_update" && e.toolCallId === free)) && e.stepIndex !== undefined)).toEqual([]);
-    expect(events.filter((e) => e.depth === 0 && e.type !== "tool_call_update" && e.stepIndex !== undefined)).toEqual([]);
+    expect(
+      events.filter(
+        (e) =>
+          (e.parentId === free || (e.type === "tool_call_update" && e.toolCallId === free)) &&
+          e.stepIndex !== undefined,
+      ),
+    ).toEqual([]);
+    expect(events.filter((e) => e.depth === 0 && e.type !== "tool_call_update" && e.stepIndex !== undefined)).toEqual(
+      [],
+    );
   });
 
   it("a turn resumed after an approval inside a plan step's sub-task keeps labelling that sub-task's events", async () => {
     const script = (request: ModelRequest): FakeTurn => {
       const depth = request.caller?.depth ?? 0;
       const last = request.messages.at(-1)!;
-      if (depth === 1) return last.role === "tool" ? { text: "step done" } : { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] };
+      if (depth === 1)
+        return last.role === "tool"
+          ? { text: "step done" }
+          : { toolCalls: [{ id: "del", name: "todo_delete", args: { item: "milk" } }] };
       if (last.role === "tool") return { text: "all done" };
-      return { toolCalls: [{ id: "sub", name: "run_subtask", args: { title: "third", instructions: "delete milk", plan_step: 3 } }] };
+      return {
+        toolCalls: [
+          { id: "sub", name: "run_subtask", args: { title: "third", instructions: "delete milk", plan_step: 3 } },
+        ],
+      };
     };
     const { runtime, events } = makeRuntime(script);
     const suspended = await runtime.send({ agentId: "todo", content: "carry out the plan" });
@@ -155,7 +202,9 @@ describe("runtime event labels", () => {
     const inside = events.filter((e) => e.runId === resumed.runId && e.parentId === "sub");
     expect(inside.map((e) => e.type)).toEqual(expect.arrayContaining(["tool_call_update", "llm_call_start"]));
     expect(inside.filter((e) => e.stepIndex !== 2)).toEqual([]);
-    const subEnd = events.find((e) => e.runId === resumed.runId && e.type === "tool_call_update" && e.toolCallId === "sub");
+    const subEnd = events.find(
+      (e) => e.runId === resumed.runId && e.type === "tool_call_update" && e.toolCallId === "sub",
+    );
     expect(subEnd?.stepIndex).toBe(2);
   });
 

@@ -18,7 +18,9 @@ describe("type: external agents answered by the host's handler", () => {
           request.messages.at(-1)!.role === "tool"
             ? { text: "relayed" }
             : {
-                toolCalls: [{ name: "agents_message", args: { agentId: "helpdesk", content: "Open a ticket: printer on fire" } }],
+                toolCalls: [
+                  { name: "agents_message", args: { agentId: "helpdesk", content: "Open a ticket: printer on fire" } },
+                ],
               },
       },
       {
@@ -44,7 +46,12 @@ describe("type: external agents answered by the host's handler", () => {
     // The model was called only for the general agent.
     expect(provider.calls.every((call) => call.caller?.agentId === "general")).toBe(true);
     const stored = await store.load(answer.sessionId);
-    expect(stored.some((r) => r.kind === "message" && r.message.role === "assistant" && JSON.stringify(r.message.content).includes("T-42"))).toBe(true);
+    expect(
+      stored.some(
+        (r) =>
+          r.kind === "message" && r.message.role === "assistant" && JSON.stringify(r.message.content).includes("T-42"),
+      ),
+    ).toBe(true);
     await runtime.close();
   });
 

@@ -20,7 +20,9 @@ describe("runtime: user file parts", () => {
       source: { type: "data", data: "JVBERi0=" },
       filename: "a.pdf",
     };
-    const stored = (await store.load(result.sessionId)).flatMap((r) => (r.kind === "message" && r.message.role === "user" ? [r.message as Message] : []));
+    const stored = (await store.load(result.sessionId)).flatMap((r) =>
+      r.kind === "message" && r.message.role === "user" ? [r.message as Message] : [],
+    );
     expect(stored[0]!.content).toEqual([{ type: "text", text: "What is this?" }, expected]);
     expect(JSON.parse(JSON.stringify(stored[0]))).toEqual(stored[0]);
     expect(provider.calls[0]!.messages.at(-1)!.content).toEqual([{ type: "text", text: "What is this?" }, expected]);
@@ -31,7 +33,9 @@ describe("runtime: user file parts", () => {
     const bad = { type: "file", mediaType: "", source: { type: "url" } } as unknown as UserPart;
     const sending = runtime.send({ agentId: "todo", content: [{ type: "text", text: "x" }, bad] });
     await expect(sending).rejects.toThrow(InvalidArgumentError);
-    await expect(runtime.send({ agentId: "todo", content: [bad] })).rejects.toThrow(/content\[0\]\.mediaType .*; content\[0\]\.source must be/);
+    await expect(runtime.send({ agentId: "todo", content: [bad] })).rejects.toThrow(
+      /content\[0\]\.mediaType .*; content\[0\]\.source must be/,
+    );
     expect(await store.listSessions()).toEqual([]);
     expect(provider.calls).toEqual([]);
     await runtime.close();

@@ -14,7 +14,12 @@ import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 export const agents = [
   { agentId: "general", displayName: "General Assistant", systemPrompt: "You are a helpful general assistant." },
   // run_subtask is listed: the loop's own tools follow the allowlist too.
-  { agentId: "todo", displayName: "Todo Manager", description: "Tracks tasks.", toolAllowlist: ["todo_*", "run_subtask"] },
+  {
+    agentId: "todo",
+    displayName: "Todo Manager",
+    description: "Tracks tasks.",
+    toolAllowlist: ["todo_*", "run_subtask"],
+  },
 ];
 
 export function todoTools() {
@@ -40,7 +45,10 @@ export function todoTools() {
 }
 
 /** A runtime over a memory store and a fake provider, recording every runtime event. */
-export function makeRuntime(script: FakeScript, overrides: Partial<AgentRuntimeOptions> & { store?: SessionStore } = {}) {
+export function makeRuntime(
+  script: FakeScript,
+  overrides: Partial<AgentRuntimeOptions> & { store?: SessionStore } = {},
+) {
   const provider = createFakeProvider(script);
   const store = overrides.store ?? new MemorySessionStore();
   const todo = todoTools();

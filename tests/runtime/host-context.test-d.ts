@@ -1,6 +1,12 @@
 import { expectTypeOf, test } from "vitest";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type ToolContext } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type ToolContext,
+} from "@agentry/core";
 import { createFakeProvider } from "@agentry/core/testing";
 
 interface Helpdesk {
@@ -36,7 +42,11 @@ test("createAgentRuntime<C> types the context of send, approve, policy and tools
   // @ts-expect-error: the context must be a Helpdesk
   void runtime.send({ agentId: "a", content: "hi", context: { tenant: 1 } });
   // Untyped runtimes take any JSON.
-  const plain = createAgentRuntime({ registry: createAgentRegistry([]), store: new MemorySessionStore(), providers: {} });
+  const plain = createAgentRuntime({
+    registry: createAgentRegistry([]),
+    store: new MemorySessionStore(),
+    providers: {},
+  });
   void plain.send({ agentId: "a", content: "hi", context: { anything: [1, "two", null] } });
   // @ts-expect-error: not JSON
   void plain.send({ agentId: "a", content: "hi", context: { at: new Date() } });

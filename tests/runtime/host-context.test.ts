@@ -46,9 +46,13 @@ function spyTool(name: string, seen: Seen[], options: { requiresApproval?: boole
 
 /** Calls `tool` (always with the call id "c1", as a careless provider would) once, then answers. */
 const callsOnce = (tool: string) =>
-  createFakeProvider((request) => (request.messages.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ id: "c1", name: tool, args: {} }] }));
+  createFakeProvider((request) =>
+    request.messages.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ id: "c1", name: tool, args: {} }] },
+  );
 
-const agents = [{ agentId: "helpdesk", displayName: "Helpdesk", systemPrompt: "You are agent helpdesk.", toolAllowlist: ["*"] }];
+const agents = [
+  { agentId: "helpdesk", displayName: "Helpdesk", systemPrompt: "You are agent helpdesk.", toolAllowlist: ["*"] },
+];
 
 describe("SendInput.context", () => {
   it("reaches tools as ctx.context with the scope, run id and a call key unique across turns and sessions", async () => {
@@ -62,8 +66,19 @@ describe("SendInput.context", () => {
     });
     const context = { tenant: "acme", user: { id: "u1", plan: "pro" } };
     const first = await runtime.send({ agentId: "helpdesk", content: "hi", scope: "acme", context });
-    const second = await runtime.send({ agentId: "helpdesk", content: "again", scope: "acme", context, session: first.sessionId });
-    const other = await runtime.send({ agentId: "helpdesk", content: "hi", scope: "globex", context: { tenant: "globex" } });
+    const second = await runtime.send({
+      agentId: "helpdesk",
+      content: "again",
+      scope: "acme",
+      context,
+      session: first.sessionId,
+    });
+    const other = await runtime.send({
+      agentId: "helpdesk",
+      content: "hi",
+      scope: "globex",
+      context: { tenant: "globex" },
+    });
     expect(seen.map((s) => s.context)).toEqual([context, context, { tenant: "globex" }]);
     expect(seen.map((s) => s.scope)).toEqual(["acme", "acme", "globex"]);
     expect(seen.map((s) => s.runId)).toEqual([first.runId, second.runId, other.runId]);
@@ -90,8 +105,17 @@ describe("SendInput.context", () => {
     expect(seen[0]!.context).toEqual({ tenant: "acme" });
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    for (const bad of [{ at: new Date() }, { f: () => 1 }, { n: Number.NaN }, cyclic, { deep: nested(40) }, { big: "x".repeat(70_000) }]) {
-      await expect(runtime.send({ agentId: "helpdesk", content: "hi", context: bad as never })).rejects.toThrow(InvalidArgumentError);
+    for (const bad of [
+      { at: new Date() },
+      { f: () => 1 },
+      { n: Number.NaN },
+      cyclic,
+      { deep: nested(40) },
+      { big: "x".repeat(70_000) },
+    ]) {
+      await expect(runtime.send({ agentId: "helpdesk", content: "hi", context: bad as never })).rejects.toThrow(
+        InvalidArgumentError,
+      );
     }
     expect(await store.listSessions()).toHaveLength(1);
   });
@@ -108,7 +132,12 @@ describe("SendInput.context", () => {
         tools: [spyTool("refund", seen, { requiresApproval: true })],
       });
     const first = make();
-    const suspended = await first.send({ agentId: "helpdesk", content: "refund me", scope: "acme", context: { tenant: "acme", limit: 20 } });
+    const suspended = await first.send({
+      agentId: "helpdesk",
+      content: "refund me",
+      scope: "acme",
+      context: { tenant: "acme", limit: 20 },
+    });
     expect(suspended.status).toBe("suspended");
     await first.close();
     const second = make();
@@ -131,14 +160,19 @@ describe("SendInput.context", () => {
       permissionClass: "safe",
       input: z.object({ amount: z.number() }),
       requiresApproval: (_args, ctx) => (checks.push([ctx.context, ctx.scope]), true),
-      execute: ({ amount }, ctx) => (seen.push({ context: ctx.context, scope: ctx.scope, runId: ctx.runId, callKey: ctx.callKey }), `refunded ${amount}`),
+      execute: ({ amount }, ctx) => (
+        seen.push({ context: ctx.context, scope: ctx.scope, runId: ctx.runId, callKey: ctx.callKey }),
+        `refunded ${amount}`
+      ),
     });
     const runtime = createAgentRuntime({
       registry: createAgentRegistry(agents),
       store: new MemorySessionStore(),
       providers: {
         fake: createFakeProvider((request) =>
-          request.messages.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "refund", args: { amount: 15 } }] },
+          request.messages.at(-1)?.role === "tool"
+            ? { text: "done" }
+            : { toolCalls: [{ name: "refund", args: { amount: 15 } }] },
         ),
       },
       defaultModel: "fake",
@@ -151,8 +185,18 @@ describe("SendInput.context", () => {
         return info.scope === "acme" && amount < 20 ? { approved: true } : { suspend: true };
       },
     });
-    const acme = await runtime.send({ agentId: "helpdesk", content: "refund", scope: "acme", context: { plan: "gold" } });
-    const globex = await runtime.send({ agentId: "helpdesk", content: "refund", scope: "globex", context: { plan: "free" } });
+    const acme = await runtime.send({
+      agentId: "helpdesk",
+      content: "refund",
+      scope: "acme",
+      context: { plan: "gold" },
+    });
+    const globex = await runtime.send({
+      agentId: "helpdesk",
+      content: "refund",
+      scope: "globex",
+      context: { plan: "free" },
+    });
     expect(acme.status).toBe("complete");
     expect(globex.status).toBe("suspended");
     expect(infos.map((i) => [i.scope, i.context, i.agentId, i.sessionId])).toEqual([
@@ -177,14 +221,19 @@ describe("SendInput.context", () => {
       description: "records its context",
       permissionClass: "safe",
       input: z.object({}),
-      execute: (_args, ctx) => (seen.push({ agent: ctx.agentId ?? "?", context: ctx.context, scope: ctx.scope, callKey: ctx.callKey }), "ok"),
+      execute: (_args, ctx) => (
+        seen.push({ agent: ctx.agentId ?? "?", context: ctx.context, scope: ctx.scope, callKey: ctx.callKey }),
+        "ok"
+      ),
     });
     const provider = createFakeProvider((request) => {
       const last = request.messages.at(-1)!;
       if (last.role === "tool") return { text: "done" };
       const text = typeof last.content === "string" ? last.content : JSON.stringify(last.content);
-      if (request.system.startsWith("You are a sub-agent") || text.includes("You run in the background")) return { toolCalls: [{ name: "probe", args: {} }] };
-      if (agentOf(request) === "triage") return { toolCalls: [{ name: "agents_message", args: { agentId: "billing", content: "check" } }] };
+      if (request.system.startsWith("You are a sub-agent") || text.includes("You run in the background"))
+        return { toolCalls: [{ name: "probe", args: {} }] };
+      if (agentOf(request) === "triage")
+        return { toolCalls: [{ name: "agents_message", args: { agentId: "billing", content: "check" } }] };
       return {
         toolCalls: [
           { name: "probe", args: {} },
@@ -195,7 +244,12 @@ describe("SendInput.context", () => {
     });
     const runtime = createAgentRuntime({
       registry: createAgentRegistry([
-        { agentId: "triage", displayName: "Triage", systemPrompt: "You are agent triage.", agentAllowlist: ["billing"] },
+        {
+          agentId: "triage",
+          displayName: "Triage",
+          systemPrompt: "You are agent triage.",
+          agentAllowlist: ["billing"],
+        },
         { agentId: "billing", displayName: "Billing", systemPrompt: "You are agent billing." },
       ]),
       store: new MemorySessionStore(),
@@ -206,7 +260,8 @@ describe("SendInput.context", () => {
     let backgroundProbed!: () => void;
     const background = new Promise<void>((resolve) => (backgroundProbed = resolve));
     runtime.events.on("event", (event) => {
-      if (event.type === "tool_call_update" && event.status === "end" && event.name === "probe" && seen.length === 3) backgroundProbed();
+      if (event.type === "tool_call_update" && event.status === "end" && event.name === "probe" && seen.length === 3)
+        backgroundProbed();
     });
     await runtime.send({ agentId: "triage", content: "go", scope: "acme", context: { ticket: "T-1" } });
     await background;

@@ -21,7 +21,9 @@ function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: `tool said: ${JSON.stringify(last.content.map((r) => r.result))}` };
   const text = textOf(last);
-  return text.includes("delete") ? { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] } : { text: `re: ${text}` };
+  return text.includes("delete")
+    ? { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] }
+    : { text: `re: ${text}` };
 }
 
 /** Resolves with whether `promise` settled within a few turns of the event loop. */
@@ -36,8 +38,13 @@ async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
 }
 
 /** The root conversation of a session as `role: text` lines. */
-async function transcript(store: { load: (id: string) => Promise<{ kind: string; frame: string | null; message?: { role: string } }[]> }, sessionId: string) {
-  return (await store.load(sessionId)).flatMap((r) => (r.kind === "message" && r.frame === null ? [`${r.message!.role}: ${textOf(r.message as never)}`] : []));
+async function transcript(
+  store: { load: (id: string) => Promise<{ kind: string; frame: string | null; message?: { role: string } }[]> },
+  sessionId: string,
+) {
+  return (await store.load(sessionId)).flatMap((r) =>
+    r.kind === "message" && r.frame === null ? [`${r.message!.role}: ${textOf(r.message as never)}`] : [],
+  );
 }
 
 describe("SendInput.ifPending", () => {
@@ -49,7 +56,8 @@ describe("SendInput.ifPending", () => {
 
     const seen: RuntimeEvent[] = [];
     const streamed = (async () => {
-      for await (const event of runtime.stream({ agentId: "todo", content: "any news?", session: suspended.sessionId })) seen.push(event);
+      for await (const event of runtime.stream({ agentId: "todo", content: "any news?", session: suspended.sessionId }))
+        seen.push(event);
     })();
     const second = runtime.send({ agentId: "todo", content: "hello?", session: suspended.sessionId });
     expect(await settledSoon(second)).toBe(false);
@@ -94,7 +102,9 @@ describe("SendInput.ifPending", () => {
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const before = (await store.load(suspended.sessionId)).length;
     const [pending] = await runtime.pendingApprovals();
-    const error = await runtime.send({ agentId: "todo", content: "hi", session: suspended.sessionId, ifPending: "reject" }).catch((e: unknown) => e);
+    const error = await runtime
+      .send({ agentId: "todo", content: "hi", session: suspended.sessionId, ifPending: "reject" })
+      .catch((e: unknown) => e);
     expect(PendingDecisionError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ sessionId: suspended.sessionId, requestIds: [pending!.requestId] });
     expect((await store.load(suspended.sessionId)).length).toBe(before);
@@ -106,15 +116,29 @@ describe("SendInput.ifPending", () => {
     todo.items.push("milk");
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();
-    const next = await runtime.send({ agentId: "todo", content: "never mind", session: suspended.sessionId, ifPending: "supersede" });
+    const next = await runtime.send({
+      agentId: "todo",
+      content: "never mind",
+      session: suspended.sessionId,
+      ifPending: "supersede",
+    });
     expect(next).toMatchObject({ status: "complete", text: "re: never mind" });
-    expect(events).toContainEqual(expect.objectContaining({ type: "approval_resolved", requestId: pending!.requestId, approved: false, reason: "superseded" }));
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "approval_resolved",
+        requestId: pending!.requestId,
+        approved: false,
+        reason: "superseded",
+      }),
+    );
     const late = await runtime.resolveApproval(pending!.requestId, { approved: true }).catch((e: unknown) => e);
     expect(ApprovalSupersededError.isInstance(late)).toBe(true);
     // Still an "already resolved" for hosts that catch that.
     expect(ApprovalAlreadyResolvedError.isInstance(late)).toBe(true);
     expect(todo.items).toEqual(["milk"]);
-    const messages = (await store.load(suspended.sessionId)).flatMap((r) => (r.kind === "message" && r.frame === null ? [r.message] : []));
+    const messages = (await store.load(suspended.sessionId)).flatMap((r) =>
+      r.kind === "message" && r.frame === null ? [r.message] : [],
+    );
     expect(historyProblems(messages)).toEqual([]);
   });
 
@@ -124,7 +148,14 @@ describe("SendInput.ifPending", () => {
         const last = request.messages.at(-1)!;
         if (last.role === "tool") return { text: `answered ${JSON.stringify(last.content[0]!.result)}` };
         if (textOf(last) === "plan it")
-          return { toolCalls: [{ name: "ask_user", args: { question: "Which day?", severity: "major", options: [{ label: "Mon", value: "mon" }] } }] };
+          return {
+            toolCalls: [
+              {
+                name: "ask_user",
+                args: { question: "Which day?", severity: "major", options: [{ label: "Mon", value: "mon" }] },
+              },
+            ],
+          };
         return { text: `re: ${textOf(last)}` };
       },
       { tools: [], registry: createAgentRegistry([{ agentId: "general", displayName: "General", role: "actor" }]) },
@@ -143,7 +174,10 @@ describe("SendInput.ifPending", () => {
     const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
     const [pending] = await runtime.pendingApprovals();
     const order: string[] = [];
-    const send = (content: string) => runtime.send({ agentId: "todo", content, session: suspended.sessionId }).then((r: TurnResult) => (order.push(r.text), r));
+    const send = (content: string) =>
+      runtime
+        .send({ agentId: "todo", content, session: suspended.sessionId })
+        .then((r: TurnResult) => (order.push(r.text), r));
     const first = send("one");
     const second = send("two");
     await settledSoon(first);
@@ -155,6 +189,8 @@ describe("SendInput.ifPending", () => {
 
   it("rejects an unknown ifPending before anything happens", async () => {
     const { runtime } = makeRuntime(script);
-    await expect(runtime.send({ agentId: "todo", content: "hi", ifPending: "later" as never })).rejects.toThrow(InvalidArgumentError);
+    await expect(runtime.send({ agentId: "todo", content: "hi", ifPending: "later" as never })).rejects.toThrow(
+      InvalidArgumentError,
+    );
   });
 });

@@ -32,7 +32,9 @@ class LeasedMemoryStore extends MemorySessionStore implements LeasableSessionSto
   }
   async renewLease(sessionId: string, token: number): Promise<SessionLease | undefined> {
     this.renewals++;
-    return this.newest.get(sessionId) === token ? { token, expiresAt: new Date(Date.now() + 60_000).toISOString() } : undefined;
+    return this.newest.get(sessionId) === token
+      ? { token, expiresAt: new Date(Date.now() + 60_000).toISOString() }
+      : undefined;
   }
   async releaseLease(sessionId: string, token: number): Promise<void> {
     if (this.newest.get(sessionId) === token) this.held.delete(sessionId);
@@ -91,7 +93,9 @@ describe("a turn acts only while it holds its session lease", () => {
       defaultModel: "m",
       tools: [first, second],
     });
-    await expect(runtime.send({ agentId: "a", content: "go" })).rejects.toSatisfy((error) => LeaseLostError.isInstance(error));
+    await expect(runtime.send({ agentId: "a", content: "go" })).rejects.toSatisfy((error) =>
+      LeaseLostError.isInstance(error),
+    );
     expect(ran).toEqual(["first"]);
     await runtime.close();
   });
@@ -122,12 +126,21 @@ describe("a turn acts only while it holds its session lease", () => {
       { toolCalls: [{ name: "step", args: { n: 2 } }] },
       { text: "done" },
     ]);
-    const runtime = createAgentRuntime({ registry, store, providers: { fake: provider }, defaultModel: "m", tools: [step] });
+    const runtime = createAgentRuntime({
+      registry,
+      store,
+      providers: { fake: provider },
+      defaultModel: "m",
+      tools: [step],
+    });
     const result = await runtime.send({ agentId: "a", content: "go" });
     expect(result.status).toBe("complete");
     expect(ran).toEqual([2]);
     const told = provider.calls[1]!.messages.at(-1)!;
-    expect(told.role === "tool" && told.content[0]).toMatchObject({ isError: true, result: expect.stringMatching(/^Not run: .*connection reset/) });
+    expect(told.role === "tool" && told.content[0]).toMatchObject({
+      isError: true,
+      result: expect.stringMatching(/^Not run: .*connection reset/),
+    });
     await runtime.close();
   });
 

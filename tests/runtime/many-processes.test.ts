@@ -34,7 +34,9 @@ function startWorker(args: string[]): Running {
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const done = new Promise<string>((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`worker failed (${code}): ${stderr}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`worker failed (${code}): ${stderr}`)),
+    );
   });
   return { child, ready, done };
 }
@@ -56,7 +58,9 @@ describe("two processes on one SQLite file", { timeout: 240_000 }, () => {
       const racers = [startWorker([path, "race", requestId]), startWorker([path, "race", requestId])];
       await Promise.all(racers.map((racer) => racer.ready));
       for (const racer of racers) racer.child.stdin.write("GO\n");
-      const outcomes = (await Promise.all(racers.map((racer) => racer.done))).map((stdout) => lastJson<{ outcome: string; status?: string }>(stdout));
+      const outcomes = (await Promise.all(racers.map((racer) => racer.done))).map((stdout) =>
+        lastJson<{ outcome: string; status?: string }>(stdout),
+      );
       expect(outcomes.map((o) => o.outcome).sort()).toEqual(["already", "resolved"]);
       expect(outcomes.find((o) => o.outcome === "resolved")?.status).toBe("complete");
       expect(readFileSync(`${path}.marks`, "utf8")).toBe("once\n");
@@ -67,10 +71,15 @@ describe("two processes on one SQLite file", { timeout: 240_000 }, () => {
     const path = join(mkdtempSync(join(tmpdir(), "agentry-lease-")), "sessions.db");
     const store = new SqliteSessionStore({ path });
     const { sessionId } = await store.createSession({ agentId: "worker" });
-    const senders = [startWorker([path, "turns", sessionId, "4", "a"]), startWorker([path, "turns", sessionId, "4", "b"])];
+    const senders = [
+      startWorker([path, "turns", sessionId, "4", "a"]),
+      startWorker([path, "turns", sessionId, "4", "b"]),
+    ];
     await Promise.all(senders.map((sender) => sender.ready));
     for (const sender of senders) sender.child.stdin.write("GO\n");
-    const reports = (await Promise.all(senders.map((sender) => sender.done))).map((stdout) => lastJson<{ problems: string[]; statuses: string[] }>(stdout));
+    const reports = (await Promise.all(senders.map((sender) => sender.done))).map((stdout) =>
+      lastJson<{ problems: string[]; statuses: string[] }>(stdout),
+    );
     for (const report of reports) {
       expect(report.problems).toEqual([]);
       expect(report.statuses).toEqual(["complete", "complete", "complete", "complete"]);
@@ -116,8 +125,15 @@ describe("two processes on one SQLite file", { timeout: 240_000 }, () => {
     expect(readFileSync(`${path}.marks`, "utf8")).toBe("once\n");
     const store = new SqliteSessionStore({ path });
     const [session] = await store.listSessions();
-    const turns = (await store.load(session!.sessionId)).filter((r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn");
-    expect(turns.map((t) => `${t.phase}:${t.status ?? ""}`)).toEqual(["start:", "end:suspended", "start:", "end:complete"]);
+    const turns = (await store.load(session!.sessionId)).filter(
+      (r): r is Extract<HistoryRecord, { kind: "turn" }> => r.kind === "turn",
+    );
+    expect(turns.map((t) => `${t.phase}:${t.status ?? ""}`)).toEqual([
+      "start:",
+      "end:suspended",
+      "start:",
+      "end:complete",
+    ]);
     store.close();
   });
 });

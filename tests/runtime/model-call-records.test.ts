@@ -16,7 +16,13 @@ describe("model call records", () => {
     const calls = records.filter((r) => r.kind === "model_call");
     expect(calls).toHaveLength(4);
     const answered = calls.find((c) => c.usage !== undefined)!;
-    expect(answered).toMatchObject({ model: "fake-model", provider: "fake", usage: { inputTokens: 20, outputTokens: 3 }, costUsd: 26, messagesCount: 3 });
+    expect(answered).toMatchObject({
+      model: "fake-model",
+      provider: "fake",
+      usage: { inputTokens: 20, outputTokens: 3 },
+      costUsd: 26,
+      messagesCount: 3,
+    });
     expect(typeof answered.durationMs).toBe("number");
     // Stored in the same append as the message it produced: the next record after it.
     const message = records.find((r) => r.id === answered.messageId)!;

@@ -43,7 +43,10 @@ export const lastText = (request: ModelRequest) => {
 export type AgentScript = (request: ModelRequest) => FakeTurn | Promise<FakeTurn>;
 
 /** A runtime whose fake model answers per agent. */
-export function multiRuntime(scripts: Record<string, AgentScript>, overrides: Partial<AgentRuntimeOptions> & { store?: SessionStore } = {}) {
+export function multiRuntime(
+  scripts: Record<string, AgentScript>,
+  overrides: Partial<AgentRuntimeOptions> & { store?: SessionStore } = {},
+) {
   const added: string[] = [];
   const todoAdd = defineTool({
     name: "todo_add",
@@ -51,7 +54,12 @@ export function multiRuntime(scripts: Record<string, AgentScript>, overrides: Pa
     input: z.object({ item: z.string() }),
     execute: ({ item }) => (added.push(item), `added ${item}`),
   });
-  const secret = defineTool({ name: "general_secret", description: "Only general has this", input: z.object({}), execute: () => "SECRET" });
+  const secret = defineTool({
+    name: "general_secret",
+    description: "Only general has this",
+    input: z.object({}),
+    execute: () => "SECRET",
+  });
   const provider = createFakeProvider((request) => {
     const script = scripts[agentOf(request)];
     if (!script) throw new Error(`no script for agent ${agentOf(request)}`);

@@ -15,7 +15,8 @@ import { makeRuntime } from "./helpers.js";
 const planner = { agentId: "planner", displayName: "Planner", role: "planner" };
 const planMarkdown = "Goal: tidy the notes\n\n1. Read the notes\n2. Merge duplicates";
 
-const assistantMessages = (records: HistoryRecord[]) => records.flatMap((r) => (r.kind === "message" && r.message.role === "assistant" ? [r.message] : []));
+const assistantMessages = (records: HistoryRecord[]) =>
+  records.flatMap((r) => (r.kind === "message" && r.message.role === "assistant" ? [r.message] : []));
 const lastToolResult = (request: ModelRequest) => {
   const last = request.messages.at(-1)!;
   return last.role === "tool" ? (last.content[0] as ToolResultPart) : undefined;
@@ -26,7 +27,11 @@ describe("create_artifact", () => {
     const script = (request: ModelRequest): FakeTurn =>
       lastToolResult(request)
         ? { text: "Plan submitted." }
-        : { toolCalls: [{ id: "c1", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planMarkdown } }] };
+        : {
+            toolCalls: [
+              { id: "c1", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: planMarkdown } },
+            ],
+          };
     const { runtime, events, store } = makeRuntime(script, { registry: createAgentRegistry([planner]) });
     const result = await runtime.send({ agentId: "planner", content: "tidy my notes" });
     expect(result.status).toBe("complete");
@@ -48,7 +53,11 @@ describe("create_artifact", () => {
       const result = lastToolResult(request);
       return result
         ? { text: `tool: ${String(result.result)}` }
-        : { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "no plan here" } }] };
+        : {
+            toolCalls: [
+              { name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "no plan here" } },
+            ],
+          };
     };
     const { runtime, events, store } = makeRuntime(script, { registry: createAgentRegistry([planner]) });
     const result = await runtime.send({ agentId: "planner", content: "tidy my notes" });
@@ -81,7 +90,10 @@ describe("setRole", () => {
       if (last.role === "user" && last.content === "explore") return { toolCalls: [{ name: "read_slowly", args: {} }] };
       return { text: "ok" };
     };
-    const { runtime, events, store, provider } = makeRuntime(script, { registry: createAgentRegistry([planner]), tools: [wait] });
+    const { runtime, events, store, provider } = makeRuntime(script, {
+      registry: createAgentRegistry([planner]),
+      tools: [wait],
+    });
     const session = await store.createSession({ agentId: "planner" });
     const turn = runtime.send({ agentId: "planner", content: "explore", session: session.sessionId });
     await toolStarted;
@@ -95,7 +107,9 @@ describe("setRole", () => {
     expect(records[roleRecord]).toMatchObject({ role: "actor", from: "planner" });
     // The role record comes after the stopped turn's end.
     expect(roleRecord).toBeGreaterThan(end);
-    expect(events.filter((e) => e.type === "role_changed")).toMatchObject([{ sessionId: session.sessionId, from: "planner", to: "actor" }]);
+    expect(events.filter((e) => e.type === "role_changed")).toMatchObject([
+      { sessionId: session.sessionId, from: "planner", to: "actor" },
+    ]);
 
     await runtime.send({ agentId: "planner", content: "go on", session: session.sessionId });
     const last = provider.calls.at(-1)!;
@@ -120,7 +134,9 @@ describe("setRole", () => {
     const { runtime, store } = makeRuntime([{ text: "one" }], { registry: createAgentRegistry([planner]) });
     const first = await runtime.send({ agentId: "planner", content: "hi" });
     const before = (await store.load(first.sessionId)).length;
-    await expect(runtime.setRole(first.sessionId, "wizard")).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(runtime.setRole(first.sessionId, "wizard")).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     await expect(runtime.setRole("missing", "actor")).rejects.toSatisfy((e) => SessionNotFoundError.isInstance(e));
     expect((await store.load(first.sessionId)).length).toBe(before);
   });

@@ -62,11 +62,16 @@ describe("ask_user and answerQuestion", () => {
     // The event names the ask_user call, so a UI can put the question card where the call is.
     const call = events.find((e) => e.type === "tool_call_update" && e.name === "ask_user");
     expect(call).toBeDefined();
-    expect(questionEvents[0]).toMatchObject({ questionId: pending!.questionId, toolCallId: (call as { toolCallId: string }).toolCallId });
+    expect(questionEvents[0]).toMatchObject({
+      questionId: pending!.questionId,
+      toolCallId: (call as { toolCallId: string }).toolCallId,
+    });
     expect(await runtime.pendingApprovals()).toEqual([]);
     // The assistant message that asks is stored as a question.
     const records = await store.load(result.sessionId);
-    const assistant = records.flatMap((r) => (r.kind === "message" && r.message.role === "assistant" ? [r.message] : []));
+    const assistant = records.flatMap((r) =>
+      r.kind === "message" && r.message.role === "assistant" ? [r.message] : [],
+    );
     expect(assistant[0]!.messageType).toBe("question");
   });
 
@@ -77,7 +82,9 @@ describe("ask_user and answerQuestion", () => {
     const resumed = await runtime.answerQuestion(pending!.questionId, { value: "chores" });
     expect(resumed.status).toBe("complete");
     expect(resumed.text).toBe('answer: {"answer":"chores","label":"Chores"}');
-    await expect(runtime.answerQuestion(pending!.questionId, { value: "chores" })).rejects.toSatisfy((e) => ApprovalAlreadyResolvedError.isInstance(e));
+    await expect(runtime.answerQuestion(pending!.questionId, { value: "chores" })).rejects.toSatisfy((e) =>
+      ApprovalAlreadyResolvedError.isInstance(e),
+    );
     expect(await runtime.pendingQuestions()).toEqual([]);
   });
 
@@ -86,10 +93,16 @@ describe("ask_user and answerQuestion", () => {
     const suspended = await runtime.send({ agentId: "asker", content: "add milk" });
     const [pending] = await runtime.pendingQuestions();
     const before = (await store.load(suspended.sessionId)).length;
-    await expect(runtime.answerQuestion(pending!.questionId, { value: "nope" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
-    await expect(runtime.answerQuestion(pending!.questionId, {} as never)).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(runtime.answerQuestion(pending!.questionId, { value: "nope" })).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
+    await expect(runtime.answerQuestion(pending!.questionId, {} as never)).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     // An approval id is not a question id and the other way round.
-    await expect(runtime.resolveApproval(pending!.questionId, { approved: true })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(runtime.resolveApproval(pending!.questionId, { approved: true })).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     expect((await store.load(suspended.sessionId)).length).toBe(before);
     const resumed = await runtime.answerQuestion(pending!.questionId, { text: "the shared one" });
     expect(resumed.text).toBe('answer: {"answer":"the shared one","custom":true}');
@@ -104,7 +117,9 @@ describe("ask_user and answerQuestion", () => {
     const { runtime } = makeRuntime(strict, { registry: (await import("@agentry/core")).createAgentRegistry([asker]) });
     await runtime.send({ agentId: "asker", content: "add milk" });
     const [pending] = await runtime.pendingQuestions();
-    await expect(runtime.answerQuestion(pending!.questionId, { text: "mine" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(runtime.answerQuestion(pending!.questionId, { text: "mine" })).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     expect(await runtime.pendingQuestions()).toHaveLength(1);
   });
 
@@ -171,7 +186,9 @@ function runWorker(args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>) : reject(new Error(`worker failed (${code}): ${stderr}`)),
+      code === 0
+        ? resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>)
+        : reject(new Error(`worker failed (${code}): ${stderr}`)),
     );
   });
 }
@@ -193,7 +210,9 @@ describe("a question across processes", { timeout: 240_000 }, () => {
     try {
       const [session] = await store.listSessions();
       const records = await store.load(session!.sessionId);
-      const results = records.filter((r): r is Extract<HistoryRecord, { kind: "tool_result" }> => r.kind === "tool_result");
+      const results = records.filter(
+        (r): r is Extract<HistoryRecord, { kind: "tool_result" }> => r.kind === "tool_result",
+      );
       expect(results.map((r) => r.result.result)).toEqual([{ answer: "chores", label: "Chores" }]);
     } finally {
       store.close();

@@ -14,14 +14,26 @@ import { makeRuntime, textOf } from "./helpers.js";
 
 const kinds = (records: HistoryRecord[]) =>
   records.map((r) =>
-    r.kind === "message" ? `${r.frame ?? "root"}:${r.message.role}` : r.kind === "turn" ? `turn:${r.phase}${r.status ? `:${r.status}` : ""}` : r.kind,
+    r.kind === "message"
+      ? `${r.frame ?? "root"}:${r.message.role}`
+      : r.kind === "turn"
+        ? `turn:${r.phase}${r.status ? `:${r.status}` : ""}`
+        : r.kind,
   );
 
 describe("createAgentRuntime", () => {
   it("resolves the agent and session, runs the loop and persists every step inside turn markers", async () => {
-    const { runtime, store } = makeRuntime([{ toolCalls: [{ name: "todo_add", args: { item: "milk" } }] }, { text: "Added milk to your list." }]);
+    const { runtime, store } = makeRuntime([
+      { toolCalls: [{ name: "todo_add", args: { item: "milk" } }] },
+      { text: "Added milk to your list." },
+    ]);
     const result = await runtime.send({ agentId: "todo", content: "Add milk" });
-    expect(result).toMatchObject({ status: "complete", agentId: "todo", created: true, text: "Added milk to your list." });
+    expect(result).toMatchObject({
+      status: "complete",
+      agentId: "todo",
+      created: true,
+      text: "Added milk to your list.",
+    });
     const records = await store.load(result.sessionId);
     // Each assistant message is stored with its model call; the system prompt and tools the model saw once per session.
     expect(kinds(records)).toEqual([
@@ -39,7 +51,9 @@ describe("createAgentRuntime", () => {
       "turn:end:complete",
     ]);
     const final = records.at(-3) as Extract<HistoryRecord, { kind: "message" }>;
-    expect(final.message.role === "assistant" && final.message.executionTree?.nodes.map((n) => n.name)).toEqual(["todo_add"]);
+    expect(final.message.role === "assistant" && final.message.executionTree?.nodes.map((n) => n.name)).toEqual([
+      "todo_add",
+    ]);
     const session = await store.getSession(result.sessionId);
     expect(session?.lastSnippet).toBe("Added milk to your list.");
     expect(records.every((r) => r.kind !== "turn" || r.runId === result.runId)).toBe(true);
@@ -72,7 +86,11 @@ describe("createAgentRuntime", () => {
     expect(last.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user"]);
     expect(historyProblems(last.messages)).toEqual([]);
     const records = await store.load(a.sessionId, { frame: "sub1" });
-    expect(records.map((r) => (r.kind === "message" ? r.message.role : r.kind))).toEqual(["user", "assistant", "model_call"]);
+    expect(records.map((r) => (r.kind === "message" ? r.message.role : r.kind))).toEqual([
+      "user",
+      "assistant",
+      "model_call",
+    ]);
   });
 
   it("stamps events with session, agent, run, a monotonic seq and ts; stream ends with done after the end record", async () => {
@@ -93,7 +111,8 @@ describe("createAgentRuntime", () => {
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
     expect(new Set(seqs).size).toBe(seqs.length);
-    for (const e of streamed) expect(e).toMatchObject({ sessionId: streamed[0]!.sessionId, agentId: "general", runId: streamed[0]!.runId });
+    for (const e of streamed)
+      expect(e).toMatchObject({ sessionId: streamed[0]!.sessionId, agentId: "general", runId: streamed[0]!.runId });
     expect(typeof streamed[0]!.ts).toBe("number");
     expect(JSON.parse(JSON.stringify(streamed))).toEqual(streamed);
   });
@@ -161,12 +180,16 @@ describe("createAgentRuntime", () => {
     await expect(runtime.send({ agentId: "nobody", content: "x" })).rejects.toSatisfy(
       (e) => AgentNotFoundError.isInstance(e) && /nobody/.test((e as Error).message),
     );
-    await expect(runtime.send({ agentId: "general", content: "x", session: "no-such-id" })).rejects.toSatisfy((e) => SessionNotFoundError.isInstance(e));
-    const todoSession = await runtime.send({ agentId: "todo", content: "x" });
-    await expect(runtime.send({ agentId: "general", content: "x", session: todoSession.sessionId })).rejects.toSatisfy((e) =>
-      SessionOwnershipError.isInstance(e),
+    await expect(runtime.send({ agentId: "general", content: "x", session: "no-such-id" })).rejects.toSatisfy((e) =>
+      SessionNotFoundError.isInstance(e),
     );
-    await expect(runtime.send({ agentId: "general", content: "" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    const todoSession = await runtime.send({ agentId: "todo", content: "x" });
+    await expect(runtime.send({ agentId: "general", content: "x", session: todoSession.sessionId })).rejects.toSatisfy(
+      (e) => SessionOwnershipError.isInstance(e),
+    );
+    await expect(runtime.send({ agentId: "general", content: "" })).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     expect((await store.listSessions()).map((s) => s.agentId)).toEqual(["todo"]);
 
     const noModel = makeRuntime(() => ({ text: "ok" }), { store, defaultModel: undefined });
@@ -217,7 +240,9 @@ describe("emergency context reset (seed 003)", () => {
   it("resets a session whose context reaches the limit: reset marker with summary, a note, and an event", async () => {
     // The estimate counts the system prompt and the offered tools' definitions too: the limit sits
     // between the second and the third turn for the general agent's toolbelt.
-    const { runtime, store, provider, events } = makeRuntime(() => ({ text: "y".repeat(1_000) }), { emergencyContextLimit: 700 });
+    const { runtime, store, provider, events } = makeRuntime(() => ({ text: "y".repeat(1_000) }), {
+      emergencyContextLimit: 700,
+    });
     const first = await runtime.send({ agentId: "general", content: "first question" });
     await runtime.send({ agentId: "general", content: "second question", session: first.sessionId });
     expect(events.filter((e) => e.type === "warning" && e.code === "context_reset")).toHaveLength(0);
@@ -234,7 +259,9 @@ describe("emergency context reset (seed 003)", () => {
     const reset = all.find((r) => r.kind === "reset");
     expect(reset?.kind === "reset" && reset.summary).toMatch(/first question/);
     const context = await store.load(first.sessionId, { sinceLastReset: true });
-    expect(context.filter((r) => r.kind === "message").map((r) => (r.kind === "message" ? r.message.role : ""))).toEqual(["user", "user", "assistant"]);
+    expect(
+      context.filter((r) => r.kind === "message").map((r) => (r.kind === "message" ? r.message.role : "")),
+    ).toEqual(["user", "user", "assistant"]);
   });
 });
 

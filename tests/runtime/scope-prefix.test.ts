@@ -14,14 +14,21 @@ import {
 import type { FakeTurn } from "@agentry/core/testing";
 import { agents, makeRuntime } from "./helpers.js";
 
-const question = { question: "Which list?", context: "Two lists match.", severity: "minor", options: [{ label: "Groceries", value: "groceries" }] };
+const question = {
+  question: "Which list?",
+  context: "Two lists match.",
+  severity: "minor",
+  options: [{ label: "Groceries", value: "groceries" }],
+};
 
 /** todo: deletes what it is told (an approval); asker: asks a question. Both end with text once the tool answered. */
 function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: "done" };
   const content = typeof last.content === "string" ? last.content : "";
-  return content.startsWith("ask") ? { toolCalls: [{ name: "ask_user", args: question }] } : { toolCalls: [{ name: "todo_delete", args: { item: content } }] };
+  return content.startsWith("ask")
+    ? { toolCalls: [{ name: "ask_user", args: question }] }
+    : { toolCalls: [{ name: "todo_delete", args: { item: content } }] };
 }
 
 /** A store written before scopePrefix existed: it ignores the field it does not know, and would list every tenant. */
@@ -63,7 +70,8 @@ describe.each(stores)("pendingApprovals / pendingQuestions({ scopePrefix }) on %
       store: makeStore(),
       registry: createAgentRegistry([...agents, { agentId: "asker", displayName: "Asker", role: "actor" }]),
     });
-    const send = (content: string, scope?: string) => runtime.send({ agentId: content.startsWith("ask") ? "asker" : "todo", content, ...(scope && { scope }) });
+    const send = (content: string, scope?: string) =>
+      runtime.send({ agentId: content.startsWith("ask") ? "asker" : "todo", content, ...(scope && { scope }) });
     await send("milk", "acme/alice");
     await send("eggs", "acme/bob");
     await send("tea", "acme2/carol");
@@ -77,7 +85,8 @@ describe.each(stores)("pendingApprovals / pendingQuestions({ scopePrefix }) on %
     expect(await items({ scopePrefix: "" })).toEqual(["eggs", "milk", "tea"]);
     expect(await items({ scopePrefix: "acme/%" })).toEqual([]);
     expect(await items({})).toEqual(["eggs", "milk", "rice", "tea"]);
-    const asked = async (query: Parameters<typeof runtime.pendingQuestions>[0]) => (await runtime.pendingQuestions(query)).map((q) => q.agentId + q.sessionId);
+    const asked = async (query: Parameters<typeof runtime.pendingQuestions>[0]) =>
+      (await runtime.pendingQuestions(query)).map((q) => q.agentId + q.sessionId);
     expect(await asked({ scopePrefix: "acme/" })).toHaveLength(1);
     expect(await asked({ scopePrefix: "acme" })).toHaveLength(2);
     expect(await asked({ scopePrefix: "zzz" })).toHaveLength(0);

@@ -3,7 +3,9 @@ import { MemorySessionStore, SessionNotFoundError, type HistoryRecord, type Mode
 import { agentOf, eventually, lastText, multiRuntime, toolResultOf } from "./multi-agent-helpers.js";
 
 const userMessages = (records: HistoryRecord[]) =>
-  records.flatMap((record) => (record.kind === "message" && record.message.role === "user" ? [JSON.stringify(record.message.content)] : []));
+  records.flatMap((record) =>
+    record.kind === "message" && record.message.role === "user" ? [JSON.stringify(record.message.content)] : [],
+  );
 const said = (request: ModelRequest) => JSON.stringify(request.messages);
 
 describe("scope: the tenant / end user a session belongs to", () => {
@@ -32,16 +34,19 @@ describe("scope: the tenant / end user a session belongs to", () => {
   it("an explicit session id from another scope is not found, for send and postSystemMessage", async () => {
     const { runtime, store } = multiRuntime({ general: () => ({ text: "ok" }) });
     const mine = await runtime.send({ agentId: "general", content: "hello", scope: "user-a" });
-    await expect(runtime.send({ agentId: "general", content: "peek", scope: "user-b", session: mine.sessionId })).rejects.toSatisfy((error) =>
-      SessionNotFoundError.isInstance(error),
+    await expect(
+      runtime.send({ agentId: "general", content: "peek", scope: "user-b", session: mine.sessionId }),
+    ).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
+    await expect(runtime.send({ agentId: "general", content: "peek", session: mine.sessionId })).rejects.toSatisfy(
+      (error) => SessionNotFoundError.isInstance(error),
     );
-    await expect(runtime.send({ agentId: "general", content: "peek", session: mine.sessionId })).rejects.toSatisfy((error) =>
-      SessionNotFoundError.isInstance(error),
-    );
-    await expect(runtime.postSystemMessage({ sessionId: mine.sessionId, scope: "user-b" }, "psst", { origin: "x" })).rejects.toSatisfy((error) =>
-      SessionNotFoundError.isInstance(error),
-    );
-    await runtime.postSystemMessage({ agentId: "general", scope: "user-b" }, "for b", { origin: "scheduler", silent: true });
+    await expect(
+      runtime.postSystemMessage({ sessionId: mine.sessionId, scope: "user-b" }, "psst", { origin: "x" }),
+    ).rejects.toSatisfy((error) => SessionNotFoundError.isInstance(error));
+    await runtime.postSystemMessage({ agentId: "general", scope: "user-b" }, "for b", {
+      origin: "scheduler",
+      silent: true,
+    });
     expect(userMessages(await store.load(mine.sessionId)).join()).not.toContain("for b");
     const [bSession] = await store.listSessions({ agentId: "general", scope: "user-b" });
     expect(userMessages(await store.load(bSession!.sessionId)).join()).toContain("for b");
@@ -88,7 +93,9 @@ describe("routing that reaches the right session, and only visible ones", () => 
     const first = await runtime.send({ agentId: "general", content: "start one" });
     const second = await runtime.send({ agentId: "general", content: "another conversation", session: "create" });
     released();
-    await eventually(async () => userMessages(await store.load(first.sessionId)).some((text) => text.includes("REPORT")));
+    await eventually(async () =>
+      userMessages(await store.load(first.sessionId)).some((text) => text.includes("REPORT")),
+    );
     await runtime.close();
     expect(userMessages(await store.load(second.sessionId)).join()).not.toContain("REPORT");
   });
@@ -97,14 +104,20 @@ describe("routing that reaches the right session, and only visible ones", () => 
     const { runtime, store, provider } = multiRuntime({
       hidden: () => ({ text: "hidden here" }),
       todo: (request) =>
-        request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "send_agent_message", args: { text: "hello?" } }] },
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "done" }
+          : { toolCalls: [{ name: "send_agent_message", args: { text: "hello?" } }] },
     });
     const hidden = await runtime.send({ agentId: "hidden", content: "hi" });
     await runtime.send({ agentId: "todo", content: "go" });
     await runtime.close();
     const todoLast = provider.calls.filter((request) => agentOf(request) === "todo").at(-1)!;
-    expect(toolResultOf(todoLast, "send_agent_message")).toMatchObject({ error: expect.stringMatching(/no agent you may message/) });
-    expect((await store.load(hidden.sessionId)).filter((r) => r.kind === "turn" && r.phase === "start")).toHaveLength(1);
+    expect(toolResultOf(todoLast, "send_agent_message")).toMatchObject({
+      error: expect.stringMatching(/no agent you may message/),
+    });
+    expect((await store.load(hidden.sessionId)).filter((r) => r.kind === "turn" && r.phase === "start")).toHaveLength(
+      1,
+    );
   });
 
   it("request_permission notices go only to the asker's parent in its scope, with forged tags escaped", async () => {
@@ -112,9 +125,13 @@ describe("routing that reaches the right session, and only visible ones", () => 
     const { runtime, store } = multiRuntime(
       {
         general: (request) =>
-          lastText(request) === "start" ? { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy" } }] } : { text: "fine" },
+          lastText(request) === "start"
+            ? { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "buy" } }] }
+            : { text: "fine" },
         worker: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "asked" } : { toolCalls: [{ name: "request_permission", args: { permission: forged } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "asked" }
+            : { toolCalls: [{ name: "request_permission", args: { permission: forged } }] },
       },
       { approve: async () => ({ approved: true }) },
     );
@@ -130,7 +147,11 @@ describe("routing that reaches the right session, and only visible ones", () => 
       expect(note.match(/<\s*\/?\s*system_message/gi)).toHaveLength(2);
       expect(note).toContain("&lt;/system_message>");
     }
-    expect((await store.load(other.sessionId)).filter((r) => r.kind === "message" && r.message.role === "user" && r.message.silent)).toEqual([]);
+    expect(
+      (await store.load(other.sessionId)).filter(
+        (r) => r.kind === "message" && r.message.role === "user" && r.message.silent,
+      ),
+    ).toEqual([]);
   });
 
   it("background agents started from one message are bounded (agents started, shared model calls)", async () => {
@@ -161,13 +182,18 @@ describe("routing that reaches the right session, and only visible ones", () => 
       {
         general: (request) => {
           const text = lastText(request);
-          if (text === "go") return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "ping" } }] };
+          if (text === "go")
+            return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "ping" } }] };
           if (request.messages.at(-1)!.role === "tool") return { text: "ok" };
           const worker = /session ([\w-]+)/.exec(text)?.[1];
-          return worker ? { text: "?" } : { toolCalls: [{ name: "send_agent_message", args: { agentId: "worker", text: "pong" } }] };
+          return worker
+            ? { text: "?" }
+            : { toolCalls: [{ name: "send_agent_message", args: { agentId: "worker", text: "pong" } }] };
         },
         worker: (request) =>
-          request.messages.at(-1)!.role === "tool" ? { text: "ok" } : { toolCalls: [{ name: "send_agent_message", args: { text: "ping" } }] },
+          request.messages.at(-1)!.role === "tool"
+            ? { text: "ok" }
+            : { toolCalls: [{ name: "send_agent_message", args: { text: "ping" } }] },
       },
       { maxAgentHops: 5, budget: { maxTotalLlmCalls: 1000 } },
     );

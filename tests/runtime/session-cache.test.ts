@@ -21,7 +21,8 @@ describe("session state kept between turns", () => {
     const store = new CountingStore();
     const { runtime, provider } = makeRuntime(replyWithCount, { store });
     const first = await runtime.send({ agentId: "general", content: "one" });
-    for (const content of ["two", "three", "four"]) await runtime.send({ agentId: "general", content, session: first.sessionId });
+    for (const content of ["two", "three", "four"])
+      await runtime.send({ agentId: "general", content, session: first.sessionId });
     const options = store.loads.filter((l) => l.sessionId === first.sessionId).map((l) => l.options);
     expect(options[0]).toEqual({ sinceLastReset: true });
     // Each turn reads what was appended since the last read: the previous turn's five records
@@ -37,9 +38,21 @@ describe("session state kept between turns", () => {
     const a = await runtime.send({ agentId: "general", content: "one" });
 
     // Another writer (another process, say) adds a silent note.
-    await store.append(a.sessionId, [{ id: "note", frame: null, kind: "message", message: { role: "user", content: "a note", origin: "x", silent: true } }]);
+    await store.append(a.sessionId, [
+      {
+        id: "note",
+        frame: null,
+        kind: "message",
+        message: { role: "user", content: "a note", origin: "x", silent: true },
+      },
+    ]);
     await runtime.send({ agentId: "general", content: "two", session: a.sessionId });
-    expect(provider.calls.at(-1)!.messages.map((m) => (typeof m.content === "string" ? m.content : m.role))).toEqual(["one", "assistant", "a note", "two"]);
+    expect(provider.calls.at(-1)!.messages.map((m) => (typeof m.content === "string" ? m.content : m.role))).toEqual([
+      "one",
+      "assistant",
+      "a note",
+      "two",
+    ]);
 
     await store.clear(a.sessionId);
     await runtime.send({ agentId: "general", content: "three", session: a.sessionId });
@@ -86,7 +99,9 @@ describe("session state kept between turns", () => {
 
   it("rejects a sessionCacheSize that is not a whole number of 0 or more", () => {
     for (const sessionCacheSize of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => makeRuntime(replyWithCount, { sessionCacheSize })).toThrow(/sessionCacheSize must be a whole number/);
+      expect(() => makeRuntime(replyWithCount, { sessionCacheSize })).toThrow(
+        /sessionCacheSize must be a whole number/,
+      );
     }
   });
 
@@ -96,7 +111,9 @@ describe("session state kept between turns", () => {
     const a = await runtime.send({ agentId: "general", content: "one" });
     const load = store.load.bind(store);
     store.load = () => Promise.reject(new Error("disk on fire"));
-    await expect(runtime.send({ agentId: "general", content: "two", session: a.sessionId })).rejects.toThrow(/disk on fire/);
+    await expect(runtime.send({ agentId: "general", content: "two", session: a.sessionId })).rejects.toThrow(
+      /disk on fire/,
+    );
     store.load = load;
     const b = await runtime.send({ agentId: "general", content: "three", session: a.sessionId });
     expect(b.status).toBe("complete");
@@ -113,21 +130,36 @@ describe("the session cache changes nothing a model or host can see", () => {
     };
     const run = async (sessionCacheSize: number) => {
       const store = new MemorySessionStore();
-      const { runtime, provider, events } = makeRuntime(script, { store, sessionCacheSize, budget: { maxHistoryTokens: 400 }, emergencyContextLimit: 900 });
+      const { runtime, provider, events } = makeRuntime(script, {
+        store,
+        sessionCacheSize,
+        budget: { maxHistoryTokens: 400 },
+        emergencyContextLimit: 900,
+      });
       const first = await runtime.send({ agentId: "todo", content: "add milk" });
       for (let i = 0; i < 14; i++) {
         if (i % 4 === 1)
           await store.append(first.sessionId, [
-            { id: `note-${i}`, frame: null, kind: "message", message: { role: "user", content: `note ${i}`, origin: "elsewhere", silent: true } },
+            {
+              id: `note-${i}`,
+              frame: null,
+              kind: "message",
+              message: { role: "user", content: `note ${i}`, origin: "elsewhere", silent: true },
+            },
           ]);
-        await runtime.send({ agentId: "todo", content: i % 3 === 0 ? `add item ${i}` : `question ${i}`, session: first.sessionId });
+        await runtime.send({
+          agentId: "todo",
+          content: i % 3 === 0 ? `add item ${i}` : `question ${i}`,
+          session: first.sessionId,
+        });
       }
       const seen = events.map((e) => (e.type === "warning" ? `${e.type}:${e.code}` : e.type));
       // Timings differ from run to run; everything else must not.
       const untimed = JSON.parse(
         JSON.stringify(
           provider.calls.map((c) => c.messages),
-          (key, value: unknown) => (/^(duration_ms|durationMs|started_at|ended_at|startedAt|endedAt)$/.test(key) ? 0 : value),
+          (key, value: unknown) =>
+            /^(duration_ms|durationMs|started_at|ended_at|startedAt|endedAt)$/.test(key) ? 0 : value,
         ),
       ) as unknown;
       return { requests: untimed, seen };
@@ -174,8 +206,14 @@ const recordsArb = fc
               : spec.role === "assistant"
                 ? { role: "assistant", content: [{ type: "text", text: spec.text }] }
                 : spec.role === "assistant-call"
-                  ? { role: "assistant", content: [{ type: "tool_call", id: `c${index}`, name: "t", args: { text: spec.text } }] }
-                  : { role: "tool", content: [{ type: "tool_result", toolCallId: `c${index - 1}`, name: "t", result: spec.text }] };
+                  ? {
+                      role: "assistant",
+                      content: [{ type: "tool_call", id: `c${index}`, name: "t", args: { text: spec.text } }],
+                    }
+                  : {
+                      role: "tool",
+                      content: [{ type: "tool_result", toolCallId: `c${index - 1}`, name: "t", result: spec.text }],
+                    };
           return { ...base, frame: spec.frame, kind: "message", message };
         }
         case "turn":
@@ -190,8 +228,21 @@ const recordsArb = fc
             ...(spec.phase === "start" && { chatContext: { kind: spec.run } }),
           };
         case "approval": {
-          const request = { requestId: spec.req, toolCallId: `call-${spec.req}`, name: "t", args: {}, depth: 0, parentId: null };
-          return { ...base, frame: null, kind: "approval", request, ...(spec.decided && { decision: "approved" as const }) } as HistoryRecord;
+          const request = {
+            requestId: spec.req,
+            toolCallId: `call-${spec.req}`,
+            name: "t",
+            args: {},
+            depth: 0,
+            parentId: null,
+          };
+          return {
+            ...base,
+            frame: null,
+            kind: "approval",
+            request,
+            ...(spec.decided && { decision: "approved" as const }),
+          } as HistoryRecord;
         }
         case "reset":
           return { ...base, frame: null, kind: "reset" };
@@ -219,7 +270,9 @@ describe("SessionStateReader", () => {
         }
         reader.apply(records.slice(Math.max(0, from - 2)));
         expect(comparable(reader.state())).toEqual(comparable(whole));
-        const rootSinceReset = records.slice(records.findLastIndex((r) => r.kind === "reset") + 1).filter((r) => r.kind === "message" && r.frame === null);
+        const rootSinceReset = records
+          .slice(records.findLastIndex((r) => r.kind === "reset") + 1)
+          .filter((r) => r.kind === "message" && r.frame === null);
         const raw = rootSinceReset.map((r) => (r as Extract<HistoryRecord, { kind: "message" }>).message);
         expect(whole.historyTokens).toBe(estimateTokens(raw));
         // Reordering is skipped only when it would change nothing.
@@ -231,7 +284,9 @@ describe("SessionStateReader", () => {
 
   it("hands out copies: changing a state's arrays and maps does not change the next state", () => {
     const reader = new SessionStateReader();
-    reader.apply([{ id: "a", seq: 1, at: "t", frame: null, kind: "message", message: { role: "user", content: "hi" } }]);
+    reader.apply([
+      { id: "a", seq: 1, at: "t", frame: null, kind: "message", message: { role: "user", content: "hi" } },
+    ]);
     const first = reader.state();
     first.history.push({ role: "user", content: "extra" });
     first.approvals.clear();

@@ -38,8 +38,16 @@ describe("session leases in the runtime (SQLite)", () => {
     const store = new SqliteSessionStore({ path: ":memory:" });
     const session = await store.createSession({ agentId: "a" });
     await store.acquireLease(session.sessionId, { owner: "other-process", ttlMs: 60_000 });
-    const runtime = createAgentRuntime({ registry, store, providers: { fake: createFakeProvider([{ text: "hi" }]) }, defaultModel: "m", leaseWaitMs: 50 });
-    await expect(runtime.send({ agentId: "a", content: "hello", session: session.sessionId })).rejects.toSatisfy((error) => SessionBusyError.isInstance(error));
+    const runtime = createAgentRuntime({
+      registry,
+      store,
+      providers: { fake: createFakeProvider([{ text: "hi" }]) },
+      defaultModel: "m",
+      leaseWaitMs: 50,
+    });
+    await expect(runtime.send({ agentId: "a", content: "hello", session: session.sessionId })).rejects.toSatisfy(
+      (error) => SessionBusyError.isInstance(error),
+    );
     expect(await store.load(session.sessionId)).toEqual([]);
     store.close();
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createAgentRegistry, MemorySessionStore, SessionStoreError, type ModelRequest, type SessionStore } from "@agentry/core";
+import {
+  createAgentRegistry,
+  MemorySessionStore,
+  SessionStoreError,
+  type ModelRequest,
+  type SessionStore,
+} from "@agentry/core";
 import type { FakeTurn } from "@agentry/core/testing";
 import { agents, makeRuntime, textOf } from "./helpers.js";
 
@@ -26,8 +32,16 @@ function breakableStore(mode: "sync" | "async") {
 function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (request.system.includes("# CURRENT ROLE: PLANNER") && last.role === "user")
-    return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "Goal: tidy\n\n1. Look\n2. Do" } }] };
-  if (last.role === "user" && textOf(last).includes("delete")) return { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] };
+    return {
+      toolCalls: [
+        {
+          name: "create_artifact",
+          args: { filename: "plan.md", kind: "plan", content: "Goal: tidy\n\n1. Look\n2. Do" },
+        },
+      ],
+    };
+  if (last.role === "user" && textOf(last).includes("delete"))
+    return { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] };
   return { text: "ok" };
 }
 
@@ -68,7 +82,10 @@ describe.each(["sync", "async"] as const)("a store that fails (%s) reaches the h
     for (const [name, call] of Object.entries(paths)) {
       outcomes[name] = await call().then(
         () => "resolved",
-        (error: unknown) => (error instanceof SessionStoreError ? "SessionStoreError" : `${(error as Error).name}: ${(error as Error).message}`),
+        (error: unknown) =>
+          error instanceof SessionStoreError
+            ? "SessionStoreError"
+            : `${(error as Error).name}: ${(error as Error).message}`,
       );
     }
     expect(outcomes).toEqual(Object.fromEntries(Object.keys(paths).map((name) => [name, "SessionStoreError"])));

@@ -31,13 +31,22 @@ describe("runtime.stream(): a reader that falls behind", () => {
     expect(got).toHaveLength(21);
     expect(got.slice(0, 20).map((e) => e.seq)).toEqual(events.slice(0, 20).map((e) => e.seq));
     const last = got.at(-1)!;
-    expect(last).toMatchObject({ type: "warning", code: "stream_overflow", sessionId: done.sessionId, runId: done.runId, seq: events[20]!.seq });
+    expect(last).toMatchObject({
+      type: "warning",
+      code: "stream_overflow",
+      sessionId: done.sessionId,
+      runId: done.runId,
+      seq: events[20]!.seq,
+    });
     expect(last.type === "warning" && last.message).toContain("maxStreamBacklog");
     expect(got.some((e) => e.type === "done")).toBe(false);
     // The turn went on: all of it is stored, and runtime.events saw every event.
     expect(done.type === "done" && done.result.status).toBe("complete");
     const records = await store.load(done.sessionId);
-    expect(records.filter((r) => r.kind === "turn").map((r) => (r as { phase: string }).phase)).toEqual(["start", "end"]);
+    expect(records.filter((r) => r.kind === "turn").map((r) => (r as { phase: string }).phase)).toEqual([
+      "start",
+      "end",
+    ]);
     const answer = records.filter((r) => r.kind === "message").at(-1) as { message: { content: { text: string }[] } };
     expect(answer.message.content[0]!.text).toBe(words(200));
   });

@@ -21,8 +21,14 @@ describe("runtime structured output", () => {
   });
 
   it("validates a zod outputSchema with zod (transform applied) through send", async () => {
-    const { runtime } = makeRuntime((request) => (request.messages.at(-1)!.role === "user" ? finish({ n: "7" }) : { text: "done" }));
-    const result = await runtime.send({ agentId: "todo", content: "hi", outputSchema: z.object({ n: z.string().transform(Number) }) });
+    const { runtime } = makeRuntime((request) =>
+      request.messages.at(-1)!.role === "user" ? finish({ n: "7" }) : { text: "done" },
+    );
+    const result = await runtime.send({
+      agentId: "todo",
+      content: "hi",
+      outputSchema: z.object({ n: z.string().transform(Number) }),
+    });
     expect(result.structured).toEqual({ n: 7 });
   });
 
@@ -30,8 +36,13 @@ describe("runtime structured output", () => {
     // Deletes milk (needs approval), then must finish through final_answer.
     const script = (request: ModelRequest): FakeTurn => {
       const last = request.messages.at(-1)!;
-      if (last.role === "user") return textOf(last).includes("delete") ? { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] } : { text: "?" };
-      return request.tools.some((t) => t.name === "final_answer") ? finish({ deleted: true }) : { text: "no schema offered" };
+      if (last.role === "user")
+        return textOf(last).includes("delete")
+          ? { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] }
+          : { text: "?" };
+      return request.tools.some((t) => t.name === "final_answer")
+        ? finish({ deleted: true })
+        : { text: "no schema offered" };
     };
     const first = makeRuntime(script);
     const suspended = await first.runtime.send({ agentId: "todo", content: "delete milk", outputSchema: schema });
@@ -53,7 +64,9 @@ describe("runtime structured output", () => {
 
   it("rejects a non-object outputSchema before any side effect", async () => {
     const { runtime, store } = makeRuntime(() => ({ text: "x" }));
-    await expect(runtime.send({ agentId: "todo", content: "hi", outputSchema: 5 as never })).rejects.toThrow(InvalidArgumentError);
+    await expect(runtime.send({ agentId: "todo", content: "hi", outputSchema: 5 as never })).rejects.toThrow(
+      InvalidArgumentError,
+    );
     expect(await store.listSessions({})).toEqual([]);
   });
 });

@@ -7,9 +7,11 @@ const general = (request: ModelRequest) => {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: JSON.stringify(last.content[0]!.result) };
   const text = lastText(request);
-  if (text === "start") return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "find the answer" } }] };
+  if (text === "start")
+    return { toolCalls: [{ name: "start_background_agent", args: { agentId: "worker", prompt: "find the answer" } }] };
   if (text === "list") return { toolCalls: [{ name: "list_background_agents", args: {} }] };
-  if (text.startsWith("close ")) return { toolCalls: [{ name: "close_background_agent", args: { sessionId: text.slice(6) } }] };
+  if (text.startsWith("close "))
+    return { toolCalls: [{ name: "close_background_agent", args: { sessionId: text.slice(6) } }] };
   return { text: "noted" };
 };
 const lifecycle = (events: RuntimeEvent[], sessionId: string) =>
@@ -37,9 +39,16 @@ describe("background agent lifecycle (seed 004 sub-agents)", () => {
     release.open();
     await eventually(async () => (await store.getSession(child))?.attributes?.lifecycle === "waiting_for_merge");
     const merged = await runtime.send({ agentId: "general", content: `close ${child}`, session: started.sessionId });
-    expect(JSON.parse(merged.text)).toMatchObject({ sessionId: child, status: "completed", result: "the answer is 42" });
+    expect(JSON.parse(merged.text)).toMatchObject({
+      sessionId: child,
+      status: "completed",
+      result: "the answer is 42",
+    });
     expect(lifecycle(events, child)).toEqual(["created", "running", "waiting_for_merge", "completed", "closed"]);
-    expect(events.find((e) => e.type === "subagent_status" && e.sessionId === child)).toMatchObject({ parentSessionId: started.sessionId, from: null });
+    expect(events.find((e) => e.type === "subagent_status" && e.sessionId === child)).toMatchObject({
+      parentSessionId: started.sessionId,
+      from: null,
+    });
     const after = await runtime.send({ agentId: "general", content: "list", session: started.sessionId });
     expect(JSON.parse(after.text)).toEqual([]);
     // Closed is final.

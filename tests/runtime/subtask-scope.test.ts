@@ -23,18 +23,21 @@ function subtaskRuntime() {
 }
 
 describe("run_subtask under an agent definition's tool lists (runtime)", () => {
-  it.each(["denied", "nothing"])("agent %s: not offered, not in the prompt, and a call is refused as an unknown tool", async (agentId) => {
-    const { runtime, provider, events } = subtaskRuntime();
-    const result = await runtime.send({ agentId, content: "split the work" });
-    const first = provider.calls[0]!;
-    expect(first.tools.map((t) => t.name)).not.toContain("run_subtask");
-    expect(first.system).not.toContain("run_subtask");
-    expect(provider.calls.some(isChild)).toBe(false);
-    const end = events.find((e) => e.type === "tool_call_update" && e.toolCallId === "sub_1" && e.status === "end");
-    expect(end).toMatchObject({ isError: true, refused: "unknown_tool" });
-    expect(result.status).toBe("complete");
-    await runtime.close();
-  });
+  it.each(["denied", "nothing"])(
+    "agent %s: not offered, not in the prompt, and a call is refused as an unknown tool",
+    async (agentId) => {
+      const { runtime, provider, events } = subtaskRuntime();
+      const result = await runtime.send({ agentId, content: "split the work" });
+      const first = provider.calls[0]!;
+      expect(first.tools.map((t) => t.name)).not.toContain("run_subtask");
+      expect(first.system).not.toContain("run_subtask");
+      expect(provider.calls.some(isChild)).toBe(false);
+      const end = events.find((e) => e.type === "tool_call_update" && e.toolCallId === "sub_1" && e.status === "end");
+      expect(end).toMatchObject({ isError: true, refused: "unknown_tool" });
+      expect(result.status).toBe("complete");
+      await runtime.close();
+    },
+  );
 
   it("an agent without lists is offered run_subtask and runs the sub-task", async () => {
     const { runtime, provider } = subtaskRuntime();

@@ -16,9 +16,14 @@ function clarifying(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (last.role === "tool") return { text: "Plan submitted." };
   const text = lastUserText(request);
-  if (text.includes("work notes")) return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan } }] };
+  if (text.includes("work notes"))
+    return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan } }] };
   if (text.includes("ask"))
-    return { toolCalls: [{ name: "ask_user", args: { question: "Which notes?", severity: "minor", options: [], allow_custom: true } }] };
+    return {
+      toolCalls: [
+        { name: "ask_user", args: { question: "Which notes?", severity: "minor", options: [], allow_custom: true } },
+      ],
+    };
   return { text: "Which notes: work or personal?" };
 }
 
@@ -43,17 +48,22 @@ describe("tasks.reply", () => {
     await runtime.tasks.reply(task.taskId, "The work notes");
     expect(await runtime.pendingQuestions({ sessionId: task.taskId })).toEqual([]);
     expect((await runtime.tasks.get(task.taskId))?.status).toBe("awaiting_review");
-    const closing = (await store.load(task.taskId)).flatMap((r) => (r.kind === "message" && r.message.role === "tool" ? [r.message] : []));
+    const closing = (await store.load(task.taskId)).flatMap((r) =>
+      r.kind === "message" && r.message.role === "tool" ? [r.message] : [],
+    );
     expect(closing[0]).toMatchObject({ messageType: "tool_result", content: [{ name: "ask_user", isError: true }] });
   });
 
   it("refuses outside planning and refuses empty content, changing nothing", async () => {
     const { runtime, store } = makeRuntime(clarifying, { registry: registry() });
     const task = await runtime.tasks.create({ agentId: "dev", content: "tidy my notes" });
-    for (const content of ["", "  ", 42 as unknown as string]) await expect(runtime.tasks.reply(task.taskId, content)).rejects.toSatisfy(isInvalid);
+    for (const content of ["", "  ", 42 as unknown as string])
+      await expect(runtime.tasks.reply(task.taskId, content)).rejects.toSatisfy(isInvalid);
     await runtime.tasks.reply(task.taskId, "work notes");
     const before = (await store.load(task.taskId)).length;
-    await expect(runtime.tasks.reply(task.taskId, "more")).rejects.toThrow(/"awaiting_review": reply answers the planner while it is "planning"/);
+    await expect(runtime.tasks.reply(task.taskId, "more")).rejects.toThrow(
+      /"awaiting_review": reply answers the planner while it is "planning"/,
+    );
     await runtime.tasks.cancel(task.taskId);
     await expect(runtime.tasks.reply(task.taskId, "more")).rejects.toSatisfy(isInvalid);
     expect((await store.load(task.taskId)).length).toBe(before + 1); // the cancel's record only

@@ -22,10 +22,13 @@ const scriptFor =
   (request: ModelRequest): FakeTurn => {
     const planning = request.system.includes("# CURRENT ROLE: PLANNER");
     if (request.messages.at(-1)!.role !== "user") return { text: planning ? "Plan submitted." : "Done." };
-    return planning ? { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content } }] } : { text: "Done." };
+    return planning
+      ? { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content } }] }
+      : { text: "Done." };
   };
 
-const isPlanReady = (event: RuntimeEvent): event is Extract<RuntimeEvent, PlanReadyEvent> => event.type === "plan_ready";
+const isPlanReady = (event: RuntimeEvent): event is Extract<RuntimeEvent, PlanReadyEvent> =>
+  event.type === "plan_ready";
 
 const approvedMessage = (request: ModelRequest | undefined): string => {
   const text = request?.messages.findLast((m) => m.role === "user")?.content;
@@ -61,7 +64,10 @@ describe("tasks: what the reviewer sees is what the actor gets", () => {
     expect(message.split("<approved_plan>")).toHaveLength(2);
     expect(message.split("</approved_plan>")).toHaveLength(2);
     expect(message.trimEnd().endsWith("</approved_plan>")).toBe(true);
-    const inside = message.slice(message.indexOf("<approved_plan>") + "<approved_plan>".length, message.lastIndexOf("</approved_plan>"));
+    const inside = message.slice(
+      message.indexOf("<approved_plan>") + "<approved_plan>".length,
+      message.lastIndexOf("</approved_plan>"),
+    );
     expect(JSON.parse(inside)).toEqual(shown);
     expect(inside).toContain("\\u003c/approved_plan\\u003e");
   });
@@ -73,7 +79,10 @@ describe("tasks: what the reviewer sees is what the actor gets", () => {
     const shown = events.find(isPlanReady)!.plan;
     await runtime.tasks.approve(task.taskId);
     const message = approvedMessage(provider.calls.at(-1));
-    const inside = message.slice(message.indexOf("<approved_plan>") + "<approved_plan>".length, message.lastIndexOf("</approved_plan>"));
+    const inside = message.slice(
+      message.indexOf("<approved_plan>") + "<approved_plan>".length,
+      message.lastIndexOf("</approved_plan>"),
+    );
     expect(JSON.parse(inside)).toEqual(shown);
     expect(Object.keys(JSON.parse(inside) as object)).toEqual(["type", "format_version", "goal", "steps", "risks"]);
   });

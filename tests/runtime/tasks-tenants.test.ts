@@ -9,7 +9,14 @@ const registry = () => createAgentRegistry([{ agentId: "dev", displayName: "Dev"
 function script(request: ModelRequest): FakeTurn {
   const last = request.messages.at(-1)!;
   if (request.system.includes("# CURRENT ROLE: PLANNER") && last.role === "user") {
-    return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: "Goal: tidy\n\n1. Look\n2. Do" } }] };
+    return {
+      toolCalls: [
+        {
+          name: "create_artifact",
+          args: { filename: "plan.md", kind: "plan", content: "Goal: tidy\n\n1. Look\n2. Do" },
+        },
+      ],
+    };
   }
   return { text: "Done." };
 }
@@ -36,7 +43,12 @@ describe("tasks: a tenant guard on the calls that take only a task id", () => {
       () => runtime.tasks.delete(id, guard),
       () => runtime.tasks.artifacts(id, guard),
     ];
-    for (const guard of [{ scope: "globex" }, { scopePrefix: "globex" }, { scope: "acme" }, { scopePrefix: "acme/bob" }] satisfies TenantGuard[]) {
+    for (const guard of [
+      { scope: "globex" },
+      { scopePrefix: "globex" },
+      { scope: "acme" },
+      { scopePrefix: "acme/bob" },
+    ] satisfies TenantGuard[]) {
       const attacks = calls(task.taskId, guard);
       const unknown = calls("no-such-task", guard);
       for (let i = 0; i < attacks.length; i++) {
@@ -51,13 +63,15 @@ describe("tasks: a tenant guard on the calls that take only a task id", () => {
     expect(await runtime.tasks.get(task.taskId)).toMatchObject({ status: "awaiting_review", title: "tidy the notes" });
     expect((await store.load(task.taskId)).length).toBe(records);
     // A bad guard is the host's mistake, named.
-    await expect(runtime.tasks.get(task.taskId, { scope: "acme/alice", scopePrefix: "acme/" })).rejects.toSatisfy((e: unknown) =>
-      InvalidArgumentError.isInstance(e),
+    await expect(runtime.tasks.get(task.taskId, { scope: "acme/alice", scopePrefix: "acme/" })).rejects.toSatisfy(
+      (e: unknown) => InvalidArgumentError.isInstance(e),
     );
 
     // Within the guard, everything works.
     expect(await runtime.tasks.get(task.taskId, { scope: "acme/alice" })).toMatchObject({ taskId: task.taskId });
-    expect(await runtime.tasks.rename(task.taskId, "tidy up", { scopePrefix: "acme/" })).toMatchObject({ title: "tidy up" });
+    expect(await runtime.tasks.rename(task.taskId, "tidy up", { scopePrefix: "acme/" })).toMatchObject({
+      title: "tidy up",
+    });
     expect(await runtime.tasks.artifacts(task.taskId, { scopePrefix: "" })).toHaveLength(1);
     expect((await runtime.tasks.approve(task.taskId, { scopePrefix: "acme/" })).status).toBe("complete");
     expect((await runtime.tasks.get(task.taskId, { scope: "acme/alice" }))?.status).toBe("completed");

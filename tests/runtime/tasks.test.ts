@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createAgentRegistry, InvalidArgumentError, type HistoryRecord, type ModelRequest, type RuntimeEvent } from "@agentry/core";
+import {
+  createAgentRegistry,
+  InvalidArgumentError,
+  type HistoryRecord,
+  type ModelRequest,
+  type RuntimeEvent,
+} from "@agentry/core";
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime } from "./helpers.js";
 
@@ -19,10 +25,22 @@ function script(request: ModelRequest): FakeTurn {
   const planning = request.system.includes("# CURRENT ROLE: PLANNER");
   if (last.role === "user") {
     const text = typeof last.content === "string" ? last.content : "";
-    if (planning) return { toolCalls: [{ name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: plan(text.split("\n").at(-1)!) } }] };
+    if (planning)
+      return {
+        toolCalls: [
+          {
+            name: "create_artifact",
+            args: { filename: "plan.md", kind: "plan", content: plan(text.split("\n").at(-1)!) },
+          },
+        ],
+      };
     if (text.includes("fail")) return { error: new Error("provider down") };
     if (text.includes("ask"))
-      return { toolCalls: [{ name: "ask_user", args: { question: "Go?", severity: "major", options: [{ label: "Yes", value: "yes" }] } }] };
+      return {
+        toolCalls: [
+          { name: "ask_user", args: { question: "Go?", severity: "major", options: [{ label: "Yes", value: "yes" }] } },
+        ],
+      };
     return { text: "Done." };
   }
   return { text: planning ? "Plan submitted." : "Done." };
@@ -36,9 +54,17 @@ describe("tasks", () => {
   it("runs plan → review → revise → approve → completed, each transition a record and an event", async () => {
     const { runtime, events, store } = makeRuntime(script, { registry: registry() });
     const task = await runtime.tasks.create({ agentId: "dev", content: "tidy the notes" });
-    expect(task).toMatchObject({ status: "awaiting_review", agentId: "dev", title: "tidy the notes", sessionId: task.taskId });
+    expect(task).toMatchObject({
+      status: "awaiting_review",
+      agentId: "dev",
+      title: "tidy the notes",
+      sessionId: task.taskId,
+    });
     expect(events.filter((e) => e.type === "planning_started")).toHaveLength(1);
-    expect(events.find((e) => e.type === "plan_ready")).toMatchObject({ taskId: task.taskId, plan: { goal: "tidy the notes" } });
+    expect(events.find((e) => e.type === "plan_ready")).toMatchObject({
+      taskId: task.taskId,
+      plan: { goal: "tidy the notes" },
+    });
 
     await runtime.tasks.revise(task.taskId, "merge duplicates first");
     const revised = await runtime.tasks.get(task.taskId);
@@ -51,7 +77,10 @@ describe("tasks", () => {
     expect(result.status).toBe("complete");
     // The actor got the approved (revised) plan.
     const records = await store.load(task.taskId);
-    const approved = records.find((r) => r.kind === "message" && typeof r.message.content === "string" && r.message.content.includes("<approved_plan>"));
+    const approved = records.find(
+      (r) =>
+        r.kind === "message" && typeof r.message.content === "string" && r.message.content.includes("<approved_plan>"),
+    );
     expect(approved && approved.kind === "message" && approved.message.content).toContain("merge duplicates first");
     expect((await runtime.tasks.get(task.taskId))?.status).toBe("completed");
     const path = [
@@ -77,9 +106,13 @@ describe("tasks", () => {
     expect(seenWhilePlanning).toBe("chat-42");
     const sessions = (await store.listSessions()).length;
     const published = events.length;
-    await expect(runtime.tasks.create({ agentId: "dev", content: "again", taskId: "chat-42" })).rejects.toThrow(InvalidArgumentError);
+    await expect(runtime.tasks.create({ agentId: "dev", content: "again", taskId: "chat-42" })).rejects.toThrow(
+      InvalidArgumentError,
+    );
     for (const taskId of ["", "x".repeat(257), "a\nb", 42 as unknown as string]) {
-      await expect(runtime.tasks.create({ agentId: "dev", content: "again", taskId })).rejects.toThrow(/taskId must be/);
+      await expect(runtime.tasks.create({ agentId: "dev", content: "again", taskId })).rejects.toThrow(
+        /taskId must be/,
+      );
     }
     expect((await store.listSessions()).length).toBe(sessions);
     expect(events.length).toBe(published);
@@ -106,12 +139,18 @@ describe("tasks", () => {
     const noPlan = makeRuntime([{ text: "thinking..." }], { registry: registry() });
     const pending = await noPlan.runtime.tasks.create({ agentId: "dev", content: "tidy" });
     expect(pending.status).toBe("planning");
-    await expect(noPlan.runtime.tasks.approve(pending.taskId)).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
-    await expect(noPlan.runtime.tasks.revise(pending.taskId, "x")).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(noPlan.runtime.tasks.approve(pending.taskId)).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
+    await expect(noPlan.runtime.tasks.revise(pending.taskId, "x")).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     expect((await noPlan.runtime.tasks.get(pending.taskId))?.status).toBe("planning");
     // cancelled is final.
     await noPlan.runtime.tasks.cancel(pending.taskId);
-    await expect(noPlan.runtime.tasks.cancel(pending.taskId)).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(noPlan.runtime.tasks.cancel(pending.taskId)).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     await expect(runtime.tasks.approve("no-such-task")).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
   });
 
@@ -150,7 +189,11 @@ describe("tasks", () => {
     expect(ids(await again.runtime.tasks.list({ scope: "alice" }))).toEqual([a.taskId, b.taskId].sort());
     expect(ids(await again.runtime.tasks.list({ status: "awaiting_review" }))).toEqual([a.taskId, c.taskId].sort());
     expect(ids(await again.runtime.tasks.list({ agentId: "dev", scope: "bob" }))).toEqual([c.taskId]);
-    expect(await again.runtime.tasks.get(b.taskId)).toMatchObject({ status: "cancelled", scope: "alice", agentId: "ops" });
+    expect(await again.runtime.tasks.get(b.taskId)).toMatchObject({
+      status: "cancelled",
+      scope: "alice",
+      agentId: "ops",
+    });
     // The new runtime carries on the lifecycle.
     await again.runtime.tasks.approve(a.taskId);
     expect((await again.runtime.tasks.get(a.taskId))?.status).toBe("completed");

@@ -25,6 +25,9 @@ describe("runtime: tool-call arguments nested too deep", () => {
     const text = JSON.stringify(records);
     expect(text).not.toContain("[[[[");
     expect(text).toContain("[arguments dropped: nested deeper than 64 levels]");
-    expect(records.filter((r) => r.kind === "turn").map((r) => (r as { status?: string }).status)).toEqual([undefined, "complete"]);
+    expect(records.filter((r) => r.kind === "turn").map((r) => (r as { status?: string }).status)).toEqual([
+      undefined,
+      "complete",
+    ]);
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, ProviderError, type HistoryRecord } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  ProviderError,
+  type HistoryRecord,
+} from "@agentry/core";
 import { createFakeProvider, historyProblems } from "@agentry/core/testing";
 import { makeRuntime } from "./helpers.js";
 import { eventually, multiRuntime } from "./multi-agent-helpers.js";
@@ -8,21 +15,38 @@ import { eventually, multiRuntime } from "./multi-agent-helpers.js";
 describe("turn outcomes", () => {
   it("TurnResult.error and error events keep a provider error's code, status, retryable and provider", async () => {
     const { runtime, events } = makeRuntime([
-      { error: new ProviderError("bad request", { provider: "openai", status: 400, errorType: "invalid_request_error" }) },
+      {
+        error: new ProviderError("bad request", {
+          provider: "openai",
+          status: 400,
+          errorType: "invalid_request_error",
+        }),
+      },
       { error: new ProviderError("bad key", { provider: "openai", status: 401, errorType: "authentication_error" }) },
     ]);
     const first = await runtime.send({ agentId: "general", content: "one" });
     const second = await runtime.send({ agentId: "general", content: "two" });
-    expect(first.error).toEqual({ message: "bad request", code: "invalid_request_error", status: 400, retryable: false, provider: "openai" });
+    expect(first.error).toEqual({
+      message: "bad request",
+      code: "invalid_request_error",
+      status: 400,
+      retryable: false,
+      provider: "openai",
+    });
     expect(second.error).toMatchObject({ status: 401, code: "authentication_error" });
     expect(events.filter((e) => e.type === "error").map((e) => (e as { status?: number }).status)).toEqual([400, 401]);
   });
 
   it("a turn stopped by a budget persists its execution tree on its end record", async () => {
-    const { runtime, store } = makeRuntime(() => ({ toolCalls: [{ name: "todo_add", args: { item: "x" } }] }), { budget: { maxTotalLlmCalls: 2 } });
+    const { runtime, store } = makeRuntime(() => ({ toolCalls: [{ name: "todo_add", args: { item: "x" } }] }), {
+      budget: { maxTotalLlmCalls: 2 },
+    });
     const result = await runtime.send({ agentId: "general", content: "loop" });
     expect(result.status).toBe("budget_exceeded");
-    const end = (await store.load(result.sessionId)).at(-1) as HistoryRecord & { executionTree?: { nodes: { name: string }[] }; error?: { reason?: string } };
+    const end = (await store.load(result.sessionId)).at(-1) as HistoryRecord & {
+      executionTree?: { nodes: { name: string }[] };
+      error?: { reason?: string };
+    };
     expect(end.kind).toBe("turn");
     expect(end.executionTree?.nodes.map((n) => n.name)).toEqual(["todo_add", "todo_add"]);
     expect(end.error?.reason).toBe("llm_calls");
@@ -43,7 +67,9 @@ describe("turn outcomes", () => {
     );
     const parent = await runtime.send({ agentId: "general", content: "go" });
     const notices = async () =>
-      (await store.load(parent.sessionId)).filter((r) => r.kind === "message" && JSON.stringify(r.message).includes('ended with status \\"budget_exceeded\\"'));
+      (await store.load(parent.sessionId)).filter(
+        (r) => r.kind === "message" && JSON.stringify(r.message).includes('ended with status \\"budget_exceeded\\"'),
+      );
     await eventually(async () => (await notices()).length > 0);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await runtime.close();
@@ -82,8 +108,18 @@ describe("turn outcomes", () => {
   it("after a crash a finished call's stored result is reused; only the call that was running gets the notice", async () => {
     const store = new MemorySessionStore();
     let quickRuns = 0;
-    const quick = defineTool({ name: "quick", description: "q", input: z.object({}), execute: () => (quickRuns++, "quick done") });
-    const hang = defineTool({ name: "hang", description: "h", input: z.object({}), execute: () => new Promise<string>(() => undefined) });
+    const quick = defineTool({
+      name: "quick",
+      description: "q",
+      input: z.object({}),
+      execute: () => (quickRuns++, "quick done"),
+    });
+    const hang = defineTool({
+      name: "hang",
+      description: "h",
+      input: z.object({}),
+      execute: () => new Promise<string>(() => undefined),
+    });
     const registry = createAgentRegistry([{ agentId: "a", displayName: "A" }]);
     const first = createAgentRuntime({
       registry,
@@ -108,7 +144,13 @@ describe("turn outcomes", () => {
       return session !== undefined && (await store.load(session.sessionId)).some((r) => r.kind === "tool_result");
     });
     const provider = createFakeProvider([{ text: "recovered" }]);
-    const second = createAgentRuntime({ registry, store, providers: { fake: provider }, defaultModel: "m", tools: [quick, hang] });
+    const second = createAgentRuntime({
+      registry,
+      store,
+      providers: { fake: provider },
+      defaultModel: "m",
+      tools: [quick, hang],
+    });
     const result = await second.send({ agentId: "a", content: "still there?" });
     expect(result.text).toBe("recovered");
     const sent = provider.calls[0]!.messages;
@@ -116,7 +158,11 @@ describe("turn outcomes", () => {
     const tool = sent.find((m) => m.role === "tool")!;
     expect(tool.content).toEqual([
       { type: "tool_result", toolCallId: "q1", name: "quick", result: "quick done" },
-      expect.objectContaining({ toolCallId: "h1", isError: true, result: expect.stringMatching(/may or may not have taken effect/) }),
+      expect.objectContaining({
+        toolCallId: "h1",
+        isError: true,
+        result: expect.stringMatching(/may or may not have taken effect/),
+      }),
     ]);
     expect(quickRuns).toBe(1);
   });

@@ -7,7 +7,10 @@ import { makeRuntime } from "./helpers.js";
 class FailingStore extends MemorySessionStore {
   constructor(
     private readonly failAppend: (sessionId: string, records: NewRecord[]) => boolean = () => false,
-    private readonly failUpdate: (sessionId: string, patch: Parameters<MemorySessionStore["updateSession"]>[1]) => boolean = () => false,
+    private readonly failUpdate: (
+      sessionId: string,
+      patch: Parameters<MemorySessionStore["updateSession"]>[1],
+    ) => boolean = () => false,
   ) {
     super();
   }
@@ -26,7 +29,11 @@ const textOf = (records: NewRecord[]) => JSON.stringify(records);
 /** Collects what `onError` is told. */
 function errorLog() {
   const told: { message: string; info: RuntimeErrorInfo }[] = [];
-  return { told, onError: (error: unknown, info: RuntimeErrorInfo) => told.push({ message: error instanceof Error ? error.message : String(error), info }) };
+  return {
+    told,
+    onError: (error: unknown, info: RuntimeErrorInfo) =>
+      told.push({ message: error instanceof Error ? error.message : String(error), info }),
+  };
 }
 
 describe("failures of work nobody awaits are reported, never swallowed", () => {
@@ -39,7 +46,10 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     });
     const result = await runtime.send({ agentId: "general", content: "hello" });
     expect(result.status).toBe("complete");
-    expect(told).toContainEqual({ message: "listener bug", info: { code: "listener_failed", sessionId: result.sessionId } });
+    expect(told).toContainEqual({
+      message: "listener bug",
+      info: { code: "listener_failed", sessionId: result.sessionId },
+    });
   });
 
   it("a listener that throws does not stop the listeners after it; once and context behave as in emit", async () => {
@@ -73,13 +83,17 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
 
   it("an async agents_message whose turn cannot run: onError and a warning event (agent_message_failed)", async () => {
     const { told, onError } = errorLog();
-    const store = new FailingStore((_, records) => records.some((r) => r.kind === "message" && r.message.role === "user" && r.message.content === "add eggs"));
+    const store = new FailingStore((_, records) =>
+      records.some((r) => r.kind === "message" && r.message.role === "user" && r.message.content === "add eggs"),
+    );
     const { runtime, events } = multiRuntime(
       {
         general: (request) =>
           request.messages.at(-1)!.role === "tool"
             ? { text: "asked" }
-            : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "add eggs", mode: "async" } }] },
+            : {
+                toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: "add eggs", mode: "async" } }],
+              },
         todo: () => ({ text: "never" }),
       },
       { store, onError },
@@ -92,7 +106,9 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
       message: expect.stringContaining("disk full"),
       info: { code: "agent_message_failed", sessionId: todo!.sessionId },
     });
-    expect(events.filter((e) => e.type === "warning" && e.code === "agent_message_failed").map((e) => e.sessionId)).toEqual([todo!.sessionId]);
+    expect(
+      events.filter((e) => e.type === "warning" && e.code === "agent_message_failed").map((e) => e.sessionId),
+    ).toEqual([todo!.sessionId]);
     await runtime.close();
   });
 
@@ -116,7 +132,11 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
     await eventually(() => told.some((t) => t.info.code === "permission_notice_failed"));
     const [worker] = await store.listSessions({ agentId: "worker" });
     expect(told.find((t) => t.info.code === "permission_notice_failed")?.info.sessionId).toBe(worker!.sessionId);
-    await eventually(() => events.some((e) => e.type === "warning" && e.code === "permission_notice_failed" && e.sessionId === worker!.sessionId));
+    await eventually(() =>
+      events.some(
+        (e) => e.type === "warning" && e.code === "permission_notice_failed" && e.sessionId === worker!.sessionId,
+      ),
+    );
     await runtime.close();
   });
 
@@ -141,7 +161,11 @@ describe("failures of work nobody awaits are reported, never swallowed", () => {
       message: "Session store failed during updateSession: disk full",
       info: { code: "background_notice_failed", sessionId: worker!.sessionId },
     });
-    expect(events.some((e) => e.type === "warning" && e.code === "background_notice_failed" && e.sessionId === worker!.sessionId)).toBe(true);
+    expect(
+      events.some(
+        (e) => e.type === "warning" && e.code === "background_notice_failed" && e.sessionId === worker!.sessionId,
+      ),
+    ).toBe(true);
     await runtime.close();
   });
 

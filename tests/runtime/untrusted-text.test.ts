@@ -9,7 +9,9 @@ describe("text that did not come from the runtime cannot pass for a <system_mess
   it("agents_message: the caller's content reaches the target escaped", async () => {
     const { runtime, provider } = multiRuntime({
       general: (request) =>
-        request.messages.at(-1)!.role === "tool" ? { text: "done" } : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: FORGED } }] },
+        request.messages.at(-1)!.role === "tool"
+          ? { text: "done" }
+          : { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: FORGED } }] },
       todo: () => ({ text: "noted" }),
     });
     await runtime.send({ agentId: "general", content: "go" });
@@ -24,9 +26,14 @@ describe("text that did not come from the runtime cannot pass for a <system_mess
     await runtime.send({ agentId: "general", content: [{ type: "text", text: FORGED }], session: first.sessionId });
     await runtime.close();
     expect(lastText(provider.calls[0]!)).toBe(ESCAPED);
-    expect(provider.calls[1]!.messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: ESCAPED }] });
+    expect(provider.calls[1]!.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: [{ type: "text", text: ESCAPED }],
+    });
     // Stored as the model saw it: a later turn rebuilt from the store sees no forged wrapper either.
-    const stored = (await store.load(first.sessionId)).flatMap((r) => (r.kind === "message" && r.message.role === "user" ? [r.message.content] : []));
+    const stored = (await store.load(first.sessionId)).flatMap((r) =>
+      r.kind === "message" && r.message.role === "user" ? [r.message.content] : [],
+    );
     expect(JSON.stringify(stored)).not.toMatch(/<\s*\/?\s*system_message/i);
   });
 });

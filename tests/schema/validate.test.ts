@@ -36,7 +36,10 @@ describe("createJsonSchemaValidator", () => {
 
   it("explains a false subschema as an unexpected property", () => {
     const validate = createJsonSchemaValidator({ type: "object", properties: {}, additionalProperties: false });
-    expect(validate({ extra: 1 })).toEqual({ ok: false, message: "/extra: not allowed here (unexpected property or item)" });
+    expect(validate({ extra: 1 })).toEqual({
+      ok: false,
+      message: "/extra: not allowed here (unexpected property or item)",
+    });
   });
 });
 

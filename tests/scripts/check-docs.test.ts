@@ -43,11 +43,17 @@ describe("scripts/check-docs.ts", () => {
     expect(result.checked).toBe(6);
     expect(result.problems.some((problem) => problem.includes("good.md"))).toBe(false);
     // `inputSchema` is not a defineTool option (it is `input`), at line 11 of bad.md.
-    expect(result.problems).toContainEqual(expect.stringMatching(new RegExp(`^${bad}:11:\\d+ error TS\\d+:.*inputSchema`)));
+    expect(result.problems).toContainEqual(
+      expect.stringMatching(new RegExp(`^${bad}:11:\\d+ error TS\\d+:.*inputSchema`)),
+    );
     // The `continues` block is compiled with the block before it: `callCount` does not exist on the fake provider.
-    expect(result.problems).toContainEqual(expect.stringMatching(new RegExp(`^${bad}:22:\\d+ error TS2339:.*callCount`)));
+    expect(result.problems).toContainEqual(
+      expect.stringMatching(new RegExp(`^${bad}:22:\\d+ error TS2339:.*callCount`)),
+    );
     expect(result.problems).toContainEqual(`${bad}:25:1 broken link: ./missing.md`);
-    expect(result.problems).toContainEqual(expect.stringMatching(new RegExp(`^${bad}:25:1 internal design-source jargon`)));
+    expect(result.problems).toContainEqual(
+      expect.stringMatching(new RegExp(`^${bad}:25:1 internal design-source jargon`)),
+    );
     expect(result.ok).toBe(false);
   }, 120_000);
 

@@ -10,11 +10,18 @@ describe("MemorySessionStore", () => {
     const { sessionId } = await store.createSession({ agentId: "a" });
     const args = { when: new Date("2024-01-02T03:04:05.000Z"), skip: undefined, fn: () => 1 };
     await store.append(sessionId, [
-      { id: "m1", kind: "message", frame: null, message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", args }] } },
+      {
+        id: "m1",
+        kind: "message",
+        frame: null,
+        message: { role: "assistant", content: [{ type: "tool_call", id: "c1", name: "t", args }] },
+      },
     ]);
     const [record] = await store.load(sessionId);
     expect(record).toMatchObject({ message: { content: [{ args: { when: "2024-01-02T03:04:05.000Z" } }] } });
-    expect(Object.keys((record as { message: { content: { args: object }[] } }).message.content[0]!.args)).toEqual(["when"]);
+    expect(Object.keys((record as { message: { content: { args: object }[] } }).message.content[0]!.args)).toEqual([
+      "when",
+    ]);
   });
 
   it("rejects a batch JSON cannot hold (bigint, cycles), storing nothing", async () => {
@@ -25,9 +32,16 @@ describe("MemorySessionStore", () => {
     for (const result of [10n, cyclic]) {
       const records = [
         { id: "ok", kind: "message", frame: null, message: { role: "user", content: "fine" } },
-        { id: "bad", kind: "message", frame: null, message: { role: "tool", content: [{ type: "tool_result", toolCallId: "c", name: "t", result }] } },
+        {
+          id: "bad",
+          kind: "message",
+          frame: null,
+          message: { role: "tool", content: [{ type: "tool_result", toolCallId: "c", name: "t", result }] },
+        },
       ];
-      await expect(store.append(sessionId, records as NewRecord[])).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+      await expect(store.append(sessionId, records as NewRecord[])).rejects.toSatisfy((e) =>
+        InvalidArgumentError.isInstance(e),
+      );
     }
     expect(await store.load(sessionId)).toEqual([]);
   });
@@ -35,7 +49,12 @@ describe("MemorySessionStore", () => {
   it("finds duplicates in long sessions (indexed) as in short ones (scanned)", async () => {
     const store = new MemorySessionStore();
     const { sessionId } = await store.createSession({ agentId: "a" });
-    const text = (id: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content: id } });
+    const text = (id: string): NewRecord => ({
+      id,
+      kind: "message",
+      frame: null,
+      message: { role: "user", content: id },
+    });
     for (let n = 1; n <= 100; n++) await store.append(sessionId, [text(`m${n}`)]);
     const again = await store.append(sessionId, [text("m1"), text("m33"), text("m100"), text("m101")]);
     expect(again.map((r) => r.seq)).toEqual([1, 33, 100, 101]);
@@ -45,7 +64,9 @@ describe("MemorySessionStore", () => {
   it("names every problem of an invalid batch", async () => {
     const store = new MemorySessionStore();
     const { sessionId } = await store.createSession({ agentId: "a" });
-    const error = await store.append(sessionId, [{ id: "", kind: "turn", frame: undefined, runId: "r", phase: "middle" } as never]).catch((e: unknown) => e);
+    const error = await store
+      .append(sessionId, [{ id: "", kind: "turn", frame: undefined, runId: "r", phase: "middle" } as never])
+      .catch((e: unknown) => e);
     expect(InvalidArgumentError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/records\[0\]\.id/);
     expect((error as Error).message).toMatch(/records\[0\]\.frame/);
@@ -66,7 +87,9 @@ describe("MemorySessionStore", () => {
   it("rejects an unknown patch key and a malformed list query", async () => {
     const store = new MemorySessionStore();
     const { sessionId } = await store.createSession({ agentId: "a" });
-    await expect(store.updateSession(sessionId, { agentId: "b" } as never)).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
+    await expect(store.updateSession(sessionId, { agentId: "b" } as never)).rejects.toSatisfy((e) =>
+      InvalidArgumentError.isInstance(e),
+    );
     await expect(store.listSessions({ limit: -1 })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
     await expect(store.prune({ olderThan: "yesterday" })).rejects.toSatisfy((e) => InvalidArgumentError.isInstance(e));
   });
@@ -124,7 +147,11 @@ describe("MemorySessionStore scope index", () => {
     const { default: fc } = await import("fast-check");
     const SCOPES = [undefined, "a/x", "a/y", "ab", "b", "a"] as const;
     const op = fc.oneof(
-      fc.record({ kind: fc.constant("create" as const), id: fc.integer({ min: 0, max: 15 }), scope: fc.integer({ min: 0, max: SCOPES.length - 1 }) }),
+      fc.record({
+        kind: fc.constant("create" as const),
+        id: fc.integer({ min: 0, max: 15 }),
+        scope: fc.integer({ min: 0, max: SCOPES.length - 1 }),
+      }),
       fc.record({ kind: fc.constant("touch" as const), id: fc.integer({ min: 0, max: 15 }) }),
       fc.record({ kind: fc.constant("ask" as const), id: fc.integer({ min: 0, max: 15 }) }),
       fc.record({ kind: fc.constant("reset" as const), id: fc.integer({ min: 0, max: 15 }) }),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { InvalidArgumentError, MemorySessionStore, SessionNotFoundError, SessionOwnershipError, resolveSession } from "@agentry/core";
+import {
+  InvalidArgumentError,
+  MemorySessionStore,
+  SessionNotFoundError,
+  SessionOwnershipError,
+  resolveSession,
+} from "@agentry/core";
 
 describe("resolveSession", () => {
   it("defaults to latest-or-create: creates once, then reuses the most recently updated session", async () => {

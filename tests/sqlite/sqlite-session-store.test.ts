@@ -21,7 +21,12 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-const text = (id: string, content: string): NewRecord => ({ id, kind: "message", frame: null, message: { role: "user", content } });
+const text = (id: string, content: string): NewRecord => ({
+  id,
+  kind: "message",
+  frame: null,
+  message: { role: "user", content },
+});
 
 runSessionStoreContract("SqliteSessionStore (file)", async () => new SqliteSessionStore({ path: await newFile() }));
 runSessionStoreContract("SqliteSessionStore (:memory:)", () => new SqliteSessionStore({ path: ":memory:" }));
@@ -31,8 +36,17 @@ describe("SqliteSessionStore", () => {
     const path = await newFile();
     const store = new SqliteSessionStore({ path });
     expect(store.database.pragma("journal_mode", { simple: true })).toBe("wal");
-    const tables = store.database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(["agentry_approvals", "agentry_lease_waiters", "agentry_leases", "agentry_records", "agentry_sessions"]);
+    const tables = store.database
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .pluck()
+      .all();
+    expect(tables).toEqual([
+      "agentry_approvals",
+      "agentry_lease_waiters",
+      "agentry_leases",
+      "agentry_records",
+      "agentry_sessions",
+    ]);
     store.close();
     expect(store.database.open).toBe(false);
   });
@@ -79,7 +93,9 @@ describe("SqliteSessionStore", () => {
     const b = new SqliteSessionStore({ path });
     const { sessionId } = await a.createSession({ agentId: "todo" });
     expect((await b.getSession(sessionId))?.agentId).toBe("todo");
-    await Promise.all(Array.from({ length: 40 }, (_, n) => (n % 2 === 0 ? a : b).append(sessionId, [text(`m${n}`, `${n}`)])));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, n) => (n % 2 === 0 ? a : b).append(sessionId, [text(`m${n}`, `${n}`)])),
+    );
     const loaded = await b.load(sessionId);
     expect(loaded.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, n) => n + 1));
     const other = await b.createSession({ agentId: "todo" });
@@ -92,33 +108,38 @@ describe("SqliteSessionStore", () => {
   });
 
   // Two children started through tsx take seconds each on a loaded machine: explicit, generous limits.
-  it("two processes appending to one session at once get seq 1..n with no gaps or duplicates", { timeout: 150_000 }, async () => {
-    const path = await newFile();
-    const store = new SqliteSessionStore({ path });
-    const { sessionId } = await store.createSession({ agentId: "todo" });
-    const source = fileURLToPath(new URL("../../src/sqlite/sqlite-session-store.ts", import.meta.url));
-    const script = join(path, "..", "writer.mts");
-    await writeFile(
-      script,
-      `import { SqliteSessionStore } from ${JSON.stringify(source)};
+  it(
+    "two processes appending to one session at once get seq 1..n with no gaps or duplicates",
+    { timeout: 150_000 },
+    async () => {
+      const path = await newFile();
+      const store = new SqliteSessionStore({ path });
+      const { sessionId } = await store.createSession({ agentId: "todo" });
+      const source = fileURLToPath(new URL("../../src/sqlite/sqlite-session-store.ts", import.meta.url));
+      const script = join(path, "..", "writer.mts");
+      await writeFile(
+        script,
+        `import { SqliteSessionStore } from ${JSON.stringify(source)};
 const [path, sessionId, name] = process.argv.slice(2);
 const store = new SqliteSessionStore({ path });
 for (let n = 0; n < 150; n++) {
   await store.append(sessionId, [{ id: name + n, kind: "message", frame: null, message: { role: "user", content: name } }]);
 }
 store.close();`,
-    );
-    const run = (name: string) => promisify(execFile)(process.execPath, ["--import", "tsx", script, path, sessionId, name], { timeout: 120_000 });
-    await Promise.all([run("a"), run("b")]);
-    const loaded = await store.load(sessionId);
-    expect(loaded.map((r) => r.seq)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
-    expect(new Set(loaded.map((r) => r.id)).size).toBe(300);
-    for (const name of ["a", "b"]) {
-      const own = loaded.filter((r) => r.id.startsWith(name)).map((r) => Number(r.id.slice(1)));
-      expect(own).toEqual(Array.from({ length: 150 }, (_, n) => n));
-    }
-    store.close();
-  });
+      );
+      const run = (name: string) =>
+        promisify(execFile)(process.execPath, ["--import", "tsx", script, path, sessionId, name], { timeout: 120_000 });
+      await Promise.all([run("a"), run("b")]);
+      const loaded = await store.load(sessionId);
+      expect(loaded.map((r) => r.seq)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
+      expect(new Set(loaded.map((r) => r.id)).size).toBe(300);
+      for (const name of ["a", "b"]) {
+        const own = loaded.filter((r) => r.id.startsWith(name)).map((r) => Number(r.id.slice(1)));
+        expect(own).toEqual(Array.from({ length: 150 }, (_, n) => n));
+      }
+      store.close();
+    },
+  );
 
   it("uses a caller's database without closing it, with a custom table prefix", async () => {
     const database = new Database(await newFile());
@@ -132,7 +153,9 @@ store.close();`,
   });
 
   it("rejects a bad table prefix and reports database failures as SessionStoreError", async () => {
-    expect(() => new SqliteSessionStore({ path: ":memory:", tablePrefix: "x; DROP TABLE" })).toThrow(expect.objectContaining({ name: "InvalidArgumentError" }));
+    expect(() => new SqliteSessionStore({ path: ":memory:", tablePrefix: "x; DROP TABLE" })).toThrow(
+      expect.objectContaining({ name: "InvalidArgumentError" }),
+    );
     const store = new SqliteSessionStore({ path: ":memory:" });
     store.database.exec("DROP TABLE agentry_records");
     const { sessionId } = await store.createSession({ agentId: "a" });
@@ -148,12 +171,22 @@ describe("SqliteSessionStore scopePrefix", () => {
     const store = new SqliteSessionStore({ path: ":memory:" });
     const sql = statementSql("agentry_");
     const plan = (name: keyof typeof sql, ...values: unknown[]) =>
-      (store.database.prepare(`EXPLAIN QUERY PLAN ${sql[name].replace(" -- pluck", "")}`).all(...values) as { detail: string }[])
+      (
+        store.database.prepare(`EXPLAIN QUERY PLAN ${sql[name].replace(" -- pluck", "")}`).all(...values) as {
+          detail: string;
+        }[]
+      )
         .map((row) => row.detail)
         .join("\n");
-    expect(plan("listPrefixSessions", "acme/", "acme0", 10)).toMatch(/SEARCH agentry_sessions USING INDEX agentry_sessions_by_scope \(scope>\? AND scope<\?\)/);
-    expect(plan("listPrefixAgentSessions", "acme/", "acme0", "a", 10)).toMatch(/USING INDEX agentry_sessions_by_scope_agent \(scope>\? AND scope<\?\)/);
-    expect(plan("pendingPrefix", "acme/", "acme0", 10)).toMatch(/USING INDEX agentry_approvals_pending \(scope>\? AND scope<\?\)/);
+    expect(plan("listPrefixSessions", "acme/", "acme0", 10)).toMatch(
+      /SEARCH agentry_sessions USING INDEX agentry_sessions_by_scope \(scope>\? AND scope<\?\)/,
+    );
+    expect(plan("listPrefixAgentSessions", "acme/", "acme0", "a", 10)).toMatch(
+      /USING INDEX agentry_sessions_by_scope_agent \(scope>\? AND scope<\?\)/,
+    );
+    expect(plan("pendingPrefix", "acme/", "acme0", 10)).toMatch(
+      /USING INDEX agentry_approvals_pending \(scope>\? AND scope<\?\)/,
+    );
     store.close();
   });
 
@@ -171,7 +204,15 @@ describe("SqliteSessionStore scopePrefix", () => {
           id: "r",
           kind: "approval",
           frame: null,
-          request: { requestId: `r-${scope}`, toolCallId: "c", name: "t", args: {}, depth: 0, parentId: null, reason: "" },
+          request: {
+            requestId: `r-${scope}`,
+            toolCallId: "c",
+            name: "t",
+            args: {},
+            depth: 0,
+            parentId: null,
+            reason: "",
+          },
         },
       ]);
     }
@@ -181,7 +222,10 @@ describe("SqliteSessionStore scopePrefix", () => {
     expect(await listed("a\u0100")).toEqual(["a\u0100/2"]);
     expect(await listed("a")).toEqual(["a\u00ff", "a\u0100/2", "a\u00ff/1"]);
     expect(await store.listSessions({ scopePrefix: "a\u00ff", limit: 1 })).toHaveLength(1);
-    expect((await store.listPendingApprovals({ scopePrefix: "a\u00ff" })).map((entry) => entry.requestId)).toEqual(["r-a\u00ff/1", "r-a\u00ff"]);
+    expect((await store.listPendingApprovals({ scopePrefix: "a\u00ff" })).map((entry) => entry.requestId)).toEqual([
+      "r-a\u00ff/1",
+      "r-a\u00ff",
+    ]);
     store.close();
     database.close();
   });

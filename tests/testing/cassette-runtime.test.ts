@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createAgentRegistry, createAgentRuntime, defineTool, MemorySessionStore, type ModelRequest, type Provider } from "@agentry/core";
+import {
+  createAgentRegistry,
+  createAgentRuntime,
+  defineTool,
+  MemorySessionStore,
+  type ModelRequest,
+  type Provider,
+} from "@agentry/core";
 import { createFakeProvider, recordProvider, replayProvider, type FakeTurn } from "@agentry/core/testing";
 
 const agents = [
@@ -21,11 +28,20 @@ function model(request: ModelRequest): FakeTurn {
     return { text: said === undefined ? `Done: ${String(result)}` : "Milk is gone." };
   }
   if (said !== undefined)
-    return { toolCalls: [{ name: "agents_message", args: { agentId: "todo", content: said.includes("gone") ? "is milk gone?" : "remove milk" } }] };
+    return {
+      toolCalls: [
+        {
+          name: "agents_message",
+          args: { agentId: "todo", content: said.includes("gone") ? "is milk gone?" : "remove milk" },
+        },
+      ],
+    };
   const reply = result;
   return {
     text:
-      typeof reply === "string" ? `todo: ${reply}` : `todo said "${(reply as { response: string }).response}" in ${(reply as { sessionId: string }).sessionId}`,
+      typeof reply === "string"
+        ? `todo: ${reply}`
+        : `todo said "${(reply as { response: string }).response}" in ${(reply as { sessionId: string }).sessionId}`,
   };
 }
 
@@ -57,8 +73,16 @@ async function scenario(provider: Provider) {
   const [todoSession] = await store.listSessions({ agentId: "todo" });
   const todoSessionId = todoSession!.sessionId;
   // Session ids differ from run to run: compare texts with the todo session's id named.
-  const texts = [first.text, approved.text, second.text].map((text) => text.replaceAll(todoSessionId, "<todo session>"));
-  return { approval: pending!.request.name, items, texts, todoSessionId, statuses: [first.status, approved.status, second.status] };
+  const texts = [first.text, approved.text, second.text].map((text) =>
+    text.replaceAll(todoSessionId, "<todo session>"),
+  );
+  return {
+    approval: pending!.request.name,
+    items,
+    texts,
+    todoSessionId,
+    statuses: [first.status, approved.status, second.status],
+  };
 }
 
 describe("cassettes through the runtime", () => {

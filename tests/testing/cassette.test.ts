@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { defineTool, ProviderError, runUnifiedAgentLoop, type ModelEvent, type ModelRequest, type Provider, type Tool } from "@agentry/core";
+import {
+  defineTool,
+  ProviderError,
+  runUnifiedAgentLoop,
+  type ModelEvent,
+  type ModelRequest,
+  type Provider,
+  type Tool,
+} from "@agentry/core";
 import { openai } from "@agentry/core/openai";
 import {
   CassetteMismatchError,
@@ -32,7 +40,11 @@ const lookup = defineTool({
 const script: FakeScript = (request) => {
   const last = request.messages.at(-1)!;
   if (last.role === "user")
-    return { thinking: "Look it up.", toolCalls: [{ name: "orders.lookup", args: { id: "A-1" } }], usage: { inputTokens: 10, outputTokens: 3 } };
+    return {
+      thinking: "Look it up.",
+      toolCalls: [{ name: "orders.lookup", args: { id: "A-1" } }],
+      usage: { inputTokens: 10, outputTokens: 3 },
+    };
   const result = last.role === "tool" ? (last.content[0]!.result as { status: string }) : undefined;
   return { text: `Order A-1 is ${result?.status}.`, usage: { inputTokens: 20, outputTokens: 5 } };
 };
@@ -69,7 +81,10 @@ describe("recordProvider / replayProvider", () => {
     const lines = readFileSync(path, "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(5);
     expect(JSON.parse(lines[0]!)).toEqual({ format: "agentry-cassette", version: 1, provider: "fake" });
-    expect(JSON.parse(lines[1]!)).toMatchObject({ call: 0, request: { model: "m", system: "You track orders.", caller: { depth: 0, parentId: null } } });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      call: 0,
+      request: { model: "m", system: "You track orders.", caller: { depth: 0, parentId: null } },
+    });
     expect(JSON.parse(lines[2]!)).toMatchObject({
       call: 0,
       response: { end: "complete", events: expect.arrayContaining([{ type: "finish", reason: "tool_calls" }]) },
@@ -90,7 +105,9 @@ describe("recordProvider / replayProvider", () => {
     const server = await createFakeResponsesServer(script, { tools: [lookup] });
     let recorded: Awaited<ReturnType<typeof run>>;
     try {
-      recorded = await run(recordProvider(openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }), { path }));
+      recorded = await run(
+        recordProvider(openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }), { path }),
+      );
     } finally {
       await server.close();
     }
@@ -115,13 +132,17 @@ describe("recordProvider / replayProvider", () => {
   it("runs in replay mode without calling the provider, and AGENTRY_CASSETTE_MODE overrides the mode", async () => {
     const path = cassettePath();
     await run(recordProvider(createFakeProvider(script), { path }));
-    expect((await run(recordProvider(unreachable, { path, mode: "replay" }))).result.text).toBe("Order A-1 is shipped.");
+    expect((await run(recordProvider(unreachable, { path, mode: "replay" }))).result.text).toBe(
+      "Order A-1 is shipped.",
+    );
     vi.stubEnv("AGENTRY_CASSETTE_MODE", "replay");
     const provider = recordProvider(unreachable, { path, mode: "record" });
     expect(provider.mode).toBe("replay");
     expect((await run(provider)).result.text).toBe("Order A-1 is shipped.");
     vi.stubEnv("AGENTRY_CASSETTE_MODE", "sometimes");
-    expect(() => recordProvider(unreachable, { path })).toThrow(/AGENTRY_CASSETTE_MODE must be one of replay, record, missing/);
+    expect(() => recordProvider(unreachable, { path })).toThrow(
+      /AGENTRY_CASSETTE_MODE must be one of replay, record, missing/,
+    );
   });
 
   it("fails a changed request with a message naming what changed and how to record again", async () => {
@@ -130,8 +151,12 @@ describe("recordProvider / replayProvider", () => {
 
     const system = await run(replayProvider({ path }), { system: "You track parcels." });
     expect(system.result.status).toBe("error");
-    expect(system.result.error?.message).toContain(`Cassette "${path}": request 0 (depth 0) matches no recorded interaction`);
-    expect(system.result.error?.message).toMatch(/system prompt differs at character 10: "You track orders\." → "You track parcels\."/);
+    expect(system.result.error?.message).toContain(
+      `Cassette "${path}": request 0 (depth 0) matches no recorded interaction`,
+    );
+    expect(system.result.error?.message).toMatch(
+      /system prompt differs at character 10: "You track orders\." → "You track parcels\."/,
+    );
     expect(system.result.error?.message).toMatch(/mode: "record"/);
     expect(system.result.error?.message).toMatch(/AGENTRY_CASSETTE_MODE=record/);
 
@@ -153,7 +178,9 @@ describe("recordProvider / replayProvider", () => {
     });
     const tools = await run(replayProvider({ path }), { tools: [tool] });
     expect(tools.result.error?.message).toContain('tool "orders.lookup": description differs at character 5');
-    expect(tools.result.error?.message).toMatch(/tool "orders.lookup": input schema properties\.full: \(none\) → \{"type":"boolean"\}/);
+    expect(tools.result.error?.message).toMatch(
+      /tool "orders.lookup": input schema properties\.full: \(none\) → \{"type":"boolean"\}/,
+    );
 
     const mismatch = await new Promise<unknown>((resolve) => {
       const stream = replayProvider({ path }).stream(
@@ -172,7 +199,9 @@ describe("recordProvider / replayProvider", () => {
     const path = await recordOne();
     writeFileSync(path, `${readFileSync(path, "utf8").trimEnd().split("\n").slice(0, 3).join("\n")}\n`);
     const short = await run(replayProvider({ path }));
-    expect(short.result.error?.message).toMatch(/request 1 \(depth 0\) came after all 1 recorded interactions were served/);
+    expect(short.result.error?.message).toMatch(
+      /request 1 \(depth 0\) came after all 1 recorded interactions were served/,
+    );
   });
 
   it('"missing" replays what matches and records only the rest', async () => {
@@ -198,9 +227,12 @@ describe("recordProvider / replayProvider", () => {
 
   it("redacts secrets before writing and matches on the redacted form", async () => {
     const path = cassettePath();
-    const redact = (value: ModelRequest | ModelEvent): ModelRequest | ModelEvent => JSON.parse(JSON.stringify(value).replaceAll("sk-live-123", "[secret]"));
+    const redact = (value: ModelRequest | ModelEvent): ModelRequest | ModelEvent =>
+      JSON.parse(JSON.stringify(value).replaceAll("sk-live-123", "[secret]"));
     const secretScript: FakeScript = (request) => ({ text: `Using ${firstText(request)}` });
-    const recorded = await run(recordProvider(createFakeProvider(secretScript), { path, redact }), { content: "key sk-live-123" });
+    const recorded = await run(recordProvider(createFakeProvider(secretScript), { path, redact }), {
+      content: "key sk-live-123",
+    });
     expect(recorded.result.text).toBe("Using key sk-live-123");
     expect(readFileSync(path, "utf8")).not.toContain("sk-live-123");
     expect(readFileSync(path, "utf8")).toContain("[secret]");
@@ -213,13 +245,26 @@ describe("recordProvider / replayProvider", () => {
   it("replays a provider error as the same ProviderError", async () => {
     const path = cassettePath();
     const failing = createFakeProvider([
-      { text: "partial", error: new ProviderError("overloaded", { provider: "fake", status: 529, retryable: true, errorType: "overloaded_error" }) },
+      {
+        text: "partial",
+        error: new ProviderError("overloaded", {
+          provider: "fake",
+          status: 529,
+          retryable: true,
+          errorType: "overloaded_error",
+        }),
+      },
     ]);
     const recorded = await run(recordProvider(failing, { path }));
     const replayed = await run(replayProvider({ path }));
     expect(replayed.result.status).toBe("error");
     expect(replayed.result.error).toEqual(recorded.result.error);
-    expect(replayed.result.error).toMatchObject({ status: 529, retryable: true, code: "overloaded_error", provider: "fake" });
+    expect(replayed.result.error).toMatchObject({
+      status: 529,
+      retryable: true,
+      code: "overloaded_error",
+      provider: "fake",
+    });
   });
 
   it("writes run-specific ids as placeholders and gives a replayed event the live id back", async () => {
@@ -233,13 +278,23 @@ describe("recordProvider / replayProvider", () => {
     expect((await run(replayProvider({ path }), { content: `open ${second}` })).result.text).toBe(`ticket ${second}`);
     // With normalisation off, the id is part of the request.
     const strict = cassettePath();
-    await run(recordProvider(createFakeProvider(echoId), { path: strict, volatile: false }), { content: `open ${first}` });
-    expect((await run(replayProvider({ path: strict, volatile: false }), { content: `open ${second}` })).result.status).toBe("error");
+    await run(recordProvider(createFakeProvider(echoId), { path: strict, volatile: false }), {
+      content: `open ${first}`,
+    });
+    expect(
+      (await run(replayProvider({ path: strict, volatile: false }), { content: `open ${second}` })).result.status,
+    ).toBe("error");
   });
 
   it("matches a request line edited by hand whatever its key order", async () => {
     const path = await recordOne();
-    writeFileSync(path, readFileSync(path, "utf8").replaceAll('"model":"m","system":"You track orders."', '"system":"You track orders.","model":"m"'));
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replaceAll(
+        '"model":"m","system":"You track orders."',
+        '"system":"You track orders.","model":"m"',
+      ),
+    );
     expect(readFileSync(path, "utf8")).toContain('"system":"You track orders.","model":"m"');
     expect((await run(replayProvider({ path }))).result.text).toBe("Order A-1 is shipped.");
   });
@@ -250,7 +305,10 @@ describe("recordProvider / replayProvider", () => {
     writeFileSync(path, readFileSync(path, "utf8").replace(/\n.*\n/, "\nnot json\n"));
     const result = await run(replayProvider({ path }));
     expect(result.result.error?.message).toMatch(/line 2: expected a request line/);
-    writeFileSync(path, readFileSync(await recordOne(), "utf8").replace(/"response":\{"end":"complete"/, '"response":{"end":"later"'));
+    writeFileSync(
+      path,
+      readFileSync(await recordOne(), "utf8").replace(/"response":\{"end":"complete"/, '"response":{"end":"later"'),
+    );
     expect((await run(replayProvider({ path }))).result.error?.message).toMatch(/line 3: unknown end "later"/);
   });
 });

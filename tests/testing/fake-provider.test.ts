@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { AgentryError, ProviderError, type ModelEvent, type ModelRequest } from "@agentry/core";
 import { collectEvents, createFakeProvider, FakeScriptExhaustedError, wordChunks } from "@agentry/core/testing";
 
-const request = (text = "hi"): ModelRequest => ({ model: "m", system: "s", messages: [{ role: "user", content: text }], tools: [] });
+const request = (text = "hi"): ModelRequest => ({
+  model: "m",
+  system: "s",
+  messages: [{ role: "user", content: text }],
+  tools: [],
+});
 const drain = async (iterable: AsyncIterable<ModelEvent>) => (await collectEvents(iterable)).events;
 
 afterEach(() => {
@@ -65,8 +70,12 @@ describe("createFakeProvider", () => {
     const provider = createFakeProvider([{ text: "only" }]);
     await drain(provider.stream(request(), { signal: new AbortController().signal }));
     const failure = drain(provider.stream(request(), { signal: new AbortController().signal }));
-    await expect(failure).rejects.toSatisfy((e: unknown) => FakeScriptExhaustedError.isInstance(e) && AgentryError.isInstance(e));
-    await expect(drain(provider.stream(request(), { signal: new AbortController().signal }))).rejects.toThrow(/call index 2 .* only 1 turn/);
+    await expect(failure).rejects.toSatisfy(
+      (e: unknown) => FakeScriptExhaustedError.isInstance(e) && AgentryError.isInstance(e),
+    );
+    await expect(drain(provider.stream(request(), { signal: new AbortController().signal }))).rejects.toThrow(
+      /call index 2 .* only 1 turn/,
+    );
   });
 
   it("passes the request and call index to a function script", async () => {

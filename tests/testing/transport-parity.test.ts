@@ -52,7 +52,8 @@ function script(seen: { request: ModelRequest; info: FakeCallInfo }[]): FakeScri
       return { toolCalls: [{ name: "run_subtask", args: { title: "Summary", instructions: SUBTASK } }] };
     }
     if (result.name === "run_subtask") return { toolCalls: [{ name: "tickets.close", args: { id: 7 } }] };
-    if (result.name === "tickets.close" && (result.result as { closed?: number }).closed === 7) return { text: "Closed ticket 7." };
+    if (result.name === "tickets.close" && (result.result as { closed?: number }).closed === 7)
+      return { text: "Closed ticket 7." };
     return { text: `unexpected: ${JSON.stringify(result)}` };
   };
 }
@@ -125,7 +126,12 @@ describe("one script, four transports", () => {
       { depth: 0, name: "run_subtask", result: "#7 Login fails (done)", isError: false },
       { depth: 0, name: "tickets.close", result: { closed: 7 }, isError: false },
     ]);
-    const outcome = (run: Awaited<ReturnType<typeof runOn>>) => ({ status: run.status, text: run.text, calls: run.calls, approvals: run.approvals });
+    const outcome = (run: Awaited<ReturnType<typeof runOn>>) => ({
+      status: run.status,
+      text: run.text,
+      calls: run.calls,
+      approvals: run.approvals,
+    });
     for (const [i, run] of servers.entries()) {
       const name = transports[i + 1]![0];
       expect({ name, ...outcome(run) }).toEqual({ name, ...outcome(fake!) });
@@ -142,9 +148,16 @@ describe("one script, four transports", () => {
     });
     expect(responses!.seen[0]!.info).toMatchObject({
       transport: "responses",
-      raw: { model: "m", instructions: "You manage tickets.", tools: [{ type: "function", name: "tickets_get" }, expect.anything(), expect.anything()] },
+      raw: {
+        model: "m",
+        instructions: "You manage tickets.",
+        tools: [{ type: "function", name: "tickets_get" }, expect.anything(), expect.anything()],
+      },
     });
-    expect(messages!.seen[0]!.info).toMatchObject({ transport: "anthropic", raw: { model: "m", system: "You manage tickets." } });
+    expect(messages!.seen[0]!.info).toMatchObject({
+      transport: "anthropic",
+      raw: { model: "m", system: "You manage tickets." },
+    });
     // The wire carries the vendor-safe name; the script sees the name as defined.
     expect(chat!.seen[0]!.request.tools.map((tool) => tool.name)).toContain("tickets.get");
     expect(chat!.seen[0]!.request.caller).toBeUndefined();

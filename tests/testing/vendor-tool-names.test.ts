@@ -18,12 +18,15 @@ const request = (names: string[]): ModelRequest => ({
 });
 
 describe("restoreToolNames", () => {
-  it.each([[["tickets.get", "tickets_list"]], [["fs.read", "fs_read"]], [["fs_read", "fs.read", "fs-read"]]])("undoes the adapters' mapping of %j", (names) => {
-    const sent = mapRequestToolNames(request(names)).request;
-    const { request: back, toVendor } = restoreToolNames(sent, new Set(names));
-    expect(back).toEqual(request(names));
-    expect(names.map(toVendor)).toEqual(sent.tools.map((t) => t.name));
-  });
+  it.each([[["tickets.get", "tickets_list"]], [["fs.read", "fs_read"]], [["fs_read", "fs.read", "fs-read"]]])(
+    "undoes the adapters' mapping of %j",
+    (names) => {
+      const sent = mapRequestToolNames(request(names)).request;
+      const { request: back, toVendor } = restoreToolNames(sent, new Set(names));
+      expect(back).toEqual(request(names));
+      expect(names.map(toVendor)).toEqual(sent.tools.map((t) => t.name));
+    },
+  );
 
   it("keeps the wire names when it does not know the defined ones", () => {
     const sent = mapRequestToolNames(request(["tickets.get"])).request;

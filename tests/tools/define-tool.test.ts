@@ -17,7 +17,11 @@ describe("defineTool with a zod 4 schema", () => {
   const tool = defineTool({
     name: "search",
     description: "Search",
-    input: z.object({ query: z.string(), limit: z.number().int().default(10), mode: z.enum(["fast", "deep"]).optional() }),
+    input: z.object({
+      query: z.string(),
+      limit: z.number().int().default(10),
+      mode: z.enum(["fast", "deep"]).optional(),
+    }),
     execute: ({ query, limit }) => `${query}:${limit}`,
   });
 

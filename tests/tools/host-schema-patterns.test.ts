@@ -25,15 +25,29 @@ describe("host tool schemas run every pattern on the linear-time engine", () => 
       execute: ({ s }: { s: string }) => `ok ${s}`,
     });
     const [bad, good] = await resultsOf(tool, [{ s: attack }, { s: "aaa" }]);
-    expect(bad).toMatchObject({ isError: true, result: expect.stringMatching(/\/s: does not match the pattern required here/) });
+    expect(bad).toMatchObject({
+      isError: true,
+      result: expect.stringMatching(/\/s: does not match the pattern required here/),
+    });
     expect(good).toMatchObject({ result: "ok aaa" });
   });
 
   it("a zod .regex() with nested quantifiers (an email regex, say): the string never reaches zod's backtracking RegExp", async () => {
     const email = /^([a-zA-Z0-9]+\.?)+@example\.com$/;
-    const tool = defineTool({ name: "mail", description: "m", input: z.object({ to: z.string().regex(email) }), execute: ({ to }) => `sent to ${to}` });
-    const [bad, good] = await resultsOf(tool, [{ to: `${"a".repeat(40)}!@example.com` }, { to: "ann.lee@example.com" }]);
-    expect(bad).toMatchObject({ isError: true, result: expect.stringMatching(/\/to: does not match the pattern required here/) });
+    const tool = defineTool({
+      name: "mail",
+      description: "m",
+      input: z.object({ to: z.string().regex(email) }),
+      execute: ({ to }) => `sent to ${to}`,
+    });
+    const [bad, good] = await resultsOf(tool, [
+      { to: `${"a".repeat(40)}!@example.com` },
+      { to: "ann.lee@example.com" },
+    ]);
+    expect(bad).toMatchObject({
+      isError: true,
+      result: expect.stringMatching(/\/to: does not match the pattern required here/),
+    });
     expect(good).toMatchObject({ result: "sent to ann.lee@example.com" });
   });
 
@@ -60,11 +74,21 @@ describe("host tool schemas run every pattern on the linear-time engine", () => 
 
   it("refuses, when the tool is defined, a pattern the linear-time engine does not run (backreference, lookahead)", () => {
     expect(() =>
-      defineTool({ name: "b", description: "b", input: { type: "object", properties: { s: { type: "string", pattern: "^(a)\\1$" } } }, execute: () => "x" }),
+      defineTool({
+        name: "b",
+        description: "b",
+        input: { type: "object", properties: { s: { type: "string", pattern: "^(a)\\1$" } } },
+        execute: () => "x",
+      }),
     ).toThrow(InvalidArgumentError);
-    expect(() => defineTool({ name: "l", description: "l", input: z.object({ s: z.string().regex(/^(?=a)a+$/) }), execute: () => "x" })).toThrow(
-      /Tool "l": invalid input schema: .*unsupported pattern/,
-    );
+    expect(() =>
+      defineTool({
+        name: "l",
+        description: "l",
+        input: z.object({ s: z.string().regex(/^(?=a)a+$/) }),
+        execute: () => "x",
+      }),
+    ).toThrow(/Tool "l": invalid input schema: .*unsupported pattern/);
   });
 
   it("treats JSON Schema format as an annotation: the validator's own format regexes backtrack", async () => {

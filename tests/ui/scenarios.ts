@@ -3,7 +3,12 @@ import { defineTool, ProviderError, type DeliverableEvent, type ModelRequest, ty
 import type { FakeTurn } from "@agentry/core/testing";
 import { makeRuntime, textOf } from "../runtime/helpers.js";
 
-const echo = defineTool({ name: "echo", description: "Echo", input: z.object({ text: z.string() }), execute: ({ text }) => `echo: ${text}` });
+const echo = defineTool({
+  name: "echo",
+  description: "Echo",
+  input: z.object({ text: z.string() }),
+  execute: ({ text }) => `echo: ${text}`,
+});
 const isChild = (request: ModelRequest) => request.system.startsWith("You are a sub-agent");
 
 async function collect(events: AsyncIterable<RuntimeEvent>): Promise<RuntimeEvent[]> {
@@ -51,13 +56,21 @@ export async function approvalRuns(approved: boolean): Promise<{ suspended: Runt
   const suspended = await collect(runtime.stream({ agentId: "todo", content: "delete milk" }));
   const [pending] = await runtime.pendingApprovals();
   const before = events.length;
-  await runtime.resolveApproval(pending!.requestId, approved ? { approved: true } : { approved: false, reason: "keep it" });
+  await runtime.resolveApproval(
+    pending!.requestId,
+    approved ? { approved: true } : { approved: false, reason: "keep it" },
+  );
   return { suspended, resumed: events.slice(before) };
 }
 
 /** The provider fails for good: the turn ends with status error. */
 export async function errorRun(): Promise<RuntimeEvent[]> {
-  const { runtime } = makeRuntime([{ text: "Starting", error: new ProviderError("upstream overloaded", { provider: "fake", status: 529, retryable: true }) }]);
+  const { runtime } = makeRuntime([
+    {
+      text: "Starting",
+      error: new ProviderError("upstream overloaded", { provider: "fake", status: 529, retryable: true }),
+    },
+  ]);
   return collect(runtime.stream({ agentId: "general", content: "hi" }));
 }
 
@@ -80,13 +93,27 @@ export async function planRun(): Promise<DeliverableEvent[]> {
   const { runtime } = makeRuntime([{ text: "I drafted a plan." }]);
   const real = await collect(runtime.stream({ agentId: "general", content: "plan the report" }));
   const done = real.at(-1)!;
-  const stamp = { sessionId: done.sessionId, agentId: done.agentId, runId: done.runId, ts: done.ts, depth: 0, parentId: null };
+  const stamp = {
+    sessionId: done.sessionId,
+    agentId: done.agentId,
+    runId: done.runId,
+    ts: done.ts,
+    depth: 0,
+    parentId: null,
+  };
   let seq = done.seq;
   const next = () => ({ ...stamp, seq: seq++ });
   const synthetic: DeliverableEvent[] = [
     { ...next(), type: "task_status", taskId: "task_1", from: null, to: "planning" },
     { ...next(), type: "planning_started", taskId: "task_1" },
-    { ...next(), type: "artifact_created", artifactId: "art_1", filename: "plan.md", kind: "plan", preview: "# Ship the report" },
+    {
+      ...next(),
+      type: "artifact_created",
+      artifactId: "art_1",
+      filename: "plan.md",
+      kind: "plan",
+      preview: "# Ship the report",
+    },
     {
       ...next(),
       type: "plan_ready",
@@ -94,7 +121,10 @@ export async function planRun(): Promise<DeliverableEvent[]> {
       plan,
       summary: {
         goal_summary: plan.goal,
-        steps: plan.steps.map((step) => ({ title: step.action, description: step.reason ? `${step.action} — ${step.reason}` : step.action })),
+        steps: plan.steps.map((step) => ({
+          title: step.action,
+          description: step.reason ? `${step.action} — ${step.reason}` : step.action,
+        })),
       },
       taskId: "task_1",
     },
@@ -134,7 +164,10 @@ export function withMarkedHistory(events: RuntimeEvent[], marker: string): Runti
       result: {
         ...result,
         messages: [...result.messages, { role: "user", content: marker }],
-        executionTree: { version: 1, nodes: [...result.executionTree.nodes, { id: "m", parent_id: null, name: marker, duration_ms: 0 }] },
+        executionTree: {
+          version: 1,
+          nodes: [...result.executionTree.nodes, { id: "m", parent_id: null, name: marker, duration_ms: 0 }],
+        },
       },
     };
   });
@@ -153,7 +186,10 @@ export async function toolLogRun(): Promise<RuntimeEvent[]> {
     },
   });
   const { runtime } = makeRuntime(
-    (request): FakeTurn => (request.messages.at(-1)!.role === "tool" ? { text: "Synced." } : { toolCalls: [{ id: "sync_1", name: "sync_files", args: {} }] }),
+    (request): FakeTurn =>
+      request.messages.at(-1)!.role === "tool"
+        ? { text: "Synced." }
+        : { toolCalls: [{ id: "sync_1", name: "sync_files", args: {} }] },
     { tools: [sync] },
   );
   return collect(runtime.stream({ agentId: "general", content: "sync" }));

@@ -3,7 +3,15 @@ import { describe, expect, it } from "vitest";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { DeliverableEvent } from "@agentry/core";
 import { toAgUiEvents, type AgUiEvent } from "@agentry/core/ui";
-import { approvalRuns, errorRun, iterate, parallelSubtasksRun, planRun, toolLogRun, withMarkedHistory } from "./scenarios.js";
+import {
+  approvalRuns,
+  errorRun,
+  iterate,
+  parallelSubtasksRun,
+  planRun,
+  toolLogRun,
+  withMarkedHistory,
+} from "./scenarios.js";
 
 /** Applies the add/replace operations the converter writes (RFC 6902 subset). */
 function applyPatch(state: any, ops: { op: string; path: string; value?: unknown }[]) {
@@ -35,7 +43,8 @@ async function throughAgUi(events: DeliverableEvent[]) {
   for (const event of out) {
     const parsed = EventSchemas.safeParse(event);
     if (!parsed.success) problems.push(`${event.type}: ${parsed.error.message}`);
-    else if (!isDeepStrictEqual(parsed.data, JSON.parse(JSON.stringify(event)))) problems.push(`${event.type}: the schema dropped fields`);
+    else if (!isDeepStrictEqual(parsed.data, JSON.parse(JSON.stringify(event))))
+      problems.push(`${event.type}: the schema dropped fields`);
   }
   let run: string | undefined;
   const texts = new Set<string>();
@@ -46,7 +55,13 @@ async function throughAgUi(events: DeliverableEvent[]) {
   const runs: AgUiEvent[] = [];
   for (const e of out) {
     const sub = e.subagentRunId as string | undefined;
-    if (sub && e.type !== "SUBAGENT_FINISHED" && e.type !== "SUBAGENT_ERROR" && e.type !== "SUBAGENT_STARTED" && subagents.get(sub) !== "open")
+    if (
+      sub &&
+      e.type !== "SUBAGENT_FINISHED" &&
+      e.type !== "SUBAGENT_ERROR" &&
+      e.type !== "SUBAGENT_STARTED" &&
+      subagents.get(sub) !== "open"
+    )
       problems.push(`${e.type} attributed to a subagent that is not open: ${sub}`);
     if (e.type !== "RUN_STARTED" && run === undefined) problems.push(`${e.type} outside a run`);
     switch (e.type) {
@@ -91,7 +106,8 @@ async function throughAgUi(events: DeliverableEvent[]) {
         calls.set(e.toolCallId as string, "ended");
         break;
       case "TOOL_CALL_RESULT":
-        if (calls.get(e.toolCallId as string) !== "ended") problems.push(`result of a call not ended: ${String(e.toolCallId)}`);
+        if (calls.get(e.toolCallId as string) !== "ended")
+          problems.push(`result of a call not ended: ${String(e.toolCallId)}`);
         calls.set(e.toolCallId as string, "result");
         break;
       case "SUBAGENT_STARTED":
@@ -194,7 +210,14 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
         type: "RUN_FINISHED",
         outcome: {
           type: "interrupt",
-          interrupts: [expect.objectContaining({ id: requestId, reason: "tool_approval", toolCallId: "del_1", responseSchema: expect.any(Object) })],
+          interrupts: [
+            expect.objectContaining({
+              id: requestId,
+              reason: "tool_approval",
+              toolCallId: "del_1",
+              responseSchema: expect.any(Object),
+            }),
+          ],
         },
       }),
     ]);
@@ -204,7 +227,10 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     expect(second.problems).toEqual([]);
     expect(second.runs[0]).toMatchObject({ type: "RUN_FINISHED", outcome: { type: "success" } });
     expect(second.state.tools.del_1.status).toBe("error");
-    expect(ofType(second.out, "CUSTOM").find((e) => e.name === "agentry.approval_resolved")?.value).toMatchObject({ approved: false, reason: "keep it" });
+    expect(ofType(second.out, "CUSTOM").find((e) => e.name === "agentry.approval_resolved")?.value).toMatchObject({
+      approved: false,
+      reason: "keep it",
+    });
   });
 
   it("maps a plan and a question to interrupts and state, and task status to state", async () => {
@@ -218,7 +244,10 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     ]);
     expect(state.task).toEqual({ taskId: "task_1", status: "awaiting_review" });
     expect(state.plan.plan.goal).toBe("Ship the report");
-    expect(ofType(out, "CUSTOM").find((e) => e.name === "agentry.question")?.value).toMatchObject({ questionId: "q_1", toolCallId: "call_ask" });
+    expect(ofType(out, "CUSTOM").find((e) => e.name === "agentry.question")?.value).toMatchObject({
+      questionId: "q_1",
+      toolCallId: "call_ask",
+    });
     expect(ofType(out, "CUSTOM").map((e) => e.name)).toEqual(
       expect.arrayContaining([
         "agentry.planning_started",
@@ -236,7 +265,9 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
     expect(problems).toEqual([]);
     const out: AgUiEvent[] = [];
     for await (const event of toAgUiEvents(iterate(await toolLogRun()))) out.push(event);
-    const lines = out.filter((event) => event.type === "CUSTOM" && event.name === "agentry.tool_log").map((event) => event.value);
+    const lines = out
+      .filter((event) => event.type === "CUSTOM" && event.name === "agentry.tool_log")
+      .map((event) => event.value);
     expect(lines).toEqual([
       expect.objectContaining({ toolCallId: "sync_1", name: "sync_files", level: "info", message: "copied 10 of 20" }),
       expect.objectContaining({ toolCallId: "sync_1", name: "sync_files", level: "warn", message: "one file skipped" }),
@@ -246,7 +277,13 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
   it("ends a failed turn with RUN_ERROR carrying the provider's message", async () => {
     const { problems, runs } = await throughAgUi(await errorRun());
     expect(problems).toEqual([]);
-    expect(runs).toEqual([expect.objectContaining({ type: "RUN_ERROR", code: "error", message: expect.stringMatching(/upstream overloaded/) })]);
+    expect(runs).toEqual([
+      expect.objectContaining({
+        type: "RUN_ERROR",
+        code: "error",
+        message: expect.stringMatching(/upstream overloaded/),
+      }),
+    ]);
   });
 
   it("closes a run whose events stop early, or whose source throws, with RUN_ERROR", async () => {

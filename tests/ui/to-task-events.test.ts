@@ -29,16 +29,21 @@ function script(request: ModelRequest): FakeTurn {
       toolCalls: [{ id: "art", name: "create_artifact", args: { filename: "plan.md", kind: "plan", content: PLAN } }],
     };
   }
-  if ((request.caller?.depth ?? 0) === 1) return last.role === "tool" ? { text: "step done" } : { toolCalls: [{ id: "p", name: "progress", args: {} }] };
+  if ((request.caller?.depth ?? 0) === 1)
+    return last.role === "tool" ? { text: "step done" } : { toolCalls: [{ id: "p", name: "progress", args: {} }] };
   if (last.role === "tool") return { text: "All done." };
   return {
-    toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Merge", instructions: "merge duplicates", plan_step: 1 } }],
+    toolCalls: [
+      { id: "s1", name: "run_subtask", args: { title: "Merge", instructions: "merge duplicates", plan_step: 1 } },
+    ],
   };
 }
 
 const line = (e: TaskEvent) => {
   const p = e.payload as Record<string, unknown>;
-  const extra = ["to", "tool_name", "message", "content", "filename"].flatMap((k) => (typeof p[k] === "string" ? [`${k}=${p[k]}`] : []));
+  const extra = ["to", "tool_name", "message", "content", "filename"].flatMap((k) =>
+    typeof p[k] === "string" ? [`${k}=${p[k]}`] : [],
+  );
   return [e.type, ...extra].join(" ");
 };
 
@@ -89,7 +94,9 @@ describe("toTaskEvents (the task event catalogue)", () => {
     const before = events.length;
     await runtime.tasks.approve(task.taskId);
     const executing = toTaskEvents(events.slice(before));
-    expect(executing.filter((e) => e.type !== "agent.message_delta" && !e.type.startsWith("agent.message_stream")).map(line)).toEqual([
+    expect(
+      executing.filter((e) => e.type !== "agent.message_delta" && !e.type.startsWith("agent.message_stream")).map(line),
+    ).toEqual([
       "task.status_changed to=executing",
       "agent.role_changed to=actor",
       "agent.deciding",
@@ -112,7 +119,9 @@ describe("toTaskEvents (the task event catalogue)", () => {
       expect.objectContaining({ task_id: "t1", step_idx: 0, turn: 2, tool_call_id: "p", tool_name: "progress" }),
       expect.objectContaining({ task_id: "t1", step_idx: 0, turn: 2 }),
     ]);
-    expect(executing.find((e) => e.type === "tool.call_started" && e.payload.tool_name === "run_subtask")?.payload).toMatchObject({ step_idx: 0 });
+    expect(
+      executing.find((e) => e.type === "tool.call_started" && e.payload.tool_name === "run_subtask")?.payload,
+    ).toMatchObject({ step_idx: 0 });
   });
 
   it("a background agent: its lifecycle and turn as agent.* events with sub_agent_id", async () => {
@@ -125,7 +134,9 @@ describe("toTaskEvents (the task event catalogue)", () => {
     });
     const parent = await runtime.send({ agentId: "general", content: "go" });
     const child = (await store.listSessions()).find((s) => s.sessionId !== parent.sessionId)!.sessionId;
-    await eventually(() => events.some((e) => e.type === "subagent_status" && e.sessionId === child && e.to === "waiting_for_merge"));
+    await eventually(() =>
+      events.some((e) => e.type === "subagent_status" && e.sessionId === child && e.to === "waiting_for_merge"),
+    );
     const ofChild = toTaskEvents(events.filter((e: RuntimeEvent) => e.sessionId === child));
     expect(ofChild.map(line)).toEqual([
       "agent.sub_agent_status to=created",

@@ -1,8 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from "ai";
+import {
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk,
+} from "ai";
 import type { DeliverableEvent } from "@agentry/core";
 import { toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "@agentry/core/ui";
-import { approvalRuns, errorRun, iterate, toolLogRun, parallelSubtasksRun, planRun, withMarkedHistory } from "./scenarios.js";
+import {
+  approvalRuns,
+  errorRun,
+  iterate,
+  toolLogRun,
+  parallelSubtasksRun,
+  planRun,
+  withMarkedHistory,
+} from "./scenarios.js";
 
 /**
  * What a `useChat` client gets: the response body parsed by the `ai` package's own SSE reader
@@ -25,12 +39,15 @@ async function throughAiSdk(events: DeliverableEvent[], options: { messageId?: s
   );
   const errors: unknown[] = [];
   let message: UIMessage | undefined;
-  for await (const state of readUIMessageStream<UIMessage>({ stream: parsed, onError: (error) => errors.push(error) })) message = state;
+  for await (const state of readUIMessageStream<UIMessage>({ stream: parsed, onError: (error) => errors.push(error) }))
+    message = state;
   return { message: message!, chunks, invalid, errors, response };
 }
 
 const toolParts = (message: UIMessage) =>
-  message.parts.filter((p): p is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => p.type === "dynamic-tool");
+  message.parts.filter(
+    (p): p is Extract<UIMessage["parts"][number], { type: "dynamic-tool" }> => p.type === "dynamic-tool",
+  );
 
 describe("toUIMessageStream (read by the ai package)", () => {
   it("ends with the turn's outcome only: nothing of the done event's message history or execution tree reaches the client", async () => {
@@ -44,7 +61,9 @@ describe("toUIMessageStream (read by the ai package)", () => {
     const { message, invalid, errors, response, chunks } = await throughAiSdk(events);
     expect(invalid).toEqual([]);
     expect(errors).toEqual([]);
-    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe(UI_MESSAGE_STREAM_HEADERS["x-vercel-ai-ui-message-stream"]);
+    expect(response.headers.get("x-vercel-ai-ui-message-stream")).toBe(
+      UI_MESSAGE_STREAM_HEADERS["x-vercel-ai-ui-message-stream"],
+    );
     expect(message.id).toBe(events[0]!.runId);
     expect(message.metadata).toMatchObject({
       sessionId: events[0]!.sessionId,
@@ -54,7 +73,10 @@ describe("toUIMessageStream (read by the ai package)", () => {
     });
     const texts = message.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text);
     expect(texts).toEqual(["Let me split this. ", "Both found."]);
-    expect(message.parts.find((p) => p.type === "reasoning")).toMatchObject({ text: "Two independent lookups.", state: "done" });
+    expect(message.parts.find((p) => p.type === "reasoning")).toMatchObject({
+      text: "Two independent lookups.",
+      state: "done",
+    });
     expect(message.parts.filter((p) => p.type === "step-start")).toHaveLength(2);
 
     const tools = toolParts(message);
@@ -75,7 +97,11 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(typeof children[0]!.toolMetadata?.durationMs).toBe("number");
     // Sub-task text stays out of the message, as transient data for onData.
     expect(texts.join("")).not.toContain("Checking");
-    expect(chunks.filter((c) => c.type === "data-agentry-subtask-text").every((c) => (c as { transient?: boolean }).transient === true)).toBe(true);
+    expect(
+      chunks
+        .filter((c) => c.type === "data-agentry-subtask-text")
+        .every((c) => (c as { transient?: boolean }).transient === true),
+    ).toBe(true);
     expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "stop" });
   });
 
@@ -92,7 +118,11 @@ describe("toUIMessageStream (read by the ai package)", () => {
       input: { item: "milk" },
       approval: { id: request.type === "approval_request" ? request.request.requestId : "" },
     });
-    expect(first.chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "tool-calls", messageMetadata: { status: "suspended" } });
+    expect(first.chunks.at(-1)).toMatchObject({
+      type: "finish",
+      finishReason: "tool-calls",
+      messageMetadata: { status: "suspended" },
+    });
 
     const second = await throughAiSdk(resumed, { messageId: first.message.id });
     expect(second.invalid).toEqual([]);
@@ -111,7 +141,10 @@ describe("toUIMessageStream (read by the ai package)", () => {
     const { resumed } = await approvalRuns(true);
     const { message, invalid, errors } = await throughAiSdk(resumed);
     expect([invalid, errors]).toEqual([[], []]);
-    expect(toolParts(message).find((t) => t.toolCallId === "del_1")).toMatchObject({ state: "output-available", output: "deleted milk" });
+    expect(toolParts(message).find((t) => t.toolCallId === "del_1")).toMatchObject({
+      state: "output-available",
+      output: "deleted milk",
+    });
   });
 
   it("renders a plan, a question, task status and artifacts as data parts keyed by id", async () => {
@@ -119,9 +152,15 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect([invalid, errors]).toEqual([[], []]);
     const data = (type: string) => message.parts.filter((p) => p.type === type) as { id?: string; data: any }[];
     expect(data("data-agentry-plan")).toEqual([
-      expect.objectContaining({ id: "art_1", data: expect.objectContaining({ taskId: "task_1", plan: expect.objectContaining({ goal: "Ship the report" }) }) }),
+      expect.objectContaining({
+        id: "art_1",
+        data: expect.objectContaining({ taskId: "task_1", plan: expect.objectContaining({ goal: "Ship the report" }) }),
+      }),
     ]);
-    expect(data("data-agentry-question")[0]?.data.question.options.map((o: { value: string }) => o.value)).toEqual(["q1", "q2"]);
+    expect(data("data-agentry-question")[0]?.data.question.options.map((o: { value: string }) => o.value)).toEqual([
+      "q1",
+      "q2",
+    ]);
     expect(data("data-agentry-question")[0]?.data.toolCallId).toBe("call_ask");
     // One task part, updated in place to the latest status.
     expect(data("data-agentry-task").map((p) => p.data.to)).toEqual(["awaiting_review"]);
@@ -135,8 +174,14 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(errors).toEqual([]);
     const lines = chunks.filter((chunk) => chunk.type === "data-agentry-tool-log");
     expect(lines).toEqual([
-      expect.objectContaining({ transient: true, data: expect.objectContaining({ toolCallId: "sync_1", level: "info", message: "copied 10 of 20" }) }),
-      expect.objectContaining({ transient: true, data: expect.objectContaining({ toolCallId: "sync_1", level: "warn", message: "one file skipped" }) }),
+      expect.objectContaining({
+        transient: true,
+        data: expect.objectContaining({ toolCallId: "sync_1", level: "info", message: "copied 10 of 20" }),
+      }),
+      expect.objectContaining({
+        transient: true,
+        data: expect.objectContaining({ toolCallId: "sync_1", level: "warn", message: "one file skipped" }),
+      }),
     ]);
   });
 
@@ -145,7 +190,11 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(invalid).toEqual([]);
     expect(errors.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/upstream overloaded/)]);
     expect(chunks.filter((c) => c.type === "error")).toHaveLength(1);
-    expect(chunks.at(-1)).toMatchObject({ type: "finish", finishReason: "error", messageMetadata: { status: "error" } });
+    expect(chunks.at(-1)).toMatchObject({
+      type: "finish",
+      finishReason: "error",
+      messageMetadata: { status: "error" },
+    });
     expect(message.metadata).toMatchObject({ status: "error" });
   });
 
@@ -156,7 +205,14 @@ describe("toUIMessageStream (read by the ai package)", () => {
     }
     const chunks: unknown[] = [];
     for await (const chunk of toUIMessageStream(broken()) as unknown as AsyncIterable<unknown>) chunks.push(chunk);
-    expect(chunks.map((c) => (c as { type: string }).type)).toEqual(["start", "text-start", "text-delta", "error", "text-end", "finish"]);
+    expect(chunks.map((c) => (c as { type: string }).type)).toEqual([
+      "start",
+      "text-start",
+      "text-delta",
+      "error",
+      "text-end",
+      "finish",
+    ]);
   });
 
   it("stops reading the source after the root done", async () => {

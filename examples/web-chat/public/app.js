@@ -17,7 +17,9 @@ function h(tag, attrs = {}, ...children) {
     else if (key === "class") el.className = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) if (child !== undefined && child !== null && child !== false) el.append(child instanceof Node ? child : String(child));
+  for (const child of children.flat())
+    if (child !== undefined && child !== null && child !== false)
+      el.append(child instanceof Node ? child : String(child));
   return el;
 }
 
@@ -42,7 +44,11 @@ const STATUS_LABEL = {
 };
 
 async function post(url, body) {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body ?? {}),
+  });
   if (!response.ok) throw new Error((await response.json().catch(() => ({}))).error ?? response.statusText);
   return response.json();
 }
@@ -115,7 +121,8 @@ function notice(kind, text) {
   scrollDown();
 }
 function scrollDown() {
-  if (window.innerHeight + window.scrollY >= document.body.scrollHeight - 200) window.scrollTo(0, document.body.scrollHeight);
+  if (window.innerHeight + window.scrollY >= document.body.scrollHeight - 200)
+    window.scrollTo(0, document.body.scrollHeight);
 }
 
 // ---- cards ----
@@ -127,7 +134,12 @@ function createCard({ id, name, args, depth, parentId, title }) {
   const label = title ?? (name === "run_subtask" && args && typeof args.title === "string" ? args.title : undefined);
   const head = h(
     "button",
-    { class: "card-head", type: "button", "aria-expanded": depth > 0 || OWN_PANEL.has(name) ? "false" : "true", onclick: () => toggle(card) },
+    {
+      class: "card-head",
+      type: "button",
+      "aria-expanded": depth > 0 || OWN_PANEL.has(name) ? "false" : "true",
+      onclick: () => toggle(card),
+    },
     h("span", { class: "chev" }, "›"),
     h("span", { class: "dot" }),
     h("span", { class: "card-name" }, label ?? name, label ? h("span", { class: "tool" }, name) : null),
@@ -136,7 +148,9 @@ function createCard({ id, name, args, depth, parentId, title }) {
   const body = h(
     "div",
     { class: "card-body" },
-    args !== undefined && name !== "run_subtask" ? [h("div", { class: "label" }, "Input"), h("div", { class: "code args" }, preview(args))] : null,
+    args !== undefined && name !== "run_subtask"
+      ? [h("div", { class: "label" }, "Input"), h("div", { class: "code args" }, preview(args))]
+      : null,
     h("div", { class: "live" }),
     h("div", { class: "result-wrap" }),
     h("div", { class: "children" }),
@@ -180,7 +194,9 @@ function finishCard({ id, name, result, isError, durationMs, depth = 0, parentId
   const status = denied || card.el.dataset.status === "denied" ? "denied" : isError ? "error" : "done";
   card.el.dataset.status = status;
   card.head.querySelector(".card-meta").textContent =
-    [status === "denied" ? "denied" : status === "error" ? "failed" : "", formatDuration(durationMs)].filter(Boolean).join(" · ") || "done";
+    [status === "denied" ? "denied" : status === "error" ? "failed" : "", formatDuration(durationMs)]
+      .filter(Boolean)
+      .join(" · ") || "done";
   if (result !== undefined) {
     card.body
       .querySelector(".result-wrap")
@@ -198,7 +214,8 @@ function resolvedNote(el, text) {
   el.append(h("div", { class: "decision", "data-testid": "decision" }, text));
 }
 async function decide(requestId, body, url = `/api/approvals/${encodeURIComponent(requestId)}`) {
-  for (const el of approvals.get(requestId)?.elements ?? []) el.querySelectorAll("button").forEach((b) => (b.disabled = true));
+  for (const el of approvals.get(requestId)?.elements ?? [])
+    el.querySelectorAll("button").forEach((b) => (b.disabled = true));
   try {
     await post(url, body);
   } catch (error) {
@@ -215,7 +232,9 @@ function planPanel(plan, actions) {
     h(
       "ol",
       {},
-      (plan.steps ?? []).map((step) => h("li", {}, step.action ?? String(step), step.reason ? h("div", { class: "why" }, step.reason) : null)),
+      (plan.steps ?? []).map((step) =>
+        h("li", {}, step.action ?? String(step), step.reason ? h("div", { class: "why" }, step.reason) : null),
+      ),
     ),
     plan.risks?.length ? h("div", { class: "risks" }, "Risks: ", plan.risks.join("; ")) : null,
     actions,
@@ -234,7 +253,13 @@ function questionPanel(question, onAnswer) {
       (question.options ?? []).map((option) =>
         h(
           "button",
-          { class: "secondary", type: "button", title: option.description, "data-testid": "answer", onclick: () => onAnswer(option.value, option.label) },
+          {
+            class: "secondary",
+            type: "button",
+            title: option.description,
+            "data-testid": "answer",
+            onclick: () => onAnswer(option.value, option.label),
+          },
           option.label,
         ),
       ),
@@ -257,7 +282,16 @@ function showPlan(plan, status) {
       ? h(
           "div",
           { class: "actions" },
-          h("button", { class: "primary", type: "button", "data-testid": "plan-approve", onclick: () => reviewPlan(panel, "approve") }, "Approve"),
+          h(
+            "button",
+            {
+              class: "primary",
+              type: "button",
+              "data-testid": "plan-approve",
+              onclick: () => reviewPlan(panel, "approve"),
+            },
+            "Approve",
+          ),
           h(
             "button",
             {
@@ -295,7 +329,9 @@ async function reviewPlan(panel, action, feedback) {
 function showQuestion(questionId, question) {
   if (approvals.has(questionId)) return;
   // The ask_user call waiting for this answer (the question event names the request, not the call).
-  const asking = [...cards.values()].reverse().find((card) => card.name === "ask_user" && card.el.dataset.status === "running");
+  const asking = [...cards.values()]
+    .reverse()
+    .find((card) => card.name === "ask_user" && card.el.dataset.status === "running");
   if (asking) {
     asking.el.dataset.status = "awaiting_approval";
     asking.head.querySelector(".card-meta").textContent = "waiting for you";
@@ -315,7 +351,13 @@ function showApproval(request) {
   if (approvals.has(request.requestId)) return;
   const card =
     cards.get(request.toolCallId) ??
-    createCard({ id: request.toolCallId, name: request.name, args: request.args, depth: request.depth, parentId: request.parentId });
+    createCard({
+      id: request.toolCallId,
+      name: request.name,
+      args: request.args,
+      depth: request.depth,
+      parentId: request.parentId,
+    });
   card.el.dataset.status = "awaiting_approval";
   card.head.querySelector(".card-meta").textContent = "waiting for you";
   const entry = { toolCallId: request.toolCallId, elements: [] };
@@ -334,7 +376,16 @@ function showApproval(request) {
       h("code", {}, preview(request.args, 120)),
       path.length ? h("div", { class: "why" }, `in ${path.join(" › ")}`) : null,
     ),
-    h("button", { class: "primary", type: "button", "data-testid": "approve", onclick: () => decide(request.requestId, { approved: true }) }, "Approve"),
+    h(
+      "button",
+      {
+        class: "primary",
+        type: "button",
+        "data-testid": "approve",
+        onclick: () => decide(request.requestId, { approved: true }),
+      },
+      "Approve",
+    ),
     h(
       "button",
       {
@@ -392,7 +443,14 @@ function onEvent(event) {
       if (root) appendReasoning(event.content);
       return;
     case "tool_call_update":
-      if (event.status === "start") createCard({ id: event.toolCallId, name: event.name, args: event.args, depth: event.depth, parentId: event.parentId });
+      if (event.status === "start")
+        createCard({
+          id: event.toolCallId,
+          name: event.name,
+          args: event.args,
+          depth: event.depth,
+          parentId: event.parentId,
+        });
       else
         finishCard({
           id: event.toolCallId,
@@ -409,7 +467,10 @@ function onEvent(event) {
     case "approval_resolved":
       return approvalResolved(event.requestId, event.approved);
     case "budget_exceeded":
-      return notice("warn", `Budget reached: ${event.reason} (limit ${event.limit}, used ${event.observed}). The turn stopped; what was done so far is kept.`);
+      return notice(
+        "warn",
+        `Budget reached: ${event.reason} (limit ${event.limit}, used ${event.observed}). The turn stopped; what was done so far is kept.`,
+      );
     case "warning":
       return notice("info", event.message);
     case "error":
@@ -426,7 +487,10 @@ function onEvent(event) {
       taskId = event.taskId;
       setTask(event.to);
       if (planPanelEl && event.to !== "awaiting_review") {
-        resolvedNote(planPanelEl, event.to === "planning" ? "Sent back" : event.to === "cancelled" ? "Cancelled" : "Approved");
+        resolvedNote(
+          planPanelEl,
+          event.to === "planning" ? "Sent back" : event.to === "cancelled" ? "Cancelled" : "Approved",
+        );
         planPanelEl.querySelectorAll("button").forEach((b) => (b.disabled = true));
         planPanelEl = undefined;
       }
@@ -459,7 +523,8 @@ function rebuild(snapshot, state) {
   collectResults(snapshot.messages);
   for (const frame of Object.values(snapshot.frames)) collectResults(frame);
   const nodes = new Map();
-  for (const m of snapshot.messages) if (m.role === "assistant" && m.executionTree) for (const node of m.executionTree.nodes) nodes.set(node.id, node);
+  for (const m of snapshot.messages)
+    if (m.role === "assistant" && m.executionTree) for (const node of m.executionTree.nodes) nodes.set(node.id, node);
 
   const drawCalls = (messages, depth, parentId) => {
     for (const m of messages) {
@@ -468,11 +533,20 @@ function rebuild(snapshot, state) {
         if (depth === 0 && part.type === "text" && part.text) (appendText(part.text), endText());
         if (part.type !== "tool_call") continue;
         createCard({ id: part.id, name: part.name, args: part.args, depth, parentId });
-        if (part.name === "create_artifact" && state.plan && state.plan.artifactId === `artifact:${part.id}`) showPlan(state.plan, state.task.status);
-        if (part.name === "run_subtask" && snapshot.frames[part.id]) drawCalls(snapshot.frames[part.id], depth + 1, part.id);
+        if (part.name === "create_artifact" && state.plan && state.plan.artifactId === `artifact:${part.id}`)
+          showPlan(state.plan, state.task.status);
+        if (part.name === "run_subtask" && snapshot.frames[part.id])
+          drawCalls(snapshot.frames[part.id], depth + 1, part.id);
         const result = results.get(part.id);
         const node = nodes.get(part.id);
-        if (result) finishCard({ id: part.id, name: part.name, result: result.result, isError: result.isError, durationMs: node?.duration_ms });
+        if (result)
+          finishCard({
+            id: part.id,
+            name: part.name,
+            result: result.result,
+            isError: result.isError,
+            durationMs: node?.duration_ms,
+          });
       }
     }
   };
@@ -481,8 +555,21 @@ function rebuild(snapshot, state) {
     for (const node of nodes.values()) {
       if (cards.has(node.id)) continue;
       const parentDepth = node.parent_id ? Number(cards.get(node.parent_id)?.depth ?? 0) : -1;
-      createCard({ id: node.id, name: node.name, title: node.title, args: node.args_preview, depth: parentDepth + 1, parentId: node.parent_id });
-      finishCard({ id: node.id, name: node.name, result: node.result_preview, isError: node.is_error, durationMs: node.duration_ms });
+      createCard({
+        id: node.id,
+        name: node.name,
+        title: node.title,
+        args: node.args_preview,
+        depth: parentDepth + 1,
+        parentId: node.parent_id,
+      });
+      finishCard({
+        id: node.id,
+        name: node.name,
+        result: node.result_preview,
+        isError: node.is_error,
+        durationMs: node.duration_ms,
+      });
     }
   };
 
@@ -502,7 +589,9 @@ function rebuild(snapshot, state) {
   for (const pending of snapshot.pendingApprovals) showApproval(pending.request);
   const questions = snapshot.pendingQuestions ?? [];
   for (const pending of questions) showQuestion(pending.questionId, pending.question);
-  setStatus(snapshot.runningRunId ? "running" : snapshot.pendingApprovals.length + questions.length > 0 ? "suspended" : "idle");
+  setStatus(
+    snapshot.runningRunId ? "running" : snapshot.pendingApprovals.length + questions.length > 0 ? "suspended" : "idle",
+  );
 }
 
 // ---- session and stream ----

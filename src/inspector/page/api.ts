@@ -43,7 +43,11 @@ export function createClient(base: string): InspectorClient {
   return {
     base,
     setCsrfToken: (token) => void (csrf = token),
-    get: <T>(path: string) => fetch(url(path), { headers: { accept: "application/json" }, credentials: "same-origin" }).then(readResult<T>, failure),
+    get: <T>(path: string) =>
+      fetch(url(path), { headers: { accept: "application/json" }, credentials: "same-origin" }).then(
+        readResult<T>,
+        failure,
+      ),
     post: <T>(path: string, body: unknown) =>
       fetch(url(path), {
         method: "POST",

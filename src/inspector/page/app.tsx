@@ -9,7 +9,12 @@ import { TasksView } from "./tasks-view.js";
 import { ErrorState } from "./widgets.js";
 
 /** The page's views, from the location's hash (`#/session/<id>`, `#/pending`, ...). */
-export type Route = { view: "sessions" } | { view: "session"; sessionId: string } | { view: "pending" } | { view: "tasks" } | { view: "cost" };
+export type Route =
+  | { view: "sessions" }
+  | { view: "session"; sessionId: string }
+  | { view: "pending" }
+  | { view: "tasks" }
+  | { view: "cost" };
 
 /** Reads a route from a hash; anything unknown is the session list. */
 export function parseRoute(hash: string): Route {

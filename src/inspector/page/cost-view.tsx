@@ -32,12 +32,19 @@ export function CostView({ client }: { client: InspectorClient }) {
       <div class="filters" role="group" aria-label="Group and range">
         {GROUPS.map((group) => (
           <label key={group.value} class="radio">
-            <input type="radio" name="group" checked={groupBy === group.value} onChange={() => setGroupBy(group.value)} data-testid={`group-${group.value}`} />
+            <input
+              type="radio"
+              name="group"
+              checked={groupBy === group.value}
+              onChange={() => setGroupBy(group.value)}
+              data-testid={`group-${group.value}`}
+            />
             {group.label}
           </label>
         ))}
         <label>
-          From <input type="date" value={range.from} onChange={(e) => setRange({ ...range, from: e.currentTarget.value })} />
+          From{" "}
+          <input type="date" value={range.from} onChange={(e) => setRange({ ...range, from: e.currentTarget.value })} />
         </label>
         <label>
           To <input type="date" value={range.to} onChange={(e) => setRange({ ...range, to: e.currentTarget.value })} />

@@ -25,7 +25,13 @@ function ModelCall({ detail }: { detail: ModelCallDetail }) {
   return (
     <>
       <p class="facts">
-        {[detail.provider, detail.model, formatDuration(detail.durationMs), formatTokens(detail.tokens), formatCost(detail.costUsd)]
+        {[
+          detail.provider,
+          detail.model,
+          formatDuration(detail.durationMs),
+          formatTokens(detail.tokens),
+          formatCost(detail.costUsd),
+        ]
           .filter(Boolean)
           .join(" · ")}
         {detail.messagesCount !== undefined && ` · ${detail.messagesCount} messages`}
@@ -56,11 +62,17 @@ function ToolCall({ detail }: { detail: ToolCallDetail }) {
     <>
       <p class="facts">
         <code>{detail.name}</code>
-        {detail.decision !== undefined && <span data-testid="detail-decision"> · decision: {formatJson(detail.decision)}</span>}
+        {detail.decision !== undefined && (
+          <span data-testid="detail-decision"> · decision: {formatJson(detail.decision)}</span>
+        )}
         {detail.isError && <span class="error-text"> · error</span>}
       </p>
       <Field name="Arguments" value={formatJson(detail.args)} testId="detail-args" />
-      <Field name="Result" value={detail.result === undefined ? undefined : formatJson(detail.result)} testId="detail-result" />
+      <Field
+        name="Result"
+        value={detail.result === undefined ? undefined : formatJson(detail.result)}
+        testId="detail-result"
+      />
       <Field name="Arguments digest" value={detail.digest} testId="detail-digest" />
       <Field name="Audit" value={detail.audit === undefined ? undefined : formatJson(detail.audit)} />
     </>
@@ -108,7 +120,13 @@ export function NodeDrawer({ client, sessionId, node, onClose }: NodeDrawerProps
     };
   }, []);
   return (
-    <section class="drawer" role="dialog" aria-label={`Detail of ${node.label}`} data-testid="drawer" data-kind={node.kind}>
+    <section
+      class="drawer"
+      role="dialog"
+      aria-label={`Detail of ${node.label}`}
+      data-testid="drawer"
+      data-kind={node.kind}
+    >
       <header>
         <h2>{node.label}</h2>
         <button type="button" ref={close} onClick={onClose} data-testid="drawer-close" aria-label="Close (Escape)">

@@ -23,7 +23,8 @@ export function pageAssets(): PageAssets {
 
 function buildFromSource(): PageAssets {
   const builtin = (globalThis as { process?: { getBuiltinModule?: Builtin } }).process?.getBuiltinModule;
-  if (!builtin) throw new AgentryError("the inspector page is prebuilt by the package build; from source it needs Node 20.16+");
+  if (!builtin)
+    throw new AgentryError("the inspector page is prebuilt by the package build; from source it needs Node 20.16+");
   const { createRequire } = builtin("node:module") as NodeModule;
   const { fileURLToPath } = builtin("node:url") as NodeUrl;
   const esbuild = createRequire(import.meta.url)("esbuild") as Parameters<typeof buildPageAssets>[0];

@@ -22,7 +22,15 @@ function Outcome({ state }: { state: ActionState }) {
   return null;
 }
 
-function ApprovalCard({ client, approval, canAct }: { client: InspectorClient; approval: PendingApproval; canAct: boolean }) {
+function ApprovalCard({
+  client,
+  approval,
+  canAct,
+}: {
+  client: InspectorClient;
+  approval: PendingApproval;
+  canAct: boolean;
+}) {
   const { state, run } = useAction(client);
   const [reason, setReason] = useState("");
   const path = `api/approvals/${encodeURIComponent(approval.requestId)}`;
@@ -33,12 +41,19 @@ function ApprovalCard({ client, approval, canAct }: { client: InspectorClient; a
         <strong>{approval.request.name}</strong> <span class="muted">{approval.request.reason}</span>
       </header>
       <p class="muted">
-        {approval.agentId} · <a href={`#/session/${encodeURIComponent(approval.sessionId)}`}>{approval.sessionId}</a> · {formatTime(approval.at)}
+        {approval.agentId} · <a href={`#/session/${encodeURIComponent(approval.sessionId)}`}>{approval.sessionId}</a> ·{" "}
+        {formatTime(approval.at)}
       </p>
       <pre>{formatJson(approval.request.args, 4000)}</pre>
       {canAct && (
         <div class="actions">
-          <button type="button" class="primary" disabled={busy} data-testid="approve" onClick={() => void run(path, { approved: true }, "Approved")}>
+          <button
+            type="button"
+            class="primary"
+            disabled={busy}
+            data-testid="approve"
+            onClick={() => void run(path, { approved: true }, "Approved")}
+          >
             Approve
           </button>
           <input
@@ -63,7 +78,15 @@ function ApprovalCard({ client, approval, canAct }: { client: InspectorClient; a
   );
 }
 
-function QuestionCard({ client, question, canAct }: { client: InspectorClient; question: PendingQuestion; canAct: boolean }) {
+function QuestionCard({
+  client,
+  question,
+  canAct,
+}: {
+  client: InspectorClient;
+  question: PendingQuestion;
+  canAct: boolean;
+}) {
   const { state, run } = useAction(client);
   const [text, setText] = useState("");
   const path = `api/questions/${encodeURIComponent(question.questionId)}`;
@@ -74,7 +97,8 @@ function QuestionCard({ client, question, canAct }: { client: InspectorClient; q
         <strong>{question.question.question}</strong> <span class="badge">{question.question.severity}</span>
       </header>
       <p class="muted">
-        {question.agentId} · <a href={`#/session/${encodeURIComponent(question.sessionId)}`}>{question.sessionId}</a> · {formatTime(question.at)}
+        {question.agentId} · <a href={`#/session/${encodeURIComponent(question.sessionId)}`}>{question.sessionId}</a> ·{" "}
+        {formatTime(question.at)}
       </p>
       {question.question.context && <p>{question.question.context}</p>}
       {canAct && (
@@ -93,8 +117,18 @@ function QuestionCard({ client, question, canAct }: { client: InspectorClient; q
           ))}
           {question.question.allow_custom && (
             <>
-              <input aria-label="Your answer" value={text} onInput={(e) => setText(e.currentTarget.value)} disabled={busy} />
-              <button type="button" disabled={busy || text === ""} data-testid="answer-text" onClick={() => void run(path, { text }, "Answered")}>
+              <input
+                aria-label="Your answer"
+                value={text}
+                onInput={(e) => setText(e.currentTarget.value)}
+                disabled={busy}
+              />
+              <button
+                type="button"
+                disabled={busy || text === ""}
+                data-testid="answer-text"
+                onClick={() => void run(path, { text }, "Answered")}
+              >
                 Send
               </button>
             </>

@@ -9,7 +9,10 @@ import { upsertTurn, useLiveTurns } from "./use-live-turns.js";
 import { VirtualList } from "./virtual-list.js";
 import { ErrorState, StateBadge } from "./widgets.js";
 
-type Loaded = { status: "loading" } | { status: "error"; code: number; error: string } | { status: "ready"; data: SessionDetailResponse };
+type Loaded =
+  | { status: "loading" }
+  | { status: "error"; code: number; error: string }
+  | { status: "ready"; data: SessionDetailResponse };
 
 function AgentTotals({ turns, agentId }: { turns: TurnNode[]; agentId: string }) {
   const totals = useMemo(() => agentTotals(turns, agentId), [turns, agentId]);
@@ -50,15 +53,24 @@ function useSession(client: InspectorClient, sessionId: string) {
     setLoaded({ status: "loading" });
     void client.get<SessionDetailResponse>(`api/sessions/${encodeURIComponent(sessionId)}`).then((result) => {
       if (!live) return;
-      setLoaded(result.ok ? { status: "ready", data: result.data } : { status: "error", code: result.status, error: result.error });
+      setLoaded(
+        result.ok
+          ? { status: "ready", data: result.data }
+          : { status: "error", code: result.status, error: result.error },
+      );
       if (result.ok) requestAnimationFrame(() => live && setRenderMs(Math.round(performance.now() - started)));
     });
     return () => void (live = false);
   }, [sessionId]);
   const onTurn = useCallback((turn: TurnNode) => {
-    setLoaded((current) => (current.status === "ready" ? { ...current, data: { ...current.data, turns: upsertTurn(current.data.turns, turn) } } : current));
+    setLoaded((current) =>
+      current.status === "ready"
+        ? { ...current, data: { ...current.data, turns: upsertTurn(current.data.turns, turn) } }
+        : current,
+    );
   }, []);
-  const liveUrl = loaded.status === "ready" ? `${client.base}api/sessions/${encodeURIComponent(sessionId)}/live` : undefined;
+  const liveUrl =
+    loaded.status === "ready" ? `${client.base}api/sessions/${encodeURIComponent(sessionId)}/live` : undefined;
   // The live stream opens after the last record the detail read, not with a replay of the whole log.
   const live = useLiveTurns(liveUrl, loaded.status === "ready" ? loaded.data.lastSeq : 0, onTurn);
   return { loaded, renderMs, live };
@@ -114,7 +126,8 @@ export function SessionView({ client, sessionId }: { client: InspectorClient; se
           {session.name ?? session.sessionId} <StateBadge state={session.state} />
         </h1>
         <p class="muted">
-          {session.agentId} · {session.scope ?? "unscoped"} · <code>{session.sessionId}</code> · updated {formatTime(session.updatedAt)}
+          {session.agentId} · {session.scope ?? "unscoped"} · <code>{session.sessionId}</code> · updated{" "}
+          {formatTime(session.updatedAt)}
           {" · "}
           <span data-testid="live-state">{live === "live" ? "● live" : live}</span>
         </p>
@@ -151,7 +164,9 @@ export function SessionView({ client, sessionId }: { client: InspectorClient; se
           />
         )}
       />
-      {drawer && <NodeDrawer client={client} sessionId={sessionId} node={drawer} onClose={() => setDrawer(undefined)} />}
+      {drawer && (
+        <NodeDrawer client={client} sessionId={sessionId} node={drawer} onClose={() => setDrawer(undefined)} />
+      )}
     </div>
   );
 }

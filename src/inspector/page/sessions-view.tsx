@@ -23,7 +23,8 @@ function listPath(filters: Filters, cursor: string | undefined): string {
 
 function FilterForm({ initial, onApply }: { initial: Filters; onApply: (filters: Filters) => void }) {
   const [draft, setDraft] = useState(initial);
-  const field = (name: keyof Filters) => (event: Event) => setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value });
+  const field = (name: keyof Filters) => (event: Event) =>
+    setDraft({ ...draft, [name]: (event.currentTarget as HTMLInputElement).value });
   return (
     <form
       class="filters"
@@ -34,7 +35,14 @@ function FilterForm({ initial, onApply }: { initial: Filters; onApply: (filters:
       }}
     >
       <label>
-        Search <input type="search" value={draft.q} onInput={field("q")} placeholder="session id or text" data-testid="filter-q" />
+        Search{" "}
+        <input
+          type="search"
+          value={draft.q}
+          onInput={field("q")}
+          placeholder="session id or text"
+          data-testid="filter-q"
+        />
       </label>
       <label>
         Scope prefix <input value={draft.scopePrefix} onInput={field("scopePrefix")} data-testid="filter-scope" />

@@ -18,7 +18,8 @@ function TaskCard({ client, task, canAct }: { client: InspectorClient; task: Tas
         <strong>{task.title}</strong> <span class={`badge task-${task.state}`}>{task.state}</span>
       </header>
       <p class="muted">
-        {task.agentId} · <a href={`#/session/${encodeURIComponent(task.sessionId)}`}>{task.sessionId}</a> · {formatTime(task.updatedAt)}
+        {task.agentId} · <a href={`#/session/${encodeURIComponent(task.sessionId)}`}>{task.sessionId}</a> ·{" "}
+        {formatTime(task.updatedAt)}
       </p>
       {task.plan && (
         <section class="plan" data-testid="plan">
@@ -39,7 +40,13 @@ function TaskCard({ client, task, canAct }: { client: InspectorClient; task: Tas
         <div class="actions">
           {task.state === "awaiting_review" && (
             <>
-              <button type="button" class="primary" disabled={busy} data-testid="task-approve" onClick={() => void run(path("approve"), {}, "Plan approved")}>
+              <button
+                type="button"
+                class="primary"
+                disabled={busy}
+                data-testid="task-approve"
+                onClick={() => void run(path("approve"), {}, "Plan approved")}
+              >
                 Approve plan
               </button>
               <input
@@ -59,7 +66,12 @@ function TaskCard({ client, task, canAct }: { client: InspectorClient; task: Tas
               </button>
             </>
           )}
-          <button type="button" disabled={busy} data-testid="task-cancel" onClick={() => void run(path("cancel"), {}, "Cancelled")}>
+          <button
+            type="button"
+            disabled={busy}
+            data-testid="task-cancel"
+            onClick={() => void run(path("cancel"), {}, "Cancelled")}
+          >
             Cancel task
           </button>
         </div>

@@ -60,7 +60,9 @@ export function TreeRowView({ row, index, onToggle, onFocusRow, onDetails, onExp
       data-status={node.status ?? ""}
       style={{ height: `${ROW_HEIGHT}px` }}
       onKeyDown={onKeyDown}
-      onClick={(event) => (event.target as HTMLElement).closest("button, a") === null && (parent ? onToggle(index) : onDetails(row))}
+      onClick={(event) =>
+        (event.target as HTMLElement).closest("button, a") === null && (parent ? onToggle(index) : onDetails(row))
+      }
     >
       {Array.from({ length: depth }, (_, i) => (
         <span class="guide" key={i} />
@@ -81,7 +83,9 @@ export function TreeRowView({ row, index, onToggle, onFocusRow, onDetails, onExp
           </span>
         )}
         <span class="meta" data-testid="node-meta">
-          {[formatDuration(node.durationMs), formatTokens(node.tokens), formatCost(node.costUsd)].filter(Boolean).join(" · ")}
+          {[formatDuration(node.durationMs), formatTokens(node.tokens), formatCost(node.costUsd)]
+            .filter(Boolean)
+            .join(" · ")}
         </span>
         {node.sessionId && (
           <a class="link" href={`#/session/${encodeURIComponent(node.sessionId)}`} data-testid="open-session">

@@ -46,7 +46,11 @@ export function agentTotals(turns: readonly TurnNode[], sessionAgent: string): A
   const totals = new Map<string, AgentTotal>();
   const add = (agentId: string, node: TreeNode) => {
     let total = totals.get(agentId);
-    if (!total) totals.set(agentId, (total = { agentId, tokens: { input: 0, output: 0 }, costUsd: 0, durationMs: 0, modelCalls: 0 }));
+    if (!total)
+      totals.set(
+        agentId,
+        (total = { agentId, tokens: { input: 0, output: 0 }, costUsd: 0, durationMs: 0, modelCalls: 0 }),
+      );
     total.modelCalls += 1;
     total.tokens.input += node.tokens?.input ?? 0;
     total.tokens.output += node.tokens?.output ?? 0;

@@ -3,7 +3,11 @@ import type { ActionResponse } from "../inspector-api-types.js";
 import type { InspectorClient } from "./api.js";
 
 /** Where an action button stands: not sent, on its way, done (with what to show), or refused. */
-export type ActionState = { status: "idle" } | { status: "sending" } | { status: "done"; message: string } | { status: "failed"; message: string };
+export type ActionState =
+  | { status: "idle" }
+  | { status: "sending" }
+  | { status: "done"; message: string }
+  | { status: "failed"; message: string };
 
 /** The message shown for a refused action: 409 is always "already decided". */
 export function failureMessage(status: number, error: string): string {

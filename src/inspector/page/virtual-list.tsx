@@ -51,7 +51,8 @@ export function VirtualList(props: VirtualListProps) {
     if (!element || index === undefined || index < 0 || index >= count) return;
     const top = index * rowHeight;
     if (top < element.scrollTop) element.scrollTop = top;
-    else if (top + rowHeight > element.scrollTop + element.clientHeight) element.scrollTop = top + rowHeight - element.clientHeight;
+    else if (top + rowHeight > element.scrollTop + element.clientHeight)
+      element.scrollTop = top + rowHeight - element.clientHeight;
     requestAnimationFrame(() => element.querySelector<HTMLElement>(`[data-row-index="${index}"]`)?.focus());
   }, [props.focusIndex]);
 
@@ -60,7 +61,15 @@ export function VirtualList(props: VirtualListProps) {
   const rows: ComponentChildren[] = [];
   for (let index = first; index < last; index++) rows.push(props.renderRow(index));
   return (
-    <div class="virtual" ref={scroller} role="tree" aria-label={props.label} data-testid={props.testId} data-count={count} data-render-ms={props.renderMs}>
+    <div
+      class="virtual"
+      ref={scroller}
+      role="tree"
+      aria-label={props.label}
+      data-testid={props.testId}
+      data-count={count}
+      data-render-ms={props.renderMs}
+    >
       <div class="virtual-inner" style={{ height: `${count * rowHeight}px` }}>
         <div class="virtual-window" style={{ transform: `translateY(${first * rowHeight}px)` }}>
           {rows}

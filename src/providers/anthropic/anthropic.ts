@@ -10,7 +10,9 @@ import { toAnthropicRequest } from "./to-anthropic-request.js";
 export interface AnthropicOptions extends RetryOptions, StreamLimitOptions {
   /** Sent as `x-api-key`. @default process.env.ANTHROPIC_API_KEY (read only where `globalThis.process` exists) */
   apiKey?: string;
-  /** Requests go to `{baseURL}/v1/messages`. @default process.env.ANTHROPIC_BASE_URL, else "https://api.anthropic.com" */
+  /**
+   * Requests go to `{baseURL}/v1/messages`. @default process.env.ANTHROPIC_BASE_URL, else "https://api.anthropic.com"
+   */
   baseURL?: string;
   /** Extra headers on every request (e.g. `anthropic-beta`). @default {} */
   headers?: Record<string, string>;

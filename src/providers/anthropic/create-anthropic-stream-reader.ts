@@ -17,7 +17,12 @@ interface OpenBlock {
 }
 
 type UsageField = "input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens";
-const USAGE_FIELDS: UsageField[] = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
+const USAGE_FIELDS: UsageField[] = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+];
 
 /**
  * Turns Anthropic Messages stream events into model events. Events are dispatched on the data's
@@ -72,7 +77,10 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
       try {
         parsed = JSON.parse(sse.data);
       } catch {
-        throw new ProviderError(`Malformed JSON in the event stream: ${sse.data.slice(0, 200)}`, { provider, retryable: false });
+        throw new ProviderError(`Malformed JSON in the event stream: ${sse.data.slice(0, 200)}`, {
+          provider,
+          retryable: false,
+        });
       }
       // Data that is not an object (`null`, a number) has no fields: its event name alone counts.
       const data = asRecord(parsed) ?? {};
@@ -85,7 +93,13 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
         case "content_block_start": {
           const block = recordField(data, "content_block") ?? {};
           const blockType = stringField(block, "type");
-          const open: OpenBlock = { type: blockType, id: stringField(block, "id"), name: stringField(block, "name"), json: "", input: block.input };
+          const open: OpenBlock = {
+            type: blockType,
+            id: stringField(block, "id"),
+            name: stringField(block, "name"),
+            json: "",
+            input: block.input,
+          };
           blocks.set(data.index, open);
           const text = stringField(block, "text");
           const thinking = stringField(block, "thinking");
@@ -151,7 +165,12 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
 }
 
 /** A `content_block_delta`: text and thinking come out as deltas, tool input is kept on its open block. */
-function blockDelta(data: WireRecord, blocks: Map<unknown, OpenBlock>, out: ModelEvent[], output: OutputLimit | undefined): void {
+function blockDelta(
+  data: WireRecord,
+  blocks: Map<unknown, OpenBlock>,
+  out: ModelEvent[],
+  output: OutputLimit | undefined,
+): void {
   const delta = recordField(data, "delta");
   if (delta === undefined) return;
   const { type: deltaType, text, thinking, signature, partial_json: json } = delta;

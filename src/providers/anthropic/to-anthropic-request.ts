@@ -48,7 +48,11 @@ export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxToke
   };
   if (request.system !== "") body.system = request.system;
   if (request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema }));
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema,
+    }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   return { ...body, ...request.providerOptions, stream: true };
@@ -90,7 +94,10 @@ function userBlocks(content: string | UserPart[], provider: string): Block[] {
 function fileBlock(part: FilePart, provider: string): Block {
   const image = isImageType(part.mediaType);
   if (!image && !isPdfType(part.mediaType)) {
-    throw new UnsupportedContentError(`${provider}: Anthropic takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`, { provider });
+    throw new UnsupportedContentError(
+      `${provider}: Anthropic takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`,
+      { provider },
+    );
   }
   const { source } = part;
   let wire: Block;
@@ -102,7 +109,10 @@ function fileBlock(part: FilePart, provider: string): Block {
       wire = { type: "url", url: source.url };
       break;
     case "file_id":
-      throw new UnsupportedContentError(`${provider}: this adapter cannot send a file by file id; pass its data or a URL.`, { provider });
+      throw new UnsupportedContentError(
+        `${provider}: this adapter cannot send a file by file id; pass its data or a URL.`,
+        { provider },
+      );
   }
   if (image) return { type: "image", source: wire };
   return { type: "document", source: wire, ...(part.filename !== undefined && { title: part.filename }) };

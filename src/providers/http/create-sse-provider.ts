@@ -31,7 +31,8 @@ export interface SseProviderInit extends RetryOptions, StreamLimitOptions {
 /**
  * A provider that POSTs each request and reads the streamed answer as SSE, with retries before any
  * output (see `streamWithRetry`), prompt abort, an idle timeout, event and response size limits (see
- * `postEventStream`), and the `maxOutputTokens` check (see `createOutputLimit`). Shared by `openai()` and `anthropic()`. Throws an `InvalidArgumentError`
+ * `postEventStream`), and the `maxOutputTokens` check (see `createOutputLimit`). Shared by `openai()` and
+ * `anthropic()`. Throws an `InvalidArgumentError`
  * for a bad limit, before any request.
  */
 export function createSseProvider(init: SseProviderInit): Provider {
@@ -70,7 +71,12 @@ export function createSseProvider(init: SseProviderInit): Provider {
   return {
     id,
     stream(request, { signal }) {
-      return streamWithRetry({ ...init, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
+      return streamWithRetry({
+        ...init,
+        provider: id,
+        signal,
+        attempt: (attemptSignal) => attempt(request, attemptSignal),
+      });
     },
   };
 }

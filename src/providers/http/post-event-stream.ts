@@ -6,7 +6,11 @@ import { createIdleTimer } from "./create-idle-timer.js";
 import { providerErrorFromPayload } from "./provider-error-from-payload.js";
 import { providerErrorFromResponse } from "./provider-error-from-response.js";
 import { readBodyCapped } from "./read-body-capped.js";
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, type StreamLimitOptions } from "./stream-limit-options.js";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type StreamLimitOptions,
+} from "./stream-limit-options.js";
 
 /**
  * POSTs a JSON body and yields the server-sent events of the answer, in batches (the events each
@@ -82,7 +86,10 @@ export async function* postEventStream(
       if (typeof payload === "object" && payload !== null && "error" in payload) {
         throw providerErrorFromPayload({ provider, payload });
       }
-      throw new ProviderError(`Expected an event stream but got a JSON response: ${text.slice(0, 200)}`, { provider, retryable: false });
+      throw new ProviderError(`Expected an event stream but got a JSON response: ${text.slice(0, 200)}`, {
+        provider,
+        retryable: false,
+      });
     }
     idle.disarm();
     if (!response.body) throw new ProviderError("The response has no body", { provider, retryable: true });

@@ -46,7 +46,13 @@ export function providerErrorFromPayload(init: {
   const details = stringField(recordField(inner, "details"), "error_code");
   const errorType = details ?? code ?? type;
 
-  let message = str(inner.message) ?? str(root.error) ?? str(root.message) ?? str(root.detail) ?? init.fallbackMessage ?? "Unknown provider error";
+  let message =
+    str(inner.message) ??
+    str(root.error) ??
+    str(root.message) ??
+    str(root.detail) ??
+    init.fallbackMessage ??
+    "Unknown provider error";
   const raw = str(recordField(inner, "metadata")?.raw);
   if (raw && raw !== message) message = `${message} (${raw})`;
 

@@ -3,8 +3,14 @@ import { parseRetryAfter } from "./parse-retry-after.js";
 import { providerErrorFromPayload } from "./provider-error-from-payload.js";
 import { readBodyCapped } from "./read-body-capped.js";
 
-/** Reads (the first 64 KiB of) a failed HTTP response's body and turns it into a `ProviderError` (status, retryability, wait). */
-export async function providerErrorFromResponse(init: { provider: string; response: Response }): Promise<ProviderError> {
+/**
+ * Reads (the first 64 KiB of) a failed HTTP response's body and turns it into a `ProviderError` (status, retryability,
+ * wait).
+ */
+export async function providerErrorFromResponse(init: {
+  provider: string;
+  response: Response;
+}): Promise<ProviderError> {
   const { response } = init;
   // At most 64 KiB of the body is read; when it cannot be read, the status alone tells what happened.
   const text = await readBodyCapped(response);

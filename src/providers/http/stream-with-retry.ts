@@ -77,5 +77,9 @@ export async function* streamWithRetry<T>(
 function toProviderError(error: unknown, provider: string): ProviderError {
   if (ProviderError.isInstance(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new ProviderError(`Unexpected error while streaming: ${message}`, { provider, retryable: false, cause: error });
+  return new ProviderError(`Unexpected error while streaming: ${message}`, {
+    provider,
+    retryable: false,
+    cause: error,
+  });
 }

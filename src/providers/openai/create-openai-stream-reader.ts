@@ -61,11 +61,17 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
       try {
         parsed = JSON.parse(data);
       } catch {
-        throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, { provider, retryable: false });
+        throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, {
+          provider,
+          retryable: false,
+        });
       }
       const chunk = asRecord(parsed);
       if (sse.event === "error" || (chunk !== undefined && chunk.error != null)) {
-        throw providerErrorFromPayload({ provider, payload: chunk !== undefined && chunk.error != null ? chunk : { error: parsed } });
+        throw providerErrorFromPayload({
+          provider,
+          payload: chunk !== undefined && chunk.error != null ? chunk : { error: parsed },
+        });
       }
       if (chunk === undefined) return out;
       const choices = chunk.choices;
@@ -76,7 +82,8 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
           const delta = asRecord(choice.delta);
           if (delta !== undefined && wireFinish === undefined) {
             const reasoning = delta.reasoning_content ?? delta.reasoning;
-            if (typeof reasoning === "string" && reasoning !== "") out.push({ type: "thinking_delta", text: reasoning });
+            if (typeof reasoning === "string" && reasoning !== "")
+              out.push({ type: "thinking_delta", text: reasoning });
             const { content, refusal, tool_calls: calls } = delta;
             if (typeof content === "string" && content !== "") {
               output?.add(content.length);
@@ -100,7 +107,8 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
           }
         }
       }
-      const chunkUsage = chunk.usage == null ? recordField(recordField(chunk, "x_groq"), "usage") : asRecord(chunk.usage);
+      const chunkUsage =
+        chunk.usage == null ? recordField(recordField(chunk, "x_groq"), "usage") : asRecord(chunk.usage);
       if (chunkUsage !== undefined) usage = chunkUsage;
       return out;
     },

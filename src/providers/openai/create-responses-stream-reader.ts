@@ -37,7 +37,11 @@ interface PendingCall {
  *   a terminal event is a retryable one (a dropped connection).
  * - Text, refusal and argument characters are counted by `output` (the `maxOutputTokens` check).
  */
-export function createResponsesStreamReader(init: { provider: string; generateId: () => string; output?: OutputLimit }) {
+export function createResponsesStreamReader(init: {
+  provider: string;
+  generateId: () => string;
+  output?: OutputLimit;
+}) {
   const { provider, output } = init;
   const calls = createCallTracker(init);
   const textItems = new Set<string>();
@@ -61,7 +65,8 @@ export function createResponsesStreamReader(init: { provider: string; generateId
         return;
       }
       case "reasoning":
-        if (done) out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
+        if (done)
+          out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
         return;
       case "message":
         // No delta came for this message (a server that only sends finished items): its text at once.
@@ -147,7 +152,10 @@ export function createResponsesStreamReader(init: { provider: string; generateId
 
     end(): ModelEvent[] {
       if (finish === undefined) {
-        throw new ProviderError("The stream ended before the response was complete (no response.completed)", { provider, retryable: true });
+        throw new ProviderError("The stream ended before the response was complete (no response.completed)", {
+          provider,
+          retryable: true,
+        });
       }
       const out: ModelEvent[] = [];
       if (usage !== undefined) out.push(toUsageEvent(usage));
@@ -169,7 +177,10 @@ function parseEvent(sse: SseEvent, provider: string): WireRecord | undefined {
   try {
     return asRecord(JSON.parse(data));
   } catch {
-    throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, { provider, retryable: false });
+    throw new ProviderError(`Malformed JSON in the event stream: ${data.slice(0, 200)}`, {
+      provider,
+      retryable: false,
+    });
   }
 }
 
@@ -204,7 +215,12 @@ function createCallTracker(init: { generateId: () => string; output?: OutputLimi
       if (call.emitted) return;
       call.emitted = true;
       emitted++;
-      out.push({ type: "tool_call", id: call.callId ?? init.generateId(), name: call.name ?? "", args: parseToolArgs(call.args) });
+      out.push({
+        type: "tool_call",
+        id: call.callId ?? init.generateId(),
+        name: call.name ?? "",
+        args: parseToolArgs(call.args),
+      });
     },
   };
 }
@@ -231,7 +247,11 @@ function messageText(item: WireRecord): string {
 function failure(provider: string, type: string, event: WireRecord): ProviderError {
   if (type === "response.failed") {
     const error = recordField(recordField(event, "response"), "error");
-    return providerErrorFromPayload({ provider, payload: { error: error ?? {} }, fallbackMessage: "The response failed" });
+    return providerErrorFromPayload({
+      provider,
+      payload: { error: error ?? {} },
+      fallbackMessage: "The response failed",
+    });
   }
   // openai-node's type has the fields at the top; the recorded stream nests them under `error`.
   const payload = event.error != null ? event : { error: event };

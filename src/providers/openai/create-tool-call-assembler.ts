@@ -50,7 +50,12 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
       const id = nonEmpty(delta.id) ?? nonEmpty(fn?.id);
       const name = nonEmpty(fn?.name);
       const rawArgs = fn?.arguments;
-      const args = typeof rawArgs === "string" ? rawArgs : typeof rawArgs === "object" && rawArgs !== null ? JSON.stringify(rawArgs) : "";
+      const args =
+        typeof rawArgs === "string"
+          ? rawArgs
+          : typeof rawArgs === "object" && rawArgs !== null
+            ? JSON.stringify(rawArgs)
+            : "";
       const index = delta.index;
       let call: PendingCall | undefined;
       if (typeof index === "number") {
@@ -75,7 +80,10 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
     get size(): number {
       return calls.length;
     },
-    /** The calls in order of first appearance, arguments parsed; calls that never got a name or anything else are dropped. */
+    /**
+     * The calls in order of first appearance, arguments parsed; calls that never got a name or anything else are
+     * dropped.
+     */
     finish(): AssembledToolCall[] {
       const out: AssembledToolCall[] = [];
       for (const call of calls) {

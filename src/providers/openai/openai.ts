@@ -95,14 +95,22 @@ export function openai(options: OpenAIOptions = {}): Provider {
       reader: (output) => createResponsesStreamReader({ provider: id, generateId: randomCallId, output }),
     });
   }
-  const maxTokensField = options.maxTokensField ?? (baseURL === OPENAI_BASE_URL ? "max_completion_tokens" : "max_tokens");
+  const maxTokensField =
+    options.maxTokensField ?? (baseURL === OPENAI_BASE_URL ? "max_completion_tokens" : "max_tokens");
   const includeUsage = options.includeUsage ?? true;
   return createSseProvider({
     ...options,
     id,
     url: `${baseURL}/chat/completions`,
     headers,
-    body: (request) => toOpenAIRequest({ request, maxTokensField, includeUsage, provider: id, sendReasoningContent: options.sendReasoningContent ?? false }),
+    body: (request) =>
+      toOpenAIRequest({
+        request,
+        maxTokensField,
+        includeUsage,
+        provider: id,
+        sendReasoningContent: options.sendReasoningContent ?? false,
+      }),
     reader: (output) => createOpenAIStreamReader({ provider: id, generateId: randomCallId, output }),
   });
 }

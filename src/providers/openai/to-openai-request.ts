@@ -57,16 +57,27 @@ function toMessages(message: Message, provider: string, reasoning: boolean): Rec
     case "assistant": {
       const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
       const calls = message.content.flatMap((part) =>
-        part.type === "tool_call" ? [{ id: part.id, type: "function", function: { name: part.name, arguments: argumentsText(part.args) } }] : [],
+        part.type === "tool_call"
+          ? [{ id: part.id, type: "function", function: { name: part.name, arguments: argumentsText(part.args) } }]
+          : [],
       );
-      const out: Record<string, unknown> = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
+      const out: Record<string, unknown> = {
+        role: "assistant",
+        content: text === "" && calls.length > 0 ? null : text,
+      };
       if (calls.length > 0) out.tool_calls = calls;
-      const thinking = message.content.flatMap((part) => (part.type === "thinking" && !part.redacted ? [part.text] : [])).join("");
+      const thinking = message.content
+        .flatMap((part) => (part.type === "thinking" && !part.redacted ? [part.text] : []))
+        .join("");
       if (reasoning && thinking !== "") out.reasoning_content = thinking;
       return [out];
     }
     case "tool":
-      return message.content.map((part) => ({ role: "tool", tool_call_id: part.toolCallId, content: toolResultText(part) }));
+      return message.content.map((part) => ({
+        role: "tool",
+        tool_call_id: part.toolCallId,
+        content: toolResultText(part),
+      }));
   }
 }
 
@@ -95,22 +106,37 @@ function imageFilePart(part: FilePart, provider: string): Record<string, unknown
     case "url":
       return { type: "image_url", image_url: { url: source.url } };
     case "file_id":
-      throw new UnsupportedContentError(`${provider}: Chat Completions cannot take an image by file id; pass its data or a URL.`, { provider });
+      throw new UnsupportedContentError(
+        `${provider}: Chat Completions cannot take an image by file id; pass its data or a URL.`,
+        { provider },
+      );
   }
 }
 
 function pdfFilePart(part: FilePart, provider: string): Record<string, unknown> {
   if (!isPdfType(part.mediaType)) {
-    throw new UnsupportedContentError(`${provider}: Chat Completions takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`, { provider });
+    throw new UnsupportedContentError(
+      `${provider}: Chat Completions takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`,
+      { provider },
+    );
   }
   const { source } = part;
   switch (source.type) {
     case "data":
-      return { type: "file", file: { filename: part.filename ?? "document.pdf", file_data: `data:application/pdf;base64,${base64Of(source.data)}` } };
+      return {
+        type: "file",
+        file: {
+          filename: part.filename ?? "document.pdf",
+          file_data: `data:application/pdf;base64,${base64Of(source.data)}`,
+        },
+      };
     case "file_id":
       return { type: "file", file: { file_id: source.fileId } };
     case "url":
-      throw new UnsupportedContentError(`${provider}: Chat Completions cannot take a file by URL; pass its data or a file id.`, { provider });
+      throw new UnsupportedContentError(
+        `${provider}: Chat Completions cannot take a file by URL; pass its data or a file id.`,
+        { provider },
+      );
   }
 }
 

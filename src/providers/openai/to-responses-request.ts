@@ -65,7 +65,11 @@ function toItems(message: Message, provider: string): unknown[] {
     case "assistant":
       return assistantItems(message.content);
     case "tool":
-      return message.content.map((part) => ({ type: "function_call_output", call_id: part.toolCallId, output: toolResultText(part) }));
+      return message.content.map((part) => ({
+        type: "function_call_output",
+        call_id: part.toolCallId,
+        output: toolResultText(part),
+      }));
   }
 }
 
@@ -104,7 +108,9 @@ export function reasoningItem(metadata: Record<string, unknown> | undefined): Re
   const entry = metadata?.[RESPONSES_METADATA_KEY];
   if (typeof entry !== "object" || entry === null) return undefined;
   const item = (entry as { item?: unknown }).item;
-  return typeof item === "object" && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
+  return typeof item === "object" && item !== null && !Array.isArray(item)
+    ? (item as Record<string, unknown>)
+    : undefined;
 }
 
 function userContent(content: string | UserPart[], provider: string): string | Record<string, unknown>[] {
@@ -144,9 +150,17 @@ function documentFile(part: FilePart, provider: string): Record<string, unknown>
   const { source } = part;
   switch (source.type) {
     case "data":
-      return { type: "input_file", filename: part.filename ?? "document.pdf", file_data: `data:application/pdf;base64,${base64Of(source.data)}` };
+      return {
+        type: "input_file",
+        filename: part.filename ?? "document.pdf",
+        file_data: `data:application/pdf;base64,${base64Of(source.data)}`,
+      };
     case "url":
-      return { type: "input_file", file_url: source.url, ...(part.filename === undefined ? {} : { filename: part.filename }) };
+      return {
+        type: "input_file",
+        file_url: source.url,
+        ...(part.filename === undefined ? {} : { filename: part.filename }),
+      };
     case "file_id":
       return { type: "input_file", file_id: source.fileId };
   }

@@ -116,7 +116,10 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
     line(whole, out);
   };
 
-  /** Keeps the unfinished start of a line. Tiny pieces (a server trickling bytes) are joined by groups, so the list stays short. */
+  /**
+   * Keeps the unfinished start of a line. Tiny pieces (a server trickling bytes) are joined by groups, so the list
+   * stays short.
+   */
   const keep = (piece: string) => {
     pending.push(piece);
     pendingLength += piece.length;
@@ -145,7 +148,8 @@ export function createSseDecoder(options: SseDecoderOptions = {}): SseDecoder {
       const scan = { cr: text.indexOf("\r"), end: 0, next: 0 };
       while (nextLineEnd(text, start, scan)) {
         // A `\r` at the very end: its `\n` may come in the next piece.
-        if (scan.end === text.length - 1 && scan.next === text.length && text.charCodeAt(scan.end) === 13) skipLeadingLf = true;
+        if (scan.end === text.length - 1 && scan.next === text.length && text.charCodeAt(scan.end) === 13)
+          skipLeadingLf = true;
         endLine(text, start, scan.end, out);
         start = scan.next;
       }

@@ -22,7 +22,11 @@ export interface ParseSseOptions extends SseDecoderOptions {
  * `AbortError`; when the consumer stops early, the body is cancelled too (the connection is freed).
  * An event larger than `maxEventBytes` fails with a `ProviderError` (see `createSseDecoder`).
  */
-export async function* parseSseStream(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options?: ParseSseOptions): AsyncGenerator<SseEvent> {
+export async function* parseSseStream(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  options?: ParseSseOptions,
+): AsyncGenerator<SseEvent> {
   for await (const batch of parseSseBatches(body, signal, options)) {
     for (const event of batch) {
       yield event;
@@ -35,7 +39,11 @@ export async function* parseSseStream(body: ReadableStream<Uint8Array>, signal?:
  * Like {@link parseSseStream}, but yields the events completed by each network chunk together
  * (never an empty batch): one async step per chunk instead of per event, for the adapters' hot path.
  */
-export async function* parseSseBatches(body: ReadableStream<Uint8Array>, signal?: AbortSignal, options: ParseSseOptions = {}): AsyncGenerator<SseEvent[]> {
+export async function* parseSseBatches(
+  body: ReadableStream<Uint8Array>,
+  signal?: AbortSignal,
+  options: ParseSseOptions = {},
+): AsyncGenerator<SseEvent[]> {
   const reader = body.getReader();
   const decoder = new TextDecoder("utf-8");
   const sse = createSseDecoder(options);

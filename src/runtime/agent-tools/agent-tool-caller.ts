@@ -35,7 +35,10 @@ export interface RuntimeToolHost {
   chain: readonly string[];
   /** Limits shared with the root turn and everything it started in the background. */
   lineage: Lineage;
-  /** Gives model calls of this turn's budget to a turn it hands to a dispatcher (they count against its `maxTotalLlmCalls`). */
+  /**
+   * Gives model calls of this turn's budget to a turn it hands to a dispatcher (they count against its
+   * `maxTotalLlmCalls`).
+   */
   giveLlmCalls?: (count: number) => void;
 }
 
@@ -44,7 +47,8 @@ export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promi
   const host = (ctx as ToolContext & { [RUNTIME_HOST]?: Partial<RuntimeToolHost> })[RUNTIME_HOST];
   const agent = host?.agentId === undefined ? undefined : runtime.registry.get(host.agentId);
   const session = host?.sessionId === undefined ? undefined : await runtime.store.getSession(host.sessionId);
-  if (!agent || !session || !host?.lineage || host.runId === undefined) throw new Error("This tool runs only inside an agent runtime turn.");
+  if (!agent || !session || !host?.lineage || host.runId === undefined)
+    throw new Error("This tool runs only inside an agent runtime turn.");
   return {
     agent,
     session,
@@ -57,7 +61,11 @@ export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promi
 }
 
 /** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
-export async function sessionInScope(runtime: RuntimeContext, caller: AgentToolCaller, sessionId: string): Promise<SessionSummary | undefined> {
+export async function sessionInScope(
+  runtime: RuntimeContext,
+  caller: AgentToolCaller,
+  sessionId: string,
+): Promise<SessionSummary | undefined> {
   const session = await runtime.store.getSession(sessionId);
   return session !== undefined && session.scope === caller.session.scope ? session : undefined;
 }
@@ -66,16 +74,22 @@ export async function sessionInScope(runtime: RuntimeContext, caller: AgentToolC
 export function nextHop(runtime: RuntimeContext, caller: AgentToolCaller): Lineage {
   const hops = caller.lineage.hops + 1;
   if (hops > runtime.maxAgentHops) {
-    throw new Error(`Refused: agent-to-agent messages from one user message are limited to ${runtime.maxAgentHops} hops; this one would be hop ${hops}.`);
+    throw new Error(
+      `Refused: agent-to-agent messages from one user message are limited to ${runtime.maxAgentHops} hops; this one would be hop ${hops}.`,
+    );
   }
   const { counters } = caller.lineage;
   if (counters.llmCalls >= counters.maxLlmCalls) {
-    throw new Error(`Refused: the model calls budget shared by this conversation and its background agents (${counters.maxLlmCalls}) is spent.`);
+    throw new Error(
+      `Refused: the model calls budget shared by this conversation and its background agents (${counters.maxLlmCalls}) is spent.`,
+    );
   }
   return { counters, hops };
 }
 
-/** The agent `agentId` if the caller may reach it (registered, visible to the caller's agent); else throws the reason. */
+/**
+ * The agent `agentId` if the caller may reach it (registered, visible to the caller's agent); else throws the reason.
+ */
 export function reachable(runtime: RuntimeContext, caller: AgentToolCaller, agentId: string): AgentDefinition {
   const target = runtime.registry.get(agentId);
   if (!target) throw new Error(`Unknown agent "${agentId}".`);
@@ -84,8 +98,15 @@ export function reachable(runtime: RuntimeContext, caller: AgentToolCaller, agen
   return target;
 }
 
-/** What ties a hand-off to the tool call that makes it: its key, the caller's budget to charge, and the context it inherits. */
-export function handOffFrom(caller: AgentToolCaller, ctx: ToolContext, kind: string): Pick<HandOffRequest, "key" | "charge" | "context"> {
+/**
+ * What ties a hand-off to the tool call that makes it: its key, the caller's budget to charge, and the context it
+ * inherits.
+ */
+export function handOffFrom(
+  caller: AgentToolCaller,
+  ctx: ToolContext,
+  kind: string,
+): Pick<HandOffRequest, "key" | "charge" | "context"> {
   return {
     key: [caller.session.sessionId, caller.runId, ctx.toolCallId, kind],
     ...(caller.context !== undefined && { context: caller.context }),

@@ -10,7 +10,8 @@ import { closeBackgroundAgent } from "./close-background-agent.js";
 /**
  * The runtime's built-in agent tools (`agents_message`, `start_background_agent`,
  * `send_agent_message`, `request_permission`), made once per runtime: each call finds its caller
- * (agent, session, delegation chain) in `ctx[RUNTIME_HOST]`, one file per tool. They have permission class `subagent` and are
+ * (agent, session, delegation chain) in `ctx[RUNTIME_HOST]`, one file per tool. They have permission class `subagent`
+ * and are
  * scoped like any tool.
  */
 export function createAgentTools(runtime: RuntimeContext): Tool[] {

@@ -11,22 +11,34 @@ import { ToolSuspension } from "../../internal/tool-suspension.js";
 import { delegationAnswer, waitRequestId } from "../delegation/delegation-answer.js";
 import { callerOf, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 
-/** `agents_message`: asks another agent and, in `sync` mode, waits for its answer (a suspension down the chain suspends the caller). */
+/**
+ * `agents_message`: asks another agent and, in `sync` mode, waits for its answer (a suspension down the chain suspends
+ * the caller).
+ */
 export function agentsMessage(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "agents_message",
-    description: "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
+    description:
+      "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
     permissionClass: "subagent",
     input: z.object({
       agentId: z.string().describe("The agent to message."),
       content: z.string().describe("The message, as a user message to that agent."),
-      session: z.string().optional().describe('"latest", "create", "latest-or-create" (default) or a session id of that agent.'),
-      mode: z.enum(["sync", "async"]).optional().describe('"sync" (default) waits for the answer; "async" returns at once.'),
+      session: z
+        .string()
+        .optional()
+        .describe('"latest", "create", "latest-or-create" (default) or a session id of that agent.'),
+      mode: z
+        .enum(["sync", "async"])
+        .optional()
+        .describe('"sync" (default) waits for the answer; "async" returns at once.'),
       timeout: z
         .number()
         .positive()
         .optional()
-        .describe("Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout."),
+        .describe(
+          "Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout.",
+        ),
     }),
     async execute(args, ctx) {
       const caller = await callerOf(runtime, ctx);
@@ -39,12 +51,19 @@ export function agentsMessage(runtime: RuntimeContext): Tool {
         );
       }
       if (chain.length > runtime.maxDelegationDepth) {
-        throw new Error(`Refused: delegation chains are limited to ${runtime.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`);
+        throw new Error(
+          `Refused: delegation chains are limited to ${runtime.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`,
+        );
       }
       const started = Date.now();
       const waitId = waitRequestId(caller.runId, ctx.toolCallId);
       const { session, created, handed } = await runtime.admit(async () => {
-        const resolved = await resolveSession(runtime.store, target.agentId, args.session ?? "latest-or-create", scopeOf(caller.session));
+        const resolved = await resolveSession(
+          runtime.store,
+          target.agentId,
+          args.session ?? "latest-or-create",
+          scopeOf(caller.session),
+        );
         const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
         // Only an async message may go to another process (a sync one is waited for here).
         const handed = await handOffTurn(runtime, {
@@ -57,16 +76,25 @@ export function agentsMessage(runtime: RuntimeContext): Tool {
           ...handOffFrom(caller, ctx, "agents_message"),
           local: args.mode !== "async",
           // Who to answer when the target suspends and ends later (after a decision).
-          ...(args.mode !== "async" && { waiter: { sessionId: caller.session.sessionId, agentId: caller.agent.agentId, requestId: waitId } }),
+          ...(args.mode !== "async" && {
+            waiter: { sessionId: caller.session.sessionId, agentId: caller.agent.agentId, requestId: waitId },
+          }),
         });
         return { ...resolved, handed };
       });
-      const base = { agentId: target.agentId, sessionId: session.sessionId, sessionName: session.name ?? "", created, responseId: handed.runId };
+      const base = {
+        agentId: target.agentId,
+        sessionId: session.sessionId,
+        sessionName: session.name ?? "",
+        created,
+        responseId: handed.runId,
+      };
       if (!handed.dispatched && args.mode === "async") {
         // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
         handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, session));
       }
-      if (args.mode === "async" || handed.dispatched) return { mode: "async" as const, status: "started" as const, ...base };
+      if (args.mode === "async" || handed.dispatched)
+        return { mode: "async" as const, status: "started" as const, ...base };
       const turn = handed.turn;
       const timeoutSeconds = args.timeout ?? 300;
       const outcome = await waitFor(turn, timeoutSeconds * 1000, ctx.signal);

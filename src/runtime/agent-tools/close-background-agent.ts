@@ -8,7 +8,10 @@ import { callerOf, sessionInScope } from "./agent-tool-caller.js";
 /** Longest result text `close_background_agent` returns before it is cut. */
 const MAX_MERGE_RESULT_CHARS = 20_000;
 
-/** `close_background_agent`: merges and closes a background agent of the caller whose work is done, returning its final answer. */
+/**
+ * `close_background_agent`: merges and closes a background agent of the caller whose work is done, returning its final
+ * answer.
+ */
 export function closeBackgroundAgent(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "close_background_agent",
@@ -19,11 +22,16 @@ export function closeBackgroundAgent(runtime: RuntimeContext): Tool {
     async execute(args, ctx) {
       const caller = await callerOf(runtime, ctx);
       const session = await sessionInScope(runtime, caller, args.sessionId);
-      if (!session || session.attributes?.parentSessionId !== caller.session.sessionId || subagentStatusOf(session) === undefined) {
+      if (
+        !session ||
+        session.attributes?.parentSessionId !== caller.session.sessionId ||
+        subagentStatusOf(session) === undefined
+      ) {
         throw new Error(`"${args.sessionId}" is not a background agent you started.`);
       }
       const status = subagentStatusOf(session);
-      if (status !== "waiting_for_merge") throw new Error(`Background agent ${args.sessionId} is ${status}; only one waiting_for_merge can be closed.`);
+      if (status !== "waiting_for_merge")
+        throw new Error(`Background agent ${args.sessionId} is ${status}; only one waiting_for_merge can be closed.`);
       const records = await runtime.store.load(session.sessionId, { frame: null });
       let result = "";
       for (const record of records) {

@@ -18,7 +18,8 @@ export function listBackgroundAgents(runtime: RuntimeContext): Tool {
       const sessions = await runtime.store.listSessions({ scope: caller.session.scope ?? null });
       return sessions.flatMap((s) => {
         const status = subagentStatusOf(s);
-        if (s.attributes?.parentSessionId !== caller.session.sessionId || status === undefined || status === "closed") return [];
+        if (s.attributes?.parentSessionId !== caller.session.sessionId || status === undefined || status === "closed")
+          return [];
         return [{ sessionId: s.sessionId, agentId: s.agentId, name: s.name ?? "", status }];
       });
     },

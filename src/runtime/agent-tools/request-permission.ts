@@ -6,7 +6,8 @@ import type { Tool } from "../../contracts/tool.js";
 export function requestPermission(): Tool {
   return defineTool({
     name: "request_permission",
-    description: "Ask the user for a permission you need (e.g. to spend money or touch a shared resource). Returns the decision.",
+    description:
+      "Ask the user for a permission you need (e.g. to spend money or touch a shared resource). Returns the decision.",
     permissionClass: "subagent",
     requiresApproval: true,
     input: z.object({

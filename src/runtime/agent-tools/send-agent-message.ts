@@ -10,7 +10,10 @@ import type { RuntimeContext } from "../shared/runtime-context.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { callerOf, sessionInScope, nextHop, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 
-/** `send_agent_message`: a system message to another agent's session, which answers it in a turn of its own (nobody waits). */
+/**
+ * `send_agent_message`: a system message to another agent's session, which answers it in a turn of its own (nobody
+ * waits).
+ */
 export function sendAgentMessage(runtime: RuntimeContext): Tool {
   return defineTool({
     name: "send_agent_message",
@@ -29,15 +32,21 @@ export function sendAgentMessage(runtime: RuntimeContext): Tool {
       if (args.sessionId !== undefined) {
         session = await sessionInScope(runtime, caller, args.sessionId);
         if (!session) throw new Error(`Unknown session "${args.sessionId}".`);
-        const related = session.attributes?.parentSessionId === caller.session.sessionId || parentId === session.sessionId;
+        const related =
+          session.attributes?.parentSessionId === caller.session.sessionId || parentId === session.sessionId;
         if (!related && session.agentId !== caller.agent.agentId) reachable(runtime, caller, session.agentId);
       } else if (args.agentId !== undefined) {
         reachable(runtime, caller, args.agentId);
-        session = (await resolveSession(runtime.store, args.agentId, "latest-or-create", scopeOf(caller.session))).session;
+        session = (await resolveSession(runtime.store, args.agentId, "latest-or-create", scopeOf(caller.session)))
+          .session;
       } else {
         // A background agent reports to the session that started it, never to another conversation.
         if (typeof parentId === "string") session = await sessionInScope(runtime, caller, parentId);
-        session ??= await runtime.foregroundSession(caller.session.scope, caller.session.sessionId, (agent) => agentVisibility(caller.agent, agent).visible);
+        session ??= await runtime.foregroundSession(
+          caller.session.scope,
+          caller.session.sessionId,
+          (agent) => agentVisibility(caller.agent, agent).visible,
+        );
         if (!session) throw new Error("There is no agent you may message: give sessionId or agentId.");
       }
       const agent = runtime.registry.get(session.agentId);
@@ -45,10 +54,23 @@ export function sendAgentMessage(runtime: RuntimeContext): Tool {
       const lineage = nextHop(runtime, caller);
       const message = systemMessage(caller.agent.agentId, args.text);
       const target = session;
-      const handed = await handOffTurn(runtime, { agent, session, input: message, chain: [], lineage, ...handOffFrom(caller, ctx, "send_agent_message") });
+      const handed = await handOffTurn(runtime, {
+        agent,
+        session,
+        input: message,
+        chain: [],
+        lineage,
+        ...handOffFrom(caller, ctx, "send_agent_message"),
+      });
       // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      if (!handed.dispatched) handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, target));
-      return { status: "sent", agentId: session.agentId, sessionId: session.sessionId, background: isBackground(session) };
+      if (!handed.dispatched)
+        handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, target));
+      return {
+        status: "sent",
+        agentId: session.agentId,
+        sessionId: session.sessionId,
+        background: isBackground(session),
+      };
     },
   });
 }

@@ -64,17 +64,24 @@ export function startBackgroundAgent(runtime: RuntimeContext): Tool {
         .array(z.string().max(MAX_TOOL_NAME))
         .max(MAX_SUBSET_TOOLS)
         .optional()
-        .describe("Only these of your tools (send_agent_message is kept to report back). Default: the agent's own tools."),
+        .describe(
+          "Only these of your tools (send_agent_message is kept to report back). Default: the agent's own tools.",
+        ),
       timeoutMs: z
         .number()
         .int()
         .positive()
         .optional()
-        .describe("Time budget in milliseconds: at the end it is stopped and you are told. Default: no limit of its own."),
+        .describe(
+          "Time budget in milliseconds: at the end it is stopped and you are told. Default: no limit of its own.",
+        ),
     }),
     async execute(args, ctx) {
       const caller = await callerOf(runtime, ctx);
-      const target = args.agentId === undefined || args.agentId === caller.agent.agentId ? caller.agent : reachable(runtime, caller, args.agentId);
+      const target =
+        args.agentId === undefined || args.agentId === caller.agent.agentId
+          ? caller.agent
+          : reachable(runtime, caller, args.agentId);
       const subset = backgroundToolSubset(args.tools, ctx, caller.session);
       const lineage = nextHop(runtime, caller);
       if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {

@@ -20,7 +20,11 @@ export interface ApprovalDecisionInput {
  * decision the runtime stores (a host's handler, `resolveApproval`/`answerQuestion`, a superseded
  * or interrupted request) is made here, so they all read back the same.
  */
-export function approvalDecisionRecord(request: ApprovalRequest, frame: string | null, decision: ApprovalDecisionInput): NewRecord {
+export function approvalDecisionRecord(
+  request: ApprovalRequest,
+  frame: string | null,
+  decision: ApprovalDecisionInput,
+): NewRecord {
   return {
     id: `${request.requestId}:decision`,
     frame,

@@ -1,5 +1,10 @@
 import type { AgentDefinition } from "../../contracts/agent-definition.js";
-import { ApprovalAlreadyResolvedError, ApprovalNotFoundError, ApprovalSupersededError, InvalidArgumentError } from "../../errors/errors.js";
+import {
+  ApprovalAlreadyResolvedError,
+  ApprovalNotFoundError,
+  ApprovalSupersededError,
+  InvalidArgumentError,
+} from "../../errors/errors.js";
 import type { Message } from "../../contracts/message.js";
 import { isApprovalIndexStore } from "../../sessions/session-store.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
@@ -23,7 +28,8 @@ export { isQuestion, listPending, type ListedRequest } from "./pending-listing.j
 /** The session of an approval request: known to this process, else from the store's index, else found by scanning. */
 export async function findApproval(runtime: RuntimeContext, requestId: string): Promise<SessionSummary> {
   const { store } = runtime;
-  if (typeof requestId !== "string" || requestId === "") throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
+  if (typeof requestId !== "string" || requestId === "")
+    throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
   const known = runtime.approvalSessions.get(requestId);
   const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
   if (session) return session;
@@ -44,13 +50,22 @@ export async function findApproval(runtime: RuntimeContext, requestId: string): 
  * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
  * decision record, then, once the turn has no pending request left, resumes it.
  */
-export async function decide(runtime: RuntimeContext, turns: SessionTurns, requestId: string, decision: ResolveDecision, answer: unknown): Promise<TurnResult> {
+export async function decide(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  requestId: string,
+  decision: ResolveDecision,
+  answer: unknown,
+): Promise<TurnResult> {
   checkOpen(runtime);
   const asking = answer !== undefined;
   const operation = asking ? "answerQuestion" : "resolveApproval";
   if (typeof requestId !== "string" || requestId === "")
     throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
-  const guard = tenantGuardFilter(operation, decision.scope === undefined && decision.scopePrefix === undefined ? undefined : decision);
+  const guard = tenantGuardFilter(
+    operation,
+    decision.scope === undefined && decision.scopePrefix === undefined ? undefined : decision,
+  );
   const session = await findApproval(runtime, requestId);
   // Another tenant's request is as unknown as a missing one.
   if (!matchesScopeFilter(session.scope, guard)) throw new ApprovalNotFoundError(requestId);
@@ -88,8 +103,10 @@ export async function decide(runtime: RuntimeContext, turns: SessionTurns, reque
     }
     const suspended = state.suspended;
     // A request a newer message superseded says so: the approver's decision came too late.
-    if (entry.decision?.reason === "superseded" && entry.decision.decisionId === undefined) throw new ApprovalSupersededError(requestId);
-    if (entry.decision || !suspended || !state.pending.includes(entry.request)) throw new ApprovalAlreadyResolvedError(requestId);
+    if (entry.decision?.reason === "superseded" && entry.decision.decisionId === undefined)
+      throw new ApprovalSupersededError(requestId);
+    if (entry.decision || !suspended || !state.pending.includes(entry.request))
+      throw new ApprovalAlreadyResolvedError(requestId);
     const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
     // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
     // decider's record is stored; whoever finds another decisionId there lost.
@@ -101,7 +118,8 @@ export async function decide(runtime: RuntimeContext, turns: SessionTurns, reque
       answer: result,
     });
     const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
-    if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId) throw new ApprovalAlreadyResolvedError(requestId);
+    if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId)
+      throw new ApprovalAlreadyResolvedError(requestId);
     runtime.approvalSessions.delete(requestId);
     const remaining = state.pending.filter((p) => p !== entry.request);
     if (remaining.length > 0)
@@ -112,7 +130,9 @@ export async function decide(runtime: RuntimeContext, turns: SessionTurns, reque
         remaining.map((p) => p.request),
       );
     if (request.name === "request_permission") runtime.onPermission("decided", request, session, decision);
-    return turns.resumeSuspended(session, state, suspended, lease, lineage, { [request.toolCallId]: resumeDecision(requestId, decision, result) });
+    return turns.resumeSuspended(session, state, suspended, lease, lineage, {
+      [request.toolCallId]: resumeDecision(requestId, decision, result),
+    });
   });
   if (!("continueRun" in outcome)) return answerUp(runtime, turns, waiter, outcome);
   return turns.enqueue({
@@ -140,12 +160,19 @@ async function resumedOutcome(
   const resumed =
     suspendedRunId === undefined
       ? undefined
-      : records.findLast((r) => r.kind === "turn" && (r as { phase?: string }).phase === "start" && (r as { resumeOf?: string }).resumeOf === suspendedRunId);
+      : records.findLast(
+          (r) =>
+            r.kind === "turn" &&
+            (r as { phase?: string }).phase === "start" &&
+            (r as { resumeOf?: string }).resumeOf === suspendedRunId,
+        );
   let runId = (resumed as { runId?: string } | undefined)?.runId;
   if (runId !== undefined) {
     // Its latest continuation, when its process died.
     const runs = new Map<string, string | null>();
-    for (const r of records) if (r.kind === "turn") runs.set((r as { runId: string }).runId, (r as { phase: string }).phase === "start" ? null : "ended");
+    for (const r of records)
+      if (r.kind === "turn")
+        runs.set((r as { runId: string }).runId, (r as { phase: string }).phase === "start" ? null : "ended");
     runId = priorRun(runs, runId)?.runId ?? runId;
   }
   const outcome = runId !== undefined ? turnResultOf(records, session, runId, false) : undefined;
@@ -161,7 +188,12 @@ async function resumedOutcome(
 }
 
 /** The result of a decision that leaves the turn suspended (other requests still wait). */
-function stillSuspended(session: SessionSummary, agent: AgentDefinition, runId: string, pending: PendingApproval["request"][]): TurnResult {
+function stillSuspended(
+  session: SessionSummary,
+  agent: AgentDefinition,
+  runId: string,
+  pending: PendingApproval["request"][],
+): TurnResult {
   return {
     status: "suspended",
     text: "",

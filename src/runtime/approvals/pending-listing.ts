@@ -32,7 +32,8 @@ async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): 
         ...(query.scopePrefix !== undefined && { scopePrefix: query.scopePrefix }),
       }),
     );
-    const kept = filter.kind === "prefix" ? entries.filter((entry) => matchesScopeFilter(entry.scope, filter)) : entries;
+    const kept =
+      filter.kind === "prefix" ? entries.filter((entry) => matchesScopeFilter(entry.scope, filter)) : entries;
     return kept.map((entry) => ({
       requestId: entry.requestId,
       sessionId: entry.sessionId,
@@ -46,12 +47,17 @@ async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): 
   const { sessionId, scope, scopePrefix } = query;
   const sessions = (
     sessionId !== undefined
-      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter((s): s is SessionSummary => s !== undefined)
-      : await storeCall("listSessions", () => store.listSessions(scope !== undefined ? { scope } : scopePrefix !== undefined ? { scopePrefix } : {}))
+      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter(
+          (s): s is SessionSummary => s !== undefined,
+        )
+      : await storeCall("listSessions", () =>
+          store.listSessions(scope !== undefined ? { scope } : scopePrefix !== undefined ? { scopePrefix } : {}),
+        )
   ).filter((s) => matchesScopeFilter(s.scope, filter));
   const pending: ListedRequest[] = [];
   for (const session of sessions) {
-    const state = sessionId !== undefined ? await runtime.states.read(session) : await readFresh(store, session.sessionId);
+    const state =
+      sessionId !== undefined ? await runtime.states.read(session) : await readFresh(store, session.sessionId);
     for (const record of state.pending) {
       pending.push({
         requestId: record.request.requestId,
@@ -93,7 +99,8 @@ export async function listPending(runtime: RuntimeContext, query: PendingQuery, 
     return out;
   }
   const waiting = new Map<string, ListedRequest>();
-  for (const pending of stored) if (pending.request.waitsOn !== undefined) waiting.set(pending.request.waitsOn.sessionId, pending);
+  for (const pending of stored)
+    if (pending.request.waitsOn !== undefined) waiting.set(pending.request.waitsOn.sessionId, pending);
   return stored
     .filter((pending) => pending.request.waitsOn === undefined)
     .map((pending) => {

@@ -17,7 +17,10 @@ const MAX_QUOTED_CHARS = 500;
  * `send_agent_message`'s default target). Never another scope, and nowhere when the asker's agent
  * is no longer registered.
  */
-export async function permissionNoticeTarget(runtime: RuntimeContext, asker: SessionSummary): Promise<SessionSummary | undefined> {
+export async function permissionNoticeTarget(
+  runtime: RuntimeContext,
+  asker: SessionSummary,
+): Promise<SessionSummary | undefined> {
   const parentId = asker.attributes?.parentSessionId;
   if (typeof parentId === "string") {
     const parent = await runtime.store.getSession(parentId);

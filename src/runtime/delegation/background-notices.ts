@@ -26,9 +26,11 @@ export function createBackgroundNotices(runtime: RuntimeContext): BackgroundNoti
     watch(session, lineage, turn) {
       turn.then(
         (result) => {
-          if (result.status !== "complete" && result.status !== "suspended") notify(session, lineage, endReason(session, result));
+          if (result.status !== "complete" && result.status !== "suspended")
+            notify(session, lineage, endReason(session, result));
         },
-        (error: unknown) => notify(session, lineage, `failed: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) =>
+          notify(session, lineage, `failed: ${error instanceof Error ? error.message : String(error)}`),
       );
     },
   };
@@ -50,12 +52,18 @@ function endReason(session: SessionSummary, result: TurnResult): string {
  * (the session's `failureNotified` attribute): a system message that runs a turn of the parent,
  * never across scopes. Nobody waits for it; a failure is reported (`background_notice_failed`).
  */
-export function notifyParentOfEnd(runtime: RuntimeContext, session: SessionSummary, lineage: Lineage, why: string): void {
+export function notifyParentOfEnd(
+  runtime: RuntimeContext,
+  session: SessionSummary,
+  lineage: Lineage,
+  why: string,
+): void {
   const { store, registry } = runtime;
   void (async () => {
     const current = await store.getSession(session.sessionId);
     if (!current || current.attributes?.failureNotified) return;
-    const markNotified = () => store.updateSession(session.sessionId, { attributes: { ...current.attributes, failureNotified: true } });
+    const markNotified = () =>
+      store.updateSession(session.sessionId, { attributes: { ...current.attributes, failureNotified: true } });
     const parentId = current.attributes?.parentSessionId;
     const parent = typeof parentId === "string" ? await store.getSession(parentId) : undefined;
     const parentAgent = parent && registry.get(parent.agentId);

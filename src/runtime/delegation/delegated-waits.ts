@@ -32,7 +32,12 @@ const answerDecisionId = (requestId: string) => `${requestId}:answer`;
  * each waiting session's lease in turn, never holding two. Returns the outermost turn resumed (or
  * `result` when nobody waited any more: the call got its answer at once, or was superseded).
  */
-export async function deliverUp(runtime: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter, result: TurnResult): Promise<TurnResult> {
+export async function deliverUp(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  waiter: TurnWaiter,
+  result: TurnResult,
+): Promise<TurnResult> {
   let current = result;
   let next: TurnWaiter | undefined = waiter;
   for (let hop = 0; next !== undefined && hop < MAX_CHAIN; hop++) {
@@ -69,8 +74,18 @@ async function answerWaiter(
 }
 
 /** Stores the answer of a waiting call (compare-and-set by its fixed decision id); whether it is the stored one. */
-async function storeAnswer(runtime: RuntimeContext, session: SessionSummary, lease: HeldLease, request: ApprovalRecord, result: TurnResult): Promise<boolean> {
-  const answer = delegationAnswer(result, { agentId: result.agentId, sessionId: result.sessionId, resumed: true }, undefined);
+async function storeAnswer(
+  runtime: RuntimeContext,
+  session: SessionSummary,
+  lease: HeldLease,
+  request: ApprovalRecord,
+  result: TurnResult,
+): Promise<boolean> {
+  const answer = delegationAnswer(
+    result,
+    { agentId: result.agentId, sessionId: result.sessionId, resumed: true },
+    undefined,
+  );
   const decisionId = answerDecisionId(request.request.requestId);
   const record = approvalDecisionRecord(request.request, request.frame, {
     approved: true,
@@ -113,7 +128,13 @@ export async function recoverWaits(
  * continued (its stored results reused, a call without one reported to the model as "may or may
  * not have taken effect"), as a retried decision would.
  */
-async function waitedChainEnd(runtime: RuntimeContext, turns: SessionTurns, sessionId: string, runId: string, depth: number): Promise<TurnResult | undefined> {
+async function waitedChainEnd(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  sessionId: string,
+  runId: string,
+  depth: number,
+): Promise<TurnResult | undefined> {
   const session = await storeCall("getSession", () => runtime.store.getSession(sessionId));
   if (!session) return undefined;
   const agent = runtime.registry.get(session.agentId);
@@ -168,7 +189,12 @@ function chainEnd(records: readonly HistoryRecord[], session: SessionSummary, ru
 }
 
 /** The result a decision's resumed turn reports, delivered up its chain when the chain ended and was waited on. */
-export async function answerUp(runtime: RuntimeContext, turns: SessionTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
+export async function answerUp(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  waiter: TurnWaiter | undefined,
+  result: TurnResult,
+): Promise<TurnResult> {
   if (waiter === undefined || result.status === "suspended") return result;
   return deliverUp(runtime, turns, waiter, result);
 }

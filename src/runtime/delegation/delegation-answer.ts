@@ -16,7 +16,11 @@ export interface DelegationBase {
  * thinking) when it completed, else an error result saying why. The same whether the answer came
  * at once or after the target waited for a decision (then `resumed: true`).
  */
-export function delegationAnswer(result: TurnResult, base: DelegationBase, durationMs: number | undefined): { value: unknown; isError: boolean } {
+export function delegationAnswer(
+  result: TurnResult,
+  base: DelegationBase,
+  durationMs: number | undefined,
+): { value: unknown; isError: boolean } {
   if (result.status !== "complete") {
     return {
       value: `Agent "${result.agentId}" did not complete (status ${result.status})${result.error ? `: ${result.error.message}` : ""}.`,
@@ -43,7 +47,10 @@ export function delegationAnswer(result: TurnResult, base: DelegationBase, durat
   return { value, isError: false };
 }
 
-/** The id under which a sync `agents_message` call waits when its target suspends (one per call, the same in every process). */
+/**
+ * The id under which a sync `agents_message` call waits when its target suspends (one per call, the same in every
+ * process).
+ */
 export function waitRequestId(runId: string, toolCallId: string): string {
   return `${runId}:wait:${toolCallId}`;
 }

@@ -33,8 +33,11 @@ export interface HandOffRequest {
   waiter?: TurnWaiter;
 }
 
-/** How the turn was started: here (its promise), or handed to the dispatcher (stored; it runs later, maybe elsewhere). */
-export type HandOff = { dispatched: false; runId: string; turn: Promise<TurnResult> } | { dispatched: true; runId: string };
+/**
+ * How the turn was started: here (its promise), or handed to the dispatcher (stored; it runs later, maybe elsewhere).
+ */
+export type HandOff =
+  { dispatched: false; runId: string; turn: Promise<TurnResult> } | { dispatched: true; runId: string };
 
 /**
  * Starts a turn the runtime sets off on its own. Without a turn dispatcher it is queued here.
@@ -96,7 +99,10 @@ export async function handOffTurn(runtime: RuntimeContext, request: HandOffReque
   return { dispatched: true, runId: turn.runId };
 }
 
-/** `a2a-` and the first 40 hex digits of the SHA-256 of the key's parts (each part may be model-written: hashed, never used raw). */
+/**
+ * `a2a-` and the first 40 hex digits of the SHA-256 of the key's parts (each part may be model-written: hashed, never
+ * used raw).
+ */
 async function handOffRunId(key: readonly string[]): Promise<string> {
   const bytes = new TextEncoder().encode(JSON.stringify(key));
   const hash = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes));
@@ -108,7 +114,12 @@ async function handOffRunId(key: readonly string[]): Promise<string> {
 /** The lineage of a dispatched turn in the process that runs it: its own counters, holding the share it brought. */
 export function dispatchedLineage(turn: DispatchedTurn): Lineage {
   return {
-    counters: { llmCalls: 0, maxLlmCalls: turn.maxLlmCalls, backgroundAgents: 0, maxBackgroundAgents: turn.maxBackgroundAgents },
+    counters: {
+      llmCalls: 0,
+      maxLlmCalls: turn.maxLlmCalls,
+      backgroundAgents: 0,
+      maxBackgroundAgents: turn.maxBackgroundAgents,
+    },
     hops: turn.hops,
     dispatched: true,
   };

@@ -41,14 +41,23 @@ export async function moveSubagent(
   const session = await storeCall("getSession", () => store.getSession(sessionId));
   const from = session && subagentStatusOf(session);
   if (!session || from === undefined || !NEXT[from].includes(to)) return undefined;
-  const updated = await storeCall("updateSession", () => store.updateSession(sessionId, { attributes: { ...session.attributes, lifecycle: to, ...extra } }));
-  const parentSessionId = typeof session.attributes?.parentSessionId === "string" ? session.attributes.parentSessionId : "";
+  const updated = await storeCall("updateSession", () =>
+    store.updateSession(sessionId, { attributes: { ...session.attributes, lifecycle: to, ...extra } }),
+  );
+  const parentSessionId =
+    typeof session.attributes?.parentSessionId === "string" ? session.attributes.parentSessionId : "";
   publish(updated, { type: "subagent_status", sessionId, parentSessionId, from, to, depth: 0, parentId: null });
   return updated;
 }
 
-/** After a background agent's turn: `waiting_for_merge` unless it is suspended (it waits for a decision while running). */
-export async function settleSubagentTurn(store: SessionStore, publish: (session: SessionSummary, event: LoopEvent) => void, result: TurnResult): Promise<void> {
+/**
+ * After a background agent's turn: `waiting_for_merge` unless it is suspended (it waits for a decision while running).
+ */
+export async function settleSubagentTurn(
+  store: SessionStore,
+  publish: (session: SessionSummary, event: LoopEvent) => void,
+  result: TurnResult,
+): Promise<void> {
   if (result.status === "suspended") return;
   await moveSubagent(store, publish, result.sessionId, "waiting_for_merge", { lastTurnStatus: result.status });
 }

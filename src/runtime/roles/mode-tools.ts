@@ -129,7 +129,8 @@ export function createModeTools(plans: PlanReader = createPlanReader()): Tool[] 
   });
   const requestBuildMode = defineTool({
     name: REQUEST_BUILD_MODE,
-    description: "Ask the user to switch this conversation to build mode (the actor role, which may modify things). Waits for their decision.",
+    description:
+      "Ask the user to switch this conversation to build mode (the actor role, which may modify things). Waits for their decision.",
     permissionClass: "safe",
     readOnly: true,
     parallelSafe: false,
@@ -150,14 +151,24 @@ export function artifactIdOf(toolCallId: string): string {
  * `"question"` for an `ask_user` call, `"plan"` for a `create_artifact` call with a plan that
  * parses; `undefined` otherwise (the message keeps its type).
  */
-export function modeMessageType(message: AssistantMessage, tools: readonly Tool[], plans: PlanReader): MessageType | undefined {
+export function modeMessageType(
+  message: AssistantMessage,
+  tools: readonly Tool[],
+  plans: PlanReader,
+): MessageType | undefined {
   let type: MessageType | undefined;
   for (const part of message.content) {
     if (part.type !== "tool_call") continue;
     if (part.name === ASK_USER && offersModeTool(tools, ASK_USER)) return "question";
     if (part.name === CREATE_ARTIFACT && offersModeTool(tools, CREATE_ARTIFACT)) {
       const args = argsOf(part.args) as { kind?: unknown; content?: unknown } | undefined;
-      if (args?.kind === "plan" && typeof args.content === "string" && args.content.length <= MAX_ARTIFACT_CHARS && plans.read(args.content).ok) type = "plan";
+      if (
+        args?.kind === "plan" &&
+        typeof args.content === "string" &&
+        args.content.length <= MAX_ARTIFACT_CHARS &&
+        plans.read(args.content).ok
+      )
+        type = "plan";
     }
   }
   return type;

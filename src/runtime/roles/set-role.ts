@@ -11,7 +11,8 @@ import { agentOf, checkOpen, sessionRole } from "../shared/runtime-lookups.js";
 export async function setRole(runtime: RuntimeContext, sessionId: string, role: string): Promise<void> {
   checkOpen(runtime);
   const { store } = runtime;
-  if (typeof role !== "string" || !runtime.roleOf(role)) throw new InvalidArgumentError(`setRole: unknown role "${String(role)}"`);
+  if (typeof role !== "string" || !runtime.roleOf(role))
+    throw new InvalidArgumentError(`setRole: unknown role "${String(role)}"`);
   const session = await storeCall("getSession", () => store.getSession(sessionId));
   if (!session) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
   const agent = agentOf(runtime, session.agentId);
@@ -25,9 +26,16 @@ export async function setRole(runtime: RuntimeContext, sessionId: string, role: 
     const fresh = (await storeCall("getSession", () => store.getSession(sessionId))) ?? session;
     const from = sessionRole(runtime, agent, fresh, state);
     if (from === role) return;
-    await appendRecords(store, sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from }], lease.token);
+    await appendRecords(
+      store,
+      sessionId,
+      [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from }],
+      lease.token,
+    );
     // Kept in the attributes too, so the role outlives a reset of the log.
-    await storeCall("updateSession", () => store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } }));
+    await storeCall("updateSession", () =>
+      store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } }),
+    );
     runtime.publish(session, { type: "role_changed", sessionId, from, to: role, depth: 0, parentId: null });
   });
 }

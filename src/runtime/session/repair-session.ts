@@ -17,7 +17,8 @@ export interface SessionRepair {
   historyTokens: number;
 }
 
-const CRASHED = "Not completed: the run executing this call stopped before it finished (the process ended). It may or may not have taken effect.";
+const CRASHED =
+  "Not completed: the run executing this call stopped before it finished (the process ended). It may or may not have taken effect.";
 const SUPERSEDED = "Not run: its approval was superseded by a new message.";
 
 /**
@@ -34,7 +35,14 @@ export function repairSession(state: SessionState): SessionRepair {
   const id = () => globalThis.crypto.randomUUID();
   let why = CRASHED;
   if (state.openTurn !== undefined) {
-    const end: NewRuntimeTurnRecord = { id: id(), frame: null, kind: "turn", runId: state.openTurn, phase: "end", status: "error" };
+    const end: NewRuntimeTurnRecord = {
+      id: id(),
+      frame: null,
+      kind: "turn",
+      runId: state.openTurn,
+      phase: "end",
+      status: "error",
+    };
     records.push(end);
     events.push({
       type: "warning",
@@ -45,7 +53,10 @@ export function repairSession(state: SessionState): SessionRepair {
     });
     // Its undecided approvals can no longer be decided: retire them (they leave the pending index).
     for (const { request, decision } of state.approvals.values()) {
-      if (decision === undefined) records.push(approvalDecisionRecord(request.request, request.frame, { approved: false, reason: "interrupted" }));
+      if (decision === undefined)
+        records.push(
+          approvalDecisionRecord(request.request, request.frame, { approved: false, reason: "interrupted" }),
+        );
     }
   } else if (state.suspended) {
     why = SUPERSEDED;
@@ -80,9 +91,17 @@ export const RUNTIME_ORIGIN = "agentry";
  * tokens, a reset marker (with a summary) is stored before the turn, the history restarts from a
  * silent summary note, and a `context_reset` warning says so.
  */
-export function emergencyReset(repair: SessionRepair, input: Message | undefined, system: string, limit?: number): SessionRepair {
+export function emergencyReset(
+  repair: SessionRepair,
+  input: Message | undefined,
+  system: string,
+  limit?: number,
+): SessionRepair {
   // The same verdict as needsEmergencyReset over history + input + system, from the kept sum.
-  const check = emergencyVerdict(repair.historyTokens + (input ? estimateMessageTokens(input) : 0) + estimateSystemTokens(system), limit);
+  const check = emergencyVerdict(
+    repair.historyTokens + (input ? estimateMessageTokens(input) : 0) + estimateSystemTokens(system),
+    limit,
+  );
   if (!check.needed) return repair;
   const summary = summarizeForReset(repair.history);
   const note = systemMessage(
@@ -92,7 +111,11 @@ export function emergencyReset(repair: SessionRepair, input: Message | undefined
   );
   const id = () => globalThis.crypto.randomUUID();
   return {
-    records: [...repair.records, { id: id(), frame: null, kind: "reset", summary }, { id: id(), frame: null, kind: "message", message: note }],
+    records: [
+      ...repair.records,
+      { id: id(), frame: null, kind: "reset", summary },
+      { id: id(), frame: null, kind: "message", message: note },
+    ],
     events: [
       ...repair.events,
       {

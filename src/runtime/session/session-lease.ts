@@ -32,7 +32,12 @@ export const DEFAULT_LEASE_TTL_MS = 30_000;
  * session over. Never judged by this process's clock: a paused process cannot tell how long it
  * was paused. A store failure rejects (the lease is then not confirmed).
  */
-export async function confirmLease(store: SessionStore, sessionId: string, token: number, ttlMs: number): Promise<boolean> {
+export async function confirmLease(
+  store: SessionStore,
+  sessionId: string,
+  token: number,
+  ttlMs: number,
+): Promise<boolean> {
   if (!isLeasableSessionStore(store)) return true;
   const renewed = await storeCall("renewLease", () => store.renewLease(sessionId, token, { ttlMs }));
   return renewed !== undefined;
@@ -43,10 +48,15 @@ const NO_LEASE: HeldLease = { token: undefined, lost: new AbortController().sign
 /**
  * Takes the session's lease when the store has leases (else a no-op lease: single-process stores
  * rely on the runtime's per-session inbox), waiting with backoff while another runtime holds it
- * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`). The lease is renewed every third of its ttl until
+ * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`). The lease is renewed every third of
+ * its ttl until
  * released; when a renewal finds it lost, `lost` is aborted.
  */
-export async function acquireSessionLease(store: SessionStore, sessionId: string, options: SessionLeaseOptions): Promise<HeldLease> {
+export async function acquireSessionLease(
+  store: SessionStore,
+  sessionId: string,
+  options: SessionLeaseOptions,
+): Promise<HeldLease> {
   if (!isLeasableSessionStore(store)) return NO_LEASE;
   const { owner, ttlMs, waitMs } = options;
   const started = Date.now();

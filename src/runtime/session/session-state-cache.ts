@@ -34,7 +34,8 @@ export class SessionStateCache {
     if (this.capacity <= 0) return readFresh(this.store, session.sessionId);
     const { sessionId, createdAt } = session;
     let entry = this.#entries.get(sessionId);
-    if (entry === undefined || entry.createdAt !== createdAt) entry = { createdAt, reader: new SessionStateReader(), loaded: false };
+    if (entry === undefined || entry.createdAt !== createdAt)
+      entry = { createdAt, reader: new SessionStateReader(), loaded: false };
     // Re-insert: the map's order is the least recently read first.
     this.#entries.delete(sessionId);
     this.#entries.set(sessionId, entry);

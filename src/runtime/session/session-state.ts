@@ -35,7 +35,9 @@ export type RuntimeTurnRecord = TurnRecord & {
   outputSchema?: JsonSchema;
   /** On a turn start: the turn's number in the session (`RuntimeEventLabels.turn`; a resumption repeats it). */
   turn?: number;
-  /** On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it). */
+  /**
+   * On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it).
+   */
   executionTree?: ExecutionTreeSnapshot;
   /** On the end of a turn that did not complete: why. */
   error?: LoopResult["error"];
@@ -152,7 +154,12 @@ export class SessionStateReader {
         case "message":
           if (record.frame === null) {
             const last = this.#history[this.#history.length - 1];
-            if (record.message.role === "user" && last?.role === "assistant" && last.content.some((part) => part.type === "tool_call")) this.#unordered = true;
+            if (
+              record.message.role === "user" &&
+              last?.role === "assistant" &&
+              last.content.some((part) => part.type === "tool_call")
+            )
+              this.#unordered = true;
             this.#history.push(record.message);
             this.historyTokens += estimateMessageTokens(record.message);
           } else (this.#frames[record.frame] ??= []).push(record.message);
@@ -177,16 +184,19 @@ export class SessionStateReader {
             }
             if (turn.context !== undefined) {
               if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
-              if (turn.resumeOf !== undefined && !this.#hostContexts.has(turn.resumeOf)) this.#hostContexts.set(turn.resumeOf, turn.context);
+              if (turn.resumeOf !== undefined && !this.#hostContexts.has(turn.resumeOf))
+                this.#hostContexts.set(turn.resumeOf, turn.context);
             }
             if (turn.chatContext) {
               if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
-              if (turn.resumeOf !== undefined && !this.#chatContexts.has(turn.resumeOf)) this.#chatContexts.set(turn.resumeOf, turn.chatContext);
+              if (turn.resumeOf !== undefined && !this.#chatContexts.has(turn.resumeOf))
+                this.#chatContexts.set(turn.resumeOf, turn.chatContext);
             }
             this.#suspended = undefined;
           } else {
             if (this.#openTurn === turn.runId) this.#openTurn = undefined;
-            this.#suspended = turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
+            this.#suspended =
+              turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
           }
           break;
         }
@@ -288,7 +298,8 @@ export function keepCallsTogether(history: Message[]): Message[] {
     if (message.role !== "assistant" || !message.content.some((p) => p.type === "tool_call")) continue;
     const waiting: Message[] = [];
     let j = i + 1;
-    while (j < history.length && history[j]!.role !== "tool" && history[j]!.role !== "assistant") waiting.push(history[j++]!);
+    while (j < history.length && history[j]!.role !== "tool" && history[j]!.role !== "assistant")
+      waiting.push(history[j++]!);
     if (waiting.length > 0 && history[j]?.role === "tool") {
       out.push(history[j]!, ...waiting);
       i = j;
@@ -310,10 +321,17 @@ export function danglingCalls(history: readonly Message[]): ToolCallPart[] {
 }
 
 /** A tool message answering `calls`: a known result where there is one, else an error saying why. */
-export function closingToolMessage(calls: readonly ToolCallPart[], known: Record<string, ToolResultPart>, why: string): Message {
+export function closingToolMessage(
+  calls: readonly ToolCallPart[],
+  known: Record<string, ToolResultPart>,
+  why: string,
+): Message {
   return {
     role: "tool",
-    content: calls.map((call) => known[call.id] ?? { type: "tool_result", toolCallId: call.id, name: call.name, result: why, isError: true }),
+    content: calls.map(
+      (call) =>
+        known[call.id] ?? { type: "tool_result", toolCallId: call.id, name: call.name, result: why, isError: true },
+    ),
     messageType: "tool_result",
   };
 }

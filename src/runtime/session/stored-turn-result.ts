@@ -13,21 +13,37 @@ import type { RuntimeTurnRecord } from "./session-state.js";
  * carried it; zero when neither has it).
  * `undefined` when the log has no start of `runId`.
  */
-export async function storedTurnResult(store: SessionStore, session: SessionSummary, runId: string, created: boolean): Promise<TurnResult | undefined> {
+export async function storedTurnResult(
+  store: SessionStore,
+  session: SessionSummary,
+  runId: string,
+  created: boolean,
+): Promise<TurnResult | undefined> {
   const records = await storeCall("load", () => store.load(session.sessionId));
   return turnResultOf(records, session, runId, created);
 }
 
 /** {@link storedTurnResult} over records already loaded. */
-export function turnResultOf(records: readonly HistoryRecord[], session: SessionSummary, runId: string, created: boolean): TurnResult | undefined {
-  const startIndex = records.findIndex((r) => r.kind === "turn" && (r as RuntimeTurnRecord).runId === runId && (r as RuntimeTurnRecord).phase === "start");
+export function turnResultOf(
+  records: readonly HistoryRecord[],
+  session: SessionSummary,
+  runId: string,
+  created: boolean,
+): TurnResult | undefined {
+  const startIndex = records.findIndex(
+    (r) => r.kind === "turn" && (r as RuntimeTurnRecord).runId === runId && (r as RuntimeTurnRecord).phase === "start",
+  );
   if (startIndex < 0) return undefined;
   const messages: Message[] = [];
   let end: RuntimeTurnRecord | undefined;
   const asked: ApprovalRecord[] = [];
   const decided = new Set<string>();
   for (const record of records.slice(startIndex + 1)) {
-    if (record.kind === "turn" && (record as RuntimeTurnRecord).runId === runId && (record as RuntimeTurnRecord).phase === "end") {
+    if (
+      record.kind === "turn" &&
+      (record as RuntimeTurnRecord).runId === runId &&
+      (record as RuntimeTurnRecord).phase === "end"
+    ) {
       end = record;
       break;
     }
@@ -40,15 +56,24 @@ export function turnResultOf(records: readonly HistoryRecord[], session: Session
   // The user message that opened the turn is not one of the turn's own messages.
   const own = messages[0]?.role === "user" ? messages.slice(1) : messages;
   const lastAssistant = [...own].reverse().find((m) => m.role === "assistant");
-  const text = lastAssistant?.role === "assistant" ? lastAssistant.content.map((p) => (p.type === "text" ? p.text : "")).join("") : "";
+  const text =
+    lastAssistant?.role === "assistant"
+      ? lastAssistant.content.map((p) => (p.type === "text" ? p.text : "")).join("")
+      : "";
   const status: LoopResult["status"] = end?.status ?? "error";
   const result: TurnResult = {
     status,
     text,
     messages: own,
-    executionTree: end?.executionTree ?? (lastAssistant?.role === "assistant" ? lastAssistant.executionTree : undefined) ?? { version: 1, nodes: [] },
+    executionTree: end?.executionTree ??
+      (lastAssistant?.role === "assistant" ? lastAssistant.executionTree : undefined) ?? { version: 1, nodes: [] },
     usage: end?.usage ??
-      (lastAssistant?.role === "assistant" ? lastAssistant.usage : undefined) ?? { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
+      (lastAssistant?.role === "assistant" ? lastAssistant.usage : undefined) ?? {
+        inputTokens: 0,
+        outputTokens: 0,
+        llmCalls: 0,
+        toolCalls: 0,
+      },
     sessionId: session.sessionId,
     agentId: session.agentId,
     created,
@@ -56,6 +81,7 @@ export function turnResultOf(records: readonly HistoryRecord[], session: Session
   };
   if (end?.error) result.error = end.error;
   else if (end === undefined) result.error = { message: `Turn ${runId} has not ended` };
-  if (status === "suspended") result.pendingApprovals = asked.filter((a) => !decided.has(a.request.requestId)).map((a) => a.request);
+  if (status === "suspended")
+    result.pendingApprovals = asked.filter((a) => !decided.has(a.request.requestId)).map((a) => a.request);
   return result;
 }

@@ -17,15 +17,28 @@ interface Registration {
  * the emitter's registrations (`_events`, stable across eventemitter3 5.x, which the build bundles);
  * the runtime tests pin the behaviour.
  */
-export function emitIsolated<T extends object>(emitter: EventEmitter<T>, name: string, value: unknown, report: (error: unknown) => void): void {
+export function emitIsolated<T extends object>(
+  emitter: EventEmitter<T>,
+  name: string,
+  value: unknown,
+  report: (error: unknown) => void,
+): void {
   const key = EventEmitter.prefixed ? `${String(EventEmitter.prefixed)}${name}` : name;
-  const entry = (emitter as unknown as { _events: Record<string, Registration | Registration[] | undefined> })._events[key];
+  const entry = (emitter as unknown as { _events: Record<string, Registration | Registration[] | undefined> })._events[
+    key
+  ];
   if (entry === undefined) return;
   if (!Array.isArray(entry)) return call(emitter, name, entry, value, report);
   for (const registration of entry.slice()) call(emitter, name, registration, value, report);
 }
 
-function call<T extends object>(emitter: EventEmitter<T>, name: string, registration: Registration, value: unknown, report: (error: unknown) => void): void {
+function call<T extends object>(
+  emitter: EventEmitter<T>,
+  name: string,
+  registration: Registration,
+  value: unknown,
+  report: (error: unknown) => void,
+): void {
   if (registration.once) (emitter as unknown as EventEmitter).removeListener(name, registration.fn, undefined, true);
   try {
     registration.fn.call(registration.context, value);

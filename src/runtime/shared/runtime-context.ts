@@ -153,7 +153,10 @@ export interface AgentRuntimeOptions<C = JsonValue> {
 
 /** What the runtime tells `onError` along with the error. */
 export interface RuntimeErrorInfo {
-  /** What failed: `background_notice_failed`, `permission_notice_failed`, `agent_message_failed`, `background_agent_failed`, `task_transition_failed`, `lease_release_failed` or `listener_failed`. */
+  /**
+   * What failed: `background_notice_failed`, `permission_notice_failed`, `agent_message_failed`,
+   * `background_agent_failed`, `task_transition_failed`, `lease_release_failed` or `listener_failed`.
+   */
   code: string;
   /** The session the failed work was for, when there is one. */
   sessionId?: string;
@@ -211,12 +214,22 @@ export interface RuntimeContext {
    * The most recently updated session of `scope` (`undefined` = unscoped) that is not a
    * background agent's, not `except`, and whose agent `accept` takes.
    */
-  foregroundSession: (scope: string | undefined, except: string, accept: (agent: AgentDefinition) => boolean) => Promise<SessionSummary | undefined>;
-  /** Emits `event` on `runtime.events`; a listener that throws is reported (`listener_failed`) and never breaks the caller or the listeners after it. */
+  foregroundSession: (
+    scope: string | undefined,
+    except: string,
+    accept: (agent: AgentDefinition) => boolean,
+  ) => Promise<SessionSummary | undefined>;
+  /**
+   * Emits `event` on `runtime.events`; a listener that throws is reported (`listener_failed`) and never breaks the
+   * caller or the listeners after it.
+   */
   emit: (event: RuntimeEvent) => void;
   /** Emits an event of no turn on `runtime.events` (e.g. `subagent_status`). */
   publish: (session: SessionSummary, event: LoopEvent) => void;
-  /** Runs a session-resolution step in call order with every other, so messages reach a session's inbox in the order they were sent. */
+  /**
+   * Runs a session-resolution step in call order with every other, so messages reach a session's inbox in the order
+   * they were sent.
+   */
   admit: <T>(step: () => Promise<T>) => Promise<T>;
   /**
    * Reports a failure of work nobody awaits (notices, async messages, listeners): `onError`, and a

@@ -85,7 +85,9 @@ export interface SessionTurns {
    * `depth` counts the sessions of the chain already being recovered).
    */
   recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage, depth?: number): Promise<SessionState>;
-  /** Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id). */
+  /**
+   * Resumes `suspended`, the suspended turn of `state`, with its stored decisions (and `extra` ones, by tool-call id).
+   */
   resumeSuspended(
     session: SessionSummary,
     state: SessionState,

@@ -29,9 +29,13 @@ export function checkScope(operation: string, scope: unknown): void {
  * Checks the tenant filter of a listing or lookup: `scope` a non-empty string, `scopePrefix` a
  * string (`""` = every scope), not both. Returns the filter.
  */
-export function checkScopeQuery(operation: string, query: { scope?: unknown; scopePrefix?: unknown } | undefined): ScopeFilter {
+export function checkScopeQuery(
+  operation: string,
+  query: { scope?: unknown; scopePrefix?: unknown } | undefined,
+): ScopeFilter {
   if (query === undefined) return { kind: "any" };
-  if (typeof query !== "object" || query === null) throw new InvalidArgumentError(`${operation}: query must be an object when given`);
+  if (typeof query !== "object" || query === null)
+    throw new InvalidArgumentError(`${operation}: query must be an object when given`);
   checkScope(operation, query.scope);
   return scopeFilterOf(operation, query as ScopeQuery, { allowNull: false });
 }
@@ -43,14 +47,20 @@ export function newLineage(runtime: RuntimeContext, agent: AgentDefinition): Lin
       backgroundAgents: 0,
       maxBackgroundAgents: runtime.maxBackgroundAgents,
       llmCalls: 0,
-      maxLlmCalls: agent.budget?.maxTotalLlmCalls ?? runtime.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls,
+      maxLlmCalls:
+        agent.budget?.maxTotalLlmCalls ?? runtime.options.budget?.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls,
     },
     hops: 0,
   };
 }
 
 /** The session's role: its last `role` record, else the one kept in its attributes (past a reset), else its agent's. */
-export function sessionRole(runtime: RuntimeContext, agent: AgentDefinition, session: SessionSummary, state: SessionState): string | null {
+export function sessionRole(
+  runtime: RuntimeContext,
+  agent: AgentDefinition,
+  session: SessionSummary,
+  state: SessionState,
+): string | null {
   const kept = session.attributes?.role;
   const name = state.role ?? (typeof kept === "string" ? kept : undefined) ?? agent.role;
   return name !== undefined && runtime.roleOf(name) ? name : null;

@@ -7,9 +7,16 @@ import type { HistoryRecord, NewRecord, SessionStore } from "../../contracts/ses
  * Appends records, fenced by the lease token when there is one (and the store has leases): a
  * runtime that lost its lease cannot write into the session any more (`LeaseLostError`).
  */
-export function appendRecords(store: SessionStore, sessionId: string, records: NewRecord[], leaseToken: number | undefined): Promise<HistoryRecord[]> {
+export function appendRecords(
+  store: SessionStore,
+  sessionId: string,
+  records: NewRecord[],
+  leaseToken: number | undefined,
+): Promise<HistoryRecord[]> {
   return storeCall("append", () =>
-    leaseToken !== undefined && isLeasableSessionStore(store) ? store.append(sessionId, records, { leaseToken }) : store.append(sessionId, records),
+    leaseToken !== undefined && isLeasableSessionStore(store)
+      ? store.append(sessionId, records, { leaseToken })
+      : store.append(sessionId, records),
   );
 }
 
@@ -19,7 +26,10 @@ export async function storeCall<T>(operation: string, call: () => Promise<T>): P
     return await call();
   } catch (error) {
     if (AgentryError.isInstance(error)) throw error;
-    throw new SessionStoreError(`Session store failed during ${operation}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new SessionStoreError(
+      `Session store failed during ${operation}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 

@@ -38,7 +38,8 @@ const TITLE_CHARS = 120;
 /** Longest task id a host may give (it is also the session id). */
 const MAX_TASK_ID_CHARS = 256;
 
-const isTaskId = (id: unknown): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !hasControlCharacter(id);
+const isTaskId = (id: unknown): id is string =>
+  typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !hasControlCharacter(id);
 
 /** The task a session holds, from its attributes; `undefined` when it is not a task's session. */
 export function taskOf(session: SessionSummary): Task | undefined {
@@ -51,7 +52,12 @@ export function taskOf(session: SessionSummary): Task | undefined {
     ...(session.scope !== undefined && { scope: session.scope }),
     status: a.taskStatus as TaskStatus,
     // The session's name: `rename` sets it (one field, so no attribute write can undo it).
-    title: typeof session.name === "string" && session.name !== "" ? session.name : typeof a.taskTitle === "string" ? a.taskTitle : "",
+    title:
+      typeof session.name === "string" && session.name !== ""
+        ? session.name
+        : typeof a.taskTitle === "string"
+          ? a.taskTitle
+          : "",
     ...(typeof a.planArtifactId === "string" && { planArtifactId: a.planArtifactId }),
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
@@ -72,7 +78,8 @@ export async function transitionTask(
   const { store } = runtime;
   const task = taskOf(session);
   if (!task) throw new InvalidArgumentError(`Session "${session.sessionId}" is not a task`);
-  if (!ALLOWED[task.status].includes(to)) throw new InvalidArgumentError(`Task "${task.taskId}" cannot go from "${task.status}" to "${to}"`);
+  if (!ALLOWED[task.status].includes(to))
+    throw new InvalidArgumentError(`Task "${task.taskId}" cannot go from "${task.status}" to "${to}"`);
   const version = typeof session.attributes?.taskVersion === "number" ? session.attributes.taskVersion : 0;
   const marker = globalThis.crypto.randomUUID();
   const record: NewRecord = {
@@ -86,11 +93,21 @@ export async function transitionTask(
     ...extra,
   };
   const [stored] = await storeCall("append", () => store.append(session.sessionId, [record]));
-  if (stored?.kind !== "task" || stored.marker !== marker) throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
+  if (stored?.kind !== "task" || stored.marker !== marker)
+    throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
   const updated = await storeCall("updateSession", () =>
-    store.updateSession(session.sessionId, { attributes: { ...session.attributes, taskStatus: to, taskVersion: version + 1, ...extra } }),
+    store.updateSession(session.sessionId, {
+      attributes: { ...session.attributes, taskStatus: to, taskVersion: version + 1, ...extra },
+    }),
   );
-  runtime.publish(updated, { type: "task_status", taskId: task.taskId, from: task.status, to, depth: 0, parentId: null });
+  runtime.publish(updated, {
+    type: "task_status",
+    taskId: task.taskId,
+    from: task.status,
+    to,
+    depth: 0,
+    parentId: null,
+  });
   return taskOf(updated)!;
 }
 
@@ -101,11 +118,18 @@ export function executionOutcome(result: TurnResult): "completed" | "failed" | u
 }
 
 /** The task's session; an unknown task, or one outside `guard`, throws the same "unknown task" error. */
-async function taskSession(store: SessionStore, taskId: string, guard: TenantGuard | undefined, operation: string): Promise<SessionSummary> {
-  if (typeof taskId !== "string" || taskId === "") throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
+async function taskSession(
+  store: SessionStore,
+  taskId: string,
+  guard: TenantGuard | undefined,
+  operation: string,
+): Promise<SessionSummary> {
+  if (typeof taskId !== "string" || taskId === "")
+    throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
   const filter = tenantGuardFilter(`tasks.${operation}`, guard);
   const session = await storeCall("getSession", () => store.getSession(taskId));
-  if (!session || taskOf(session)?.taskId !== taskId || !matchesScopeFilter(session.scope, filter)) throw new InvalidArgumentError(`Unknown task "${taskId}"`);
+  if (!session || taskOf(session)?.taskId !== taskId || !matchesScopeFilter(session.scope, filter))
+    throw new InvalidArgumentError(`Unknown task "${taskId}"`);
   return session;
 }
 
@@ -115,21 +139,26 @@ async function approvedPlanOf(store: SessionStore, session: SessionSummary): Pro
   const records = await storeCall("load", () => store.load(session.sessionId));
   const found = records.find((r) => r.kind === "artifact" && r.artifactId === task.planArtifactId);
   const parsed = parsePlan(found?.kind === "artifact" ? found.content : "");
-  if (!parsed.ok) throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
+  if (!parsed.ok)
+    throw new InvalidArgumentError(`Task "${task.taskId}": its plan cannot be read (${parsed.error}); revise it`);
   return approvedPlanText(parsed.plan);
 }
 
 /** The task API over a runtime. */
 export function createTaskApi(runtime: TaskRuntime): TaskApi {
   const { store } = runtime;
-  const sessionOf = (taskId: string, guard: TenantGuard | undefined, operation: string) => taskSession(store, taskId, guard, operation);
+  const sessionOf = (taskId: string, guard: TenantGuard | undefined, operation: string) =>
+    taskSession(store, taskId, guard, operation);
   const approvedPlan = (session: SessionSummary) => approvedPlanOf(store, session);
   return {
     async create(input) {
       const problems: string[] = [];
-      if (typeof input?.agentId !== "string" || input.agentId === "") problems.push("agentId must be a non-empty string");
-      if (typeof input?.content !== "string" || input.content.trim() === "") problems.push("content must be a non-empty string");
-      if (input?.scope !== undefined && (typeof input.scope !== "string" || input.scope === "")) problems.push("scope must be a non-empty string when set");
+      if (typeof input?.agentId !== "string" || input.agentId === "")
+        problems.push("agentId must be a non-empty string");
+      if (typeof input?.content !== "string" || input.content.trim() === "")
+        problems.push("content must be a non-empty string");
+      if (input?.scope !== undefined && (typeof input.scope !== "string" || input.scope === ""))
+        problems.push("scope must be a non-empty string when set");
       if (input?.taskId !== undefined && !isTaskId(input.taskId))
         problems.push(`taskId must be 1 to ${MAX_TASK_ID_CHARS} characters without control characters when set`);
       if (problems.length > 0) throw new InvalidArgumentError(`tasks.create: ${problems.join("; ")}`);
@@ -145,7 +174,11 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
           attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
         }),
       );
-      await storeCall("append", () => store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" }]));
+      await storeCall("append", () =>
+        store.append(taskId, [
+          { id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" },
+        ]),
+      );
       runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
       await runtime.setRole(taskId, "planner");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
@@ -160,25 +193,38 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       const plan = taskOf(session)?.status === "awaiting_review" ? await approvedPlan(session) : "";
       await transitionTask(runtime, session, "executing");
       await runtime.setRole(taskId, "actor");
-      return runtime.send(session, `The plan is approved. Carry it out now, step by step.\n\n<approved_plan>\n${plan}\n</approved_plan>`);
+      return runtime.send(
+        session,
+        `The plan is approved. Carry it out now, step by step.\n\n<approved_plan>\n${plan}\n</approved_plan>`,
+      );
     },
     async revise(taskId, feedback, guard) {
-      if (typeof feedback !== "string" || feedback.trim() === "") throw new InvalidArgumentError("tasks.revise: feedback must be a non-empty string");
+      if (typeof feedback !== "string" || feedback.trim() === "")
+        throw new InvalidArgumentError("tasks.revise: feedback must be a non-empty string");
       const session = await sessionOf(taskId, guard, "revise");
       await transitionTask(runtime, session, "planning");
       runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
-      return runtime.send(session, `Revise the plan with this feedback, then submit it again with create_artifact:\n\n${feedback}`);
+      return runtime.send(
+        session,
+        `Revise the plan with this feedback, then submit it again with create_artifact:\n\n${feedback}`,
+      );
     },
     async reply(taskId, content, guard) {
-      if (typeof content !== "string" || content.trim() === "") throw new InvalidArgumentError("tasks.reply: content must be a non-empty string");
+      if (typeof content !== "string" || content.trim() === "")
+        throw new InvalidArgumentError("tasks.reply: content must be a non-empty string");
       const session = await sessionOf(taskId, guard, "reply");
       const task = taskOf(session)!;
-      if (task.status !== "planning") throw new InvalidArgumentError(`Task "${taskId}" is "${task.status}": reply answers the planner while it is "planning"`);
+      if (task.status !== "planning")
+        throw new InvalidArgumentError(
+          `Task "${taskId}" is "${task.status}": reply answers the planner while it is "planning"`,
+        );
       return runtime.send(session, content);
     },
     async rename(taskId, title, guard) {
       if (typeof title !== "string" || title.trim() === "" || title.length > TITLE_CHARS || hasControlCharacter(title))
-        throw new InvalidArgumentError(`tasks.rename: title must be 1 to ${TITLE_CHARS} characters without control characters`);
+        throw new InvalidArgumentError(
+          `tasks.rename: title must be 1 to ${TITLE_CHARS} characters without control characters`,
+        );
       await sessionOf(taskId, guard, "rename");
       return taskOf(await storeCall("updateSession", () => store.updateSession(taskId, { name: title.trim() })))!;
     },
@@ -203,7 +249,10 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
     },
     async list(query = {}) {
       const sessions = await storeCall("listSessions", () =>
-        store.listSessions({ ...(query.scope !== undefined && { scope: query.scope }), ...(query.agentId !== undefined && { agentId: query.agentId }) }),
+        store.listSessions({
+          ...(query.scope !== undefined && { scope: query.scope }),
+          ...(query.agentId !== undefined && { agentId: query.agentId }),
+        }),
       );
       return sessions.flatMap((s) => {
         const task = taskOf(s);
@@ -215,7 +264,16 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       const records = await storeCall("load", () => store.load(session.sessionId));
       return records.flatMap((r) => {
         if (r.kind !== "artifact") return [];
-        return [{ artifactId: r.artifactId, sessionId: session.sessionId, filename: r.filename, kind: r.artifactKind, content: r.content, createdAt: r.at }];
+        return [
+          {
+            artifactId: r.artifactId,
+            sessionId: session.sessionId,
+            filename: r.filename,
+            kind: r.artifactKind,
+            content: r.content,
+            createdAt: r.at,
+          },
+        ];
       });
     },
   };

@@ -14,7 +14,11 @@ import { checkedContext } from "../../internal/host-context.js";
  * `send` / `stream`: checks the input, then, in admission order, resolves (or creates) the
  * session and queues the turn on it. Resolves with the turn's result.
  */
-export async function admitSend(runtime: RuntimeContext, input: SendInput, onEvent: (event: RuntimeEvent) => void): Promise<TurnResult> {
+export async function admitSend(
+  runtime: RuntimeContext,
+  input: SendInput,
+  onEvent: (event: RuntimeEvent) => void,
+): Promise<TurnResult> {
   checkOpen(runtime);
   const agent = agentOf(runtime, input.agentId);
   const content = input.content;
@@ -26,7 +30,10 @@ export async function admitSend(runtime: RuntimeContext, input: SendInput, onEve
   checkScope("send", input.scope);
   const chatContext = input.chatContext ?? { kind: "thread" };
   const outputSchema = input.outputSchema as unknown;
-  if (outputSchema !== undefined && (outputSchema === null || typeof outputSchema !== "object" || Array.isArray(outputSchema))) {
+  if (
+    outputSchema !== undefined &&
+    (outputSchema === null || typeof outputSchema !== "object" || Array.isArray(outputSchema))
+  ) {
     throw new InvalidArgumentError("send: outputSchema must be a zod schema or a JSON Schema object");
   }
   const runId = input.runId as unknown;
@@ -41,7 +48,9 @@ export async function admitSend(runtime: RuntimeContext, input: SendInput, onEve
   resolveModel(runtime.options, agent);
   const admitted = await runtime.admit(async () => {
     const scope = input.scope === undefined ? {} : { scope: input.scope };
-    const { session, created } = await storeCall("resolveSession", () => resolveSession(runtime.store, agent.agentId, input.session, scope));
+    const { session, created } = await storeCall("resolveSession", () =>
+      resolveSession(runtime.store, agent.agentId, input.session, scope),
+    );
     // Wrapped so the admission step does not wait for the turn itself.
     const turn = runtime.runTurn({
       agent,
@@ -77,7 +86,8 @@ export async function admitSystemMessage(
   checkOpen(runtime);
   if (!postOptions?.origin) throw new InvalidArgumentError("postSystemMessage: origin is required");
   const { sessionId, agentId } = target;
-  if (sessionId === undefined && agentId === undefined) throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
+  if (sessionId === undefined && agentId === undefined)
+    throw new InvalidArgumentError("postSystemMessage: target needs a sessionId or an agentId");
   checkScope("postSystemMessage", target.scope);
   if (sessionId === undefined && agentId !== undefined) agentOf(runtime, agentId);
   const { store } = runtime;
@@ -93,12 +103,16 @@ export async function admitSystemMessage(
     } else {
       const scope = target.scope === undefined ? {} : { scope: target.scope };
       // agentId is set here (checked above).
-      ({ session, created } = await storeCall("resolveSession", () => resolveSession(store, agentId ?? "", "latest-or-create", scope)));
+      ({ session, created } = await storeCall("resolveSession", () =>
+        resolveSession(store, agentId ?? "", "latest-or-create", scope),
+      ));
     }
     const agent = agentOf(runtime, session.agentId);
     const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });
     if (message.silent) return { done: runtime.record(session, message) };
-    return { done: runtime.runTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }) };
+    return {
+      done: runtime.runTurn({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }),
+    };
   });
   await admitted.done;
 }

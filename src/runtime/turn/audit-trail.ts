@@ -63,11 +63,15 @@ export class AuditTrail {
   /** Notes what an entry will need: call starts (time, argument digest) and approvals. */
   observe(event: LoopEvent): void {
     if (event.type === "tool_call_update") {
-      if (event.status === "start") this.#started.set(event.toolCallId, { at: Date.now(), digest: argsDigest(event.args) });
+      if (event.status === "start")
+        this.#started.set(event.toolCallId, { at: Date.now(), digest: argsDigest(event.args) });
     } else if (event.type === "approval_request") {
       this.#requests.set(event.request.toolCallId, event.request.requestId);
     } else if (event.type === "approval_resolved") {
-      this.#decisions.set(event.requestId, { approved: event.approved, ...(event.reason !== undefined && { reason: event.reason }) });
+      this.#decisions.set(event.requestId, {
+        approved: event.approved,
+        ...(event.reason !== undefined && { reason: event.reason }),
+      });
     }
   }
 
@@ -146,7 +150,11 @@ export class AuditTrail {
       this.#options.warn({
         type: "warning",
         code: "audit_failed",
-        message: `The audit callback failed for tool call ${entry.toolCallId} ("${entry.tool}"): ${errorMessage(error)}`.slice(0, 1_000),
+        message:
+          `The audit callback failed for tool call ${entry.toolCallId} ("${entry.tool}"): ${errorMessage(error)}`.slice(
+            0,
+            1_000,
+          ),
         depth: entry.depth,
         parentId: entry.parentId,
       });
@@ -169,7 +177,10 @@ export class AuditTrail {
   }
 
   #record(
-    fields: Omit<AuditEntry, "entryId" | "sessionId" | "scope" | "agentId" | "runId" | "server" | "reason" | "approvalRequestId"> & {
+    fields: Omit<
+      AuditEntry,
+      "entryId" | "sessionId" | "scope" | "agentId" | "runId" | "server" | "reason" | "approvalRequestId"
+    > & {
       server: string | undefined;
       reason: string | undefined;
       approvalRequestId: string | undefined;
@@ -185,7 +196,9 @@ export class AuditTrail {
       runId,
       ...rest,
       ...(server !== undefined && { server }),
-      ...(reason !== undefined && { reason: reason.length > MAX_REASON_CHARS ? reason.slice(0, MAX_REASON_CHARS - 1) + "…" : reason }),
+      ...(reason !== undefined && {
+        reason: reason.length > MAX_REASON_CHARS ? reason.slice(0, MAX_REASON_CHARS - 1) + "…" : reason,
+      }),
       ...(approvalRequestId !== undefined && { approvalRequestId }),
     };
     return { id: `${runId}:audit:${fields.toolCallId}`, frame: fields.parentId, kind: "audit", entry };
@@ -210,9 +223,12 @@ export class AuditTrail {
    */
   #refinedRefusal(event: ToolCallUpdateEvent): string {
     if (event.refused !== "unknown_tool") return event.refused!;
-    const tool = this.#options.tools.some((candidate) => candidate.name === event.name) ? undefined : this.#hostTool(event.name);
+    const tool = this.#options.tools.some((candidate) => candidate.name === event.name)
+      ? undefined
+      : this.#hostTool(event.name);
     if (!tool) return "unknown_tool";
-    if (tool.mcpServer !== undefined && !this.#options.policy.allowedMcpServers.includes(tool.mcpServer)) return "mcp_server_not_allowed";
+    if (tool.mcpServer !== undefined && !this.#options.policy.allowedMcpServers.includes(tool.mcpServer))
+      return "mcp_server_not_allowed";
     return "not_permitted";
   }
 

@@ -25,7 +25,9 @@ export function labelSessionEvent(event: RuntimeEvent, session: SessionSummary):
 export function planStepIndexOf(args: unknown): number | undefined {
   if (typeof args !== "object" || args === null) return undefined;
   const step = (args as { plan_step?: unknown }).plan_step;
-  return typeof step === "number" && Number.isInteger(step) && step >= 1 && step <= SUBTASK_LIMITS.planStep ? step - 1 : undefined;
+  return typeof step === "number" && Number.isInteger(step) && step >= 1 && step <= SUBTASK_LIMITS.planStep
+    ? step - 1
+    : undefined;
 }
 
 /** What {@link turnLabels} reads of a turn's setup. */
@@ -48,7 +50,8 @@ export function turnLabels(setup: LabelledTurn): (event: RuntimeEvent) => void {
   if (setup.resume) {
     const startedSubtask = (id: string, args: unknown) => steps.set(id, planStepIndexOf(args) ?? -1);
     for (const message of setup.history) readSubtaskCalls(message, startedSubtask);
-    for (const frame of Object.values(setup.resume.frames ?? {})) for (const message of frame) readSubtaskCalls(message, startedSubtask);
+    for (const frame of Object.values(setup.resume.frames ?? {}))
+      for (const message of frame) readSubtaskCalls(message, startedSubtask);
     // Children inherit their parent's step: resolved once all calls are known.
     inheritSteps(setup.resume.frames ?? {}, steps);
   }
@@ -69,7 +72,8 @@ export function turnLabels(setup: LabelledTurn): (event: RuntimeEvent) => void {
 
 function readSubtaskCalls(message: Message, found: (id: string, args: unknown) => void): void {
   if (message.role !== "assistant") return;
-  for (const part of message.content) if (part.type === "tool_call" && part.name === RUN_SUBTASK) found(part.id, part.args);
+  for (const part of message.content)
+    if (part.type === "tool_call" && part.name === RUN_SUBTASK) found(part.id, part.args);
 }
 
 /** Gives each sub-task without a step of its own (-1) the step of the sub-task it runs in. */

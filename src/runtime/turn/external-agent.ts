@@ -60,13 +60,17 @@ export function externalAgentProvider(agentId: string, handler: ExternalAgentHan
         });
       } catch (error) {
         if (signal.aborted) throw error;
-        throw new ProviderError(`External agent "${agentId}" failed: ${error instanceof Error ? error.message : String(error)}`, {
-          provider: id,
-          cause: error,
-        });
+        throw new ProviderError(
+          `External agent "${agentId}" failed: ${error instanceof Error ? error.message : String(error)}`,
+          {
+            provider: id,
+            cause: error,
+          },
+        );
       }
       const text = typeof reply === "string" ? reply : typeof reply?.text === "string" ? reply.text : undefined;
-      if (text === undefined) throw new ProviderError(`External agent "${agentId}" answered without text.`, { provider: id });
+      if (text === undefined)
+        throw new ProviderError(`External agent "${agentId}" answered without text.`, { provider: id });
       if (text !== "") yield { type: "text_delta", text: text.slice(0, MAX_EXTERNAL_REPLY_CHARS) };
       yield { type: "finish", reason: "stop" };
     },
@@ -77,7 +81,10 @@ export function externalAgentProvider(agentId: string, handler: ExternalAgentHan
  * The problems of `external` (`createAgentRuntime` option): a key naming no agent, or one that is
  * not `type: "external"`.
  */
-export function externalHandlerProblems(registry: AgentRegistry, external: Record<string, unknown> | undefined): string[] {
+export function externalHandlerProblems(
+  registry: AgentRegistry,
+  external: Record<string, unknown> | undefined,
+): string[] {
   if (external === undefined) return [];
   if (typeof external !== "object" || external === null) return ["external must be an object of handlers by agent id"];
   const problems: string[] = [];
@@ -85,7 +92,8 @@ export function externalHandlerProblems(registry: AgentRegistry, external: Recor
     const agent = registry.get(agentId);
     if (typeof handler !== "function") problems.push(`external["${agentId}"] must be a function`);
     else if (!agent) problems.push(`external["${agentId}"]: no such agent`);
-    else if (agent.type !== "external") problems.push(`external["${agentId}"]: agent "${agentId}" is not type "external"`);
+    else if (agent.type !== "external")
+      problems.push(`external["${agentId}"]: agent "${agentId}" is not type "external"`);
   }
   return problems;
 }

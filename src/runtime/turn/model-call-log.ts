@@ -35,7 +35,9 @@ export class ModelCallLog {
     else this.#unsent.push(call);
   };
 
-  /** Records to append with the assistant message `message` (stored as `messageId`), when the loop reported its call. */
+  /**
+   * Records to append with the assistant message `message` (stored as `messageId`), when the loop reported its call.
+   */
   recordsFor(message: AssistantMessage, messageId: string): NewRecord[] {
     const call = this.#calls.get(message);
     if (!call) return [];
@@ -50,7 +52,8 @@ export class ModelCallLog {
 
   /** Forgets digests whose records were not stored after all (their append failed). */
   forget(records: NewRecord[]): void {
-    for (const record of records) if (record.id.startsWith("prompt:")) this.#stored.delete(record.id.slice("prompt:".length));
+    for (const record of records)
+      if (record.id.startsWith("prompt:")) this.#stored.delete(record.id.slice("prompt:".length));
   }
 
   #records(call: ModelCallInfo, messageId: string | undefined): NewRecord[] {
@@ -59,7 +62,13 @@ export class ModelCallLog {
     const toolsDigest = this.#toolsDigest(call.tools);
     if (!this.#stored.has(systemDigest)) {
       this.#stored.add(systemDigest);
-      out.push({ id: `prompt:${systemDigest}`, frame: null, kind: "prompt", digest: systemDigest, system: call.system });
+      out.push({
+        id: `prompt:${systemDigest}`,
+        frame: null,
+        kind: "prompt",
+        digest: systemDigest,
+        system: call.system,
+      });
     }
     if (!this.#stored.has(toolsDigest)) {
       this.#stored.add(toolsDigest);

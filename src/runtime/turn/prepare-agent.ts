@@ -27,7 +27,10 @@ export interface PreparedAgent {
   tools: Tool[];
   systemPrompt: string;
   budget: Partial<BudgetLimits>;
-  /** The agent's `chat.temperature`, `chat.maxOutputTokens` and `chat.providerOptions`, for every model call of its turns. */
+  /**
+   * The agent's `chat.temperature`, `chat.maxOutputTokens` and `chat.providerOptions`, for every model call of its
+   * turns.
+   */
   modelOptions: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Toolbelt warnings, as loop events to publish at the start of the turn. */
   warnings: LoopEvent[];
@@ -68,7 +71,10 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
   const policy = role ? applyRole(base, role) : base;
   const warnings: LoopEvent[] = [];
   const composed = composeToolbelt({
-    tools: [...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])), ...builtinTools.filter((tool) => offeredUnder(tool, role))],
+    tools: [
+      ...(typeof options.tools === "function" ? options.tools() : (options.tools ?? [])),
+      ...builtinTools.filter((tool) => offeredUnder(tool, role)),
+    ],
     policy,
     agent,
     chatContext,
@@ -99,17 +105,31 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
     ...(chat?.maxOutputTokens !== undefined && { maxOutputTokens: chat.maxOutputTokens }),
     ...(chat?.providerOptions !== undefined && { providerOptions: chat.providerOptions }),
   };
-  return { provider, model, policy, tools, systemPrompt, budget: { ...options.budget, ...agent.budget }, modelOptions, warnings };
+  return {
+    provider,
+    model,
+    policy,
+    tools,
+    systemPrompt,
+    budget: { ...options.budget, ...agent.budget },
+    modelOptions,
+    warnings,
+  };
 }
 
 /**
  * The provider and model an agent runs on: an external agent with a handler (`options.external`)
  * runs on that handler (model `chat.model ?? "external"`); else (`chat.provider`/`chat.model`, else the runtime's
- * defaults: `defaultProvider`, else the only provider, else `"openai"` when registered). Throws `InvalidArgumentError` naming what is missing.
+ * defaults: `defaultProvider`, else the only provider, else `"openai"` when registered). Throws `InvalidArgumentError`
+ * naming what is missing.
  */
-export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinition): { provider: Provider; model: string } {
+export function resolveModel(
+  options: AgentRuntimeOptions,
+  agent: AgentDefinition,
+): { provider: Provider; model: string } {
   const handler = agent.type === "external" ? options.external?.[agent.agentId] : undefined;
-  if (handler !== undefined) return { provider: externalAgentProvider(agent.agentId, handler), model: agent.chat?.model ?? "external" };
+  if (handler !== undefined)
+    return { provider: externalAgentProvider(agent.agentId, handler), model: agent.chat?.model ?? "external" };
   const providerIds = Object.keys(options.providers);
   // chat.provider defaults to "openai" (with one provider registered, that one).
   const fallback = providerIds.length === 1 ? providerIds[0] : providerIds.includes("openai") ? "openai" : undefined;
@@ -121,6 +141,7 @@ export function resolveModel(options: AgentRuntimeOptions, agent: AgentDefinitio
     );
   }
   const model = agent.chat?.model ?? options.defaultModel;
-  if (model === undefined) throw new InvalidArgumentError(`Agent "${agent.agentId}" has no model: set chat.model or defaultModel`);
+  if (model === undefined)
+    throw new InvalidArgumentError(`Agent "${agent.agentId}" has no model: set chat.model or defaultModel`);
   return { provider, model };
 }

@@ -23,14 +23,26 @@ export type PrepareAgent = (
  */
 export function createAgentPreparer(runtime: RuntimeContext, builtinTools: Tool[]): PrepareAgent {
   const { options, roleOf } = runtime;
-  const perSession = typeof options.policy === "function" || (options.promptSections ?? []).some((section) => typeof section === "function");
+  const perSession =
+    typeof options.policy === "function" ||
+    (options.promptSections ?? []).some((section) => typeof section === "function");
   let prepared = new WeakMap<AgentDefinition, Map<string, PreparedAgent>>();
   let toolsSeen: unknown;
   return (agent, session, chatContext, role, hostContext) => {
     // A background agent limited to some tools gets its own toolbelt (and prompt listing it).
     const toolSubset = toolSubsetOf(session);
     if (perSession || toolSubset !== undefined) {
-      return prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role, context: hostContext, ...(toolSubset && { toolSubset }) });
+      return prepareAgent({
+        options,
+        roleOf,
+        agent,
+        session,
+        chatContext,
+        builtinTools,
+        role,
+        context: hostContext,
+        ...(toolSubset && { toolSubset }),
+      });
     }
     // Tools given as a function (MCP servers' lists change): a new array drops the prepared toolbelts.
     const tools = typeof options.tools === "function" ? options.tools() : options.tools;
@@ -42,7 +54,8 @@ export function createAgentPreparer(runtime: RuntimeContext, builtinTools: Tool[
     let byContext = prepared.get(agent);
     if (!byContext) prepared.set(agent, (byContext = new Map()));
     let entry = byContext.get(key);
-    if (!entry) byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role })));
+    if (!entry)
+      byContext.set(key, (entry = prepareAgent({ options, roleOf, agent, session, chatContext, builtinTools, role })));
     return entry;
   };
 }

@@ -15,13 +15,16 @@ export function checkQueue(runtime: RuntimeContext, queue: PendingQueue, turns: 
   if (!first) return;
   runtime.states.read(first.session).then(
     (state) => {
-      if (!isWaiting(state)) queue.drain(sessionId, (request, message) => turns.enqueue({ ...request, drained: message }));
+      if (!isWaiting(state))
+        queue.drain(sessionId, (request, message) => turns.enqueue({ ...request, drained: message }));
     },
     (error: unknown) => runtime.report("queue_check_failed", error, first.session),
   );
 }
 
-/** Whether the session waits for a decision (an approval or question of its suspended turn, or an agent it waits on). */
+/**
+ * Whether the session waits for a decision (an approval or question of its suspended turn, or an agent it waits on).
+ */
 export function isWaiting(state: SessionState): boolean {
   return state.suspended !== undefined && state.pending.length > 0;
 }
@@ -94,12 +97,21 @@ async function supersedeWaits(runtime: RuntimeContext, state: SessionState, dept
       const inner = await runtime.states.read(session);
       if (!inner.suspended || inner.pending.length === 0) return;
       await supersedeWaits(runtime, inner, depth + 1);
-      const denials = inner.pending.map((p) => approvalDecisionRecord(p.request, p.frame, { approved: false, reason: "superseded" }));
+      const denials = inner.pending.map((p) =>
+        approvalDecisionRecord(p.request, p.frame, { approved: false, reason: "superseded" }),
+      );
       await appendRecords(runtime.store, session.sessionId, denials, lease.token);
       for (const p of inner.pending) {
         runtime.approvalSessions.delete(p.request.requestId);
         const { requestId, depth: at, parentId } = p.request;
-        runtime.publish(session, { type: "approval_resolved", requestId, approved: false, reason: "superseded", depth: at, parentId });
+        runtime.publish(session, {
+          type: "approval_resolved",
+          requestId,
+          approved: false,
+          reason: "superseded",
+          depth: at,
+          parentId,
+        });
       }
     });
   }

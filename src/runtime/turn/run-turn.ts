@@ -20,7 +20,15 @@ import { AuditTrail } from "./audit-trail.js";
 import { ModelCallLog } from "./model-call-log.js";
 import { planSummaryOf } from "../../modes/plan-summary.js";
 import { questionOf } from "../approvals/question-answer.js";
-import { argsOf, artifactIdOf, ASK_USER, CREATE_ARTIFACT, modeMessageType, offersModeTool, REQUEST_BUILD_MODE } from "../roles/mode-tools.js";
+import {
+  argsOf,
+  artifactIdOf,
+  ASK_USER,
+  CREATE_ARTIFACT,
+  modeMessageType,
+  offersModeTool,
+  REQUEST_BUILD_MODE,
+} from "../roles/mode-tools.js";
 import { approvalDecisionRecord } from "../approvals/approval-decision.js";
 import { surfacedRequests } from "../approvals/pending-listing.js";
 import { confirmLease, DEFAULT_LEASE_TTL_MS } from "../session/session-lease.js";
@@ -69,7 +77,10 @@ export interface TurnSetup {
   context?: JsonValue;
   /** The sync `agents_message` call waiting on this turn (a new chain's start stores it). */
   waiter?: TurnWaiter;
-  /** The run id of the chain's first turn, when this one resumes it (tools' `ctx.callKey` stay the same across a resume). */
+  /**
+   * The run id of the chain's first turn, when this one resumes it (tools' `ctx.callKey` stay the same across a
+   * resume).
+   */
   chainRunId?: string;
   /** The turn's number in the session (stored on its start; its events' `turn` label). @default 1 */
   turn?: number;
@@ -122,7 +133,9 @@ export async function runTurn(runtime: RuntimeContext, setup: TurnSetup): Promis
     historyTokens += estimateMessageTokens(setup.input);
   }
   const fence = leaseFence(runtime, setup, sessionId);
-  const signals = [setup.signal, setup.leaseLost, fence?.lost].filter((signal): signal is AbortSignal => signal !== undefined);
+  const signals = [setup.signal, setup.leaseLost, fence?.lost].filter(
+    (signal): signal is AbortSignal => signal !== undefined,
+  );
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const budget = new TurnBudget(deadlineBudget(lineageBudget(prepared.budget, lineage), setup.session));
   const host: RuntimeToolHost = {
@@ -266,10 +279,18 @@ function turnScope(runtime: RuntimeContext, setup: TurnSetup): TurnScope {
   };
 }
 
-/** Stores the turn start (after the repairs of `preface`, with the input) and publishes the events from before the loop. */
+/**
+ * Stores the turn start (after the repairs of `preface`, with the input) and publishes the events from before the loop.
+ */
 async function openTurn(scope: TurnScope): Promise<void> {
   const { setup, runId, audit, publish } = scope;
-  const start: NewRuntimeTurnRecord = { id: `${runId}:${scope.next()}`, frame: null, kind: "turn", runId, phase: "start" };
+  const start: NewRuntimeTurnRecord = {
+    id: `${runId}:${scope.next()}`,
+    frame: null,
+    kind: "turn",
+    runId,
+    phase: "start",
+  };
   if (setup.resumeOf !== undefined) start.resumeOf = setup.resumeOf;
   start.chatContext = setup.chatContext;
   if (setup.context !== undefined) start.context = setup.context;
@@ -290,7 +311,10 @@ async function openTurn(scope: TurnScope): Promise<void> {
 function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): PreparedAgent["budget"] {
   if (lineage.hops === 0 && !lineage.dispatched) return budget;
   const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
-  return { ...budget, maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining) };
+  return {
+    ...budget,
+    maxTotalLlmCalls: Math.min(budget.maxTotalLlmCalls ?? DEFAULT_BUDGET.maxTotalLlmCalls, remaining),
+  };
 }
 
 /**
@@ -304,7 +328,9 @@ function deadlineBudget(budget: PreparedAgent["budget"], session: SessionSummary
   return { ...budget, maxWallClockMs: Math.min(budget.maxWallClockMs ?? DEFAULT_BUDGET.maxWallClockMs, left) };
 }
 
-/** The loop's approval handler: questions wait for the user; the host's decisions are stored before the loop goes on. */
+/**
+ * The loop's approval handler: questions wait for the user; the host's decisions are stored before the loop goes on.
+ */
 function approverOf(scope: TurnScope): ApprovalHandler {
   const { runtime, setup } = scope;
   const hostApprove = runtime.options.approve;
@@ -312,7 +338,8 @@ function approverOf(scope: TurnScope): ApprovalHandler {
     // A question waits for the user (answerQuestion), never for the host's approval handler.
     if (scope.asks && request.name === ASK_USER) return { suspend: true };
     const decision = hostApprove ? await hostApprove(request, info) : ({ suspend: true } as const);
-    if (!("suspend" in decision) && request.name === "request_permission") runtime.onPermission("decided", request, setup.session, decision);
+    if (!("suspend" in decision) && request.name === "request_permission")
+      runtime.onPermission("decided", request, setup.session, decision);
     if (!("suspend" in decision)) {
       await scope.append([approvalDecisionRecord(request, request.parentId, decision)]);
     }
@@ -338,12 +365,24 @@ function modeEffects(scope: TurnScope): ModeEffects {
   return {
     artifactArgs,
     async storeArtifact(toolCallId, parentId, depth) {
-      const args = argsOf(artifactArgs.get(toolCallId)) as { filename?: unknown; kind?: unknown; content?: unknown } | undefined;
-      if (typeof args?.filename !== "string" || typeof args.kind !== "string" || typeof args.content !== "string") return;
+      const args = argsOf(artifactArgs.get(toolCallId)) as
+        { filename?: unknown; kind?: unknown; content?: unknown } | undefined;
+      if (typeof args?.filename !== "string" || typeof args.kind !== "string" || typeof args.content !== "string")
+        return;
       const artifactId = artifactIdOf(toolCallId);
       const { filename, kind, content } = args;
-      await scope.append([{ id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId }]);
-      publish({ type: "artifact_created", artifactId, filename, kind, preview: content.slice(0, PREVIEW_CHARS), depth, parentId });
+      await scope.append([
+        { id: artifactId, frame: parentId, kind: "artifact", artifactId, filename, artifactKind: kind, content, runId },
+      ]);
+      publish({
+        type: "artifact_created",
+        artifactId,
+        filename,
+        kind,
+        preview: content.slice(0, PREVIEW_CHARS),
+        depth,
+        parentId,
+      });
       if (kind !== "plan") return;
       // Parsed once per call: the calling message's type and the tool's check read the same result.
       const parsed = runtime.plans.read(content);
@@ -351,7 +390,15 @@ function modeEffects(scope: TurnScope): ModeEffects {
       if (!parsed.ok) return;
       const taskId = await runtime.onPlanReady(setup.session, artifactId);
       const summary = planSummaryOf(parsed.plan);
-      publish({ type: "plan_ready", artifactId, plan: parsed.plan, summary, ...(taskId !== undefined && { taskId }), depth, parentId });
+      publish({
+        type: "plan_ready",
+        artifactId,
+        plan: parsed.plan,
+        summary,
+        ...(taskId !== undefined && { taskId }),
+        depth,
+        parentId,
+      });
     },
     async switchRole(to, depth, parentId) {
       if (role === to) return;
@@ -384,23 +431,42 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
     const id = `${runId}:${scope.next()}`;
     // The model call that produced an assistant message is stored with it (what the model saw, usage, duration).
     const calls = event.message.role === "assistant" ? scope.models.recordsFor(event.message, id) : [];
-    await scope.append([{ id, frame: event.parentId, kind: "message", message: event.message }, ...calls]).catch((error: unknown) => {
-      scope.models.forget(calls);
-      throw error;
-    });
+    await scope
+      .append([{ id, frame: event.parentId, kind: "message", message: event.message }, ...calls])
+      .catch((error: unknown) => {
+        scope.models.forget(calls);
+        throw error;
+      });
   } else if (event.type === "approval_request") {
     const asking = scope.asks && event.request.name === ASK_USER;
     await scope.append([
-      { id: event.request.requestId, frame: event.parentId, kind: "approval", request: event.request, runId, ...(asking && { question: true as const }) },
+      {
+        id: event.request.requestId,
+        frame: event.parentId,
+        kind: "approval",
+        request: event.request,
+        runId,
+        ...(asking && { question: true as const }),
+      },
     ]);
     if (event.request.name === "request_permission") runtime.onPermission("requested", event.request, setup.session);
     if (event.request.waitsOn !== undefined) {
       // A call waiting on another agent: the conversation shows what that agent waits on instead.
-      const surfaced = await surfacedRequests(runtime, [event.request], { sessionId: setup.session.sessionId, agentId: setup.agent.agentId });
+      const surfaced = await surfacedRequests(runtime, [event.request], {
+        sessionId: setup.session.sessionId,
+        agentId: setup.agent.agentId,
+      });
       scope.surfaced.set(event.request.requestId, surfaced);
       for (const { request, question } of surfaced) {
         const origin = { depth: event.depth, parentId: event.parentId };
-        if (question) publish({ type: "question", questionId: request.requestId, toolCallId: request.toolCallId, question: questionOf(request), ...origin });
+        if (question)
+          publish({
+            type: "question",
+            questionId: request.requestId,
+            toolCallId: request.toolCallId,
+            question: questionOf(request),
+            ...origin,
+          });
         else publish({ type: "approval_request", request, ...origin });
       }
       return false;
@@ -408,19 +474,38 @@ async function persistEvent(scope: TurnScope, effects: ModeEffects, event: LoopE
     if (asking) {
       // Shown as a question, not as an approval card.
       const { requestId, toolCallId } = event.request;
-      publish({ type: "question", questionId: requestId, toolCallId, question: questionOf(event.request), depth: event.depth, parentId: event.parentId });
+      publish({
+        type: "question",
+        questionId: requestId,
+        toolCallId,
+        question: questionOf(event.request),
+        depth: event.depth,
+        parentId: event.parentId,
+      });
       return false;
     }
   } else if (event.type === "tool_call_update" && event.status === "start") {
     if (event.name === CREATE_ARTIFACT) effects.artifactArgs.set(event.toolCallId, event.args);
   } else if (event.type === "tool_call_update" && event.status === "end") {
     // Stored as each call finishes: after a crash a finished call is reused, never run again.
-    const part: ToolResultPart = { type: "tool_result", toolCallId: event.toolCallId, name: event.name, result: event.result };
+    const part: ToolResultPart = {
+      type: "tool_result",
+      toolCallId: event.toolCallId,
+      name: event.name,
+      result: event.result,
+    };
     if (event.isError) part.isError = true;
     // Its audit entry goes in the same append: a stored result always has its entry.
     const audited = await audit.end(event);
     await scope.append([
-      { id: `${runId}:result:${event.toolCallId}`, frame: event.parentId, kind: "tool_result", runId, toolCallId: event.toolCallId, result: part },
+      {
+        id: `${runId}:result:${event.toolCallId}`,
+        frame: event.parentId,
+        kind: "tool_result",
+        runId,
+        toolCallId: event.toolCallId,
+        result: part,
+      },
       audited,
     ]);
     audit.deliver(audited.entry);
@@ -456,7 +541,8 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   if (result.status === "suspended") {
     end.resume = { results: result.resume?.results ?? {} };
     // Remembered only while they wait (a store without the index then needs no scan for them).
-    for (const request of result.pendingApprovals ?? []) if (request.waitsOn === undefined) runtime.approvalSessions.set(request.requestId, sessionId);
+    for (const request of result.pendingApprovals ?? [])
+      if (request.waitsOn === undefined) runtime.approvalSessions.set(request.requestId, sessionId);
   } else if (result.status !== "complete" && result.executionTree.nodes.length > 0) {
     // A turn stopped early (budget, iteration limit, error, abort) still keeps its
     // execution tree; a complete turn has it on its final assistant message.
@@ -469,7 +555,9 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   const snippet = result.text.trim();
   if (snippet !== "") {
     await storeCall("updateSession", () =>
-      store.updateSession(sessionId, { lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet }),
+      store.updateSession(sessionId, {
+        lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet,
+      }),
     );
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).

@@ -19,10 +19,15 @@ import { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecyc
 import { executionOutcome, taskOf, transitionTask } from "../tasks/task-api.js";
 
 /** The session turns of a runtime. */
-export function createSessionTurns(runtime: RuntimeContext, prepare: PrepareAgent, notices: BackgroundNotices): SessionTurns {
+export function createSessionTurns(
+  runtime: RuntimeContext,
+  prepare: PrepareAgent,
+  notices: BackgroundNotices,
+): SessionTurns {
   const { store, options, states } = runtime;
 
-  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) => registerRunningTurn(runtime, sessionId, signal);
+  const runningTurn = (sessionId: string, signal: AbortSignal | undefined) =>
+    registerRunningTurn(runtime, sessionId, signal);
 
   const queue = runtime.pendingQueue;
   const checkQueueOf = (sessionId: string) => checkQueue(runtime, queue, turns, sessionId);
@@ -31,52 +36,62 @@ export function createSessionTurns(runtime: RuntimeContext, prepare: PrepareAgen
     enqueue(request) {
       const { agent, session, chatContext } = request;
       const lineage = request.lineage ?? newLineage(runtime, agent);
-      const turn = runtime.withSession(session.sessionId, async (lease): Promise<TurnResult | { queued: Promise<TurnResult> }> => {
-        // A suspended turn whose approvals were all decided (by a process that died before it
-        // resumed the turn) runs first: the decision is never lost.
-        const state = await turns.recoverDecided(session, lease, lineage);
-        // A turn sent again under its run id (a retried job) never runs twice.
-        const again = await rerun(runtime, request, state, lease);
-        if ("result" in again) return again.result;
-        const waiting = await admitBehindDecisions(runtime, queue, request, state);
-        if (waiting) return waiting;
-        const { input, runId } = again;
-        const role = sessionRole(runtime, agent, session, state);
-        const prepared = prepare(agent, session, chatContext, role, request.context);
-        if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
-        const stop = runningTurn(session.sessionId, request.signal);
-        const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
-        return runTurn(runtime, {
-          agent,
-          session,
-          created: request.created,
-          prepared,
-          history: repair.history,
-          historyTokens: repair.historyTokens,
-          input,
-          preface: repair.records,
-          prefaceEvents: repair.events,
-          chatContext,
-          ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
-          chain: request.chain,
-          lineage,
-          leaseToken: lease.token,
-          // A store without leases cannot lose one: no signal to combine with the turn's.
-          ...(lease.token !== undefined && { leaseLost: lease.lost }),
-          role,
-          // A continuation of a turn whose process died (no input) keeps that turn's number.
-          turn: input === undefined && runId !== undefined ? Math.max(state.turn, 1) : state.turn + 1,
-          ...(runId !== undefined && { runId }),
-          ...(request.context !== undefined && { context: request.context }),
-          ...(request.waiter !== undefined && { waiter: request.waiter }),
-          signal: stop.signal,
-          stopReason: stop.reason,
-          onEvent: request.onEvent ?? (() => undefined),
-        })
-          .finally(stop.done)
-          .then((result) => settleAfterTurn(runtime, session, result));
-      });
-      const result = turn.then((outcome) => ("queued" in outcome ? outcome.queued : (checkQueueOf(session.sessionId), outcome)));
+      const turn = runtime.withSession(
+        session.sessionId,
+        async (lease): Promise<TurnResult | { queued: Promise<TurnResult> }> => {
+          // A suspended turn whose approvals were all decided (by a process that died before it
+          // resumed the turn) runs first: the decision is never lost.
+          const state = await turns.recoverDecided(session, lease, lineage);
+          // A turn sent again under its run id (a retried job) never runs twice.
+          const again = await rerun(runtime, request, state, lease);
+          if ("result" in again) return again.result;
+          const waiting = await admitBehindDecisions(runtime, queue, request, state);
+          if (waiting) return waiting;
+          const { input, runId } = again;
+          const role = sessionRole(runtime, agent, session, state);
+          const prepared = prepare(agent, session, chatContext, role, request.context);
+          if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
+          const stop = runningTurn(session.sessionId, request.signal);
+          const repair = emergencyReset(
+            repairSession(state),
+            input,
+            prepared.systemPrompt,
+            options.emergencyContextLimit,
+          );
+          return runTurn(runtime, {
+            agent,
+            session,
+            created: request.created,
+            prepared,
+            history: repair.history,
+            historyTokens: repair.historyTokens,
+            input,
+            preface: repair.records,
+            prefaceEvents: repair.events,
+            chatContext,
+            ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
+            chain: request.chain,
+            lineage,
+            leaseToken: lease.token,
+            // A store without leases cannot lose one: no signal to combine with the turn's.
+            ...(lease.token !== undefined && { leaseLost: lease.lost }),
+            role,
+            // A continuation of a turn whose process died (no input) keeps that turn's number.
+            turn: input === undefined && runId !== undefined ? Math.max(state.turn, 1) : state.turn + 1,
+            ...(runId !== undefined && { runId }),
+            ...(request.context !== undefined && { context: request.context }),
+            ...(request.waiter !== undefined && { waiter: request.waiter }),
+            signal: stop.signal,
+            stopReason: stop.reason,
+            onEvent: request.onEvent ?? (() => undefined),
+          })
+            .finally(stop.done)
+            .then((result) => settleAfterTurn(runtime, session, result));
+        },
+      );
+      const result = turn.then((outcome) =>
+        "queued" in outcome ? outcome.queued : (checkQueueOf(session.sessionId), outcome),
+      );
       if (isBackground(session)) notices.watch(session, lineage, result);
       return result;
     },
@@ -148,9 +163,11 @@ async function rerun(
   const runId = request.runId;
   if (runId === undefined) return { input: request.input, runId };
   const prior = priorRun(state.runs, runId);
-  if (prior !== undefined && prior.status !== null) return { result: (await storedTurnResult(runtime.store, session, prior.runId, request.created))! };
+  if (prior !== undefined && prior.status !== null)
+    return { result: (await storedTurnResult(runtime.store, session, prior.runId, request.created))! };
   if (prior === undefined) {
-    if (request.continueOnly) throw new InvalidArgumentError(`No turn "${runId}" to continue in session "${session.sessionId}"`);
+    if (request.continueOnly)
+      throw new InvalidArgumentError(`No turn "${runId}" to continue in session "${session.sessionId}"`);
     return { input: request.input, runId };
   }
   const last = state.history.at(-1);
@@ -167,8 +184,14 @@ async function rerun(
   return { input: undefined, runId: `${runId}:retry-${prior.attempt + 1}` };
 }
 
-/** The latest turn of `runId` or of its continuations (`<runId>:retry-<n>`) among the recent ones, with its continuation number. */
-export function priorRun(runs: Map<string, string | null>, runId: string): { runId: string; status: string | null; attempt: number } | undefined {
+/**
+ * The latest turn of `runId` or of its continuations (`<runId>:retry-<n>`) among the recent ones, with its continuation
+ * number.
+ */
+export function priorRun(
+  runs: Map<string, string | null>,
+  runId: string,
+): { runId: string; status: string | null; attempt: number } | undefined {
   let found: { runId: string; status: string | null; attempt: number } | undefined;
   const prefix = `${runId}:retry-`;
   for (const [id, status] of runs) {
@@ -186,7 +209,11 @@ export function priorRun(runs: Map<string, string | null>, runId: string): { run
  * for its parent to merge; an executing task becomes `completed` or `failed`. (Only sessions
  * made as such, so other turns cost no extra store reads.)
  */
-async function settleAfterTurn(runtime: RuntimeContext, session: SessionSummary, result: TurnResult): Promise<TurnResult> {
+async function settleAfterTurn(
+  runtime: RuntimeContext,
+  session: SessionSummary,
+  result: TurnResult,
+): Promise<TurnResult> {
   const { store } = runtime;
   if (result.status === "suspended") return result;
   if (isBackground(session)) await settleSubagentTurn(store, runtime.publish, result);

@@ -2,7 +2,8 @@
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** Keys written first, in this order: `type`, `role`, `id`, `name`; the rest follow sorted. */
-const rank = (key: string): number => (key === "type" ? 0 : key === "role" ? 1 : key === "id" ? 2 : key === "name" ? 3 : 4);
+const rank = (key: string): number =>
+  key === "type" ? 0 : key === "role" ? 1 : key === "id" ? 2 : key === "name" ? 3 : 4;
 const byKey = (a: string, b: string) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 
 /** An object's keys in canonical order; most objects already have them so, and are not sorted. */
@@ -41,14 +42,22 @@ export interface Volatility {
 
 /** A fresh numbering for one request. */
 export function createVolatility(options: { normalizeIds: boolean; keys: ReadonlySet<string> }): Volatility {
-  return { normalizeIds: options.normalizeIds, keys: options.keys, ids: new Map(), placeholders: new Map(), numbering: true, seen: 0 };
+  return {
+    normalizeIds: options.normalizeIds,
+    keys: options.keys,
+    ids: new Map(),
+    placeholders: new Map(),
+    numbering: true,
+    seen: 0,
+  };
 }
 
 /** Whether `text` has a dash and three more, five characters apart (8-4-4-4-12): a cheap test before the regex. */
 function mayHoldUuid(text: string): boolean {
   if (text.length < UUID_LENGTH) return false;
   for (let i = text.indexOf("-", 8); i !== -1 && i <= text.length - 28; i = text.indexOf("-", i + 1)) {
-    if (text.charCodeAt(i + 5) === DASH && text.charCodeAt(i + 10) === DASH && text.charCodeAt(i + 15) === DASH) return true;
+    if (text.charCodeAt(i + 5) === DASH && text.charCodeAt(i + 10) === DASH && text.charCodeAt(i + 15) === DASH)
+      return true;
   }
   return false;
 }
@@ -112,7 +121,8 @@ export function canonicalJson(value: unknown, volatility?: Volatility): string {
 /** `value` with each id placeholder of `ids` replaced by the id it stands for (a replayed event). */
 export function restoreIds<T>(value: T, ids: ReadonlyMap<string, string>): T {
   if (ids.size === 0) return value;
-  if (typeof value === "string") return value.replace(/<id:\d+>/g, (placeholder) => ids.get(placeholder) ?? placeholder) as T;
+  if (typeof value === "string")
+    return value.replace(/<id:\d+>/g, (placeholder) => ids.get(placeholder) ?? placeholder) as T;
   if (Array.isArray(value)) return value.map((item: unknown) => restoreIds(item, ids)) as T;
   if (typeof value === "object" && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, restoreIds(item, ids)])) as T;

@@ -59,7 +59,9 @@ interface NodeFs {
  */
 export async function loadFs(): Promise<NodeFs> {
   const specifier = "node:fs";
-  const builtin = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(specifier);
+  const builtin = (
+    globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+  ).process?.getBuiltinModule?.(specifier);
   return (builtin ?? (await import(/* @vite-ignore */ specifier))) as NodeFs;
 }
 
@@ -134,7 +136,8 @@ export function parseCassette(text: string, path: string): Cassette {
       get request() {
         if (request) return request;
         const parsed = parse(index).request as ModelRequest | undefined;
-        if (typeof parsed !== "object" || parsed === null || !Array.isArray(parsed.messages)) return fail(index + 1, "expected a request line");
+        if (typeof parsed !== "object" || parsed === null || !Array.isArray(parsed.messages))
+          return fail(index + 1, "expected a request line");
         return (request = parsed);
       },
       key: writtenKey(line),

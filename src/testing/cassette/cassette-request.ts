@@ -23,7 +23,9 @@ export function cassetteView(request: ModelRequest, redact: CassetteRedact | und
     model: request.model,
     system: request.system,
     tools: request.tools,
-    messages: request.messages.map((message) => ({ role: message.role, content: message.content }) as ModelRequest["messages"][number]),
+    messages: request.messages.map(
+      (message) => ({ role: message.role, content: message.content }) as ModelRequest["messages"][number],
+    ),
   };
   if (request.maxOutputTokens !== undefined) view.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) view.temperature = request.temperature;
@@ -31,7 +33,10 @@ export function cassetteView(request: ModelRequest, redact: CassetteRedact | und
   if (request.caller !== undefined) view.caller = request.caller;
   if (!redact) return view;
   const redacted = redact(structuredClone(view));
-  if (!isRequest(redacted)) throw new InvalidArgumentError("Cassette redact: given a request, it must return a request (model, system, messages, tools)");
+  if (!isRequest(redacted))
+    throw new InvalidArgumentError(
+      "Cassette redact: given a request, it must return a request (model, system, messages, tools)",
+    );
   return redacted;
 }
 
@@ -41,7 +46,9 @@ export function cassetteEvent(event: ModelEvent, redact: CassetteRedact | undefi
   if (redact) {
     value = redact(structuredClone(event));
     if (isRequest(value) || typeof (value as { type?: unknown }).type !== "string") {
-      throw new InvalidArgumentError("Cassette redact: given an event, it must return an event (an object with a string `type`)");
+      throw new InvalidArgumentError(
+        "Cassette redact: given an event, it must return an event (an object with a string `type`)",
+      );
     }
   }
   volatility.numbering = false;
@@ -50,7 +57,12 @@ export function cassetteEvent(event: ModelEvent, redact: CassetteRedact | undefi
 
 function isRequest(value: unknown): value is ModelRequest {
   const request = value as Partial<ModelRequest> | null;
-  return typeof request === "object" && request !== null && Array.isArray(request.messages) && typeof request.model === "string";
+  return (
+    typeof request === "object" &&
+    request !== null &&
+    Array.isArray(request.messages) &&
+    typeof request.model === "string"
+  );
 }
 
 /**
@@ -61,7 +73,12 @@ function isRequest(value: unknown): value is ModelRequest {
  */
 export type CanonicalCache = WeakMap<object, string>;
 
-function cachedJson(value: object, volatility: Volatility, cache: CanonicalCache | undefined, key: object = value): string {
+function cachedJson(
+  value: object,
+  volatility: Volatility,
+  cache: CanonicalCache | undefined,
+  key: object = value,
+): string {
   const hit = cache?.get(key);
   if (hit !== undefined) return hit;
   const seen = volatility.seen;
@@ -86,7 +103,11 @@ export function requestKeyParts(view: ModelRequest, volatility: Volatility, cach
       // A message view is a fresh object around the history's content array: that array is the key.
       view.messages.forEach((message, i) => {
         parts.push(i === 0 ? "[" : ",");
-        parts.push(typeof message.content === "string" ? canonicalJson(message, volatility) : cachedJson(message, volatility, cache, message.content));
+        parts.push(
+          typeof message.content === "string"
+            ? canonicalJson(message, volatility)
+            : cachedJson(message, volatility, cache, message.content),
+        );
       });
       parts.push(view.messages.length === 0 ? "[]" : "]");
     } else parts.push(field === "tools" ? cachedJson(view.tools, volatility, cache) : canonicalJson(value, volatility));

@@ -13,7 +13,15 @@ import {
   type RecordedInteraction,
 } from "./cassette-file.js";
 import { CassetteMismatchError } from "./cassette-mismatch-error.js";
-import { cassetteEvent, cassetteView, keyMatches, requestKeyParts, requestLine, type CanonicalCache, type CassetteRedact } from "./cassette-request.js";
+import {
+  cassetteEvent,
+  cassetteView,
+  keyMatches,
+  requestKeyParts,
+  requestLine,
+  type CanonicalCache,
+  type CassetteRedact,
+} from "./cassette-request.js";
 import { closestRecording, requestDifferences } from "./describe-mismatch.js";
 
 /**
@@ -49,7 +57,10 @@ export interface CassetteProvider extends Provider {
   readonly path: string;
   /** The mode in force (after `AGENTRY_CASSETTE_MODE`, for `recordProvider`). */
   readonly mode: CassetteMode;
-  /** How many recorded interactions this provider has not served (yet); 0 in `"record"` mode. Reads the file if no call did. */
+  /**
+   * How many recorded interactions this provider has not served (yet); 0 in `"record"` mode. Reads the file if no call
+   * did.
+   */
   unused(): Promise<number>;
 }
 
@@ -174,7 +185,8 @@ function startWriting(engine: Engine, state: State): void {
   state.writing = true;
   ensureFolder(state.fs, engine.path);
   const lines = [headerLine(engine.provider?.id ?? engine.id)];
-  for (const entry of state.served.slice(0, state.flushed)) if (entry.state === "done") lines.push(entry.requestLine, entry.responseLine);
+  for (const entry of state.served.slice(0, state.flushed))
+    if (entry.state === "done") lines.push(entry.requestLine, entry.responseLine);
   state.fs.writeFileSync(engine.path, `${lines.join("\n")}\n`);
 }
 
@@ -182,7 +194,8 @@ function startWriting(engine: Engine, state: State): void {
 function flush(engine: Engine, state: State): void {
   while (state.flushed < state.served.length && state.served[state.flushed]!.state !== "pending") {
     const entry = state.served[state.flushed++]!;
-    if (state.writing && entry.state === "done") state.fs.appendFileSync(engine.path, `${entry.requestLine}\n${entry.responseLine}\n`);
+    if (state.writing && entry.state === "done")
+      state.fs.appendFileSync(engine.path, `${entry.requestLine}\n${entry.responseLine}\n`);
   }
 }
 
@@ -206,7 +219,8 @@ function index(state: State, recompute: boolean): Map<string, number[]> {
  */
 function take(state: State, parts: readonly string[]): number | undefined {
   let found: number | undefined;
-  if (!state.queues && state.next < state.recorded.length && keyMatches(parts, state.recorded[state.next]!.key)) found = state.next;
+  if (!state.queues && state.next < state.recorded.length && keyMatches(parts, state.recorded[state.next]!.key))
+    found = state.next;
   else {
     const key = parts.join("");
     found = (state.queues ?? index(state, false)).get(key)?.shift();
@@ -270,10 +284,21 @@ async function* play(engine: Engine, request: ModelRequest, signal: AbortSignal)
 }
 
 /** The error for a request no recording answers: what changed against the closest one, and how to record again. */
-function mismatch(path: string, state: State, call: number, key: string, caller: ModelCaller | undefined): CassetteMismatchError {
+function mismatch(
+  path: string,
+  state: State,
+  call: number,
+  key: string,
+  caller: ModelCaller | undefined,
+): CassetteMismatchError {
   const who = callerText(caller);
   const fail = (message: string, differences: string[] = []) =>
-    new CassetteMismatchError({ path, callIndex: call, differences, message: `Cassette "${path}": ${message}\n${RERECORD}` });
+    new CassetteMismatchError({
+      path,
+      callIndex: call,
+      differences,
+      message: `Cassette "${path}": ${message}\n${RERECORD}`,
+    });
   if (!state.fileExisted) return fail(`no such file (request ${call}${who} has nothing to replay).`);
   const unused = state.used.flatMap((used, index) => (used ? [] : [index]));
   const now = JSON.parse(`{${key}}`) as ModelRequest;
@@ -282,7 +307,8 @@ function mismatch(path: string, state: State, call: number, key: string, caller:
     state.recorded.map((recording) => recording.request),
     unused,
   );
-  if (closest === undefined) return fail(`request ${call}${who} came after all ${state.recorded.length} recorded interactions were served.`);
+  if (closest === undefined)
+    return fail(`request ${call}${who} came after all ${state.recorded.length} recorded interactions were served.`);
   const differences = requestDifferences(state.recorded[closest]!.request, now);
   const listed = differences.map((line) => `  - ${line}`).join("\n");
   return fail(
@@ -292,7 +318,11 @@ function mismatch(path: string, state: State, call: number, key: string, caller:
 }
 
 /** Plays a recording: its events (ids restored), then its end. */
-async function* replay(recording: RecordedInteraction, ids: ReadonlyMap<string, string>, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+async function* replay(
+  recording: RecordedInteraction,
+  ids: ReadonlyMap<string, string>,
+  signal: AbortSignal,
+): AsyncGenerator<ModelEvent> {
   for (const event of recording.events) {
     if (signal.aborted) throw abortError(signal);
     yield recording.hasIds ? restoreIds(event, ids) : event;
@@ -304,7 +334,12 @@ async function* replay(recording: RecordedInteraction, ids: ReadonlyMap<string, 
 
 function recordedError(thrown: unknown, provider: string): RecordedError {
   if (ProviderError.isInstance(thrown)) {
-    const error: RecordedError = { name: thrown.name, message: thrown.message, provider: thrown.provider, retryable: thrown.retryable };
+    const error: RecordedError = {
+      name: thrown.name,
+      message: thrown.message,
+      provider: thrown.provider,
+      retryable: thrown.retryable,
+    };
     if (thrown.status !== undefined) error.status = thrown.status;
     if (thrown.retryAfterMs !== undefined) error.retryAfterMs = thrown.retryAfterMs;
     if (thrown.errorType !== undefined) error.errorType = thrown.errorType;

@@ -15,7 +15,14 @@ function firstDifference(recorded: unknown, now: unknown, path = ""): string {
     for (let i = 0; i < Math.max(recorded.length, now.length); i++) {
       if (!same(recorded[i], now[i])) return firstDifference(recorded[i], now[i], `${path}[${i}]`);
     }
-  } else if (typeof recorded === "object" && recorded !== null && typeof now === "object" && now !== null && !Array.isArray(recorded) && !Array.isArray(now)) {
+  } else if (
+    typeof recorded === "object" &&
+    recorded !== null &&
+    typeof now === "object" &&
+    now !== null &&
+    !Array.isArray(recorded) &&
+    !Array.isArray(now)
+  ) {
     const a = recorded as Record<string, unknown>;
     const b = now as Record<string, unknown>;
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
@@ -29,7 +36,8 @@ function firstDifference(recorded: unknown, now: unknown, path = ""): string {
 function textDifference(recorded: string, now: string): string {
   let i = 0;
   while (i < recorded.length && i < now.length && recorded[i] === now[i]) i++;
-  const cut = (text: string) => JSON.stringify((i > 20 ? "…" : "") + text.slice(Math.max(0, i - 20), i + 40) + (text.length > i + 40 ? "…" : ""));
+  const cut = (text: string) =>
+    JSON.stringify((i > 20 ? "…" : "") + text.slice(Math.max(0, i - 20), i + 40) + (text.length > i + 40 ? "…" : ""));
   return `differs at character ${i}: ${cut(recorded)} → ${cut(now)}`;
 }
 
@@ -42,10 +50,13 @@ function toolDifferences(recorded: ModelTool[], now: ModelTool[]): string[] {
   for (const [name, tool] of after) {
     const old = before.get(name);
     if (!old) continue;
-    if (old.description !== tool.description) out.push(`tool "${name}": description ${textDifference(old.description, tool.description)}`);
-    if (!same(old.inputSchema, tool.inputSchema)) out.push(`tool "${name}": input schema ${firstDifference(old.inputSchema, tool.inputSchema)}`);
+    if (old.description !== tool.description)
+      out.push(`tool "${name}": description ${textDifference(old.description, tool.description)}`);
+    if (!same(old.inputSchema, tool.inputSchema))
+      out.push(`tool "${name}": input schema ${firstDifference(old.inputSchema, tool.inputSchema)}`);
   }
-  if (out.length === 0 && !same(recorded, now)) out.push(`tools: order changed (${now.map((tool) => tool.name).join(", ")})`);
+  if (out.length === 0 && !same(recorded, now))
+    out.push(`tools: order changed (${now.map((tool) => tool.name).join(", ")})`);
   return out;
 }
 
@@ -59,7 +70,9 @@ function messageDifferences(recorded: ModelRequest["messages"], now: ModelReques
   if (recorded.length === now.length) return [];
   const [longer, word] = now.length > recorded.length ? [now, "new"] : [recorded, "no longer sent"];
   const first = Math.min(recorded.length, now.length);
-  return [`messages: ${recorded.length} recorded, ${now.length} now (message ${first} (${longer[first]!.role}) is ${word})`];
+  return [
+    `messages: ${recorded.length} recorded, ${now.length} now (message ${first} (${longer[first]!.role}) is ${word})`,
+  ];
 }
 
 /** What differs between a recorded request and a new one, one line per difference (recorded → now). */
@@ -87,7 +100,11 @@ function commonPrefix(a: ModelRequest["messages"], b: ModelRequest["messages"]):
  * same system prompt (the same agent and level) first, then the most messages in common, then
  * the same model and tools, then the earliest.
  */
-export function closestRecording(now: ModelRequest, recorded: readonly ModelRequest[], unused: readonly number[]): number | undefined {
+export function closestRecording(
+  now: ModelRequest,
+  recorded: readonly ModelRequest[],
+  unused: readonly number[],
+): number | undefined {
   let best: number | undefined;
   let bestScore = -1;
   for (const index of unused) {

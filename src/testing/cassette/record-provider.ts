@@ -2,7 +2,12 @@ import { InvalidArgumentError } from "../../errors/errors.js";
 import { readEnv } from "../../providers/read-env.js";
 import type { Provider } from "../../contracts/provider.js";
 import type { CassetteRedact } from "./cassette-request.js";
-import { createCassetteProvider, type CassetteMode, type CassetteProvider, type CassetteVolatileOptions } from "./create-cassette-provider.js";
+import {
+  createCassetteProvider,
+  type CassetteMode,
+  type CassetteProvider,
+  type CassetteVolatileOptions,
+} from "./create-cassette-provider.js";
 
 /** The environment variable that overrides `recordProvider`'s `mode` (re-record without editing a test). */
 export const CASSETTE_MODE_VARIABLE = "AGENTRY_CASSETTE_MODE";
@@ -22,17 +27,26 @@ export interface RecordProviderOptions {
   mode?: CassetteMode;
   /** Applied to every request and event before it is written, and to requests before matching. @default none */
   redact?: CassetteRedact;
-  /** What is written as a placeholder because it changes from run to run; `false`: nothing. @default { ids: true, keys: ["durationMs", "duration_ms"] } */
+  /**
+   * What is written as a placeholder because it changes from run to run; `false`: nothing. @default { ids: true, keys:
+   * ["durationMs", "duration_ms"] }
+   */
   volatile?: CassetteVolatileOptions | false;
 }
 
 /** Throws `InvalidArgumentError` naming every problem with a cassette's options. */
-export function checkCassetteOptions(name: string, options: { path?: unknown; mode?: unknown; redact?: unknown }, provider?: unknown): void {
+export function checkCassetteOptions(
+  name: string,
+  options: { path?: unknown; mode?: unknown; redact?: unknown },
+  provider?: unknown,
+): void {
   const problems: string[] = [];
   if (typeof options?.path !== "string" || options.path === "") problems.push("path must be a non-empty string");
-  if (options?.mode !== undefined && !MODES.includes(options.mode as CassetteMode)) problems.push(`mode must be one of ${MODES.join(", ")}`);
+  if (options?.mode !== undefined && !MODES.includes(options.mode as CassetteMode))
+    problems.push(`mode must be one of ${MODES.join(", ")}`);
   if (options?.redact !== undefined && typeof options.redact !== "function") problems.push("redact must be a function");
-  if (provider !== undefined && typeof (provider as Provider | null)?.stream !== "function") problems.push("provider must have a stream() method");
+  if (provider !== undefined && typeof (provider as Provider | null)?.stream !== "function")
+    problems.push("provider must have a stream() method");
   if (problems.length > 0) throw new InvalidArgumentError(`${name}: ${problems.join("; ")}`);
 }
 
@@ -57,7 +71,9 @@ export function recordProvider(provider: Provider, options: RecordProviderOption
   checkCassetteOptions("recordProvider", options, provider ?? null);
   const fromEnv = readEnv(CASSETTE_MODE_VARIABLE);
   if (fromEnv !== undefined && !MODES.includes(fromEnv as CassetteMode)) {
-    throw new InvalidArgumentError(`recordProvider: ${CASSETTE_MODE_VARIABLE} must be one of ${MODES.join(", ")}, got "${fromEnv}"`);
+    throw new InvalidArgumentError(
+      `recordProvider: ${CASSETTE_MODE_VARIABLE} must be one of ${MODES.join(", ")}, got "${fromEnv}"`,
+    );
   }
   return createCassetteProvider({
     path: options.path,

@@ -1,5 +1,9 @@
 import type { CassetteRedact } from "./cassette-request.js";
-import { createCassetteProvider, type CassetteProvider, type CassetteVolatileOptions } from "./create-cassette-provider.js";
+import {
+  createCassetteProvider,
+  type CassetteProvider,
+  type CassetteVolatileOptions,
+} from "./create-cassette-provider.js";
 import { checkCassetteOptions } from "./record-provider.js";
 
 /** Options of {@link replayProvider}. */

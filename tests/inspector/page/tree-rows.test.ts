@@ -3,7 +3,12 @@ import type { TreeNode, TurnNode } from "../../../src/inspector/inspector-api-ty
 import { agentTotals, allNodeIds, visibleRows } from "../../../src/inspector/page/tree-rows.js";
 import { upsertTurn } from "../../../src/inspector/page/use-live-turns.js";
 
-const node = (id: string, kind: TreeNode["kind"], children: TreeNode[] = [], extra: Partial<TreeNode> = {}): TreeNode => ({
+const node = (
+  id: string,
+  kind: TreeNode["kind"],
+  children: TreeNode[] = [],
+  extra: Partial<TreeNode> = {},
+): TreeNode => ({
   id,
   kind,
   label: id,
@@ -19,7 +24,9 @@ const turn = (n: number, children: TreeNode[] = []): TurnNode => ({
 const model = (id: string, input: number, children: TreeNode[] = []) =>
   node(id, "model_call", children, { tokens: { input, output: 1 }, costUsd: input / 1000, durationMs: 10 });
 const turns = [
-  turn(1, [model("m1", 100, [node("t1", "tool_call"), node("d1", "delegation", [model("m2", 50)], { label: "billing" })])]),
+  turn(1, [
+    model("m1", 100, [node("t1", "tool_call"), node("d1", "delegation", [model("m2", 50)], { label: "billing" })]),
+  ]),
   turn(2, [model("m3", 10)]),
 ];
 
