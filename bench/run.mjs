@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { bundleSize } from "./lib/bundle-size.mjs";
+import { aiBundleSize, bundleSize } from "./lib/bundle-size.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distIndex = join(here, "..", "dist", "index.js");
@@ -168,6 +168,8 @@ let bundle = null;
 if (sdks.some((s) => s.module === "agentry") && !flag("no-bundle")) {
   try {
     bundle = await bundleSize(distIndex);
+    // `ai` measured the same way in the same run: the issue-28 target is a ratio to it.
+    bundle.ai = await aiBundleSize().catch((error) => ({ error: error.message }));
   } catch (error) {
     bundle = { error: error.message };
   }
@@ -296,6 +298,13 @@ if (a) {
       "< 40 KB",
       bundle.gzipKB < 40,
     );
+  if (bundle && !bundle.error && bundle.ai && !bundle.ai.error)
+    target(
+      "core bundle <= 0.40x `ai` min+gz (same esbuild options, same run)",
+      `${(bundle.gzipKB / bundle.ai.gzipKB).toFixed(2)}x (\`ai\` ${bundle.ai.gzipKB.toFixed(1)} KB)`,
+      "<= 0.40x",
+      bundle.gzipKB / bundle.ai.gzipKB <= 0.4,
+    );
 }
 
 const out = [];
@@ -325,6 +334,7 @@ if (bundle && !bundle.error && bundle.topInputs) {
 const notes = [];
 for (const [label, reason] of Object.entries(skipped)) notes.push(`${label} not run: ${reason}`);
 if (bundle?.error) notes.push(`bundle size check failed: ${bundle.error}`);
+if (bundle?.ai?.error) notes.push(`\`ai\` bundle size check failed: ${bundle.ai.error}`);
 for (const sdk of sdks) {
   const bucket = samples[sdk.label];
   for (const n of bucket.notes) notes.push(`${sdk.label}: ${n}`);

@@ -1,24 +1,32 @@
-// Core bundle size: ../dist/index.js bundled with its dependencies (zod external), minified, gzipped.
-//   node lib/bundle-size.mjs            (prints JSON)
+// Core bundle size: ../dist/index.js bundled with its dependencies (zod external), minified, gzipped,
+// and the `ai` package's entry measured with the very same esbuild options in the same run.
+//   node lib/bundle-size.mjs            (prints JSON: agentry, ai, ratio)
+import { builtinModules } from "node:module";
 import { gzipSync } from "node:zlib";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
+/**
+ * One set of options for both sides. Node's built-in modules are external: Agentry's core entry
+ * imports none (the figure is the same with or without), `ai` 6.x reaches them through
+ * `@vercel/oidc`, which platform "neutral" cannot otherwise resolve.
+ */
+const options = {
+  bundle: true,
+  minify: true,
+  format: "esm",
+  platform: "neutral",
+  // platform "neutral" sets no main fields; packages that only have "main" must still resolve.
+  mainFields: ["module", "main"],
+  external: ["zod", "zod/*", ...builtinModules, "node:*"],
+  write: false,
+  metafile: true,
+  logLevel: "silent",
+};
+
 export async function bundleSize(entry) {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    minify: true,
-    format: "esm",
-    platform: "neutral",
-    // platform "neutral" sets no main fields; packages that only have "main" must still resolve.
-    mainFields: ["module", "main"],
-    external: ["zod", "zod/*"],
-    write: false,
-    metafile: true,
-    logLevel: "silent",
-  });
+  const result = await build({ ...options, entryPoints: [entry] });
   const code = result.outputFiles[0].contents;
   const inputs = Object.values(result.metafile.outputs)[0].inputs;
   const byPackage = new Map();
@@ -39,7 +47,14 @@ export async function bundleSize(entry) {
   };
 }
 
+/** The installed `ai` package's ESM entry (what `import "ai"` loads), measured like the core. */
+export async function aiBundleSize() {
+  return bundleSize(fileURLToPath(import.meta.resolve("ai")));
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const here = dirname(fileURLToPath(import.meta.url));
-  console.log(JSON.stringify(await bundleSize(join(here, "..", "..", "dist", "index.js")), null, 2));
+  const agentry = await bundleSize(join(here, "..", "..", "dist", "index.js"));
+  const ai = await aiBundleSize();
+  console.log(JSON.stringify({ agentry, ai, ratio: agentry.gzipKB / ai.gzipKB }, null, 2));
 }
