@@ -1,3 +1,4 @@
+import PQueue from "p-queue";
 import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
 import { approvalCheckContext, executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
 import type { BatchOutcome, CallPlan, Level, RefusePlan, ToolPlan } from "./level.js";
@@ -5,7 +6,6 @@ import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalContext, ApprovalDecision, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import { planCall, refuse } from "./plan-call.js";
 import { errorMessage } from "./tool-result.js";
-import { runLimited } from "../internal/run-limited.js";
 
 /**
  * Runs the tool calls of one assistant message: plans them, settles approvals (all before any
@@ -123,9 +123,9 @@ async function executeSegments(
       const pending = executePlan(level, only.plan, runChild);
       record(only, pending instanceof Promise ? await pending : pending);
     } else {
-      await runLimited(
-        segment.map((placed) => async () => record(placed, await executePlan(level, placed.plan, runChild))),
-        level.turn.budget.limits.maxParallelPerTurn,
+      const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
+      await Promise.all(
+        segment.map((placed) => pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild)))),
       );
     }
   }
