@@ -42,39 +42,7 @@ export function everyRecordKind(): NewRecord[] {
         ],
       },
     },
-    {
-      id: "k-assistant-call",
-      kind: "message",
-      frame: null,
-      message: {
-        role: "assistant",
-        messageType: "tool_call",
-        content: [
-          { type: "thinking", text: "I should look first.", signature: "sig-abc123==" },
-          { type: "thinking", text: "", redacted: true },
-          {
-            type: "thinking",
-            text: "Plan: inspect.",
-            providerMetadata: {
-              openaiResponses: {
-                item: {
-                  id: "rs_1",
-                  type: "reasoning",
-                  summary: [{ type: "summary_text", text: "Plan: inspect." }],
-                  encrypted_content: "gAAAAB==",
-                },
-              },
-            },
-          },
-          {
-            type: "tool_call",
-            id: "call_1",
-            name: "run_subtask",
-            args: { prompt: "inspect", nested: { list: [1, 2.5, null, "x"] } },
-          },
-        ],
-      },
-    },
+    assistantCallRecord(),
     { id: "k-child-user", kind: "message", frame: "call_1", message: { role: "user", content: "inspect" } },
     { id: "k-approval-request", kind: "approval", frame: "call_1", runId: "run_1", request },
     {
@@ -198,4 +166,41 @@ function runtimeRecordKinds(): NewRecord[] {
     },
     { id: "k-role", kind: "role", frame: null, role: "actor", from: "planner" },
   ];
+}
+
+/** An assistant message calling a sub-task, with every kind of thinking part (signed, redacted, a reasoning item). */
+function assistantCallRecord(): NewRecord {
+  return {
+    id: "k-assistant-call",
+    kind: "message",
+    frame: null,
+    message: {
+      role: "assistant",
+      messageType: "tool_call",
+      content: [
+        { type: "thinking", text: "I should look first.", signature: "sig-abc123==" },
+        { type: "thinking", text: "", redacted: true },
+        {
+          type: "thinking",
+          text: "Plan: inspect.",
+          providerMetadata: {
+            openaiResponses: {
+              item: {
+                id: "rs_1",
+                type: "reasoning",
+                summary: [{ type: "summary_text", text: "Plan: inspect." }],
+                encrypted_content: "gAAAAB==",
+              },
+            },
+          },
+        },
+        {
+          type: "tool_call",
+          id: "call_1",
+          name: "run_subtask",
+          args: { prompt: "inspect", nested: { list: [1, 2.5, null, "x"] } },
+        },
+      ],
+    },
+  };
 }

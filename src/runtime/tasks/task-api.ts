@@ -151,42 +151,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
     taskSession(store, taskId, guard, operation);
   const approvedPlan = (session: SessionSummary) => approvedPlanOf(store, session);
   return {
-    async create(input) {
-      const problems: string[] = [];
-      if (typeof input?.agentId !== "string" || input.agentId === "")
-        problems.push("agentId must be a non-empty string");
-      if (typeof input?.content !== "string" || input.content.trim() === "")
-        problems.push("content must be a non-empty string");
-      if (input?.scope !== undefined && (typeof input.scope !== "string" || input.scope === ""))
-        problems.push("scope must be a non-empty string when set");
-      if (input?.taskId !== undefined && !isTaskId(input.taskId))
-        problems.push(`taskId must be 1 to ${MAX_TASK_ID_CHARS} characters without control characters when set`);
-      if (problems.length > 0) throw new InvalidArgumentError(`tasks.create: ${problems.join("; ")}`);
-      runtime.checkAgent(input.agentId);
-      const taskId = input.taskId ?? globalThis.crypto.randomUUID();
-      const title = input.content.trim().split("\n")[0]!.slice(0, TITLE_CHARS);
-      const session = await storeCall("createSession", () =>
-        store.createSession({
-          sessionId: taskId,
-          agentId: input.agentId,
-          ...(input.scope !== undefined && { scope: input.scope }),
-          name: title,
-          attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
-        }),
-      );
-      await storeCall("append", () =>
-        store.append(taskId, [
-          { id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" },
-        ]),
-      );
-      runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
-      await runtime.setRole(taskId, "planner");
-      runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
-      await runtime.send(session, input.content);
-      const planned = await storeCall("getSession", () => store.getSession(taskId));
-      if (!planned) throw new InvalidArgumentError(`Task "${taskId}" was deleted while it was planning`);
-      return taskOf(planned)!;
-    },
+    create: (input) => createTask(runtime, input),
     async approve(taskId, guard) {
       const session = await sessionOf(taskId, guard, "approve");
       // Read before anything changes: a plan that cannot be read leaves the task under review.
@@ -277,4 +242,40 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
       });
     },
   };
+}
+
+/** `tasks.create`: checks the input, creates the task's session in `planning` with the planner role, and runs its first turn. */
+async function createTask(runtime: TaskRuntime, input: Parameters<TaskApi["create"]>[0]): Promise<Task> {
+  const { store } = runtime;
+  const problems: string[] = [];
+  if (typeof input?.agentId !== "string" || input.agentId === "") problems.push("agentId must be a non-empty string");
+  if (typeof input?.content !== "string" || input.content.trim() === "")
+    problems.push("content must be a non-empty string");
+  if (input?.scope !== undefined && (typeof input.scope !== "string" || input.scope === ""))
+    problems.push("scope must be a non-empty string when set");
+  if (input?.taskId !== undefined && !isTaskId(input.taskId))
+    problems.push(`taskId must be 1 to ${MAX_TASK_ID_CHARS} characters without control characters when set`);
+  if (problems.length > 0) throw new InvalidArgumentError(`tasks.create: ${problems.join("; ")}`);
+  runtime.checkAgent(input.agentId);
+  const taskId = input.taskId ?? globalThis.crypto.randomUUID();
+  const title = input.content.trim().split("\n")[0]!.slice(0, TITLE_CHARS);
+  const session = await storeCall("createSession", () =>
+    store.createSession({
+      sessionId: taskId,
+      agentId: input.agentId,
+      ...(input.scope !== undefined && { scope: input.scope }),
+      name: title,
+      attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
+    }),
+  );
+  await storeCall("append", () =>
+    store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" }]),
+  );
+  runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
+  await runtime.setRole(taskId, "planner");
+  runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
+  await runtime.send(session, input.content);
+  const planned = await storeCall("getSession", () => store.getSession(taskId));
+  if (!planned) throw new InvalidArgumentError(`Task "${taskId}" was deleted while it was planning`);
+  return taskOf(planned)!;
 }

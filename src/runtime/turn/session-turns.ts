@@ -10,7 +10,7 @@ import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
 import { recoverWaits } from "../delegation/delegated-waits.js";
 import type { RuntimeContext } from "../shared/runtime-context.js";
 import { appendRecords, storeCall } from "../shared/store-call.js";
-import { isBackground, type SessionTurns, type TurnRequest } from "../shared/runtime-core.js";
+import { isBackground, type Lineage, type SessionTurns, type TurnRequest } from "../shared/runtime-core.js";
 import { agentOf, newLineage, sessionRole } from "../shared/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
 import { danglingCalls, type SessionState } from "../session/session-state.js";
@@ -24,7 +24,7 @@ export function createSessionTurns(
   prepare: PrepareAgent,
   notices: BackgroundNotices,
 ): SessionTurns {
-  const { store, options, states } = runtime;
+  const { states } = runtime;
 
   const runningTurn = (sessionId: string, signal: AbortSignal | undefined) =>
     registerRunningTurn(runtime, sessionId, signal);
@@ -34,60 +34,10 @@ export function createSessionTurns(
 
   const turns: SessionTurns = {
     enqueue(request) {
-      const { agent, session, chatContext } = request;
+      const { agent, session } = request;
       const lineage = request.lineage ?? newLineage(runtime, agent);
-      const turn = runtime.withSession(
-        session.sessionId,
-        async (lease): Promise<TurnResult | { queued: Promise<TurnResult> }> => {
-          // A suspended turn whose approvals were all decided (by a process that died before it
-          // resumed the turn) runs first: the decision is never lost.
-          const state = await turns.recoverDecided(session, lease, lineage);
-          // A turn sent again under its run id (a retried job) never runs twice.
-          const again = await rerun(runtime, request, state, lease);
-          if ("result" in again) return again.result;
-          const waiting = await admitBehindDecisions(runtime, queue, request, state);
-          if (waiting) return waiting;
-          const { input, runId } = again;
-          const role = sessionRole(runtime, agent, session, state);
-          const prepared = prepare(agent, session, chatContext, role, request.context);
-          if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
-          const stop = runningTurn(session.sessionId, request.signal);
-          const repair = emergencyReset(
-            repairSession(state),
-            input,
-            prepared.systemPrompt,
-            options.emergencyContextLimit,
-          );
-          return runTurn(runtime, {
-            agent,
-            session,
-            created: request.created,
-            prepared,
-            history: repair.history,
-            historyTokens: repair.historyTokens,
-            input,
-            preface: repair.records,
-            prefaceEvents: repair.events,
-            chatContext,
-            ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
-            chain: request.chain,
-            lineage,
-            leaseToken: lease.token,
-            // A store without leases cannot lose one: no signal to combine with the turn's.
-            ...(lease.token !== undefined && { leaseLost: lease.lost }),
-            role,
-            // A continuation of a turn whose process died (no input) keeps that turn's number.
-            turn: input === undefined && runId !== undefined ? Math.max(state.turn, 1) : state.turn + 1,
-            ...(runId !== undefined && { runId }),
-            ...(request.context !== undefined && { context: request.context }),
-            ...(request.waiter !== undefined && { waiter: request.waiter }),
-            signal: stop.signal,
-            stopReason: stop.reason,
-            onEvent: request.onEvent ?? (() => undefined),
-          })
-            .finally(stop.done)
-            .then((result) => settleAfterTurn(runtime, session, result));
-        },
+      const turn = runtime.withSession(session.sessionId, (lease) =>
+        runAdmitted(runtime, turns, prepare, request, lineage, lease),
       );
       const result = turn.then((outcome) =>
         "queued" in outcome ? outcome.queued : (checkQueueOf(session.sessionId), outcome),
@@ -240,4 +190,63 @@ function registerRunningTurn(runtime: RuntimeContext, sessionId: string, signal:
       if (runtime.running.get(sessionId) === entry) runtime.running.delete(sessionId);
     },
   };
+}
+
+/**
+ * An enqueued turn once it holds the session's lease: finishes a decided suspension first, answers a
+ * retried run id from the store, queues behind a pending decision, else prepares and runs the turn.
+ */
+async function runAdmitted(
+  runtime: RuntimeContext,
+  turns: SessionTurns,
+  prepare: PrepareAgent,
+  request: TurnRequest,
+  lineage: Lineage,
+  lease: HeldLease,
+): Promise<TurnResult | { queued: Promise<TurnResult> }> {
+  const { agent, session, chatContext } = request;
+  const { store, options } = runtime;
+  // A suspended turn whose approvals were all decided (by a process that died before it
+  // resumed the turn) runs first: the decision is never lost.
+  const state = await turns.recoverDecided(session, lease, lineage);
+  // A turn sent again under its run id (a retried job) never runs twice.
+  const again = await rerun(runtime, request, state, lease);
+  if ("result" in again) return again.result;
+  const waiting = await admitBehindDecisions(runtime, runtime.pendingQueue, request, state);
+  if (waiting) return waiting;
+  const { input, runId } = again;
+  const role = sessionRole(runtime, agent, session, state);
+  const prepared = prepare(agent, session, chatContext, role, request.context);
+  if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
+  const stop = registerRunningTurn(runtime, session.sessionId, request.signal);
+  const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
+  return runTurn(runtime, {
+    agent,
+    session,
+    created: request.created,
+    prepared,
+    history: repair.history,
+    historyTokens: repair.historyTokens,
+    input,
+    preface: repair.records,
+    prefaceEvents: repair.events,
+    chatContext,
+    ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
+    chain: request.chain,
+    lineage,
+    leaseToken: lease.token,
+    // A store without leases cannot lose one: no signal to combine with the turn's.
+    ...(lease.token !== undefined && { leaseLost: lease.lost }),
+    role,
+    // A continuation of a turn whose process died (no input) keeps that turn's number.
+    turn: input === undefined && runId !== undefined ? Math.max(state.turn, 1) : state.turn + 1,
+    ...(runId !== undefined && { runId }),
+    ...(request.context !== undefined && { context: request.context }),
+    ...(request.waiter !== undefined && { waiter: request.waiter }),
+    signal: stop.signal,
+    stopReason: stop.reason,
+    onEvent: request.onEvent ?? (() => undefined),
+  })
+    .finally(stop.done)
+    .then((result) => settleAfterTurn(runtime, session, result));
 }
