@@ -79,16 +79,7 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
   let aborted = false;
   let streamId: string | undefined;
   try {
-    const request: ModelRequest = {
-      model: turn.model,
-      system: level.systemPrompt,
-      messages: history.slice(),
-      tools: level.modelTools,
-    };
-    if (turn.hasRequestOptions) Object.assign(request, turn.request);
-    request.caller = { ...turn.caller, depth, parentId };
-    if (level.subtaskTitle !== undefined) request.caller.subtaskTitle = level.subtaskTitle;
-    const stream = turn.provider.stream(request, { signal: turn.signal });
+    const stream = turn.provider.stream(modelRequest(level, history), { signal: turn.signal });
     for await (const event of stream) {
       switch (event.type) {
         case "text_delta": {
@@ -147,41 +138,12 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
     text += part.text;
   }
   if (streamId !== undefined) {
-    sink.emit({ type: "chunk", content: "", done: true, streamId, depth, parentId });
-    // A stream that did not end as the level's answer is "cancelled" (its text stays in
-    // the assistant message, as the preamble of the tool calls or what was said before a failure).
-    const reason =
-      aborted || turn.signal.aborted
-        ? "aborted"
-        : error !== undefined
-          ? "error"
-          : toolCalls.length > 0
-            ? "tool_calls"
-            : undefined;
-    sink.emit(
-      reason === undefined
-        ? { type: "message_stream_completed", streamId, depth, parentId }
-        : { type: "message_stream_cancelled", streamId, reason, depth, parentId },
-    );
+    const cancelled = aborted || turn.signal.aborted ? "aborted" : error !== undefined ? "error" : undefined;
+    closeStream(level, streamId, cancelled ?? (toolCalls.length > 0 ? "tool_calls" : undefined));
   }
   if (usage) {
     usage = checkedUsage(level, usage);
-    const cached = usage.cachedInputTokens ?? 0;
-    const pricing = turn.pricing?.[turn.model];
-    costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
-    turn.budget.addUsage(usage.inputTokens, usage.outputTokens, cached, costUsd ?? 0);
-    const event: LoopEvent = {
-      type: "usage",
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      model: turn.model,
-      depth,
-      parentId,
-    };
-    if (cached) event.cachedInputTokens = cached;
-    if (usage.reasoningTokens) event.reasoningTokens = usage.reasoningTokens;
-    if (costUsd !== undefined) event.costUsd = costUsd;
-    sink.emit(event);
+    costUsd = countUsage(level, usage);
   }
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
@@ -208,6 +170,58 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
       ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) }
       : undefined;
   return { message, text, toolCalls, finish, error: undefined, aborted: false, ...counted(usage, costUsd) };
+}
+
+/** The request of one model call: the level's prompt, history and tools, the turn's options, and who is calling. */
+function modelRequest(level: Level, history: readonly Message[]): ModelRequest {
+  const { turn, depth, parentId } = level;
+  const request: ModelRequest = {
+    model: turn.model,
+    system: level.systemPrompt,
+    messages: history.slice(),
+    tools: level.modelTools,
+  };
+  if (turn.hasRequestOptions) Object.assign(request, turn.request);
+  request.caller = { ...turn.caller, depth, parentId };
+  if (level.subtaskTitle !== undefined) request.caller.subtaskTitle = level.subtaskTitle;
+  return request;
+}
+
+/**
+ * Ends a text stream: its last chunk, then "completed" when it is the level's answer, else
+ * "cancelled" with the reason (its text stays in the assistant message, as the preamble of the
+ * tool calls or what was said before a failure).
+ */
+function closeStream(level: Level, streamId: string, reason: "aborted" | "error" | "tool_calls" | undefined): void {
+  const { turn, depth, parentId } = level;
+  turn.sink.emit({ type: "chunk", content: "", done: true, streamId, depth, parentId });
+  turn.sink.emit(
+    reason === undefined
+      ? { type: "message_stream_completed", streamId, depth, parentId }
+      : { type: "message_stream_cancelled", streamId, reason, depth, parentId },
+  );
+}
+
+/** Adds a response's (checked) usage to the budget and emits its `usage` event; returns its cost when priced. */
+function countUsage(level: Level, usage: UsageFigures): number | undefined {
+  const { turn, depth, parentId } = level;
+  const cached = usage.cachedInputTokens ?? 0;
+  const pricing = turn.pricing?.[turn.model];
+  const costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
+  turn.budget.addUsage(usage.inputTokens, usage.outputTokens, cached, costUsd ?? 0);
+  const event: LoopEvent = {
+    type: "usage",
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    model: turn.model,
+    depth,
+    parentId,
+  };
+  if (cached) event.cachedInputTokens = cached;
+  if (usage.reasoningTokens) event.reasoningTokens = usage.reasoningTokens;
+  if (costUsd !== undefined) event.costUsd = costUsd;
+  turn.sink.emit(event);
+  return costUsd;
 }
 
 function counted(usage: ModelTurn["usage"], costUsd: number | undefined): Pick<ModelTurn, "usage" | "costUsd"> {

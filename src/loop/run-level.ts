@@ -71,6 +71,40 @@ export type LevelRun = ChildOutcome;
  * One level of the loop: call the model, run its tool calls, repeat until it answers without
  * tools, a limit is hit, or the turn is aborted or suspended.
  */
+/** Why the level must stop before its next step (budget spent, turn aborted), else undefined. */
+function stopOf(level: Level): [LoopStatus, Partial<LoopResult>] | undefined {
+  const { budget, signal } = level.turn;
+  const spent = budget.exceeded;
+  if (spent) {
+    reportBudget(level, spent);
+    const message = `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`;
+    return ["budget_exceeded", { error: { message, reason: spent.reason } }];
+  }
+  if (signal.aborted) return ["aborted", { error: { message: "The turn was aborted." } }];
+  return undefined;
+}
+
+/** Emits a failed model call's `error` event; returns the error the level's result carries. */
+function reportFailure(level: Level, error: unknown): NonNullable<LoopResult["error"]> {
+  const reason = error instanceof Error ? error.message : String(error);
+  // A provider's details (a 400 and a 401 must not look alike) travel with the message.
+  const details = providerDetails(error);
+  level.turn.sink.emit({ type: "error", message: reason, ...details, depth: level.depth, parentId: level.parentId });
+  return { message: reason, ...details };
+}
+
+/** Warns that a response was cut off by the output token limit. */
+function warnCutOff(level: Level): void {
+  const message = "The response was cut off by the output token limit.";
+  level.turn.sink.emit({
+    type: "warning",
+    code: "max_output_tokens",
+    message,
+    depth: level.depth,
+    parentId: level.parentId,
+  });
+}
+
 export async function runLevel(
   level: Level,
   history: Message[],
@@ -113,18 +147,8 @@ export async function runLevel(
     return sink.emitAndWait({ type: "message", message, depth, parentId });
   };
   const stopped = (): LevelRun | undefined => {
-    const spent = budget.exceeded;
-    if (spent) {
-      reportBudget(level, spent);
-      return finish("budget_exceeded", {
-        error: {
-          message: `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`,
-          reason: spent.reason,
-        },
-      });
-    }
-    if (turn.signal.aborted) return finish("aborted", { error: { message: "The turn was aborted." } });
-    return undefined;
+    const stop = stopOf(level);
+    return stop && finish(stop[0], stop[1]);
   };
   const afterBatch = async (batch: BatchOutcome, calls: ToolCallPart[]): Promise<LevelRun | undefined> => {
     if (batch.suspended) return finish("suspended", {}, batch);
@@ -169,24 +193,12 @@ export async function runLevel(
       if (message) await push(message);
       const halted = stopped();
       if (halted) return halted;
-      const reason = response.error instanceof Error ? response.error.message : String(response.error);
-      // A provider's details (a 400 and a 401 must not look alike) travel with the message.
-      const details = providerDetails(response.error);
-      sink.emit({ type: "error", message: reason, ...details, depth, parentId });
-      return finish("error", { error: { message: reason, ...details } });
+      return finish("error", { error: reportFailure(level, response.error) });
     }
     const calls = response.toolCalls;
     if (calls.length === 0) {
       lastHadToolCalls = false;
-      if (response.finish === "length") {
-        sink.emit({
-          type: "warning",
-          code: "max_output_tokens",
-          message: "The response was cut off by the output token limit.",
-          depth,
-          parentId,
-        });
-      }
+      if (response.finish === "length") warnCutOff(level);
       if (level.outputValidator) {
         if (message) await push(message);
         await push({ role: "user", content: finishReminder(level) });
