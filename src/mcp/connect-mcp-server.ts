@@ -111,17 +111,7 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
 
   async function start(): Promise<void> {
     const session = await openMcpSession(settings, hooks);
-    let listed: Tool[];
-    try {
-      listed = await listMcpTools(settings, session, mapping);
-    } catch (error) {
-      await closeMcpSession(session, settings);
-      throw new McpConnectionError(`MCP server "${name}" (${target}) did not list its tools: ${messageOf(error)}`, {
-        server: name,
-        target,
-        cause: error,
-      });
-    }
+    const listed = await firstToolList(settings, session, mapping);
     if (status === "closed") {
       // close() was called while this (re)connection was starting: it must not outlive it.
       await closeMcpSession(session, settings);
@@ -167,6 +157,28 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
       await stop();
     },
   };
+}
+
+/**
+ * The tools of a session just opened. When the server cannot list them, the session is closed
+ * (no server process outlives a failed start) and this rejects with `McpConnectionError`.
+ */
+async function firstToolList(
+  settings: McpServerSettings,
+  session: McpSession,
+  mapping: McpToolMapping,
+): Promise<Tool[]> {
+  try {
+    return await listMcpTools(settings, session, mapping);
+  } catch (error) {
+    await closeMcpSession(session, settings);
+    const { name, target } = settings;
+    throw new McpConnectionError(`MCP server "${name}" (${target}) did not list its tools: ${messageOf(error)}`, {
+      server: name,
+      target,
+      cause: error,
+    });
+  }
 }
 
 /** The options with their defaults applied. */

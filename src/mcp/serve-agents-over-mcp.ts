@@ -225,36 +225,13 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
     listen(listenOptions = {}) {
       if (http) return Promise.reject(new InvalidArgumentError("serveAgentsOverMcp: already listening"));
       const host = listenOptions.host ?? "127.0.0.1";
-      const path = listenOptions.path ?? "/mcp";
-      if (
-        !LOOPBACK.has(host) &&
-        (listenOptions.allowedHosts === undefined || listenOptions.allowedHosts.length === 0)
-      ) {
-        return Promise.reject(
-          new InvalidArgumentError(
-            `serveAgentsOverMcp: listening on "${host}" needs allowedHosts (the Host names clients use), for DNS rebinding protection`,
-          ),
-        );
-      }
-      let allowedHosts = listenOptions.allowedHosts;
-      const server = createServer((request, response) => {
-        if (new URL(request.url ?? "/", "http://x").pathname !== path) return void response.writeHead(404).end();
-        if (!allowedHosts?.includes(request.headers.host ?? "")) return jsonError(response, 403, "Host not allowed.");
-        handleRequest(request, response).catch(() => {
-          if (!response.headersSent) response.writeHead(500);
-          response.end();
-        });
-      });
-      http = server;
-      return new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(listenOptions.port ?? 0, host, () => {
-          const { port } = server.address() as AddressInfo;
-          const hostPart = host.includes(":") ? `[${host}]` : host;
-          allowedHosts ??= [`${hostPart}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`];
-          resolve({ url: `http://${hostPart}:${port}${path}` });
-        });
-      });
+      const unprotected = unprotectedHostError(host, listenOptions.allowedHosts);
+      if (unprotected) return Promise.reject(unprotected);
+      const endpoint = startHttpEndpoint({ ...listenOptions, host }, (request, response) =>
+        handleRequest(request, response),
+      );
+      http = endpoint.server;
+      return endpoint.listening;
     },
     async close() {
       const server = http;
@@ -267,6 +244,47 @@ export function serveAgentsOverMcp(options: ServeAgentsOverMcpOptions): McpServe
       await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
     },
   };
+}
+
+/** The error of listening on a non-loopback `host` without `allowedHosts` (no DNS rebinding protection), if so. */
+function unprotectedHostError(host: string, allowedHosts: string[] | undefined): InvalidArgumentError | undefined {
+  if (LOOPBACK.has(host) || (allowedHosts !== undefined && allowedHosts.length > 0)) return undefined;
+  return new InvalidArgumentError(
+    `serveAgentsOverMcp: listening on "${host}" needs allowedHosts (the Host names clients use), for DNS rebinding protection`,
+  );
+}
+
+/**
+ * A `node:http` server answering `path` through `handle`, started listening: other paths get 404,
+ * a `Host` header not in `allowedHosts` gets 403 (by default the loopback names of the port it got),
+ * and a request `handle` rejects gets 500. `listening` resolves with the endpoint URL, or rejects
+ * with the server's error (a port in use).
+ */
+function startHttpEndpoint(
+  listenOptions: McpListenOptions & { host: string },
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): { server: HttpServer; listening: Promise<{ url: string }> } {
+  const { host } = listenOptions;
+  const path = listenOptions.path ?? "/mcp";
+  let allowedHosts = listenOptions.allowedHosts;
+  const server = createServer((request, response) => {
+    if (new URL(request.url ?? "/", "http://x").pathname !== path) return void response.writeHead(404).end();
+    if (!allowedHosts?.includes(request.headers.host ?? "")) return jsonError(response, 403, "Host not allowed.");
+    handle(request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  const listening = new Promise<{ url: string }>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listenOptions.port ?? 0, host, () => {
+      const { port } = server.address() as AddressInfo;
+      const hostPart = host.includes(":") ? `[${host}]` : host;
+      allowedHosts ??= [`${hostPart}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`];
+      resolve({ url: `http://${hostPart}:${port}${path}` });
+    });
+  });
+  return { server, listening };
 }
 
 /** One agent as a tool of `server`, its turns sent through `client`. */

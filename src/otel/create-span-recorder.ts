@@ -87,7 +87,7 @@ export function createSpanRecorder(init: SpanRecorderInit) {
     runContexts: new Map(),
     pendingLinks: new Map(),
   };
-  const { turns, tools } = r;
+  const { turns } = r;
   return {
     /** Records one event. Never throws for odd input (events are data from the loop). */
     record(event: TracedEvent): void {
@@ -95,105 +95,42 @@ export function createSpanRecorder(init: SpanRecorderInit) {
       const turn = turnFor(r, event, time);
       const key = levelKey(event);
       switch (event.type) {
-        case "llm_call_start": {
+        case "llm_call_start":
           endChat(turn, key, time);
-          const model = turn.model;
-          const attributes: Attributes = {
-            ...levelAttributes(turn, event),
-            [ATTR.operationName]: "chat",
-            [ATTR.iteration]: event.iteration,
-          };
-          if (model !== undefined) attributes[ATTR.requestModel] = model;
-          const span = r.tracer.startSpan(
-            model === undefined ? "chat" : `chat ${model}`,
-            { kind: SpanKind.CLIENT, attributes, startTime: time },
-            levelParent(r, turn, event),
-          );
-          turn.chats.set(key, { span });
-          return;
-        }
+          return startChat(r, turn, event, time);
         case "chunk":
         case "thinking":
         case "message_stream_started":
         case "message_stream_completed":
         case "message_stream_cancelled":
           return;
-        case "usage": {
-          const chat = turn.chats.get(key);
-          if (!chat) return;
-          if (turn.model === undefined) chat.span.updateName(`chat ${event.model}`);
-          chat.span.setAttributes({
-            [ATTR.requestModel]: event.model,
-            [ATTR.usageInputTokens]: event.inputTokens,
-            [ATTR.usageOutputTokens]: event.outputTokens,
-          });
-          if (event.cachedInputTokens !== undefined)
-            chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
-          if (event.costUsd !== undefined) chat.span.setAttribute(ATTR.costUsd, event.costUsd);
-          return;
-        }
+        case "usage":
+          return recordUsage(turn, turn.chats.get(key), event);
         case "warning": {
           const chat = turn.chats.get(key);
           if (chat && event.code === "max_output_tokens") chat.finishReason = "length";
           (chat?.span ?? turn.span).addEvent("agentry.warning", { "agentry.warning.code": event.code }, time);
           return;
         }
-        case "message": {
-          const chat = turn.chats.get(key);
-          if (chat && event.message.role === "assistant") {
-            const calls = event.message.content.some((part) => part.type === "tool_call");
-            chat.finishReason ??= calls ? "tool_calls" : "stop";
-            if (init.recordContent)
-              chat.span.setAttribute(
-                ATTR.outputMessages,
-                content(init, [{ role: "assistant", parts: event.message.content }]),
-              );
-          }
+        case "message":
+          recordMessage(init, turn.chats.get(key), event);
           endChat(turn, key, time);
           return;
-        }
-        case "error": {
-          const chat = turn.chats.get(key);
-          const span = chat?.span ?? turn.span;
-          span.setAttribute(ATTR.errorType, "provider_error");
-          span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
-          if (chat) chat.finishReason = "error";
+        case "error":
+          recordProviderError(turn, turn.chats.get(key), event);
           endChat(turn, key, time);
           return;
-        }
         case "tool_call_update":
           endChat(turn, key, time);
           if (event.status === "start") startTool(r, turn, event, time);
           else finishTool(r, turn, event, time);
           return;
         case "approval_request":
-        case "approval_resolved": {
-          const toolCallId = event.type === "approval_request" ? event.request.toolCallId : undefined;
-          const span = (toolCallId === undefined ? undefined : tools.get(toolKey(turn, toolCallId))) ?? turn.span;
-          span.addEvent(
-            `agentry.${event.type}`,
-            event.type === "approval_resolved" ? { "agentry.approval.approved": event.approved } : {},
-            time,
-          );
-          return;
-        }
+        case "approval_resolved":
+          return recordApproval(r, turn, event, time);
         case "budget_exceeded":
           endChat(turn, key, time);
-          turn.span.addEvent(
-            "agentry.budget_exceeded",
-            {
-              [ATTR.budgetReason]: event.reason,
-              [ATTR.budgetLimit]: event.limit,
-              [ATTR.budgetObserved]: event.observed,
-            },
-            time,
-          );
-          turn.span.setAttributes({
-            [ATTR.budgetReason]: event.reason,
-            [ATTR.budgetLimit]: event.limit,
-            [ATTR.budgetObserved]: event.observed,
-          });
-          return;
+          return recordBudgetExceeded(turn, event, time);
         case "done":
           endTurn(r, turn, event.result, time);
           return;
@@ -285,6 +222,84 @@ function levelAttributes(turn: TurnState, event: TracedEvent): Attributes {
   if (turn.agentId !== undefined) attributes[ATTR.agentId] = turn.agentId;
   if (event.parentId !== null) attributes[ATTR.parentToolCallId] = event.parentId;
   return attributes;
+}
+
+/** An event of `type` among the traced events. */
+type EventOf<T extends TracedEvent["type"]> = Extract<TracedEvent, { type: T }>;
+
+/** Opens the `chat {model}` span of a model call (`llm_call_start`), under its level's parent. */
+function startChat(r: Recorder, turn: TurnState, event: EventOf<"llm_call_start">, time: number): void {
+  const model = turn.model;
+  const attributes: Attributes = {
+    ...levelAttributes(turn, event),
+    [ATTR.operationName]: "chat",
+    [ATTR.iteration]: event.iteration,
+  };
+  if (model !== undefined) attributes[ATTR.requestModel] = model;
+  const span = r.tracer.startSpan(
+    model === undefined ? "chat" : `chat ${model}`,
+    { kind: SpanKind.CLIENT, attributes, startTime: time },
+    levelParent(r, turn, event),
+  );
+  turn.chats.set(levelKey(event), { span });
+}
+
+/** A model call's usage on its open chat span (none open: ignored); names the span after the model when unknown. */
+function recordUsage(turn: TurnState, chat: ChatState | undefined, event: EventOf<"usage">): void {
+  if (!chat) return;
+  if (turn.model === undefined) chat.span.updateName(`chat ${event.model}`);
+  chat.span.setAttributes({
+    [ATTR.requestModel]: event.model,
+    [ATTR.usageInputTokens]: event.inputTokens,
+    [ATTR.usageOutputTokens]: event.outputTokens,
+  });
+  if (event.cachedInputTokens !== undefined)
+    chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
+  if (event.costUsd !== undefined) chat.span.setAttribute(ATTR.costUsd, event.costUsd);
+}
+
+/** An assistant message sets its chat's finish reason (and output, with `recordContent`); other roles do nothing. */
+function recordMessage(init: SpanRecorderInit, chat: ChatState | undefined, event: EventOf<"message">): void {
+  if (!chat || event.message.role !== "assistant") return;
+  const calls = event.message.content.some((part) => part.type === "tool_call");
+  chat.finishReason ??= calls ? "tool_calls" : "stop";
+  if (init.recordContent)
+    chat.span.setAttribute(ATTR.outputMessages, content(init, [{ role: "assistant", parts: event.message.content }]));
+}
+
+/** A provider error: `ERROR` status on the open chat span, else on the turn's span. */
+function recordProviderError(turn: TurnState, chat: ChatState | undefined, event: EventOf<"error">): void {
+  const span = chat?.span ?? turn.span;
+  span.setAttribute(ATTR.errorType, "provider_error");
+  span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
+  if (chat) chat.finishReason = "error";
+}
+
+/** An approval request (on its tool's span when open) or resolution (on the turn's span), as a span event. */
+function recordApproval(
+  r: Recorder,
+  turn: TurnState,
+  event: EventOf<"approval_request" | "approval_resolved">,
+  time: number,
+): void {
+  const toolCallId = event.type === "approval_request" ? event.request.toolCallId : undefined;
+  const span = (toolCallId === undefined ? undefined : r.tools.get(toolKey(turn, toolCallId))) ?? turn.span;
+  span.addEvent(
+    `agentry.${event.type}`,
+    event.type === "approval_resolved" ? { "agentry.approval.approved": event.approved } : {},
+    time,
+  );
+}
+
+/** A budget stop: a span event and attributes on the turn's span. */
+function recordBudgetExceeded(turn: TurnState, event: EventOf<"budget_exceeded">, time: number): void {
+  const attributes: Attributes = {
+    [ATTR.budgetReason]: event.reason,
+    [ATTR.budgetLimit]: event.limit,
+    [ATTR.budgetObserved]: event.observed,
+  };
+  turn.span.addEvent("agentry.budget_exceeded", attributes, time);
+  turn.span.setAttributes(attributes);
 }
 
 function endChat(turn: TurnState, key: string, time: number): void {

@@ -49,33 +49,7 @@ export function createResponsesStreamReader(init: {
   let finish: FinishReason | undefined;
   let usage: WireRecord | undefined;
 
-  const onItem = (out: ModelEvent[], event: WireRecord, done: boolean) => {
-    const item = asRecord(event.item);
-    if (item === undefined) return;
-    const key = keyOf(event, item);
-    switch (item.type) {
-      case "function_call": {
-        const call = calls.callOf(key);
-        call.callId ??= stringField(item, "call_id");
-        call.name ??= stringField(item, "name");
-        if (done) {
-          calls.fullArgs(call, item.arguments);
-          calls.emit(out, call);
-        }
-        return;
-      }
-      case "reasoning":
-        if (done)
-          out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
-        return;
-      case "message":
-        // No delta came for this message (a server that only sends finished items): its text at once.
-        if (done && !textItems.has(key)) out.push(...finishedText(item, output));
-        return;
-      default:
-        return;
-    }
-  };
+  const items: ItemState = { calls, textItems, output };
 
   const onEvent = (out: ModelEvent[], type: string, event: WireRecord) => {
     switch (type) {
@@ -100,9 +74,9 @@ export function createResponsesStreamReader(init: {
         return;
       }
       case "response.output_item.added":
-        return onItem(out, event, false);
+        return onOutputItem(items, out, event, false);
       case "response.output_item.done":
-        return onItem(out, event, true);
+        return onOutputItem(items, out, event, true);
       case "response.function_call_arguments.delta": {
         const delta = stringField(event, "delta");
         if (delta === undefined) return;
@@ -163,6 +137,50 @@ export function createResponsesStreamReader(init: {
       return out;
     },
   };
+}
+
+/** The function calls of one response (see {@link createCallTracker}). */
+type CallTracker = ReturnType<typeof createCallTracker>;
+
+/** What {@link onOutputItem} reads and updates: the response's calls, and the messages that had text deltas. */
+interface ItemState {
+  calls: CallTracker;
+  /** Keys of the message items that had text deltas (their finished text is not sent again). */
+  textItems: ReadonlySet<string>;
+  output: OutputLimit | undefined;
+}
+
+/**
+ * An `output_item.added` (`done` false) or `output_item.done` event: a function call's id and name
+ * are noted, and once done the call is emitted; a done `reasoning` item is a `thinking_delta` with
+ * the item as metadata; a done `message` that had no text delta is its text at once.
+ */
+function onOutputItem(state: ItemState, out: ModelEvent[], event: WireRecord, done: boolean): void {
+  const item = asRecord(event.item);
+  if (item === undefined) return;
+  const key = keyOf(event, item);
+  switch (item.type) {
+    case "function_call": {
+      const call = state.calls.callOf(key);
+      call.callId ??= stringField(item, "call_id");
+      call.name ??= stringField(item, "name");
+      if (done) {
+        state.calls.fullArgs(call, item.arguments);
+        state.calls.emit(out, call);
+      }
+      return;
+    }
+    case "reasoning":
+      if (done)
+        out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
+      return;
+    case "message":
+      // No delta came for this message (a server that only sends finished items): its text at once.
+      if (done && !state.textItems.has(key)) out.push(...finishedText(item, state.output));
+      return;
+    default:
+      return;
+  }
 }
 
 /** The key of an event's output item: its id, else its output index. */
