@@ -10,6 +10,7 @@ import {
   type ModelEvent,
   type ModelRequest,
   type Provider,
+  type Message,
   type Tool,
 } from "@agentry/core";
 import { openai } from "@agentry/core/openai";
@@ -117,7 +118,8 @@ describe("recordProvider / replayProvider", () => {
     const replay = replayProvider({ path });
     const replayed = await run(replay);
     expect(replayed.result.text).toBe(recorded.result.text);
-    expect(replayed.result.messages).toEqual(recorded.result.messages);
+    // The execution tree's durations are wall-clock times of this run: everything else replays exactly.
+    expect(withoutDurations(replayed.result.messages)).toEqual(withoutDurations(recorded.result.messages));
     expect(replayed.calls).toEqual(recorded.calls.map((e) => ({ ...e, durationMs: expect.any(Number) })));
     expect(await replay.unused()).toBe(0);
   });
@@ -321,4 +323,9 @@ function firstText(request: ModelRequest): string {
 async function recordOne(path = cassettePath()): Promise<string> {
   await run(recordProvider(createFakeProvider(script), { path }));
   return path;
+}
+
+/** The messages with every execution-tree node's `duration_ms` removed (a measured time, not replayed). */
+function withoutDurations(messages: readonly Message[]): unknown {
+  return JSON.parse(JSON.stringify(messages, (key, value: unknown) => (key === "duration_ms" ? undefined : value)));
 }
