@@ -71,7 +71,8 @@ export class LoopGenerator<R extends LoopResult> implements AsyncGenerator<LoopE
       } catch (error) {
         return Promise.reject(error);
       }
-      return step instanceof Promise ? this.#track(step) : Promise.resolve(step);
+      // A promise from `#later` keeps `#busy` itself; `return()`'s own is tracked here.
+      return step instanceof Promise ? (this.#busy === step ? step : this.#track(step)) : Promise.resolve(step);
     }
     return this.#track(busy.then(op, op));
   }
@@ -121,13 +122,32 @@ export class LoopGenerator<R extends LoopResult> implements AsyncGenerator<LoopE
       return { done: false, value: event };
     }
     const outcome = run.outcome();
-    if (outcome === undefined) return run.sink.wait().then(() => this.#pull());
+    if (outcome === undefined) return this.#later(run);
     run.cleanup(false);
     const { events, result } = run.tail(outcome);
     this.#tail = events;
     this.#result = result as R;
     this.#phase = "ending";
     return this.#fromTail();
+  }
+
+  /**
+   * Nothing queued yet: the consumer's promise is settled by the producer's next emit itself (no
+   * promise of our own between the two). Later calls queue behind it until then.
+   */
+  #later(run: LoopRun): Promise<Step<R>> {
+    const step = new Promise<Step<R>>((resolve, reject) => {
+      run.sink.onReady(() => {
+        if (this.#busy === step) this.#busy = undefined;
+        try {
+          resolve(this.#pull());
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    this.#busy = step;
+    return step;
   }
 
   #fromTail(): Step<R> {
