@@ -26,8 +26,9 @@ import {
 } from "../lib/contract.js";
 
 // The BUILT package is what is measured; its types are the sources'. The specifier is a variable so
-// that type-checking the benchmark needs no build.
-const dist = "../../dist/";
+// that type-checking the benchmark needs no build. AGENTRY_DIST (a path ending in "/", relative to this file or
+// absolute) measures another build, e.g. a copy of the previous one for a before/after.
+const dist = process.env.AGENTRY_DIST ?? "../../dist/";
 const core = (await import(`${dist}index.js`)) as typeof Core;
 const { createFakeProvider } = (await import(`${dist}testing.js`)) as typeof Testing;
 

@@ -58,6 +58,14 @@ export class AsyncQueue<T extends NonNullable<unknown>> {
     return new Promise((resolve) => (this.#wake = resolve));
   }
 
+  /**
+   * `wait()` without its promise: `wake` is called synchronously by the next `push`, `notify`, `end`
+   * or `close` (after the value is queued), once. One consumer: replaces a pending `wait()` or `onReady`.
+   */
+  onReady(wake: () => void): void {
+    this.#wake = wake;
+  }
+
   /** Wakes a waiting consumer without a value (something else it watches changed). */
   notify(): void {
     const wake = this.#wake;

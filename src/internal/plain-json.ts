@@ -35,3 +35,31 @@ export function copyPlainJson<T>(value: T): T {
   }
   return copy as T;
 }
+
+/**
+ * Whether `value` is plain data equal to `plain` (a value parsed from JSON): the same JSON text up
+ * to key order, checked without serializing. Conservative: anything JSON would transform (an
+ * `undefined` or function property, `toJSON`, an object that is not a plain object or array, a
+ * non-finite number) counts as different, so a `false` only means "serialize to be sure".
+ */
+export function equalsPlainJson(value: unknown, plain: unknown): boolean {
+  if (typeof plain !== "object" || plain === null) return value === plain;
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(plain)) {
+    if (!Array.isArray(value) || value.length !== plain.length) return false;
+    for (let i = 0; i < plain.length; i++) if (!equalsPlainJson(value[i], plain[i])) return false;
+    return true;
+  }
+  if (Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  const record = value as Record<string, unknown>;
+  const expected = plain as Record<string, unknown>;
+  if (typeof record.toJSON === "function") return false;
+  let count = 0;
+  for (const key in record) {
+    count++;
+    if (!Object.hasOwn(expected, key) || !equalsPlainJson(record[key], expected[key])) return false;
+  }
+  return count === Object.keys(expected).length;
+}

@@ -43,6 +43,11 @@ export class EventSink {
     return this.queue.wait();
   }
 
+  /** `wait()` as a callback, called synchronously by the next emit or `notify()` (once). */
+  onReady(wake: () => void): void {
+    this.queue.onReady(wake);
+  }
+
   notify(): void {
     this.queue.notify();
   }

@@ -10,6 +10,7 @@ import { createJsonSchemaValidator, createZodValidator, type ValueValidator } fr
 import { TurnBudget } from "./budget.js";
 import type { BudgetLimits } from "../contracts/budget.js";
 import { EventSink } from "./event-sink.js";
+import { LoopGenerator, type LoopRun } from "./loop-generator.js";
 import { SignalHub } from "./signal-hub.js";
 import { ExecutionTree } from "./execution-tree.js";
 import type { Level, Turn } from "./level.js";
@@ -321,10 +322,15 @@ function createTurn(options: LoopOptions, internals: LoopInternals, budget: Turn
 }
 
 /** {@link runUnifiedAgentLoop} with the runtime's internal options. */
-export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
+export function runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
   options: LoopOptions<S>,
   internals: LoopInternals,
 ): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
+  return new LoopGenerator<LoopResult<InferStructured<S>>>(() => startLoop(options, internals));
+}
+
+/** Checks the options, then starts the entry level (at the generator's first `next()`). */
+function startLoop(options: LoopOptions, internals: LoopInternals): LoopRun {
   checkOptions(options);
   const output = options.outputSchema === undefined ? undefined : outputOf(options.outputSchema);
   const budget = TurnBudget.isTurnBudget(options.budget) ? options.budget : new TurnBudget(options.budget ?? {});
@@ -366,45 +372,38 @@ export async function* runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>
       sink.notify();
     },
   );
-  let result: LoopResult;
-  let settled = false;
-  try {
-    for (;;) {
-      const event = sink.take();
-      if (event) {
-        const ack = sink.ack;
-        yield event;
-        ack?.();
-        continue;
+  return {
+    sink,
+    outcome: () => outcome,
+    cleanup: (early) => {
+      if (deadline !== undefined) clearTimeout(deadline);
+      outer?.removeEventListener("abort", onOuterAbort);
+      if (early) {
+        // The consumer left early: stop running tools and the provider call, release waiting levels.
+        controller.abort(new Error("the consumer stopped reading the loop"));
+        sink.close();
       }
-      if (outcome) break;
-      await sink.wait();
-    }
-    settled = true;
-  } finally {
-    if (deadline !== undefined) clearTimeout(deadline);
-    outer?.removeEventListener("abort", onOuterAbort);
-    if (!settled) {
-      // The consumer left early: stop running tools and the provider call, release waiting levels.
-      controller.abort(new Error("the consumer stopped reading the loop"));
-      sink.close();
-    }
-  }
-  if ("result" in outcome) {
-    result = outcome.result;
-  } else {
-    // Only a bug (ours, or a provider's that escaped) gets here; report it like any failure.
-    const message = `Internal error: ${errorMessage(outcome.error)}`;
-    yield { type: "error", message, depth, parentId };
-    result = {
-      status: "error",
-      text: "",
-      messages: [],
-      executionTree: turn.tree.snapshot(),
-      usage: usageOf(budget, turn.pricing !== undefined),
-      error: { message },
-    };
-  }
-  yield { type: "done", result, depth, parentId };
-  return result as LoopResult<InferStructured<S>>;
+    },
+    tail: (ended) => {
+      if ("result" in ended)
+        return { events: [{ type: "done", result: ended.result, depth, parentId }], result: ended.result };
+      // Only a bug (ours, or a provider's that escaped) gets here; report it like any failure.
+      const message = `Internal error: ${errorMessage(ended.error)}`;
+      const result: LoopResult = {
+        status: "error",
+        text: "",
+        messages: [],
+        executionTree: turn.tree.snapshot(),
+        usage: usageOf(budget, turn.pricing !== undefined),
+        error: { message },
+      };
+      return {
+        events: [
+          { type: "error", message, depth, parentId },
+          { type: "done", result, depth, parentId },
+        ],
+        result,
+      };
+    },
+  };
 }

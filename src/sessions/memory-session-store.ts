@@ -14,7 +14,7 @@ import {
   type SessionPatch,
 } from "../internal/session-arguments.js";
 import { matchesScopeFilter } from "../internal/scope-filter.js";
-import { copyPlainJson, toPlainJson } from "../internal/plain-json.js";
+import { copyPlainJson } from "../internal/plain-json.js";
 import { SessionClock } from "../internal/session-clock.js";
 import { checkLoadOptions, checkNewRecords, selectRecords, stampRecord } from "../internal/session-records.js";
 import type {
@@ -29,6 +29,7 @@ import type {
   SessionSummary,
 } from "../contracts/session-store.js";
 import { ScopeIndex, type ScopeSlot } from "./memory-scope-index.js";
+import { SharedPromptContent } from "./shared-prompt-content.js";
 
 /** Sessions up to this many records find a duplicate id by scanning; longer ones keep an index. */
 const SCAN_LIMIT = 32;
@@ -93,6 +94,8 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
    */
   #order: MemorySession[] = [];
   readonly #clock = new SessionClock();
+  /** One copy of each distinct tool list of the sessions' `prompt` records. */
+  readonly #content = new SharedPromptContent();
 
   async createSession(init: CreateSessionInit): Promise<SessionSummary> {
     const summary = newSessionSummary(init, () => crypto.randomUUID(), this.#clock.tick().iso);
@@ -156,7 +159,7 @@ export class MemorySessionStore implements PrunableSessionStore, ApprovalIndexSt
       let kept = this.#find(session, record.id) ?? fresh.get(record.id);
       if (kept === undefined) {
         at ??= this.#clock.tick().iso;
-        kept = toPlainJson(
+        kept = this.#content.stored(
           stampRecord(record, session.records.length + fresh.size + 1, at),
           `append: records[${index}]`,
         );

@@ -150,6 +150,8 @@ describe("createEventLog", () => {
     const { runtime, events, gate: g, log } = gatedRuntime();
     const turn = runtime.send({ agentId: "general", content: "go" });
     await g.reached;
+    // The tool may start before the host has its start event (only messages hold the loop): wait for it.
+    await vi.waitFor(() => expect(events.some((e) => e.type === "tool_call_update")).toBe(true));
     const sessionId = events[0]!.sessionId;
     const seenBefore = events.length;
     const resumed = collect(log.resume({ sessionId }));

@@ -86,4 +86,16 @@ describe("AsyncQueue", () => {
     }
     expect(queue.size).toBe(40_000 - next);
   });
+
+  it("onReady calls back synchronously at the next push, with the value already queued, and only once", () => {
+    const queue = new AsyncQueue<{ n: number }>();
+    const seen: (number | undefined)[] = [];
+    queue.onReady(() => seen.push(queue.take()?.n));
+    expect(seen).toEqual([]);
+    queue.push({ n: 1 });
+    expect(seen).toEqual([1]);
+    queue.push({ n: 2 });
+    expect(seen).toEqual([1]);
+    expect(queue.take()?.n).toBe(2);
+  });
 });

@@ -103,7 +103,7 @@ export class ModelCallLog {
   #toolsDigest(tools: ModelCallInfo["tools"]): string {
     let digest = this.#toolDigests.get(tools);
     if (digest === undefined) {
-      digest = this.#digests.tools(JSON.stringify(tools));
+      digest = this.#digests.toolList(tools);
       this.#toolDigests.set(tools, digest);
     }
     return digest;

@@ -1,3 +1,4 @@
+import { equalsPlainJson } from "../../internal/plain-json.js";
 import { sha256Hex } from "../../internal/sha256.js";
 export type { ModelCallRecord, PromptRecord } from "../../contracts/session-store.js";
 
@@ -23,6 +24,9 @@ export class StoredPrompts {
   }
 }
 
+/** Tool lists a runtime compares a turn's list with before serializing it. */
+const RECENT_TOOL_LISTS = 16;
+
 /** Distinct prompts and tool lists whose digest a runtime remembers, of each. */
 const REMEMBERED_DIGESTS = 512;
 
@@ -40,9 +44,28 @@ export class PromptDigests {
     return remembered(this.#system, text, () => `s-${sha256Hex(new TextEncoder().encode(text))}`);
   }
 
+  /** The recent tool lists as parsed copies, with their digests (most recent first). */
+  #recentTools: { plain: unknown; digest: string }[] = [];
+
   /** The digest of a tool list given as its JSON (`t-<sha256>`). */
   tools(json: string): string {
     return remembered(this.#tools, json, () => `t-${sha256Hex(new TextEncoder().encode(json))}`);
+  }
+
+  /**
+   * The digest of a tool list (`tools(JSON.stringify(list))`): a list equal to a recent one,
+   * compared as plain data, gets its digest without serializing it (a turn's list is a new array of
+   * the same few KB of schemas every turn).
+   */
+  toolList(list: unknown): string {
+    for (const recent of this.#recentTools) if (equalsPlainJson(list, recent.plain)) return recent.digest;
+    const json = JSON.stringify(list);
+    const digest = this.tools(json);
+    this.#recentTools = [
+      { plain: JSON.parse(json) as unknown, digest },
+      ...this.#recentTools.slice(0, RECENT_TOOL_LISTS - 1),
+    ];
+    return digest;
   }
 }
 
