@@ -1,4 +1,5 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
+import { withBodyOptions } from "./wire-request-parts.js";
 import type { ModelRequest } from "../contracts/provider.js";
 import { toolResultValue } from "./tool-result-value.js";
 
@@ -73,11 +74,7 @@ export function fromAnthropicRequest(body: any): ModelRequest {
       inputSchema: tool.input_schema ?? {},
     })),
   };
-  if (typeof body?.max_tokens === "number") request.maxOutputTokens = body.max_tokens;
-  if (typeof body?.temperature === "number") request.temperature = body.temperature;
-  const extra = Object.fromEntries(Object.entries(body ?? {}).filter(([key]) => !KNOWN.has(key)));
-  if (Object.keys(extra).length > 0) request.providerOptions = extra;
-  return request;
+  return withBodyOptions(request, body, KNOWN, body?.max_tokens);
 }
 
 function textOf(content: unknown): string {

@@ -1,4 +1,5 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
+import { contentText, withBodyOptions } from "./wire-request-parts.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
 import { toolResultValue } from "./tool-result-value.js";
 import type { ModelRequest } from "../contracts/provider.js";
@@ -26,11 +27,11 @@ export function fromOpenAIRequest(body: any): ModelRequest {
   const messages: Message[] = [];
   const names = new Map<string, string>();
   for (const message of (body?.messages ?? []) as any[]) {
-    if (message.role === "system" || message.role === "developer") system.push(textOf(message.content));
+    if (message.role === "system" || message.role === "developer") system.push(contentText(message.content));
     else if (message.role === "user") messages.push({ role: "user", content: userContent(message.content) });
     else if (message.role === "assistant") {
       const content: AssistantPart[] = [];
-      const text = textOf(message.content);
+      const text = contentText(message.content);
       if (text !== "") content.push({ type: "text", text });
       for (const call of (message.tool_calls ?? []) as any[]) {
         names.set(call.id, call.function?.name ?? "");
@@ -47,7 +48,7 @@ export function fromOpenAIRequest(body: any): ModelRequest {
         type: "tool_result",
         toolCallId: message.tool_call_id,
         name: names.get(message.tool_call_id) ?? "",
-        result: toolResultValue(textOf(message.content)),
+        result: toolResultValue(contentText(message.content)),
       };
       const previous = messages[messages.length - 1];
       if (previous?.role === "tool") previous.content.push(part);
@@ -64,23 +65,11 @@ export function fromOpenAIRequest(body: any): ModelRequest {
       inputSchema: tool.function?.parameters ?? {},
     })),
   };
-  const maxTokens = body?.max_completion_tokens ?? body?.max_tokens;
-  if (typeof maxTokens === "number") request.maxOutputTokens = maxTokens;
-  if (typeof body?.temperature === "number") request.temperature = body.temperature;
-  const extra = Object.fromEntries(Object.entries(body ?? {}).filter(([key]) => !KNOWN.has(key)));
-  if (Object.keys(extra).length > 0) request.providerOptions = extra;
-  return request;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
-  return "";
+  return withBodyOptions(request, body, KNOWN, body?.max_completion_tokens ?? body?.max_tokens);
 }
 
 function userContent(content: unknown): string | UserPart[] {
-  if (!Array.isArray(content)) return textOf(content);
+  if (!Array.isArray(content)) return contentText(content);
   return content.map((part: any): UserPart => {
     if (part?.type === "image_url") {
       const match = /^data:([^;]+);base64,(.*)$/.exec(String(part.image_url?.url ?? ""));

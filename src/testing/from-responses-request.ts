@@ -1,4 +1,5 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
+import { contentText, withBodyOptions } from "./wire-request-parts.js";
 import type { ModelRequest } from "../contracts/provider.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
 import { toolResultValue } from "./tool-result-value.js";
@@ -55,9 +56,9 @@ export function fromResponsesRequest(body: any): ModelRequest {
       const previous = messages[messages.length - 1];
       if (previous?.role === "tool") previous.content.push(part);
       else messages.push({ role: "tool", content: [part] });
-    } else if (item?.role === "system" || item?.role === "developer") system.push(textOf(item.content));
+    } else if (item?.role === "system" || item?.role === "developer") system.push(contentText(item.content));
     else if (item?.role === "assistant") {
-      const text = textOf(item.content);
+      const text = contentText(item.content);
       if (text !== "") assistant().push({ type: "text", text });
     } else if (item?.role === "user") messages.push({ role: "user", content: userContent(item.content) });
   }
@@ -71,22 +72,11 @@ export function fromResponsesRequest(body: any): ModelRequest {
       inputSchema: tool?.parameters ?? {},
     })),
   };
-  if (typeof body?.max_output_tokens === "number") request.maxOutputTokens = body.max_output_tokens;
-  if (typeof body?.temperature === "number") request.temperature = body.temperature;
-  const extra = Object.fromEntries(Object.entries(body ?? {}).filter(([key]) => !KNOWN.has(key)));
-  if (Object.keys(extra).length > 0) request.providerOptions = extra;
-  return request;
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content))
-    return content.map((part: any) => (typeof part?.text === "string" ? part.text : "")).join("");
-  return "";
+  return withBodyOptions(request, body, KNOWN, body?.max_output_tokens);
 }
 
 function userContent(content: unknown): string | UserPart[] {
-  if (!Array.isArray(content)) return textOf(content);
+  if (!Array.isArray(content)) return contentText(content);
   return content.map((part: any): UserPart => {
     if (part?.type === "input_image") {
       if (typeof part.file_id === "string")

@@ -53,7 +53,7 @@ export function toOpenAIRequest(init: {
 function toMessages(message: Message, provider: string, reasoning: boolean): Record<string, unknown>[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: userContent(message.content, provider) }];
+      return [{ role: "user", content: userContent(message.content, (part) => userPart(part, provider)) }];
     case "assistant": {
       const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
       const calls = message.content.flatMap((part) =>
@@ -81,10 +81,17 @@ function toMessages(message: Message, provider: string, reasoning: boolean): Rec
   }
 }
 
-function userContent(content: string | UserPart[], provider: string): string | Record<string, unknown>[] {
+/**
+ * A user message's content on OpenAI's wires (Chat Completions and Responses): text alone as one
+ * string (parts joined by newlines), else every part mapped by `toPart`.
+ */
+export function userContent(
+  content: string | UserPart[],
+  toPart: (part: UserPart) => Record<string, unknown>,
+): string | Record<string, unknown>[] {
   if (typeof content === "string") return content;
   if (content.every((part) => part.type === "text")) return content.map((part) => part.text).join("\n");
-  return content.map((part) => userPart(part, provider));
+  return content.map(toPart);
 }
 
 function userPart(part: UserPart, provider: string): Record<string, unknown> {

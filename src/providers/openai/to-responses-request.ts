@@ -3,6 +3,7 @@ import type { ModelRequest } from "../../contracts/provider.js";
 import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
+import { userContent } from "./to-openai-request.js";
 
 /** The key under which a thinking part keeps its Responses reasoning item (`providerMetadata`). */
 export const RESPONSES_METADATA_KEY = "openaiResponses";
@@ -61,7 +62,7 @@ export function toResponsesRequest(request: ModelRequest, provider = "openai"): 
 function toItems(message: Message, provider: string): unknown[] {
   switch (message.role) {
     case "user":
-      return [{ role: "user", content: userContent(message.content, provider) }];
+      return [{ role: "user", content: userContent(message.content, (part) => userPart(part, provider)) }];
     case "assistant":
       return assistantItems(message.content);
     case "tool":
@@ -111,12 +112,6 @@ export function reasoningItem(metadata: Record<string, unknown> | undefined): Re
   return typeof item === "object" && item !== null && !Array.isArray(item)
     ? (item as Record<string, unknown>)
     : undefined;
-}
-
-function userContent(content: string | UserPart[], provider: string): string | Record<string, unknown>[] {
-  if (typeof content === "string") return content;
-  if (content.every((part) => part.type === "text")) return content.map((part) => part.text).join("\n");
-  return content.map((part) => userPart(part, provider));
 }
 
 function userPart(part: UserPart, provider: string): Record<string, unknown> {
