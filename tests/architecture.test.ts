@@ -148,7 +148,7 @@ function fileCycles(edges: Map<string, string[]>): string[][] {
  * The rooms of src/runtime/, under its one top file (`create-agent-runtime.ts`, the runtime's only
  * entry), and the rooms each may import from. A new room, or an import between rooms not listed
  * here, fails the test until this map says it is meant.
- * - shared: the runtime context every room reads (options, store, queues, hooks), its lookups and
+ * - common: the runtime context every room reads (options, store, queues, hooks), its lookups and
  *   the store wrapper;
  * - session: a session's state from its log, its lease, its repair, a stored turn's outcome;
  * - turn: admitting, preparing, running and settling turns, queued messages, the event stream;
@@ -156,18 +156,18 @@ function fileCycles(edges: Map<string, string[]>): string[][] {
  * - delegation: delegated waits and answers, hand-offs, background agents;
  * - agent-tools: the built-in agent tools, one file each;
  * - roles: roles and the mode tools; tasks: the task API.
- * shared's imports of session, turn, approvals and roles are type-only (the context's fields).
+ * common's imports of session, turn, approvals and roles are type-only (the context's fields).
  */
 const RUNTIME_TOP = "runtime/create-agent-runtime.ts";
 const RUNTIME_ROOMS: Record<string, string[]> = {
-  shared: ["session", "turn", "approvals", "roles"],
-  session: ["shared", "approvals"],
-  turn: ["shared", "session", "approvals", "delegation", "roles", "tasks", "agent-tools"],
-  approvals: ["shared", "session", "turn", "delegation", "roles"],
-  delegation: ["shared", "session", "approvals"],
-  "agent-tools": ["shared", "delegation"],
-  roles: ["shared"],
-  tasks: ["shared"],
+  common: ["session", "turn", "approvals", "roles"],
+  session: ["common", "approvals"],
+  turn: ["common", "session", "approvals", "delegation", "roles", "tasks", "agent-tools"],
+  approvals: ["common", "session", "turn", "delegation", "roles"],
+  delegation: ["common", "session", "approvals"],
+  "agent-tools": ["common", "delegation"],
+  roles: ["common"],
+  tasks: ["common"],
 };
 
 /** The room of a file in src/runtime/ (`undefined` for the top file and files outside). */

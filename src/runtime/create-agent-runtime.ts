@@ -14,7 +14,7 @@ import { createAgentTools } from "./agent-tools/agent-tools.js";
 import { decide, isQuestion, listPending } from "./approvals/approvals.js";
 import { createBackgroundNotices } from "./delegation/background-notices.js";
 import { runDispatchedTurn } from "./turn/dispatched-turn.js";
-import { emitIsolated } from "./shared/emit-isolated.js";
+import { emitIsolated } from "./common/emit-isolated.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
 import { notifyPermission } from "./approvals/permission-notices.js";
@@ -23,10 +23,10 @@ import { checkQueue } from "./turn/queued-messages.js";
 import { createAgentPreparer } from "./turn/prepared-agents.js";
 import { questionOf } from "./approvals/question-answer.js";
 import { readAuditLog } from "./turn/read-audit-log.js";
-import type { AgentRuntimeOptions, RuntimeContext } from "./shared/runtime-context.js";
-import { appendRecords, guardStore, storeCall } from "./shared/store-call.js";
-import { isBackground, type SessionTurns } from "./shared/runtime-core.js";
-import { agentOf, checkOpen, checkScopeQuery } from "./shared/runtime-lookups.js";
+import type { AgentRuntimeOptions, RuntimeContext } from "./common/runtime-context.js";
+import { appendRecords, guardStore, storeCall } from "./common/store-call.js";
+import { isBackground, type SessionTurns } from "./common/runtime-core.js";
+import { agentOf, checkOpen, checkScopeQuery } from "./common/runtime-lookups.js";
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createSessionTurns } from "./turn/session-turns.js";
@@ -35,7 +35,7 @@ import { createTaskApi, taskOf, transitionTask } from "./tasks/task-api.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
-export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./shared/runtime-context.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./common/runtime-context.js";
 export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./turn/external-agent.js";
 export type { RuntimeTurnRecord } from "./session/session-state.js";
 

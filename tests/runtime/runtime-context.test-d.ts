@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import type { RuntimeContext } from "../../src/runtime/shared/runtime-context.js";
+import type { RuntimeContext } from "../../src/runtime/common/runtime-context.js";
 
 describe("the runtime context", () => {
   it("is built in one step: its turn hooks are set when it is made and never assigned afterwards", () => {

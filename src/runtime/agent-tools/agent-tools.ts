@@ -1,5 +1,5 @@
 import type { Tool } from "../../contracts/tool.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
 import { agentsMessage } from "./agents-message.js";
 import { startBackgroundAgent } from "./start-background-agent.js";
 import { sendAgentMessage } from "./send-agent-message.js";

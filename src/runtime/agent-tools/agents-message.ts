@@ -5,7 +5,7 @@ import { resolveSession } from "../../sessions/resolve-session.js";
 import { defineTool } from "../../tools/define-tool.js";
 import type { Tool } from "../../contracts/tool.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { ToolSuspension } from "../../internal/tool-suspension.js";
 import { delegationAnswer, waitRequestId } from "../delegation/delegation-answer.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "../../tools/define-tool.js";
 import type { Tool } from "../../contracts/tool.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
 import { moveSubagent, subagentStatusOf } from "../delegation/subagent-lifecycle.js";
 import { callerOf, sessionInScope } from "./agent-tool-caller.js";
 

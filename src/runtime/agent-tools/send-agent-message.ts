@@ -5,8 +5,8 @@ import { resolveSession } from "../../sessions/resolve-session.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import { defineTool } from "../../tools/define-tool.js";
 import type { Tool } from "../../contracts/tool.js";
-import { isBackground } from "../shared/runtime-core.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
+import { isBackground } from "../common/runtime-core.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { callerOf, sessionInScope, nextHop, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 

@@ -4,8 +4,8 @@ import { defineTool } from "../../tools/define-tool.js";
 import type { Tool, ToolContext } from "../../contracts/tool.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import { LEVEL_TOOLS } from "../../internal/runtime-host.js";
-import { toolSubsetOf, type BackgroundAttributes } from "../shared/runtime-core.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
+import { toolSubsetOf, type BackgroundAttributes } from "../common/runtime-core.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { callerOf, nextHop, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 

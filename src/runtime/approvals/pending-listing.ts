@@ -3,8 +3,8 @@ import { isApprovalIndexStore } from "../../sessions/session-store.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { PendingApproval, PendingQuery } from "../../contracts/agent-runtime.js";
 import { matchesScopeFilter, scopeFilterOf } from "../../internal/scope-filter.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { storeCall } from "../shared/store-call.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { storeCall } from "../common/store-call.js";
 import { readFresh } from "../session/session-state-cache.js";
 
 /** Marks a listed pending request that is a question (a symbol key: never in JSON). */

@@ -2,7 +2,7 @@ import { systemMessage } from "../../messages/system-message.js";
 import { agentVisibility } from "../../agents/agent-visibility.js";
 import type { ApprovalRequest } from "../../contracts/loop-result.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
 
 /** When a permission request is announced to the foreground agent. */
 export type PermissionPhase = "requested" | "decided";

@@ -1,8 +1,8 @@
 import { systemMessage } from "../../messages/system-message.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import type { Lineage } from "../shared/runtime-core.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import type { Lineage } from "../common/runtime-core.js";
 import { handOffTurn } from "./hand-off.js";
 
 /** Background agents' failure notices of one runtime. */

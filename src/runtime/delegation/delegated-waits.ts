@@ -2,10 +2,10 @@ import type { ApprovalRecord, HistoryRecord, SessionSummary } from "../../contra
 import type { TurnResult } from "../../contracts/agent-runtime.js";
 import { approvalDecisionRecord } from "../approvals/approval-decision.js";
 import { delegationAnswer } from "./delegation-answer.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { appendRecords, storeCall } from "../shared/store-call.js";
-import type { Lineage, SessionTurns } from "../shared/runtime-core.js";
-import { agentOf, newLineage } from "../shared/runtime-lookups.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { appendRecords, storeCall } from "../common/store-call.js";
+import type { Lineage, SessionTurns } from "../common/runtime-core.js";
+import { agentOf, newLineage } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
 import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "../session/session-state.js";
 import { turnResultOf } from "../session/stored-turn-result.js";

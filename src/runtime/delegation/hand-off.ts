@@ -2,8 +2,8 @@ import type { AgentDefinition } from "../../contracts/agent-definition.js";
 import type { UserMessage } from "../../contracts/message.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { DispatchedTurn, TurnResult } from "../../contracts/agent-runtime.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import type { Lineage } from "../shared/runtime-core.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import type { Lineage } from "../common/runtime-core.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
 import type { TurnWaiter } from "../session/session-state.js";
 

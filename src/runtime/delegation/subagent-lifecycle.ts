@@ -1,7 +1,7 @@
 import type { LoopEvent, SubagentStatus } from "../../contracts/loop-event.js";
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import { storeCall } from "../shared/store-call.js";
+import { storeCall } from "../common/store-call.js";
 
 /**
  * A background agent's lifecycle, kept in its session's `attributes.lifecycle`:

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { appendRecords, storeCall } from "../shared/store-call.js";
-import { agentOf, checkOpen, sessionRole } from "../shared/runtime-lookups.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { appendRecords, storeCall } from "../common/store-call.js";
+import { agentOf, checkOpen, sessionRole } from "../common/runtime-lookups.js";
 
 /**
  * `setRole`: stops the session's running turn in this process (its end record says why), then,

@@ -1,7 +1,7 @@
 import { SessionBusyError } from "../../errors/errors.js";
 import { isLeasableSessionStore } from "../../sessions/session-store.js";
 import type { SessionStore } from "../../contracts/session-store.js";
-import { storeCall } from "../shared/store-call.js";
+import { storeCall } from "../common/store-call.js";
 
 /** A lease the runtime holds while it works on a session (a no-op one for stores without leases). */
 export interface HeldLease {

@@ -1,6 +1,6 @@
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import { KeyedSerializer } from "../../internal/keyed-serializer.js";
-import { storeCall } from "../shared/store-call.js";
+import { storeCall } from "../common/store-call.js";
 import { readSessionState, SessionStateReader, type SessionState } from "./session-state.js";
 
 interface Entry {

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "../../errors/errors.js";
 import type { LoopEvent, TaskStatus } from "../../contracts/loop-event.js";
 import type { NewRecord, SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import { storeCall } from "../shared/store-call.js";
+import { storeCall } from "../common/store-call.js";
 import type { Task, TaskApi } from "../../contracts/task.js";
 import { hasControlCharacter } from "../../internal/control-characters.js";
 import { approvedPlanText } from "../../modes/approved-plan-text.js";

@@ -5,9 +5,9 @@ import type { SessionSummary } from "../../contracts/session-store.js";
 import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from "../../contracts/agent-runtime.js";
 import { fileProblems, withBase64Files } from "../../internal/file-data.js";
 import { resolveModel } from "./prepare-agent.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { storeCall } from "../shared/store-call.js";
-import { agentOf, checkOpen, checkScope } from "../shared/runtime-lookups.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { storeCall } from "../common/store-call.js";
+import { agentOf, checkOpen, checkScope } from "../common/runtime-lookups.js";
 import { checkedContext } from "../../internal/host-context.js";
 
 /**

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.js";
 import type { DispatchedTurn, TurnResult } from "../../contracts/agent-runtime.js";
 import { dispatchedLineage } from "../delegation/hand-off.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { storeCall } from "../shared/store-call.js";
-import { agentOf, checkOpen } from "../shared/runtime-lookups.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { storeCall } from "../common/store-call.js";
+import { agentOf, checkOpen } from "../common/runtime-lookups.js";
 import { checkedContext } from "../../internal/host-context.js";
 
 /**

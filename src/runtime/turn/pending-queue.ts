@@ -1,5 +1,5 @@
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import type { QueuedMessage, TurnRequest } from "../shared/runtime-core.js";
+import type { QueuedMessage, TurnRequest } from "../common/runtime-core.js";
 
 /** How often a session with queued messages is looked at again (a decision made by another process). */
 export const QUEUE_POLL_MS = 1_000;

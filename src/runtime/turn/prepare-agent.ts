@@ -13,7 +13,7 @@ import type { ModelRequest, Provider } from "../../contracts/provider.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { Tool } from "../../contracts/tool.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
-import type { AgentRuntimeOptions } from "../shared/runtime-context.js";
+import type { AgentRuntimeOptions } from "../common/runtime-context.js";
 import { offeredUnder } from "../roles/mode-tools.js";
 import { agentScopeKeeps } from "../../internal/toolbelt-scope.js";
 import { RUN_SUBTASK } from "../../loop/subtask-tools.js";

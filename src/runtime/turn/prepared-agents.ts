@@ -4,8 +4,8 @@ import type { SessionSummary } from "../../contracts/session-store.js";
 import type { Tool } from "../../contracts/tool.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
 import { prepareAgent, type PreparedAgent } from "./prepare-agent.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { toolSubsetOf } from "../shared/runtime-core.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { toolSubsetOf } from "../common/runtime-core.js";
 
 /** Makes what a turn needs from its agent (provider, policy, toolbelt, prompt). */
 export type PrepareAgent = (

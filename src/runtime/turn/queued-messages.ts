@@ -3,10 +3,10 @@ import { PendingDecisionError } from "../../errors/errors.js";
 import type { PendingQueue } from "./pending-queue.js";
 import { listPending } from "../approvals/pending-listing.js";
 import { approvalDecisionRecord } from "../approvals/approval-decision.js";
-import type { RuntimeContext } from "../shared/runtime-context.js";
-import { appendRecords, storeCall } from "../shared/store-call.js";
+import type { RuntimeContext } from "../common/runtime-context.js";
+import { appendRecords, storeCall } from "../common/store-call.js";
 
-import type { SessionTurns, TurnRequest } from "../shared/runtime-core.js";
+import type { SessionTurns, TurnRequest } from "../common/runtime-core.js";
 import type { SessionState } from "../session/session-state.js";
 
 /** Hands a session's queued messages back once it has no decision pending (called after its turns end, and polled). */

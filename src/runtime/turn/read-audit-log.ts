@@ -1,9 +1,9 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.js";
 import type { AuditRecord, HistoryRecord, SessionStore } from "../../contracts/session-store.js";
-import { storeCall } from "../shared/store-call.js";
+import { storeCall } from "../common/store-call.js";
 import type { AuditLogQuery } from "../../contracts/agent-runtime.js";
 import { matchesScopeFilter } from "../../internal/scope-filter.js";
-import { checkScopeQuery } from "../shared/runtime-lookups.js";
+import { checkScopeQuery } from "../common/runtime-lookups.js";
 
 /**
  * A session's audit records (one per tool call, see `AuditEntry`), oldest first, across resets.
