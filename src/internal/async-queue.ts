@@ -10,13 +10,15 @@
 export class AsyncQueue<T extends NonNullable<unknown>> {
   #items: (T | undefined)[] = [];
   #head = 0;
+  /** One past the last queued value: `#items` may be longer (slots kept from earlier, emptied). */
+  #tail = 0;
   #wake: (() => void) | undefined;
   #closed = false;
   #ended: { error?: unknown; failed: boolean } | undefined;
 
   /** Values queued and not yet taken. */
   get size(): number {
-    return this.#items.length - this.#head;
+    return this.#tail - this.#head;
   }
 
   /** Whether `close()` was called (pushes are dropped). */
@@ -27,7 +29,7 @@ export class AsyncQueue<T extends NonNullable<unknown>> {
   /** Queues `value` and wakes the consumer. Dropped after `close()` or `end()`. */
   push(value: T): void {
     if (this.#closed || this.#ended) return;
-    this.#items.push(value);
+    this.#items[this.#tail++] = value;
     this.notify();
   }
 
@@ -35,18 +37,20 @@ export class AsyncQueue<T extends NonNullable<unknown>> {
   take(): T | undefined {
     const head = this.#head;
     const items = this.#items;
-    if (head === items.length) return undefined;
+    if (head === this.#tail) return undefined;
     const value = items[head];
-    if (head + 1 === items.length) {
-      // Drained: start over, so the array never grows past the most ever queued at once.
-      items.length = 0;
+    items[head] = undefined;
+    if (head + 1 === this.#tail) {
+      // Drained: start over at the front (no truncation: setting an array's length is slow), so the
+      // array never grows past the most ever queued at once.
       this.#head = 0;
+      this.#tail = 0;
     } else {
-      items[head] = undefined;
       this.#head = head + 1;
       // A consumer that never quite catches up: drop the taken half now and then.
-      if (head >= 1024 && head * 2 >= items.length) {
-        this.#items = items.slice(head + 1);
+      if (head >= 1024 && head * 2 >= this.#tail) {
+        this.#items = items.slice(head + 1, this.#tail);
+        this.#tail -= head + 1;
         this.#head = 0;
       }
     }

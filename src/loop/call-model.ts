@@ -37,11 +37,11 @@ export interface ModelTurn {
  * returns the assembled assistant message, after reporting the call to the turn's `onModelCall`.
  * Never throws for a provider's fault.
  */
-export async function callModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
-  const startedAt = Date.now();
-  const response = await streamModel(level, history);
+export function callModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
   const report = level.turn.onModelCall;
-  if (report) {
+  if (!report) return streamModel(level, history);
+  const startedAt = Date.now();
+  return streamModel(level, history).then((response) => {
     const { turn, depth, parentId } = level;
     const info: ModelCallInfo = {
       message: response.message,
@@ -59,8 +59,8 @@ export async function callModel(level: Level, history: readonly Message[]): Prom
     if (response.costUsd !== undefined) info.costUsd = response.costUsd;
     if (response.error !== undefined) info.error = errorMessage(response.error);
     report(info);
-  }
-  return response;
+    return response;
+  });
 }
 
 async function streamModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {

@@ -163,14 +163,8 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   if (plan.kind === "subtask") return gate(level, plan, () => runSubtask(level, plan, runChild));
   const lockName = plan.tool.exclusiveLock;
   if (lockName !== undefined) return runLocked(level, plan, lockName);
-  return gate(level, plan, () => {
-    // The common case, kept free of promises when the tool is synchronous (and nothing is awaited first).
-    const startedAt = startCall(level, plan);
-    const pending = runTool(level, plan);
-    return pending instanceof Promise
-      ? pending.then((outcome) => toolDone(level, plan, startedAt, outcome))
-      : toolDone(level, plan, startedAt, pending);
-  });
+  // The common case, kept free of promises when the tool is synchronous (and nothing is awaited first).
+  return gate(level, plan, () => runTool(level, plan, startCall(level, plan)));
 }
 
 /** Ends a call that never ran with an error result. */
@@ -233,10 +227,7 @@ function validateFinish(plan: FinishPlan): { ok: true; value: unknown } | { ok: 
 async function runLocked(level: Level, plan: ToolPlan, lockName: string): Promise<PlanOutcome> {
   // Checked once the lock is held: the wait for it can be long.
   return level.turn.budget.locks.run(lockName, async () =>
-    gate(level, plan, async () => {
-      const startedAt = startCall(level, plan);
-      return toolDone(level, plan, startedAt, await runTool(level, plan));
-    }),
+    gate(level, plan, () => runTool(level, plan, startCall(level, plan))),
   );
 }
 
@@ -279,33 +270,49 @@ interface ToolOutcome {
 }
 
 /**
- * Runs the tool; synchronous tools (without a timeout) are handled without a promise. Whatever the
- * tool returns is awaited when it is a thenable (a native Promise or not: query builders, other
- * realms), bounded by the timeout and the turn's abort; a value or error that cannot even be read
- * (a hostile Proxy) becomes an error result.
+ * Runs the tool and ends the call (`startedAt`: when it started); synchronous tools (without a
+ * timeout) are handled without a promise. Whatever the tool returns is awaited when it is a
+ * thenable (a native Promise or not: query builders, other realms), bounded by the timeout and the
+ * turn's abort; a value or error that cannot even be read (a hostile Proxy) becomes an error result.
  */
-function runTool(level: Level, plan: ToolPlan): ToolOutcome | Promise<ToolOutcome> {
+function runTool(level: Level, plan: ToolPlan, startedAt: number): PlanOutcome | Promise<PlanOutcome> {
   const { turn } = level;
   const { tool } = plan;
+  const done = (outcome: ToolOutcome): PlanOutcome => toolDone(level, plan, startedAt, outcome);
   const timeoutMs = timerDelay(tool.timeoutMs ?? turn.toolTimeoutMs);
-  if (timeoutMs !== undefined) return runToolWithTimeout(level, plan, timeoutMs);
+  if (timeoutMs !== undefined) return runToolWithTimeout(level, plan, timeoutMs).then(done);
   const ctx = new CallContext(level, plan, turn.signals);
   let raw: unknown;
   try {
     raw = tool.execute(plan.input, ctx);
   } catch (error) {
     ctx.release();
-    return failed(level, plan, error, turn.signal, false, undefined);
+    return done(failed(level, plan, error, turn.signal, false, undefined));
   }
   const pending = thenableOf(raw);
   if (!(pending instanceof Promise)) {
     ctx.release();
-    return pending ?? readResult(raw);
+    return done(pending ?? readResult(raw));
   }
-  return Promise.race([pending, turn.aborted]).then(
-    (value) => (ctx.release(), readResult(value)),
-    (error: unknown) => (ctx.release(), failed(level, plan, error, turn.signal, false, undefined)),
-  );
+  // Settled by the tool or by the turn's abort, whichever comes first: a tool that ignores its
+  // signal must not hold the turn. One promise and one reaction, where a race costs four.
+  return new Promise<PlanOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: () => ToolOutcome): void => {
+      if (settled) return;
+      settled = true;
+      forget();
+      ctx.release();
+      resolve(done(outcome()));
+    };
+    const forget = turn.signals.whenAborted(() =>
+      settle(() => failed(level, plan, turn.signal.reason, turn.signal, false, undefined)),
+    );
+    pending.then(
+      (value) => settle(() => readResult(value)),
+      (error: unknown) => settle(() => failed(level, plan, error, turn.signal, false, undefined)),
+    );
+  });
 }
 
 /**

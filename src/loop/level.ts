@@ -62,8 +62,6 @@ export interface Turn {
   sink: EventSink;
   /** Hands out per-call abort signals. */
   signals: SignalHub;
-  /** Rejects when the turn is aborted (shared, so racing a tool against it adds no listener). */
-  aborted: Promise<never>;
   /** A new id for a streamed assistant message, unique in the turn (and, by its prefix, across turns). */
   streamIds: () => string;
   /** Tool-call ids used in this turn at any depth: a provider's duplicates are rewritten against it. */

@@ -16,12 +16,12 @@ import { errorMessage } from "./tool-result.js";
  * `resumed` marks a batch continued from an earlier run: completed results are reused and calls
  * that already emitted `start` do not emit it again.
  */
-export async function runBatch(
+export function runBatch(
   level: Level,
   calls: ToolCallPart[],
   runChild: RunChild,
   resumed: boolean,
-): Promise<BatchOutcome> {
+): BatchOutcome | Promise<BatchOutcome> {
   const resume = level.turn.resume;
   const outcome: BatchOutcome = {
     results: new Array<ToolResultPart | undefined>(calls.length),
@@ -30,7 +30,7 @@ export async function runBatch(
     finished: undefined,
     resume: undefined,
   };
-  let plans: (CallPlan | undefined)[] = calls.map((call, index) => {
+  const plans: (CallPlan | undefined)[] = calls.map((call, index) => {
     const done = resumed ? resume?.results?.[call.id] : undefined;
     if (done) {
       outcome.results[index] = done;
@@ -51,18 +51,24 @@ export async function runBatch(
     return resumed && plan.kind === "subtask" && resume?.frames[call.id] ? { ...plan, startedAt: Date.now() } : plan;
   });
 
+  const done = (): BatchOutcome => {
+    if (outcome.suspended) {
+      const resume = resumeOf(outcome);
+      calls.forEach((call, index) => {
+        const result = outcome.results[index];
+        if (result) resume.results[call.id] = result;
+      });
+    }
+    return outcome;
+  };
   if (plans.some((p) => p?.kind === "tool" && (p.needsApproval || typeof p.tool.requiresApproval === "function"))) {
-    plans = await settleApprovals(level, plans, outcome, resumed);
+    return settleApprovals(level, plans, outcome, resumed).then((settled) =>
+      outcome.suspended ? done() : executeSegments(level, settled, outcome, runChild, done),
+    );
   }
-  if (!outcome.suspended) await executeSegments(level, plans, outcome, runChild);
-  if (outcome.suspended) {
-    const resume = resumeOf(outcome);
-    calls.forEach((call, index) => {
-      const result = outcome.results[index];
-      if (result) resume.results[call.id] = result;
-    });
-  }
-  return outcome;
+  // Without approvals nothing is awaited before the calls start, and a batch of synchronous tools
+  // completes without a promise.
+  return executeSegments(level, plans, outcome, runChild, done);
 }
 
 /** A plan and its place in the model's call order. */
@@ -73,14 +79,17 @@ interface Placed {
 
 /**
  * Runs the plans in segments: consecutive parallel-safe calls together (up to
- * `maxParallelPerTurn` at once), an unsafe call alone; records each outcome at its index.
+ * `maxParallelPerTurn` at once), an unsafe call alone; records each outcome at its index. Returns
+ * `done()` once every segment ran or one suspended: at once when every call finished synchronously,
+ * else by a promise (one reaction per segment, no async function between the tools and the level).
  */
-async function executeSegments(
+function executeSegments(
   level: Level,
   plans: (CallPlan | undefined)[],
   outcome: BatchOutcome,
   runChild: RunChild,
-): Promise<void> {
+  done: () => BatchOutcome,
+): BatchOutcome | Promise<BatchOutcome> {
   const record = ({ plan, index }: Placed, result: PlanOutcome) => {
     outcome.results[index] = result.result;
     if (result.suspension) {
@@ -115,20 +124,33 @@ async function executeSegments(
     } else if (open) open.push({ plan, index });
     else segments.push((open = [{ plan, index }]));
   });
-  for (const segment of segments) {
-    // A call that suspended waits for its answer: what comes after it may depend on it.
-    if (outcome.suspended) break;
-    const [only] = segment;
-    if (only && segment.length === 1) {
-      const pending = executePlan(level, only.plan, runChild);
-      record(only, pending instanceof Promise ? await pending : pending);
-    } else {
-      const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
-      await Promise.all(
-        segment.map((placed) => pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild)))),
-      );
+  const runFrom = (start: number): BatchOutcome | Promise<BatchOutcome> => {
+    for (let i = start; i < segments.length; i++) {
+      // A call that suspended waits for its answer: what comes after it may depend on it.
+      if (outcome.suspended) break;
+      const segment = segments[i]!;
+      const [only] = segment;
+      if (only && segment.length === 1) {
+        const pending = executePlan(level, only.plan, runChild);
+        if (pending instanceof Promise) {
+          return pending.then((result) => {
+            record(only, result);
+            return runFrom(i + 1);
+          });
+        }
+        record(only, pending);
+      } else {
+        const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
+        return Promise.all(
+          segment.map((placed) =>
+            pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild))),
+          ),
+        ).then(() => runFrom(i + 1));
+      }
     }
-  }
+    return done();
+  };
+  return runFrom(0);
 }
 
 /** The batch's resume material, made on first need (only suspended batches have any). */

@@ -264,16 +264,6 @@ function armDeadline(budget: TurnBudget, controller: AbortController): ReturnTyp
   return deadline;
 }
 
-/** A promise that rejects with the signal's reason when it aborts (handled: it never reports as unhandled). */
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  const aborted = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason as Error);
-    else signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
-  });
-  aborted.catch(() => undefined);
-  return aborted;
-}
-
 /** What every level of one run shares, made from the loop's options. */
 function createTurn(options: LoopOptions, internals: LoopInternals, budget: TurnBudget, signal: AbortSignal): Turn {
   const policy = options.policy;
@@ -284,7 +274,6 @@ function createTurn(options: LoopOptions, internals: LoopInternals, budget: Turn
     budget,
     tree: new ExecutionTree(),
     signal,
-    aborted: rejectOnAbort(signal),
     sink: new EventSink(),
     signals: new SignalHub(signal),
     approve: options.approve,

@@ -1,10 +1,11 @@
 /**
- * Per-call abort signals that hang off one listener on the turn's signal, so tools that listen to
- * `ctx.signal` never pile listeners onto a shared signal (Node warns past 10), and calls that never
- * look at their signal cost nothing.
+ * Per-call abort signals and abort callbacks that hang off one listener on the turn's signal, so
+ * tools that listen to `ctx.signal` never pile listeners onto a shared signal (Node warns past 10),
+ * and calls that never look at their signal cost nothing.
  */
 export class SignalHub {
   private readonly children = new Set<AbortController>();
+  private readonly waiters = new Set<() => void>();
 
   constructor(private readonly parent: AbortSignal) {
     parent.addEventListener(
@@ -12,6 +13,9 @@ export class SignalHub {
       () => {
         for (const child of this.children) child.abort(parent.reason);
         this.children.clear();
+        const waiters = [...this.waiters];
+        this.waiters.clear();
+        for (const wake of waiters) wake();
       },
       { once: true },
     );
@@ -28,5 +32,18 @@ export class SignalHub {
   /** Forget a controller whose call has ended. */
   release(controller: AbortController): void {
     this.children.delete(controller);
+  }
+
+  /**
+   * Calls `wake` once when the turn aborts (at once, synchronously, when it has already); the
+   * returned function forgets it (call it when what waited has settled).
+   */
+  whenAborted(wake: () => void): () => void {
+    if (this.parent.aborted) {
+      wake();
+      return () => undefined;
+    }
+    this.waiters.add(wake);
+    return () => this.waiters.delete(wake);
   }
 }

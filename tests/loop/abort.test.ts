@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runUnifiedAgentLoop, type LoopEvent } from "@agentry/core";
+import { z } from "zod";
+import { defineTool, runUnifiedAgentLoop, type LoopEvent } from "@agentry/core";
 import { createFakeProvider, historyProblems } from "@agentry/core/testing";
 import { heldTool, ofType, run, sleeper, unmatchedStarts, user } from "./helpers.js";
 
@@ -51,6 +52,53 @@ describe("abort", () => {
       .filter((e): e is Extract<LoopEvent, { type: "message" }> => e.type === "message" && e.depth === 1)
       .map((e) => e.message);
     expect(historyProblems(child)).toEqual([]);
+  });
+
+  it("ends a call whose tool ignores its signal and never settles, and the turn with it", async () => {
+    const controller = new AbortController();
+    let started = 0;
+    const deaf = defineTool({
+      name: "deaf",
+      description: "Never answers, never listens",
+      input: z.object({}),
+      execute: () => {
+        started++;
+        queueMicrotask(() => controller.abort());
+        return new Promise<never>(() => undefined);
+      },
+    });
+    const provider = createFakeProvider([{ toolCalls: [{ name: "deaf", args: {} }] }, { text: "unreached" }]);
+    const { result, events } = await run({ provider, tools: [deaf], signal: controller.signal });
+    expect(started).toBe(1);
+    expect(result.status).toBe("aborted");
+    const end = ofType(events, "tool_call_update").find((e) => e.status === "end");
+    expect(end).toMatchObject({ name: "deaf", isError: true, result: "Aborted: the turn was stopped." });
+    expect(unmatchedStarts(events)).toEqual([]);
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it("settles each call once: a tool that answers after the abort does not change its result", async () => {
+    const controller = new AbortController();
+    let answer: (value: string) => void = () => undefined;
+    const late = defineTool({
+      name: "late",
+      description: "Answers when told",
+      input: z.object({}),
+      execute: () =>
+        new Promise<string>((resolve) => {
+          answer = resolve;
+          queueMicrotask(() => {
+            controller.abort();
+            resolve("too late");
+          });
+        }),
+    });
+    const provider = createFakeProvider([{ toolCalls: [{ name: "late", args: {} }] }, { text: "unreached" }]);
+    const { events } = await run({ provider, tools: [late], signal: controller.signal });
+    answer("later still");
+    const ends = ofType(events, "tool_call_update").filter((e) => e.status === "end");
+    expect(ends).toHaveLength(1);
+    expect(ends[0]).toMatchObject({ isError: true, result: "Aborted: the turn was stopped." });
   });
 
   it("an already-aborted signal stops before the first model call", async () => {
