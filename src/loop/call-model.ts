@@ -150,15 +150,8 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
     const kept = parts.filter((p) => p.type !== "tool_call");
     const message: AssistantMessage | undefined =
       text !== "" ? { role: "assistant", content: kept, messageType: messageTypeOf(text) } : undefined;
-    return {
-      message,
-      text,
-      toolCalls: [],
-      finish,
-      error: error ?? new Error("aborted"),
-      aborted,
-      ...counted(usage, costUsd),
-    };
+    const failed: ModelTurn = { message, text, toolCalls: [], finish, error: error ?? new Error("aborted"), aborted };
+    return counted(failed, usage, costUsd);
   }
   if (finish === "length" && toolCalls.length > 0) {
     // A response cut off by the token limit can carry calls whose arguments were cut too.
@@ -169,7 +162,7 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
     parts.length > 0
       ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) }
       : undefined;
-  return { message, text, toolCalls, finish, error: undefined, aborted: false, ...counted(usage, costUsd) };
+  return counted({ message, text, toolCalls, finish, error: undefined, aborted: false }, usage, costUsd);
 }
 
 /** The request of one model call: the level's prompt, history and tools, the turn's options, and who is calling. */
@@ -224,8 +217,11 @@ function countUsage(level: Level, usage: UsageFigures): number | undefined {
   return costUsd;
 }
 
-function counted(usage: ModelTurn["usage"], costUsd: number | undefined): Pick<ModelTurn, "usage" | "costUsd"> {
-  return { ...(usage && { usage }), ...(costUsd !== undefined && { costUsd }) };
+/** `turn` with its usage and cost, when known. */
+function counted(turn: ModelTurn, usage: ModelTurn["usage"], costUsd: number | undefined): ModelTurn {
+  if (usage) turn.usage = usage;
+  if (costUsd !== undefined) turn.costUsd = costUsd;
+  return turn;
 }
 
 function appendThinking(parts: AssistantPart[], delta: Extract<ModelEvent, { type: "thinking_delta" }>): void {
@@ -279,6 +275,10 @@ export function uniqueCallId(used: Set<string>, id: unknown): string {
   return unique;
 }
 
+/** A whole number of tokens from 0 to {@link MAX_TOKENS_PER_RESPONSE}: kept as reported. */
+const isTokenCount = (value: unknown): value is number =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TOKENS_PER_RESPONSE;
+
 /** More tokens than any one response can report; larger figures are clamped to it. */
 export const MAX_TOKENS_PER_RESPONSE = 1_000_000_000;
 
@@ -291,6 +291,16 @@ type UsageFigures = { inputTokens: number; outputTokens: number; cachedInputToke
  * the token budget off.
  */
 function checkedUsage(level: Level, usage: UsageFigures): UsageFigures {
+  const { inputTokens, outputTokens, cachedInputTokens, reasoningTokens } = usage;
+  if (
+    isTokenCount(inputTokens) &&
+    isTokenCount(outputTokens) &&
+    cachedInputTokens === undefined &&
+    reasoningTokens === undefined
+  ) {
+    // `|| 0`: a reported -0 is counted as 0.
+    return { inputTokens: inputTokens || 0, outputTokens: outputTokens || 0 };
+  }
   const wrong: string[] = [];
   const clamp = (key: keyof UsageFigures, value: unknown): number => {
     const n =

@@ -133,22 +133,39 @@ export class LoopGenerator<R extends LoopResult> implements AsyncGenerator<LoopE
 
   /**
    * Nothing queued yet: the consumer's promise is settled by the producer's next emit itself (no
-   * promise of our own between the two). Later calls queue behind it until then.
+   * promise of our own between the two). Later calls queue behind it until then. The executor and
+   * the wake-up are made once per generator, not per wait.
    */
   #later(run: LoopRun): Promise<Step<R>> {
-    const step = new Promise<Step<R>>((resolve, reject) => {
-      run.sink.onReady(() => {
-        if (this.#busy === step) this.#busy = undefined;
-        try {
-          resolve(this.#pull());
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
+    const step = new Promise<Step<R>>(this.#park);
+    this.#waiting = step;
     this.#busy = step;
+    run.sink.onReady(this.#wake);
     return step;
   }
+
+  /** The consumer's pending promise while the loop has nothing for it, with its settle functions. */
+  #waiting: Promise<Step<R>> | undefined;
+  #resolve: ((step: Step<R> | PromiseLike<Step<R>>) => void) | undefined;
+  #reject: ((error: unknown) => void) | undefined;
+  readonly #park = (
+    resolve: (step: Step<R> | PromiseLike<Step<R>>) => void,
+    reject: (error: unknown) => void,
+  ): void => {
+    this.#resolve = resolve;
+    this.#reject = reject;
+  };
+  readonly #wake = (): void => {
+    const resolve = this.#resolve!;
+    const reject = this.#reject!;
+    if (this.#busy === this.#waiting) this.#busy = undefined;
+    this.#waiting = this.#resolve = this.#reject = undefined;
+    try {
+      resolve(this.#pull());
+    } catch (error) {
+      reject(error);
+    }
+  };
 
   #fromTail(): Step<R> {
     const event = this.#tail.shift();

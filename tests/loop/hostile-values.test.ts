@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -245,6 +246,33 @@ describe("usage figures", () => {
     ]);
     expect(result.status).toBe("budget_exceeded");
     expect(ofType(events, "budget_exceeded")[0]).toMatchObject({ reason: "tokens" });
+  });
+});
+
+describe("usage figures, any value", () => {
+  it("counts whole tokens in 0..MAX_TOKENS_PER_RESPONSE, keeps valid figures as sent and warns exactly when one was not", async () => {
+    const figure = fc.oneof(
+      fc.integer({ min: 0, max: 2_000_000_000 }),
+      fc.integer({ min: -5, max: 5 }),
+      fc.double(),
+      fc.constantFrom(-0, Number.NaN, Infinity, -Infinity, 1e9, 1e9 + 1),
+    );
+    await fc.assert(
+      fc.asyncProperty(figure, figure, async (inputTokens, outputTokens) => {
+        const { events } = await run({ script: [{ text: "ok", usage: { inputTokens, outputTokens } }] });
+        const [usage] = ofType(events, "usage");
+        const counted = [usage!.inputTokens, usage!.outputTokens];
+        for (const n of counted) {
+          expect(Number.isInteger(n) && n >= 0 && n <= 1_000_000_000 && !Object.is(n, -0)).toBe(true);
+        }
+        const valid = (n: number) => Number.isInteger(n) && n >= 0 && n <= 1_000_000_000;
+        const warned = ofType(events, "warning").some((w) => w.code === "invalid_usage");
+        expect(warned).toBe(!valid(inputTokens) || !valid(outputTokens));
+        if (valid(inputTokens)) expect(counted[0]).toBe(inputTokens || 0);
+        if (valid(outputTokens)) expect(counted[1]).toBe(outputTokens || 0);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
