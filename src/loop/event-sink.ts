@@ -9,8 +9,14 @@ import type { LoopEvent } from "../contracts/loop-event.js";
  */
 export class EventSink {
   private readonly queue = new AsyncQueue<LoopEvent>();
-  /** Acknowledgements of queued events whose producers wait (few: messages, approval requests). */
-  private readonly acks = new Map<LoopEvent, () => void>();
+  /**
+   * The queued events whose producers wait (few: messages, approval requests), in push order with
+   * their acknowledgements. Events are taken in push order too, so the first of them is the only
+   * one a take can meet: no lookup by event.
+   */
+  private readonly awaited = new AsyncQueue<{ event: LoopEvent; ack: () => void }>();
+  /** The awaited event next in line, taken out of `awaited`. */
+  private nextAwaited: { event: LoopEvent; ack: () => void } | undefined;
   /** The acknowledgement of the event last taken, when its producer waits for it. */
   ack: (() => void) | undefined;
 
@@ -22,7 +28,8 @@ export class EventSink {
   emitAndWait(event: LoopEvent): Promise<void> {
     if (this.queue.closed) return Promise.resolve();
     return new Promise((ack) => {
-      this.acks.set(event, ack);
+      if (this.nextAwaited === undefined) this.nextAwaited = { event, ack };
+      else this.awaited.push({ event, ack });
       this.queue.push(event);
     });
   }
@@ -30,11 +37,11 @@ export class EventSink {
   /** The next queued event, if any; its acknowledgement (if awaited) is left in `ack`. */
   take(): LoopEvent | undefined {
     const event = this.queue.take();
-    this.ack = undefined;
-    if (event !== undefined && this.acks.size > 0) {
-      this.ack = this.acks.get(event);
-      if (this.ack) this.acks.delete(event);
-    }
+    const awaited = this.nextAwaited;
+    if (awaited !== undefined && awaited.event === event) {
+      this.ack = awaited.ack;
+      this.nextAwaited = this.awaited.take();
+    } else this.ack = undefined;
     return event;
   }
 
@@ -55,7 +62,7 @@ export class EventSink {
   /** The consumer left: release every waiting producer and drop later events. */
   close(): void {
     this.queue.close();
-    for (const ack of this.acks.values()) ack();
-    this.acks.clear();
+    for (let awaited = this.nextAwaited; awaited !== undefined; awaited = this.awaited.take()) awaited.ack();
+    this.nextAwaited = undefined;
   }
 }
