@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, LeaseLostError, SessionStoreError } from "../errors/errors.js";
@@ -120,6 +121,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   readonly schema: string;
   readonly #owned: boolean;
   readonly #s: string;
+  /** The `append_records` call, prepared once per connection under {@link statementName}. */
+  readonly #appendCall: { name: string; text: string };
   #ready: Promise<void> | undefined;
   #closed = false;
   /** Clients given an `error` listener already (a connection dropped while checked out must not crash the process). */
@@ -136,6 +139,10 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     }
     this.schema = schema;
     this.#s = quoteIdent(schema);
+    this.#appendCall = {
+      name: statementName("append", schema),
+      text: `SELECT status, at, last_seq, existing FROM ${this.#s}.append_records($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    };
     if ("pool" in options && options.pool !== undefined) {
       this.pool = options.pool;
       this.#owned = false;
@@ -240,10 +247,15 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const parts = appendParts(records);
     const columns = [parts.ids, parts.idJson, parts.frames, parts.kinds, parts.rest];
     const indexColumns = [parts.requests, parts.decided];
-    const { rows } = await this.#query<AppendRow>(
-      "append",
-      `SELECT status, at, last_seq, existing FROM ${this.#s}.append_records($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [t(sessionId), leaseToken ?? null, ...columns, ...indexColumns],
+    const values = [t(sessionId), leaseToken ?? null, ...columns, ...indexColumns];
+    // A prepared statement: parsed and planned once per connection, not at every append.
+    const { rows } = await this.#query<AppendRow>("append", this.#appendCall.text, values, this.#appendCall.name).catch(
+      (error: unknown) => {
+        // The connection lost it (`DISCARD ALL`, a pooler that moved the client to another server connection):
+        // nothing ran, and the client was discarded; once more, unprepared, on another.
+        if (!statementLost(error)) throw error;
+        return this.#query<AppendRow>("append", this.#appendCall.text, values);
+      },
     );
     const result = rows[0]!;
     if (result.status === "not_found") throw sessionNotFound(sessionId);
@@ -409,15 +421,17 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     }
   }
 
+  /** One statement on a pooled client; `name`: prepared under that name (once per connection). */
   async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     operation: string,
     sql: string,
     params: unknown[],
+    name?: string,
   ): Promise<pg.QueryResult<R>> {
     await this.#migrated();
     const client = await this.#connect();
     try {
-      const result = await client.query<R>(sql, params);
+      const result = await client.query<R>(name === undefined ? { text: sql } : { name, text: sql }, params);
       client.release();
       return result;
     } catch (error) {
@@ -447,6 +461,22 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 function wrap(operation: string, error: unknown): Error {
   if (AgentryError.isInstance(error)) return error;
   return new SessionStoreError(`PostgresSessionStore.${operation} failed: ${messageOf(error)}`, { cause: error });
+}
+
+/**
+ * The name of a statement prepared on the store's connections: one per schema (two stores on one
+ * pool prepare their own), at most 63 bytes (Postgres cuts longer names).
+ */
+function statementName(what: string, schema: string): string {
+  const name = `agentry_${what}_${schema}`;
+  if (name.length <= 63) return name;
+  return `agentry_${what}_${schema.slice(0, 24)}_${createHash("sha256").update(schema).digest("hex").slice(0, 20)}`;
+}
+
+/** Whether `error` says the connection had no such prepared statement (SQLSTATE 26000). */
+function statementLost(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === "26000";
 }
 
 function messageOf(error: unknown): string {

@@ -227,6 +227,36 @@ describe("PostgresSessionStore", () => {
     expect((await store.load(big)).map((record) => record.seq)).toEqual(Array.from({ length: 3_009 }, (_, n) => n + 1));
   });
 
+  it("an append runs a statement prepared once per connection, and runs unprepared once when the connection lost it", async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl!, max: 1 });
+    pool.on("error", () => undefined);
+    const schema = freshSchema();
+    const store = new PostgresSessionStore({ pool, schema });
+    cleanup.push(async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    });
+    const prepared = async () =>
+      (await pool.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements")).rows
+        .map((row) => row.statement)
+        .filter((statement) => statement.includes(`"${schema}".append_records(`));
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    await store.append(sessionId, [text("m1", "one")]);
+    await store.append(sessionId, [text("m2", "two")]);
+    expect(await prepared()).toHaveLength(1);
+    // What a pool's `DISCARD ALL`, or a pooler handing the client another server connection, does.
+    await pool.query("DEALLOCATE ALL");
+    await store.append(sessionId, [text("m3", "three"), text("m1", "again")]);
+    await store.append(sessionId, [text("m4", "four")]);
+    expect(await prepared()).toHaveLength(1);
+    expect((await store.load(sessionId)).map((record) => [record.seq, record.id])).toEqual([
+      [1, "m1"],
+      [2, "m2"],
+      [3, "m3"],
+      [4, "m4"],
+    ]);
+  });
+
   it("every query that lists or finds is served by an index (its cost does not grow with the number of sessions)", async () => {
     const store = storeOnFreshSchema();
     cleanup.push(() => store.close());
