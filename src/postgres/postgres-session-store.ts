@@ -431,7 +431,9 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     await this.#migrated();
     const client = await this.#connect();
     try {
-      const result = await client.query<R>(name === undefined ? { text: sql } : { name, text: sql }, params);
+      const result = await (name === undefined
+        ? client.query<R>(sql, params)
+        : client.query<R>({ name, text: sql }, params));
       client.release();
       return result;
     } catch (error) {
