@@ -7,7 +7,7 @@ import { toPgJson } from "./postgres-text.js";
  * The schema version this build writes; a database at a later one is refused. 1: the store's
  * tables; 2: text escaping and scope-prefix indexes; 3: the dispatcher's tables; 4: appends and
  * lease requests in one round trip (server-side functions); 5: `append_records` without a scan of the
- * session's records.
+ * session's records, in fewer statements, and records without a foreign key (`delete_sessions`).
  */
 export const POSTGRES_SCHEMA_VERSION = 5;
 
@@ -89,7 +89,7 @@ function migrations(s: string): Migration[] {
     (client) => escapeText(client, s),
     dispatchTablesMigration(s),
     appendFunction(s) + acquireLeaseFunction(s),
-    appendFunctionV5(s),
+    appendFunctionV5(s) + deleteFunction(s),
   ];
 }
 
@@ -257,6 +257,39 @@ function appendFunctionV5(s: string): string {
         END LOOP;
       END IF;
       RETURN NEXT;
+    END
+    $fn$;
+  `;
+}
+
+/**
+ * Version 5 too: records without a foreign key to their session (its check was a query per record
+ * appended), and `delete_sessions`, which deletes sessions with their records: the sessions `p_ids`
+ * (`p_before` null), or those updated before `p_before`. It locks the sessions first, as an append
+ * does, then deletes their records in a statement of its own (which sees every append committed
+ * before the lock), then the sessions (approval entries and lease waiters go with them by their
+ * foreign keys): no record outlives its session, and an append waiting for the lock finds no
+ * session. Returns how many sessions it deleted.
+ */
+function deleteFunction(s: string): string {
+  return `
+    ALTER TABLE ${s}.records DROP CONSTRAINT records_session_id_fkey;
+    CREATE FUNCTION ${s}.delete_sessions(p_ids text[], p_before timestamptz) RETURNS bigint LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_ids text[];
+    BEGIN
+      IF p_before IS NULL THEN
+        SELECT array_agg(l.id) INTO v_ids FROM (SELECT s.id FROM ${s}.sessions s WHERE s.id = ANY(p_ids) FOR UPDATE) l;
+      ELSE
+        SELECT array_agg(l.id) INTO v_ids
+          FROM (SELECT s.id FROM ${s}.sessions s WHERE s.updated_at < p_before FOR UPDATE) l;
+      END IF;
+      IF v_ids IS NULL THEN
+        RETURN 0;
+      END IF;
+      DELETE FROM ${s}.records r WHERE r.session_id = ANY(v_ids);
+      DELETE FROM ${s}.sessions s WHERE s.id = ANY(v_ids);
+      RETURN cardinality(v_ids);
     END
     $fn$;
   `;

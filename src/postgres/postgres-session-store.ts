@@ -234,8 +234,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 
   async deleteSession(sessionId: string): Promise<void> {
     checkSessionId(sessionId);
-    // Records, approval entries and lease waiters go with it (ON DELETE CASCADE).
-    await this.#query("deleteSession", `DELETE FROM ${this.#s}.sessions WHERE id = $1`, [t(sessionId)]);
+    // Records, approval entries and lease waiters go with it (delete_sessions, postgres-migrations.ts).
+    await this.#query("deleteSession", `SELECT ${this.#s}.delete_sessions($1::text[], NULL)`, [[t(sessionId)]]);
   }
 
   async append(sessionId: string, records: NewRecord[], options: AppendOptions = {}): Promise<HistoryRecord[]> {
@@ -306,8 +306,12 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   /** Deletes every session whose `updatedAt` is before `olderThan` (with its records); returns how many. */
   async prune(options: { olderThan: string }): Promise<number> {
     const olderThan = new Date(parseOlderThan(options)).toISOString();
-    const result = await this.#query("prune", `DELETE FROM ${this.#s}.sessions WHERE updated_at < $1`, [olderThan]);
-    return result.rowCount ?? 0;
+    const { rows } = await this.#query<{ deleted: string }>(
+      "prune",
+      `SELECT ${this.#s}.delete_sessions(NULL, $1::timestamptz) AS deleted`,
+      [olderThan],
+    );
+    return Number(rows[0]!.deleted);
   }
 
   async acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined> {

@@ -153,6 +153,11 @@ describe("Postgres migrations: the dispatcher's tables are version 3, the one-ro
     expect(await store.listPendingApprovals({ scope: "acme" })).toEqual([]);
     expect(await store.findApproval("q1")).toMatchObject({ sessionId: "s1", decided: true });
     expect(await store.load("s1")).toEqual([...before, stored[1], stored[2]]);
+    await store.deleteSession("s1");
+    const left = await admin.query(
+      `SELECT (SELECT count(*) FROM ${s}.records) + (SELECT count(*) FROM ${s}.approvals) AS n`,
+    );
+    expect(left.rows).toEqual([{ n: "0" }]);
   });
 
   it("two processes upgrading at once: one migrates, the other waits for it and finds nothing to do", async () => {

@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentry/core";
+import { InvalidArgumentError, SessionNotFoundError, SessionStoreError, type NewRecord } from "@agentry/core";
 import { POSTGRES_SCHEMA_VERSION, PostgresSessionStore } from "@agentry/core/postgres";
 import { adminClient, databaseUrl, freshSchema, requireDatabase, storeOnFreshSchema } from "./database.js";
 
@@ -257,6 +257,44 @@ describe("PostgresSessionStore", () => {
     ]);
   });
 
+  it("deleteSession and prune delete the records with their sessions, also while appends to them run", async () => {
+    const store = storeOnFreshSchema();
+    cleanup.push(() => store.close());
+    const [doomed, old, kept] = await Promise.all(
+      [0, 1, 2].map(async () => (await store.createSession({ agentId: "a" })).sessionId),
+    );
+    let appended = 0;
+    const appending = async (sessionId: string) => {
+      for (let n = 0; ; n++) {
+        try {
+          await store.append(sessionId, [text(`m${n}`, "hello")]);
+          appended++;
+        } catch (error) {
+          expect(SessionNotFoundError.isInstance(error)).toBe(true);
+          return;
+        }
+      }
+    };
+    const deleting = async () => {
+      await expect.poll(() => appended, { interval: 1 }).toBeGreaterThan(5);
+      await store.deleteSession(doomed);
+    };
+    await Promise.all([appending(doomed), appending(doomed), deleting()]);
+    await store.append(old, [text("o1", "old")]);
+    await store.append(kept, [text("k1", "kept"), text("k2", "kept")]);
+    const admin = await adminClient();
+    cleanup.push(() => admin.end());
+    const s = `"${store.schema}"`;
+    await admin.query(`UPDATE ${s}.sessions SET updated_at = '2000-01-01T00:00:00Z' WHERE id = $1`, [old]);
+    expect(await store.prune({ olderThan: "2001-01-01T00:00:00.000Z" })).toBe(1);
+    const { rows } = await admin.query<{ session_id: string; n: number }>(
+      `SELECT session_id, count(*)::int AS n FROM ${s}.records GROUP BY session_id`,
+    );
+    expect(rows).toEqual([{ session_id: kept, n: 2 }]);
+    expect(await store.getSession(doomed)).toBeUndefined();
+    await expect(store.load(old)).rejects.toThrow(SessionNotFoundError);
+  });
+
   it("every query that lists or finds is served by an index (its cost does not grow with the number of sessions)", async () => {
     const store = storeOnFreshSchema();
     cleanup.push(() => store.close());
@@ -270,7 +308,8 @@ describe("PostgresSessionStore", () => {
       `SELECT * FROM ${s}.sessions WHERE agent_id = 'a' ORDER BY touch DESC LIMIT 10`,
       `SELECT * FROM ${s}.sessions WHERE scope = 'u' AND agent_id = 'a' ORDER BY touch DESC LIMIT 10`,
       `SELECT * FROM ${s}.sessions WHERE scope IS NULL ORDER BY touch DESC LIMIT 10`,
-      `DELETE FROM ${s}.sessions WHERE updated_at < now()`,
+      `SELECT id FROM ${s}.sessions WHERE updated_at < now() FOR UPDATE`,
+      `DELETE FROM ${s}.records WHERE session_id = ANY('{x,y}')`,
       `SELECT * FROM ${s}.approvals WHERE NOT decided AND scope = 'u' ORDER BY ord LIMIT 10`,
       `SELECT * FROM ${s}.approvals WHERE NOT decided ORDER BY ord LIMIT 10`,
       `SELECT * FROM ${s}.approvals WHERE NOT decided AND session_id = 'x' ORDER BY ord`,
