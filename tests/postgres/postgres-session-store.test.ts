@@ -260,9 +260,8 @@ describe("PostgresSessionStore", () => {
   it("deleteSession and prune delete the records with their sessions, also while appends to them run", async () => {
     const store = storeOnFreshSchema();
     cleanup.push(() => store.close());
-    const [doomed, old, kept] = await Promise.all(
-      [0, 1, 2].map(async () => (await store.createSession({ agentId: "a" })).sessionId),
-    );
+    const created = async () => (await store.createSession({ agentId: "a" })).sessionId;
+    const [doomed, old, kept] = [await created(), await created(), await created()];
     let appended = 0;
     const appending = async (sessionId: string) => {
       for (let n = 0; ; n++) {
