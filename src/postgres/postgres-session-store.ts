@@ -91,7 +91,9 @@ const NOW = "date_trunc('milliseconds', clock_timestamp())";
  *   with `SessionStoreError` naming both versions.
  * - Each append is one round trip (one statement calling a server-side function) holding the
  *   session's row lock: the fence checked, `seq` the session's last + 1, records, session row and
- *   approval index written together, idempotent by record id, all or nothing.
+ *   approval index written together, idempotent by record id, all or nothing. The statement is
+ *   prepared once per connection; a connection that lost it (`DISCARD ALL`, a pooler) gets the
+ *   append once more, unprepared. Its cost does not grow with the session.
  * - Timestamps and lease expiry come from the database clock, never from the client's, so the
  *   machines' clocks need not agree. Sessions touched in one millisecond list in touch order
  *   (a sequence).
