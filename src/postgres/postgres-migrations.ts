@@ -6,9 +6,10 @@ import { toPgJson } from "./postgres-text.js";
 /**
  * The schema version this build writes; a database at a later one is refused. 1: the store's
  * tables; 2: text escaping and scope-prefix indexes; 3: the dispatcher's tables; 4: appends and
- * lease requests in one round trip (server-side functions).
+ * lease requests in one round trip (server-side functions); 5: `append_records` without a scan of the
+ * session's records, in fewer statements, and records without a foreign key (`delete_sessions`).
  */
-export const POSTGRES_SCHEMA_VERSION = 4;
+export const POSTGRES_SCHEMA_VERSION = 5;
 
 /** One migration: SQL, or a function that runs its statements on the migrating client. */
 type Migration = string | ((client: pg.PoolClient | pg.Client) => Promise<void>);
@@ -88,6 +89,7 @@ function migrations(s: string): Migration[] {
     (client) => escapeText(client, s),
     dispatchTablesMigration(s),
     appendFunction(s) + acquireLeaseFunction(s),
+    appendFunctionV5(s) + deleteFunction(s),
   ];
 }
 
@@ -167,6 +169,127 @@ function appendFunction(s: string): string {
         END LOOP;
       END IF;
       RETURN QUERY SELECT 'ok'::text, v_at, v_session.last_seq, v_existing;
+    END
+    $fn$;
+  `;
+}
+
+/**
+ * Version 5: `append_records` as in version 4 (same arguments, same result), at a cost that does not
+ * grow with the session, in fewer statements. Version 4 found the new records with `NOT EXISTS` per
+ * id, which the planner's generic plan ran as an anti join over ALL the session's records (an append
+ * to a session of 6,000 records took about 3x one to a new session). Now the ids stored already are
+ * read once, through the `(session_id, id)` index, with their bodies (`existing`); the records and
+ * the session row are written by one statement (numbered by position when none is stored already);
+ * the result is returned without a query; the approval index's loop runs only when an approval or a
+ * reset is among the new records.
+ */
+function appendFunctionV5(s: string): string {
+  const write = (rows: string) => `
+        WITH inserted AS (
+          INSERT INTO ${s}.records (session_id, seq, id, at, frame, kind, body)
+            SELECT p_session, f.seq, f.id, v_at, f.frame, f.kind,
+                   ('{"id":' || f.id_json || ',"seq":' || f.seq || ',"at":"' || v_at || '",' || f.rest)::json
+            FROM (${rows}) f
+            RETURNING 1
+        )
+        UPDATE ${s}.sessions s
+          SET last_seq = s.last_seq + (SELECT count(*) FROM inserted), updated_at = v_now,
+              touch = nextval('${s}.touch_seq')
+          WHERE s.id = p_session AND EXISTS (SELECT FROM inserted);`;
+  const records =
+    "unnest(p_ids, p_id_json, p_frames, p_kinds, p_rest) WITH ORDINALITY AS u (id, id_json, frame, kind, rest, n)";
+  return `
+    CREATE OR REPLACE FUNCTION ${s}.append_records(
+      p_session text, p_token bigint, p_ids text[], p_id_json text[], p_frames text[], p_kinds text[], p_rest text[],
+      p_requests text[], p_decided boolean[]
+    ) RETURNS TABLE (status text, at text, last_seq bigint, existing json) LANGUAGE plpgsql AS $fn$
+    #variable_conflict use_column
+    DECLARE
+      v_session record;
+      v_now timestamptz := date_trunc('milliseconds', clock_timestamp());
+      v_at text := to_char(v_now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+      v_known text[];
+      i bigint;
+    BEGIN
+      SELECT s.agent_id, s.scope, s.last_seq, s.lease_token INTO v_session
+        FROM ${s}.sessions s WHERE s.id = p_session FOR UPDATE;
+      IF NOT FOUND THEN
+        status := 'not_found';
+        RETURN NEXT;
+        RETURN;
+      END IF;
+      IF p_token IS NOT NULL AND v_session.lease_token <> 0 AND v_session.lease_token <> p_token THEN
+        status := 'lease_lost';
+        RETURN NEXT;
+        RETURN;
+      END IF;
+      SELECT json_agg(json_build_object('id', r.id, 'body', r.body)), array_agg(r.id) INTO existing, v_known
+        FROM ${s}.records r WHERE r.session_id = p_session AND r.id = ANY(p_ids);
+      IF v_known IS NULL THEN
+        ${write(`SELECT u.*, v_session.last_seq + u.n AS seq FROM ${records}`)}
+      ELSE
+        ${write(`SELECT u.*, v_session.last_seq + row_number() OVER (ORDER BY u.n) AS seq FROM ${records}
+                 WHERE u.id <> ALL (v_known)`)}
+      END IF;
+      status := 'ok';
+      at := v_at;
+      last_seq := v_session.last_seq;
+      IF 'approval' = ANY (p_kinds) OR 'reset' = ANY (p_kinds) THEN
+        FOR i IN
+          SELECT u.n FROM unnest(p_kinds, p_frames, p_ids) WITH ORDINALITY AS u (kind, frame, id, n)
+          WHERE (u.kind = 'approval' OR (u.kind = 'reset' AND u.frame IS NULL)) AND u.id <> ALL (coalesce(v_known, '{}'))
+          ORDER BY u.n
+        LOOP
+          IF p_kinds[i] = 'reset' THEN
+            UPDATE ${s}.approvals SET decided = true WHERE session_id = p_session AND NOT decided;
+          ELSIF p_decided[i] THEN
+            UPDATE ${s}.approvals SET decided = true WHERE request_id = p_requests[i];
+            CONTINUE WHEN FOUND;
+          END IF;
+          IF p_kinds[i] = 'approval' THEN
+            INSERT INTO ${s}.approvals (request_id, session_id, agent_id, scope, ord, decided, body)
+              SELECT p_requests[i], p_session, v_session.agent_id, v_session.scope, nextval('${s}.touch_seq'),
+                     p_decided[i], r.body
+              FROM ${s}.records r WHERE r.session_id = p_session AND r.id = p_ids[i]
+            ON CONFLICT (request_id) DO NOTHING;
+          END IF;
+        END LOOP;
+      END IF;
+      RETURN NEXT;
+    END
+    $fn$;
+  `;
+}
+
+/**
+ * Version 5 too: records without a foreign key to their session (its check was a query per record
+ * appended), and `delete_sessions`, which deletes sessions with their records: the sessions `p_ids`
+ * (`p_before` null), or those updated before `p_before`. It locks the sessions first, as an append
+ * does, then deletes their records in a statement of its own (which sees every append committed
+ * before the lock), then the sessions (approval entries and lease waiters go with them by their
+ * foreign keys): no record outlives its session, and an append waiting for the lock finds no
+ * session. Returns how many sessions it deleted.
+ */
+function deleteFunction(s: string): string {
+  return `
+    ALTER TABLE ${s}.records DROP CONSTRAINT records_session_id_fkey;
+    CREATE FUNCTION ${s}.delete_sessions(p_ids text[], p_before timestamptz) RETURNS bigint LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_ids text[];
+    BEGIN
+      IF p_before IS NULL THEN
+        SELECT array_agg(l.id) INTO v_ids FROM (SELECT s.id FROM ${s}.sessions s WHERE s.id = ANY(p_ids) FOR UPDATE) l;
+      ELSE
+        SELECT array_agg(l.id) INTO v_ids
+          FROM (SELECT s.id FROM ${s}.sessions s WHERE s.updated_at < p_before FOR UPDATE) l;
+      END IF;
+      IF v_ids IS NULL THEN
+        RETURN 0;
+      END IF;
+      DELETE FROM ${s}.records r WHERE r.session_id = ANY(v_ids);
+      DELETE FROM ${s}.sessions s WHERE s.id = ANY(v_ids);
+      RETURN cardinality(v_ids);
     END
     $fn$;
   `;

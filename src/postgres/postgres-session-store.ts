@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 import { AgentryError } from "../errors/agentry-error.js";
 import { InvalidArgumentError, LeaseLostError, SessionStoreError } from "../errors/errors.js";
@@ -90,7 +91,9 @@ const NOW = "date_trunc('milliseconds', clock_timestamp())";
  *   with `SessionStoreError` naming both versions.
  * - Each append is one round trip (one statement calling a server-side function) holding the
  *   session's row lock: the fence checked, `seq` the session's last + 1, records, session row and
- *   approval index written together, idempotent by record id, all or nothing.
+ *   approval index written together, idempotent by record id, all or nothing. The statement is
+ *   prepared once per connection; a connection that lost it (`DISCARD ALL`, a pooler) gets the
+ *   append once more, unprepared. Its cost does not grow with the session.
  * - Timestamps and lease expiry come from the database clock, never from the client's, so the
  *   machines' clocks need not agree. Sessions touched in one millisecond list in touch order
  *   (a sequence).
@@ -120,6 +123,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   readonly schema: string;
   readonly #owned: boolean;
   readonly #s: string;
+  /** The `append_records` call, prepared once per connection under {@link statementName}. */
+  readonly #appendCall: { name: string; text: string };
   #ready: Promise<void> | undefined;
   #closed = false;
   /** Clients given an `error` listener already (a connection dropped while checked out must not crash the process). */
@@ -136,6 +141,10 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     }
     this.schema = schema;
     this.#s = quoteIdent(schema);
+    this.#appendCall = {
+      name: statementName("append", schema),
+      text: `SELECT status, at, last_seq, existing FROM ${this.#s}.append_records($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    };
     if ("pool" in options && options.pool !== undefined) {
       this.pool = options.pool;
       this.#owned = false;
@@ -227,8 +236,8 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 
   async deleteSession(sessionId: string): Promise<void> {
     checkSessionId(sessionId);
-    // Records, approval entries and lease waiters go with it (ON DELETE CASCADE).
-    await this.#query("deleteSession", `DELETE FROM ${this.#s}.sessions WHERE id = $1`, [t(sessionId)]);
+    // Records, approval entries and lease waiters go with it (delete_sessions, postgres-migrations.ts).
+    await this.#query("deleteSession", `SELECT ${this.#s}.delete_sessions($1::text[], NULL)`, [[t(sessionId)]]);
   }
 
   async append(sessionId: string, records: NewRecord[], options: AppendOptions = {}): Promise<HistoryRecord[]> {
@@ -240,10 +249,15 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     const parts = appendParts(records);
     const columns = [parts.ids, parts.idJson, parts.frames, parts.kinds, parts.rest];
     const indexColumns = [parts.requests, parts.decided];
-    const { rows } = await this.#query<AppendRow>(
-      "append",
-      `SELECT status, at, last_seq, existing FROM ${this.#s}.append_records($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [t(sessionId), leaseToken ?? null, ...columns, ...indexColumns],
+    const values = [t(sessionId), leaseToken ?? null, ...columns, ...indexColumns];
+    // A prepared statement: parsed and planned once per connection, not at every append.
+    const { rows } = await this.#query<AppendRow>("append", this.#appendCall.text, values, this.#appendCall.name).catch(
+      (error: unknown) => {
+        // The connection lost it (`DISCARD ALL`, a pooler that moved the client to another server connection):
+        // nothing ran, and the client was discarded; once more, unprepared, on another.
+        if (!statementLost(error)) throw error;
+        return this.#query<AppendRow>("append", this.#appendCall.text, values);
+      },
     );
     const result = rows[0]!;
     if (result.status === "not_found") throw sessionNotFound(sessionId);
@@ -294,8 +308,12 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   /** Deletes every session whose `updatedAt` is before `olderThan` (with its records); returns how many. */
   async prune(options: { olderThan: string }): Promise<number> {
     const olderThan = new Date(parseOlderThan(options)).toISOString();
-    const result = await this.#query("prune", `DELETE FROM ${this.#s}.sessions WHERE updated_at < $1`, [olderThan]);
-    return result.rowCount ?? 0;
+    const { rows } = await this.#query<{ deleted: string }>(
+      "prune",
+      `SELECT ${this.#s}.delete_sessions(NULL, $1::timestamptz) AS deleted`,
+      [olderThan],
+    );
+    return Number(rows[0]!.deleted);
   }
 
   async acquireLease(sessionId: string, options: AcquireLeaseOptions): Promise<SessionLease | undefined> {
@@ -409,15 +427,19 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     }
   }
 
+  /** One statement on a pooled client; `name`: prepared under that name (once per connection). */
   async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     operation: string,
     sql: string,
     params: unknown[],
+    name?: string,
   ): Promise<pg.QueryResult<R>> {
     await this.#migrated();
     const client = await this.#connect();
     try {
-      const result = await client.query<R>(sql, params);
+      const result = await (name === undefined
+        ? client.query<R>(sql, params)
+        : client.query<R>({ name, text: sql }, params));
       client.release();
       return result;
     } catch (error) {
@@ -447,6 +469,22 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
 function wrap(operation: string, error: unknown): Error {
   if (AgentryError.isInstance(error)) return error;
   return new SessionStoreError(`PostgresSessionStore.${operation} failed: ${messageOf(error)}`, { cause: error });
+}
+
+/**
+ * The name of a statement prepared on the store's connections: one per schema (two stores on one
+ * pool prepare their own), at most 63 bytes (Postgres cuts longer names).
+ */
+function statementName(what: string, schema: string): string {
+  const name = `agentry_${what}_${schema}`;
+  if (name.length <= 63) return name;
+  return `agentry_${what}_${schema.slice(0, 24)}_${createHash("sha256").update(schema).digest("hex").slice(0, 20)}`;
+}
+
+/** Whether `error` says the connection had no such prepared statement (SQLSTATE 26000). */
+function statementLost(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === "26000";
 }
 
 function messageOf(error: unknown): string {

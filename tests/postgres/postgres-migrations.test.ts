@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import type pg from "pg";
-import { POSTGRES_SCHEMA_VERSION } from "@agentry/core/postgres";
+import type { NewRecord } from "@agentry/core";
+import { POSTGRES_SCHEMA_VERSION, PostgresSessionStore } from "@agentry/core/postgres";
 import { migrate } from "../../src/postgres/postgres-migrations.js";
 import { bundleForNode } from "../helpers/bundle-for-node.js";
 import { adminClient, databaseUrl, requireDatabase } from "./database.js";
@@ -73,7 +74,7 @@ const upgraded = {
   events: [{ job_id: "old-done", kind: "outcome" }],
 };
 
-describe("Postgres migrations: the dispatcher's tables are version 3, the one-round-trip functions version 4", () => {
+describe("Postgres migrations: the dispatcher's tables are version 3, the one-round-trip functions version 4 and 5", () => {
   if (!requireDatabase()) return;
   const layout = useDispatchLayouts();
   let admin: pg.Client;
@@ -87,7 +88,7 @@ describe("Postgres migrations: the dispatcher's tables are version 3, the one-ro
   it("a fresh schema gets the store's and the dispatcher's tables in one migration", async () => {
     const { schema } = layout();
     await migrate(admin, schema);
-    expect(POSTGRES_SCHEMA_VERSION).toBe(4);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(5);
     const all = ["approvals", ...DISPATCH_TABLES, "lease_waiters", "records", "schema_version", "sessions"];
     expect(await tablesOf(admin, schema)).toEqual(all);
   });
@@ -105,6 +106,58 @@ describe("Postgres migrations: the dispatcher's tables are version 3, the one-ro
     );
     const result = await front.dispatcher.send({ agentId: "main", content: "turn up" });
     expect(result).toMatchObject({ status: "complete", text: "done up" });
+  });
+
+  it("a version-4 schema's sessions, records and approvals are kept by version 5, whose appends go on from them", async () => {
+    const { schema } = layout();
+    await migrate(admin, schema, 4);
+    const s = `"${schema}"`;
+    await admin.query(`INSERT INTO ${s}.sessions (id, agent_id, scope, created_at, updated_at, touch)
+      VALUES ('s1', 'a', 'acme', now(), now(), nextval('${s}.touch_seq'))`);
+    const request = { requestId: "q1", toolCallId: "c1", name: "t", args: {}, depth: 0, parentId: null, reason: "r" };
+    const rest = [
+      `"frame":null,"kind":"message","message":{"role":"user","content":"first"}}`,
+      `"frame":null,"kind":"approval","request":${JSON.stringify(request)}}`,
+      `"frame":null,"kind":"message","message":{"role":"user","content":"second"}}`,
+    ];
+    // An append as version 4's store made it.
+    await admin.query(`SELECT * FROM ${s}.append_records('s1', NULL, $1, $2, $3, $4, $5, $6, $7)`, [
+      ["m1", "q1", "m2"],
+      ['"m1"', '"q1"', '"m2"'],
+      [null, null, null],
+      ["message", "approval", "message"],
+      rest,
+      [null, "q1", null],
+      [false, false, false],
+    ]);
+    const store = new PostgresSessionStore({ connectionString: databaseUrl!, schema, max: 2 });
+    onTestFinished(() => store.close());
+    const before = await store.load("s1");
+    expect((await admin.query(`SELECT version FROM ${s}.schema_version`)).rows).toEqual([{ version: 5 }]);
+    expect(before.map((record) => [record.seq, record.id])).toEqual([
+      [1, "m1"],
+      [2, "q1"],
+      [3, "m2"],
+    ]);
+    expect((await store.listPendingApprovals({ scope: "acme" })).map((entry) => entry.requestId)).toEqual(["q1"]);
+    const decision: NewRecord = { id: "d1", kind: "approval", frame: null, request, decision: "approved" };
+    const again: NewRecord = { id: "m1", kind: "message", frame: null, message: { role: "user", content: "other" } };
+    const third: NewRecord = { id: "m3", kind: "message", frame: null, message: { role: "user", content: "third" } };
+    const stored = await store.append("s1", [again, third, decision]);
+    expect(stored.map((record) => [record.seq, record.id])).toEqual([
+      [1, "m1"],
+      [4, "m3"],
+      [5, "d1"],
+    ]);
+    expect(stored[0]).toEqual(before[0]);
+    expect(await store.listPendingApprovals({ scope: "acme" })).toEqual([]);
+    expect(await store.findApproval("q1")).toMatchObject({ sessionId: "s1", decided: true });
+    expect(await store.load("s1")).toEqual([...before, stored[1], stored[2]]);
+    await store.deleteSession("s1");
+    const left = await admin.query(
+      `SELECT (SELECT count(*) FROM ${s}.records) + (SELECT count(*) FROM ${s}.approvals) AS n`,
+    );
+    expect(left.rows).toEqual([{ n: "0" }]);
   });
 
   it("two processes upgrading at once: one migrates, the other waits for it and finds nothing to do", async () => {

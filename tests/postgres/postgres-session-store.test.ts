@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentry/core";
+import { InvalidArgumentError, SessionNotFoundError, SessionStoreError, type NewRecord } from "@agentry/core";
 import { POSTGRES_SCHEMA_VERSION, PostgresSessionStore } from "@agentry/core/postgres";
 import { adminClient, databaseUrl, freshSchema, requireDatabase, storeOnFreshSchema } from "./database.js";
 
@@ -193,6 +193,107 @@ describe("PostgresSessionStore", () => {
     expect(taken?.token).toBe(lease.token + 1);
   });
 
+  it("an append reads as many pages in a session of 3,000 records as in a new one (EXPLAIN ANALYZE, BUFFERS)", async () => {
+    const store = storeOnFreshSchema();
+    cleanup.push(() => store.close());
+    const big = (await store.createSession({ agentId: "a" })).sessionId;
+    const small = (await store.createSession({ agentId: "a" })).sessionId;
+    const admin = await adminClient();
+    cleanup.push(() => admin.end());
+    const call = `SELECT * FROM "${store.schema}".append_records($1, NULL, ARRAY[$2], ARRAY['"' || $2 || '"'],
+      ARRAY[NULL]::text[], ARRAY['message'], ARRAY['"frame":null,"kind":"message","message":{"role":"user","content":"x"}}'],
+      ARRAY[NULL]::text[], ARRAY[false])`;
+    // A connection keeps the function's plans, generic ones after five calls: made here while both sessions are
+    // small, as on a server whose sessions grew since, they must not read a session's every record.
+    for (let n = 0; n < 8; n++) {
+      await admin.query(call, [big, `warm-${n}`]);
+      await admin.query(call, [small, `warm-${n}`]);
+    }
+    await store.append(
+      big,
+      Array.from({ length: 3_000 }, (_, n) => text(`old-${n}`, `message ${n} `.repeat(4))),
+    );
+    const pagesOf = async (sessionId: string): Promise<number> => {
+      const { rows } = await admin.query<{ "QUERY PLAN": [{ Plan: Record<string, number> }] }>(
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${call}`,
+        [sessionId, `new-${sessionId}`],
+      );
+      const plan = rows[0]!["QUERY PLAN"][0].Plan;
+      return plan["Shared Hit Blocks"]! + plan["Shared Read Blocks"]!;
+    };
+    const [inBig, inSmall] = [await pagesOf(big), await pagesOf(small)];
+    // The (session_id, id) and (session_id, seq) indexes may be a level deeper in the big session.
+    expect(inBig).toBeLessThanOrEqual(inSmall + 6);
+    expect((await store.load(big)).map((record) => record.seq)).toEqual(Array.from({ length: 3_009 }, (_, n) => n + 1));
+  });
+
+  it("an append runs a statement prepared once per connection, and runs unprepared once when the connection lost it", async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl!, max: 1 });
+    pool.on("error", () => undefined);
+    const schema = freshSchema();
+    const store = new PostgresSessionStore({ pool, schema });
+    cleanup.push(async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    });
+    const prepared = async () =>
+      (await pool.query<{ statement: string }>("SELECT statement FROM pg_prepared_statements")).rows
+        .map((row) => row.statement)
+        .filter((statement) => statement.includes(`"${schema}".append_records(`));
+    const { sessionId } = await store.createSession({ agentId: "a" });
+    await store.append(sessionId, [text("m1", "one")]);
+    await store.append(sessionId, [text("m2", "two")]);
+    expect(await prepared()).toHaveLength(1);
+    // What a pool's `DISCARD ALL`, or a pooler handing the client another server connection, does.
+    await pool.query("DEALLOCATE ALL");
+    await store.append(sessionId, [text("m3", "three"), text("m1", "again")]);
+    await store.append(sessionId, [text("m4", "four")]);
+    expect(await prepared()).toHaveLength(1);
+    expect((await store.load(sessionId)).map((record) => [record.seq, record.id])).toEqual([
+      [1, "m1"],
+      [2, "m2"],
+      [3, "m3"],
+      [4, "m4"],
+    ]);
+  });
+
+  it("deleteSession and prune delete the records with their sessions, also while appends to them run", async () => {
+    const store = storeOnFreshSchema();
+    cleanup.push(() => store.close());
+    const created = async () => (await store.createSession({ agentId: "a" })).sessionId;
+    const [doomed, old, kept] = [await created(), await created(), await created()];
+    let appended = 0;
+    const appending = async (sessionId: string) => {
+      for (let n = 0; ; n++) {
+        try {
+          await store.append(sessionId, [text(`m${n}`, "hello")]);
+          appended++;
+        } catch (error) {
+          expect(SessionNotFoundError.isInstance(error)).toBe(true);
+          return;
+        }
+      }
+    };
+    const deleting = async () => {
+      await expect.poll(() => appended, { interval: 1 }).toBeGreaterThan(5);
+      await store.deleteSession(doomed);
+    };
+    await Promise.all([appending(doomed), appending(doomed), deleting()]);
+    await store.append(old, [text("o1", "old")]);
+    await store.append(kept, [text("k1", "kept"), text("k2", "kept")]);
+    const admin = await adminClient();
+    cleanup.push(() => admin.end());
+    const s = `"${store.schema}"`;
+    await admin.query(`UPDATE ${s}.sessions SET updated_at = '2000-01-01T00:00:00Z' WHERE id = $1`, [old]);
+    expect(await store.prune({ olderThan: "2001-01-01T00:00:00.000Z" })).toBe(1);
+    const { rows } = await admin.query<{ session_id: string; n: number }>(
+      `SELECT session_id, count(*)::int AS n FROM ${s}.records GROUP BY session_id`,
+    );
+    expect(rows).toEqual([{ session_id: kept, n: 2 }]);
+    expect(await store.getSession(doomed)).toBeUndefined();
+    await expect(store.load(old)).rejects.toThrow(SessionNotFoundError);
+  });
+
   it("every query that lists or finds is served by an index (its cost does not grow with the number of sessions)", async () => {
     const store = storeOnFreshSchema();
     cleanup.push(() => store.close());
@@ -206,7 +307,8 @@ describe("PostgresSessionStore", () => {
       `SELECT * FROM ${s}.sessions WHERE agent_id = 'a' ORDER BY touch DESC LIMIT 10`,
       `SELECT * FROM ${s}.sessions WHERE scope = 'u' AND agent_id = 'a' ORDER BY touch DESC LIMIT 10`,
       `SELECT * FROM ${s}.sessions WHERE scope IS NULL ORDER BY touch DESC LIMIT 10`,
-      `DELETE FROM ${s}.sessions WHERE updated_at < now()`,
+      `SELECT id FROM ${s}.sessions WHERE updated_at < now() FOR UPDATE`,
+      `DELETE FROM ${s}.records WHERE session_id = ANY('{x,y}')`,
       `SELECT * FROM ${s}.approvals WHERE NOT decided AND scope = 'u' ORDER BY ord LIMIT 10`,
       `SELECT * FROM ${s}.approvals WHERE NOT decided ORDER BY ord LIMIT 10`,
       `SELECT * FROM ${s}.approvals WHERE NOT decided AND session_id = 'x' ORDER BY ord`,
