@@ -31,7 +31,8 @@ import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lea
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createSessionTurns } from "./turn/session-turns.js";
 import { setRole } from "./roles/set-role.js";
-import { createTaskApi, taskOf, transitionTask } from "./tasks/task-api.js";
+import { lazyTaskApi, loadTaskModule } from "./tasks/lazy-task-api.js";
+import { taskOf } from "./tasks/task-state.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
@@ -127,7 +128,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
     auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
-    tasks: createTaskApi({
+    tasks: lazyTaskApi({
       store,
       checkAgent: (agentId) => void agentOf(runtime, agentId),
       setRole: (sessionId, role) => agentRuntime.setRole(sessionId, role),
@@ -335,6 +336,7 @@ async function planReady(
   const current = await storeCall("getSession", () => store.getSession(session.sessionId));
   const task = current && taskOf(current);
   if (!current || task?.status !== "planning") return undefined;
+  const { transitionTask } = await loadTaskModule();
   await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
   return task.taskId;
 }

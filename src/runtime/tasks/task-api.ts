@@ -9,6 +9,7 @@ import { approvedPlanText } from "../../modes/approved-plan-text.js";
 import { parsePlan } from "../../modes/parse-plan.js";
 import type { TenantGuard } from "../../contracts/tenant-guard.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
+import { taskOf } from "./task-state.js";
 
 /** What the task API needs from its runtime. */
 export interface TaskRuntime {
@@ -40,29 +41,6 @@ const MAX_TASK_ID_CHARS = 256;
 
 const isTaskId = (id: unknown): id is string =>
   typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !hasControlCharacter(id);
-
-/** The task a session holds, from its attributes; `undefined` when it is not a task's session. */
-export function taskOf(session: SessionSummary): Task | undefined {
-  const a = session.attributes;
-  if (typeof a?.taskId !== "string" || typeof a.taskStatus !== "string") return undefined;
-  return {
-    taskId: a.taskId,
-    sessionId: session.sessionId,
-    agentId: session.agentId,
-    ...(session.scope !== undefined && { scope: session.scope }),
-    status: a.taskStatus as TaskStatus,
-    // The session's name: `rename` sets it (one field, so no attribute write can undo it).
-    title:
-      typeof session.name === "string" && session.name !== ""
-        ? session.name
-        : typeof a.taskTitle === "string"
-          ? a.taskTitle
-          : "",
-    ...(typeof a.planArtifactId === "string" && { planArtifactId: a.planArtifactId }),
-    createdAt: session.createdAt,
-    updatedAt: session.updatedAt,
-  };
-}
 
 /**
  * Moves a task from `from` to `to`: the transition record's id is fixed by the task's version, so
@@ -109,12 +87,6 @@ export async function transitionTask(
     parentId: null,
   });
   return taskOf(updated)!;
-}
-
-/** The outcome of an executing task's turn: `completed`, `failed`, or undefined while it waits (suspended). */
-export function executionOutcome(result: TurnResult): "completed" | "failed" | undefined {
-  if (result.status === "suspended") return undefined;
-  return result.status === "complete" ? "completed" : "failed";
 }
 
 /** The task's session; an unknown task, or one outside `guard`, throws the same "unknown task" error. */

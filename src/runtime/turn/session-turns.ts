@@ -16,7 +16,8 @@ import type { HeldLease } from "../session/session-lease.js";
 import { danglingCalls, type SessionState } from "../session/session-state.js";
 import { storedTurnResult } from "../session/stored-turn-result.js";
 import { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecycle.js";
-import { executionOutcome, taskOf, transitionTask } from "../tasks/task-api.js";
+import { executionOutcome, taskOf } from "../tasks/task-state.js";
+import { loadTaskModule } from "../tasks/lazy-task-api.js";
 
 /** The session turns of a runtime. */
 export function createSessionTurns(
@@ -172,9 +173,9 @@ async function settleAfterTurn(
   const current = await storeCall("getSession", () => store.getSession(result.sessionId));
   if (current && taskOf(current)?.status === "executing") {
     // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-    await transitionTask({ store, publish: runtime.publish }, current, outcome).catch((error: unknown) =>
-      runtime.report("task_transition_failed", error, session),
-    );
+    await loadTaskModule()
+      .then(({ transitionTask }) => transitionTask({ store, publish: runtime.publish }, current, outcome))
+      .catch((error: unknown) => runtime.report("task_transition_failed", error, session));
   }
   return result;
 }
