@@ -33,6 +33,7 @@ import { createSessionTurns } from "./turn/session-turns.js";
 import { setRole } from "./roles/set-role.js";
 import { lazyTaskApi, loadTaskModule } from "./tasks/lazy-task-api.js";
 import { taskOf } from "./tasks/task-state.js";
+import { parsePlan } from "../modes/parse-plan.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
@@ -155,6 +156,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       deleteSession: (sessionId) =>
         runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
       publish: (session, event) => runtime.publish(session, event),
+      parsePlan,
     }),
     async close() {
       runtime.closed = true;

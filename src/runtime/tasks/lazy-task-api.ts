@@ -10,12 +10,14 @@ export const loadTaskModule = () => import("./task-api.js");
 
 /**
  * `runtime.tasks`: the task API of `runtime`, every method loading the task module on its first
- * call and then calling through to the one API made from it (same contract, same errors, as rejections).
+ * call and then calling through to the one API made from it (same contract, same errors, as
+ * rejections). `load` is how the module is loaded.
+ * @default load loadTaskModule
  */
-export function lazyTaskApi(runtime: TaskRuntime): TaskApi {
+export function lazyTaskApi(runtime: TaskRuntime, load: typeof loadTaskModule = loadTaskModule): TaskApi {
   let loaded: Promise<TaskApi> | undefined;
   const api = () =>
-    (loaded ??= loadTaskModule().then(
+    (loaded ??= load().then(
       (module) => module.createTaskApi(runtime),
       (error: unknown) => {
         loaded = undefined;

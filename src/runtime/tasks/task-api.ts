@@ -6,7 +6,7 @@ import { storeCall } from "../common/store-call.js";
 import type { Task, TaskApi } from "../../contracts/task.js";
 import { hasControlCharacter } from "../../internal/control-characters.js";
 import { approvedPlanText } from "../../modes/approved-plan-text.js";
-import { parsePlan } from "../../modes/parse-plan.js";
+import type { parsePlan } from "../../modes/parse-plan.js";
 import type { TenantGuard } from "../../contracts/tenant-guard.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
 import { taskOf } from "./task-state.js";
@@ -24,6 +24,11 @@ export interface TaskRuntime {
   /** Deletes the session once no turn of it runs (after the turns queued before this call). */
   deleteSession(sessionId: string): Promise<void>;
   publish(session: SessionSummary, event: LoopEvent): void;
+  /**
+   * The core's plan parser, handed in rather than imported: this module loads on first use, and a
+   * module both it and the core entry import would be split into a chunk of its own.
+   */
+  parsePlan: typeof parsePlan;
 }
 
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
@@ -106,7 +111,8 @@ async function taskSession(
 }
 
 /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
-async function approvedPlanOf(store: SessionStore, session: SessionSummary): Promise<string> {
+async function approvedPlanOf(runtime: TaskRuntime, session: SessionSummary): Promise<string> {
+  const { store, parsePlan } = runtime;
   const task = taskOf(session)!;
   const records = await storeCall("load", () => store.load(session.sessionId));
   const found = records.find((r) => r.kind === "artifact" && r.artifactId === task.planArtifactId);
@@ -121,7 +127,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
   const { store } = runtime;
   const sessionOf = (taskId: string, guard: TenantGuard | undefined, operation: string) =>
     taskSession(store, taskId, guard, operation);
-  const approvedPlan = (session: SessionSummary) => approvedPlanOf(store, session);
+  const approvedPlan = (session: SessionSummary) => approvedPlanOf(runtime, session);
   return {
     create: (input) => createTask(runtime, input),
     async approve(taskId, guard) {

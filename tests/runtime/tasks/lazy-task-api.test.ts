@@ -1,0 +1,77 @@
+import { fileURLToPath } from "node:url";
+import { build, type Metafile } from "esbuild";
+import { describe, expect, it } from "vitest";
+import { MemorySessionStore, parsePlan } from "@agentry/core";
+import { lazyTaskApi, loadTaskModule } from "../../../src/runtime/tasks/lazy-task-api.js";
+import type { TaskRuntime } from "../../../src/runtime/tasks/task-api.js";
+
+const root = fileURLToPath(new URL("../../..", import.meta.url));
+
+/** The source modules of the core entry's static graph (esbuild, code splitting on, as the ESM build). */
+async function staticModules(): Promise<{ loaded: Set<string>; all: Set<string> }> {
+  const { metafile } = await build({
+    entryPoints: [`${root}src/index.ts`],
+    absWorkingDir: root,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+    external: ["zod", "zod/*"],
+    outdir: `${root}.lazy-graph-out`,
+    write: false,
+    metafile: true,
+    logLevel: "error",
+  });
+  const outputs: Metafile["outputs"] = metafile.outputs;
+  const entry = Object.keys(outputs).find((key) => outputs[key]!.entryPoint === "src/index.ts")!;
+  const chunks = new Set<string>();
+  const visit = (key: string) => {
+    if (chunks.has(key)) return;
+    chunks.add(key);
+    for (const i of outputs[key]!.imports) if (i.kind === "import-statement" && !i.external) visit(i.path);
+  };
+  visit(entry);
+  const modulesOf = (keys: Iterable<string>) => new Set([...keys].flatMap((key) => Object.keys(outputs[key]!.inputs)));
+  return { loaded: modulesOf(chunks), all: modulesOf(Object.keys(outputs)) };
+}
+
+const runtime = (): TaskRuntime => ({
+  store: new MemorySessionStore(),
+  checkAgent: () => undefined,
+  setRole: () => Promise.resolve(),
+  send: () => Promise.reject(new Error("no turns here")),
+  stop: () => undefined,
+  deleteSession: () => Promise.resolve(),
+  publish: () => undefined,
+  parsePlan,
+});
+
+describe("the task API, loaded on first use", () => {
+  it("is not in what importing the core loads; the runtime's turn, loop and memory store are", async () => {
+    const { loaded, all } = await staticModules();
+    expect(all).toContain("src/runtime/tasks/task-api.ts");
+    expect(loaded).not.toContain("src/runtime/tasks/task-api.ts");
+    for (const main of [
+      "src/runtime/create-agent-runtime.ts",
+      "src/runtime/turn/run-turn.ts",
+      "src/loop/run-unified-agent-loop.ts",
+      "src/sessions/memory-session-store.ts",
+      "src/runtime/tasks/task-state.ts",
+    ])
+      expect(loaded).toContain(main);
+  }, 30_000);
+
+  it("a load that failed is tried again on the next call, then answers as the task API", async () => {
+    let loads = 0;
+    const tasks = lazyTaskApi(runtime(), () => {
+      loads += 1;
+      return loads === 1 ? Promise.reject(new Error("chunk not delivered")) : loadTaskModule();
+    });
+    await expect(tasks.list()).rejects.toThrow("chunk not delivered");
+    await expect(tasks.list()).resolves.toEqual([]);
+    await expect(tasks.get("nope")).resolves.toBeUndefined();
+    await expect(tasks.rename("nope", "title")).rejects.toThrow('Unknown task "nope"');
+    expect(loads).toBe(2);
+  });
+});
