@@ -42,8 +42,10 @@ const options = {
  * `import()` in src/). A lazy chunk none of these names is listed with "(unlisted)": add it here.
  */
 const TRIGGERS = {
-  "src/runtime/tasks/task-api.ts":
-    "runtime.tasks (any method), a task's turn ending, a plan stored while its task is planning",
+  "src/runtime/on-demand/on-demand.ts":
+    "runtime.tasks (any method), a task's turn ending, a plan stored while its task is planning, " +
+    "the first call of an agent tool (agents_message, start_background_agent, send_agent_message, " +
+    "list_background_agents, close_background_agent)",
 };
 
 export async function bundleSize(entry) {

@@ -31,7 +31,8 @@ import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lea
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createSessionTurns } from "./turn/session-turns.js";
 import { setRole } from "./roles/set-role.js";
-import { lazyTaskApi, loadTaskModule } from "./tasks/lazy-task-api.js";
+import { lazyTaskApi } from "./tasks/lazy-task-api.js";
+import { loadOnDemand } from "./common/load-on-demand.js";
 import { taskOf } from "./tasks/task-state.js";
 import { parsePlan } from "../modes/parse-plan.js";
 
@@ -338,7 +339,7 @@ async function planReady(
   const current = await storeCall("getSession", () => store.getSession(session.sessionId));
   const task = current && taskOf(current);
   if (!current || task?.status !== "planning") return undefined;
-  const { transitionTask } = await loadTaskModule();
+  const { transitionTask } = await loadOnDemand();
   await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
   return task.taskId;
 }

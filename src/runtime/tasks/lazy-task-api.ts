@@ -1,29 +1,18 @@
 import type { TaskApi } from "../../contracts/task.js";
 import type { TaskRuntime } from "./task-api.js";
-
-/**
- * Loads the task API's module (./task-api.ts) on first use: it is its own chunk in the ESM build,
- * so an app that never makes a task never downloads or parses it. A failed load (a chunk the
- * network did not deliver) is not kept: the next call tries again.
- */
-export const loadTaskModule = () => import("./task-api.js");
+import { loadOnDemand } from "../common/load-on-demand.js";
+import { loadOnce } from "../../internal/load-once.js";
 
 /**
  * `runtime.tasks`: the task API of `runtime`, every method loading the task module on its first
  * call and then calling through to the one API made from it (same contract, same errors, as
- * rejections). `load` is how the module is loaded.
- * @default load loadTaskModule
+ * rejections): an app that never makes a task never downloads or parses it. A failed load (a
+ * chunk the network did not deliver) is not kept: the next call tries again. `load` loads the
+ * runtime's on-demand module.
+ * @default load loadOnDemand
  */
-export function lazyTaskApi(runtime: TaskRuntime, load: typeof loadTaskModule = loadTaskModule): TaskApi {
-  let loaded: Promise<TaskApi> | undefined;
-  const api = () =>
-    (loaded ??= load().then(
-      (module) => module.createTaskApi(runtime),
-      (error: unknown) => {
-        loaded = undefined;
-        throw error;
-      },
-    ));
+export function lazyTaskApi(runtime: TaskRuntime, load = loadOnDemand): TaskApi {
+  const api = loadOnce(async () => (await load()).createTaskApi(runtime));
   return {
     create: async (input) => (await api()).create(input),
     approve: async (taskId, guard) => (await api()).approve(taskId, guard),

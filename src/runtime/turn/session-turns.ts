@@ -17,7 +17,7 @@ import { danglingCalls, type SessionState } from "../session/session-state.js";
 import { storedTurnResult } from "../session/stored-turn-result.js";
 import { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecycle.js";
 import { executionOutcome, taskOf } from "../tasks/task-state.js";
-import { loadTaskModule } from "../tasks/lazy-task-api.js";
+import { loadOnDemand } from "../common/load-on-demand.js";
 
 /** The session turns of a runtime. */
 export function createSessionTurns(
@@ -173,7 +173,7 @@ async function settleAfterTurn(
   const current = await storeCall("getSession", () => store.getSession(result.sessionId));
   if (current && taskOf(current)?.status === "executing") {
     // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-    await loadTaskModule()
+    await loadOnDemand()
       .then(({ transitionTask }) => transitionTask({ store, publish: runtime.publish }, current, outcome))
       .catch((error: unknown) => runtime.report("task_transition_failed", error, session));
   }

@@ -2,10 +2,11 @@ import { fileURLToPath } from "node:url";
 import { build, type Metafile } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore, parsePlan } from "@agentry/core";
-import { lazyTaskApi, loadTaskModule } from "../../../src/runtime/tasks/lazy-task-api.js";
-import type { TaskRuntime } from "../../../src/runtime/tasks/task-api.js";
+import { lazyTaskApi } from "../../src/runtime/tasks/lazy-task-api.js";
+import { loadOnDemand } from "../../src/runtime/common/load-on-demand.js";
+import type { TaskRuntime } from "../../src/runtime/tasks/task-api.js";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The source modules of the core entry's static graph (esbuild, code splitting on, as the ESM build). */
 async function staticModules(): Promise<{ loaded: Set<string>; all: Set<string> }> {
@@ -47,17 +48,28 @@ const runtime = (): TaskRuntime => ({
   parsePlan,
 });
 
-describe("the task API, loaded on first use", () => {
-  it("is not in what importing the core loads; the runtime's turn, loop and memory store are", async () => {
+describe("the task API and the agent tools' calls, loaded on first use", () => {
+  it("are not in what importing the core loads; the runtime's turn, loop and memory store are", async () => {
     const { loaded, all } = await staticModules();
-    expect(all).toContain("src/runtime/tasks/task-api.ts");
-    expect(loaded).not.toContain("src/runtime/tasks/task-api.ts");
+    // The task API and what the agent tools do (delegation, background agents) load on first use.
+    for (const onDemand of [
+      "src/runtime/tasks/task-api.ts",
+      "src/runtime/agent-tools/agents-message.ts",
+      "src/runtime/agent-tools/start-background-agent.ts",
+      "src/runtime/agent-tools/send-agent-message.ts",
+      "src/runtime/agent-tools/close-background-agent.ts",
+      "src/runtime/agent-tools/list-background-agents.ts",
+    ]) {
+      expect(all).toContain(onDemand);
+      expect(loaded).not.toContain(onDemand);
+    }
     for (const main of [
       "src/runtime/create-agent-runtime.ts",
       "src/runtime/turn/run-turn.ts",
       "src/loop/run-unified-agent-loop.ts",
       "src/sessions/memory-session-store.ts",
       "src/runtime/tasks/task-state.ts",
+      "src/runtime/agent-tools/agent-tool-inputs.ts",
     ])
       expect(loaded).toContain(main);
   }, 30_000);
@@ -66,7 +78,7 @@ describe("the task API, loaded on first use", () => {
     let loads = 0;
     const tasks = lazyTaskApi(runtime(), () => {
       loads += 1;
-      return loads === 1 ? Promise.reject(new Error("chunk not delivered")) : loadTaskModule();
+      return loads === 1 ? Promise.reject(new Error("chunk not delivered")) : loadOnDemand();
     });
     await expect(tasks.list()).rejects.toThrow("chunk not delivered");
     await expect(tasks.list()).resolves.toEqual([]);
