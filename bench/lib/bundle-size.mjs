@@ -45,7 +45,8 @@ const TRIGGERS = {
   "src/runtime/on-demand/on-demand.ts":
     "runtime.tasks (any method), a task's turn ending, a plan stored while its task is planning, " +
     "the first call of an agent tool (agents_message, start_background_agent, send_agent_message, " +
-    "list_background_agents, close_background_agent)",
+    "list_background_agents, close_background_agent), runtime.resolveApproval, runtime.answerQuestion, " +
+    "runtime.setRole, runtime.auditLog, runtime.runDispatchedTurn",
 };
 
 export async function bundleSize(entry) {

@@ -11,9 +11,8 @@ import type { JsonValue } from "../contracts/json-schema.js";
 import { admitSend, admitSystemMessage } from "./turn/admission.js";
 import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools/agent-tools.js";
-import { decide, isQuestion, listPending } from "./approvals/approvals.js";
+import { isQuestion, listPending } from "./approvals/pending-listing.js";
 import { createBackgroundNotices } from "./delegation/background-notices.js";
-import { runDispatchedTurn } from "./turn/dispatched-turn.js";
 import { emitIsolated } from "./common/emit-isolated.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
@@ -22,7 +21,6 @@ import { PendingQueue } from "./turn/pending-queue.js";
 import { checkQueue } from "./turn/queued-messages.js";
 import { createAgentPreparer } from "./turn/prepared-agents.js";
 import { questionOf } from "./approvals/question-answer.js";
-import { readAuditLog } from "./turn/read-audit-log.js";
 import type { AgentRuntimeOptions, RuntimeContext } from "./common/runtime-context.js";
 import { appendRecords, guardStore, storeCall } from "./common/store-call.js";
 import { isBackground, type SessionTurns } from "./common/runtime-core.js";
@@ -30,7 +28,6 @@ import { agentOf, checkOpen, checkScopeQuery } from "./common/runtime-lookups.js
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createSessionTurns } from "./turn/session-turns.js";
-import { setRole } from "./roles/set-role.js";
 import { lazyTaskApi } from "./tasks/lazy-task-api.js";
 import { loadOnDemand } from "./common/load-on-demand.js";
 import { taskOf } from "./tasks/task-state.js";
@@ -94,9 +91,11 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       checkScopeQuery("pendingApprovals", query);
       return (await listPending(runtime, query)).filter((p) => !isQuestion(p));
     },
-    resolveApproval: (requestId, decision) => decide(runtime, turns, requestId, decision, undefined),
-    answerQuestion: (questionId, answer) => {
+    resolveApproval: async (requestId, decision) =>
+      (await loadOnDemand()).decide(runtime, turns, requestId, decision, undefined),
+    answerQuestion: async (questionId, answer) => {
       const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
+      const { decide } = await loadOnDemand();
       return decide(
         runtime,
         turns,
@@ -122,14 +121,14 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         ...(p.chain !== undefined && { chain: p.chain }),
       }));
     },
-    setRole: (sessionId, role) => setRole(runtime, sessionId, role),
+    setRole: async (sessionId, role) => (await loadOnDemand()).setRole(runtime, sessionId, role),
     setTurnDispatcher(dispatch) {
       if (dispatch !== undefined && typeof dispatch !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
       runtime.dispatchTurn = dispatch;
     },
-    runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
-    auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
+    runDispatchedTurn: async (turn) => (await loadOnDemand()).runDispatchedTurn(runtime, turn),
+    auditLog: async (sessionId, query) => (await loadOnDemand()).readAuditLog(store, sessionId, query),
     tasks: lazyTaskApi({
       store,
       checkAgent: (agentId) => void agentOf(runtime, agentId),
