@@ -14,7 +14,8 @@ import { requestPermission } from "./request-permission.js";
  * `ctx[RUNTIME_HOST]`, one file per tool. They have permission class `subagent` and are scoped
  * like any tool. What they do (delegation, background agents) loads on the first call of one: a
  * runtime whose agents never delegate never loads it. A load that failed is tried again on the
- * next call (the failed call is a tool error the model sees).
+ * next call (the failed call is a tool error the model sees). `load` loads the runtime's on-demand module.
+ * @default load loadOnDemand
  */
 export function createAgentTools(runtime: RuntimeContext, load = loadOnDemand): Tool[] {
   const calls = loadOnce(async () => (await load()).agentToolCalls(runtime));
