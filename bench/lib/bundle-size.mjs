@@ -86,7 +86,12 @@ async function measure(input, entry) {
         chunk: key.split("/").pop(),
         minKB: kb(files.get(key).length),
         gzipKB: kb(gz(files.get(key))),
-        loadedBy: triggers.length > 0 ? triggers.join("; ") : "(unlisted)",
+        loadedBy:
+          triggers.length > 0
+            ? triggers.join("; ")
+            : modules.some((m) => m.startsWith("src/"))
+              ? "(unlisted: add it to TRIGGERS)"
+              : "(a dynamic import of the package's own)",
         modules,
       };
     });
