@@ -63,6 +63,8 @@ describe("the task API and the agent tools' calls, loaded on first use", () => {
       "src/runtime/turn/read-audit-log.ts",
       "src/runtime/turn/dispatched-turn.ts",
       "src/runtime/roles/set-role.ts",
+      "src/runtime/delegation/delegated-waits.ts",
+      "src/runtime/delegation/delegation-answer.ts",
     ]) {
       expect(all).toContain(onDemand);
       expect(loaded).not.toContain(onDemand);

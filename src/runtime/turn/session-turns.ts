@@ -7,7 +7,6 @@ import { emergencyReset, repairSession } from "../session/repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { InvalidArgumentError } from "../../errors/errors.js";
 import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
-import { recoverWaits } from "../delegation/delegated-waits.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
 import { appendRecords, storeCall } from "../common/store-call.js";
 import { isBackground, type Lineage, type SessionTurns, type TurnRequest } from "../common/runtime-core.js";
@@ -51,6 +50,7 @@ export function createSessionTurns(
       let state = await states.read(session);
       // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
       if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
+        const { recoverWaits } = await loadOnDemand();
         if (await recoverWaits(runtime, turns, session, lease, state, depth)) state = await states.read(session);
       }
       if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
