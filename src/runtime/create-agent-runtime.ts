@@ -12,7 +12,7 @@ import { admitSend, admitSystemMessage } from "./turn/admission.js";
 import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools/agent-tools.js";
 import { isQuestion, listPending } from "./approvals/pending-listing.js";
-import { createBackgroundNotices } from "./delegation/background-notices.js";
+import { lazyBackgroundNotices } from "./delegation/lazy-background-notices.js";
 import { emitIsolated } from "./common/emit-isolated.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
@@ -73,7 +73,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const turns: SessionTurns = createSessionTurns(
     runtime,
     createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
-    createBackgroundNotices(runtime),
+    lazyBackgroundNotices(runtime),
   );
   const { store, registry } = options;
 

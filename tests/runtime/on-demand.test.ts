@@ -5,6 +5,9 @@ import { MemorySessionStore, parsePlan } from "@agentry/core";
 import { lazyTaskApi } from "../../src/runtime/tasks/lazy-task-api.js";
 import { loadOnDemand } from "../../src/runtime/common/load-on-demand.js";
 import type { TaskRuntime } from "../../src/runtime/tasks/task-api.js";
+import { lazyBackgroundNotices } from "../../src/runtime/delegation/lazy-background-notices.js";
+import type { RuntimeContext } from "../../src/runtime/common/runtime-context.js";
+import type { Lineage } from "../../src/runtime/common/runtime-core.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -65,6 +68,9 @@ describe("the task API and the agent tools' calls, loaded on first use", () => {
       "src/runtime/roles/set-role.ts",
       "src/runtime/delegation/delegated-waits.ts",
       "src/runtime/delegation/delegation-answer.ts",
+      "src/runtime/delegation/background-notices.ts",
+      "src/runtime/delegation/subagent-lifecycle.ts",
+      "src/runtime/delegation/hand-off.ts",
     ]) {
       expect(all).toContain(onDemand);
       expect(loaded).not.toContain(onDemand);
@@ -91,5 +97,17 @@ describe("the task API and the agent tools' calls, loaded on first use", () => {
     await expect(tasks.get("nope")).resolves.toBeUndefined();
     await expect(tasks.rename("nope", "title")).rejects.toThrow('Unknown task "nope"');
     expect(loads).toBe(2);
+  });
+
+  it("background notices that cannot load are reported, and the watched turn's failure is handled", async () => {
+    const reported: [string, string][] = [];
+    const report: RuntimeContext["report"] = (code, error) => void reported.push([code, String(error)]);
+    const notices = lazyBackgroundNotices({ report } as Pick<RuntimeContext, "report"> as RuntimeContext, () =>
+      Promise.reject(new Error("chunk not delivered")),
+    );
+    const session = { sessionId: "s1", agentId: "a", createdAt: "", updatedAt: "" };
+    notices.watch(session, {} as Lineage, Promise.reject(new Error("turn failed")));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(reported).toEqual([["background_notice_failed", "Error: chunk not delivered"]]);
   });
 });

@@ -16,6 +16,8 @@ export { readAuditLog } from "../turn/read-audit-log.js";
 export { runDispatchedTurn } from "../turn/dispatched-turn.js";
 export { setRole } from "../roles/set-role.js";
 export { recoverWaits } from "../delegation/delegated-waits.js";
+export { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecycle.js";
+export { createBackgroundNotices } from "../delegation/background-notices.js";
 
 /** What each agent tool does, made for `runtime` (the tools themselves: agent-tools/agent-tools.ts). */
 export function agentToolCalls(runtime: RuntimeContext): AgentToolCalls {

@@ -14,7 +14,6 @@ import { agentOf, newLineage, sessionRole } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
 import { danglingCalls, type SessionState } from "../session/session-state.js";
 import { storedTurnResult } from "../session/stored-turn-result.js";
-import { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecycle.js";
 import { executionOutcome, taskOf } from "../tasks/task-state.js";
 import { loadOnDemand } from "../common/load-on-demand.js";
 
@@ -167,7 +166,7 @@ async function settleAfterTurn(
 ): Promise<TurnResult> {
   const { store } = runtime;
   if (result.status === "suspended") return result;
-  if (isBackground(session)) await settleSubagentTurn(store, runtime.publish, result);
+  if (isBackground(session)) await (await loadOnDemand()).settleSubagentTurn(store, runtime.publish, result);
   const outcome = executionOutcome(result);
   if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
   const current = await storeCall("getSession", () => store.getSession(result.sessionId));
@@ -218,7 +217,8 @@ async function runAdmitted(
   const { input, runId } = again;
   const role = sessionRole(runtime, agent, session, state);
   const prepared = prepare(agent, session, chatContext, role, request.context);
-  if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
+  if (isBackground(session))
+    await (await loadOnDemand()).moveSubagent(store, runtime.publish, session.sessionId, "running");
   const stop = registerRunningTurn(runtime, session.sessionId, request.signal);
   const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
   return runTurn(runtime, {
