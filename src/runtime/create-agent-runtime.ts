@@ -16,7 +16,6 @@ import { lazyBackgroundNotices } from "./delegation/lazy-background-notices.js";
 import { emitIsolated } from "./common/emit-isolated.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
-import { notifyPermission } from "./approvals/permission-notices.js";
 import { PendingQueue } from "./turn/pending-queue.js";
 import { checkQueue } from "./turn/queued-messages.js";
 import { createAgentPreparer } from "./turn/prepared-agents.js";
@@ -323,7 +322,12 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
         });
     },
     onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
-    onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),
+    // Fire and forget, in order (one module promise): the notices load with the on-demand chunk.
+    onPermission: (phase, request, session, decision) =>
+      void loadOnDemand().then(
+        (loaded) => loaded.notifyPermission(runtime, phase, request, session, decision),
+        (error: unknown) => runtime.report("permission_notice_failed", error, session),
+      ),
   };
   return runtime;
 }

@@ -63,6 +63,7 @@ describe("the task API and the agent tools' calls, loaded on first use", () => {
       "src/runtime/agent-tools/close-background-agent.ts",
       "src/runtime/agent-tools/list-background-agents.ts",
       "src/runtime/approvals/approvals.ts",
+      "src/runtime/approvals/permission-notices.ts",
       "src/runtime/turn/read-audit-log.ts",
       "src/runtime/turn/dispatched-turn.ts",
       "src/runtime/roles/set-role.ts",

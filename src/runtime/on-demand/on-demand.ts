@@ -8,10 +8,12 @@ import { startBackgroundAgent } from "../agent-tools/start-background-agent.js";
 
 // What the runtime loads on first use (../common/load-on-demand.ts), in one chunk: what only some
 // apps use (tasks, delegation and background agents, deciding approvals and answering questions,
-// roles, the audit log, turns dispatched to another process, recovering a delegated wait after a
-// crash). Everything here is reached from an async path, never from `import "@agentry/core"`.
+// the notes `request_permission` leaves, roles, the audit log, turns dispatched to another
+// process, recovering a delegated wait after a crash). Everything here is reached from an async
+// path, never from `import "@agentry/core"`.
 export { createTaskApi, transitionTask } from "../tasks/task-api.js";
 export { decide } from "../approvals/approvals.js";
+export { notifyPermission } from "../approvals/permission-notices.js";
 export { readAuditLog } from "../turn/read-audit-log.js";
 export { runDispatchedTurn } from "../turn/dispatched-turn.js";
 export { setRole } from "../roles/set-role.js";
