@@ -168,6 +168,7 @@ const RUNTIME_ROOMS: Record<string, string[]> = {
   "agent-tools": ["common", "delegation"],
   roles: ["common"],
   tasks: ["common"],
+  "on-demand": ["common", "tasks", "agent-tools", "approvals", "turn", "roles", "delegation"],
 };
 
 /** The room of a file in src/runtime/ (`undefined` for the top file and files outside). */

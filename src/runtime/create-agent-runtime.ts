@@ -11,18 +11,15 @@ import type { JsonValue } from "../contracts/json-schema.js";
 import { admitSend, admitSystemMessage } from "./turn/admission.js";
 import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools/agent-tools.js";
-import { decide, isQuestion, listPending } from "./approvals/approvals.js";
-import { createBackgroundNotices } from "./delegation/background-notices.js";
-import { runDispatchedTurn } from "./turn/dispatched-turn.js";
+import { isQuestion, listPending } from "./approvals/pending-listing.js";
+import { lazyBackgroundNotices } from "./delegation/lazy-background-notices.js";
 import { emitIsolated } from "./common/emit-isolated.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
-import { notifyPermission } from "./approvals/permission-notices.js";
 import { PendingQueue } from "./turn/pending-queue.js";
 import { checkQueue } from "./turn/queued-messages.js";
 import { createAgentPreparer } from "./turn/prepared-agents.js";
 import { questionOf } from "./approvals/question-answer.js";
-import { readAuditLog } from "./turn/read-audit-log.js";
 import type { AgentRuntimeOptions, RuntimeContext } from "./common/runtime-context.js";
 import { appendRecords, guardStore, storeCall } from "./common/store-call.js";
 import { isBackground, type SessionTurns } from "./common/runtime-core.js";
@@ -30,8 +27,10 @@ import { agentOf, checkOpen, checkScopeQuery } from "./common/runtime-lookups.js
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createSessionTurns } from "./turn/session-turns.js";
-import { setRole } from "./roles/set-role.js";
-import { createTaskApi, taskOf, transitionTask } from "./tasks/task-api.js";
+import { lazyTaskApi } from "./tasks/lazy-task-api.js";
+import { loadOnDemand } from "./common/load-on-demand.js";
+import { taskOf } from "./tasks/task-state.js";
+import { parsePlan } from "../modes/parse-plan.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
@@ -73,7 +72,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const turns: SessionTurns = createSessionTurns(
     runtime,
     createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
-    createBackgroundNotices(runtime),
+    lazyBackgroundNotices(runtime),
   );
   const { store, registry } = options;
 
@@ -91,9 +90,11 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       checkScopeQuery("pendingApprovals", query);
       return (await listPending(runtime, query)).filter((p) => !isQuestion(p));
     },
-    resolveApproval: (requestId, decision) => decide(runtime, turns, requestId, decision, undefined),
-    answerQuestion: (questionId, answer) => {
+    resolveApproval: async (requestId, decision) =>
+      (await loadOnDemand()).decide(runtime, turns, requestId, decision, undefined),
+    answerQuestion: async (questionId, answer) => {
       const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
+      const { decide } = await loadOnDemand();
       return decide(
         runtime,
         turns,
@@ -119,15 +120,15 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         ...(p.chain !== undefined && { chain: p.chain }),
       }));
     },
-    setRole: (sessionId, role) => setRole(runtime, sessionId, role),
+    setRole: async (sessionId, role) => (await loadOnDemand()).setRole(runtime, sessionId, role),
     setTurnDispatcher(dispatch) {
       if (dispatch !== undefined && typeof dispatch !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
       runtime.dispatchTurn = dispatch;
     },
-    runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
-    auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
-    tasks: createTaskApi({
+    runDispatchedTurn: async (turn) => (await loadOnDemand()).runDispatchedTurn(runtime, turn),
+    auditLog: async (sessionId, query) => (await loadOnDemand()).readAuditLog(store, sessionId, query),
+    tasks: lazyTaskApi({
       store,
       checkAgent: (agentId) => void agentOf(runtime, agentId),
       setRole: (sessionId, role) => agentRuntime.setRole(sessionId, role),
@@ -154,6 +155,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       deleteSession: (sessionId) =>
         runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
       publish: (session, event) => runtime.publish(session, event),
+      parsePlan,
     }),
     async close() {
       runtime.closed = true;
@@ -320,7 +322,12 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
         });
     },
     onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
-    onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),
+    // Fire and forget, in order (one module promise): the notices load with the on-demand chunk.
+    onPermission: (phase, request, session, decision) =>
+      void loadOnDemand().then(
+        (loaded) => loaded.notifyPermission(runtime, phase, request, session, decision),
+        (error: unknown) => runtime.report("permission_notice_failed", error, session),
+      ),
   };
   return runtime;
 }
@@ -335,6 +342,7 @@ async function planReady(
   const current = await storeCall("getSession", () => store.getSession(session.sessionId));
   const task = current && taskOf(current);
   if (!current || task?.status !== "planning") return undefined;
+  const { transitionTask } = await loadOnDemand();
   await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
   return task.taskId;
 }

@@ -1,11 +1,9 @@
-import { z } from "zod";
 import { escapeSystemMessageTags } from "../../messages/system-message.js";
 import { timerDelay } from "../../internal/timer-delay.js";
 import { resolveSession } from "../../sessions/resolve-session.js";
-import { defineTool } from "../../tools/define-tool.js";
-import type { Tool } from "../../contracts/tool.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
+import type { AgentToolCall } from "./agent-tool-inputs.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { ToolSuspension } from "../../internal/tool-suspension.js";
 import { delegationAnswer, waitRequestId } from "../delegation/delegation-answer.js";
@@ -15,115 +13,90 @@ import { callerOf, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.j
  * `agents_message`: asks another agent and, in `sync` mode, waits for its answer (a suspension down the chain suspends
  * the caller).
  */
-export function agentsMessage(runtime: RuntimeContext): Tool {
-  return defineTool({
-    name: "agents_message",
-    description:
-      "Send a message to another agent and get its answer (sync), or start it and go on (async). The exchange is recorded in that agent's session.",
-    permissionClass: "subagent",
-    input: z.object({
-      agentId: z.string().describe("The agent to message."),
-      content: z.string().describe("The message, as a user message to that agent."),
-      session: z
-        .string()
-        .optional()
-        .describe('"latest", "create", "latest-or-create" (default) or a session id of that agent.'),
-      mode: z
-        .enum(["sync", "async"])
-        .optional()
-        .describe('"sync" (default) waits for the answer; "async" returns at once.'),
-      timeout: z
-        .number()
-        .positive()
-        .optional()
-        .describe(
-          "Seconds to wait in sync mode (default 300; above about 24 days = no limit). The run goes on after a timeout.",
-        ),
-    }),
-    async execute(args, ctx) {
-      const caller = await callerOf(runtime, ctx);
-      // Visibility first: nothing is resolved or created for an agent the caller may not reach.
-      const target = reachable(runtime, caller, args.agentId);
-      const chain = [...caller.chain, caller.agent.agentId];
-      if (chain.includes(target.agentId)) {
-        throw new Error(
-          `Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`,
-        );
-      }
-      if (chain.length > runtime.maxDelegationDepth) {
-        throw new Error(
-          `Refused: delegation chains are limited to ${runtime.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`,
-        );
-      }
-      const started = Date.now();
-      const waitId = waitRequestId(caller.runId, ctx.toolCallId);
-      const { session, created, handed } = await runtime.admit(async () => {
-        const resolved = await resolveSession(
-          runtime.store,
-          target.agentId,
-          args.session ?? "latest-or-create",
-          scopeOf(caller.session),
-        );
-        const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
-        // Only an async message may go to another process (a sync one is waited for here).
-        const handed = await handOffTurn(runtime, {
-          agent: target,
-          session: resolved.session,
-          created: resolved.created,
-          input,
-          chain,
-          lineage: caller.lineage,
-          ...handOffFrom(caller, ctx, "agents_message"),
-          local: args.mode !== "async",
-          // Who to answer when the target suspends and ends later (after a decision).
-          ...(args.mode !== "async" && {
-            waiter: { sessionId: caller.session.sessionId, agentId: caller.agent.agentId, requestId: waitId },
-          }),
-        });
-        return { ...resolved, handed };
+export function agentsMessage(runtime: RuntimeContext): AgentToolCall<"agents_message"> {
+  return async (args, ctx) => {
+    const caller = await callerOf(runtime, ctx);
+    // Visibility first: nothing is resolved or created for an agent the caller may not reach.
+    const target = reachable(runtime, caller, args.agentId);
+    const chain = [...caller.chain, caller.agent.agentId];
+    if (chain.includes(target.agentId)) {
+      throw new Error(
+        `Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`,
+      );
+    }
+    if (chain.length > runtime.maxDelegationDepth) {
+      throw new Error(
+        `Refused: delegation chains are limited to ${runtime.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`,
+      );
+    }
+    const started = Date.now();
+    const waitId = waitRequestId(caller.runId, ctx.toolCallId);
+    const { session, created, handed } = await runtime.admit(async () => {
+      const resolved = await resolveSession(
+        runtime.store,
+        target.agentId,
+        args.session ?? "latest-or-create",
+        scopeOf(caller.session),
+      );
+      const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
+      // Only an async message may go to another process (a sync one is waited for here).
+      const handed = await handOffTurn(runtime, {
+        agent: target,
+        session: resolved.session,
+        created: resolved.created,
+        input,
+        chain,
+        lineage: caller.lineage,
+        ...handOffFrom(caller, ctx, "agents_message"),
+        local: args.mode !== "async",
+        // Who to answer when the target suspends and ends later (after a decision).
+        ...(args.mode !== "async" && {
+          waiter: { sessionId: caller.session.sessionId, agentId: caller.agent.agentId, requestId: waitId },
+        }),
       });
-      const base = {
-        agentId: target.agentId,
-        sessionId: session.sessionId,
-        sessionName: session.name ?? "",
-        created,
-        responseId: handed.runId,
+      return { ...resolved, handed };
+    });
+    const base = {
+      agentId: target.agentId,
+      sessionId: session.sessionId,
+      sessionName: session.name ?? "",
+      created,
+      responseId: handed.runId,
+    };
+    if (!handed.dispatched && args.mode === "async") {
+      // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
+      handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, session));
+    }
+    if (args.mode === "async" || handed.dispatched)
+      return { mode: "async" as const, status: "started" as const, ...base };
+    const turn = handed.turn;
+    const timeoutSeconds = args.timeout ?? 300;
+    const outcome = await waitFor(turn, timeoutSeconds * 1000, ctx.signal);
+    if (outcome === "timeout") {
+      return {
+        mode: "sync" as const,
+        status: "timeout" as const,
+        ...base,
+        timeoutSeconds,
+        message: `No answer from "${target.agentId}" within ${timeoutSeconds} s. Its run goes on; the answer will be stored in session ${session.sessionId}.`,
       };
-      if (!handed.dispatched && args.mode === "async") {
-        // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
-        handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, session));
-      }
-      if (args.mode === "async" || handed.dispatched)
-        return { mode: "async" as const, status: "started" as const, ...base };
-      const turn = handed.turn;
-      const timeoutSeconds = args.timeout ?? 300;
-      const outcome = await waitFor(turn, timeoutSeconds * 1000, ctx.signal);
-      if (outcome === "timeout") {
-        return {
-          mode: "sync" as const,
-          status: "timeout" as const,
-          ...base,
-          timeoutSeconds,
-          message: `No answer from "${target.agentId}" within ${timeoutSeconds} s. Its run goes on; the answer will be stored in session ${session.sessionId}.`,
-        };
-      }
-      if (outcome.status === "suspended") {
-        // The target waits for a decision: so does this call (and this turn), under its own id;
-        // the target's end, after the decision, answers it (see delegated-waits.ts).
-        throw new ToolSuspension({
-          requestId: waitId,
-          reason: `Waiting for agent "${target.agentId}", which waits for a decision.`,
-          sessionId: session.sessionId,
-          agentId: target.agentId,
-          runId: outcome.runId,
-          requests: outcome.pendingApprovals ?? [],
-        });
-      }
-      const answer = delegationAnswer(outcome, base, Date.now() - started);
-      if (answer.isError) throw new Error(String(answer.value));
-      return answer.value;
-    },
-  });
+    }
+    if (outcome.status === "suspended") {
+      // The target waits for a decision: so does this call (and this turn), under its own id;
+      // the target's end, after the decision, answers it (see delegated-waits.ts).
+      throw new ToolSuspension({
+        requestId: waitId,
+        reason: `Waiting for agent "${target.agentId}", which waits for a decision.`,
+        sessionId: session.sessionId,
+        agentId: target.agentId,
+        runId: outcome.runId,
+        requests: outcome.pendingApprovals ?? [],
+      });
+    }
+    const answer = delegationAnswer(outcome, base, Date.now() - started);
+    if (answer.isError) throw new Error(String(answer.value));
+    return answer.value;
+  };
 }
 
 /** The turn's result, or "timeout"; rejects when the caller is aborted (the turn itself goes on). */

@@ -1,7 +1,5 @@
-import { z } from "zod";
-import { defineTool } from "../../tools/define-tool.js";
-import type { Tool } from "../../contracts/tool.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
+import type { AgentToolCall } from "./agent-tool-inputs.js";
 import { moveSubagent, subagentStatusOf } from "../delegation/subagent-lifecycle.js";
 import { callerOf, sessionInScope } from "./agent-tool-caller.js";
 
@@ -12,46 +10,39 @@ const MAX_MERGE_RESULT_CHARS = 20_000;
  * `close_background_agent`: merges and closes a background agent of the caller whose work is done, returning its final
  * answer.
  */
-export function closeBackgroundAgent(runtime: RuntimeContext): Tool {
-  return defineTool({
-    name: "close_background_agent",
-    description:
-      "Merge and close a background agent you started once its work is done (status waiting_for_merge): returns its final answer and whether it completed or failed. A running agent cannot be closed yet.",
-    permissionClass: "subagent",
-    input: z.object({ sessionId: z.string().describe("The background agent's session id.") }),
-    async execute(args, ctx) {
-      const caller = await callerOf(runtime, ctx);
-      const session = await sessionInScope(runtime, caller, args.sessionId);
-      if (
-        !session ||
-        session.attributes?.parentSessionId !== caller.session.sessionId ||
-        subagentStatusOf(session) === undefined
-      ) {
-        throw new Error(`"${args.sessionId}" is not a background agent you started.`);
+export function closeBackgroundAgent(runtime: RuntimeContext): AgentToolCall<"close_background_agent"> {
+  return async (args, ctx) => {
+    const caller = await callerOf(runtime, ctx);
+    const session = await sessionInScope(runtime, caller, args.sessionId);
+    if (
+      !session ||
+      session.attributes?.parentSessionId !== caller.session.sessionId ||
+      subagentStatusOf(session) === undefined
+    ) {
+      throw new Error(`"${args.sessionId}" is not a background agent you started.`);
+    }
+    const status = subagentStatusOf(session);
+    if (status !== "waiting_for_merge")
+      throw new Error(`Background agent ${args.sessionId} is ${status}; only one waiting_for_merge can be closed.`);
+    const records = await runtime.store.load(session.sessionId, { frame: null });
+    let result = "";
+    for (const record of records) {
+      if (record.kind === "message" && record.message.role === "assistant") {
+        const text = record.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+        if (text !== "") result = text;
       }
-      const status = subagentStatusOf(session);
-      if (status !== "waiting_for_merge")
-        throw new Error(`Background agent ${args.sessionId} is ${status}; only one waiting_for_merge can be closed.`);
-      const records = await runtime.store.load(session.sessionId, { frame: null });
-      let result = "";
-      for (const record of records) {
-        if (record.kind === "message" && record.message.role === "assistant") {
-          const text = record.message.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
-          if (text !== "") result = text;
-        }
-      }
-      const outcome = session.attributes?.lastTurnStatus === "complete" ? "completed" : "failed";
-      const merged = await moveSubagent(runtime.store, (s, e) => runtime.publish(s, e), session.sessionId, outcome);
-      if (!merged) throw new Error(`Background agent ${args.sessionId} changed meanwhile; list it again.`);
-      await moveSubagent(runtime.store, (s, e) => runtime.publish(s, e), session.sessionId, "closed");
-      const truncated = result.length > MAX_MERGE_RESULT_CHARS;
-      return {
-        sessionId: session.sessionId,
-        agentId: session.agentId,
-        status: outcome,
-        result: truncated ? result.slice(0, MAX_MERGE_RESULT_CHARS) : result,
-        truncated,
-      };
-    },
-  });
+    }
+    const outcome = session.attributes?.lastTurnStatus === "complete" ? "completed" : "failed";
+    const merged = await moveSubagent(runtime.store, (s, e) => runtime.publish(s, e), session.sessionId, outcome);
+    if (!merged) throw new Error(`Background agent ${args.sessionId} changed meanwhile; list it again.`);
+    await moveSubagent(runtime.store, (s, e) => runtime.publish(s, e), session.sessionId, "closed");
+    const truncated = result.length > MAX_MERGE_RESULT_CHARS;
+    return {
+      sessionId: session.sessionId,
+      agentId: session.agentId,
+      status: outcome,
+      result: truncated ? result.slice(0, MAX_MERGE_RESULT_CHARS) : result,
+      truncated,
+    };
+  };
 }

@@ -1,12 +1,10 @@
-import { z } from "zod";
 import { agentVisibility } from "../../agents/agent-visibility.js";
 import { systemMessage } from "../../messages/system-message.js";
 import { resolveSession } from "../../sessions/resolve-session.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
-import { defineTool } from "../../tools/define-tool.js";
-import type { Tool } from "../../contracts/tool.js";
 import { isBackground } from "../common/runtime-core.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
+import type { AgentToolCall } from "./agent-tool-inputs.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { callerOf, sessionInScope, nextHop, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 
@@ -14,63 +12,52 @@ import { callerOf, sessionInScope, nextHop, reachable, handOffFrom, scopeOf } fr
  * `send_agent_message`: a system message to another agent's session, which answers it in a turn of its own (nobody
  * waits).
  */
-export function sendAgentMessage(runtime: RuntimeContext): Tool {
-  return defineTool({
-    name: "send_agent_message",
-    description:
-      "Send a message to another agent's session. Default target: the agent that started you (for a background agent), else the most recent foreground session you may see. It is delivered as a system message and the agent answers it on its own.",
-    permissionClass: "subagent",
-    input: z.object({
-      text: z.string().describe("What to tell the agent."),
-      sessionId: z.string().optional().describe("The target session (e.g. a background agent you started)."),
-      agentId: z.string().optional().describe("The target agent (its most recent session)."),
-    }),
-    async execute(args, ctx) {
-      const caller = await callerOf(runtime, ctx);
-      const parentId = caller.session.attributes?.parentSessionId;
-      let session: SessionSummary | undefined;
-      if (args.sessionId !== undefined) {
-        session = await sessionInScope(runtime, caller, args.sessionId);
-        if (!session) throw new Error(`Unknown session "${args.sessionId}".`);
-        const related =
-          session.attributes?.parentSessionId === caller.session.sessionId || parentId === session.sessionId;
-        if (!related && session.agentId !== caller.agent.agentId) reachable(runtime, caller, session.agentId);
-      } else if (args.agentId !== undefined) {
-        reachable(runtime, caller, args.agentId);
-        session = (await resolveSession(runtime.store, args.agentId, "latest-or-create", scopeOf(caller.session)))
-          .session;
-      } else {
-        // A background agent reports to the session that started it, never to another conversation.
-        if (typeof parentId === "string") session = await sessionInScope(runtime, caller, parentId);
-        session ??= await runtime.foregroundSession(
-          caller.session.scope,
-          caller.session.sessionId,
-          (agent) => agentVisibility(caller.agent, agent).visible,
-        );
-        if (!session) throw new Error("There is no agent you may message: give sessionId or agentId.");
-      }
-      const agent = runtime.registry.get(session.agentId);
-      if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
-      const lineage = nextHop(runtime, caller);
-      const message = systemMessage(caller.agent.agentId, args.text);
-      const target = session;
-      const handed = await handOffTurn(runtime, {
-        agent,
-        session,
-        input: message,
-        chain: [],
-        lineage,
-        ...handOffFrom(caller, ctx, "send_agent_message"),
-      });
-      // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
-      if (!handed.dispatched)
-        handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, target));
-      return {
-        status: "sent",
-        agentId: session.agentId,
-        sessionId: session.sessionId,
-        background: isBackground(session),
-      };
-    },
-  });
+export function sendAgentMessage(runtime: RuntimeContext): AgentToolCall<"send_agent_message"> {
+  return async (args, ctx) => {
+    const caller = await callerOf(runtime, ctx);
+    const parentId = caller.session.attributes?.parentSessionId;
+    let session: SessionSummary | undefined;
+    if (args.sessionId !== undefined) {
+      session = await sessionInScope(runtime, caller, args.sessionId);
+      if (!session) throw new Error(`Unknown session "${args.sessionId}".`);
+      const related =
+        session.attributes?.parentSessionId === caller.session.sessionId || parentId === session.sessionId;
+      if (!related && session.agentId !== caller.agent.agentId) reachable(runtime, caller, session.agentId);
+    } else if (args.agentId !== undefined) {
+      reachable(runtime, caller, args.agentId);
+      session = (await resolveSession(runtime.store, args.agentId, "latest-or-create", scopeOf(caller.session)))
+        .session;
+    } else {
+      // A background agent reports to the session that started it, never to another conversation.
+      if (typeof parentId === "string") session = await sessionInScope(runtime, caller, parentId);
+      session ??= await runtime.foregroundSession(
+        caller.session.scope,
+        caller.session.sessionId,
+        (agent) => agentVisibility(caller.agent, agent).visible,
+      );
+      if (!session) throw new Error("There is no agent you may message: give sessionId or agentId.");
+    }
+    const agent = runtime.registry.get(session.agentId);
+    if (!agent) throw new Error(`Session "${session.sessionId}" belongs to an unknown agent "${session.agentId}".`);
+    const lineage = nextHop(runtime, caller);
+    const message = systemMessage(caller.agent.agentId, args.text);
+    const target = session;
+    const handed = await handOffTurn(runtime, {
+      agent,
+      session,
+      input: message,
+      chain: [],
+      lineage,
+      ...handOffFrom(caller, ctx, "send_agent_message"),
+    });
+    // Not awaited: the target may be busy (even waiting on the caller); the message is queued.
+    if (!handed.dispatched)
+      handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, target));
+    return {
+      status: "sent",
+      agentId: session.agentId,
+      sessionId: session.sessionId,
+      background: isBackground(session),
+    };
+  };
 }

@@ -1,16 +1,14 @@
-import { z } from "zod";
 import { systemMessage } from "../../messages/system-message.js";
-import { defineTool } from "../../tools/define-tool.js";
-import type { Tool, ToolContext } from "../../contracts/tool.js";
+import type { ToolContext } from "../../contracts/tool.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import { LEVEL_TOOLS } from "../../internal/runtime-host.js";
 import { toolSubsetOf, type BackgroundAttributes } from "../common/runtime-core.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
+import type { AgentToolCall } from "./agent-tool-inputs.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { callerOf, nextHop, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 
-/** Most tool names `start_background_agent` takes, and their longest name. */
-const MAX_SUBSET_TOOLS = 200;
+/** Longest tool name a refusal shows (the input schema takes none longer: agent-tool-inputs.ts). */
 const MAX_TOOL_NAME = 64;
 
 /** The names of the tools the calling level offers (its toolbelt, narrowed in a sub-task). */
@@ -48,89 +46,61 @@ export function backgroundToolSubset(
 }
 
 /** `start_background_agent`: starts an agent in a background session of its own and returns its session id at once. */
-export function startBackgroundAgent(runtime: RuntimeContext): Tool {
-  return defineTool({
-    name: "start_background_agent",
-    description:
-      "Start a new background agent with a first message and return its session id at once. " +
-      "It works on its own and reports back with send_agent_message. " +
-      "Optionally limit it to some of your tools and give it a time budget.",
-    permissionClass: "subagent",
-    input: z.object({
-      prompt: z.string().describe("The task. Ask it to report progress and results with send_agent_message."),
-      agentId: z.string().optional().describe("Which agent to start (default: your own kind)."),
-      name: z.string().optional().describe("A name for the background session."),
-      tools: z
-        .array(z.string().max(MAX_TOOL_NAME))
-        .max(MAX_SUBSET_TOOLS)
-        .optional()
-        .describe(
-          "Only these of your tools (send_agent_message is kept to report back). Default: the agent's own tools.",
-        ),
-      timeoutMs: z
-        .number()
-        .int()
-        .positive()
-        .optional()
-        .describe(
-          "Time budget in milliseconds: at the end it is stopped and you are told. Default: no limit of its own.",
-        ),
-    }),
-    async execute(args, ctx) {
-      const caller = await callerOf(runtime, ctx);
-      const target =
-        args.agentId === undefined || args.agentId === caller.agent.agentId
-          ? caller.agent
-          : reachable(runtime, caller, args.agentId);
-      const subset = backgroundToolSubset(args.tools, ctx, caller.session);
-      const lineage = nextHop(runtime, caller);
-      if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {
-        throw new Error(
-          `Refused: one user message may start at most ${runtime.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
-        );
-      }
-      lineage.counters.backgroundAgents++;
-      const attributes: BackgroundAttributes = {
-        background: true,
-        parentSessionId: caller.session.sessionId,
-        parentAgentId: caller.agent.agentId,
-        lifecycle: "created",
-        ...(subset !== undefined && { toolSubset: subset }),
-        ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs, deadlineAt: Date.now() + args.timeoutMs }),
-      };
-      const session = await runtime.store.createSession({
-        agentId: target.agentId,
-        attributes: { ...attributes },
-        ...scopeOf(caller.session),
-        ...(args.name !== undefined && { name: args.name }),
-      });
-      runtime.publish(session, {
-        type: "subagent_status",
-        sessionId: session.sessionId,
-        parentSessionId: caller.session.sessionId,
-        from: null,
-        to: "created",
-        depth: 0,
-        parentId: null,
-      });
-      const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
-      const handed = await handOffTurn(runtime, {
-        agent: target,
-        session,
-        created: true,
-        input: systemMessage(caller.agent.agentId, text),
-        chain: [],
-        lineage,
-        ...handOffFrom(caller, ctx, "start_background_agent"),
-      });
-      if (!handed.dispatched) handed.turn.catch(() => undefined); // failures reach the parent as one notification
-      return {
-        status: "started",
-        agentId: target.agentId,
-        sessionId: session.sessionId,
-        ...(subset !== undefined && { tools: subset }),
-        ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs }),
-      };
-    },
-  });
+export function startBackgroundAgent(runtime: RuntimeContext): AgentToolCall<"start_background_agent"> {
+  return async (args, ctx) => {
+    const caller = await callerOf(runtime, ctx);
+    const target =
+      args.agentId === undefined || args.agentId === caller.agent.agentId
+        ? caller.agent
+        : reachable(runtime, caller, args.agentId);
+    const subset = backgroundToolSubset(args.tools, ctx, caller.session);
+    const lineage = nextHop(runtime, caller);
+    if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {
+      throw new Error(
+        `Refused: one user message may start at most ${runtime.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
+      );
+    }
+    lineage.counters.backgroundAgents++;
+    const attributes: BackgroundAttributes = {
+      background: true,
+      parentSessionId: caller.session.sessionId,
+      parentAgentId: caller.agent.agentId,
+      lifecycle: "created",
+      ...(subset !== undefined && { toolSubset: subset }),
+      ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs, deadlineAt: Date.now() + args.timeoutMs }),
+    };
+    const session = await runtime.store.createSession({
+      agentId: target.agentId,
+      attributes: { ...attributes },
+      ...scopeOf(caller.session),
+      ...(args.name !== undefined && { name: args.name }),
+    });
+    runtime.publish(session, {
+      type: "subagent_status",
+      sessionId: session.sessionId,
+      parentSessionId: caller.session.sessionId,
+      from: null,
+      to: "created",
+      depth: 0,
+      parentId: null,
+    });
+    const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
+    const handed = await handOffTurn(runtime, {
+      agent: target,
+      session,
+      created: true,
+      input: systemMessage(caller.agent.agentId, text),
+      chain: [],
+      lineage,
+      ...handOffFrom(caller, ctx, "start_background_agent"),
+    });
+    if (!handed.dispatched) handed.turn.catch(() => undefined); // failures reach the parent as one notification
+    return {
+      status: "started",
+      agentId: target.agentId,
+      sessionId: session.sessionId,
+      ...(subset !== undefined && { tools: subset }),
+      ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs }),
+    };
+  };
 }

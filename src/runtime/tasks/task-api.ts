@@ -6,9 +6,10 @@ import { storeCall } from "../common/store-call.js";
 import type { Task, TaskApi } from "../../contracts/task.js";
 import { hasControlCharacter } from "../../internal/control-characters.js";
 import { approvedPlanText } from "../../modes/approved-plan-text.js";
-import { parsePlan } from "../../modes/parse-plan.js";
+import type { parsePlan } from "../../modes/parse-plan.js";
 import type { TenantGuard } from "../../contracts/tenant-guard.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
+import { taskOf } from "./task-state.js";
 
 /** What the task API needs from its runtime. */
 export interface TaskRuntime {
@@ -23,6 +24,11 @@ export interface TaskRuntime {
   /** Deletes the session once no turn of it runs (after the turns queued before this call). */
   deleteSession(sessionId: string): Promise<void>;
   publish(session: SessionSummary, event: LoopEvent): void;
+  /**
+   * The core's plan parser, handed in rather than imported: this module loads on first use, and a
+   * module both it and the core entry import would be split into a chunk of its own.
+   */
+  parsePlan: typeof parsePlan;
 }
 
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
@@ -40,29 +46,6 @@ const MAX_TASK_ID_CHARS = 256;
 
 const isTaskId = (id: unknown): id is string =>
   typeof id === "string" && id.length > 0 && id.length <= MAX_TASK_ID_CHARS && !hasControlCharacter(id);
-
-/** The task a session holds, from its attributes; `undefined` when it is not a task's session. */
-export function taskOf(session: SessionSummary): Task | undefined {
-  const a = session.attributes;
-  if (typeof a?.taskId !== "string" || typeof a.taskStatus !== "string") return undefined;
-  return {
-    taskId: a.taskId,
-    sessionId: session.sessionId,
-    agentId: session.agentId,
-    ...(session.scope !== undefined && { scope: session.scope }),
-    status: a.taskStatus as TaskStatus,
-    // The session's name: `rename` sets it (one field, so no attribute write can undo it).
-    title:
-      typeof session.name === "string" && session.name !== ""
-        ? session.name
-        : typeof a.taskTitle === "string"
-          ? a.taskTitle
-          : "",
-    ...(typeof a.planArtifactId === "string" && { planArtifactId: a.planArtifactId }),
-    createdAt: session.createdAt,
-    updatedAt: session.updatedAt,
-  };
-}
 
 /**
  * Moves a task from `from` to `to`: the transition record's id is fixed by the task's version, so
@@ -111,12 +94,6 @@ export async function transitionTask(
   return taskOf(updated)!;
 }
 
-/** The outcome of an executing task's turn: `completed`, `failed`, or undefined while it waits (suspended). */
-export function executionOutcome(result: TurnResult): "completed" | "failed" | undefined {
-  if (result.status === "suspended") return undefined;
-  return result.status === "complete" ? "completed" : "failed";
-}
-
 /** The task's session; an unknown task, or one outside `guard`, throws the same "unknown task" error. */
 async function taskSession(
   store: SessionStore,
@@ -134,7 +111,8 @@ async function taskSession(
 }
 
 /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
-async function approvedPlanOf(store: SessionStore, session: SessionSummary): Promise<string> {
+async function approvedPlanOf(runtime: TaskRuntime, session: SessionSummary): Promise<string> {
+  const { store, parsePlan } = runtime;
   const task = taskOf(session)!;
   const records = await storeCall("load", () => store.load(session.sessionId));
   const found = records.find((r) => r.kind === "artifact" && r.artifactId === task.planArtifactId);
@@ -149,7 +127,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
   const { store } = runtime;
   const sessionOf = (taskId: string, guard: TenantGuard | undefined, operation: string) =>
     taskSession(store, taskId, guard, operation);
-  const approvedPlan = (session: SessionSummary) => approvedPlanOf(store, session);
+  const approvedPlan = (session: SessionSummary) => approvedPlanOf(runtime, session);
   return {
     create: (input) => createTask(runtime, input),
     async approve(taskId, guard) {

@@ -7,7 +7,6 @@ import { emergencyReset, repairSession } from "../session/repair-session.js";
 import { runTurn } from "./run-turn.js";
 import { InvalidArgumentError } from "../../errors/errors.js";
 import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
-import { recoverWaits } from "../delegation/delegated-waits.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
 import { appendRecords, storeCall } from "../common/store-call.js";
 import { isBackground, type Lineage, type SessionTurns, type TurnRequest } from "../common/runtime-core.js";
@@ -15,8 +14,8 @@ import { agentOf, newLineage, sessionRole } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
 import { danglingCalls, type SessionState } from "../session/session-state.js";
 import { storedTurnResult } from "../session/stored-turn-result.js";
-import { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecycle.js";
-import { executionOutcome, taskOf, transitionTask } from "../tasks/task-api.js";
+import { executionOutcome, taskOf } from "../tasks/task-state.js";
+import { loadOnDemand } from "../common/load-on-demand.js";
 
 /** The session turns of a runtime. */
 export function createSessionTurns(
@@ -50,6 +49,7 @@ export function createSessionTurns(
       let state = await states.read(session);
       // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
       if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
+        const { recoverWaits } = await loadOnDemand();
         if (await recoverWaits(runtime, turns, session, lease, state, depth)) state = await states.read(session);
       }
       if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
@@ -166,15 +166,15 @@ async function settleAfterTurn(
 ): Promise<TurnResult> {
   const { store } = runtime;
   if (result.status === "suspended") return result;
-  if (isBackground(session)) await settleSubagentTurn(store, runtime.publish, result);
+  if (isBackground(session)) await (await loadOnDemand()).settleSubagentTurn(store, runtime.publish, result);
   const outcome = executionOutcome(result);
   if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
   const current = await storeCall("getSession", () => store.getSession(result.sessionId));
   if (current && taskOf(current)?.status === "executing") {
     // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-    await transitionTask({ store, publish: runtime.publish }, current, outcome).catch((error: unknown) =>
-      runtime.report("task_transition_failed", error, session),
-    );
+    await loadOnDemand()
+      .then(({ transitionTask }) => transitionTask({ store, publish: runtime.publish }, current, outcome))
+      .catch((error: unknown) => runtime.report("task_transition_failed", error, session));
   }
   return result;
 }
@@ -217,7 +217,8 @@ async function runAdmitted(
   const { input, runId } = again;
   const role = sessionRole(runtime, agent, session, state);
   const prepared = prepare(agent, session, chatContext, role, request.context);
-  if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
+  if (isBackground(session))
+    await (await loadOnDemand()).moveSubagent(store, runtime.publish, session.sessionId, "running");
   const stop = registerRunningTurn(runtime, session.sessionId, request.signal);
   const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
   return runTurn(runtime, {
