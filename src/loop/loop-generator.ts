@@ -43,6 +43,9 @@ export class LoopGenerator<R extends LoopResult> implements AsyncGenerator<LoopE
     return this;
   }
 
+  /** `await using`: as a native async generator, `return()` (defined below where the runtime has the symbol). */
+  declare [Symbol.asyncDispose]: () => Promise<void>;
+
   next(): Promise<Step<R>> {
     return this.#serve(() => this.#advance());
   }
@@ -185,4 +188,16 @@ export class LoopGenerator<R extends LoopResult> implements AsyncGenerator<LoopE
     this.#result = undefined;
     if (running) this.#run!.cleanup(true);
   }
+}
+
+// Native async generators inherit `[Symbol.asyncDispose]` (it calls `return()`) on runtimes that
+// have the symbol; so does this one, so `await using run = runUnifiedAgentLoop(...)` stops the loop.
+if (typeof Symbol.asyncDispose === "symbol") {
+  Object.defineProperty(LoopGenerator.prototype, Symbol.asyncDispose, {
+    async value(this: LoopGenerator<LoopResult>): Promise<void> {
+      await this.return(undefined as never);
+    },
+    writable: true,
+    configurable: true,
+  });
 }

@@ -139,6 +139,32 @@ describe("abort", () => {
     expect(held.stats.running).toBe(0);
   });
 
+  it("stops running tools when the consumer disposes of the loop (Symbol.asyncDispose, as `await using` calls it)", async () => {
+    const held = heldTool();
+    const provider = createFakeProvider([{ toolCalls: [{ name: "held", args: { tag: "a" } }] }]);
+    const loop = runUnifiedAgentLoop({
+      provider,
+      model: "m",
+      systemPrompt: "s",
+      history: [user("x")],
+      tools: [held.tool],
+    });
+    const running = held.whenStarted(1);
+    for (;;) {
+      const next = await loop.next();
+      if (next.done || (next.value.type === "tool_call_update" && next.value.status === "start")) break;
+    }
+    await running;
+    // AsyncGenerator's type has the method only with the `esnext.disposable` lib; Node 20 has the symbol.
+    const dispose: unknown = Reflect.get(loop, Symbol.asyncDispose);
+    expect(typeof dispose).toBe("function");
+    await (dispose as () => Promise<void>).call(loop);
+    expect(held.stats.aborted).toBe(1);
+    await held.whenIdle();
+    expect(held.stats.running).toBe(0);
+    expect(await loop.next()).toEqual({ done: true, value: undefined });
+  });
+
   it("keeps partial streamed text when aborted mid-stream", async () => {
     const controller = new AbortController();
     const provider = {
