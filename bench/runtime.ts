@@ -135,10 +135,24 @@ async function main() {
   });
 
   // The same, plus what the runtime writes today beyond that: each ended call's result record and
-  // its audit record (one append, after a SHA-256 of the arguments), as for crash safety and audit.
+  // its audit record (one append, after a SHA-256 of the arguments), as for crash safety and audit;
+  // and each model call's record with the assistant message it produced, after the session's first
+  // `prompt` records (system prompt and tool list, by SHA-256 digest, hashed once per process as the
+  // runtime does), as the inspector reads them. A host builds the call's record from the events.
   const fullStore = new MemorySessionStore();
   const encoder = new TextEncoder();
+  const hex = (buffer: ArrayBuffer): string => {
+    let out = "";
+    for (const byte of new Uint8Array(buffer)) out += byte.toString(16).padStart(2, "0");
+    return out;
+  };
+  const benchTools = [{ name: echo.name, description: echo.description, inputSchema: echo.inputSchema }];
+  const promptDigests = Promise.all([
+    crypto.subtle.digest("SHA-256", encoder.encode("You are a benchmark.")),
+    crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(benchTools))),
+  ]).then((digests) => digests.map(hex));
   const everyRecord = async (i: number): Promise<void> => {
+    const [systemDigest, toolsDigest] = await promptDigests;
     const { sessionId } = await fullStore.createSession({ agentId: "bench" });
     const runId = `run-${i}`;
     let n = 0;
@@ -149,6 +163,12 @@ async function main() {
     ]);
     let text = "";
     const started = new Map<string, { at: number; digest: Promise<ArrayBuffer> }>();
+    let call: { at: number; count: number; usage?: { inputTokens: number; outputTokens: number } } = {
+      at: 0,
+      count: 0,
+    };
+    let promptsStored = false;
+    let history = 1;
     for await (const event of runUnifiedAgentLoop({
       provider,
       model: "fake",
@@ -156,11 +176,51 @@ async function main() {
       history: [user],
       tools: [echo],
     })) {
-      if (event.type === "message")
+      if (event.type === "llm_call_start") call = { at: Date.now(), count: call.count + 1 };
+      else if (event.type === "usage")
+        call.usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens };
+      else if (event.type === "message" && event.message.role === "assistant") {
+        const messageId = `${runId}:${n++}`;
+        const records: NewRecord[] = [
+          { id: messageId, frame: event.parentId, kind: "message", message: event.message },
+        ];
+        if (!promptsStored) {
+          promptsStored = true;
+          records.push(
+            {
+              id: `prompt:${systemDigest}`,
+              frame: null,
+              kind: "prompt",
+              digest: systemDigest!,
+              system: "You are a benchmark.",
+            },
+            { id: `prompt:${toolsDigest}`, frame: null, kind: "prompt", digest: toolsDigest!, tools: benchTools },
+          );
+        }
+        records.push({
+          id: `${runId}:model:${call.count}`,
+          frame: event.parentId,
+          kind: "model_call",
+          runId,
+          callId: `${runId}:${call.count}`,
+          messageId,
+          model: "fake",
+          provider: provider.id,
+          startedAt: new Date(call.at).toISOString(),
+          durationMs: Date.now() - call.at,
+          messagesCount: history,
+          systemDigest: systemDigest!,
+          toolsDigest: toolsDigest!,
+          ...(call.usage && { usage: call.usage }),
+        });
+        history++;
+        await fullStore.append(sessionId, records);
+      } else if (event.type === "message") {
+        history++;
         await fullStore.append(sessionId, [
           { id: `${runId}:${n++}`, frame: event.parentId, kind: "message", message: event.message },
         ]);
-      else if (event.type === "tool_call_update" && event.status === "start")
+      } else if (event.type === "tool_call_update" && event.status === "start")
         started.set(event.toolCallId, {
           at: Date.now(),
           digest: crypto.subtle.digest("SHA-256", encoder.encode(JSON.stringify(event.args))),
