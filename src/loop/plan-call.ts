@@ -10,21 +10,27 @@ import { createModelSchemaValidator } from "../schema/model-schema-validator.js"
 import { readToolArgs } from "./tool-call-args.js";
 import { echoName, errorMessage } from "./tool-result.js";
 
-const runSubtaskValidator = createJsonSchemaValidator({
-  type: "object",
-  properties: {
-    title: { type: "string", maxLength: SUBTASK_LIMITS.title },
-    instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions },
-    tools: {
-      type: "array",
-      maxItems: SUBTASK_LIMITS.tools,
-      items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
+/** `run_subtask`'s argument check, built on its first use (not when the core is imported). */
+const runSubtaskValidator = (args: unknown): ReturnType<ReturnType<typeof createJsonSchemaValidator>> =>
+  (subtaskValidator ??= createSubtaskValidator())(args);
+let subtaskValidator: ReturnType<typeof createJsonSchemaValidator> | undefined;
+
+const createSubtaskValidator = () =>
+  createJsonSchemaValidator({
+    type: "object",
+    properties: {
+      title: { type: "string", maxLength: SUBTASK_LIMITS.title },
+      instructions: { type: "string", maxLength: SUBTASK_LIMITS.instructions },
+      tools: {
+        type: "array",
+        maxItems: SUBTASK_LIMITS.tools,
+        items: { type: "string", maxLength: SUBTASK_LIMITS.toolName },
+      },
+      output_schema: { type: "object" },
+      plan_step: { type: "integer", minimum: 1, maximum: SUBTASK_LIMITS.planStep },
     },
-    output_schema: { type: "object" },
-    plan_step: { type: "integer", minimum: 1, maximum: SUBTASK_LIMITS.planStep },
-  },
-  required: ["title", "instructions"],
-});
+    required: ["title", "instructions"],
+  });
 
 /**
  * Decides what a call is before anything runs: an intercepted sub-task tool, a permitted tool
