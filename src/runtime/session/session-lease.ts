@@ -43,7 +43,13 @@ export async function confirmLease(
   return renewed !== undefined;
 }
 
-const NO_LEASE: HeldLease = { token: undefined, lost: new AbortController().signal, release: async () => undefined };
+/**
+ * The lease of a store without leases, made on first use: Cloudflare Workers refuse an
+ * `AbortController` made while a module loads (outside a handler), so none is made at import.
+ */
+let noLeaseHeld: HeldLease | undefined;
+const noLease = (): HeldLease =>
+  (noLeaseHeld ??= { token: undefined, lost: new AbortController().signal, release: async () => undefined });
 
 /**
  * Takes the session's lease when the store has leases (else a no-op lease: single-process stores
@@ -57,7 +63,7 @@ export async function acquireSessionLease(
   sessionId: string,
   options: SessionLeaseOptions,
 ): Promise<HeldLease> {
-  if (!isLeasableSessionStore(store)) return NO_LEASE;
+  if (!isLeasableSessionStore(store)) return noLease();
   const { owner, ttlMs, waitMs } = options;
   const started = Date.now();
   // One ticket per wait: the store serves waiting runtimes in the order they started asking.
