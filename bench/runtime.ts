@@ -227,9 +227,7 @@ async function main() {
         });
       else if (event.type === "tool_call_update" && event.status === "end") {
         const start = started.get(event.toolCallId)!;
-        const hash = new Uint8Array(await start.digest);
-        let argsDigest = "";
-        for (const byte of hash) argsDigest += byte.toString(16).padStart(2, "0");
+        const argsDigest = hex(await start.digest);
         const result = {
           type: "tool_result" as const,
           toolCallId: event.toolCallId,

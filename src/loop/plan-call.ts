@@ -5,15 +5,14 @@ import { toolPermissionClasses } from "../tools/permission-classes.js";
 import type { Level, PlannedCall, RefusePlan } from "./level.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import { FINISH_SUBTASK, RUN_SUBTASK, SUBTASK_LIMITS, type RunSubtaskArgs } from "./subtask-tools.js";
-import { createJsonSchemaValidator } from "../schema/validate.js";
+import { createJsonSchemaValidator, type ValueValidator } from "../schema/validate.js";
 import { createModelSchemaValidator } from "../schema/model-schema-validator.js";
 import { readToolArgs } from "./tool-call-args.js";
 import { echoName, errorMessage } from "./tool-result.js";
 
 /** `run_subtask`'s argument check, built on its first use (not when the core is imported). */
-const runSubtaskValidator = (args: unknown): ReturnType<ReturnType<typeof createJsonSchemaValidator>> =>
-  (subtaskValidator ??= createSubtaskValidator())(args);
-let subtaskValidator: ReturnType<typeof createJsonSchemaValidator> | undefined;
+const runSubtaskValidator: ValueValidator = (args) => (subtaskValidator ??= createSubtaskValidator())(args);
+let subtaskValidator: ValueValidator | undefined;
 
 const createSubtaskValidator = () =>
   createJsonSchemaValidator({
