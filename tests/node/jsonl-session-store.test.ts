@@ -2,9 +2,10 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidArgumentError, SessionNotFoundError, SessionStoreError, type NewRecord } from "@agentry/core";
+import { InvalidArgumentError, SessionNotFoundError, SessionStoreError } from "@agentry/core";
 import { JsonlSessionStore } from "@agentry/core/node";
 import { runSessionStoreContract } from "@agentry/core/testing";
+import { text } from "../helpers/store-records.js";
 
 const roots: string[] = [];
 const newRoot = async (): Promise<string> => {
@@ -16,12 +17,6 @@ afterAll(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
 });
 
-const text = (id: string, content: string): NewRecord => ({
-  id,
-  kind: "message",
-  frame: null,
-  message: { role: "user", content },
-});
 const lines = async (file: string): Promise<string[]> => (await readFile(file, "utf8")).split("\n");
 
 runSessionStoreContract("JsonlSessionStore", async () => new JsonlSessionStore({ root: await newRoot() }));

@@ -9,22 +9,7 @@ import {
 } from "@agentry/core";
 import { PostgresSessionStore } from "@agentry/core/postgres";
 import { databaseUrl, freshSchema, requireDatabase } from "./database.js";
-
-const text = (id: string, content: string): NewRecord => ({
-  id,
-  kind: "message",
-  frame: null,
-  message: { role: "user", content },
-});
-const request = (requestId: string) => ({
-  requestId,
-  toolCallId: `call-${requestId}`,
-  name: "mark",
-  args: {},
-  depth: 0,
-  parentId: null,
-  reason: "tool requires approval",
-});
+import { text, request } from "../helpers/store-records.js";
 
 /** A pool whose clients count the queries they send (one query = one round trip to the server). */
 function countingPool(): { pool: pg.Pool; count: () => number; reset: () => void } {

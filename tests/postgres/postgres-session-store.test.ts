@@ -1,25 +1,10 @@
 import { createServer } from "node:net";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidArgumentError, SessionNotFoundError, SessionStoreError, type NewRecord } from "@agentry/core";
+import { InvalidArgumentError, SessionNotFoundError, SessionStoreError } from "@agentry/core";
 import { POSTGRES_SCHEMA_VERSION, PostgresSessionStore } from "@agentry/core/postgres";
 import { adminClient, databaseUrl, freshSchema, requireDatabase, storeOnFreshSchema } from "./database.js";
-
-const text = (id: string, content: string): NewRecord => ({
-  id,
-  kind: "message",
-  frame: null,
-  message: { role: "user", content },
-});
-const request = (requestId: string) => ({
-  requestId,
-  toolCallId: `call-${requestId}`,
-  name: "mark",
-  args: {},
-  depth: 0,
-  parentId: null,
-  reason: "tool requires approval",
-});
+import { text, request } from "../helpers/store-records.js";
 
 /** A loopback port nothing listens on (taken, then released). */
 const closedPort = (): Promise<number> =>

@@ -6,10 +6,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { InvalidArgumentError, SessionStoreError, type NewRecord } from "@agentry/core";
+import { InvalidArgumentError, SessionStoreError } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { runSessionStoreContract } from "@agentry/core/testing";
 import { statementSql } from "../../src/sqlite/sqlite-statements.js";
+import { text } from "../helpers/store-records.js";
 
 const dirs: string[] = [];
 const newFile = async (): Promise<string> => {
@@ -19,13 +20,6 @@ const newFile = async (): Promise<string> => {
 };
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-const text = (id: string, content: string): NewRecord => ({
-  id,
-  kind: "message",
-  frame: null,
-  message: { role: "user", content },
 });
 
 runSessionStoreContract("SqliteSessionStore (file)", async () => new SqliteSessionStore({ path: await newFile() }));
