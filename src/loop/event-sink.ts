@@ -10,13 +10,11 @@ import type { LoopEvent } from "../contracts/loop-event.js";
 export class EventSink {
   private readonly queue = new AsyncQueue<LoopEvent>();
   /**
-   * The queued events whose producers wait (few: messages, approval requests), in push order with
-   * their acknowledgements. Events are taken in push order too, so the first of them is the only
-   * one a take can meet: no lookup by event.
+   * The queued events whose producers wait, in push order with their acknowledgements: few (a level
+   * holds at most one). Events are taken in push order too, so the first of them is the only one a
+   * take can meet: no lookup by event.
    */
-  private readonly awaited = new AsyncQueue<{ event: LoopEvent; ack: () => void }>();
-  /** The awaited event next in line, taken out of `awaited`. */
-  private nextAwaited: { event: LoopEvent; ack: () => void } | undefined;
+  private readonly awaited: { event: LoopEvent; ack: () => void }[] = [];
   /** The acknowledgement of the event last taken, when its producer waits for it. */
   ack: (() => void) | undefined;
 
@@ -28,8 +26,7 @@ export class EventSink {
   emitAndWait(event: LoopEvent): Promise<void> {
     if (this.queue.closed) return Promise.resolve();
     return new Promise((ack) => {
-      if (this.nextAwaited === undefined) this.nextAwaited = { event, ack };
-      else this.awaited.push({ event, ack });
+      this.awaited.push({ event, ack });
       this.queue.push(event);
     });
   }
@@ -37,10 +34,10 @@ export class EventSink {
   /** The next queued event, if any; its acknowledgement (if awaited) is left in `ack`. */
   take(): LoopEvent | undefined {
     const event = this.queue.take();
-    const awaited = this.nextAwaited;
-    if (awaited !== undefined && awaited.event === event) {
-      this.ack = awaited.ack;
-      this.nextAwaited = this.awaited.take();
+    const first = this.awaited[0];
+    if (first !== undefined && first.event === event) {
+      this.ack = first.ack;
+      this.awaited.shift();
     } else this.ack = undefined;
     return event;
   }
@@ -62,7 +59,6 @@ export class EventSink {
   /** The consumer left: release every waiting producer and drop later events. */
   close(): void {
     this.queue.close();
-    for (let awaited = this.nextAwaited; awaited !== undefined; awaited = this.awaited.take()) awaited.ack();
-    this.nextAwaited = undefined;
+    for (const { ack } of this.awaited.splice(0)) ack();
   }
 }
