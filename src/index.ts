@@ -91,6 +91,7 @@ export type {
   ModelEvent,
   ModelPricing,
   ModelRequest,
+  ToolChoice,
   ModelTool,
   PricingTable,
   Provider,
@@ -121,6 +122,7 @@ export type {
   DoneEvent,
   ErrorEvent,
   EventOrigin,
+  GuardrailTrippedEvent,
   LlmCallStartEvent,
   LoopErrorEvent,
   LoopEvent,
@@ -143,6 +145,19 @@ export type {
   UsageEvent,
   WarningEvent,
 } from "./contracts/loop-event.js";
+export type {
+  AfterToolCallDecision,
+  BeforeToolCallDecision,
+  GuardInput,
+  GuardOutput,
+  HookName,
+  RuntimeHooks,
+  StepInfo,
+  StepRecord,
+  StepSettings,
+  ToolCallInfo,
+  TurnInfo,
+} from "./contracts/hooks.js";
 // >>> loop block
 export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
 export { TOOL_LOG_LIMITS } from "./loop/tool-log.js";

@@ -73,7 +73,8 @@ export interface ToolCallsPreparingEvent extends EventOrigin {
  * `unknown_tool` (not in the toolbelt), `not_permitted` (its permission class, or `run_subtask`
  * without `subagent`), `mcp_server_not_allowed`, `invalid_arguments` (not JSON, or the schema
  * says no), `depth_limit` (sub-task nesting), `approval_check_failed` (a `requiresApproval`
- * function threw), `budget_exceeded` and `aborted` (the turn could not run it any more).
+ * function threw), `budget_exceeded` and `aborted` (the turn could not run it any more), and
+ * `hook_blocked` (the host's `beforeToolCall` hook blocked it).
  */
 export type ToolRefusal =
   | "unknown_tool"
@@ -83,7 +84,8 @@ export type ToolRefusal =
   | "depth_limit"
   | "approval_check_failed"
   | "budget_exceeded"
-  | "aborted";
+  | "aborted"
+  | "hook_blocked";
 
 /** A tool call started or ended. Every `start` gets exactly one `end`. */
 export interface ToolCallUpdateEvent extends EventOrigin {
@@ -97,6 +99,11 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   durationMs?: number;
   /** On `end`: the call was not run, and why (a denied approval is not a refusal: see `approval_resolved`). */
   refused?: ToolRefusal;
+  /**
+   * On `end`: what the host's hooks changed: `"args"` (`beforeToolCall` ran the tool with other
+   * arguments), `"result"` (`afterToolCall` replaced what the model reads).
+   */
+  rewritten?: ("args" | "result")[];
 }
 
 /**
@@ -260,6 +267,16 @@ export interface DoneEvent extends EventOrigin {
 }
 
 /** Every event the loop yields. Plain JSON, discriminated on `type`. */
+/**
+ * A guardrail hook blocked the turn: `guardInput` before any model call, or `guardOutput` before
+ * the final answer was stored. The turn ends with status `"blocked"`.
+ */
+export interface GuardrailTrippedEvent extends EventOrigin {
+  type: "guardrail_tripped";
+  guard: "input" | "output";
+  reason: string;
+}
+
 export type LoopEvent =
   | LlmCallStartEvent
   | ChunkEvent
@@ -285,4 +302,5 @@ export type LoopEvent =
   | QuestionEvent
   | RoleChangedEvent
   | SubagentStatusEvent
+  | GuardrailTrippedEvent
   | DoneEvent;

@@ -2,6 +2,7 @@ import type { JsonValue } from "./json-schema.js";
 import type { BudgetReason } from "./budget.js";
 import type { ExecutionTreeSnapshot } from "./execution-tree.js";
 import type { Message, ToolResultPart, Usage } from "./message.js";
+import type { PermissionClass } from "./tool-policy.js";
 
 /** A tool call waiting for a human (or policy) decision. */
 export interface ApprovalRequest {
@@ -14,6 +15,11 @@ export interface ApprovalRequest {
   parentId: string | null;
   /** Why approval is needed, e.g. `"tool requires approval"`. */
   reason: string;
+  /**
+   * Every permission class the call needs (so a rule such as "approve reads, ask for writes"
+   * needs no tool names). Absent on requests stored before it existed.
+   */
+  permissionClass?: PermissionClass[];
   /**
    * Set on a call that waits for another agent (a sync `agents_message` whose target is itself
    * waiting for a decision): the waited session and run. Such a request is not decided by a person;
@@ -41,6 +47,8 @@ export type ApprovalDecision =
  * per-turn `context` (whatever of them the caller knows: the runtime gives all).
  */
 export interface ApprovalContext<C = JsonValue> {
+  /** Every permission class the call needs (the same as `request.permissionClass`). */
+  permissionClass?: PermissionClass[];
   sessionId?: string;
   agentId?: string;
   scope?: string;
@@ -59,7 +67,14 @@ export type ApprovalHandler<C = JsonValue> = (
 ) => Promise<ApprovalDecision>;
 
 /** How a run ended. */
-export type LoopStatus = "complete" | "budget_exceeded" | "iteration_limit" | "aborted" | "error" | "suspended";
+export type LoopStatus =
+  | "complete"
+  | "budget_exceeded"
+  | "iteration_limit"
+  | "aborted"
+  | "error"
+  | "suspended"
+  | "blocked";
 
 /**
  * What a loop run returns (also the payload of the final `done` event). `T` types `structured`

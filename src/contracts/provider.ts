@@ -42,7 +42,17 @@ export interface ModelRequest {
   providerOptions?: Record<string, unknown>;
   /** Who is asking, as known (see {@link ModelCaller}). Never sent to the vendor. */
   caller?: ModelCaller;
+  /**
+   * Whether and which tool the model must call: `"auto"` (it decides), `"required"` (some tool),
+   * `"none"` (no tool), or `{ name }` (that tool, by its defined name; the adapter maps it to the
+   * wire name). Set by a `prepareStep` hook. Every adapter sends it in the vendor's own form.
+   * @default undefined (the vendor's default, which is "auto" when tools are offered)
+   */
+  toolChoice?: ToolChoice;
 }
+
+/** How a model request constrains tool use (see {@link ModelRequest.toolChoice}). */
+export type ToolChoice = "auto" | "required" | "none" | { name: string };
 
 /** Why the model stopped. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";

@@ -262,6 +262,10 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
     const value = { ...st.state.budgetExceeded, depth: event.depth, parentId: event.parentId };
     emit(st, "CUSTOM", { name: "agentry.budget_exceeded", value }, event.ts);
   },
+  guardrail_tripped(st, event) {
+    const value = { guard: event.guard, reason: event.reason, depth: event.depth, parentId: event.parentId };
+    emit(st, "CUSTOM", { name: "agentry.guardrail_tripped", value }, event.ts);
+  },
   warning(st, event) {
     const value = { code: event.code, message: event.message, depth: event.depth, parentId: event.parentId };
     emit(st, "CUSTOM", { name: "agentry.warning", value }, event.ts);

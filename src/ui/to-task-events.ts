@@ -160,6 +160,11 @@ function translate(state: TranslatorState, event: DeliverableEvent): TaskEvent[]
       });
     case "warning":
       return make(event, "log.warn", { message: event.message, code: event.code });
+    case "guardrail_tripped":
+      return make(event, "log.warn", {
+        message: `Blocked by the ${event.guard} guardrail: ${event.reason}`,
+        code: "guardrail_tripped",
+      });
     case "budget_exceeded":
       return make(event, "log.warn", {
         message: `Budget exceeded: ${event.reason} (limit ${event.limit}, observed ${event.observed})`,

@@ -19,6 +19,7 @@ const FINISH_REASONS: Record<string, Extract<UiMessageChunk, { type: "finish" }>
   aborted: "other",
   budget_exceeded: "other",
   iteration_limit: "other",
+  blocked: "content-filter",
 };
 
 const errorText = (value: unknown): string =>
@@ -221,6 +222,12 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     st.out.push({
       type: "data-agentry-budget",
       data: { reason: event.reason, limit: event.limit, observed: event.observed, ...whereOf(event) },
+    });
+  },
+  guardrail_tripped(st, event) {
+    st.out.push({
+      type: "data-agentry-guardrail",
+      data: { guard: event.guard, reason: event.reason, ...whereOf(event) },
     });
   },
   warning(st, event) {
