@@ -59,4 +59,10 @@ export interface AuditEntry {
   durationMs: number;
   /** The result the model got was an error (every refused or denied call is one). */
   isError: boolean;
+  /**
+   * What the host's hooks changed: `"args"` (`beforeToolCall` ran the tool with other arguments
+   * than `argsDigest`'s), `"result"` (`afterToolCall` replaced what the model got). A call the
+   * hook blocked is `refused` with reason `hook_blocked`.
+   */
+  rewritten?: ("args" | "result")[];
 }

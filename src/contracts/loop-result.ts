@@ -68,13 +68,7 @@ export type ApprovalHandler<C = JsonValue> = (
 
 /** How a run ended. */
 export type LoopStatus =
-  | "complete"
-  | "budget_exceeded"
-  | "iteration_limit"
-  | "aborted"
-  | "error"
-  | "suspended"
-  | "blocked";
+  "complete" | "budget_exceeded" | "iteration_limit" | "aborted" | "error" | "suspended" | "blocked";
 
 /**
  * What a loop run returns (also the payload of the final `done` event). `T` types `structured`

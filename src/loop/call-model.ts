@@ -15,6 +15,7 @@ export type { ModelCallInfo } from "./level.js";
 import { storedToolArgs } from "./tool-call-args.js";
 import { errorMessage } from "./tool-result.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
+import type { StepCall } from "./turn-hooks.js";
 
 /** What one model call produced. */
 export interface ModelTurn {
@@ -37,33 +38,32 @@ export interface ModelTurn {
  * returns the assembled assistant message, after reporting the call to the turn's `onModelCall`.
  * Never throws for a provider's fault.
  */
-export function callModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
-  const report = level.turn.onModelCall;
-  if (!report) return streamModel(level, history);
+export async function callModel(level: Level, call: StepCall, history: readonly Message[]): Promise<ModelTurn> {
   const startedAt = Date.now();
-  return streamModel(level, history).then((response) => {
-    const { turn, depth, parentId } = level;
-    const info: ModelCallInfo = {
-      message: response.message,
-      depth,
-      parentId,
-      model: turn.model,
-      provider: turn.provider.id,
-      startedAt,
-      durationMs: Date.now() - startedAt,
-      system: level.systemPrompt,
-      tools: level.modelTools,
-      messagesCount: history.length,
-    };
-    if (response.usage) info.usage = response.usage;
-    if (response.costUsd !== undefined) info.costUsd = response.costUsd;
-    if (response.error !== undefined) info.error = errorMessage(response.error);
-    report(info);
-    return response;
-  });
+  const response = await streamModel(level, call, history);
+  const report = level.turn.onModelCall;
+  if (!report) return response;
+  const { turn, depth, parentId } = level;
+  const info: ModelCallInfo = {
+    message: response.message,
+    depth,
+    parentId,
+    model: call.model,
+    provider: turn.provider.id,
+    startedAt,
+    durationMs: Date.now() - startedAt,
+    system: call.system,
+    tools: call.tools,
+    messagesCount: history.length,
+  };
+  if (response.usage) info.usage = response.usage;
+  if (response.costUsd !== undefined) info.costUsd = response.costUsd;
+  if (response.error !== undefined) info.error = errorMessage(response.error);
+  report(info);
+  return response;
 }
 
-async function streamModel(level: Level, history: readonly Message[]): Promise<ModelTurn> {
+async function streamModel(level: Level, call: StepCall, history: readonly Message[]): Promise<ModelTurn> {
   const { turn, depth, parentId } = level;
   const sink = turn.sink;
   const parts: AssistantPart[] = [];
@@ -79,7 +79,7 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
   let aborted = false;
   let streamId: string | undefined;
   try {
-    const stream = turn.provider.stream(modelRequest(level, history), { signal: turn.signal });
+    const stream = turn.provider.stream(modelRequest(level, call, history), { signal: turn.signal });
     for await (const event of stream) {
       switch (event.type) {
         case "text_delta": {
@@ -143,7 +143,7 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
   }
   if (usage) {
     usage = checkedUsage(level, usage);
-    costUsd = countUsage(level, usage);
+    costUsd = countUsage(level, call.model, usage);
   }
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
@@ -166,15 +166,16 @@ async function streamModel(level: Level, history: readonly Message[]): Promise<M
 }
 
 /** The request of one model call: the level's prompt, history and tools, the turn's options, and who is calling. */
-function modelRequest(level: Level, history: readonly Message[]): ModelRequest {
+function modelRequest(level: Level, call: StepCall, history: readonly Message[]): ModelRequest {
   const { turn, depth, parentId } = level;
   const request: ModelRequest = {
-    model: turn.model,
-    system: level.systemPrompt,
+    model: call.model,
+    system: call.system,
     messages: history.slice(),
-    tools: level.modelTools,
+    tools: call.tools,
   };
   if (turn.hasRequestOptions) Object.assign(request, turn.request);
+  if (call.toolChoice !== undefined) request.toolChoice = call.toolChoice;
   request.caller = { ...turn.caller, depth, parentId };
   if (level.subtaskTitle !== undefined) request.caller.subtaskTitle = level.subtaskTitle;
   return request;
@@ -196,17 +197,17 @@ function closeStream(level: Level, streamId: string, reason: "aborted" | "error"
 }
 
 /** Adds a response's (checked) usage to the budget and emits its `usage` event; returns its cost when priced. */
-function countUsage(level: Level, usage: UsageFigures): number | undefined {
+function countUsage(level: Level, model: string, usage: UsageFigures): number | undefined {
   const { turn, depth, parentId } = level;
   const cached = usage.cachedInputTokens ?? 0;
-  const pricing = turn.pricing?.[turn.model];
+  const pricing = turn.pricing?.[model];
   const costUsd = pricing ? computeCostUsd(pricing, usage) : undefined;
   turn.budget.addUsage(usage.inputTokens, usage.outputTokens, cached, costUsd ?? 0);
   const event: LoopEvent = {
     type: "usage",
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
-    model: turn.model,
+    model,
     depth,
     parentId,
   };

@@ -1,15 +1,14 @@
 import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
-import { LEVEL_TOOLS, RUNTIME_HOST } from "../internal/runtime-host.js";
 import { ToolSuspension, type CallWait } from "../internal/tool-suspension.js";
-import type { ToolContext } from "../contracts/tool.js";
 import type { BudgetViolation } from "./budget.js";
 import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
-import type { LoopEvent, ToolLogLevel, ToolRefusal } from "../contracts/loop-event.js";
+import type { LoopEvent, ToolRefusal } from "../contracts/loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { timerDelay } from "../internal/timer-delay.js";
 import { capResult, errorMessage, readResult } from "./tool-result.js";
-import { writeToolLog, type ToolLogTarget } from "./tool-log.js";
+import { CallContext } from "./call-context.js";
+import { afterToolCall, beforeToolCall } from "./tool-hooks.js";
 
 /** How a child level ended, as the parent needs it. */
 export interface ChildOutcome {
@@ -75,18 +74,11 @@ export function startCall(level: Level, plan: CallPlan): number {
  * Every result the model sees passes here and is cut to the turn's result-byte room
  * (`maxToolResultBytes`, and what is left of `maxTotalResultBytes`), truncation notice included.
  */
-function endCall(
-  level: Level,
-  plan: CallPlan,
-  startedAt: number | undefined,
-  raw: unknown,
-  isError: boolean,
-  text?: string,
-  refused?: ToolRefusal,
-): ToolResultPart {
+function endCall(level: Level, plan: CallPlan, startedAt: number | undefined, end: CallEnd): ToolResultPart {
   const from = startedAt ?? startCall(level, plan);
   const budget = level.turn.budget;
-  const capped = capResult(raw, budget.resultRoom(), text);
+  const { isError, refused } = end;
+  const capped = capResult(end.value, budget.resultRoom(), end.text);
   const spent = budget.recordResult(capped.fullBytes, capped.bytes);
   if (spent) reportBudget(level, spent);
   const result = capped.value;
@@ -109,36 +101,52 @@ function endCall(
     part.isError = true;
   }
   if (refused !== undefined) event.refused = refused;
+  const rewritten = end.resultRewritten ? [...(plan.rewritten ?? []), "result" as const] : plan.rewritten;
+  if (rewritten !== undefined) event.rewritten = [...rewritten];
   level.turn.sink.emit(event);
   return part;
+}
+
+/** How a call ends: the value the model reads (cut to the turn's room by `endCall`), and why. */
+interface CallEnd {
+  value: unknown;
+  isError: boolean;
+  /** The value as the model reads it, when already known. */
+  text?: string | undefined;
+  refused?: ToolRefusal | undefined;
+  /** The host's `afterToolCall` hook replaced the value. */
+  resultRewritten?: boolean;
 }
 
 /**
  * Runs one planned call: budget reservation, lock, execution with timeout and abort, result
  * truncation. Emits its `start` (unless already out) and `end` events; never throws for a tool's fault.
  */
-export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): PlanOutcome | Promise<PlanOutcome> {
+export async function executePlan(level: Level, planned: CallPlan, runChild: RunChild): Promise<PlanOutcome> {
   const { turn } = level;
+  const plan =
+    turn.hooks?.beforeToolCall && (planned.kind === "tool" || planned.kind === "subtask")
+      ? await beforeToolCall(level, planned)
+      : planned;
   switch (plan.kind) {
     case "refuse":
-      return { result: endCall(level, plan, plan.startedAt, plan.refusal, true, undefined, plan.refused) };
+      return {
+        result: endCall(level, plan, plan.startedAt, { value: plan.refusal, isError: true, refused: plan.refused }),
+      };
     case "answered":
-      return { result: endCall(level, plan, plan.startedAt, plan.result, plan.isError === true) };
+      return { result: endCall(level, plan, plan.startedAt, { value: plan.result, isError: plan.isError === true }) };
     case "finish": {
       const checked = validateFinish(plan);
       if (!checked.ok) {
         return {
-          result: endCall(
-            level,
-            plan,
-            plan.startedAt,
-            `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`,
-            true,
-          ),
+          result: endCall(level, plan, plan.startedAt, {
+            value: `The result does not match the required ${level.finishName ? "output schema" : "output_schema"}: ${checked.message}. Fix it and call ${level.finishName ?? "finish_subtask"} again.`,
+            isError: true,
+          }),
         };
       }
       return {
-        result: endCall(level, plan, plan.startedAt, "Result accepted.", false),
+        result: endCall(level, plan, plan.startedAt, { value: "Result accepted.", isError: false }),
         finished: { value: checked.value },
       };
     }
@@ -147,15 +155,11 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   if (violation) {
     reportBudget(level, violation);
     return {
-      result: endCall(
-        level,
-        plan,
-        plan.startedAt,
-        `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`,
-        true,
-        undefined,
-        "budget_exceeded",
-      ),
+      result: endCall(level, plan, plan.startedAt, {
+        value: `Not run: the turn's budget is spent (${violation.reason}, limit ${violation.limit}).`,
+        isError: true,
+        refused: "budget_exceeded",
+      }),
     };
   }
   if (turn.signal.aborted) return notRun(level, plan, "Not run: the turn was aborted.", "aborted");
@@ -163,13 +167,12 @@ export function executePlan(level: Level, plan: CallPlan, runChild: RunChild): P
   if (plan.kind === "subtask") return gate(level, plan, () => runSubtask(level, plan, runChild));
   const lockName = plan.tool.exclusiveLock;
   if (lockName !== undefined) return runLocked(level, plan, lockName);
-  // The common case, kept free of promises when the tool is synchronous (and nothing is awaited first).
   return gate(level, plan, () => runTool(level, plan, startCall(level, plan)));
 }
 
 /** Ends a call that never ran with an error result. */
 function notRun(level: Level, plan: CallPlan, text: string, refused?: ToolRefusal): PlanOutcome {
-  return { result: endCall(level, plan, plan.startedAt, text, true, undefined, refused) };
+  return { result: endCall(level, plan, plan.startedAt, { value: text, isError: true, refused }) };
 }
 
 /**
@@ -177,20 +180,21 @@ function notRun(level: Level, plan: CallPlan, text: string, refused?: ToolRefusa
  * without one. A turn aborted meanwhile (the lease was lost) or a check that failed leaves the
  * call unrun: nothing of it starts after the check said no.
  */
-function gate(
+async function gate(
   level: Level,
   plan: ToolPlan | SubtaskPlan,
-  start: () => PlanOutcome | Promise<PlanOutcome>,
-): PlanOutcome | Promise<PlanOutcome> {
+  start: () => Promise<PlanOutcome>,
+): Promise<PlanOutcome> {
   const check = level.turn.beforeToolCall;
-  if (check === undefined) return start();
-  return check().then(
-    () => (level.turn.signal.aborted ? notRun(level, plan, "Not run: the turn was aborted.", "aborted") : start()),
-    (error: unknown) =>
-      level.turn.signal.aborted
-        ? notRun(level, plan, "Not run: the turn was aborted.", "aborted")
-        : notRun(level, plan, `Not run: ${errorMessage(error)}`),
-  );
+  if (check !== undefined) {
+    try {
+      await check();
+    } catch (error) {
+      if (!level.turn.signal.aborted) return notRun(level, plan, `Not run: ${errorMessage(error)}`);
+    }
+    if (level.turn.signal.aborted) return notRun(level, plan, "Not run: the turn was aborted.", "aborted");
+  }
+  return start();
 }
 
 function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: ToolOutcome): PlanOutcome {
@@ -212,7 +216,7 @@ function toolDone(level: Level, plan: ToolPlan, startedAt: number, outcome: Tool
       },
     };
   }
-  return { result: endCall(level, plan, startedAt, outcome.value, outcome.isError, outcome.text) };
+  return { result: endCall(level, plan, startedAt, outcome) };
 }
 
 /** Checks a `finish_subtask` result; a validator that throws is an error result, never the turn's end. */
@@ -236,83 +240,31 @@ async function runSubtask(level: Level, plan: SubtaskPlan, runChild: RunChild): 
   const child = await runChild(level, plan);
   if (child.result.status === "suspended") return { result: undefined, child };
   const { status } = child.result;
+  let outcome: CallEnd;
   if (status === "complete") {
-    const value = child.result.structured === undefined ? child.result.text : child.result.structured;
-    return { result: endCall(level, plan, startedAt, value, false), child };
+    outcome = {
+      value: child.result.structured === undefined ? child.result.text : child.result.structured,
+      isError: false,
+    };
+  } else {
+    const why =
+      status === "iteration_limit"
+        ? "the sub-task hit its iteration limit before finishing"
+        : status === "budget_exceeded"
+          ? "the turn's budget is spent"
+          : status === "aborted"
+            ? "the turn was aborted"
+            : (child.result.error?.message ?? "it failed");
+    const partial = child.result.text ? ` Partial result: ${child.result.text}` : "";
+    outcome = { value: `Sub-task did not complete: ${why}.${partial}`, isError: true };
   }
-  const why =
-    status === "iteration_limit"
-      ? "the sub-task hit its iteration limit before finishing"
-      : status === "budget_exceeded"
-        ? "the turn's budget is spent"
-        : status === "aborted"
-          ? "the turn was aborted"
-          : (child.result.error?.message ?? "it failed");
-  return {
-    result: endCall(
-      level,
-      plan,
-      startedAt,
-      `Sub-task did not complete: ${why}.${child.result.text ? ` Partial result: ${child.result.text}` : ""}`,
-      true,
-    ),
-    child,
-  };
+  if (level.turn.hooks?.afterToolCall) outcome = await afterToolCall(level, plan, outcome);
+  return { result: endCall(level, plan, startedAt, outcome), child };
 }
 
-interface ToolOutcome {
-  value: unknown;
-  isError: boolean;
+interface ToolOutcome extends CallEnd {
   /** The package's own tool suspended the call (see `ToolSuspension`). */
   suspension?: CallWait;
-  /** The value as the model reads it, when already known. */
-  text?: string | undefined;
-}
-
-/**
- * Runs the tool and ends the call (`startedAt`: when it started); synchronous tools (without a
- * timeout) are handled without a promise. Whatever the tool returns is awaited when it is a
- * thenable (a native Promise or not: query builders, other realms), bounded by the timeout and the
- * turn's abort; a value or error that cannot even be read (a hostile Proxy) becomes an error result.
- */
-function runTool(level: Level, plan: ToolPlan, startedAt: number): PlanOutcome | Promise<PlanOutcome> {
-  const { turn } = level;
-  const { tool } = plan;
-  const done = (outcome: ToolOutcome): PlanOutcome => toolDone(level, plan, startedAt, outcome);
-  const timeoutMs = timerDelay(tool.timeoutMs ?? turn.toolTimeoutMs);
-  if (timeoutMs !== undefined) return runToolWithTimeout(level, plan, timeoutMs).then(done);
-  const ctx = new CallContext(level, plan, turn.signals);
-  let raw: unknown;
-  try {
-    raw = tool.execute(plan.input, ctx);
-  } catch (error) {
-    ctx.release();
-    return done(failed(level, plan, error, turn.signal, false, undefined));
-  }
-  const pending = thenableOf(raw);
-  if (!(pending instanceof Promise)) {
-    ctx.release();
-    return done(pending ?? readResult(raw));
-  }
-  // Settled by the tool or by the turn's abort, whichever comes first: a tool that ignores its
-  // signal must not hold the turn. One promise and one reaction, where a race costs four.
-  return new Promise<PlanOutcome>((resolve) => {
-    let settled = false;
-    const settle = (outcome: () => ToolOutcome): void => {
-      if (settled) return;
-      settled = true;
-      forget();
-      ctx.release();
-      resolve(done(outcome()));
-    };
-    const forget = turn.signals.whenAborted(() =>
-      settle(() => failed(level, plan, turn.signal.reason, turn.signal, false, undefined)),
-    );
-    pending.then(
-      (value) => settle(() => readResult(value)),
-      (error: unknown) => settle(() => failed(level, plan, error, turn.signal, false, undefined)),
-    );
-  });
 }
 
 /**
@@ -341,71 +293,6 @@ function thenableOf(value: unknown): Promise<unknown> | ToolOutcome | undefined 
 
 const asError = (error: unknown): Error => new Error(errorMessage(error));
 
-/**
- * A tool's context. `signal` is a getter that makes the call's own signal on first use (most tools
- * never look at it); read it as `ctx.signal` or destructure it (a spread copy does not carry it).
- */
-class CallContext implements ToolContext {
-  readonly toolCallId: string;
-  readonly depth: number;
-  readonly parentId: string | null;
-  readonly policy: ToolContext["policy"];
-  readonly host: unknown;
-  readonly context: ToolContext["context"];
-  readonly callKey: string;
-  readonly sessionId?: string;
-  readonly agentId?: string;
-  readonly scope?: string;
-  readonly runId?: string;
-  readonly leaseToken?: number;
-  readonly [RUNTIME_HOST]: unknown;
-  readonly [LEVEL_TOOLS]: ReadonlyMap<string, unknown>;
-  /** The call's own controller, once its signal was asked for (or a timeout needs it). */
-  controller: AbortController | undefined;
-  /** Where `log` lines go while the call runs; undefined once it ended (or for an approval check). */
-  #log: ToolLogTarget | undefined;
-  constructor(
-    level: Level,
-    plan: ToolPlan,
-    private readonly hub: Turn["signals"],
-  ) {
-    const { turn } = level;
-    this.toolCallId = plan.call.id;
-    this.depth = level.depth;
-    this.parentId = level.parentId;
-    this.policy = turn.toolPolicy;
-    this.host = turn.host;
-    this.context = turn.context as ToolContext["context"];
-    this.callKey = `${turn.callKeyPrefix}:${plan.call.id}`;
-    this[RUNTIME_HOST] = turn.runtimeHost;
-    this[LEVEL_TOOLS] = level.tools;
-    if (turn.sessionId !== undefined) this.sessionId = turn.sessionId;
-    if (turn.agentId !== undefined) this.agentId = turn.agentId;
-    if (turn.scope !== undefined) this.scope = turn.scope;
-    if (turn.runId !== undefined) this.runId = turn.runId;
-    if (turn.leaseToken !== undefined) this.leaseToken = turn.leaseToken;
-    this.#log = {
-      toolCallId: plan.call.id,
-      name: plan.tool.name,
-      depth: level.depth,
-      parentId: level.parentId,
-      sink: turn.sink,
-      lines: 0,
-    };
-  }
-  get signal(): AbortSignal {
-    return (this.controller ??= this.hub.child()).signal;
-  }
-  log(level: ToolLogLevel, message: string): void {
-    if (this.#log) writeToolLog(this.#log, level, message);
-  }
-  /** The call ended: its signal no longer follows the turn's, its log lines are dropped. */
-  release(): void {
-    this.#log = undefined;
-    if (this.controller) this.hub.release(this.controller);
-  }
-}
-
 function failed(
   level: Level,
   plan: ToolPlan,
@@ -420,15 +307,6 @@ function failed(
   if (level.turn.signal.aborted && (signal.aborted || safeIsAbortError(error)))
     return { value: "Aborted: the turn was stopped.", isError: true };
   return { value: `Error: ${errorMessage(error)}`, isError: true };
-}
-
-/** The context a tool's `requiresApproval` function gets: the call's, with the turn's own signal. */
-export function approvalCheckContext(level: Level, plan: ToolPlan): ToolContext {
-  const ctx = new CallContext(level, plan, level.turn.signals);
-  Object.defineProperty(ctx, "signal", { value: level.turn.signal });
-  // The call has not started: nothing of it is logged.
-  ctx.release();
-  return ctx;
 }
 
 /** The wait of a thrown `ToolSuspension` (the package's own tools'); a hostile Proxy is none. */
@@ -449,34 +327,64 @@ function safeIsAbortError(error: unknown): boolean {
   }
 }
 
-async function runToolWithTimeout(level: Level, plan: ToolPlan, timeoutMs: number): Promise<ToolOutcome> {
+/**
+ * Runs the tool and ends the call (`startedAt`: when it started). Whatever the tool returns is
+ * awaited when it is a thenable (a native Promise or not: query builders, other realms); the call
+ * ends when the tool settles or when its signal aborts (the turn's abort, or its time limit),
+ * whichever comes first: a tool that ignores its signal must not hold the turn. A value or error
+ * that cannot even be read (a hostile Proxy) becomes an error result. A synchronous tool's call
+ * ends before this returns (nothing is awaited), so the next call of its batch sees its result
+ * counted in the budget.
+ */
+async function runTool(level: Level, plan: ToolPlan, startedAt: number): Promise<PlanOutcome> {
   const { turn } = level;
-  const { tool } = plan;
+  const timeoutMs = timerDelay(plan.tool.timeoutMs ?? turn.toolTimeoutMs);
   const ctx = new CallContext(level, plan, turn.signals);
-  const controller = turn.signals.child();
-  ctx.controller = controller;
-  const signal = controller.signal;
-  const stop = new Promise<never>((_, reject) =>
-    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true }),
-  );
-  stop.catch(() => undefined);
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-  }, timeoutMs);
-  let raw: unknown;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let signal = turn.signal;
+  let forget = (): void => undefined;
+  let outcome: ToolOutcome;
   try {
-    raw = tool.execute(plan.input, ctx);
-    // A tool that ignores its signal must not hold the turn: race it against the abort.
+    if (timeoutMs !== undefined) {
+      const controller = (ctx.controller = turn.signals.child());
+      signal = controller.signal;
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+    }
+    const raw = plan.tool.execute(plan.input, ctx);
     const pending = thenableOf(raw);
-    if (pending !== undefined && !(pending instanceof Promise)) return pending;
-    if (pending !== undefined) raw = await Promise.race([pending, stop]);
+    if (pending === undefined) outcome = readResult(raw);
+    else if (!(pending instanceof Promise)) outcome = pending;
+    else outcome = readResult(await Promise.race([pending, abortOf(signal, turn, (stop) => (forget = stop))]));
   } catch (error) {
-    return failed(level, plan, error, signal, timedOut, timeoutMs);
+    outcome = failed(level, plan, error, signal, timedOut, timeoutMs);
   } finally {
     clearTimeout(timer);
+    forget();
     ctx.release();
   }
-  return readResult(raw);
+  if (outcome.suspension === undefined && turn.hooks?.afterToolCall)
+    outcome = await afterToolCall(level, plan, outcome);
+  return toolDone(level, plan, startedAt, outcome);
 }
+
+/**
+ * A promise rejected with the reason `signal` aborts with: the turn's own signal through the turn's
+ * hub (`keep` gets the function that forgets the wait), a call's own signal by a listener.
+ */
+function abortOf(signal: AbortSignal, turn: Turn, keep: (forget: () => void) => void): Promise<never> {
+  const stopped = new Promise<never>((_, reject) => {
+    if (signal === turn.signal) keep(turn.signals.whenAborted(() => reject(reasonOf(signal))));
+    else if (signal.aborted) reject(reasonOf(signal));
+    else signal.addEventListener("abort", () => reject(reasonOf(signal)), { once: true });
+  });
+  stopped.catch(() => undefined);
+  return stopped;
+}
+
+/** Why `signal` aborted, as an error. */
+const reasonOf = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error ? signal.reason : asError(signal.reason);

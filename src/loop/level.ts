@@ -11,6 +11,7 @@ import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
+import type { HookFailure, LoopHooks } from "./turn-hooks.js";
 
 /** Everything shared by all levels of one turn. */
 export interface Turn {
@@ -68,6 +69,12 @@ export interface Turn {
   callIds: Set<string>;
   /** See `LoopInternals.onModelCall`. */
   onModelCall: ((call: ModelCallInfo) => void) | undefined;
+  /** The host's hooks (`LoopOptions.hooks`). */
+  hooks: LoopHooks | undefined;
+  /** Set when a host hook failed: every level then ends `error` naming it. */
+  hookFailure: HookFailure | undefined;
+  /** Aborts the turn (every level, running tool and provider call). */
+  abort: (reason: Error) => void;
 }
 
 /** One depth of the recursion. */
@@ -87,6 +94,11 @@ export interface Level {
   outputValidator: ValueValidator | undefined;
   /** Name of the finish tool when `outputValidator` is set. @default "finish_subtask" */
   finishName?: string;
+  /**
+   * The tools the current step offered the model, when `prepareStep` narrowed them: a call to any
+   * other tool is refused like an unknown one. @default undefined (every tool of the level)
+   */
+  stepTools?: ReadonlySet<string>;
 }
 
 /** What a level's run of one batch of tool calls came to. */
@@ -111,6 +123,8 @@ interface PlanBase {
   readonly args: unknown;
   /** When the call's `start` event went out (in an earlier phase or run); `undefined` until then. */
   readonly startedAt: number | undefined;
+  /** What the host's `beforeToolCall` hook changed (`["args"]`), for the `end` event and the audit. */
+  readonly rewritten?: readonly "args"[];
 }
 
 /** A call that ends without running: refused, or denied at approval. Its result is an error the model reads. */

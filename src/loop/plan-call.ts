@@ -43,6 +43,11 @@ export function planCall(level: Level, call: ToolCallPart): PlannedCall {
   if (!read.ok) return refuse(call, call.args, read.refusal, "invalid_arguments");
   const args = read.value;
   const { turn } = level;
+  // A step whose tools the host narrowed (prepareStep's activeTools) runs only those.
+  if (level.stepTools && !level.stepTools.has(call.name)) {
+    const offered = [...level.stepTools].join(", ") || "none";
+    return refuse(call, args, `Unknown tool "${echoName(call.name)}". Available tools: ${offered}.`, "unknown_tool");
+  }
   // Outside the agent's tool lists, run_subtask is refused below like any tool outside the toolbelt.
   if (call.name === RUN_SUBTASK && turn.loopTools.runSubtask) {
     if (turn.policy && !turn.policy.classes.includes("subagent"))

@@ -1,10 +1,12 @@
 import PQueue from "p-queue";
 import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
-import { approvalCheckContext, executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
+import { executePlan, startCall, type PlanOutcome, type RunChild } from "./execute-plan.js";
+import { approvalCheckContext } from "./call-context.js";
 import type { BatchOutcome, CallPlan, Level, RefusePlan, ToolPlan } from "./level.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalContext, ApprovalDecision, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import { planCall, refuse } from "./plan-call.js";
+import { toolPermissionClasses } from "../tools/permission-classes.js";
 import { errorMessage } from "./tool-result.js";
 
 /**
@@ -16,12 +18,12 @@ import { errorMessage } from "./tool-result.js";
  * `resumed` marks a batch continued from an earlier run: completed results are reused and calls
  * that already emitted `start` do not emit it again.
  */
-export function runBatch(
+export async function runBatch(
   level: Level,
   calls: ToolCallPart[],
   runChild: RunChild,
   resumed: boolean,
-): BatchOutcome | Promise<BatchOutcome> {
+): Promise<BatchOutcome> {
   const resume = level.turn.resume;
   const outcome: BatchOutcome = {
     results: new Array<ToolResultPart | undefined>(calls.length),
@@ -51,24 +53,19 @@ export function runBatch(
     return resumed && plan.kind === "subtask" && resume?.frames[call.id] ? { ...plan, startedAt: Date.now() } : plan;
   });
 
-  const done = (): BatchOutcome => {
-    if (outcome.suspended) {
-      const resume = resumeOf(outcome);
-      calls.forEach((call, index) => {
-        const result = outcome.results[index];
-        if (result) resume.results[call.id] = result;
-      });
-    }
-    return outcome;
-  };
-  if (plans.some((p) => p?.kind === "tool" && (p.needsApproval || typeof p.tool.requiresApproval === "function"))) {
-    return settleApprovals(level, plans, outcome, resumed).then((settled) =>
-      outcome.suspended ? done() : executeSegments(level, settled, outcome, runChild, done),
-    );
+  const needApproval = plans.some(
+    (p) => p?.kind === "tool" && (p.needsApproval || typeof p.tool.requiresApproval === "function"),
+  );
+  const settled = needApproval ? await settleApprovals(level, plans, outcome, resumed) : plans;
+  if (!outcome.suspended) await executeSegments(level, settled, outcome, runChild);
+  if (outcome.suspended) {
+    const resume = resumeOf(outcome);
+    calls.forEach((call, index) => {
+      const result = outcome.results[index];
+      if (result) resume.results[call.id] = result;
+    });
   }
-  // Without approvals nothing is awaited before the calls start, and a batch of synchronous tools
-  // completes without a promise.
-  return executeSegments(level, plans, outcome, runChild, done);
+  return outcome;
 }
 
 /** A plan and its place in the model's call order. */
@@ -79,17 +76,15 @@ interface Placed {
 
 /**
  * Runs the plans in segments: consecutive parallel-safe calls together (up to
- * `maxParallelPerTurn` at once), an unsafe call alone; records each outcome at its index. Returns
- * `done()` once every segment ran or one suspended: at once when every call finished synchronously,
- * else by a promise (one reaction per segment, no async function between the tools and the level).
+ * `maxParallelPerTurn` at once), an unsafe call alone; records each outcome at its index, until
+ * every segment ran or one suspended.
  */
-function executeSegments(
+async function executeSegments(
   level: Level,
   plans: (CallPlan | undefined)[],
   outcome: BatchOutcome,
   runChild: RunChild,
-  done: () => BatchOutcome,
-): BatchOutcome | Promise<BatchOutcome> {
+): Promise<void> {
   const record = ({ plan, index }: Placed, result: PlanOutcome) => {
     outcome.results[index] = result.result;
     if (result.suspension) {
@@ -124,33 +119,19 @@ function executeSegments(
     } else if (open) open.push({ plan, index });
     else segments.push((open = [{ plan, index }]));
   });
-  const runFrom = (start: number): BatchOutcome | Promise<BatchOutcome> => {
-    for (let i = start; i < segments.length; i++) {
-      // A call that suspended waits for its answer: what comes after it may depend on it.
-      if (outcome.suspended) break;
-      const segment = segments[i]!;
-      const [only] = segment;
-      if (only && segment.length === 1) {
-        const pending = executePlan(level, only.plan, runChild);
-        if (pending instanceof Promise) {
-          return pending.then((result) => {
-            record(only, result);
-            return runFrom(i + 1);
-          });
-        }
-        record(only, pending);
-      } else {
-        const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
-        return Promise.all(
-          segment.map((placed) =>
-            pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild))),
-          ),
-        ).then(() => runFrom(i + 1));
-      }
+  for (const segment of segments) {
+    // A call that suspended waits for its answer: what comes after it may depend on it.
+    if (outcome.suspended) break;
+    const [only] = segment;
+    if (only && segment.length === 1) {
+      record(only, await executePlan(level, only.plan, runChild));
+      continue;
     }
-    return done();
-  };
-  return runFrom(0);
+    const pool = new PQueue({ concurrency: level.turn.budget.limits.maxParallelPerTurn });
+    await Promise.all(
+      segment.map((placed) => pool.add(async () => record(placed, await executePlan(level, placed.plan, runChild)))),
+    );
+  }
 }
 
 /** The batch's resume material, made on first need (only suspended batches have any). */
@@ -207,6 +188,7 @@ async function settleApprovals(
       reason: tool.requiresApproval
         ? `Tool "${tool.name}" requires approval.`
         : `The session policy requires approval for "${tool.name}".`,
+      permissionClass: [...toolPermissionClasses(tool)],
     };
     const current: ToolPlan = { ...plan, startedAt: resumed ? Date.now() : startCall(level, plan) };
     settled.push(current);
@@ -214,7 +196,9 @@ async function settleApprovals(
     await sink.emitAndWait({ type: "approval_request", request, depth, parentId });
     let decision: ApprovalDecision;
     try {
-      decision = turn.approve ? await turn.approve(request, approvalInfo(turn)) : { suspend: true };
+      decision = turn.approve
+        ? await turn.approve(request, { ...approvalInfo(turn), permissionClass: [...request.permissionClass!] })
+        : { suspend: true };
     } catch (error) {
       decision = { approved: false, reason: `approval handler failed: ${errorMessage(error)}` };
     }

@@ -1,30 +1,19 @@
 import { ProviderError } from "../errors/errors.js";
 import { estimateMessageTokens, estimateSystemTokens, estimateTokens } from "../context/estimate-tokens.js";
 import { pruneHistory } from "../context/prune-history.js";
-import type { AssistantMessage, Message, ToolCallPart, ToolMessage, Usage } from "../contracts/message.js";
+import type { AssistantMessage, Message, ToolCallPart, ToolMessage } from "../contracts/message.js";
 import type { Tool } from "../contracts/tool.js";
-import type { TurnBudget } from "./budget.js";
 import { callModel } from "./call-model.js";
+import { usageOf } from "./usage-of.js";
 import { reportBudget, type ChildOutcome, type RunChild } from "./execute-plan.js";
 import type { BatchOutcome, Level, SubtaskPlan } from "./level.js";
 import type { LoopResult, LoopStatus } from "../contracts/loop-result.js";
 import { runBatch } from "./run-batch.js";
 import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, runSubtaskToolWithoutSchema } from "./subtask-tools.js";
 import { echoName } from "./tool-result.js";
-
-/** Usage of the turn so far, as results report it. */
-export function usageOf(budget: TurnBudget, priced: boolean): Usage {
-  const c = budget.counters;
-  const usage: Usage = {
-    inputTokens: c.inputTokens,
-    outputTokens: c.outputTokens,
-    llmCalls: c.llmCalls,
-    toolCalls: c.toolCalls,
-  };
-  if (c.cachedInputTokens > 0) usage.cachedInputTokens = c.cachedInputTokens;
-  if (priced) usage.costUsd = c.costUsd;
-  return usage;
-}
+import type { StepRecord } from "../contracts/hooks.js";
+import { failTurn } from "./turn-hooks.js";
+import { guardInput, guardOutput, prepareStep, stopWhen, withText } from "./level-hooks.js";
 
 /** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
 export function modelToolsFor(
@@ -73,7 +62,20 @@ export type LevelRun = ChildOutcome;
  */
 /** Why the level must stop before its next step (budget spent, turn aborted), else undefined. */
 function stopOf(level: Level): [LoopStatus, Partial<LoopResult>] | undefined {
-  const { budget, signal } = level.turn;
+  const { budget, signal, hookFailure } = level.turn;
+  if (hookFailure) {
+    if (!hookFailure.reported) {
+      hookFailure.reported = true;
+      level.turn.sink.emit({
+        type: "error",
+        message: hookFailure.message,
+        code: "hook_failed",
+        depth: level.depth,
+        parentId: level.parentId,
+      });
+    }
+    return ["error", { error: { message: hookFailure.message, code: "hook_failed" } }];
+  }
   const spent = budget.exceeded;
   if (spent) {
     reportBudget(level, spent);
@@ -150,12 +152,29 @@ export async function runLevel(
     const stop = stopOf(level);
     return stop && finish(stop[0], stop[1]);
   };
+  /** Stops the level: why it must (a hook failed, the budget is spent, the turn was aborted). */
+  const halt = (): LevelRun => stopped() ?? finish("aborted", { error: { message: "The turn was aborted." } });
+  /** Ends the level `"blocked"` by a guardrail: its text is not the answer. */
+  const blocked = (guard: "input" | "output", reason: string): LevelRun => {
+    text = "";
+    sink.emit({ type: "guardrail_tripped", guard, reason, depth, parentId });
+    const code = guard === "input" ? "input_blocked" : "output_blocked";
+    return finish("blocked", { error: { message: `Blocked by the ${guard} guardrail: ${reason}`, code } });
+  };
   /** Ends the level after a batch (suspended, or its finish tool accepted), else undefined. */
   const afterBatch = async (batch: BatchOutcome, calls: ToolCallPart[]): Promise<LevelRun | undefined> => {
     if (batch.suspended) return finish("suspended", {}, batch);
     await push(toolMessage(batch, calls));
-    if (batch.finished) return finish("complete", { structured: batch.finished.value });
-    return undefined;
+    if (!batch.finished) return undefined;
+    const structured = batch.finished.value;
+    const verdict = await guardOutput(level, () => JSON.stringify(structured) ?? "");
+    if (verdict === undefined) return halt();
+    if (verdict.kind === "block") return blocked("output", verdict.reason);
+    if (verdict.kind === "replace") {
+      failTurn(turn, "guardOutput", new Error("a structured answer cannot be replaced, only blocked"));
+      return halt();
+    }
+    return finish("complete", { structured });
   };
 
   if (turn.resume) {
@@ -172,18 +191,44 @@ export async function runLevel(
       const accepted = acceptedFinish(history, level);
       if (accepted) return finish("complete", { structured: accepted.value });
     }
+  } else if (level.entry && turn.hooks?.guardInput) {
+    const verdict = await guardInput(level, history);
+    if (verdict === undefined) return halt();
+    if (verdict.kind === "block") return blocked("input", verdict.reason);
   }
 
+  const steps: StepRecord[] = [];
   const maxIterations = budget.limits.maxIterationsPerLevel;
   for (let iteration = 1; ; iteration++) {
     const halted = stopped();
     if (halted) return halted;
     if (iteration > maxIterations)
       return finish("iteration_limit", { error: { message: iterationLimit(level, lastHadToolCalls) } });
+    const call = await prepareStep(level, iteration, history, steps);
+    if (call === undefined || turn.signal.aborted) return halt();
+    level.stepTools = call.tools === level.modelTools ? undefined : new Set(call.tools.map((t) => t.name));
     if (budget.tryLlmCall()) return stopped()!;
     sink.emit({ type: "llm_call_start", iteration, depth, parentId });
-    const response = await callModel(level, tokens > budget.limits.maxHistoryTokens ? prune(level, history) : history);
+    const messages = call.messages ?? history;
+    const estimated =
+      call.messages === undefined && call.system === level.systemPrompt
+        ? tokens
+        : estimateTokens(messages, call.system);
+    const response = await callModel(
+      level,
+      call,
+      estimated > budget.limits.maxHistoryTokens ? prune(level, messages, call.system) : messages,
+    );
     const message = response.message;
+    const step: StepRecord = {
+      iteration,
+      model: call.model,
+      text: response.text,
+      toolCalls: response.toolCalls,
+      toolResults: [],
+      finishReason: response.finish,
+    };
+    steps.push(step);
     if (message && message.content.some((p) => p.type === "text")) text = response.text;
     if (response.aborted || response.error !== undefined) {
       if (message) await push(message);
@@ -200,7 +245,14 @@ export async function runLevel(
         await push({ role: "user", content: finishReminder(level) });
         continue;
       }
-      const final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
+      let final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
+      const verdict = await guardOutput(level, () => text);
+      if (verdict === undefined) return halt();
+      if (verdict.kind === "block") return blocked("output", verdict.reason);
+      if (verdict.kind === "replace") {
+        text = verdict.text;
+        final = withText(final, text);
+      }
       if (depth === 0 && turn.tree.size > 0) final.executionTree = tree = turn.tree.snapshot();
       if (depth === 0) final.usage = usageOf(budget, turn.pricing !== undefined);
       await push(final);
@@ -209,12 +261,17 @@ export async function runLevel(
     lastHadToolCalls = true;
     await push(message!);
     sink.emit({ type: "tool_calls_preparing", names: calls.map((c) => c.name), depth, parentId });
-    const running = runBatch(level, calls, runChild, false);
-    const batch = running instanceof Promise ? await running : running;
-    // As afterBatch, written out: one await less per step (the next iteration checks the stops).
-    if (batch.suspended) return finish("suspended", {}, batch);
-    await push(toolMessage(batch, calls));
-    if (batch.finished) return finish("complete", { structured: batch.finished.value });
+    const ended = await afterBatch(await runBatch(level, calls, runChild, false), calls);
+    if (ended) return ended;
+    const results = history[history.length - 1];
+    if (results?.role === "tool") step.toolResults = results.content;
+    const stop = await stopWhen(level, iteration, history, steps);
+    if (stop === undefined) return halt();
+    if (stop) {
+      if (!level.outputValidator) return finish("complete");
+      const message = `stopWhen ended the level before its ${level.finishName ?? FINISH_SUBTASK} was called.`;
+      return finish("error", { error: { message, code: "stopped_by_hook" } });
+    }
   }
 }
 
@@ -249,10 +306,10 @@ function finishReminder(level: Level): string {
 }
 
 /** The history cut to `maxHistoryTokens` for one request (oldest turns first), with a warning saying what went. */
-function prune(level: Level, history: Message[]): Message[] {
+function prune(level: Level, history: Message[], system: string): Message[] {
   const { turn, depth, parentId } = level;
   const limit = turn.budget.limits.maxHistoryTokens;
-  const pruned = pruneHistory(history, { maxTokens: limit, system: level.systemPrompt });
+  const pruned = pruneHistory(history, { maxTokens: limit, system });
   if (pruned.dropped > 0 || !pruned.fits) {
     const what =
       pruned.dropped > 0

@@ -10,14 +10,14 @@ import { createJsonSchemaValidator, createZodValidator, type ValueValidator } fr
 import { TurnBudget } from "./budget.js";
 import type { BudgetLimits } from "../contracts/budget.js";
 import { EventSink } from "./event-sink.js";
-import { LoopGenerator, type LoopRun } from "./loop-generator.js";
 import { SignalHub } from "./signal-hub.js";
 import { ExecutionTree } from "./execution-tree.js";
 import type { Level, Turn } from "./level.js";
 import type { ModelCallInfo } from "./call-model.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
-import { modelToolsFor, offersSubtaskAt, runLevel, usageOf } from "./run-level.js";
+import { modelToolsFor, offersSubtaskAt, runLevel } from "./run-level.js";
+import { usageOf } from "./usage-of.js";
 import {
   buildSubtaskSystemPrompt,
   FINAL_ANSWER,
@@ -29,6 +29,8 @@ import { agentScopeKeeps } from "../internal/toolbelt-scope.js";
 import { errorMessage } from "./tool-result.js";
 import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
 import { toolPermissionClasses } from "../tools/permission-classes.js";
+import type { RuntimeHooks } from "../contracts/hooks.js";
+import { hookProblems } from "./turn-hooks.js";
 
 /** Stream ids unique across turns: one random prefix per turn, then a counter. */
 function createStreamIds(): () => string {
@@ -101,6 +103,16 @@ export interface LoopOptions<S extends AnyZodSchema | JsonSchema = AnyZodSchema 
    * loop is called for, not to sub-tasks. @default undefined (the model ends with text)
    */
   outputSchema?: S;
+  /**
+   * Hooks on the turn's lifecycle (see {@link RuntimeHooks}): shape each model call
+   * (`prepareStep`), stop a level (`stopWhen`), block or rewrite a tool call (`beforeToolCall`,
+   * `afterToolCall`), refuse the input before any model call (`guardInput`, when the history ends
+   * with a user message and the run is not a resume) or replace / refuse the final answer
+   * (`guardOutput`). They run at every depth of the run (sub-tasks included); the guards apply to
+   * the level the loop is called for. A hook that throws ends the run `error`, naming it.
+   * @default undefined (no hooks)
+   */
+  hooks?: RuntimeHooks<any>;
 }
 
 /** `result.structured` as typed by an output schema: zod's output type, `unknown` for JSON Schema. */
@@ -175,6 +187,7 @@ function checkOptions(options: LoopOptions): void {
   const schema = options.outputSchema as unknown;
   if (schema !== undefined && (schema === null || typeof schema !== "object" || Array.isArray(schema)))
     problems.push("outputSchema must be a zod schema or a JSON Schema object");
+  problems.push(...hookProblems(options.hooks, "hooks"));
   if (problems.length > 0) throw new InvalidArgumentError(`runUnifiedAgentLoop: ${problems.join("; ")}`);
 }
 
@@ -265,7 +278,13 @@ function armDeadline(budget: TurnBudget, controller: AbortController): ReturnTyp
 }
 
 /** What every level of one run shares, made from the loop's options. */
-function createTurn(options: LoopOptions, internals: LoopInternals, budget: TurnBudget, signal: AbortSignal): Turn {
+function createTurn(
+  options: LoopOptions,
+  internals: LoopInternals,
+  budget: TurnBudget,
+  controller: AbortController,
+): Turn {
+  const signal = controller.signal;
   const policy = options.policy;
   const runId = options.runId ?? globalThis.crypto.randomUUID();
   return {
@@ -307,6 +326,9 @@ function createTurn(options: LoopOptions, internals: LoopInternals, budget: Turn
     streamIds: createStreamIds(),
     callIds: callIdsOf(options),
     onModelCall: internals.onModelCall,
+    hooks: options.hooks,
+    hookFailure: undefined,
+    abort: (reason) => controller.abort(reason),
   };
 }
 
@@ -315,11 +337,55 @@ export function runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
   options: LoopOptions<S>,
   internals: LoopInternals,
 ): AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>> {
-  return new LoopGenerator<LoopResult<InferStructured<S>>>(() => startLoop(options, internals));
+  const loop = drive(options, internals) as AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>>;
+  // `await using run = runUnifiedAgentLoop(...)`: native async generators have `[Symbol.asyncDispose]`
+  // only where the runtime ships explicit resource management (not Node 20); give it the same meaning.
+  if (typeof Symbol.asyncDispose === "symbol" && !(Symbol.asyncDispose in loop)) {
+    Object.defineProperty(loop, Symbol.asyncDispose, {
+      value: async () => void (await loop.return(undefined as never)),
+    });
+  }
+  return loop;
 }
 
-/** Checks the options, then starts the entry level (at the generator's first `next()`). */
-function startLoop(options: LoopOptions, internals: LoopInternals): LoopRun {
+/**
+ * The loop's generator: checks the options and starts the entry level (at the first `next()`),
+ * then hands over the levels' events in order. An awaited event (`message`) is acknowledged when
+ * the consumer asks for the next one; a consumer that leaves early (`return()`, `throw()`, a
+ * `break`) stops the running tools and the provider call.
+ */
+async function* drive(options: LoopOptions, internals: LoopInternals): AsyncGenerator<LoopEvent, LoopResult> {
+  const run = startLoop(options, internals);
+  let ack: (() => void) | undefined;
+  let ended = false;
+  try {
+    for (let item = await run.sink.next(); item !== undefined; item = await run.sink.next()) {
+      ack = item.ack;
+      yield item.event;
+      ack?.();
+      ack = undefined;
+    }
+    const { events, result } = await run.ended;
+    ended = true;
+    for (const event of events) yield event;
+    return result;
+  } finally {
+    ack?.();
+    run.stop(!ended);
+  }
+}
+
+/** A started loop, as its generator drives it. */
+interface StartedLoop {
+  sink: EventSink;
+  /** Once every level has finished: the events after the levels' own (an internal error, then `done`) and the result. */
+  ended: Promise<{ events: LoopEvent[]; result: LoopResult }>;
+  /** Called once when the generator stops: `early` when the consumer left before the last event. */
+  stop(early: boolean): void;
+}
+
+/** Checks the options, then starts the entry level. */
+function startLoop(options: LoopOptions, internals: LoopInternals): StartedLoop {
   checkOptions(options);
   const output = options.outputSchema === undefined ? undefined : outputOf(options.outputSchema);
   const budget = TurnBudget.isTurnBudget(options.budget) ? options.budget : new TurnBudget(options.budget ?? {});
@@ -330,7 +396,7 @@ function startLoop(options: LoopOptions, internals: LoopInternals): LoopRun {
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
   const deadline = armDeadline(budget, controller);
 
-  const turn = createTurn(options, internals, budget, controller.signal);
+  const turn = createTurn(options, internals, budget, controller);
   const { sink } = turn;
   const depth = options.depth ?? 0;
   const parentId = options.parentId ?? null;
@@ -350,34 +416,15 @@ function startLoop(options: LoopOptions, internals: LoopInternals): LoopRun {
   level.offersSubtask = offersSubtaskAt(level, depth);
   level.modelTools = modelToolsFor(level);
 
-  let outcome: { result: LoopResult } | { error: unknown } | undefined;
-  runLevel(level, options.history.slice(), [], internals.historyTokens).then(
-    (run) => {
-      outcome = { result: run.result };
-      sink.notify();
-    },
+  const release = () => {
+    if (deadline !== undefined) clearTimeout(deadline);
+    outer?.removeEventListener("abort", onOuterAbort);
+  };
+  const ended = runLevel(level, options.history.slice(), [], internals.historyTokens).then(
+    ({ result }) => ({ events: [{ type: "done" as const, result, depth, parentId }], result }),
     (error: unknown) => {
-      outcome = { error };
-      sink.notify();
-    },
-  );
-  return {
-    sink,
-    outcome: () => outcome,
-    cleanup: (early) => {
-      if (deadline !== undefined) clearTimeout(deadline);
-      outer?.removeEventListener("abort", onOuterAbort);
-      if (early) {
-        // The consumer left early: stop running tools and the provider call, release waiting levels.
-        controller.abort(new Error("the consumer stopped reading the loop"));
-        sink.close();
-      }
-    },
-    tail: (ended) => {
-      if ("result" in ended)
-        return { events: [{ type: "done", result: ended.result, depth, parentId }], result: ended.result };
       // Only a bug (ours, or a provider's that escaped) gets here; report it like any failure.
-      const message = `Internal error: ${errorMessage(ended.error)}`;
+      const message = `Internal error: ${errorMessage(error)}`;
       const result: LoopResult = {
         status: "error",
         text: "",
@@ -386,13 +433,27 @@ function startLoop(options: LoopOptions, internals: LoopInternals): LoopRun {
         usage: usageOf(budget, turn.pricing !== undefined),
         error: { message },
       };
-      return {
-        events: [
-          { type: "error", message, depth, parentId },
-          { type: "done", result, depth, parentId },
-        ],
-        result,
-      };
+      const events: LoopEvent[] = [
+        { type: "error", message, depth, parentId },
+        { type: "done", result, depth, parentId },
+      ];
+      return { events, result };
+    },
+  );
+  void ended.finally(() => {
+    release();
+    sink.end();
+  });
+  return {
+    sink,
+    ended,
+    stop: (early) => {
+      release();
+      if (early) {
+        // The consumer left: stop running tools and the provider call, release waiting levels.
+        controller.abort(new Error("the consumer stopped reading the loop"));
+        sink.close();
+      }
     },
   };
 }

@@ -31,6 +31,7 @@ import { lazyTaskApi } from "./tasks/lazy-task-api.js";
 import { loadOnDemand } from "./common/load-on-demand.js";
 import { taskOf } from "./tasks/task-state.js";
 import { parsePlan } from "../modes/parse-plan.js";
+import { hookProblems } from "../loop/turn-hooks.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
@@ -213,6 +214,7 @@ function checkOptions(options: AgentRuntimeOptions): void {
   }
   if (options?.onError !== undefined && typeof options.onError !== "function")
     problems.push("onError must be a function");
+  problems.push(...hookProblems(options?.hooks, "hooks"));
   if (options?.registry && typeof options.registry.get === "function")
     problems.push(...externalHandlerProblems(options.registry, options.external));
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);

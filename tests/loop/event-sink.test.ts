@@ -37,13 +37,17 @@ describe("EventSink", () => {
             } else sink.emit(event(id));
             if (!closed) queued.push(id);
           } else if ("take" in step) {
-            const taken = sink.take();
             const expected = queued.shift();
-            expect(taken === undefined ? undefined : Number((taken as { message: string }).message)).toBe(expected);
+            // next() waits for an event: only ask when one is queued (or the sink closed).
+            if (expected === undefined && !closed) continue;
+            const taken = await sink.next();
+            expect(taken === undefined ? undefined : Number((taken.event as { message: string }).message)).toBe(
+              expected,
+            );
             // The acknowledgement comes with its own event only.
-            expect(sink.ack !== undefined).toBe(expected !== undefined && awaited.has(expected));
-            if (sink.ack) {
-              sink.ack();
+            expect(taken?.ack !== undefined).toBe(expected !== undefined && awaited.has(expected));
+            if (taken?.ack) {
+              taken.ack();
               awaited.delete(expected!);
               await Promise.resolve();
               expect(acked.has(expected!)).toBe(true);

@@ -14,6 +14,7 @@ import type { PricingTable, Provider } from "../../contracts/provider.js";
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { Tool } from "../../contracts/tool.js";
 import type { AuditEntry } from "../../contracts/audit-entry.js";
+import type { RuntimeHooks } from "../../contracts/hooks.js";
 import type { DispatchedTurn, RuntimeEvent, RuntimeEvents, TurnResult } from "../../contracts/agent-runtime.js";
 import type { KeyedSerializer } from "../../internal/keyed-serializer.js";
 import type { UserMessage } from "../../contracts/message.js";
@@ -83,6 +84,17 @@ export interface AgentRuntimeOptions<C = JsonValue> {
   external?: Record<string, ExternalAgentHandler>;
   /** Host-supplied prompt sections (artifacts, panels, ...). */
   promptSections?: (PromptSection | PromptSectionSource)[];
+  /**
+   * Hooks on every turn's lifecycle, at every depth: root turns, sub-tasks, delegated
+   * (`agents_message`), background, task and dispatched turns (functions do not travel: each
+   * process's runtime has its own). `prepareStep`, `stopWhen`, `beforeToolCall`, `afterToolCall`,
+   * and the guardrails `guardInput` (before a turn's first model call: a block stores the turn as
+   * `"blocked"` and its message stays out of later turns' context) and `guardOutput` (before the
+   * final answer is stored). See {@link RuntimeHooks}. Turns of external agents run no model and
+   * no hooks.
+   * @default undefined (no hooks)
+   */
+  hooks?: RuntimeHooks<C>;
   /** Prices per model (turns usage into cost and enables `maxCostUsd`). */
   pricing?: PricingTable;
   /** Per-call time limit for tools without their own. */

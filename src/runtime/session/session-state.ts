@@ -123,6 +123,8 @@ export class SessionStateReader {
   #role: string | undefined;
   #runs = new Map<string, string | null>();
   #turn = 0;
+  /** Where the root history stood when the current turn chain started (a turn blocked at its input is taken back). */
+  #chainStart: { runId: string; length: number; tokens: number } | undefined;
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -150,6 +152,7 @@ export class SessionStateReader {
           this.#openTurn = undefined;
           this.#toolResults = byId();
           this.#turn = 0;
+          this.#chainStart = undefined;
           break;
         case "message":
           if (record.frame === null) {
@@ -181,6 +184,7 @@ export class SessionStateReader {
               this.#outputSchema = turn.outputSchema;
               this.#chainRunId = turn.runId;
               this.#waiter = turn.waiter;
+              this.#chainStart = { runId: turn.runId, length: this.#history.length, tokens: this.historyTokens };
             }
             if (turn.context !== undefined) {
               if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
@@ -195,6 +199,12 @@ export class SessionStateReader {
             this.#suspended = undefined;
           } else {
             if (this.#openTurn === turn.runId) this.#openTurn = undefined;
+            // A message a guardrail refused before any model call is in the log, never in the model's context.
+            const start = this.#chainStart;
+            if (turn.status === "blocked" && turn.error?.code === "input_blocked" && start?.runId === turn.runId) {
+              this.#history.length = Math.min(this.#history.length, start.length);
+              this.historyTokens = start.tokens;
+            }
             this.#suspended =
               turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
           }

@@ -107,6 +107,7 @@ export class AuditTrail {
       startedAt: new Date(started ? started.at : Date.now() - durationMs).toISOString(),
       durationMs,
       isError: event.isError === true,
+      ...(event.rewritten !== undefined && { rewritten: [...event.rewritten] }),
     });
   }
 

@@ -160,6 +160,7 @@ export async function runTurn(runtime: RuntimeContext, setup: TurnSetup): Promis
       modelOptions: prepared.modelOptions,
       policy: prepared.policy,
       approve: approverOf(scope),
+      ...(runtime.options.hooks && { hooks: runtime.options.hooks }),
       ...(setup.context !== undefined && { context: setup.context }),
       ...(setup.session.scope !== undefined && { scope: setup.session.scope }),
       runId,
