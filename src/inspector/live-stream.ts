@@ -3,7 +3,7 @@ import type { HistoryRecord } from "../contracts/session-store.js";
 import type { RedactHook } from "./inspector-options.js";
 import type { LiveMessage } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
-import { redactRecord } from "./redact-record.js";
+import { loadRedacted } from "./redact-record.js";
 import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
 import { turnChains } from "./turn-records.js";
 import { buildTurnTree } from "./turn-tree.js";
@@ -27,7 +27,7 @@ export interface LiveOptions {
 }
 
 /**
- * A `text/event-stream` of the session's records after `afterSeq` (`event: record`, `id:` = seq),
+ * A `text/event-stream` of the session's records (read through `loadRedacted`, so records and trees are redacted) after `afterSeq` (`event: record`, `id:` = seq),
  * each batch followed by the refreshed tree of the turn it belongs to (`event: turn`). Reads the
  * store every `pollMs` (so records of other processes arrive), earlier when the runtime emits an
  * event of the session; a comment every 15 s; ends when the client goes (`signal`).
@@ -119,7 +119,9 @@ async function nextChunk(
     if (state.closed) return "";
     if (state.chainSeq === undefined) await findChain(options, state);
     if (state.pending.length === 0) {
-      const fresh = await options.runtime.store.load(options.sessionId, { afterSeq: state.afterSeq });
+      const fresh = await loadRedacted(options.runtime, options.redact, options.sessionId, {
+        afterSeq: state.afterSeq,
+      });
       state.pending.push(...fresh);
     }
     if (state.pending.length > 0) return batchText(options, state);
@@ -145,7 +147,7 @@ async function batchText(options: LiveOptions, state: LiveState): Promise<string
     const message: LiveMessage = {
       type: "record",
       seq: record.seq,
-      record: redactRecord(record, options.redact, options.sessionId),
+      record,
     };
     text += `event: record\nid: ${record.seq}\ndata: ${JSON.stringify(message)}\n\n`;
   }
@@ -178,7 +180,9 @@ async function findChain(options: LiveOptions, state: LiveState): Promise<void> 
 /** The refreshed tree of the latest turn chain (read from its start on, not the whole session). */
 async function turnText(options: LiveOptions, state: LiveState): Promise<string> {
   if (state.chainSeq === undefined || state.chainSeq < 0) return "";
-  const records = await options.runtime.store.load(options.sessionId, { afterSeq: state.chainSeq - 1 });
+  const records = await loadRedacted(options.runtime, options.redact, options.sessionId, {
+    afterSeq: state.chainSeq - 1,
+  });
   const chain = turnChains(records)[0];
   if (!chain) return "";
   const message: LiveMessage = { type: "turn", seq: state.afterSeq, turn: buildTurnTree(chain, state.turnNumber) };
