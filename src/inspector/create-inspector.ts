@@ -45,7 +45,13 @@ export function createInspector(options: InspectorOptions): (request: Request) =
   const basePath = normalizedBase(options?.basePath, problems);
   if (problems.length > 0) throw new InvalidArgumentError(`createInspector: ${problems.join("; ")}`);
   const csrf = createCsrfTokens();
-  const shared = { options, basePath, csrf, live: { open: 0 }, states: new TurnStates() };
+  const shared = {
+    options,
+    basePath,
+    csrf,
+    live: { open: 0, byScope: new Map<string, number>() },
+    states: new TurnStates(),
+  };
   return async (request) => {
     try {
       const url = new URL(request.url);
@@ -201,6 +207,8 @@ async function live(context: RouteContext): Promise<Response> {
     pollMs: context.options.livePollMs ?? 250,
     live: context.live,
     maxConnections: context.options.maxLiveConnections ?? 32,
+    scopePrefix: context.identity.scopePrefix,
+    maxPerScope: context.options.maxLiveConnectionsPerScope ?? 8,
     signal: context.request.signal,
   });
 }

@@ -55,6 +55,13 @@ export interface InspectorOptions {
    */
   maxLiveConnections?: number;
   /**
+   * Live streams open at once for one tenant: callers whose `authorize` returned the same
+   * `scopePrefix` share it (so one tenant cannot hold every stream of `maxLiveConnections`); one
+   * more gets a 503.
+   * @default 8
+   */
+  maxLiveConnectionsPerScope?: number;
+  /**
    * How often a live stream reads the store for records written by other processes.
    * @default 250
    */

@@ -13,6 +13,12 @@ const MAX_BATCH = 200;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
 
+/** Live streams open now: over all callers, and per tenant (`scopePrefix`; a tenant with none open has no entry). */
+export interface LiveCount {
+  open: number;
+  byScope: Map<string, number>;
+}
+
 /** What {@link liveResponse} takes. */
 export interface LiveOptions {
   runtime: AgentRuntime;
@@ -20,9 +26,12 @@ export interface LiveOptions {
   afterSeq: number;
   redact: RedactHook | undefined;
   pollMs: number;
-  /** Streams open now, shared by the inspector; checked against `maxConnections`. */
-  live: { open: number };
+  /** Streams open now, shared by the inspector; checked against `maxConnections` and `maxPerScope`. */
+  live: LiveCount;
   maxConnections: number;
+  /** The caller's tenant (`authorize`'s `scopePrefix`): its streams count against `maxPerScope`. */
+  scopePrefix: string;
+  maxPerScope: number;
   signal: AbortSignal;
 }
 
@@ -33,8 +42,12 @@ export interface LiveOptions {
  * event of the session; a comment every 15 s; ends when the client goes (`signal`).
  */
 export function liveResponse(options: LiveOptions): Response {
-  if (options.live.open >= options.maxConnections) throw new InspectorHttpError(503, "too many live connections");
-  options.live.open++;
+  const { live, scopePrefix } = options;
+  const ofScope = live.byScope.get(scopePrefix) ?? 0;
+  if (live.open >= options.maxConnections || ofScope >= options.maxPerScope)
+    throw new InspectorHttpError(503, "too many live connections");
+  live.open++;
+  live.byScope.set(scopePrefix, ofScope + 1);
   const encoder = new TextEncoder();
   const state: LiveState = {
     afterSeq: options.afterSeq,
@@ -53,7 +66,10 @@ export function liveResponse(options: LiveOptions): Response {
       finish = () => {
         if (state.closed) return;
         state.closed = true;
-        options.live.open--;
+        live.open--;
+        const left = (live.byScope.get(scopePrefix) ?? 1) - 1;
+        if (left > 0) live.byScope.set(scopePrefix, left);
+        else live.byScope.delete(scopePrefix);
         options.runtime.events.off("event", onEvent);
         options.signal.removeEventListener("abort", onAbort);
         wake?.();
