@@ -13,7 +13,7 @@ import { listTasks } from "./task-rows.js";
 import { costRows } from "./cost-view.js";
 import { liveResponse } from "./live-stream.js";
 import { nodeDetail } from "./node-detail.js";
-import { redacted } from "./node-detail.js";
+import { redactPending } from "./redact-record.js";
 import { sessionDetail, visibleSession } from "./session-detail.js";
 import { exportTurnAsTest } from "./export-turn.js";
 
@@ -45,7 +45,13 @@ export function createInspector(options: InspectorOptions): (request: Request) =
   const basePath = normalizedBase(options?.basePath, problems);
   if (problems.length > 0) throw new InvalidArgumentError(`createInspector: ${problems.join("; ")}`);
   const csrf = createCsrfTokens();
-  const shared = { options, basePath, csrf, live: { open: 0 }, states: new TurnStates() };
+  const shared = {
+    options,
+    basePath,
+    csrf,
+    live: { open: 0, byScope: new Map<string, number>() },
+    states: new TurnStates(),
+  };
   return async (request) => {
     try {
       const url = new URL(request.url);
@@ -127,17 +133,7 @@ async function pending(context: RouteContext): Promise<Response> {
   const guard = tenantGuard(context.identity);
   const runtime = context.options.runtime;
   const [approvals, questions] = await Promise.all([runtime.pendingApprovals(guard), runtime.pendingQuestions(guard)]);
-  const redact = context.options.redact;
-  const body: PendingResponse = {
-    approvals: approvals.map((a) => ({
-      ...a,
-      request: {
-        ...a.request,
-        args: redacted(redact, a.request.args, { part: "args", tool: a.request.name, sessionId: a.sessionId }),
-      },
-    })),
-    questions,
-  };
+  const body: PendingResponse = redactPending(approvals, questions, context.options.redact);
   return json(body);
 }
 
@@ -149,6 +145,7 @@ async function sessions(context: RouteContext): Promise<Response> {
       context.identity,
       { ...sessionListQuery(context.url), limit },
       context.states,
+      context.options.redact,
     ),
   );
 }
@@ -178,6 +175,7 @@ async function tasks(context: RouteContext): Promise<Response> {
       context.identity,
       context.url.searchParams.get("cursor") ?? undefined,
       limit,
+      context.options.redact,
     ),
   );
 }
@@ -187,7 +185,9 @@ async function cost(context: RouteContext): Promise<Response> {
 }
 
 async function session(context: RouteContext): Promise<Response> {
-  return json(await sessionDetail(context.options.runtime, context.identity, context.params.id!));
+  return json(
+    await sessionDetail(context.options.runtime, context.identity, context.params.id!, context.options.redact),
+  );
 }
 
 async function node(context: RouteContext): Promise<Response> {
@@ -207,6 +207,8 @@ async function live(context: RouteContext): Promise<Response> {
     pollMs: context.options.livePollMs ?? 250,
     live: context.live,
     maxConnections: context.options.maxLiveConnections ?? 32,
+    scopePrefix: context.identity.scopePrefix,
+    maxPerScope: context.options.maxLiveConnectionsPerScope ?? 8,
     signal: context.request.signal,
   });
 }

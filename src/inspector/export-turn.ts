@@ -3,7 +3,7 @@ import type { AssistantMessage } from "../contracts/message.js";
 import type { RedactHook } from "./inspector-options.js";
 import { notFound } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";
-import { redacted } from "./node-detail.js";
+import { loadRedacted } from "./redact-record.js";
 import { visibleSession } from "./session-detail.js";
 import type { TurnChain } from "./turn-records.js";
 import { turnChains } from "./turn-records.js";
@@ -48,21 +48,23 @@ const LOOP_TOOLS = new Set(["run_subtask", "finish_subtask"]);
 /**
  * A stored turn as a ready-to-run vitest file: the fake provider plays the model's responses from
  * the log (per frame, so sub-tasks replay too), the tools are stubs returning their stored results
- * (arguments and results through `redact`), the agent's definition is the registry's, inline. The
+ * (built from the records through the inspector's `redact`: every tool's arguments and results,
+ * `run_subtask` and `finish_subtask` included, the model's text and the user's input), the agent's definition is the registry's, inline. The
  * test asserts the same tool calls (ids, names, arguments, errors), the same status and final text.
  */
 export async function exportTurnAsTest(options: ExportTurnOptions): Promise<{ filename: string; source: string }> {
   const { runtime, identity, sessionId, runId } = options;
   const session = await visibleSession(runtime, identity, sessionId);
-  const chain = turnChains(await runtime.store.load(sessionId)).find((c) => c.runIds.has(runId));
+  const chain = turnChains(await loadRedacted(runtime, options.redact, sessionId)).find((c) => c.runIds.has(runId));
   if (!chain) throw notFound();
   const agent = runtime.registry.get(session.agentId) ?? { agentId: session.agentId, displayName: session.agentId };
-  const replay = replayOf(chain, options.redact, sessionId);
+  const replay = replayOf(chain);
   const filename = `replay-${safeName(session.agentId)}-${safeName(chain.runId).slice(0, 40)}.test.ts`;
   return { filename, source: testSource({ sessionId, runId: chain.runId, at: chain.start.at, agent, replay }) };
 }
 
-function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: string): Replay {
+/** The replay of a chain of redacted records. */
+function replayOf(chain: TurnChain): Replay {
   const replay: Replay = {
     input: "",
     model: "replay-model",
@@ -89,7 +91,7 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
       replay.input =
         typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("");
     } else if (record.kind === "message" && record.message.role === "assistant") {
-      const scripted = scriptedTurn(record.message, redact, sessionId);
+      const scripted = scriptedTurn(record.message);
       const counted = usage.get(record.id);
       if (counted) scripted.usage = counted;
       (replay.responses[record.frame ?? ""] ??= []).push(scripted);
@@ -99,9 +101,9 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
       }
       if (record.frame === null && scripted.text !== undefined) replay.expected.text = scripted.text;
     } else if (record.kind === "tool_result") {
-      const { name, result, isError } = record.result;
+      const { result, isError } = record.result;
       replay.results[record.toolCallId] = {
-        result: redacted(redact, result, { part: "result", tool: name, sessionId }),
+        result,
         isError: isError === true,
       };
     }
@@ -127,7 +129,7 @@ function replayOf(chain: TurnChain, redact: RedactHook | undefined, sessionId: s
   return replay;
 }
 
-function scriptedTurn(message: AssistantMessage, redact: RedactHook | undefined, sessionId: string): ScriptedTurn {
+function scriptedTurn(message: AssistantMessage): ScriptedTurn {
   const turn: ScriptedTurn = {};
   const texts: string[] = [];
   const thinking: string[] = [];
@@ -135,10 +137,7 @@ function scriptedTurn(message: AssistantMessage, redact: RedactHook | undefined,
     if (part.type === "text") texts.push(part.text);
     else if (part.type === "thinking") thinking.push(part.text);
     else if (part.type === "tool_call") {
-      const args = LOOP_TOOLS.has(part.name)
-        ? part.args
-        : redacted(redact, part.args, { part: "args", tool: part.name, sessionId });
-      (turn.toolCalls ??= []).push({ id: part.id, name: part.name, args });
+      (turn.toolCalls ??= []).push({ id: part.id, name: part.name, args: part.args });
     }
   }
   if (texts.length > 0) turn.text = texts.join("");

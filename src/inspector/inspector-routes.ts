@@ -2,6 +2,7 @@ import type { InspectorOptions } from "./inspector-options.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import type { CsrfTokens, InspectorIdentity } from "./inspector-security.js";
 import type { TurnStates } from "./session-rows.js";
+import type { LiveCount } from "./live-stream.js";
 
 /** What a route handler gets. */
 export interface RouteContext {
@@ -15,7 +16,7 @@ export interface RouteContext {
   basePath: string;
   csrf: CsrfTokens;
   /** Live streams open now (shared by every request of one inspector). */
-  live: { open: number };
+  live: LiveCount;
   /** The sessions' last turn states, as read so far. */
   states: TurnStates;
 }

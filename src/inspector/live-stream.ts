@@ -3,7 +3,7 @@ import type { HistoryRecord } from "../contracts/session-store.js";
 import type { RedactHook } from "./inspector-options.js";
 import type { LiveMessage } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
-import { redactRecord } from "./redact-record.js";
+import { loadRedacted } from "./redact-record.js";
 import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
 import { turnChains } from "./turn-records.js";
 import { buildTurnTree } from "./turn-tree.js";
@@ -13,6 +13,12 @@ const MAX_BATCH = 200;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
 
+/** Live streams open now: over all callers, and per tenant (`scopePrefix`; a tenant with none open has no entry). */
+export interface LiveCount {
+  open: number;
+  byScope: Map<string, number>;
+}
+
 /** What {@link liveResponse} takes. */
 export interface LiveOptions {
   runtime: AgentRuntime;
@@ -20,21 +26,28 @@ export interface LiveOptions {
   afterSeq: number;
   redact: RedactHook | undefined;
   pollMs: number;
-  /** Streams open now, shared by the inspector; checked against `maxConnections`. */
-  live: { open: number };
+  /** Streams open now, shared by the inspector; checked against `maxConnections` and `maxPerScope`. */
+  live: LiveCount;
   maxConnections: number;
+  /** The caller's tenant (`authorize`'s `scopePrefix`): its streams count against `maxPerScope`. */
+  scopePrefix: string;
+  maxPerScope: number;
   signal: AbortSignal;
 }
 
 /**
- * A `text/event-stream` of the session's records after `afterSeq` (`event: record`, `id:` = seq),
+ * A `text/event-stream` of the session's records (read through `loadRedacted`, so records and trees are redacted) after `afterSeq` (`event: record`, `id:` = seq),
  * each batch followed by the refreshed tree of the turn it belongs to (`event: turn`). Reads the
  * store every `pollMs` (so records of other processes arrive), earlier when the runtime emits an
  * event of the session; a comment every 15 s; ends when the client goes (`signal`).
  */
 export function liveResponse(options: LiveOptions): Response {
-  if (options.live.open >= options.maxConnections) throw new InspectorHttpError(503, "too many live connections");
-  options.live.open++;
+  const { live, scopePrefix } = options;
+  const ofScope = live.byScope.get(scopePrefix) ?? 0;
+  if (live.open >= options.maxConnections || ofScope >= options.maxPerScope)
+    throw new InspectorHttpError(503, "too many live connections");
+  live.open++;
+  live.byScope.set(scopePrefix, ofScope + 1);
   const encoder = new TextEncoder();
   const state: LiveState = {
     afterSeq: options.afterSeq,
@@ -53,7 +66,10 @@ export function liveResponse(options: LiveOptions): Response {
       finish = () => {
         if (state.closed) return;
         state.closed = true;
-        options.live.open--;
+        live.open--;
+        const left = (live.byScope.get(scopePrefix) ?? 1) - 1;
+        if (left > 0) live.byScope.set(scopePrefix, left);
+        else live.byScope.delete(scopePrefix);
         options.runtime.events.off("event", onEvent);
         options.signal.removeEventListener("abort", onAbort);
         wake?.();
@@ -119,7 +135,9 @@ async function nextChunk(
     if (state.closed) return "";
     if (state.chainSeq === undefined) await findChain(options, state);
     if (state.pending.length === 0) {
-      const fresh = await options.runtime.store.load(options.sessionId, { afterSeq: state.afterSeq });
+      const fresh = await loadRedacted(options.runtime, options.redact, options.sessionId, {
+        afterSeq: state.afterSeq,
+      });
       state.pending.push(...fresh);
     }
     if (state.pending.length > 0) return batchText(options, state);
@@ -145,7 +163,7 @@ async function batchText(options: LiveOptions, state: LiveState): Promise<string
     const message: LiveMessage = {
       type: "record",
       seq: record.seq,
-      record: redactRecord(record, options.redact, options.sessionId),
+      record,
     };
     text += `event: record\nid: ${record.seq}\ndata: ${JSON.stringify(message)}\n\n`;
   }
@@ -178,7 +196,9 @@ async function findChain(options: LiveOptions, state: LiveState): Promise<void> 
 /** The refreshed tree of the latest turn chain (read from its start on, not the whole session). */
 async function turnText(options: LiveOptions, state: LiveState): Promise<string> {
   if (state.chainSeq === undefined || state.chainSeq < 0) return "";
-  const records = await options.runtime.store.load(options.sessionId, { afterSeq: state.chainSeq - 1 });
+  const records = await loadRedacted(options.runtime, options.redact, options.sessionId, {
+    afterSeq: state.chainSeq - 1,
+  });
   const chain = turnChains(records)[0];
   if (!chain) return "";
   const message: LiveMessage = { type: "turn", seq: state.afterSeq, turn: buildTurnTree(chain, state.turnNumber) };

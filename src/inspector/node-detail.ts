@@ -9,10 +9,11 @@ import type { InspectorIdentity } from "./inspector-security.js";
 import { visibleSession } from "./session-detail.js";
 import type { InspectedRecord, TurnChain } from "./turn-records.js";
 import { turnChains } from "./turn-records.js";
+import { loadRedacted } from "./redact-record.js";
 import { buildTurnTree } from "./turn-tree.js";
 import type { TreeNode } from "./inspector-api-types.js";
 
-/** The detail of one node of a session's trees (`m:` model calls, `t:` tool calls, others as their tree node). */
+/** The detail of one node of a session's trees, built from its redacted records (`m:` model calls, `t:` tool calls, others as their tree node). */
 export async function nodeDetail(
   runtime: AgentRuntime,
   identity: InspectorIdentity,
@@ -21,13 +22,13 @@ export async function nodeDetail(
   redact: RedactHook | undefined,
 ): Promise<NodeDetailResponse> {
   await visibleSession(runtime, identity, sessionId);
-  const stored = await runtime.store.load(sessionId);
+  const stored = await loadRedacted(runtime, redact, sessionId);
   const records: InspectedRecord[] = stored;
   if (nodeId.startsWith("m:")) return modelCallDetail(records, nodeId.slice(2));
   const chains = turnChains(stored);
   if (nodeId.startsWith("t:")) {
     const chain = chains.find((c) => nodeId.startsWith(`t:${c.runId}:`));
-    if (chain) return toolCallDetail(chain, nodeId.slice(`t:${chain.runId}:`.length), sessionId, redact);
+    if (chain) return toolCallDetail(chain, nodeId.slice(`t:${chain.runId}:`.length));
   }
   for (const [i, chain] of chains.entries()) {
     const node = findNode(buildTurnTree(chain, i + 1), nodeId);
@@ -74,12 +75,8 @@ function modelCallDetail(records: InspectedRecord[], recordId: string): ModelCal
   return detail;
 }
 
-function toolCallDetail(
-  chain: TurnChain,
-  toolCallId: string,
-  sessionId: string,
-  redact: RedactHook | undefined,
-): ToolCallDetail {
+/** A tool call's detail, from redacted records. */
+function toolCallDetail(chain: TurnChain, toolCallId: string): ToolCallDetail {
   let call: ToolCallPart | undefined;
   let result: ToolResultPart | undefined;
   let audit: AuditEntry | undefined;
@@ -95,10 +92,10 @@ function toolCallDetail(
     kind: "tool_call",
     toolCallId,
     name: call.name,
-    args: redacted(redact, call.args, { part: "args", tool: call.name, sessionId }),
+    args: call.args,
   };
   if (result) {
-    detail.result = redacted(redact, result.result, { part: "result", tool: call.name, sessionId });
+    detail.result = result.result;
     if (result.isError) detail.isError = true;
   }
   if (audit) {
@@ -107,14 +104,4 @@ function toolCallDetail(
     detail.digest = audit.argsDigest;
   }
   return detail;
-}
-
-/** `value` through the host's redact hook; a hook that throws shows a placeholder, never the value. */
-export function redacted(redact: RedactHook | undefined, value: unknown, info: Parameters<RedactHook>[1]): unknown {
-  if (!redact) return value;
-  try {
-    return redact(value, info);
-  } catch {
-    return "[redaction failed]";
-  }
 }

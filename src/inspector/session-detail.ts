@@ -7,6 +7,8 @@ import { inScope } from "./inspector-security.js";
 import { rowOf, stateOfRecords, waitingSessions } from "./session-rows.js";
 import { buildTurnTree } from "./turn-tree.js";
 import { turnChains } from "./turn-records.js";
+import type { RedactHook } from "./inspector-options.js";
+import { loadRedacted, redactSessionRow } from "./redact-record.js";
 
 /** The session, when it exists and is within the caller's scopes; else a 404 (the same for both). */
 export async function visibleSession(
@@ -19,15 +21,20 @@ export async function visibleSession(
   return session;
 }
 
-/** A session with the execution tree of every turn. */
+/** A session with the execution tree of every turn, built from its redacted records. */
 export async function sessionDetail(
   runtime: AgentRuntime,
   identity: InspectorIdentity,
   sessionId: string,
+  redact: RedactHook | undefined,
 ): Promise<SessionDetailResponse> {
   const session = await visibleSession(runtime, identity, sessionId);
-  const [records, waiting] = await Promise.all([runtime.store.load(sessionId), waitingSessions(runtime, identity)]);
+  const [records, waiting] = await Promise.all([
+    loadRedacted(runtime, redact, sessionId),
+    waitingSessions(runtime, identity),
+  ]);
   const turns: TurnNode[] = turnChains(records).map((chain, i) => buildTurnTree(chain, i + 1));
   const lastSeq = records.at(-1)?.seq ?? 0;
-  return { session: rowOf(session, stateOfRecords(records, waiting.has(sessionId))), turns, lastSeq };
+  const row = redactSessionRow(rowOf(session, stateOfRecords(records, waiting.has(sessionId))), redact);
+  return { session: row, turns, lastSeq };
 }

@@ -5,6 +5,8 @@ import { sessionStates } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";
 import { inScope, tenantGuard } from "./inspector-security.js";
+import type { RedactHook } from "./inspector-options.js";
+import { redactSessionRow } from "./redact-record.js";
 
 /** Sessions read from the store for one listing at most (a page is cut from them). */
 export const MAX_SCANNED_SESSIONS = 5000;
@@ -43,6 +45,7 @@ export async function listSessionRows(
   identity: InspectorIdentity,
   query: SessionListQuery,
   states: TurnStates,
+  redact: RedactHook | undefined,
 ): Promise<SessionListResponse> {
   const prefix = narrowedPrefix(identity, query.scopePrefix);
   const listed = await runtime.store.listSessions({
@@ -50,7 +53,9 @@ export async function listSessionRows(
     ...(query.agentId !== undefined && { agentId: query.agentId }),
     limit: MAX_SCANNED_SESSIONS,
   });
-  const candidates = afterCursor(listed, query.cursor).filter((s) => inScope(identity, s.scope) && matches(s, query.q));
+  const candidates = afterCursor(listed, query.cursor).filter(
+    (s) => inScope(identity, s.scope) && matches(s, query.q, redact),
+  );
   const waiting = await waitingSessions(runtime, identity);
   const items: SessionRow[] = [];
   let reads = 0;
@@ -60,7 +65,7 @@ export async function listSessionRows(
     reads++;
     last = session;
     const state = await states.stateOf(runtime, session, waiting);
-    if (query.state === undefined || query.state === state) items.push(rowOf(session, state));
+    if (query.state === undefined || query.state === state) items.push(redactSessionRow(rowOf(session, state), redact));
   }
   const more = last !== undefined && candidates.indexOf(last) < candidates.length - 1;
   return more && last ? { items, nextCursor: cursorOf(last) } : { items };
@@ -73,10 +78,12 @@ function narrowedPrefix(identity: InspectorIdentity, requested: string | undefin
   return identity.scopePrefix.startsWith(requested) ? identity.scopePrefix : "\u0000no-match";
 }
 
-function matches(session: SessionSummary, q: string | undefined): boolean {
+/** Search over what the row shows: the snippet as redacted (a search must not reveal what redaction hides). */
+function matches(session: SessionSummary, q: string | undefined, redact: RedactHook | undefined): boolean {
   if (q === undefined) return true;
   const needle = q.toLowerCase();
-  return [session.sessionId, session.name, session.lastSnippet].some(
+  const snippet = redactSessionRow(rowOf(session, "idle"), redact).lastSnippet;
+  return [session.sessionId, session.name, snippet].some(
     (text) => text !== undefined && text.toLowerCase().includes(needle),
   );
 }

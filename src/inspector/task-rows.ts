@@ -6,6 +6,8 @@ import type { TaskListResponse, TaskRow } from "./inspector-api-types.js";
 import { InspectorHttpError } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";
 import { inScope, tenantGuard } from "./inspector-security.js";
+import type { RedactHook } from "./inspector-options.js";
+import { redactTaskRow } from "./redact-record.js";
 
 /** Tasks within the caller's scopes, newest first, `limit` a page; the cursor is the offset into that order. */
 export async function listTasks(
@@ -13,12 +15,15 @@ export async function listTasks(
   identity: InspectorIdentity,
   cursor: string | undefined,
   limit: number,
+  redact: RedactHook | undefined,
 ): Promise<TaskListResponse> {
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isInteger(offset) || offset < 0) throw new InspectorHttpError(400, "invalid cursor");
   const all = (await runtime.tasks.list()).filter((task) => inScope(identity, task.scope));
   const page = all.slice(offset, offset + limit);
-  const items = await Promise.all(page.map((task) => rowOf(runtime, identity, task)));
+  const items = await Promise.all(
+    page.map(async (task) => redactTaskRow(await rowOf(runtime, identity, task), redact)),
+  );
   return offset + limit < all.length ? { items, nextCursor: String(offset + limit) } : { items };
 }
 

@@ -8,6 +8,7 @@ import { defineTool } from "../tools/define-tool.js";
 import type { Tool, ToolContext } from "../contracts/tool.js";
 import { openConfinedDirectory } from "./workspace-fs.js";
 import { resolveConfinedPath } from "./workspace-path.js";
+import { filterOverrides, readGitConfig, SAFE_GIT_ARGS, safeGitEnv } from "./git-safety.js";
 
 /** Settings of `git_status` and `git_diff`, resolved from `WorkspaceToolsOptions`. */
 export interface GitSettings {
@@ -45,18 +46,6 @@ export interface GitDiffResult {
   truncated: boolean;
 }
 
-// Settings that keep a repository's own config from starting programs during a read (the model
-// cannot write .git through the workspace tools, but the host's repository may set them).
-const SAFE_CONFIG = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.quotePath=false",
-  "--no-pager",
-  "--no-optional-locks",
-  "--literal-pathspecs",
-];
-
 type ExecFailure = Error & { code?: unknown; killed?: boolean; signal?: unknown };
 
 /** A model-fit error for a failed git run; the workspace's real path never shows. */
@@ -83,53 +72,81 @@ function gitError(
   return new Error(`git failed (exit code ${String(error.code)}): ${stderr || "no message"}`, { cause: error });
 }
 
+/** Bytes of `git config --list` read at most (a repository's config is a few kilobytes). */
+const MAX_CONFIG_BYTES = 1_000_000;
+
+/** The output of one git run, cut at `maxOutputBytes` when longer. */
+interface GitOutput {
+  stdout: Buffer;
+  truncated: boolean;
+}
+
+function execGit(
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
+  realRoot: string,
+  settings: GitSettings,
+  signal: AbortSignal,
+  maxBytes = settings.maxOutputBytes,
+): Promise<GitOutput> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      [...SAFE_GIT_ARGS, ...args],
+      {
+        cwd,
+        env,
+        encoding: "buffer",
+        maxBuffer: maxBytes,
+        timeout: settings.timeoutMs,
+        signal,
+        windowsHide: true,
+      },
+      (error, stdout, stderr) => {
+        const failure = error as ExecFailure | null;
+        if (failure === null) return resolve({ stdout, truncated: false });
+        if (failure.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER")
+          return resolve({ stdout: stdout.subarray(0, maxBytes), truncated: true });
+        reject(gitError(failure, stderr, realRoot, settings, signal));
+      },
+    );
+  });
+}
+
 /**
  * Runs `git` (no shell) in the workspace root, with git's discovery stopped at the root (a
  * repository above the workspace is never used), a time limit and an output limit: output past
- * `maxOutputBytes` is cut, not an error.
+ * `maxOutputBytes` is cut, not an error. No config or environment of the host's or the
+ * repository's starts a program (see `git-safety.ts`): git first lists the config it would read,
+ * every filter driver named there is turned off for the call, and a repository whose config
+ * includes a file of the work tree (which the model can write) is refused.
  */
-async function runGit(
-  args: string[],
-  ctx: ToolContext,
-  settings: GitSettings,
-): Promise<{ stdout: Buffer; truncated: boolean; realRoot: string }> {
+async function runGit(args: string[], ctx: ToolContext, settings: GitSettings): Promise<GitOutput> {
   const root = await resolveConfinedPath(ctx.policy, ".");
   const cwd = await openConfinedDirectory(root, ".");
-  const env = {
-    ...settings.env,
-    GIT_CEILING_DIRECTORIES: dirname(root.realRoot),
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_OPTIONAL_LOCKS: "0",
-    LC_ALL: "C",
-  };
+  const ceiling = dirname(root.realRoot);
   try {
-    return await new Promise((resolve, reject) => {
-      execFile(
-        "git",
-        [...SAFE_CONFIG, ...args],
-        {
-          cwd: cwd.path,
-          env,
-          encoding: "buffer",
-          maxBuffer: settings.maxOutputBytes,
-          timeout: settings.timeoutMs,
-          signal: ctx.signal,
-          windowsHide: true,
-        },
-        (error, stdout, stderr) => {
-          const failure = error as ExecFailure | null;
-          if (failure === null) return resolve({ stdout, truncated: false, realRoot: root.realRoot });
-          if (failure.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
-            return resolve({
-              stdout: stdout.subarray(0, settings.maxOutputBytes),
-              truncated: true,
-              realRoot: root.realRoot,
-            });
-          }
-          reject(gitError(failure, stderr, root.realRoot, settings, ctx.signal));
-        },
+    const listed = await execGit(
+      ["config", "--list", "--show-origin", "-z"],
+      cwd.path,
+      safeGitEnv(settings.env, ceiling),
+      root.realRoot,
+      settings,
+      ctx.signal,
+      MAX_CONFIG_BYTES,
+    );
+    if (listed.truncated) throw new Error("git_status / git_diff refused: the repository's git config is too large.");
+    const config = readGitConfig(listed.stdout.toString("utf8"), root.realRoot);
+    if (config.workTreeFiles.length > 0) {
+      throw new Error(
+        `git_status / git_diff refused: the repository's git config includes ${config.workTreeFiles
+          .map((file) => JSON.stringify(file))
+          .join(", ")}, a file of the workspace that the workspace tools can change.`,
       );
-    });
+    }
+    const env = safeGitEnv(settings.env, ceiling, filterOverrides(config.filterDrivers));
+    return await execGit(args, cwd.path, env, root.realRoot, settings, ctx.signal);
   } finally {
     await cwd.close();
   }
@@ -168,7 +185,7 @@ export function createGitTools(settings: GitSettings): Tool[] {
     permissionClass: "workspace_read",
     async execute(_input, ctx) {
       const { stdout, truncated } = await runGit(
-        ["status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal"],
+        ["status", "--porcelain=v1", "-z", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty"],
         ctx,
         settings,
       );
@@ -204,6 +221,7 @@ export function createGitTools(settings: GitSettings): Tool[] {
         "--no-ext-diff",
         "--no-textconv",
         "--no-color",
+        "--ignore-submodules=dirty",
         `--unified=${context_lines}`,
         ...(staged ? ["--cached"] : []),
         "--",

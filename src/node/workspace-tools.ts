@@ -97,9 +97,15 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  *   (`truncated` and `stoppedBy` say which cap stopped it).
  * - `git_status`, `git_diff` (`workspace_read`): run the `git` program (no shell) in the workspace
  *   root, with a time limit (`gitTimeoutMs`) and an output limit (`maxGitOutputBytes`, cut output
- *   is `truncated`). Git looks for the repository in the root only (never in a directory above
- *   it), with fsmonitor, external diff drivers and textconv off. A missing `git` or a workspace
- *   that is not a repository is an error saying so.
+ *   is `truncated`; each of the two git runs of a call, the config listing and the command, has the
+ *   time limit). Git looks for the repository in the root only (never in a directory above it, and
+ *   never a bare repository laid out in the workspace). No config starts a program: the system's
+ *   and the user's git config and `GIT_*` variables of `commandEnv` are ignored, and fsmonitor,
+ *   hooks, the pager, external diff drivers, textconv, filter drivers (`filter.<x>.clean`,
+ *   `smudge`, `process`: files are compared as stored), credential helpers and every transport
+ *   are off; submodules are compared by commit only. A repository whose config includes a file of
+ *   the work tree is refused. A missing `git` or a workspace that is not a repository is an error
+ *   saying so.
  * - `write_file` (`workspace_write` and `workspace_create`, not parallel-safe, lock
  *   `workspace_fs`): creates or replaces a regular file, creating missing parent directories. The
  *   content is written to a temporary file
@@ -126,6 +132,8 @@ const pathArg = (what: string) => z.string().describe(`${what}, relative to the 
  *
  * The tools that change files never write, create or delete anything inside `.git` (any letter
  * case): a repository's config can make git run programs, so the model cannot plant one there.
+ * `run_command` is different: a `git` in `commandAllowlist` takes the model's arguments
+ * (`-c core.pager=...`, aliases), so it can start any program; allow it only with a sandbox.
  *
  * Confinement. Every path is confined lexically (`..`, absolute paths, NUL bytes) and by real path
  * (symlinks leaving the workspace are refused); with no workspace root every path is refused. On

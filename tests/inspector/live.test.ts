@@ -85,4 +85,31 @@ describe("inspector: live", () => {
     await again.body!.cancel();
     await runtime.close();
   });
+  it("caps each tenant's streams below the global cap: tenant A at its maximum, tenant B still connects", async () => {
+    const runtime = runtimeOn(new MemorySessionStore(), "hi");
+    const a = await runtime.send({ agentId: "general", content: "one", scope: "tenant-a/1" });
+    const b = await runtime.send({ agentId: "general", content: "two", scope: "tenant-b/1" });
+    const inspector = createInspector({
+      runtime,
+      authorize: (request) => ({ scopePrefix: request.headers.get("x-tenant") ?? "none", canAct: false }),
+      maxLiveConnections: 5,
+      maxLiveConnectionsPerScope: 2,
+    });
+    const open = (sessionId: string, tenant: string, signal?: AbortSignal) =>
+      inspector(new Request(`http://x/api/sessions/${sessionId}/live`, { headers: { "x-tenant": tenant }, signal }));
+    const controllers = [new AbortController(), new AbortController()];
+    for (const controller of controllers)
+      expect((await open(a.sessionId, "tenant-a/", controller.signal)).status).toBe(200);
+    expect((await open(a.sessionId, "tenant-a/")).status).toBe(503);
+    const other = await open(b.sessionId, "tenant-b/");
+    expect(other.status).toBe(200);
+    await other.body!.cancel();
+    // A stream tenant A closes frees a place of its own.
+    controllers[0]!.abort();
+    const again = await open(a.sessionId, "tenant-a/");
+    expect(again.status).toBe(200);
+    await again.body!.cancel();
+    controllers[1]!.abort();
+    await runtime.close();
+  });
 });
