@@ -1,10 +1,21 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { HistoryRecord, LoadOptions, NewRecord } from "../contracts/session-store.js";
+import type { LoopStatus } from "../contracts/loop-result.js";
 
 const KINDS: readonly string[] = ["message", "reset", "turn", "approval"];
 const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
 const ROLES: readonly string[] = ["user", "assistant", "tool"];
-const STATUSES: readonly string[] = ["complete", "budget_exceeded", "iteration_limit", "aborted", "error", "suspended"];
+/** Every `LoopStatus` (the record says which; a status missing here is a compile error). */
+const STATUS_SET: Record<LoopStatus, true> = {
+  complete: true,
+  budget_exceeded: true,
+  iteration_limit: true,
+  aborted: true,
+  error: true,
+  suspended: true,
+  blocked: true,
+};
+const STATUSES: readonly string[] = Object.keys(STATUS_SET);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

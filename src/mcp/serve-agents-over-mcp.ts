@@ -98,7 +98,7 @@ export interface McpServerHandle {
 }
 
 /** Statuses that mean the turn did not produce its answer. */
-const FAILED = new Set(["error", "aborted", "budget_exceeded", "iteration_limit"]);
+const FAILED = new Set(["error", "aborted", "budget_exceeded", "iteration_limit", "blocked"]);
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 interface HttpClient {
