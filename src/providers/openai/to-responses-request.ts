@@ -1,5 +1,5 @@
 import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
-import type { ModelRequest } from "../../contracts/provider.js";
+import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
@@ -25,7 +25,8 @@ export const RESPONSES_METADATA_KEY = "openaiResponses";
  *   message; a tool call a `function_call` item (`call_id` = the call's id, arguments as JSON text).
  * - Each tool result is a `function_call_output` item; non-string results are JSON-encoded.
  * - Tools are `function` tools with `strict: false` (the API's default, `true`, rejects most
- *   schemas a tool author writes).
+ *   schemas a tool author writes). `toolChoice` becomes `tool_choice` (`"auto"`, `"required"`,
+ *   `"none"`, or `{ type: "function", name }`), only when tools are offered.
  * - Structured output: `providerOptions.text.format` (`{ type: "json_schema", name, schema, strict }`)
  *   is sent as is; a Chat Completions `response_format` in `providerOptions` is moved there.
  * - `providerOptions` are merged into the body last (`reasoning`, `parallel_tool_calls`, `store`,
@@ -50,6 +51,7 @@ export function toResponsesRequest(request: ModelRequest, provider = "openai"): 
       parameters: tool.inputSchema,
       strict: false,
     }));
+    if (request.toolChoice !== undefined) body.tool_choice = responsesToolChoice(request.toolChoice);
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -168,6 +170,11 @@ function textFormat(responseFormat: unknown): Record<string, unknown> | undefine
   if (type === "json_object") return { type: "json_object" };
   if (type !== "json_schema" || typeof schema !== "object" || schema === null) return undefined;
   return { type: "json_schema", ...schema };
+}
+
+/** A tool choice in the Responses API's form. */
+function responsesToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === "string" ? choice : { type: "function", name: choice.name };
 }
 
 function argumentsText(args: unknown): string {
