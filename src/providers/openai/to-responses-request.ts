@@ -10,9 +10,10 @@ import { userContent } from "./to-openai-request.js";
 export const RESPONSES_METADATA_KEY = "openaiResponses";
 
 /**
- * The most one reasoning item may weigh (characters of its JSON, encrypted content included) to be
- * kept and sent back: 256 KiB. OpenAI's items are far smaller; a larger one is kept without its
- * payload (see `createResponsesStreamReader`) and never sent.
+ * The most one reasoning item may weigh to be kept and sent back: 256 KiB, in characters of its
+ * JSON (encrypted content included; string escapes are not counted, so the bytes sent are at most a
+ * small multiple of it). A larger item is kept without its payload (see
+ * `createResponsesStreamReader`) and never sent.
  */
 export const MAX_REASONING_ITEM_CHARS = 256 * 1024;
 
