@@ -61,12 +61,16 @@ export interface AiSdkToolResultPart {
 export interface AiSdkCallOptions {
   prompt: AiSdkMessage[];
   tools?: { type: "function"; name: string; description?: string; inputSchema: any }[];
+  toolChoice?: AiSdkToolChoice;
   maxOutputTokens?: number;
   temperature?: number;
   providerOptions?: AiSdkProviderOptions;
   abortSignal?: AbortSignal;
   headers?: Record<string, string | undefined>;
 }
+
+/** Whether and which tool the model must call, as every supported version takes it. */
+export type AiSdkToolChoice = { type: "auto" | "none" | "required" } | { type: "tool"; toolName: string };
 
 /**
  * A stream part as read at run time. Parts are checked by `type` and their fields read

@@ -1,5 +1,5 @@
 import type { FilePart, Message, UserPart } from "../contracts/message.js";
-import type { ModelRequest } from "../contracts/provider.js";
+import type { ModelRequest, ToolChoice } from "../contracts/provider.js";
 import { UnsupportedContentError } from "../errors/errors.js";
 import type {
   AiSdkCallOptions,
@@ -7,6 +7,7 @@ import type {
   AiSdkMessage,
   AiSdkSpecificationVersion,
   AiSdkTextPart,
+  AiSdkToolChoice,
 } from "./ai-sdk-types.js";
 
 /** What the request mapping needs to know about the model. */
@@ -31,6 +32,8 @@ export interface AiSdkTarget {
  * - Thinking parts become `reasoning` parts; a signature (or redacted data) goes back in
  *   `providerOptions[metadataKey]` as `signature` (`redactedData`), where Anthropic reads it.
  * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`.
+ * - `toolChoice` becomes `toolChoice` (`{ type: "auto" | "none" | "required" }` or
+ *   `{ type: "tool", toolName }`), only when tools are offered.
  * - `providerOptions` are the AI SDK's (keyed by provider name), passed through as they are.
  */
 export function toAiSdkCallOptions(
@@ -53,6 +56,7 @@ export function toAiSdkCallOptions(
       description: tool.description,
       inputSchema: tool.inputSchema,
     }));
+    if (request.toolChoice !== undefined) options.toolChoice = aiSdkToolChoice(request.toolChoice);
   }
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) options.temperature = request.temperature;
@@ -60,6 +64,10 @@ export function toAiSdkCallOptions(
     options.providerOptions = request.providerOptions as AiSdkCallOptions["providerOptions"];
   if (headers !== undefined) options.headers = headers;
   return options;
+}
+
+function aiSdkToolChoice(choice: ToolChoice): AiSdkToolChoice {
+  return typeof choice === "string" ? { type: choice } : { type: "tool", toolName: choice.name };
 }
 
 function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | undefined {

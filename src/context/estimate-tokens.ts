@@ -1,4 +1,5 @@
 import type { Message } from "../contracts/message.js";
+import { jsonChars } from "../internal/json-chars.js";
 
 /**
  * Characters of text counted as one token. Four is the usual rule of thumb for English prose
@@ -30,8 +31,10 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
  * - user text (string content or text parts); image and file parts count `IMAGE_TOKENS` each and
  *   their data is never read;
  * - assistant text, thinking text (a `signature` is an opaque proof, and a redacted block's
- *   encrypted data, that the model does not read as text: not counted), and tool calls as
- *   `name` plus the JSON of `args`;
+ *   encrypted data, that the model does not read as text: not counted), a thinking part's
+ *   `providerMetadata` as its JSON (the Responses API's reasoning item, encrypted content and all,
+ *   is sent back as text and costs what it weighs; counted even where an adapter leaves it out,
+ *   so pruning errs on the side of fitting), and tool calls as `name` plus the JSON of `args`;
  * - tool results as the text the model receives: a string result as is, anything else as its
  *   JSON (the providers send results as text, so base64 inside a result does count; the loop's
  *   `maxToolResultBytes` keeps results bounded).
@@ -53,12 +56,14 @@ export function estimateMessageTokens(message: Message): number {
     }
   } else if (message.role === "assistant") {
     for (const part of message.content) {
-      if (part.type === "tool_call") chars += part.name.length + jsonChars(part.args, 0);
+      if (part.type === "tool_call") chars += part.name.length + jsonChars(part.args);
+      else if (part.type === "thinking" && part.providerMetadata !== undefined)
+        chars += part.text.length + jsonChars(part.providerMetadata);
       else chars += part.text.length;
     }
   } else {
     for (const part of message.content) {
-      chars += typeof part.result === "string" ? part.result.length : jsonChars(part.result, 0);
+      chars += typeof part.result === "string" ? part.result.length : jsonChars(part.result);
     }
   }
   return MESSAGE_OVERHEAD_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;
@@ -81,52 +86,4 @@ export function estimateTokens(messages: readonly Message[], system?: string): n
 /** Tokens of a system prompt; 0 when absent or empty. Not exported from the package. */
 export function estimateSystemTokens(system: string | undefined): number {
   return system ? MESSAGE_OVERHEAD_TOKENS + Math.ceil(system.length / CHARS_PER_TOKEN) : 0;
-}
-
-/** Deeper nesting than this is not measured (it also stops cyclic values without tracking them). */
-const MAX_JSON_DEPTH = 64;
-
-/**
- * Length of `JSON.stringify(value)` without building the string (escapes ignored), allocation-free.
- * Nesting past `MAX_JSON_DEPTH` counts as nothing, so a cyclic value cannot recurse forever.
- */
-function jsonChars(value: unknown, depth: number): number {
-  switch (typeof value) {
-    case "string":
-      return value.length + 2;
-    case "number":
-      return Number.isFinite(value) ? String(value).length : 4; // NaN and Infinity become null
-    case "boolean":
-      return value ? 4 : 5;
-    case "bigint":
-      return String(value).length;
-    case "object":
-      break;
-    default:
-      return 0; // undefined, functions and symbols are left out of JSON
-  }
-  if (value === null) return 4;
-  if (depth >= MAX_JSON_DEPTH) return 0;
-  let chars = 2;
-  if (Array.isArray(value)) {
-    for (const item of value as unknown[]) chars += (isOmitted(item) ? 4 : jsonChars(item, depth + 1)) + 1; // omitted items become null
-    if (value.length > 0) chars--;
-  } else {
-    let members = 0;
-    const record = value as Record<string, unknown>;
-    for (const key in record) {
-      if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
-      const item = record[key];
-      if (isOmitted(item)) continue;
-      chars += key.length + 3 + jsonChars(item, depth + 1) + 1; // "key": value,
-      members++;
-    }
-    if (members > 0) chars--;
-  }
-  return chars;
-}
-
-/** Values JSON leaves out of objects (and writes as null in arrays). */
-function isOmitted(value: unknown): boolean {
-  return value === undefined || typeof value === "function" || typeof value === "symbol";
 }

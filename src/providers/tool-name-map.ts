@@ -48,7 +48,10 @@ export function createToolNameMap(names: Iterable<string>): ToolNameMap {
   };
 }
 
-/** Every tool name a request carries: offered tools first, then the calls and results in its history. */
+/**
+ * Every tool name a request carries: offered tools first, then the calls and results in its history, then the
+ * tool its `toolChoice` names (last, so it never changes how the others map).
+ */
 function requestToolNames(request: ModelRequest): string[] {
   const names = request.tools.map((tool) => tool.name);
   for (const message of request.messages) {
@@ -56,10 +59,15 @@ function requestToolNames(request: ModelRequest): string[] {
     for (const part of message.content)
       if (part.type === "tool_call" || part.type === "tool_result") names.push(part.name);
   }
+  if (typeof request.toolChoice === "object") names.push(request.toolChoice.name);
   return names;
 }
 
-/** A request whose names all need no mapping is returned as is (the common case costs one scan). */
+/**
+ * The request with every tool name (offered tools, the history's calls and results, a `toolChoice` by name) as
+ * the vendor accepts it. A request whose names all need no mapping is returned as is (the common case costs one
+ * scan).
+ */
 export function mapRequestToolNames(request: ModelRequest): { request: ModelRequest; names: ToolNameMap | undefined } {
   const names = requestToolNames(request);
   if (names.every((name) => VENDOR_NAME.test(name))) return { request, names: undefined };
@@ -77,10 +85,13 @@ export function mapRequestToolNames(request: ModelRequest): { request: ModelRequ
       return { ...message, content: message.content.map((part) => ({ ...part, name: map.toVendor(part.name) })) };
     return message;
   });
-  return {
-    request: { ...request, messages, tools: request.tools.map((tool) => ({ ...tool, name: map.toVendor(tool.name) })) },
-    names: map,
+  const mapped: ModelRequest = {
+    ...request,
+    messages,
+    tools: request.tools.map((tool) => ({ ...tool, name: map.toVendor(tool.name) })),
   };
+  if (typeof request.toolChoice === "object") mapped.toolChoice = { name: map.toVendor(request.toolChoice.name) };
+  return { request: mapped, names: map };
 }
 
 /** A model event with a vendor tool name mapped back to the Agentry name. */

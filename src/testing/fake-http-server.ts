@@ -13,8 +13,8 @@ export interface FakeServer {
   readonly requests: unknown[];
   /**
    * Every request mapped back to a `ModelRequest`: what a function script was given, in the shape
-   * `createFakeProvider` gives it (tool names as defined, tool results as values). No `caller`:
-   * providers never send it.
+   * `createFakeProvider` gives it (tool names as defined, tool results as values, the wire's
+   * `tool_choice` as `toolChoice` with the tool's defined name). No `caller`: providers never send it.
    */
   readonly calls: ModelRequest[];
   /** Stops the server and drops open connections. */

@@ -1,6 +1,6 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
-import { withBodyOptions } from "./wire-request-parts.js";
-import type { ModelRequest } from "../contracts/provider.js";
+import { hasExactly, withBodyOptions } from "./wire-request-parts.js";
+import type { ModelRequest, ToolChoice } from "../contracts/provider.js";
 import { toolResultValue } from "./tool-result-value.js";
 
 const KNOWN = new Set(["model", "messages", "system", "tools", "stream", "max_tokens", "temperature"]);
@@ -8,7 +8,8 @@ const KNOWN = new Set(["model", "messages", "system", "tools", "stream", "max_to
 /**
  * An Anthropic Messages request body mapped back to a `ModelRequest` (for fake servers and function
  * scripts). `tool_result` blocks become a tool message (before any text of the same user turn);
- * `redacted_thinking` becomes a redacted thinking part whose `signature` is the opaque data. Tool
+ * `redacted_thinking` becomes a redacted thinking part whose `signature` is the opaque data; a
+ * `tool_choice` comes back as `toolChoice` (`any` as `"required"`; tool names as on the wire). Tool
  * results come back as values (text that is JSON is parsed back). Tool names stay as on the wire;
  * the fake server restores the ones the adapter mapped.
  */
@@ -74,7 +75,16 @@ export function fromAnthropicRequest(body: any): ModelRequest {
       inputSchema: tool.input_schema ?? {},
     })),
   };
-  return withBodyOptions(request, body, KNOWN, body?.max_tokens);
+  return withBodyOptions(request, body, KNOWN, body?.max_tokens, anthropicToolChoice);
+}
+
+/** An Anthropic `tool_choice` in a form the adapter sends, as a tool choice. */
+function anthropicToolChoice(wire: unknown): ToolChoice | undefined {
+  if (hasExactly(wire, ["type", "name"])) {
+    return wire.type === "tool" && typeof wire.name === "string" ? { name: wire.name } : undefined;
+  }
+  if (!hasExactly(wire, ["type"])) return undefined;
+  return wire.type === "auto" ? "auto" : wire.type === "any" ? "required" : wire.type === "none" ? "none" : undefined;
 }
 
 function textOf(content: unknown): string {

@@ -1,8 +1,8 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
-import { contentText, withBodyOptions } from "./wire-request-parts.js";
+import { contentText, hasExactly, stringToolChoice, withBodyOptions } from "./wire-request-parts.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
 import { toolResultValue } from "./tool-result-value.js";
-import type { ModelRequest } from "../contracts/provider.js";
+import type { ModelRequest, ToolChoice } from "../contracts/provider.js";
 
 const KNOWN = new Set([
   "model",
@@ -17,7 +17,7 @@ const KNOWN = new Set([
 
 /**
  * A Chat Completions request body mapped back to a `ModelRequest` (for fake servers and function
- * scripts). Tool results come back as values (text that is JSON is parsed back: the adapter
+ * scripts). A `tool_choice` comes back as `toolChoice` (tool names as on the wire). Tool results come back as values (text that is JSON is parsed back: the adapter
  * JSON-encodes every result that is not a string); unknown body fields land in `providerOptions`.
  * Tool names stay as on the wire; the fake server restores the ones the adapter mapped. Chat
  * Completions has no field for thinking or for a result's `isError`, so neither comes back.
@@ -65,7 +65,14 @@ export function fromOpenAIRequest(body: any): ModelRequest {
       inputSchema: tool.function?.parameters ?? {},
     })),
   };
-  return withBodyOptions(request, body, KNOWN, body?.max_completion_tokens ?? body?.max_tokens);
+  return withBodyOptions(request, body, KNOWN, body?.max_completion_tokens ?? body?.max_tokens, chatToolChoice);
+}
+
+/** A Chat Completions `tool_choice` in a form the adapter sends, as a tool choice. */
+function chatToolChoice(wire: unknown): ToolChoice | undefined {
+  if (!hasExactly(wire, ["type", "function"]) || wire.type !== "function") return stringToolChoice(wire);
+  const { function: named } = wire;
+  return hasExactly(named, ["name"]) && typeof named.name === "string" ? { name: named.name } : undefined;
 }
 
 function userContent(content: unknown): string | UserPart[] {

@@ -1,6 +1,6 @@
 import type { AssistantPart, Message, ToolResultPart, UserPart } from "../contracts/message.js";
-import { contentText, withBodyOptions } from "./wire-request-parts.js";
-import type { ModelRequest } from "../contracts/provider.js";
+import { contentText, hasExactly, stringToolChoice, withBodyOptions } from "./wire-request-parts.js";
+import type { ModelRequest, ToolChoice } from "../contracts/provider.js";
 import { parseToolArgs } from "../providers/parse-tool-args.js";
 import { toolResultValue } from "./tool-result-value.js";
 
@@ -22,7 +22,8 @@ const KNOWN = new Set([
  * message; a reasoning item becomes a thinking part (its summary as text) that keeps the item in
  * `providerMetadata.openaiResponses.item`; `function_call_output` items become tool results as
  * values (JSON text parsed back); `input_file` and `input_image` items become file and image parts
- * (an image sent by URL or file id comes back as a file part of type `image/*`). Unknown body
+ * (an image sent by URL or file id comes back as a file part of type `image/*`); a `tool_choice`
+ * comes back as `toolChoice` (tool names as on the wire). Unknown body
  * fields land in `providerOptions`. The wire has no
  * field for a result's `isError`, so it does not come back.
  */
@@ -72,7 +73,13 @@ export function fromResponsesRequest(body: any): ModelRequest {
       inputSchema: tool?.parameters ?? {},
     })),
   };
-  return withBodyOptions(request, body, KNOWN, body?.max_output_tokens);
+  return withBodyOptions(request, body, KNOWN, body?.max_output_tokens, responsesToolChoice);
+}
+
+/** A Responses `tool_choice` in a form the adapter sends, as a tool choice. */
+function responsesToolChoice(wire: unknown): ToolChoice | undefined {
+  if (!hasExactly(wire, ["type", "name"])) return stringToolChoice(wire);
+  return wire.type === "function" && typeof wire.name === "string" ? { name: wire.name } : undefined;
 }
 
 function userContent(content: unknown): string | UserPart[] {

@@ -5,7 +5,10 @@ import { createToolNameMap } from "../providers/tool-name-map.js";
 /** What a vendor-safe name could have been: `.` is the one character Agentry allows and vendors do not. */
 const vendorBase = (name: string) => (name.replace(/[^a-zA-Z0-9_-]/g, "_") || "tool").slice(0, 64);
 
-/** The names of a request in the order the adapters map them: offered tools first, then the history's. */
+/**
+ * The names of a request in the order the adapters map them: offered tools first, then the history's, then the
+ * one its tool choice names.
+ */
 function namesOf(request: ModelRequest): string[] {
   const names = request.tools.map((tool) => tool.name);
   for (const message of request.messages) {
@@ -13,6 +16,7 @@ function namesOf(request: ModelRequest): string[] {
     for (const part of message.content)
       if (part.type === "tool_call" || part.type === "tool_result") names.push(part.name);
   }
+  if (typeof request.toolChoice === "object") names.push(request.toolChoice.name);
   return [...new Set(names)];
 }
 
@@ -69,8 +73,11 @@ export function restoreToolNames(
       return { ...message, content: message.content.map((part) => ({ ...part, name: restore(part.name) })) };
     return message;
   });
-  return {
-    request: { ...request, messages, tools: request.tools.map((tool) => ({ ...tool, name: restore(tool.name) })) },
-    toVendor,
+  const restored: ModelRequest = {
+    ...request,
+    messages,
+    tools: request.tools.map((tool) => ({ ...tool, name: restore(tool.name) })),
   };
+  if (typeof request.toolChoice === "object") restored.toolChoice = { name: restore(request.toolChoice.name) };
+  return { request: restored, toVendor };
 }

@@ -5,6 +5,7 @@ import {
   MESSAGE_OVERHEAD_TOKENS,
   estimateMessageTokens,
   estimateTokens,
+  pruneHistory,
   type FilePart,
   type ImagePart,
   type Message,
@@ -123,6 +124,21 @@ describe("estimateMessageTokens", () => {
       ],
     };
     expect(estimateMessageTokens(message)).toBe(tokensOf(16));
+  });
+
+  it("counts a thinking part's stored metadata (a reasoning item sent back as text) as its JSON", () => {
+    const metadata = { openaiResponses: { item: { id: "rs_1", type: "reasoning", encrypted_content: text(40_000) } } };
+    const message: Message = {
+      role: "assistant",
+      content: [
+        { type: "thinking", text: text(12), providerMetadata: metadata },
+        { type: "text", text: "done" },
+      ],
+    };
+    expect(estimateMessageTokens(message)).toBe(tokensOf(16 + JSON.stringify(metadata).length));
+    // So history pruning sees it: a turn that carries 40 KB of reasoning goes before the latest one.
+    const history: Message[] = [user("First"), message, user("Second")];
+    expect(pruneHistory(history, { maxTokens: 1_000 }).messages).toEqual([user("Second")]);
   });
 
   it("returns a whole number that grows with the content", () => {

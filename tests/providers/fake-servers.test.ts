@@ -192,10 +192,11 @@ describe("fake Responses server", () => {
           role: "assistant",
           content: [
             { type: "thinking", text: "Read it.", providerMetadata: { openaiResponses: { item } } },
-            { type: "text", text: "Done." },
+            { type: "tool_call", id: "call_1", name: "read", args: { page: 1 } },
           ],
         },
-        { role: "user", content: "Thanks" },
+        // After the last user message: the current tool-calling sequence, whose reasoning items are sent back.
+        { role: "tool", content: [{ type: "tool_result", toolCallId: "call_1", name: "read", result: "Page 1." }] },
       ];
       await collect(openai({ api: "responses", baseURL: server.baseURL, apiKey: "test" }), { messages });
       expect(seen[0]).toEqual(messages);

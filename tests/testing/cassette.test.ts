@@ -288,6 +288,36 @@ describe("recordProvider / replayProvider", () => {
     ).toBe("error");
   });
 
+  it("keeps a request's tool choice and matches on it", async () => {
+    const path = cassettePath();
+    const request: ModelRequest = {
+      model: "m",
+      system: "You track orders.",
+      messages: [{ role: "user", content: "Where is order A-1?" }],
+      tools: [{ name: "orders.lookup", description: "Find an order", inputSchema: { type: "object" } }],
+      toolChoice: { name: "orders.lookup" },
+    };
+    const first = async (provider: Provider, toolChoice: ModelRequest["toolChoice"]) => {
+      const stream = provider.stream({ ...request, toolChoice }, { signal: new AbortController().signal });
+      try {
+        const events: ModelEvent[] = [];
+        for await (const event of stream) events.push(event);
+        return events;
+      } catch (error) {
+        return error;
+      }
+    };
+    await first(recordProvider(createFakeProvider([{ text: "Looking." }]), { path }), { name: "orders.lookup" });
+    expect(readFileSync(path, "utf8")).toContain('"toolChoice":{"name":"orders.lookup"}');
+    expect(await first(replayProvider({ path }), { name: "orders.lookup" })).toContainEqual({
+      type: "text_delta",
+      text: "Looking.",
+    });
+    const mismatch = await first(replayProvider({ path }), "none");
+    expect(CassetteMismatchError.isInstance(mismatch)).toBe(true);
+    expect((mismatch as CassetteMismatchError).differences).toContain('toolChoice: {"name":"orders.lookup"} → "none"');
+  });
+
   it("matches a request line edited by hand whatever its key order", async () => {
     const path = await recordOne();
     writeFileSync(

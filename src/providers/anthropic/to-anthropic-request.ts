@@ -1,5 +1,5 @@
 import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
-import type { ModelRequest } from "../../contracts/provider.js";
+import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
@@ -27,6 +27,8 @@ interface WireMessage {
  * - Tool results → `tool_result` blocks (`is_error` when set). Consecutive messages of the same
  *   wire role are merged, so the results of one assistant turn (and a user message right after
  *   them) form one user message, tool results first.
+ * - `toolChoice` becomes `tool_choice`: `{ type: "auto" }`, `{ type: "any" }` (required),
+ *   `{ type: "none" }` or `{ type: "tool", name }`, only when tools are offered.
  * - `providerOptions` are merged into the body last (e.g. `thinking`, `tool_choice`, `metadata`).
  */
 export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxTokens: number; provider?: string }) {
@@ -53,6 +55,7 @@ export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxToke
       description: tool.description,
       input_schema: tool.inputSchema,
     }));
+    if (request.toolChoice !== undefined) body.tool_choice = anthropicToolChoice(request.toolChoice);
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   return { ...body, ...request.providerOptions, stream: true };
@@ -127,6 +130,23 @@ function assistantBlock(part: AssistantPart): Block[] {
       return part.signature ? [{ type: "thinking", thinking: part.text, signature: part.signature }] : [];
     case "tool_call":
       return [{ type: "tool_use", id: part.id, name: part.name, input: toolInput(part.args) }];
+  }
+}
+
+/** A tool choice in the Messages API's form (`"required"` is `any` there). */
+function anthropicToolChoice(choice: ToolChoice): Block {
+  if (typeof choice === "object") return { type: "tool", name: choice.name };
+  switch (choice) {
+    case "auto":
+      return { type: "auto" };
+    case "required":
+      return { type: "any" };
+    case "none":
+      return { type: "none" };
+    default: {
+      const unhandled: never = choice;
+      throw new Error(`Unknown tool choice: ${JSON.stringify(unhandled)}`);
+    }
   }
 }
 

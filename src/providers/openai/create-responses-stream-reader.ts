@@ -5,7 +5,8 @@ import type { FinishReason, ModelEvent } from "../../contracts/provider.js";
 import type { OutputLimit } from "../output-limit.js";
 import { parseToolArgs } from "../parse-tool-args.js";
 import type { SseEvent } from "../sse/create-sse-decoder.js";
-import { RESPONSES_METADATA_KEY } from "./to-responses-request.js";
+import { jsonChars } from "../../internal/json-chars.js";
+import { MAX_REASONING_CHARS, MAX_REASONING_ITEM_CHARS, RESPONSES_METADATA_KEY } from "./to-responses-request.js";
 
 /** A function call being streamed, keyed by its item id (or output index). */
 interface PendingCall {
@@ -24,7 +25,11 @@ interface PendingCall {
  *   Studio, vLLM) are `thinking_delta`s.
  * - A finished `reasoning` item (`output_item.done`) is a `thinking_delta` with `text: ""` whose
  *   `providerMetadata.openaiResponses.item` is the item as sent (id, summary, encrypted content),
- *   so the next request can send it back unchanged.
+ *   so the next request can send it back unchanged. What the network sends is bounded here, since
+ *   the item is stored and sent back: an item whose JSON passes `MAX_REASONING_ITEM_CHARS`, or that
+ *   would take the response's kept items past `MAX_REASONING_CHARS`, is kept without its payload
+ *   (`providerMetadata.openaiResponses.omittedChars`, its size; its summary text stays the
+ *   thinking text) and is never sent back.
  * - Function calls are keyed by `item_id` / `output_index` (reasoning takes indices too) and
  *   emitted when their item is done, `call_id` as the id; arguments come from the deltas, or from
  *   `function_call_arguments.done` / the finished item when no delta came (LM Studio).
@@ -45,11 +50,12 @@ export function createResponsesStreamReader(init: {
   const { provider, output } = init;
   const calls = createCallTracker(init);
   const textItems = new Set<string>();
+  const thinkingItems = new Set<string>();
   let summary: { item: string; index: string } | undefined;
   let finish: FinishReason | undefined;
   let usage: WireRecord | undefined;
 
-  const items: ItemState = { calls, textItems, output };
+  const items: ItemState = { calls, textItems, thinkingItems, output, reasoningChars: 0 };
 
   const onEvent = (out: ModelEvent[], type: string, event: WireRecord) => {
     switch (type) {
@@ -67,6 +73,7 @@ export function createResponsesStreamReader(init: {
         const delta = stringField(event, "delta");
         if (delta === undefined || delta === "") return;
         const next = { item: keyOf(event), index: String(countField(event, "summary_index") ?? 0) };
+        thinkingItems.add(next.item);
         // Summaries are separate paragraphs: a new one of the same item starts after a blank line.
         const separator = summary?.item === next.item && summary.index !== next.index ? "\n\n" : "";
         summary = next;
@@ -147,7 +154,11 @@ interface ItemState {
   calls: CallTracker;
   /** Keys of the message items that had text deltas (their finished text is not sent again). */
   textItems: ReadonlySet<string>;
+  /** Keys of the reasoning items that had reasoning text deltas. */
+  thinkingItems: ReadonlySet<string>;
   output: OutputLimit | undefined;
+  /** Characters of the reasoning items kept so far (see `MAX_REASONING_CHARS`). */
+  reasoningChars: number;
 }
 
 /**
@@ -171,8 +182,7 @@ function onOutputItem(state: ItemState, out: ModelEvent[], event: WireRecord, do
       return;
     }
     case "reasoning":
-      if (done)
-        out.push({ type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } });
+      if (done) out.push(reasoningDelta(state, item, key));
       return;
     case "message":
       // No delta came for this message (a server that only sends finished items): its text at once.
@@ -181,6 +191,29 @@ function onOutputItem(state: ItemState, out: ModelEvent[], event: WireRecord, do
     default:
       return;
   }
+}
+
+/**
+ * A finished reasoning item as a thinking delta: with the item, or, past the size limits, without its payload
+ * (and with its summary as text, capped, when none streamed).
+ */
+function reasoningDelta(state: ItemState, item: WireRecord, key: string): ModelEvent {
+  const chars = jsonChars(item);
+  if (chars > MAX_REASONING_ITEM_CHARS || state.reasoningChars + chars > MAX_REASONING_CHARS) {
+    const text = state.thinkingItems.has(key) ? "" : summaryText(item).slice(0, MAX_REASONING_ITEM_CHARS);
+    return { type: "thinking_delta", text, providerMetadata: { [RESPONSES_METADATA_KEY]: { omittedChars: chars } } };
+  }
+  state.reasoningChars += chars;
+  return { type: "thinking_delta", text: "", providerMetadata: { [RESPONSES_METADATA_KEY]: { item } } };
+}
+
+/** The summary paragraphs of a reasoning item, joined by a blank line as when they stream. */
+function summaryText(item: WireRecord): string {
+  const summary = Array.isArray(item.summary) ? (item.summary as unknown[]) : [];
+  return summary
+    .map((part) => stringField(asRecord(part), "text") ?? "")
+    .filter((text) => text !== "")
+    .join("\n\n");
 }
 
 /** The key of an event's output item: its id, else its output index. */

@@ -20,7 +20,10 @@ export interface OpenAIOptions extends RetryOptions, StreamLimitOptions {
    * OpenAI's reasoning models need to keep their reasoning across tool calls: sent stateless
    * (`store: false`) with `include: ["reasoning.encrypted_content"]`; each reasoning item is kept
    * on a thinking part (`providerMetadata.openaiResponses.item`, stored with the session) and sent
-   * back unchanged on the next call. Structured output: `providerOptions.text.format` (or a
+   * back unchanged on the next calls of the same tool-calling sequence (after the last user message;
+   * OpenAI discards older turns' reasoning). Bounded against a hostile endpoint: an item over 256 KiB
+   * of JSON is kept without its payload and never sent, and at most 2 MiB of items are kept per
+   * response and sent per request (the newest). Structured output: `providerOptions.text.format` (or a
    * Chat-style `response_format`, moved there). `maxTokensField` and `includeUsage` do not apply.
    * @default "chat"
    */

@@ -1,5 +1,5 @@
 import type { FilePart, Message, UserPart } from "../../contracts/message.js";
-import type { ModelRequest } from "../../contracts/provider.js";
+import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
@@ -21,6 +21,8 @@ export type MaxTokensField = "max_tokens" | "max_completion_tokens";
  *   `sendReasoningContent`: then an assistant message's thinking text (redacted blocks aside) goes
  *   back as `reasoning_content`, as DeepSeek and Kimi thinking models need after tool calls.
  * - Each tool result is its own `tool` message, in order; non-string results are JSON-encoded.
+ * - `toolChoice` becomes `tool_choice` (`"auto"`, `"required"`, `"none"`, or
+ *   `{ type: "function", function: { name } }`), only when tools are offered.
  * - `providerOptions` are merged into the body last (vendor knobs such as `parallel_tool_calls`,
  *   `reasoning_effort`, `tool_choice`), so they can override anything here but `stream`.
  */
@@ -44,6 +46,7 @@ export function toOpenAIRequest(init: {
       type: "function",
       function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
     }));
+    if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice);
   }
   if (request.maxOutputTokens !== undefined) body[init.maxTokensField] = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -145,6 +148,11 @@ function pdfFilePart(part: FilePart, provider: string): Record<string, unknown> 
         { provider },
       );
   }
+}
+
+/** A tool choice in Chat Completions' form. */
+function chatToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };
 }
 
 function argumentsText(args: unknown): string {

@@ -1,12 +1,28 @@
-import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
-import type { ModelRequest } from "../../contracts/provider.js";
+import type { AssistantPart, FilePart, Message, ThinkingPart, UserPart } from "../../contracts/message.js";
+import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
+import { jsonChars } from "../../internal/json-chars.js";
 import { toolResultText } from "../tool-result-text.js";
 import { userContent } from "./to-openai-request.js";
 
 /** The key under which a thinking part keeps its Responses reasoning item (`providerMetadata`). */
 export const RESPONSES_METADATA_KEY = "openaiResponses";
+
+/**
+ * The most one reasoning item may weigh to be kept and sent back: 256 KiB, in characters of its
+ * JSON (encrypted content included; string escapes are not counted, so the bytes sent are at most a
+ * small multiple of it). A larger item is kept without its payload (see
+ * `createResponsesStreamReader`) and never sent.
+ */
+export const MAX_REASONING_ITEM_CHARS = 256 * 1024;
+
+/**
+ * The most reasoning items one request sends back, and one response keeps, in characters of their
+ * JSON: 2 MiB. Past it, the oldest items of the request are left out (a response's later items are
+ * kept without their payload).
+ */
+export const MAX_REASONING_CHARS = 2 * 1024 * 1024;
 
 /**
  * The Responses API request body for a model request (`POST /responses`, streamed, stateless).
@@ -19,13 +35,18 @@ export const RESPONSES_METADATA_KEY = "openaiResponses";
  *   `file_url` or a `file_id`); an image file an `input_image` (data, URL or file id). Any other
  *   media type throws `UnsupportedContentError`, before anything is sent.
  * - Assistant parts keep their order: a thinking part that holds a reasoning item
- *   (`providerMetadata.openaiResponses.item`) sends that item back unchanged; other thinking
- *   (another provider's) is dropped, and so is a reasoning item left last (its call was dropped:
- *   the API refuses a reasoning item without the item that follows it); text becomes an assistant
- *   message; a tool call a `function_call` item (`call_id` = the call's id, arguments as JSON text).
+ *   (`providerMetadata.openaiResponses.item`) sends that item back unchanged, when it comes after the
+ *   last user message (the current tool-calling sequence: OpenAI needs those to continue its
+ *   reasoning across calls, and discards older turns' reasoning anyway), weighs at most
+ *   `MAX_REASONING_ITEM_CHARS`, and the items sent stay within `MAX_REASONING_CHARS` (newest first);
+ *   other thinking (another provider's, older turns', oversized) is dropped, and so is a reasoning
+ *   item left last (its call was dropped: the API refuses a reasoning item without the item that
+ *   follows it); text becomes an assistant message; a tool call a `function_call` item
+ *   (`call_id` = the call's id, arguments as JSON text).
  * - Each tool result is a `function_call_output` item; non-string results are JSON-encoded.
  * - Tools are `function` tools with `strict: false` (the API's default, `true`, rejects most
- *   schemas a tool author writes).
+ *   schemas a tool author writes). `toolChoice` becomes `tool_choice` (`"auto"`, `"required"`,
+ *   `"none"`, or `{ type: "function", name }`), only when tools are offered.
  * - Structured output: `providerOptions.text.format` (`{ type: "json_schema", name, schema, strict }`)
  *   is sent as is; a Chat Completions `response_format` in `providerOptions` is moved there.
  * - `providerOptions` are merged into the body last (`reasoning`, `parallel_tool_calls`, `store`,
@@ -33,7 +54,8 @@ export const RESPONSES_METADATA_KEY = "openaiResponses";
  */
 export function toResponsesRequest(request: ModelRequest, provider = "openai"): Record<string, unknown> {
   const input: unknown[] = [];
-  for (const message of request.messages) input.push(...toItems(message, provider));
+  const resend = reasoningToResend(request.messages);
+  for (const message of request.messages) input.push(...toItems(message, provider, resend));
   const body: Record<string, unknown> = {
     model: request.model,
     input,
@@ -50,6 +72,7 @@ export function toResponsesRequest(request: ModelRequest, provider = "openai"): 
       parameters: tool.inputSchema,
       strict: false,
     }));
+    if (request.toolChoice !== undefined) body.tool_choice = responsesToolChoice(request.toolChoice);
   }
   if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -59,12 +82,39 @@ export function toResponsesRequest(request: ModelRequest, provider = "openai"): 
   return { ...body, ...options, stream: true };
 }
 
-function toItems(message: Message, provider: string): unknown[] {
+/**
+ * The thinking parts whose reasoning items this request sends back: those after the last user message, each
+ * within `MAX_REASONING_ITEM_CHARS`, newest first while their total stays within `MAX_REASONING_CHARS`. Sizes
+ * are measured by walking the items, never by serializing them.
+ */
+function reasoningToResend(messages: readonly Message[]): ReadonlySet<ThinkingPart> {
+  const resend = new Set<ThinkingPart>();
+  let total = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === "user") break;
+    if (message.role !== "assistant") continue;
+    for (let at = message.content.length - 1; at >= 0; at--) {
+      const part = message.content[at]!;
+      if (part.type !== "thinking") continue;
+      const item = reasoningItem(part.providerMetadata);
+      if (item === undefined) continue;
+      const chars = jsonChars(item);
+      if (chars > MAX_REASONING_ITEM_CHARS) continue;
+      if (total + chars > MAX_REASONING_CHARS) return resend;
+      total += chars;
+      resend.add(part);
+    }
+  }
+  return resend;
+}
+
+function toItems(message: Message, provider: string, resend: ReadonlySet<ThinkingPart>): unknown[] {
   switch (message.role) {
     case "user":
       return [{ role: "user", content: userContent(message.content, (part) => userPart(part, provider)) }];
     case "assistant":
-      return assistantItems(message.content);
+      return assistantItems(message.content, resend);
     case "tool":
       return message.content.map((part) => ({
         type: "function_call_output",
@@ -74,7 +124,7 @@ function toItems(message: Message, provider: string): unknown[] {
   }
 }
 
-function assistantItems(parts: AssistantPart[]): Record<string, unknown>[] {
+function assistantItems(parts: AssistantPart[], resend: ReadonlySet<ThinkingPart>): Record<string, unknown>[] {
   const items: Record<string, unknown>[] = [];
   for (const part of parts) {
     switch (part.type) {
@@ -88,7 +138,7 @@ function assistantItems(parts: AssistantPart[]): Record<string, unknown>[] {
         items.push({ type: "function_call", call_id: part.id, name: part.name, arguments: argumentsText(part.args) });
         break;
       case "thinking": {
-        const item = reasoningItem(part.providerMetadata);
+        const item = resend.has(part) ? reasoningItem(part.providerMetadata) : undefined;
         if (item !== undefined) items.push(item);
         break;
       }
@@ -168,6 +218,11 @@ function textFormat(responseFormat: unknown): Record<string, unknown> | undefine
   if (type === "json_object") return { type: "json_object" };
   if (type !== "json_schema" || typeof schema !== "object" || schema === null) return undefined;
   return { type: "json_schema", ...schema };
+}
+
+/** A tool choice in the Responses API's form. */
+function responsesToolChoice(choice: ToolChoice): unknown {
+  return typeof choice === "string" ? choice : { type: "function", name: choice.name };
 }
 
 function argumentsText(args: unknown): string {

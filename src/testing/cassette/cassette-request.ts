@@ -10,12 +10,24 @@ import { canonicalJson, type Volatility } from "./canonical-json.js";
  */
 export type CassetteRedact = (value: ModelRequest | ModelEvent) => ModelRequest | ModelEvent;
 
-/** The request fields a recording is matched on, in the order a cassette writes them. */
-const MATCHED = ["model", "system", "messages", "tools", "maxOutputTokens", "temperature", "providerOptions"] as const;
+/**
+ * The request fields a recording is matched on, in the order a cassette writes them (`toolChoice` last: a
+ * recording made before it existed, without one, still matches).
+ */
+const MATCHED = [
+  "model",
+  "system",
+  "messages",
+  "tools",
+  "maxOutputTokens",
+  "temperature",
+  "providerOptions",
+  "toolChoice",
+] as const;
 
 /**
  * What a cassette keeps of a request: what reaches the model (each message's `role` and
- * `content`; not the loop's metadata such as `executionTree`, `usage` or `messageType`), and the
+ * `content`, the tool choice; not the loop's metadata such as `executionTree`, `usage` or `messageType`), and the
  * `caller`, kept for reading but not matched on.
  */
 export function cassetteView(request: ModelRequest, redact: CassetteRedact | undefined): ModelRequest {
@@ -30,6 +42,7 @@ export function cassetteView(request: ModelRequest, redact: CassetteRedact | und
   if (request.maxOutputTokens !== undefined) view.maxOutputTokens = request.maxOutputTokens;
   if (request.temperature !== undefined) view.temperature = request.temperature;
   if (request.providerOptions !== undefined) view.providerOptions = request.providerOptions;
+  if (request.toolChoice !== undefined) view.toolChoice = request.toolChoice;
   if (request.caller !== undefined) view.caller = request.caller;
   if (!redact) return view;
   const redacted = redact(structuredClone(view));

@@ -82,7 +82,7 @@ export function requestDifferences(recorded: ModelRequest, now: ModelRequest): s
   if (recorded.system !== now.system) out.push(`system prompt ${textDifference(recorded.system, now.system)}`);
   out.push(...toolDifferences(recorded.tools, now.tools));
   out.push(...messageDifferences(recorded.messages, now.messages));
-  for (const field of ["maxOutputTokens", "temperature", "providerOptions"] as const) {
+  for (const field of ["maxOutputTokens", "temperature", "providerOptions", "toolChoice"] as const) {
     if (!same(recorded[field], now[field])) out.push(firstDifference(recorded[field], now[field], field));
   }
   return out;
