@@ -77,6 +77,15 @@ const tools: Tool[] = [
 ];
 const history: Message[] = [{ role: "user", content: "go" }];
 const policy = defaultPolicy?.();
+// AGENTRY_HOOKS=1: the same runs with hooks that do nothing, to measure what having hooks costs.
+const hooks = process.env.AGENTRY_HOOKS
+  ? {
+      prepareStep: () => undefined,
+      stopWhen: () => false,
+      beforeToolCall: () => undefined,
+      afterToolCall: () => undefined,
+    }
+  : undefined;
 
 function loop(turn: (callIndex: number) => FakeTurn): AsyncGenerator<LoopEvent, LoopResult> {
   return runUnifiedAgentLoop({
@@ -94,6 +103,7 @@ function loop(turn: (callIndex: number) => FakeTurn): AsyncGenerator<LoopEvent, 
       maxTotalResultBytes: 1_000_000_000,
     }),
     ...(policy ? { policy: policy as never } : {}),
+    ...(hooks ? { hooks } : {}),
   });
 }
 
