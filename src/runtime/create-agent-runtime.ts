@@ -21,11 +21,11 @@ import { checkQueue } from "./turn/queued-messages.js";
 import { createAgentPreparer } from "./turn/prepared-agents.js";
 import { questionOf } from "./approvals/question-answer.js";
 import type { AgentRuntimeOptions, RuntimeContext } from "./common/runtime-context.js";
-import { appendRecords, guardStore, storeCall } from "./common/store-call.js";
 import { isBackground, type SessionTurns } from "./common/runtime-core.js";
 import { agentOf, checkOpen, checkScopeQuery } from "./common/runtime-lookups.js";
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
+import { GuardedSessionStore } from "./session/guarded-session-store.js";
 import { createSessionTurns } from "./turn/session-turns.js";
 import { lazyTaskApi } from "./tasks/lazy-task-api.js";
 import { loadOnDemand } from "./common/load-on-demand.js";
@@ -60,12 +60,10 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   // The context's type parameter only types what the host writes and reads; inside it is JSON.
   checkOptions(typedOptions as AgentRuntimeOptions);
   // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
-  const options: AgentRuntimeOptions = {
-    ...(typedOptions as AgentRuntimeOptions),
-    store: guardStore(typedOptions.store),
-  };
+  const store = new GuardedSessionStore(typedOptions.store);
+  const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
   // Built in one step: the context's turn hooks call the session turns made right after it from it.
-  const runtime = createContext(options, {
+  const runtime = createContext(options, store, {
     runTurn: (request) => turns.enqueue(request),
     checkQueue: (sessionId) => checkQueue(runtime, runtime.pendingQueue, turns, sessionId),
   });
@@ -74,7 +72,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
     lazyBackgroundNotices(runtime),
   );
-  const { store, registry } = options;
+  const { registry } = options;
 
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
@@ -152,8 +150,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         current.controller.abort(new Error(reason));
       },
       // In the session's queue: the stopped turn (and any queued before) has ended first.
-      deleteSession: (sessionId) =>
-        runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
+      deleteSession: (sessionId) => runtime.withSession(sessionId, () => store.deleteSession(sessionId)),
       publish: (session, event) => runtime.publish(session, event),
       parsePlan,
     }),
@@ -228,8 +225,8 @@ interface TurnHooks {
 }
 
 /** The runtime's shared state and operations, complete: nothing is assigned to it afterwards. */
-function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeContext {
-  const { registry, store } = options;
+function createContext(options: AgentRuntimeOptions, store: GuardedSessionStore, hooks: TurnHooks): RuntimeContext {
+  const { registry } = options;
   let seq = 0;
   const admission = new KeyedSerializer<null>();
   const events = new EventEmitter<RuntimeEvents>();
@@ -290,17 +287,14 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
       }),
     record: (session, message) =>
       runtime.withSession(session.sessionId, async (lease) => {
-        await appendRecords(
-          store,
+        await store.append(
           session.sessionId,
           [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }],
-          lease.token,
+          { leaseToken: lease.token },
         );
       }),
     async foregroundSession(scope, except, accept) {
-      const sessions = await storeCall("listSessions", () =>
-        store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES }),
-      );
+      const sessions = await store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES });
       return sessions.find((s) => {
         if (isBackground(s) || s.sessionId === except) return false;
         const agent = registry.get(s.agentId);
@@ -339,7 +333,7 @@ async function planReady(
   session: SessionSummary,
   artifactId: string,
 ): Promise<string | undefined> {
-  const current = await storeCall("getSession", () => store.getSession(session.sessionId));
+  const current = await store.getSession(session.sessionId);
   const task = current && taskOf(current);
   if (!current || task?.status !== "planning") return undefined;
   const { transitionTask } = await loadOnDemand();

@@ -8,7 +8,6 @@ import { runTurn } from "./run-turn.js";
 import { InvalidArgumentError } from "../../errors/errors.js";
 import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 import { isBackground, type Lineage, type SessionTurns, type TurnRequest } from "../common/runtime-core.js";
 import { agentOf, newLineage, sessionRole } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
@@ -123,11 +122,10 @@ async function rerun(
   const last = state.history.at(-1);
   if (last?.role === "assistant" && danglingCalls(state.history).length === 0) {
     // The answer was stored; only the end record is missing.
-    await appendRecords(
-      runtime.store,
+    await runtime.store.append(
       session.sessionId,
       [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }],
-      lease.token,
+      { leaseToken: lease.token },
     );
     return { result: (await storedTurnResult(runtime.store, session, prior.runId, request.created))! };
   }
@@ -169,7 +167,7 @@ async function settleAfterTurn(
   if (isBackground(session)) await (await loadOnDemand()).settleSubagentTurn(store, runtime.publish, result);
   const outcome = executionOutcome(result);
   if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
-  const current = await storeCall("getSession", () => store.getSession(result.sessionId));
+  const current = await store.getSession(result.sessionId);
   if (current && taskOf(current)?.status === "executing") {
     // Lost to a concurrent transition (a cancel): that one stands, and is reported.
     await loadOnDemand()
