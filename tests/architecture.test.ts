@@ -148,9 +148,9 @@ function fileCycles(edges: Map<string, string[]>): string[][] {
  * The rooms of src/runtime/, under its one top file (`create-agent-runtime.ts`, the runtime's only
  * entry), and the rooms each may import from. A new room, or an import between rooms not listed
  * here, fails the test until this map says it is meant.
- * - common: the runtime context every room reads (options, store, queues, hooks), its lookups and
- *   the store wrapper;
- * - session: a session's state from its log, its lease, its repair, a stored turn's outcome;
+ * - common: the runtime context every room reads (options, store, queues, hooks) and its lookups;
+ * - session: the store as the runtime uses it (its one wrapper), a session's state from its log,
+ *   its lease, its repair, a stored turn's outcome;
  * - turn: admitting, preparing, running and settling turns, queued messages, the event stream;
  * - approvals: approvals and questions (deciding, listing, permission notices);
  * - delegation: delegated waits and answers, hand-offs, background agents;
@@ -168,7 +168,6 @@ const RUNTIME_ROOMS: Record<string, string[]> = {
   "agent-tools": ["common", "delegation"],
   roles: ["common"],
   tasks: ["common"],
-  "on-demand": ["common", "tasks", "agent-tools", "approvals", "turn", "roles", "delegation"],
 };
 
 /** The room of a file in src/runtime/ (`undefined` for the top file and files outside). */

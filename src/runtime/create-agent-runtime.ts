@@ -12,7 +12,7 @@ import { admitSend, admitSystemMessage } from "./turn/admission.js";
 import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools/agent-tools.js";
 import { isQuestion, listPending } from "./approvals/pending-listing.js";
-import { lazyBackgroundNotices } from "./delegation/lazy-background-notices.js";
+import { createBackgroundNotices } from "./delegation/background-notices.js";
 import { emitIsolated } from "./common/emit-isolated.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
@@ -27,10 +27,13 @@ import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lea
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { GuardedSessionStore } from "./session/guarded-session-store.js";
 import { createSessionTurns } from "./turn/session-turns.js";
-import { lazyTaskApi } from "./tasks/lazy-task-api.js";
-import { loadOnDemand } from "./common/load-on-demand.js";
+import { createTaskApi, transitionTask } from "./tasks/task-api.js";
+import { decide } from "./approvals/approvals.js";
+import { notifyPermission } from "./approvals/permission-notices.js";
+import { readAuditLog } from "./turn/read-audit-log.js";
+import { runDispatchedTurn } from "./turn/dispatched-turn.js";
+import { setRole } from "./roles/set-role.js";
 import { taskOf } from "./tasks/task-state.js";
-import { parsePlan } from "../modes/parse-plan.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
@@ -70,7 +73,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const turns: SessionTurns = createSessionTurns(
     runtime,
     createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
-    lazyBackgroundNotices(runtime),
+    createBackgroundNotices(runtime),
   );
   const { registry } = options;
 
@@ -88,11 +91,9 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       checkScopeQuery("pendingApprovals", query);
       return (await listPending(runtime, query)).filter((p) => !isQuestion(p));
     },
-    resolveApproval: async (requestId, decision) =>
-      (await loadOnDemand()).decide(runtime, turns, requestId, decision, undefined),
+    resolveApproval: (requestId, decision) => decide(runtime, turns, requestId, decision, undefined),
     answerQuestion: async (questionId, answer) => {
       const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
-      const { decide } = await loadOnDemand();
       return decide(
         runtime,
         turns,
@@ -118,15 +119,15 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         ...(p.chain !== undefined && { chain: p.chain }),
       }));
     },
-    setRole: async (sessionId, role) => (await loadOnDemand()).setRole(runtime, sessionId, role),
+    setRole: (sessionId, role) => setRole(runtime, sessionId, role),
     setTurnDispatcher(dispatch) {
       if (dispatch !== undefined && typeof dispatch !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
       runtime.dispatchTurn = dispatch;
     },
-    runDispatchedTurn: async (turn) => (await loadOnDemand()).runDispatchedTurn(runtime, turn),
-    auditLog: async (sessionId, query) => (await loadOnDemand()).readAuditLog(store, sessionId, query),
-    tasks: lazyTaskApi({
+    runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
+    auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
+    tasks: createTaskApi({
       store,
       checkAgent: (agentId) => void agentOf(runtime, agentId),
       setRole: (sessionId, role) => agentRuntime.setRole(sessionId, role),
@@ -152,7 +153,6 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       // In the session's queue: the stopped turn (and any queued before) has ended first.
       deleteSession: (sessionId) => runtime.withSession(sessionId, () => store.deleteSession(sessionId)),
       publish: (session, event) => runtime.publish(session, event),
-      parsePlan,
     }),
     async close() {
       runtime.closed = true;
@@ -316,12 +316,8 @@ function createContext(options: AgentRuntimeOptions, store: GuardedSessionStore,
         });
     },
     onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
-    // Fire and forget, in order (one module promise): the notices load with the on-demand chunk.
-    onPermission: (phase, request, session, decision) =>
-      void loadOnDemand().then(
-        (loaded) => loaded.notifyPermission(runtime, phase, request, session, decision),
-        (error: unknown) => runtime.report("permission_notice_failed", error, session),
-      ),
+    // Fire and forget: a failure is reported (`permission_notice_failed`).
+    onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),
   };
   return runtime;
 }
@@ -336,7 +332,6 @@ async function planReady(
   const current = await store.getSession(session.sessionId);
   const task = current && taskOf(current);
   if (!current || task?.status !== "planning") return undefined;
-  const { transitionTask } = await loadOnDemand();
   await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
   return task.taskId;
 }

@@ -44,7 +44,7 @@ describe("GuardedSessionStore", () => {
       throw new TypeError("disk on fire");
     };
     store.load = () => Promise.reject(new Error("disk full"));
-    const lost = new LeaseLostError("s1");
+    const lost = new LeaseLostError("s1", 3);
     store.clear = () => Promise.reject(lost);
     const guarded = new GuardedSessionStore(store);
     await expect(guarded.getSession("s1")).rejects.toSatisfy(

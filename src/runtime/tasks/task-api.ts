@@ -5,7 +5,7 @@ import type { TurnResult } from "../../contracts/agent-runtime.js";
 import type { Task, TaskApi } from "../../contracts/task.js";
 import { hasControlCharacter } from "../../internal/control-characters.js";
 import { approvedPlanText } from "../../modes/approved-plan-text.js";
-import type { parsePlan } from "../../modes/parse-plan.js";
+import { parsePlan } from "../../modes/parse-plan.js";
 import type { TenantGuard } from "../../contracts/tenant-guard.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
 import { taskOf } from "./task-state.js";
@@ -23,11 +23,6 @@ export interface TaskRuntime {
   /** Deletes the session once no turn of it runs (after the turns queued before this call). */
   deleteSession(sessionId: string): Promise<void>;
   publish(session: SessionSummary, event: LoopEvent): void;
-  /**
-   * The core's plan parser, handed in rather than imported: this module loads on first use, and a
-   * module both it and the core entry import would be split into a chunk of its own.
-   */
-  parsePlan: typeof parsePlan;
 }
 
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
@@ -109,7 +104,7 @@ async function taskSession(
 
 /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
 async function approvedPlanOf(runtime: TaskRuntime, session: SessionSummary): Promise<string> {
-  const { store, parsePlan } = runtime;
+  const { store } = runtime;
   const task = taskOf(session)!;
   const records = await store.load(session.sessionId);
   const found = records.find((r) => r.kind === "artifact" && r.artifactId === task.planArtifactId);
