@@ -1,6 +1,5 @@
 import { labelSessionEvent } from "./turn/event-labels.js";
 import { PromptDigests, StoredPrompts } from "./turn/model-call-records.js";
-import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { externalHandlerProblems } from "./turn/external-agent.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
@@ -9,11 +8,11 @@ import { createRoleLookup } from "../modes/role-lookup.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import { admitSend, admitSystemMessage } from "./turn/admission.js";
-import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
+import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools/agent-tools.js";
 import { isQuestion, listPending } from "./approvals/pending-listing.js";
 import { createBackgroundNotices } from "./delegation/background-notices.js";
-import { emitIsolated } from "./common/emit-isolated.js";
+import { RuntimeEventEmitter } from "./common/runtime-event-emitter.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
 import { PendingQueue } from "./turn/pending-queue.js";
@@ -229,7 +228,6 @@ function createContext(options: AgentRuntimeOptions, store: GuardedSessionStore,
   const { registry } = options;
   let seq = 0;
   const admission = new KeyedSerializer<null>();
-  const events = new EventEmitter<RuntimeEvents>();
   const onError = options.onError;
   const tell = (error: unknown, code: string, sessionId: string | undefined) => {
     try {
@@ -238,12 +236,9 @@ function createContext(options: AgentRuntimeOptions, store: GuardedSessionStore,
       // onError must not throw; what it throws has nowhere left to go.
     }
   };
-  /**
-   * Emits `event` to the listeners; a listener that throws is reported and never breaks the caller or the listeners
-   * after it.
-   */
-  const emit = (event: RuntimeEvent) =>
-    emitIsolated(events, "event", event, (error) => tell(error, "listener_failed", event.sessionId));
+  // A listener that throws is reported and never breaks the caller or the listeners after it.
+  const events = new RuntimeEventEmitter((error, event) => tell(error, "listener_failed", event.sessionId));
+  const emit = (event: RuntimeEvent) => void events.emit("event", event);
   const publish = (session: SessionSummary, event: LoopEvent) => {
     const { sessionId, agentId } = session;
     emit(labelSessionEvent({ ...event, sessionId, agentId, runId: "", seq: ++seq, ts: Date.now() }, session));
