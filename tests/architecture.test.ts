@@ -9,15 +9,39 @@ const root = fileURLToPath(new URL("../src", import.meta.url));
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path) : path.endsWith(".ts") ? [path] : [];
+    return statSync(path).isDirectory() ? files(path) : /\.tsx?$/.test(path) ? [path] : [];
   });
+}
+
+/**
+ * The specifiers of a file's `import("...")` calls whose argument is a string literal (a computed
+ * one, as testing/ uses to reach Node built-ins, names nothing a bundler would follow), and whether
+ * the file calls `import()` at all. Type positions (`typeof import("./x")`) are not calls.
+ */
+function dynamicImportsOf(source: ts.SourceFile): { specifiers: string[]; any: boolean } {
+  const specifiers: string[] = [];
+  let any = false;
+  const visit = (node: ts.Node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      any = true;
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteralLike(argument)) specifiers.push(argument.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { specifiers, any };
 }
 
 const sources = files(root).map((path) => {
   const file = relative(root, path).replaceAll("\\", "/");
   const text = readFileSync(path, "utf8");
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const staticImports = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => m[1]!);
-  return { file, text, staticImports };
+  const dynamic = dynamicImportsOf(source);
+  /** Every module the file imports: static (`import type` included) and dynamic `import("...")`. */
+  const imports = [...staticImports, ...dynamic.specifiers];
+  return { file, text, source, imports, callsImport: dynamic.any };
 });
 
 /** Folders whose code may use Node built-ins or optional peers. */
@@ -58,11 +82,11 @@ const LAYERS: string[][] = [
 const layerOf = new Map(LAYERS.flatMap((folders, rank) => folders.map((folder) => [folder, rank] as const)));
 const folderOf = (file: string) => file.split("/")[0]!;
 
-/** Folder-level edges from relative static imports: `from → to` with one example import. */
+/** Folder-level edges from relative imports (static and `import()`): `from → to` with one example import. */
 function folderEdges(): Map<string, Map<string, string>> {
   const edges = new Map<string, Map<string, string>>();
   for (const s of sources) {
-    for (const spec of s.staticImports) {
+    for (const spec of s.imports) {
       if (!spec.startsWith(".")) continue;
       const target = relative(root, join(root, s.file, "..", spec)).replaceAll("\\", "/");
       const [from, to] = [folderOf(s.file), folderOf(target)];
@@ -94,21 +118,21 @@ function cycles(edges: Map<string, Map<string, string>>): string[][] {
 }
 
 /**
- * File-level edges from relative static imports (`import type` included: a type-only cycle still
- * means two files that cannot be read, moved or tested apart): `file → imported files`.
+ * File-level edges from relative imports: static ones, `import type` included (a type-only cycle is
+ * harmless at run time, but still means two files that cannot be read, moved or tested apart), and
+ * `import("...")` (a cycle through a dynamic import is a cycle all the same, only deferred):
+ * `file → imported files`.
  */
 function fileEdges(): Map<string, string[]> {
   const known = new Set(sources.map((s) => s.file));
   return new Map(
     sources.map((s) => [
       s.file,
-      s.staticImports
+      s.imports
         .filter((spec) => spec.startsWith("."))
-        .map((spec) =>
-          relative(root, join(root, s.file, "..", spec))
-            .replaceAll("\\", "/")
-            .replace(/\.js$/, ".ts"),
-        )
+        .map((spec) => relative(root, join(root, s.file, "..", spec)).replaceAll("\\", "/"))
+        // `./x.js` names x.ts or, in the inspector's page, x.tsx.
+        .flatMap((target) => [target.replace(/\.js$/, ".ts"), target.replace(/\.js$/, ".tsx")])
         .filter((target) => known.has(target)),
     ]),
   );
@@ -148,9 +172,9 @@ function fileCycles(edges: Map<string, string[]>): string[][] {
  * The rooms of src/runtime/, under its one top file (`create-agent-runtime.ts`, the runtime's only
  * entry), and the rooms each may import from. A new room, or an import between rooms not listed
  * here, fails the test until this map says it is meant.
- * - common: the runtime context every room reads (options, store, queues, hooks), its lookups and
- *   the store wrapper;
- * - session: a session's state from its log, its lease, its repair, a stored turn's outcome;
+ * - common: the runtime context every room reads (options, store, queues, hooks) and its lookups;
+ * - session: the store as the runtime uses it (its one wrapper), a session's state from its log,
+ *   its lease, its repair, a stored turn's outcome;
  * - turn: admitting, preparing, running and settling turns, queued messages, the event stream;
  * - approvals: approvals and questions (deciding, listing, permission notices);
  * - delegation: delegated waits and answers, hand-offs, background agents;
@@ -168,7 +192,6 @@ const RUNTIME_ROOMS: Record<string, string[]> = {
   "agent-tools": ["common", "delegation"],
   roles: ["common"],
   tasks: ["common"],
-  "on-demand": ["common", "tasks", "agent-tools", "approvals", "turn", "roles", "delegation"],
 };
 
 /** The room of a file in src/runtime/ (`undefined` for the top file and files outside). */
@@ -182,7 +205,7 @@ const MAX_FUNCTION_LINES = 120;
 function longFunctions(): { file: string; name: string; lines: number }[] {
   const found: { file: string; name: string; lines: number }[] = [];
   for (const s of sources) {
-    const source = ts.createSourceFile(s.file, s.text, ts.ScriptTarget.Latest, true);
+    const { source } = s;
     const visit = (node: ts.Node) => {
       if (ts.isFunctionLike(node) && "body" in node && node.body) {
         const body = node.body as ts.Node;
@@ -206,11 +229,11 @@ function longFunctions(): { file: string; name: string; lines: number }[] {
 }
 
 describe("architecture", () => {
-  it("the core imports nothing from node:* statically", () => {
+  it("the core imports nothing from node:*, statically or with import()", () => {
     const offenders = sources
       .filter((s) => !NODE_ONLY.test(s.file))
       .flatMap((s) =>
-        s.staticImports
+        s.imports
           .filter((i) => i.startsWith("node:") || ["fs", "path", "http", "child_process"].includes(i))
           .map((i) => `${s.file} → ${i}`),
       );
@@ -219,18 +242,18 @@ describe("architecture", () => {
 
   it("only the sqlite adapter loads better-sqlite3", () => {
     const offenders = sources
-      .filter((s) => !s.file.startsWith("sqlite/") && s.staticImports.includes("better-sqlite3"))
+      .filter((s) => !s.file.startsWith("sqlite/") && s.imports.includes("better-sqlite3"))
       .map((s) => s.file);
     expect(offenders).toEqual([]);
   });
 
   it("only the otel adapter loads @opentelemetry/api; @ai-sdk/* is never loaded at run time", () => {
     const otel = sources
-      .filter((s) => !s.file.startsWith("otel/") && s.staticImports.some((i) => i.startsWith("@opentelemetry/")))
+      .filter((s) => !s.file.startsWith("otel/") && s.imports.some((i) => i.startsWith("@opentelemetry/")))
       .map((s) => s.file);
     expect(otel).toEqual([]);
     const aiSdk = sources
-      .filter((s) => s.staticImports.some((i) => i.startsWith("@ai-sdk/") || i === "ai"))
+      .filter((s) => s.imports.some((i) => i.startsWith("@ai-sdk/") || i === "ai"))
       .map((s) => s.file);
     expect(aiSdk).toEqual([]);
   });
@@ -238,7 +261,7 @@ describe("architecture", () => {
   it("adapters never import the loop or the runtime", () => {
     const offenders = sources
       .filter((s) => ADAPTERS.test(s.file))
-      .flatMap((s) => s.staticImports.filter((i) => /(^|\/)(loop|runtime)\//.test(i)).map((i) => `${s.file} → ${i}`));
+      .flatMap((s) => s.imports.filter((i) => /(^|\/)(loop|runtime)\//.test(i)).map((i) => `${s.file} → ${i}`));
     expect(offenders).toEqual([]);
   });
 
@@ -246,7 +269,7 @@ describe("architecture", () => {
     const contracts = sources.filter((s) => s.file.startsWith("contracts/"));
     expect(contracts.length).toBeGreaterThan(0);
     const imports = contracts.flatMap((s) =>
-      s.staticImports.filter((i) => i.startsWith(".") && !/^\.\/[a-z-]+\.js$/.test(i)).map((i) => `${s.file} → ${i}`),
+      s.imports.filter((i) => i.startsWith(".") && !/^\.\/[a-z-]+\.js$/.test(i)).map((i) => `${s.file} → ${i}`),
     );
     expect(imports).toEqual([]);
     const values = contracts.flatMap((s) =>
@@ -280,8 +303,23 @@ describe("architecture", () => {
     expect(cycles(folderEdges())).toEqual([]);
   });
 
-  it("no file-level import cycle in src/ (type-only imports count)", () => {
+  it("no file-level import cycle in src/ (type-only and dynamic imports count)", () => {
     expect(fileCycles(fileEdges())).toEqual([]);
+  });
+
+  it("import() only in bin/ (adapters it may not need) and testing/ (Node built-ins, computed specifiers)", () => {
+    const offenders = sources
+      .filter((s) => s.callsImport && !s.file.startsWith("bin/") && !s.file.startsWith("testing/"))
+      .map((s) => s.file);
+    expect(offenders).toEqual([]);
+  });
+
+  it("the import scan reads import() calls with a literal specifier, not type positions", () => {
+    const code = 'await import("./a.js");\nawait import(name);\ntype B = typeof import("./b.js");\n';
+    const source = ts.createSourceFile("x.ts", code, ts.ScriptTarget.Latest, true);
+    expect(dynamicImportsOf(source)).toEqual({ specifiers: ["./a.js"], any: true });
+    const none = ts.createSourceFile("y.ts", 'type B = typeof import("./b.js");\n', ts.ScriptTarget.Latest, true);
+    expect(dynamicImportsOf(none)).toEqual({ specifiers: [], any: false });
   });
 
   it("the file-level cycle check finds a cycle", () => {
@@ -325,11 +363,11 @@ describe("architecture", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("the core never imports an adapter or the testing helpers (entries aside)", () => {
+  it("the core never imports an adapter or the testing helpers (entries and the command-line tools aside)", () => {
     const offenders = sources
-      .filter((s) => !s.file.startsWith("entries/") && !ADAPTERS.test(s.file) && !s.file.startsWith("testing/"))
+      .filter((s) => !/^(entries|bin|testing)\//.test(s.file) && !ADAPTERS.test(s.file))
       .flatMap((s) =>
-        s.staticImports
+        s.imports
           .filter((i) => /\/(testing|node|sqlite|postgres|mcp)\/|\/providers\/(openai|anthropic)\//.test(i))
           .map((i) => `${s.file} → ${i}`),
       );

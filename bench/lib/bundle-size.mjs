@@ -2,10 +2,10 @@
 // and the `ai` package's entry measured with the very same esbuild options in the same run.
 //   node lib/bundle-size.mjs [--ai-dir=<dir>]...   (prints JSON: agentry, each ai, the ratios)
 //
-// Code splitting is on, as in the package's own ESM build: what `import "@agentry/core"` loads is
-// the entry chunk and the chunks it imports statically (`static`, the measure); the chunks reached
-// only through a dynamic `import()` load on the first use of what needs them (`lazy`, each listed
-// with the modules it holds and what loads it). `all` is both.
+// Code splitting is on, as in the package's own ESM build: what an `import` of the entry loads is
+// the entry chunk and the chunks it imports statically (`static`, the measure); chunks reached only
+// through a dynamic `import()` (none in the core, whose runtime imports everything statically; `ai`
+// has some) are listed apart (`lazy`, each with the modules it holds). `all` is both.
 import { builtinModules } from "node:module";
 import { existsSync, readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -35,18 +35,6 @@ const options = {
   write: false,
   metafile: true,
   logLevel: "silent",
-};
-
-/**
- * What loads each lazy chunk of the core, by the source module that starts it (the target of an
- * `import()` in src/). A lazy chunk none of these names is listed with "(unlisted)": add it here.
- */
-const TRIGGERS = {
-  "src/runtime/on-demand/on-demand.ts":
-    "runtime.tasks (any method), a task's turn ending, a plan stored while its task is planning, " +
-    "the first call of an agent tool (agents_message, start_background_agent, send_agent_message, " +
-    "list_background_agents, close_background_agent), runtime.resolveApproval, runtime.answerQuestion, " +
-    "runtime.setRole, runtime.auditLog, runtime.runDispatchedTurn",
 };
 
 export async function bundleSize(entry) {
@@ -79,22 +67,12 @@ async function measure(input, entry) {
   const staticSize = size([...loaded]);
   const lazy = jsKeys
     .filter((key) => !loaded.has(key))
-    .map((key) => {
-      const modules = sourcesOf(Object.keys(outputs[key].inputs));
-      const triggers = [...new Set(modules.map((m) => TRIGGERS[m]).filter(Boolean))];
-      return {
-        chunk: key.split("/").pop(),
-        minKB: kb(files.get(key).length),
-        gzipKB: kb(gz(files.get(key))),
-        loadedBy:
-          triggers.length > 0
-            ? triggers.join("; ")
-            : modules.some((m) => m.startsWith("src/"))
-              ? "(unlisted: add it to TRIGGERS)"
-              : "(a dynamic import of the package's own)",
-        modules,
-      };
-    });
+    .map((key) => ({
+      chunk: key.split("/").pop(),
+      minKB: kb(files.get(key).length),
+      gzipKB: kb(gz(files.get(key))),
+      modules: sourcesOf(Object.keys(outputs[key].inputs)),
+    }));
   return {
     entry,
     minKB: staticSize.minKB,

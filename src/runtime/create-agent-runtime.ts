@@ -1,6 +1,5 @@
 import { labelSessionEvent } from "./turn/event-labels.js";
 import { PromptDigests, StoredPrompts } from "./turn/model-call-records.js";
-import { EventEmitter } from "eventemitter3";
 import { InvalidArgumentError } from "../errors/errors.js";
 import { externalHandlerProblems } from "./turn/external-agent.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
@@ -9,11 +8,11 @@ import { createRoleLookup } from "../modes/role-lookup.js";
 import type { SessionSummary } from "../contracts/session-store.js";
 import type { JsonValue } from "../contracts/json-schema.js";
 import { admitSend, admitSystemMessage } from "./turn/admission.js";
-import type { AgentRuntime, RuntimeEvent, RuntimeEvents, TurnResult } from "../contracts/agent-runtime.js";
+import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import { createAgentTools } from "./agent-tools/agent-tools.js";
 import { isQuestion, listPending } from "./approvals/pending-listing.js";
-import { lazyBackgroundNotices } from "./delegation/lazy-background-notices.js";
-import { emitIsolated } from "./common/emit-isolated.js";
+import { createBackgroundNotices } from "./delegation/background-notices.js";
+import { RuntimeEventEmitter } from "./common/runtime-event-emitter.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
 import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
 import { PendingQueue } from "./turn/pending-queue.js";
@@ -21,16 +20,19 @@ import { checkQueue } from "./turn/queued-messages.js";
 import { createAgentPreparer } from "./turn/prepared-agents.js";
 import { questionOf } from "./approvals/question-answer.js";
 import type { AgentRuntimeOptions, RuntimeContext } from "./common/runtime-context.js";
-import { appendRecords, guardStore, storeCall } from "./common/store-call.js";
 import { isBackground, type SessionTurns } from "./common/runtime-core.js";
 import { agentOf, checkOpen, checkScopeQuery } from "./common/runtime-lookups.js";
 import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
+import { GuardedSessionStore } from "./session/guarded-session-store.js";
 import { createSessionTurns } from "./turn/session-turns.js";
-import { lazyTaskApi } from "./tasks/lazy-task-api.js";
-import { loadOnDemand } from "./common/load-on-demand.js";
+import { createTaskApi, transitionTask } from "./tasks/task-api.js";
+import { decide } from "./approvals/approvals.js";
+import { notifyPermission } from "./approvals/permission-notices.js";
+import { readAuditLog } from "./turn/read-audit-log.js";
+import { runDispatchedTurn } from "./turn/dispatched-turn.js";
+import { setRole } from "./roles/set-role.js";
 import { taskOf } from "./tasks/task-state.js";
-import { parsePlan } from "../modes/parse-plan.js";
 import { hookProblems } from "../loop/turn-hooks.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
@@ -61,21 +63,19 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   // The context's type parameter only types what the host writes and reads; inside it is JSON.
   checkOptions(typedOptions as AgentRuntimeOptions);
   // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
-  const options: AgentRuntimeOptions = {
-    ...(typedOptions as AgentRuntimeOptions),
-    store: guardStore(typedOptions.store),
-  };
+  const store = new GuardedSessionStore(typedOptions.store);
+  const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
   // Built in one step: the context's turn hooks call the session turns made right after it from it.
-  const runtime = createContext(options, {
+  const runtime = createContext(options, store, {
     runTurn: (request) => turns.enqueue(request),
     checkQueue: (sessionId) => checkQueue(runtime, runtime.pendingQueue, turns, sessionId),
   });
   const turns: SessionTurns = createSessionTurns(
     runtime,
     createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
-    lazyBackgroundNotices(runtime),
+    createBackgroundNotices(runtime),
   );
-  const { store, registry } = options;
+  const { registry } = options;
 
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
@@ -91,11 +91,9 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       checkScopeQuery("pendingApprovals", query);
       return (await listPending(runtime, query)).filter((p) => !isQuestion(p));
     },
-    resolveApproval: async (requestId, decision) =>
-      (await loadOnDemand()).decide(runtime, turns, requestId, decision, undefined),
+    resolveApproval: (requestId, decision) => decide(runtime, turns, requestId, decision, undefined),
     answerQuestion: async (questionId, answer) => {
       const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
-      const { decide } = await loadOnDemand();
       return decide(
         runtime,
         turns,
@@ -121,15 +119,15 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         ...(p.chain !== undefined && { chain: p.chain }),
       }));
     },
-    setRole: async (sessionId, role) => (await loadOnDemand()).setRole(runtime, sessionId, role),
+    setRole: (sessionId, role) => setRole(runtime, sessionId, role),
     setTurnDispatcher(dispatch) {
       if (dispatch !== undefined && typeof dispatch !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
       runtime.dispatchTurn = dispatch;
     },
-    runDispatchedTurn: async (turn) => (await loadOnDemand()).runDispatchedTurn(runtime, turn),
-    auditLog: async (sessionId, query) => (await loadOnDemand()).readAuditLog(store, sessionId, query),
-    tasks: lazyTaskApi({
+    runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
+    auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
+    tasks: createTaskApi({
       store,
       checkAgent: (agentId) => void agentOf(runtime, agentId),
       setRole: (sessionId, role) => agentRuntime.setRole(sessionId, role),
@@ -153,10 +151,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         current.controller.abort(new Error(reason));
       },
       // In the session's queue: the stopped turn (and any queued before) has ended first.
-      deleteSession: (sessionId) =>
-        runtime.withSession(sessionId, () => storeCall("deleteSession", () => store.deleteSession(sessionId))),
+      deleteSession: (sessionId) => runtime.withSession(sessionId, () => store.deleteSession(sessionId)),
       publish: (session, event) => runtime.publish(session, event),
-      parsePlan,
     }),
     async close() {
       runtime.closed = true;
@@ -230,11 +226,10 @@ interface TurnHooks {
 }
 
 /** The runtime's shared state and operations, complete: nothing is assigned to it afterwards. */
-function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeContext {
-  const { registry, store } = options;
+function createContext(options: AgentRuntimeOptions, store: GuardedSessionStore, hooks: TurnHooks): RuntimeContext {
+  const { registry } = options;
   let seq = 0;
   const admission = new KeyedSerializer<null>();
-  const events = new EventEmitter<RuntimeEvents>();
   const onError = options.onError;
   const tell = (error: unknown, code: string, sessionId: string | undefined) => {
     try {
@@ -243,12 +238,9 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
       // onError must not throw; what it throws has nowhere left to go.
     }
   };
-  /**
-   * Emits `event` to the listeners; a listener that throws is reported and never breaks the caller or the listeners
-   * after it.
-   */
-  const emit = (event: RuntimeEvent) =>
-    emitIsolated(events, "event", event, (error) => tell(error, "listener_failed", event.sessionId));
+  // A listener that throws is reported and never breaks the caller or the listeners after it.
+  const events = new RuntimeEventEmitter((error, event) => tell(error, "listener_failed", event.sessionId));
+  const emit = (event: RuntimeEvent) => void events.emit("event", event);
   const publish = (session: SessionSummary, event: LoopEvent) => {
     const { sessionId, agentId } = session;
     emit(labelSessionEvent({ ...event, sessionId, agentId, runId: "", seq: ++seq, ts: Date.now() }, session));
@@ -292,17 +284,14 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
       }),
     record: (session, message) =>
       runtime.withSession(session.sessionId, async (lease) => {
-        await appendRecords(
-          store,
+        await store.append(
           session.sessionId,
           [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }],
-          lease.token,
+          { leaseToken: lease.token },
         );
       }),
     async foregroundSession(scope, except, accept) {
-      const sessions = await storeCall("listSessions", () =>
-        store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES }),
-      );
+      const sessions = await store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES });
       return sessions.find((s) => {
         if (isBackground(s) || s.sessionId === except) return false;
         const agent = registry.get(s.agentId);
@@ -324,12 +313,8 @@ function createContext(options: AgentRuntimeOptions, hooks: TurnHooks): RuntimeC
         });
     },
     onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
-    // Fire and forget, in order (one module promise): the notices load with the on-demand chunk.
-    onPermission: (phase, request, session, decision) =>
-      void loadOnDemand().then(
-        (loaded) => loaded.notifyPermission(runtime, phase, request, session, decision),
-        (error: unknown) => runtime.report("permission_notice_failed", error, session),
-      ),
+    // Fire and forget: a failure is reported (`permission_notice_failed`).
+    onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),
   };
   return runtime;
 }
@@ -341,10 +326,9 @@ async function planReady(
   session: SessionSummary,
   artifactId: string,
 ): Promise<string | undefined> {
-  const current = await storeCall("getSession", () => store.getSession(session.sessionId));
+  const current = await store.getSession(session.sessionId);
   const task = current && taskOf(current);
   if (!current || task?.status !== "planning") return undefined;
-  const { transitionTask } = await loadOnDemand();
   await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
   return task.taskId;
 }

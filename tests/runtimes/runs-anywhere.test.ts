@@ -1,8 +1,7 @@
 /**
  * "Runs anywhere", proven: the program of ./fixtures/runs-anywhere-program.ts (the quickstart's
  * loop on the scripted provider, one `openai()` turn against a fake OpenAI server on 127.0.0.1,
- * and a runtime turn that waits for approval and is decided, which loads the runtime's on-demand
- * chunk) is bundled from `src` by esbuild for a platform-neutral target, and run in Bun,
+ * and a runtime turn that waits for approval and is decided) is bundled from `src` by esbuild for a platform-neutral target, and run in Bun,
  * Deno (network to 127.0.0.1 only, nothing else allowed), workerd (a module worker, through
  * miniflare), Vercel's edge runtime and headless Chromium (a page on another origin imports it).
  * Each runtime's time is printed; none is asserted.
@@ -30,12 +29,8 @@ const run = promisify(execFile);
 const RUNTIME_TIMEOUT_MS = 15_000;
 const LISBON_CALL = { name: "get_weather", args: { city: "Lisbon" } };
 
-/**
- * Bundles the program twice: ES modules with code splitting, as an app's bundler makes them (Bun,
- * Deno, workerd, the browser: the runtime's on-demand code is a chunk of its own, loaded by
- * `import()` when an approval is decided), and one script (edge-runtime).
- */
-async function bundleProgram(): Promise<{ esm: Record<string, string>; script: string }> {
+/** Bundles the program twice: an ES module (Bun, Deno, workerd, the browser) and a script (edge-runtime). */
+async function bundleProgram(): Promise<{ esm: string; script: string }> {
   const options: BuildOptions = {
     entryPoints: { program: join(root, "tests/runtimes/fixtures/runs-anywhere-program.ts") },
     bundle: true,
@@ -48,12 +43,10 @@ async function bundleProgram(): Promise<{ esm: Record<string, string>; script: s
     write: false,
   };
   const [esm, script] = await Promise.all([
-    build({ ...options, format: "esm", splitting: true, outdir: "/out", outExtension: { ".js": ".mjs" } }),
+    build({ ...options, format: "esm" }),
     build({ ...options, format: "iife", globalName: "agentryProgram" }),
   ]);
-  const files: Record<string, string> = {};
-  for (const file of esm.outputFiles ?? []) files[file.path.slice("/out/".length)] = file.text;
-  return { esm: files, script: script.outputFiles?.[0]?.text ?? "" };
+  return { esm: esm.outputFiles?.[0]?.text ?? "", script: script.outputFiles?.[0]?.text ?? "" };
 }
 
 type PageFiles = Record<string, { type: string; body: string }>;
@@ -109,7 +102,7 @@ function expectProgramRan(result: ProgramResult): void {
 describe("the core runs anywhere: the quickstart's loop and an openai() turn", () => {
   const dir = mkdtempSync(join(tmpdir(), "agentry-runs-anywhere-"));
   const timings: Record<string, number> = {};
-  let bundle: { esm: Record<string, string>; script: string };
+  let bundle: { esm: string; script: string };
   let fake: FakeServer;
   let page: { url: string; server: Server } | undefined;
   let browser: Browser | undefined;
@@ -130,11 +123,7 @@ describe("the core runs anywhere: the quickstart's loop and an openai() turn", (
     const started = performance.now();
     bundle = await bundleProgram();
     timings["esbuild (both bundles)"] = Math.round(performance.now() - started);
-    // The program and its chunks: at least the one the runtime loads on demand.
-    const onDemand = Object.keys(bundle.esm).find((name) => name.startsWith("on-demand-"));
-    expect(onDemand).toBeDefined();
-    expect(Object.values(bundle.esm).some((text) => text.includes(`import("./${onDemand}")`))).toBe(true);
-    for (const [name, text] of Object.entries(bundle.esm)) writeFileSync(join(dir, name), text);
+    writeFileSync(join(dir, "program.mjs"), bundle.esm);
     writeFileSync(
       join(dir, "main.mjs"),
       [
@@ -194,7 +183,7 @@ describe("the core runs anywhere: the quickstart's loop and an openai() turn", (
       const miniflare = new Miniflare({
         modules: [
           { type: "ESModule", path: "worker.mjs", contents: worker },
-          ...Object.entries(bundle.esm).map(([path, contents]) => ({ type: "ESModule" as const, path, contents })),
+          { type: "ESModule", path: "program.mjs", contents: bundle.esm },
         ],
         compatibilityDate: "2025-09-01",
       });
@@ -224,8 +213,10 @@ describe("the core runs anywhere: the quickstart's loop and an openai() turn", (
 
   it("runs in headless Chromium (a page on another origin than the model server)", async () => {
     const result = await timed("chromium", async () => {
-      const modules = Object.entries(bundle.esm).map(([name, body]) => [`/${name}`, { type: "text/javascript", body }]);
-      page = await servePage({ "/": { type: "text/html", body: PAGE }, ...Object.fromEntries(modules) });
+      page = await servePage({
+        "/": { type: "text/html", body: PAGE },
+        "/program.mjs": { type: "text/javascript", body: bundle.esm },
+      });
       browser = await launchChromium();
       const tab = await browser.newPage();
       await tab.goto(page.url);

@@ -2,9 +2,12 @@ import type { Tool, ToolContext } from "../../contracts/tool.js";
 import type { AnyZodSchema } from "../../contracts/json-schema.js";
 import { defineTool } from "../../tools/define-tool.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { loadOnDemand } from "../common/load-on-demand.js";
-import { loadOnce } from "../../internal/load-once.js";
-import { agentToolInputs, type AgentToolArgs, type AgentToolName } from "./agent-tool-inputs.js";
+import { agentToolInputs, type AgentToolArgs, type AgentToolCalls, type AgentToolName } from "./agent-tool-inputs.js";
+import { agentsMessage } from "./agents-message.js";
+import { closeBackgroundAgent } from "./close-background-agent.js";
+import { listBackgroundAgents } from "./list-background-agents.js";
+import { sendAgentMessage } from "./send-agent-message.js";
+import { startBackgroundAgent } from "./start-background-agent.js";
 import { requestPermission } from "./request-permission.js";
 
 /**
@@ -12,17 +15,20 @@ import { requestPermission } from "./request-permission.js";
  * `send_agent_message`, `request_permission`, `list_background_agents`, `close_background_agent`),
  * made once per runtime: each call finds its caller (agent, session, delegation chain) in
  * `ctx[RUNTIME_HOST]`, one file per tool. They have permission class `subagent` and are scoped
- * like any tool. What they do (delegation, background agents) loads on the first call of one: a
- * runtime whose agents never delegate never loads it. A load that failed is tried again on the
- * next call (the failed call is a tool error the model sees). `load` loads the runtime's on-demand module.
- * @default load loadOnDemand
+ * like any tool.
  */
-export function createAgentTools(runtime: RuntimeContext, load = loadOnDemand): Tool[] {
-  const calls = loadOnce(async () => (await load()).agentToolCalls(runtime));
+export function createAgentTools(runtime: RuntimeContext): Tool[] {
+  const calls: AgentToolCalls = {
+    agents_message: agentsMessage(runtime),
+    start_background_agent: startBackgroundAgent(runtime),
+    send_agent_message: sendAgentMessage(runtime),
+    list_background_agents: listBackgroundAgents(runtime),
+    close_background_agent: closeBackgroundAgent(runtime),
+  };
   const inputs = agentToolInputs();
   const tool = <K extends AgentToolName>(name: K): Tool => {
     // `args` passed the validation against the tool's input schema, which `AgentToolArgs<K>` is typed from.
-    const call = async (args: unknown, ctx: ToolContext) => (await calls())[name](args as AgentToolArgs<K>, ctx);
+    const call = (args: unknown, ctx: ToolContext) => calls[name](args as AgentToolArgs<K>, ctx);
     return defineTool<AnyZodSchema, unknown>({ ...inputs[name], execute: call });
   };
   return [

@@ -14,7 +14,6 @@ import type { JsonValue } from "../../contracts/json-schema.js";
 import { approvalDecisionRecord, resumeDecision } from "./approval-decision.js";
 import { answerResult, questionOf } from "./question-answer.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 import { agentOf, checkOpen, newLineage } from "../common/runtime-lookups.js";
 import { readFresh } from "../session/session-state-cache.js";
 import type { SessionState, TurnWaiter } from "../session/session-state.js";
@@ -31,15 +30,15 @@ export async function findApproval(runtime: RuntimeContext, requestId: string): 
   if (typeof requestId !== "string" || requestId === "")
     throw new InvalidArgumentError("resolveApproval: requestId must be a non-empty string");
   const known = runtime.approvalSessions.get(requestId);
-  const session = known === undefined ? undefined : await storeCall("getSession", () => store.getSession(known));
+  const session = known === undefined ? undefined : await store.getSession(known);
   if (session) return session;
   if (isApprovalIndexStore(store)) {
-    const indexed = await storeCall("findApproval", () => store.findApproval(requestId));
-    const found = indexed && (await storeCall("getSession", () => store.getSession(indexed.sessionId)));
+    const indexed = await store.findApproval(requestId);
+    const found = indexed && (await store.getSession(indexed.sessionId));
     if (found) return found;
     throw new ApprovalNotFoundError(requestId);
   }
-  for (const session of await storeCall("listSessions", () => store.listSessions())) {
+  for (const session of await store.listSessions()) {
     // A scan reads past the cache: it would push out the sessions that are in use.
     if ((await readFresh(store, session.sessionId)).approvals.has(requestId)) return session;
   }
@@ -117,7 +116,7 @@ export async function decide(
       decisionId,
       answer: result,
     });
-    const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
+    const [stored] = await runtime.store.append(session.sessionId, [record], { leaseToken: lease.token });
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId)
       throw new ApprovalAlreadyResolvedError(requestId);
     runtime.approvalSessions.delete(requestId);
@@ -156,7 +155,7 @@ async function resumedOutcome(
   suspendedRunId: string | undefined,
   state: SessionState,
 ): Promise<TurnResult> {
-  const records = await storeCall("load", () => runtime.store.load(session.sessionId));
+  const records = await runtime.store.load(session.sessionId);
   const resumed =
     suspendedRunId === undefined
       ? undefined

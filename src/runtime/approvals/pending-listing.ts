@@ -4,7 +4,6 @@ import type { SessionSummary } from "../../contracts/session-store.js";
 import type { PendingApproval, PendingQuery } from "../../contracts/agent-runtime.js";
 import { matchesScopeFilter, scopeFilterOf } from "../../internal/scope-filter.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { storeCall } from "../common/store-call.js";
 import { readFresh } from "../session/session-state-cache.js";
 
 /** Marks a listed pending request that is a question (a symbol key: never in JSON). */
@@ -25,13 +24,11 @@ async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): 
   const { store } = runtime;
   const filter = scopeFilterOf("listPending", query, { allowNull: false });
   if (isApprovalIndexStore(store)) {
-    const entries = await storeCall("listPendingApprovals", () =>
-      store.listPendingApprovals({
-        ...(query.sessionId !== undefined && { sessionId: query.sessionId }),
-        ...(query.scope !== undefined && { scope: query.scope }),
-        ...(query.scopePrefix !== undefined && { scopePrefix: query.scopePrefix }),
-      }),
-    );
+    const entries = await store.listPendingApprovals({
+      ...(query.sessionId !== undefined && { sessionId: query.sessionId }),
+      ...(query.scope !== undefined && { scope: query.scope }),
+      ...(query.scopePrefix !== undefined && { scopePrefix: query.scopePrefix }),
+    });
     const kept =
       filter.kind === "prefix" ? entries.filter((entry) => matchesScopeFilter(entry.scope, filter)) : entries;
     return kept.map((entry) => ({
@@ -47,12 +44,8 @@ async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): 
   const { sessionId, scope, scopePrefix } = query;
   const sessions = (
     sessionId !== undefined
-      ? [await storeCall("getSession", () => store.getSession(sessionId))].filter(
-          (s): s is SessionSummary => s !== undefined,
-        )
-      : await storeCall("listSessions", () =>
-          store.listSessions(scope !== undefined ? { scope } : scopePrefix !== undefined ? { scopePrefix } : {}),
-        )
+      ? [await store.getSession(sessionId)].filter((s): s is SessionSummary => s !== undefined)
+      : await store.listSessions(scope !== undefined ? { scope } : scopePrefix !== undefined ? { scopePrefix } : {})
   ).filter((s) => matchesScopeFilter(s.scope, filter));
   const pending: ListedRequest[] = [];
   for (const session of sessions) {

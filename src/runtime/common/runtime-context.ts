@@ -20,6 +20,7 @@ import type { KeyedSerializer } from "../../internal/keyed-serializer.js";
 import type { UserMessage } from "../../contracts/message.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
 import type { SessionStateCache } from "../session/session-state-cache.js";
+import type { GuardedSessionStore } from "../session/guarded-session-store.js";
 import type { HeldLease } from "../session/session-lease.js";
 import type { TurnRequest } from "./runtime-core.js";
 import type { PendingQueue } from "../turn/pending-queue.js";
@@ -182,7 +183,8 @@ export interface RuntimeErrorInfo {
 export interface RuntimeContext {
   options: AgentRuntimeOptions;
   registry: AgentRegistry;
-  store: SessionStore;
+  /** The host's store, wrapped once: its failures are `SessionStoreError`s, its appends fenced by a lease token. */
+  store: GuardedSessionStore;
   /** The roles this runtime knows (presets and the host's). */
   roleOf: RoleLookup;
   events: EventEmitter<RuntimeEvents>;

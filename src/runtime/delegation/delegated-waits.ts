@@ -3,7 +3,6 @@ import type { TurnResult } from "../../contracts/agent-runtime.js";
 import { approvalDecisionRecord } from "../approvals/approval-decision.js";
 import { delegationAnswer } from "./delegation-answer.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 import type { Lineage, SessionTurns } from "../common/runtime-core.js";
 import { agentOf, newLineage } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
@@ -56,7 +55,7 @@ async function answerWaiter(
   waiter: TurnWaiter,
   result: TurnResult,
 ): Promise<{ result: TurnResult; waiter: TurnWaiter | undefined } | undefined> {
-  const session = await storeCall("getSession", () => runtime.store.getSession(waiter.sessionId));
+  const session = await runtime.store.getSession(waiter.sessionId);
   if (!session) return undefined;
   const agent = agentOf(runtime, session.agentId);
   return runtime.withSession(session.sessionId, async (lease) => {
@@ -93,7 +92,7 @@ async function storeAnswer(
     answer: answer.value,
     answerIsError: answer.isError,
   });
-  const [stored] = await appendRecords(runtime.store, session.sessionId, [record], lease.token);
+  const [stored] = await runtime.store.append(session.sessionId, [record], { leaseToken: lease.token });
   return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
 }
 
@@ -135,7 +134,7 @@ async function waitedChainEnd(
   runId: string,
   depth: number,
 ): Promise<TurnResult | undefined> {
-  const session = await storeCall("getSession", () => runtime.store.getSession(sessionId));
+  const session = await runtime.store.getSession(sessionId);
   if (!session) return undefined;
   const agent = runtime.registry.get(session.agentId);
   if (!agent) return undefined;
@@ -143,7 +142,7 @@ async function waitedChainEnd(
     runtime.withSession(sessionId, async (lease) => {
       const lineage: Lineage = newLineage(runtime, agent);
       const state = await turns.recoverDecided(session, lease, lineage, depth);
-      const records = await storeCall("load", () => runtime.store.load(sessionId));
+      const records = await runtime.store.load(sessionId);
       const open = state.openTurn !== undefined && state.chainRunId === runId ? state.openTurn : undefined;
       return { ended: chainEnd(records, session, runId), open, state };
     });

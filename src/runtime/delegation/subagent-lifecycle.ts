@@ -1,7 +1,6 @@
 import type { LoopEvent, SubagentStatus } from "../../contracts/loop-event.js";
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import { storeCall } from "../common/store-call.js";
 
 /**
  * A background agent's lifecycle, kept in its session's `attributes.lifecycle`:
@@ -38,12 +37,12 @@ export async function moveSubagent(
   to: SubagentStatus,
   extra: Record<string, unknown> = {},
 ): Promise<SessionSummary | undefined> {
-  const session = await storeCall("getSession", () => store.getSession(sessionId));
+  const session = await store.getSession(sessionId);
   const from = session && subagentStatusOf(session);
   if (!session || from === undefined || !NEXT[from].includes(to)) return undefined;
-  const updated = await storeCall("updateSession", () =>
-    store.updateSession(sessionId, { attributes: { ...session.attributes, lifecycle: to, ...extra } }),
-  );
+  const updated = await store.updateSession(sessionId, {
+    attributes: { ...session.attributes, lifecycle: to, ...extra },
+  });
   const parentSessionId =
     typeof session.attributes?.parentSessionId === "string" ? session.attributes.parentSessionId : "";
   publish(updated, { type: "subagent_status", sessionId, parentSessionId, from, to, depth: 0, parentId: null });

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 import { agentOf, checkOpen, sessionRole } from "../common/runtime-lookups.js";
 
 /**
@@ -13,7 +12,7 @@ export async function setRole(runtime: RuntimeContext, sessionId: string, role: 
   const { store } = runtime;
   if (typeof role !== "string" || !runtime.roleOf(role))
     throw new InvalidArgumentError(`setRole: unknown role "${String(role)}"`);
-  const session = await storeCall("getSession", () => store.getSession(sessionId));
+  const session = await store.getSession(sessionId);
   if (!session) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
   const agent = agentOf(runtime, session.agentId);
   const current = runtime.running.get(sessionId);
@@ -23,19 +22,14 @@ export async function setRole(runtime: RuntimeContext, sessionId: string, role: 
   }
   await runtime.withSession(sessionId, async (lease) => {
     const state = await runtime.states.read(session);
-    const fresh = (await storeCall("getSession", () => store.getSession(sessionId))) ?? session;
+    const fresh = (await store.getSession(sessionId)) ?? session;
     const from = sessionRole(runtime, agent, fresh, state);
     if (from === role) return;
-    await appendRecords(
-      store,
-      sessionId,
-      [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from }],
-      lease.token,
-    );
+    await store.append(sessionId, [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "role", role, from }], {
+      leaseToken: lease.token,
+    });
     // Kept in the attributes too, so the role outlives a reset of the log.
-    await storeCall("updateSession", () =>
-      store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } }),
-    );
+    await store.updateSession(sessionId, { attributes: { ...fresh.attributes, role } });
     runtime.publish(session, { type: "role_changed", sessionId, from, to: role, depth: 0, parentId: null });
   });
 }

@@ -1,7 +1,6 @@
 import { SessionBusyError } from "../../errors/errors.js";
 import { isLeasableSessionStore } from "../../sessions/session-store.js";
 import type { SessionStore } from "../../contracts/session-store.js";
-import { storeCall } from "../common/store-call.js";
 
 /** A lease the runtime holds while it works on a session (a no-op one for stores without leases). */
 export interface HeldLease {
@@ -39,7 +38,7 @@ export async function confirmLease(
   ttlMs: number,
 ): Promise<boolean> {
   if (!isLeasableSessionStore(store)) return true;
-  const renewed = await storeCall("renewLease", () => store.renewLease(sessionId, token, { ttlMs }));
+  const renewed = await store.renewLease(sessionId, token, { ttlMs });
   return renewed !== undefined;
 }
 
@@ -69,12 +68,12 @@ export async function acquireSessionLease(
   // One ticket per wait: the store serves waiting runtimes in the order they started asking.
   const ticket = globalThis.crypto.randomUUID();
   let delay = 5;
-  let lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs, ticket }));
+  let lease = await store.acquireLease(sessionId, { owner, ttlMs, ticket });
   while (lease === undefined) {
     if (Date.now() - started >= waitMs) throw new SessionBusyError(sessionId, Date.now() - started);
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
-    lease = await storeCall("acquireLease", () => store.acquireLease(sessionId, { owner, ttlMs, ticket }));
+    lease = await store.acquireLease(sessionId, { owner, ttlMs, ticket });
   }
   const token = lease.token;
   const lost = new AbortController();

@@ -1,6 +1,5 @@
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import { KeyedSerializer } from "../../internal/keyed-serializer.js";
-import { storeCall } from "../common/store-call.js";
 import { readSessionState, SessionStateReader, type SessionState } from "./session-state.js";
 
 interface Entry {
@@ -44,7 +43,7 @@ export class SessionStateCache {
     const current = entry;
     return this.#refreshes.run(sessionId, async () => {
       const options = current.loaded ? { afterSeq: current.reader.lastSeq } : { sinceLastReset: true };
-      const records = await storeCall("load", () => this.store.load(sessionId, options));
+      const records = await this.store.load(sessionId, options);
       try {
         current.reader.apply(records);
       } catch (error) {
@@ -60,5 +59,5 @@ export class SessionStateCache {
 
 /** A session's state read from scratch (records since the last reset), without touching any cache. */
 export async function readFresh(store: SessionStore, sessionId: string): Promise<SessionState> {
-  return readSessionState(await storeCall("load", () => store.load(sessionId, { sinceLastReset: true })));
+  return readSessionState(await store.load(sessionId, { sinceLastReset: true }));
 }

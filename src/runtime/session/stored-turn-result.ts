@@ -2,8 +2,8 @@ import type { Message } from "../../contracts/message.js";
 import type { LoopResult } from "../../contracts/loop-result.js";
 import type { ApprovalRecord, HistoryRecord, SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import { storeCall } from "../common/store-call.js";
 import type { RuntimeTurnRecord } from "./session-state.js";
+import { GuardedSessionStore } from "./guarded-session-store.js";
 
 /**
  * The outcome of a turn that already ran, rebuilt from the session's log (a turn sent again under
@@ -19,7 +19,8 @@ export async function storedTurnResult(
   runId: string,
   created: boolean,
 ): Promise<TurnResult | undefined> {
-  const records = await storeCall("load", () => store.load(session.sessionId));
+  // Called by hosts too, with their own store: a failure is a SessionStoreError, as in the runtime.
+  const records = await new GuardedSessionStore(store).load(session.sessionId);
   return turnResultOf(records, session, runId, created);
 }
 

@@ -2,11 +2,10 @@ import { InvalidArgumentError } from "../../errors/errors.js";
 import type { LoopEvent, TaskStatus } from "../../contracts/loop-event.js";
 import type { NewRecord, SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import { storeCall } from "../common/store-call.js";
 import type { Task, TaskApi } from "../../contracts/task.js";
 import { hasControlCharacter } from "../../internal/control-characters.js";
 import { approvedPlanText } from "../../modes/approved-plan-text.js";
-import type { parsePlan } from "../../modes/parse-plan.js";
+import { parsePlan } from "../../modes/parse-plan.js";
 import type { TenantGuard } from "../../contracts/tenant-guard.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
 import { taskOf } from "./task-state.js";
@@ -24,11 +23,6 @@ export interface TaskRuntime {
   /** Deletes the session once no turn of it runs (after the turns queued before this call). */
   deleteSession(sessionId: string): Promise<void>;
   publish(session: SessionSummary, event: LoopEvent): void;
-  /**
-   * The core's plan parser, handed in rather than imported: this module loads on first use, and a
-   * module both it and the core entry import would be split into a chunk of its own.
-   */
-  parsePlan: typeof parsePlan;
 }
 
 const ALLOWED: Record<TaskStatus, readonly TaskStatus[]> = {
@@ -75,14 +69,12 @@ export async function transitionTask(
     marker,
     ...extra,
   };
-  const [stored] = await storeCall("append", () => store.append(session.sessionId, [record]));
+  const [stored] = await store.append(session.sessionId, [record]);
   if (stored?.kind !== "task" || stored.marker !== marker)
     throw new InvalidArgumentError(`Task "${task.taskId}" changed meanwhile; read it again`);
-  const updated = await storeCall("updateSession", () =>
-    store.updateSession(session.sessionId, {
-      attributes: { ...session.attributes, taskStatus: to, taskVersion: version + 1, ...extra },
-    }),
-  );
+  const updated = await store.updateSession(session.sessionId, {
+    attributes: { ...session.attributes, taskStatus: to, taskVersion: version + 1, ...extra },
+  });
   runtime.publish(updated, {
     type: "task_status",
     taskId: task.taskId,
@@ -104,7 +96,7 @@ async function taskSession(
   if (typeof taskId !== "string" || taskId === "")
     throw new InvalidArgumentError("tasks: taskId must be a non-empty string");
   const filter = tenantGuardFilter(`tasks.${operation}`, guard);
-  const session = await storeCall("getSession", () => store.getSession(taskId));
+  const session = await store.getSession(taskId);
   if (!session || taskOf(session)?.taskId !== taskId || !matchesScopeFilter(session.scope, filter))
     throw new InvalidArgumentError(`Unknown task "${taskId}"`);
   return session;
@@ -112,9 +104,9 @@ async function taskSession(
 
 /** The approved plan for the actor: the plan the reviewer was shown (parsed), never the artifact's raw text. */
 async function approvedPlanOf(runtime: TaskRuntime, session: SessionSummary): Promise<string> {
-  const { store, parsePlan } = runtime;
+  const { store } = runtime;
   const task = taskOf(session)!;
-  const records = await storeCall("load", () => store.load(session.sessionId));
+  const records = await store.load(session.sessionId);
   const found = records.find((r) => r.kind === "artifact" && r.artifactId === task.planArtifactId);
   const parsed = parsePlan(found?.kind === "artifact" ? found.content : "");
   if (!parsed.ok)
@@ -169,7 +161,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
           `tasks.rename: title must be 1 to ${TITLE_CHARS} characters without control characters`,
         );
       await sessionOf(taskId, guard, "rename");
-      return taskOf(await storeCall("updateSession", () => store.updateSession(taskId, { name: title.trim() })))!;
+      return taskOf(await store.updateSession(taskId, { name: title.trim() }))!;
     },
     async delete(taskId, guard) {
       await sessionOf(taskId, guard, "delete");
@@ -185,18 +177,16 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
     async get(taskId, guard) {
       const filter = tenantGuardFilter("tasks.get", guard);
       if (typeof taskId !== "string" || taskId === "") return undefined;
-      const session = await storeCall("getSession", () => store.getSession(taskId));
+      const session = await store.getSession(taskId);
       if (!session || !matchesScopeFilter(session.scope, filter)) return undefined;
       const task = taskOf(session);
       return task?.taskId === taskId ? task : undefined;
     },
     async list(query = {}) {
-      const sessions = await storeCall("listSessions", () =>
-        store.listSessions({
-          ...(query.scope !== undefined && { scope: query.scope }),
-          ...(query.agentId !== undefined && { agentId: query.agentId }),
-        }),
-      );
+      const sessions = await store.listSessions({
+        ...(query.scope !== undefined && { scope: query.scope }),
+        ...(query.agentId !== undefined && { agentId: query.agentId }),
+      });
       return sessions.flatMap((s) => {
         const task = taskOf(s);
         return task && (query.status === undefined || task.status === query.status) ? [task] : [];
@@ -204,7 +194,7 @@ export function createTaskApi(runtime: TaskRuntime): TaskApi {
     },
     async artifacts(taskId, guard) {
       const session = await sessionOf(taskId, guard, "artifacts");
-      const records = await storeCall("load", () => store.load(session.sessionId));
+      const records = await store.load(session.sessionId);
       return records.flatMap((r) => {
         if (r.kind !== "artifact") return [];
         return [
@@ -237,23 +227,21 @@ async function createTask(runtime: TaskRuntime, input: Parameters<TaskApi["creat
   runtime.checkAgent(input.agentId);
   const taskId = input.taskId ?? globalThis.crypto.randomUUID();
   const title = input.content.trim().split("\n")[0]!.slice(0, TITLE_CHARS);
-  const session = await storeCall("createSession", () =>
-    store.createSession({
-      sessionId: taskId,
-      agentId: input.agentId,
-      ...(input.scope !== undefined && { scope: input.scope }),
-      name: title,
-      attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
-    }),
-  );
-  await storeCall("append", () =>
-    store.append(taskId, [{ id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" }]),
-  );
+  const session = await store.createSession({
+    sessionId: taskId,
+    agentId: input.agentId,
+    ...(input.scope !== undefined && { scope: input.scope }),
+    name: title,
+    attributes: { taskId, taskStatus: "planning", taskTitle: title, taskVersion: 0 },
+  });
+  await store.append(taskId, [
+    { id: `task:${taskId}:0`, frame: null, kind: "task", taskId, from: null, to: "planning" },
+  ]);
   runtime.publish(session, { type: "task_status", taskId, from: null, to: "planning", depth: 0, parentId: null });
   await runtime.setRole(taskId, "planner");
   runtime.publish(session, { type: "planning_started", taskId, depth: 0, parentId: null });
   await runtime.send(session, input.content);
-  const planned = await storeCall("getSession", () => store.getSession(taskId));
+  const planned = await store.getSession(taskId);
   if (!planned) throw new InvalidArgumentError(`Task "${taskId}" was deleted while it was planning`);
   return taskOf(planned)!;
 }

@@ -6,7 +6,6 @@ import type { RuntimeEvent, SendInput, SystemMessageTarget, TurnResult } from ".
 import { fileProblems, withBase64Files } from "../../internal/file-data.js";
 import { resolveModel } from "./prepare-agent.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { storeCall } from "../common/store-call.js";
 import { agentOf, checkOpen, checkScope } from "../common/runtime-lookups.js";
 import { checkedContext } from "../../internal/host-context.js";
 
@@ -48,9 +47,7 @@ export async function admitSend(
   resolveModel(runtime.options, agent);
   const admitted = await runtime.admit(async () => {
     const scope = input.scope === undefined ? {} : { scope: input.scope };
-    const { session, created } = await storeCall("resolveSession", () =>
-      resolveSession(runtime.store, agent.agentId, input.session, scope),
-    );
+    const { session, created } = await resolveSession(runtime.store, agent.agentId, input.session, scope);
     // Wrapped so the admission step does not wait for the turn itself.
     const turn = runtime.runTurn({
       agent,
@@ -95,7 +92,7 @@ export async function admitSystemMessage(
     let session: SessionSummary;
     let created = false;
     if (sessionId !== undefined) {
-      const found = await storeCall("getSession", () => store.getSession(sessionId));
+      const found = await store.getSession(sessionId);
       // A session of another scope is as unknown as a missing one.
       if (!found || (target.scope !== undefined && found.scope !== target.scope))
         throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
@@ -103,9 +100,7 @@ export async function admitSystemMessage(
     } else {
       const scope = target.scope === undefined ? {} : { scope: target.scope };
       // agentId is set here (checked above).
-      ({ session, created } = await storeCall("resolveSession", () =>
-        resolveSession(store, agentId ?? "", "latest-or-create", scope),
-      ));
+      ({ session, created } = await resolveSession(store, agentId ?? "", "latest-or-create", scope));
     }
     const agent = agentOf(runtime, session.agentId);
     const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });

@@ -2,7 +2,6 @@ import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.
 import type { DispatchedTurn, TurnResult } from "../../contracts/agent-runtime.js";
 import { dispatchedLineage } from "../delegation/hand-off.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { storeCall } from "../common/store-call.js";
 import { agentOf, checkOpen } from "../common/runtime-lookups.js";
 import { checkedContext } from "../../internal/host-context.js";
 
@@ -14,7 +13,7 @@ export async function runDispatchedTurn(runtime: RuntimeContext, turn: Dispatche
   checkOpen(runtime);
   checkDispatchedTurn(turn);
   const agent = agentOf(runtime, turn.agentId);
-  const session = await storeCall("getSession", () => runtime.store.getSession(turn.sessionId));
+  const session = await runtime.store.getSession(turn.sessionId);
   if (!session || session.agentId !== turn.agentId)
     throw new SessionNotFoundError(`Unknown session "${turn.sessionId}" of agent "${turn.agentId}"`, {
       sessionId: turn.sessionId,

@@ -4,7 +4,6 @@ import type { PendingQueue } from "./pending-queue.js";
 import { listPending } from "../approvals/pending-listing.js";
 import { approvalDecisionRecord } from "../approvals/approval-decision.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 
 import type { SessionTurns, TurnRequest } from "../common/runtime-core.js";
 import type { SessionState } from "../session/session-state.js";
@@ -91,7 +90,7 @@ async function supersedeWaits(runtime: RuntimeContext, state: SessionState, dept
   for (const pending of state.pending) {
     const waitsOn = pending.request.waitsOn;
     if (waitsOn === undefined) continue;
-    const session = await storeCall("getSession", () => runtime.store.getSession(waitsOn.sessionId));
+    const session = await runtime.store.getSession(waitsOn.sessionId);
     if (!session) continue;
     await runtime.withSession(session.sessionId, async (lease) => {
       const inner = await runtime.states.read(session);
@@ -100,7 +99,7 @@ async function supersedeWaits(runtime: RuntimeContext, state: SessionState, dept
       const denials = inner.pending.map((p) =>
         approvalDecisionRecord(p.request, p.frame, { approved: false, reason: "superseded" }),
       );
-      await appendRecords(runtime.store, session.sessionId, denials, lease.token);
+      await runtime.store.append(session.sessionId, denials, { leaseToken: lease.token });
       for (const p of inner.pending) {
         runtime.approvalSessions.delete(p.request.requestId);
         const { requestId, depth: at, parentId } = p.request;

@@ -1,6 +1,5 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../../errors/errors.js";
 import type { AuditRecord, HistoryRecord, SessionStore } from "../../contracts/session-store.js";
-import { storeCall } from "../common/store-call.js";
 import type { AuditLogQuery } from "../../contracts/agent-runtime.js";
 import { matchesScopeFilter } from "../../internal/scope-filter.js";
 import { checkScopeQuery } from "../common/runtime-lookups.js";
@@ -25,10 +24,10 @@ export async function readAuditLog(
     problems.push("limit must be a whole number, 0 or more");
   if (problems.length > 0) throw new InvalidArgumentError(`auditLog: ${problems.join("; ")}`);
   const filter = checkScopeQuery("auditLog", query);
-  const session = await storeCall("getSession", () => store.getSession(sessionId));
+  const session = await store.getSession(sessionId);
   if (!session || !matchesScopeFilter(session.scope, filter))
     throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
-  const records = await storeCall("load", () => store.load(sessionId, afterSeq === undefined ? {} : { afterSeq }));
+  const records = await store.load(sessionId, afterSeq === undefined ? {} : { afterSeq });
   const audit = records.filter((record: HistoryRecord): record is AuditRecord => record.kind === "audit");
   return limit === undefined ? audit : audit.slice(0, limit);
 }

@@ -12,7 +12,6 @@ import type { RuntimeEvent, TurnResult } from "../../contracts/agent-runtime.js"
 import type { PreparedAgent } from "./prepare-agent.js";
 import type { RuntimeToolHost } from "../agent-tools/agent-tool-caller.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 import type { Lineage } from "../common/runtime-core.js";
 import type { NewRuntimeTurnRecord, TurnWaiter } from "../session/session-state.js";
 import { DEFAULT_BUDGET, TurnBudget } from "../../loop/budget.js";
@@ -272,7 +271,7 @@ function turnScope(runtime: RuntimeContext, setup: TurnSetup): TurnScope {
     runId,
     next: () => counter++,
     publish,
-    append: (records) => appendRecords(runtime.store, sessionId, records, setup.leaseToken),
+    append: (records) => runtime.store.append(sessionId, records, { leaseToken: setup.leaseToken }),
     audit,
     asks: offersModeTool(prepared.tools, ASK_USER),
     surfaced: new Map(),
@@ -405,10 +404,8 @@ function modeEffects(scope: TurnScope): ModeEffects {
       if (role === to) return;
       await scope.append([{ id: `${runId}:role:${scope.next()}`, frame: null, kind: "role", role: to, from: role }]);
       // Kept in the attributes too, so the role outlives a reset of the log.
-      await storeCall("updateSession", async () => {
-        const current = await store.getSession(sessionId);
-        return store.updateSession(sessionId, { attributes: { ...current?.attributes, role: to } });
-      });
+      const current = await store.getSession(sessionId);
+      await store.updateSession(sessionId, { attributes: { ...current?.attributes, role: to } });
       publish({ type: "role_changed", sessionId, from: role, to, depth, parentId });
       role = to;
     },
@@ -555,11 +552,9 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   await scope.append([...scope.models.unsentRecords(), end]);
   const snippet = result.text.trim();
   if (snippet !== "") {
-    await storeCall("updateSession", () =>
-      store.updateSession(sessionId, {
-        lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet,
-      }),
-    );
+    await store.updateSession(sessionId, {
+      lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet,
+    });
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
   await scope.audit.settled();

@@ -8,14 +8,15 @@ import { runTurn } from "./run-turn.js";
 import { InvalidArgumentError } from "../../errors/errors.js";
 import { admitBehindDecisions, checkQueue } from "./queued-messages.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
-import { appendRecords, storeCall } from "../common/store-call.js";
 import { isBackground, type Lineage, type SessionTurns, type TurnRequest } from "../common/runtime-core.js";
 import { agentOf, newLineage, sessionRole } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
 import { danglingCalls, type SessionState } from "../session/session-state.js";
 import { storedTurnResult } from "../session/stored-turn-result.js";
 import { executionOutcome, taskOf } from "../tasks/task-state.js";
-import { loadOnDemand } from "../common/load-on-demand.js";
+import { recoverWaits } from "../delegation/delegated-waits.js";
+import { moveSubagent, settleSubagentTurn } from "../delegation/subagent-lifecycle.js";
+import { transitionTask } from "../tasks/task-api.js";
 
 /** The session turns of a runtime. */
 export function createSessionTurns(
@@ -49,7 +50,6 @@ export function createSessionTurns(
       let state = await states.read(session);
       // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
       if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
-        const { recoverWaits } = await loadOnDemand();
         if (await recoverWaits(runtime, turns, session, lease, state, depth)) state = await states.read(session);
       }
       if (!state.suspended || state.pending.length > 0 || state.decisions.size === 0) return state;
@@ -123,11 +123,10 @@ async function rerun(
   const last = state.history.at(-1);
   if (last?.role === "assistant" && danglingCalls(state.history).length === 0) {
     // The answer was stored; only the end record is missing.
-    await appendRecords(
-      runtime.store,
+    await runtime.store.append(
       session.sessionId,
       [{ id: `${prior.runId}:end`, frame: null, kind: "turn", runId: prior.runId, phase: "end", status: "complete" }],
-      lease.token,
+      { leaseToken: lease.token },
     );
     return { result: (await storedTurnResult(runtime.store, session, prior.runId, request.created))! };
   }
@@ -166,15 +165,15 @@ async function settleAfterTurn(
 ): Promise<TurnResult> {
   const { store } = runtime;
   if (result.status === "suspended") return result;
-  if (isBackground(session)) await (await loadOnDemand()).settleSubagentTurn(store, runtime.publish, result);
+  if (isBackground(session)) await settleSubagentTurn(store, runtime.publish, result);
   const outcome = executionOutcome(result);
   if (outcome === undefined || typeof session.attributes?.taskId !== "string") return result;
-  const current = await storeCall("getSession", () => store.getSession(result.sessionId));
+  const current = await store.getSession(result.sessionId);
   if (current && taskOf(current)?.status === "executing") {
     // Lost to a concurrent transition (a cancel): that one stands, and is reported.
-    await loadOnDemand()
-      .then(({ transitionTask }) => transitionTask({ store, publish: runtime.publish }, current, outcome))
-      .catch((error: unknown) => runtime.report("task_transition_failed", error, session));
+    await transitionTask({ store, publish: runtime.publish }, current, outcome).catch((error: unknown) =>
+      runtime.report("task_transition_failed", error, session),
+    );
   }
   return result;
 }
@@ -217,8 +216,7 @@ async function runAdmitted(
   const { input, runId } = again;
   const role = sessionRole(runtime, agent, session, state);
   const prepared = prepare(agent, session, chatContext, role, request.context);
-  if (isBackground(session))
-    await (await loadOnDemand()).moveSubagent(store, runtime.publish, session.sessionId, "running");
+  if (isBackground(session)) await moveSubagent(store, runtime.publish, session.sessionId, "running");
   const stop = registerRunningTurn(runtime, session.sessionId, request.signal);
   const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
   return runTurn(runtime, {
