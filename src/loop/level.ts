@@ -11,7 +11,18 @@ import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
-import type { HookFailure, LoopHooks } from "./turn-hooks.js";
+import type { HookName, RuntimeHooks } from "../contracts/hooks.js";
+
+/** The host's hooks of a turn, typed for the loop (which keeps the host context as `unknown`). */
+export type LoopHooks = RuntimeHooks<unknown>;
+
+/** Why the turn ended because of a hook: set once, by the first hook that failed. */
+export interface HookFailure {
+  hook: HookName;
+  message: string;
+  /** Whether its `error` event went out (once per turn). */
+  reported?: boolean;
+}
 
 /** Everything shared by all levels of one turn. */
 export interface Turn {

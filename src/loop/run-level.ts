@@ -1,18 +1,19 @@
 import { ProviderError } from "../errors/errors.js";
-import { estimateMessageTokens, estimateSystemTokens, estimateTokens } from "../context/estimate-tokens.js";
+import { estimateTokens } from "../context/estimate-tokens.js";
 import { pruneHistory } from "../context/prune-history.js";
-import type { AssistantMessage, Message, ToolCallPart, ToolMessage } from "../contracts/message.js";
+import type { AssistantMessage, Message, ToolCallPart } from "../contracts/message.js";
 import type { Tool } from "../contracts/tool.js";
 import { callModel } from "./call-model.js";
 import { usageOf } from "./usage-of.js";
-import { reportBudget, type ChildOutcome, type RunChild } from "./execute-plan.js";
-import type { BatchOutcome, Level, SubtaskPlan } from "./level.js";
-import type { LoopResult, LoopStatus } from "../contracts/loop-result.js";
+import type { RunChild } from "./execute-plan.js";
+import type { Level, SubtaskPlan } from "./level.js";
+import type { LoopResult } from "../contracts/loop-result.js";
+import type { FinishReason } from "../contracts/provider.js";
+import { LevelProgress, type LevelRun } from "./level-progress.js";
 import { runBatch } from "./run-batch.js";
 import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, runSubtaskToolWithoutSchema } from "./subtask-tools.js";
 import { echoName } from "./tool-result.js";
 import type { StepRecord } from "../contracts/hooks.js";
-import { failTurn } from "./turn-hooks.js";
 import { guardInput, guardOutput, prepareStep, stopWhen, withText } from "./level-hooks.js";
 
 /** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
@@ -51,39 +52,137 @@ function lastText(message: AssistantMessage): string {
   return text;
 }
 
-const EMPTY_TREE: LoopResult["executionTree"] = Object.freeze({ version: 1, nodes: [] });
-
-/** What a level's run came to, with what its parent needs to suspend and resume it. */
-export type LevelRun = ChildOutcome;
-
 /**
  * One level of the loop: call the model, run its tool calls, repeat until it answers without
- * tools, a limit is hit, or the turn is aborted or suspended.
+ * tools, a limit is hit, or the turn is aborted, suspended or stopped by a hook.
  */
-/** Why the level must stop before its next step (budget spent, turn aborted), else undefined. */
-function stopOf(level: Level): [LoopStatus, Partial<LoopResult>] | undefined {
-  const { budget, signal, hookFailure } = level.turn;
-  if (hookFailure) {
-    if (!hookFailure.reported) {
-      hookFailure.reported = true;
-      level.turn.sink.emit({
-        type: "error",
-        message: hookFailure.message,
-        code: "hook_failed",
-        depth: level.depth,
-        parentId: level.parentId,
-      });
-    }
-    return ["error", { error: { message: hookFailure.message, code: "hook_failed" } }];
+export async function runLevel(
+  level: Level,
+  history: Message[],
+  appended: Message[],
+  historyTokens?: number,
+): Promise<LevelRun> {
+  const run = new LevelProgress(level, history, appended, historyTokens);
+  const started = level.turn.resume ? await resumeLevel(run) : await guardLevelInput(run);
+  if (started) return started;
+  for (let iteration = 1; ; iteration++) {
+    const ended = await runStep(run, iteration);
+    if (ended) return ended;
   }
-  const spent = budget.exceeded;
-  if (spent) {
-    reportBudget(level, spent);
-    const message = `Budget exceeded: ${spent.reason} (limit ${spent.limit}, observed ${spent.observed})`;
-    return ["budget_exceeded", { error: { message, reason: spent.reason } }];
+}
+
+/** Continues a resumed level where it stopped: its pending calls, or the answer it had already given. */
+async function resumeLevel(run: LevelProgress): Promise<LevelRun | undefined> {
+  const { level, history } = run;
+  const last = history[history.length - 1];
+  const calls = pendingCalls(history);
+  if (calls) {
+    run.lastHadToolCalls = true;
+    return run.afterBatch(await runBatch(level, calls, runChild, true), calls);
   }
-  if (signal.aborted) return ["aborted", { error: { message: "The turn was aborted." } }];
+  if (last?.role === "assistant") {
+    run.text = lastText(last);
+    return run.finish("complete");
+  }
+  if (last?.role === "tool" && level.outputValidator) {
+    const accepted = acceptedFinish(history, level);
+    if (accepted) return run.finish("complete", { structured: accepted.value });
+  }
   return undefined;
+}
+
+/** The host's `guardInput`, before the entry level's first model call. */
+async function guardLevelInput(run: LevelProgress): Promise<LevelRun | undefined> {
+  const { level } = run;
+  if (!level.entry || !level.turn.hooks?.guardInput) return undefined;
+  const verdict = await guardInput(level, run.history);
+  if (verdict === undefined) return run.halt();
+  if (verdict.kind === "block") return run.blocked("input", verdict.reason);
+  return undefined;
+}
+
+/** One step: a model call and the tool calls it asks for. Returns how the level ended, or undefined to go on. */
+async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun | undefined> {
+  const { level, history } = run;
+  const { turn, depth, parentId } = level;
+  const { budget, sink } = turn;
+  const halted = run.stopped();
+  if (halted) return halted;
+  if (iteration > budget.limits.maxIterationsPerLevel)
+    return run.finish("iteration_limit", { error: { message: iterationLimit(level, run.lastHadToolCalls) } });
+  const call = await prepareStep(level, iteration, history, run.steps);
+  if (call === undefined || turn.signal.aborted) return run.halt();
+  level.stepTools = call.tools === level.modelTools ? undefined : new Set(call.tools.map((t) => t.name));
+  if (budget.tryLlmCall()) return run.stopped()!;
+  sink.emit({ type: "llm_call_start", iteration, depth, parentId });
+  const messages = call.messages ?? history;
+  const estimated =
+    call.messages === undefined && call.system === level.systemPrompt
+      ? run.tokens
+      : estimateTokens(messages, call.system);
+  const sent = estimated > budget.limits.maxHistoryTokens ? prune(level, messages, call.system) : messages;
+  const response = await callModel(level, call, sent);
+  const { message, toolCalls: calls } = response;
+  const step: StepRecord = {
+    iteration,
+    model: call.model,
+    text: response.text,
+    toolCalls: calls,
+    toolResults: [],
+    finishReason: response.finish,
+  };
+  run.steps.push(step);
+  if (message && message.content.some((p) => p.type === "text")) run.text = response.text;
+  if (response.aborted || response.error !== undefined) {
+    if (message) await run.push(message);
+    return run.stopped() ?? run.finish("error", { error: reportFailure(level, response.error) });
+  }
+  if (calls.length === 0) return answer(run, response.finish, message);
+  run.lastHadToolCalls = true;
+  await run.push(message!);
+  sink.emit({ type: "tool_calls_preparing", names: calls.map((c) => c.name), depth, parentId });
+  const ended = await run.afterBatch(await runBatch(level, calls, runChild, false), calls);
+  if (ended) return ended;
+  const results = history[history.length - 1];
+  if (results?.role === "tool") step.toolResults = results.content;
+  const stop = await stopWhen(level, iteration, history, run.steps);
+  if (stop === undefined) return run.halt();
+  if (!stop) return undefined;
+  if (!level.outputValidator) return run.finish("complete");
+  const why = `stopWhen ended the level before its ${level.finishName ?? FINISH_SUBTASK} was called.`;
+  return run.finish("error", { error: { message: why, code: "stopped_by_hook" } });
+}
+
+/**
+ * A response without tool calls: the level's answer (guarded by `guardOutput` at the entry level),
+ * or, for a level that must end through its finish tool, a reminder and another step.
+ */
+async function answer(
+  run: LevelProgress,
+  finish: FinishReason | undefined,
+  message: AssistantMessage | undefined,
+): Promise<LevelRun | undefined> {
+  const { level } = run;
+  const { turn, depth } = level;
+  run.lastHadToolCalls = false;
+  if (finish === "length") warnCutOff(level);
+  if (level.outputValidator) {
+    if (message) await run.push(message);
+    await run.push({ role: "user", content: finishReminder(level) });
+    return undefined;
+  }
+  let final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
+  const verdict = await guardOutput(level, () => run.text);
+  if (verdict === undefined) return run.halt();
+  if (verdict.kind === "block") return run.blocked("output", verdict.reason);
+  if (verdict.kind === "replace") {
+    run.text = verdict.text;
+    final = withText(final, verdict.text);
+  }
+  if (depth === 0 && turn.tree.size > 0) final.executionTree = run.tree = turn.tree.snapshot();
+  if (depth === 0) final.usage = usageOf(turn.budget, turn.pricing !== undefined);
+  await run.push(final);
+  return run.finish("complete");
 }
 
 /** Emits a failed model call's `error` event; returns the error the level's result carries. */
@@ -105,183 +204,6 @@ function warnCutOff(level: Level): void {
     depth: level.depth,
     parentId: level.parentId,
   });
-}
-
-export async function runLevel(
-  level: Level,
-  history: Message[],
-  appended: Message[],
-  historyTokens?: number,
-): Promise<LevelRun> {
-  const { turn, depth, parentId } = level;
-  const { budget, sink } = turn;
-  let text = "";
-  let lastHadToolCalls = false;
-  let tree: LoopResult["executionTree"] | undefined;
-  const finish = (status: LoopStatus, extra: Partial<LoopResult> = {}, batch?: BatchOutcome): LevelRun => {
-    // Only the entry level's result is returned to the host: children skip the tree copy.
-    const result: LoopResult = {
-      status,
-      text,
-      messages: appended,
-      executionTree: level.entry ? (tree ??= turn.tree.snapshot()) : EMPTY_TREE,
-      usage: usageOf(budget, turn.pricing !== undefined),
-      ...extra,
-    };
-    const resume = batch?.resume ?? { frames: {}, decisions: {}, results: {} };
-    const pendingApprovals = batch?.pendingApprovals ?? [];
-    if (status === "suspended") {
-      result.pendingApprovals = pendingApprovals;
-      result.resume = resume;
-    }
-    return { result, history, resume, pendingApprovals };
-  };
-  // Running estimate of the request context, so pruning is only considered when it may be needed.
-  let tokens =
-    historyTokens === undefined
-      ? estimateTokens(history, level.systemPrompt)
-      : historyTokens + estimateSystemTokens(level.systemPrompt);
-  /** Appends a message of this level and holds the level until the consumer has it. */
-  const push = (message: Message): Promise<void> => {
-    history.push(message);
-    tokens += estimateMessageTokens(message);
-    appended.push(message);
-    return sink.emitAndWait({ type: "message", message, depth, parentId });
-  };
-  const stopped = (): LevelRun | undefined => {
-    const stop = stopOf(level);
-    return stop && finish(stop[0], stop[1]);
-  };
-  /** Stops the level: why it must (a hook failed, the budget is spent, the turn was aborted). */
-  const halt = (): LevelRun => stopped() ?? finish("aborted", { error: { message: "The turn was aborted." } });
-  /** Ends the level `"blocked"` by a guardrail: its text is not the answer. */
-  const blocked = (guard: "input" | "output", reason: string): LevelRun => {
-    text = "";
-    sink.emit({ type: "guardrail_tripped", guard, reason, depth, parentId });
-    const code = guard === "input" ? "input_blocked" : "output_blocked";
-    return finish("blocked", { error: { message: `Blocked by the ${guard} guardrail: ${reason}`, code } });
-  };
-  /** Ends the level after a batch (suspended, or its finish tool accepted), else undefined. */
-  const afterBatch = async (batch: BatchOutcome, calls: ToolCallPart[]): Promise<LevelRun | undefined> => {
-    if (batch.suspended) return finish("suspended", {}, batch);
-    await push(toolMessage(batch, calls));
-    if (!batch.finished) return undefined;
-    const structured = batch.finished.value;
-    const verdict = await guardOutput(level, () => JSON.stringify(structured) ?? "");
-    if (verdict === undefined) return halt();
-    if (verdict.kind === "block") return blocked("output", verdict.reason);
-    if (verdict.kind === "replace") {
-      failTurn(turn, "guardOutput", new Error("a structured answer cannot be replaced, only blocked"));
-      return halt();
-    }
-    return finish("complete", { structured });
-  };
-
-  if (turn.resume) {
-    const last = history[history.length - 1];
-    const calls = pendingCalls(history);
-    if (calls) {
-      lastHadToolCalls = true;
-      const ended = await afterBatch(await runBatch(level, calls, runChild, true), calls);
-      if (ended) return ended;
-    } else if (last?.role === "assistant") {
-      text = lastText(last);
-      return finish("complete");
-    } else if (last?.role === "tool" && level.outputValidator) {
-      const accepted = acceptedFinish(history, level);
-      if (accepted) return finish("complete", { structured: accepted.value });
-    }
-  } else if (level.entry && turn.hooks?.guardInput) {
-    const verdict = await guardInput(level, history);
-    if (verdict === undefined) return halt();
-    if (verdict.kind === "block") return blocked("input", verdict.reason);
-  }
-
-  const steps: StepRecord[] = [];
-  const maxIterations = budget.limits.maxIterationsPerLevel;
-  for (let iteration = 1; ; iteration++) {
-    const halted = stopped();
-    if (halted) return halted;
-    if (iteration > maxIterations)
-      return finish("iteration_limit", { error: { message: iterationLimit(level, lastHadToolCalls) } });
-    const call = await prepareStep(level, iteration, history, steps);
-    if (call === undefined || turn.signal.aborted) return halt();
-    level.stepTools = call.tools === level.modelTools ? undefined : new Set(call.tools.map((t) => t.name));
-    if (budget.tryLlmCall()) return stopped()!;
-    sink.emit({ type: "llm_call_start", iteration, depth, parentId });
-    const messages = call.messages ?? history;
-    const estimated =
-      call.messages === undefined && call.system === level.systemPrompt
-        ? tokens
-        : estimateTokens(messages, call.system);
-    const response = await callModel(
-      level,
-      call,
-      estimated > budget.limits.maxHistoryTokens ? prune(level, messages, call.system) : messages,
-    );
-    const message = response.message;
-    const step: StepRecord = {
-      iteration,
-      model: call.model,
-      text: response.text,
-      toolCalls: response.toolCalls,
-      toolResults: [],
-      finishReason: response.finish,
-    };
-    steps.push(step);
-    if (message && message.content.some((p) => p.type === "text")) text = response.text;
-    if (response.aborted || response.error !== undefined) {
-      if (message) await push(message);
-      const halted = stopped();
-      if (halted) return halted;
-      return finish("error", { error: reportFailure(level, response.error) });
-    }
-    const calls = response.toolCalls;
-    if (calls.length === 0) {
-      lastHadToolCalls = false;
-      if (response.finish === "length") warnCutOff(level);
-      if (level.outputValidator) {
-        if (message) await push(message);
-        await push({ role: "user", content: finishReminder(level) });
-        continue;
-      }
-      let final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
-      const verdict = await guardOutput(level, () => text);
-      if (verdict === undefined) return halt();
-      if (verdict.kind === "block") return blocked("output", verdict.reason);
-      if (verdict.kind === "replace") {
-        text = verdict.text;
-        final = withText(final, text);
-      }
-      if (depth === 0 && turn.tree.size > 0) final.executionTree = tree = turn.tree.snapshot();
-      if (depth === 0) final.usage = usageOf(budget, turn.pricing !== undefined);
-      await push(final);
-      return finish("complete");
-    }
-    lastHadToolCalls = true;
-    await push(message!);
-    sink.emit({ type: "tool_calls_preparing", names: calls.map((c) => c.name), depth, parentId });
-    const ended = await afterBatch(await runBatch(level, calls, runChild, false), calls);
-    if (ended) return ended;
-    const results = history[history.length - 1];
-    if (results?.role === "tool") step.toolResults = results.content;
-    const stop = await stopWhen(level, iteration, history, steps);
-    if (stop === undefined) return halt();
-    if (stop) {
-      if (!level.outputValidator) return finish("complete");
-      const message = `stopWhen ended the level before its ${level.finishName ?? FINISH_SUBTASK} was called.`;
-      return finish("error", { error: { message, code: "stopped_by_hook" } });
-    }
-  }
-}
-
-/** The tool message of a batch: its results in call order (a call without one reads "Not run."). */
-function toolMessage(batch: BatchOutcome, calls: ToolCallPart[]): ToolMessage {
-  return {
-    role: "tool",
-    content: batch.results.map((r, i) => r ?? missingResult(calls[i]!)),
-    messageType: "tool_result",
-  };
 }
 
 /**
@@ -324,10 +246,6 @@ function prune(level: Level, history: Message[], system: string): Message[] {
     });
   }
   return pruned.messages;
-}
-
-function missingResult(call: ToolCallPart) {
-  return { type: "tool_result" as const, toolCallId: call.id, name: call.name, result: "Not run.", isError: true };
 }
 
 function acceptedFinish(history: readonly Message[], level: Level): { value: unknown } | undefined {

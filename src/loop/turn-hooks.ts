@@ -1,6 +1,5 @@
 import type {
   HookName,
-  RuntimeHooks,
   StepInfo,
   StepRecord,
   StepSettings,
@@ -15,14 +14,6 @@ import { errorMessage } from "./tool-result.js";
 
 /** What a hook that was called came to: its value, or `undefined` when it failed (the turn then ends `error`). */
 type Called<T> = { ok: true; value: T } | { ok: false };
-
-/** Why the turn ended because of a hook: set once, by the first hook that failed. */
-export interface HookFailure {
-  hook: HookName;
-  message: string;
-  /** Whether its `error` event went out (once per turn). */
-  reported?: boolean;
-}
 
 /**
  * Calls a host hook. A hook that throws (or rejects) fails the turn: the failure is kept on the turn
@@ -198,9 +189,6 @@ export function guardedInput(history: readonly Message[]): UserMessage | undefin
   const last = history[history.length - 1];
   return last?.role === "user" ? last : undefined;
 }
-
-/** The host's hooks of a turn, typed for the loop (which keeps the host context as `unknown`). */
-export type LoopHooks = RuntimeHooks<unknown>;
 
 const HOOK_NAMES: readonly HookName[] = [
   "prepareStep",
