@@ -24,6 +24,8 @@ vi.mock("zod", async (importOriginal) => {
 describe("cold start", () => {
   it("importing @agentry/core builds no zod schema: the exported schemas are built on first use", async () => {
     const core = await import("../src/index.js");
+    const { toJsonSchema } = await import("../src/schema/to-json-schema.js");
+    const { agentDefinitionSchema } = await import("../src/agents/agent-schema.js");
     expect(zodCalls.filter((name) => name !== "lazy")).toEqual([]);
 
     // First use builds them, and they behave like eager schemas.
@@ -31,7 +33,7 @@ describe("cold start", () => {
     expect(core.PlanSchema.safeParse(plan).success).toBe(true);
     expect(core.PlanSchema.safeParse({ ...plan, steps: [{ step_number: 2, action: "a" }] }).success).toBe(false);
     expect(zodCalls).toContain("object");
-    const schema = core.toJsonSchema(core.agentDefinitionSchema);
+    const schema = toJsonSchema(agentDefinitionSchema);
     expect(schema).toMatchObject({ type: "object", additionalProperties: false, required: ["agentId", "displayName"] });
     expect(() => core.createAgentRegistry([{ agentId: "a", displayName: "A", toolAlowlist: ["x"] } as never])).toThrow(
       /did you mean "toolAllowlist"/,

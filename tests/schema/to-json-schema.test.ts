@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { toJsonSchema } from "@agentry/core";
+import { toJsonSchema } from "../../src/schema/to-json-schema.js";
 
 describe("toJsonSchema", () => {
   it("returns a plain JSON Schema unchanged (same object)", () => {
