@@ -76,7 +76,14 @@ export type { Plan, PlanStep, PlanSummary, Question, QuestionOption, QuestionAns
 export { parsePlan } from "./modes/parse-plan.js";
 
 // --- providers (contract) ---
-export type { ModelEvent, ModelRequest, ToolChoice, PricingTable, Provider } from "./contracts/provider.js";
+export type {
+  ModelCaller,
+  ModelEvent,
+  ModelRequest,
+  ToolChoice,
+  PricingTable,
+  Provider,
+} from "./contracts/provider.js";
 
 // --- loop ---
 export type { BudgetLimits, BudgetReason } from "./contracts/budget.js";
