@@ -12,6 +12,8 @@ export default tseslint.config(
       "node_modules/**",
       "coverage/**",
       "examples/*/public/**",
+      // Vendored: the published type declarations of @ai-sdk/provider 4.0.38 (tests/fixtures/README.md).
+      "tests/fixtures/ai-sdk-provider-v4/**",
     ],
   },
   js.configs.recommended,

@@ -10,6 +10,19 @@ const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta
  */
 const CHAOS = "tests/postgres/dispatch-chaos.test.ts";
 
+/**
+ * Test files that need a PostgreSQL server (`DATABASE_URL`, which `scripts/with-postgres.ts` sets
+ * up) or drive a headless Chromium and the other runtimes: the `services` project. Everything else
+ * is the `unit` project, which `npm run test:fast` runs alone.
+ */
+const SERVICES = [
+  "tests/postgres/**/*.test.ts",
+  "tests/examples/workers.test.ts",
+  "tests/examples/web-chat.test.ts",
+  "tests/inspector/page.test.ts",
+  "tests/runtimes/runs-anywhere.test.ts",
+];
+
 export default defineConfig({
   resolve: {
     alias: [
@@ -24,14 +37,14 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: "suite",
+          name: "unit",
           // examples/testing is a suite users copy: it runs with the project's tests.
           include: ["tests/**/*.test.ts", "examples/testing/**/*.test.ts"],
-          exclude: [CHAOS],
-          typecheck: { enabled: true, include: ["tests/**/*.test-d.ts"], tsconfig: "./tsconfig.tests.json" },
+          exclude: [...SERVICES, CHAOS],
           sequence: { groupOrder: 0 },
         },
       },
+      { extends: true, test: { name: "services", include: SERVICES, exclude: [CHAOS], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "chaos", include: [CHAOS], sequence: { groupOrder: 1 } } },
     ],
   },

@@ -1,4 +1,4 @@
-// Typechecks every TypeScript block of README.md and docs/*.md against the package, so the
+// Typechecks every TypeScript block of README.md, CONTRIBUTING.md and docs/*.md against the package, so the
 // documentation cannot drift from the API. Also refuses internal jargon and broken relative links.
 //
 //   npm run build && npx tsx scripts/check-docs.ts            # against dist (what users install)
@@ -244,7 +244,7 @@ export function checkDocs(options: CheckDocsOptions): CheckDocsResult {
   return { ok: problems.length === 0, checked, problems };
 }
 
-/** README.md and every markdown file under docs/, sorted. */
+/** README.md, CONTRIBUTING.md and every markdown file under docs/, sorted. */
 export function documentationFiles(root: string): string[] {
   const docs = join(root, "docs");
   const guides = existsSync(docs)
@@ -253,7 +253,8 @@ export function documentationFiles(root: string): string[] {
         .sort()
         .map((name) => `docs/${name}`)
     : [];
-  return ["README.md", ...guides];
+  const contributing = existsSync(join(root, "CONTRIBUTING.md")) ? ["CONTRIBUTING.md"] : [];
+  return ["README.md", ...contributing, ...guides];
 }
 
 function main(argv: string[]): number {

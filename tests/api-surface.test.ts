@@ -1,3 +1,5 @@
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as core from "@agentry/core";
 import * as aiSdk from "@agentry/core/ai-sdk";
@@ -71,6 +73,44 @@ const CONTRACT: Record<string, [Record<string, unknown>, string[]]> = {
   "@agentry/core/mcp": [mcp, ["connectMcpServer", "serveAgentsOverMcp"]],
   "@agentry/core/inspector": [inspector, ["createInspector", "toNodeHandler"]],
 };
+
+/** The main entry's exported names as a user's editor lists them: values and types, each once. */
+function mainEntryExports(): { name: string; declared: ts.Symbol }[] {
+  const file = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    noEmit: true,
+    skipLibCheck: true,
+  });
+  const checker = program.getTypeChecker();
+  const entry = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
+  return checker.getExportsOfModule(entry).map((symbol) => ({
+    name: symbol.name,
+    declared: symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol,
+  }));
+}
+
+describe("the main entry's size", () => {
+  const exported = mainEntryExports();
+
+  it("exports at most 200 names", () => {
+    expect(exported.length).toBeGreaterThan(0);
+    expect(exported.length).toBeLessThanOrEqual(200);
+  });
+
+  it("exports no deprecated alias", () => {
+    const deprecated = exported.filter(({ declared }) =>
+      declared.getJsDocTags().some((tag) => tag.name === "deprecated"),
+    );
+    expect(deprecated.map(({ name }) => name)).toEqual([]);
+  });
+
+  it("has one way to make a budget: createTurnBudget (TurnBudget is a type only)", () => {
+    expect(typeof core.createTurnBudget).toBe("function");
+    expect("TurnBudget" in core).toBe(false);
+  });
+});
 
 describe("public API surface (API.md)", () => {
   it.each(Object.entries(CONTRACT))("%s exports every contracted name", (_entry, [module, names]) => {

@@ -59,9 +59,6 @@ export interface LoopMessageEvent extends EventOrigin {
   message: Message;
 }
 
-/** @deprecated Renamed to {@link LoopMessageEvent} (this name shadows the DOM's `MessageEvent`). */
-export type MessageEvent = LoopMessageEvent;
-
 /** The model asked for tools; they are about to be dispatched. */
 export interface ToolCallsPreparingEvent extends EventOrigin {
   type: "tool_calls_preparing";
@@ -190,9 +187,6 @@ export interface LoopErrorEvent extends EventOrigin {
   /** The provider's id, for a provider error. */
   provider?: string;
 }
-
-/** @deprecated Renamed to {@link LoopErrorEvent} (this name shadows the DOM's `ErrorEvent`). */
-export type ErrorEvent = LoopErrorEvent;
 
 /** A task's lifecycle state. */
 export type TaskStatus = "planning" | "awaiting_review" | "executing" | "completed" | "failed" | "cancelled";

@@ -66,7 +66,7 @@ export interface EventBatcher<E extends { type: string } = RuntimeEvent> {
 
 /**
  * Groups high-frequency events (text deltas, tool updates) into batches delivered at most every
- * `flushMs`, while delivering the events a person waits on ({@link IMMEDIATE_EVENT_TYPES}) at once.
+ * `flushMs`, while delivering the events a person waits on ({@link isImmediateEvent}) at once.
  * Order is kept across both kinds: a batch is always a contiguous run of pushes. Timers use
  * `setTimeout`; the batcher holds no timer while nothing is pending.
  *

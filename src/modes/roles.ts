@@ -7,7 +7,7 @@ export interface RoleDefinition {
   readonly name: string;
   /** One line for humans (UIs, logs). */
   readonly description: string;
-  /** The permission classes the role allows; {@link applyRole} intersects a policy with them. */
+  /** The permission classes the role allows: a session in the role keeps only the policy's classes among them. */
   readonly classes: readonly PermissionClass[];
   /** Text appended to the system prompt while the role is active. */
   readonly prompt: string;
@@ -35,7 +35,7 @@ const freezeRole = (role: RoleDefinition): RoleDefinition =>
  *   question format and when to ask.
  *
  * A role narrows a policy, it never widens it: the actor gets `execute` only where the session
- * policy enables it. See {@link applyRole}; host roles are made with `defineRole`.
+ * policy enables it. Host roles are made with `defineRole`.
  */
 export const roles: { readonly planner: RoleDefinition; readonly actor: RoleDefinition } = Object.freeze({
   planner: freezeRole({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { agentVisibility, canSeeAgent, createAgentRegistry, visibleAgents, type AgentDefinition } from "@agentry/core";
+import { createAgentRegistry, type AgentDefinition } from "@agentry/core";
+import { agentVisibility, canSeeAgent, visibleAgents } from "../../src/agents/agent-visibility.js";
 import { seedConfig } from "./helpers.js";
 
 const def = (agentId: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({

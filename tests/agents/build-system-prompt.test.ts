@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildSystemPrompt,
-  createAgentRegistry,
-  DEFAULT_SYSTEM_PROMPT,
-  roles,
-  type AgentDefinition,
-  type PromptSectionContext,
-} from "@agentry/core";
+import { createAgentRegistry, roles, type AgentDefinition, type PromptSectionContext } from "@agentry/core";
+import { buildSystemPrompt, DEFAULT_SYSTEM_PROMPT } from "../../src/agents/build-system-prompt.js";
 import { asSystemTool } from "../../src/internal/system-tools.js";
 import { seedConfig, skill, tool } from "./helpers.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AgentConfigError, createAgentRegistry, type ConfigProblem } from "@agentry/core";
+import { AgentConfigError, createAgentRegistry } from "@agentry/core";
+import type { ConfigProblem } from "../../src/errors/errors.js";
 import { makeRuntime } from "../runtime/helpers.js";
 
 function problemsOf(run: () => unknown): ConfigProblem[] {

@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  AgentConfigError,
-  AgentryError,
-  createAgentRegistry,
-  parseAgentDefinition,
-  type AgentDefinition,
-  type ConfigProblem,
-} from "@agentry/core";
+import { AgentConfigError, AgentryError, createAgentRegistry, type AgentDefinition } from "@agentry/core";
+import { parseAgentDefinition } from "../../src/agents/parse-agent-definition.js";
+import type { ConfigProblem } from "../../src/errors/errors.js";
 import { seedConfig } from "./helpers.js";
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -2,7 +2,9 @@ import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import type { LanguageModelV2, LanguageModelV2CallOptions } from "@ai-sdk/provider-v2";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import type { ModelTool, ToolChoice } from "@agentry/core";
+import type { ModelRequest, ToolChoice } from "@agentry/core";
+
+type ModelTool = ModelRequest["tools"][number];
 import { fromAiSdk } from "@agentry/core/ai-sdk";
 import { drain, partsStream, v4Model } from "./helpers.js";
 

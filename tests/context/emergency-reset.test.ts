@@ -1,17 +1,14 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { InvalidArgumentError, type Message } from "@agentry/core";
+import { CHARS_PER_TOKEN, MESSAGE_OVERHEAD_TOKENS, estimateTokens } from "../../src/context/estimate-tokens.js";
 import {
-  CHARS_PER_TOKEN,
   EMERGENCY_CONTEXT_LIMIT,
-  InvalidArgumentError,
-  MESSAGE_OVERHEAD_TOKENS,
   RESET_SUMMARY_MAX_CHARS,
-  estimateTokens,
   needsEmergencyReset,
   summarizeForReset,
-  wrapSystemMessage,
-  type Message,
-} from "@agentry/core";
+} from "../../src/context/emergency-reset.js";
+import { wrapSystemMessage } from "../../src/messages/system-message.js";
 import { answer, exchange, text, user } from "./helpers.js";
 
 /** A user message whose estimate is exactly `tokens`. */

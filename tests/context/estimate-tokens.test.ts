@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { type FilePart, type ImagePart, type Message } from "@agentry/core";
 import {
   CHARS_PER_TOKEN,
   IMAGE_TOKENS,
   MESSAGE_OVERHEAD_TOKENS,
   estimateMessageTokens,
   estimateTokens,
-  pruneHistory,
-  type FilePart,
-  type ImagePart,
-  type Message,
-} from "@agentry/core";
+} from "../../src/context/estimate-tokens.js";
+import { pruneHistory } from "../../src/context/prune-history.js";
 import { answer, exchange, text, user } from "./helpers.js";
 
 const tokensOf = (chars: number): number => MESSAGE_OVERHEAD_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN);

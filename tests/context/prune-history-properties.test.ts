@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { estimateTokens, pruneHistory, type Message, type UserMessage } from "@agentry/core";
+import { type Message, type UserMessage } from "@agentry/core";
+import { estimateTokens } from "../../src/context/estimate-tokens.js";
+import { pruneHistory } from "../../src/context/prune-history.js";
 import { pairingProblems, text } from "./helpers.js";
 
 interface CallSpec {

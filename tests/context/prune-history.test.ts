@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { InvalidArgumentError, type Message } from "@agentry/core";
 import {
   CHARS_PER_TOKEN,
-  InvalidArgumentError,
   MESSAGE_OVERHEAD_TOKENS,
   estimateMessageTokens,
   estimateTokens,
-  pruneHistory,
-  type Message,
-} from "@agentry/core";
+} from "../../src/context/estimate-tokens.js";
+import { pruneHistory } from "../../src/context/prune-history.js";
 import { answer, exchange, pairingProblems, text, user } from "./helpers.js";
 
 /** Text that makes a user or plain assistant message cost exactly `tokens`. */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
-import { createEventBatcher, IMMEDIATE_EVENT_TYPES, InvalidArgumentError, isImmediateEvent } from "@agentry/core";
+import { createEventBatcher, InvalidArgumentError, isImmediateEvent } from "@agentry/core";
+import { IMMEDIATE_EVENT_TYPES } from "../../src/delivery/create-event-batcher.js";
 
 type E = { type: string; n: number };
 const chunk = (n: number): E => ({ type: "chunk", n });

@@ -7,12 +7,11 @@ import {
   createAgentRegistry,
   createEventLog,
   eventRecordOf,
-  MAX_PENDING_STORED_EVENTS,
-  MAX_STORED_STREAM_CHARS,
   MemorySessionStore,
   type ModelRequest,
-  type RuntimeEvents,
 } from "@agentry/core";
+import { MAX_PENDING_STORED_EVENTS, MAX_STORED_STREAM_CHARS } from "../../src/delivery/stored-events.js";
+import type { RuntimeEvents } from "../../src/contracts/agent-runtime.js";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { JsonlSessionStore } from "@agentry/core/node";
 import type { FakeTurn } from "@agentry/core/testing";

@@ -98,7 +98,7 @@ async function exportedSuspended(): Promise<string> {
 /** Runs one test file with vitest in a child process; resolves with its exit code and output. */
 async function runVitest(file: string): Promise<{ code: number; output: string }> {
   try {
-    const { stdout } = await run("npx", ["vitest", "run", "--project", "suite", file], { cwd: repo, timeout: 120_000 });
+    const { stdout } = await run("npx", ["vitest", "run", "--project", "unit", file], { cwd: repo, timeout: 120_000 });
     return { code: 0, output: stdout };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { unwrapSystemMessage, wrapSystemMessage } from "@agentry/core";
+import { unwrapSystemMessage, wrapSystemMessage } from "../../src/messages/system-message.js";
 import { escapeUserContent } from "../../src/messages/system-message.js";
 
 const tagCount = (text: string) => (text.match(/<\s*\/?\s*system_message/gi) ?? []).length;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, TOOL_LOG_LIMITS, type ToolContext, type ToolLogLevel } from "@agentry/core";
+import { defineTool, type ToolContext } from "@agentry/core";
+import { TOOL_LOG_LIMITS } from "../../src/loop/tool-log.js";
+import type { ToolLogLevel } from "../../src/contracts/loop-event.js";
 import { ofType, run } from "./helpers.js";
 
 const calls = (...names: string[]) => [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { messageTypeOf, parsePlan } from "@agentry/core";
+import { parsePlan } from "@agentry/core";
+import { messageTypeOf } from "../../src/modes/message-type-of.js";
 import { run } from "../loop/helpers.js";
 
 const plan = { type: "plan", format_version: "1.0", goal: "Ship", steps: [{ step_number: 1, action: "Tag" }] };

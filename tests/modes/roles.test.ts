@@ -1,16 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  applyRole,
   composeToolbelt,
   defaultPolicy,
   defineRole,
   defineTool,
-  isDeclaredReadOnly,
   roles,
   type RoleDefinition,
   type ToolPolicy,
 } from "@agentry/core";
+import { applyRole } from "../../src/modes/roles.js";
+import { isDeclaredReadOnly } from "../../src/tools/declared-read-only.js";
 import { run } from "../loop/helpers.js";
 
 describe("roles (seed 002)", () => {

@@ -8,8 +8,8 @@ import {
   defineRole,
   defineTool,
   MemorySessionStore,
-  SUBTASK_PROMPT_LINE,
 } from "@agentry/core";
+import { SUBTASK_PROMPT_LINE } from "../../src/agents/build-system-prompt.js";
 import { createFakeProvider } from "@agentry/core/testing";
 
 const commander = defineRole({

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AgentConfigError,
-  createAgentRegistry,
-  scopeTools,
-  visibleAgents,
-  type AgentDefinition,
-  type Tool,
-} from "@agentry/core";
+import { AgentConfigError, createAgentRegistry, scopeTools, type AgentDefinition, type Tool } from "@agentry/core";
+import { visibleAgents } from "../../src/agents/agent-visibility.js";
 import { compileGlobs, MAX_GLOB_ALTERNATIVES } from "../../src/internal/glob.js";
 import { names } from "./helpers.js";
 

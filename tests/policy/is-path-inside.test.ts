@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defaultPolicy, isPathInside, resolveWorkspacePath } from "@agentry/core";
+import { defaultPolicy, isPathInside } from "@agentry/core";
+import { resolveWorkspacePath } from "../../src/policy/resolve-workspace-path.js";
 
 describe("isPathInside", () => {
   it.each([

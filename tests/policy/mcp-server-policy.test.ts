@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildSystemPrompt,
-  composeToolbelt,
-  defaultPolicy,
-  defineTool,
-  type Tool,
-  type ToolbeltWarningCode,
-} from "@agentry/core";
+import { composeToolbelt, defaultPolicy, defineTool, type Tool, type ToolbeltWarningCode } from "@agentry/core";
+import { buildSystemPrompt } from "../../src/agents/build-system-prompt.js";
 import { run } from "../loop/helpers.js";
 
 /** A tool as an MCP connection makes it: `mcpServer` set, class "network". */

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import {
-  applyRole,
   composeToolbelt,
   defaultPolicy,
   defineTool,
   InvalidArgumentError,
-  isDeclaredReadOnly,
   roles,
   type LoopEvent,
   type Tool,
   type ToolbeltWarningCode,
   type ToolPolicy,
 } from "@agentry/core";
+import { applyRole } from "../../src/modes/roles.js";
+import { isDeclaredReadOnly } from "../../src/tools/declared-read-only.js";
 import { run } from "../loop/helpers.js";
 import { fakeTool, names } from "./helpers.js";
 

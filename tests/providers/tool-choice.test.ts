@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
-import type { ModelTool, Provider, ToolChoice } from "@agentry/core";
+import type { ModelRequest, Provider, ToolChoice } from "@agentry/core";
+
+type ModelTool = ModelRequest["tools"][number];
 import {
   createFakeAnthropicServer,
   createFakeOpenAIServer,

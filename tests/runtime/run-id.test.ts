@@ -3,9 +3,9 @@ import {
   ApprovalAlreadyResolvedError,
   InvalidArgumentError,
   MemorySessionStore,
-  storedTurnResult,
   type HistoryRecord,
 } from "@agentry/core";
+import { storedTurnResult } from "../../src/runtime/session/stored-turn-result.js";
 import { historyProblems } from "@agentry/core/testing";
 import { makeRuntime, textOf } from "./helpers.js";
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { z as z3 } from "zod/v3";
-import { toJsonSchema } from "@agentry/core";
+import { PlanSchema } from "@agentry/core";
+import { agentDefinitionSchema } from "../../src/agents/agent-schema.js";
+import { toJsonSchema } from "../../src/schema/to-json-schema.js";
 
 describe("toJsonSchema", () => {
   it("returns a plain JSON Schema unchanged (same object)", () => {
@@ -26,5 +28,17 @@ describe("toJsonSchema", () => {
   it("represents what JSON Schema cannot express as an unconstrained schema instead of throwing (zod 4)", () => {
     const schema = toJsonSchema(z.object({ when: z.date() }));
     expect(schema.properties).toHaveProperty("when");
+  });
+
+  it("converts the core's lazy schemas (built on first use) like the schemas behind them", () => {
+    // That nothing builds them at import is counted in bench/shape-checks.ts.
+    const plan = { type: "plan", format_version: "1.0", goal: "g", steps: [{ step_number: 1, action: "a" }] };
+    expect(PlanSchema.safeParse(plan).success).toBe(true);
+    expect(PlanSchema.safeParse({ ...plan, steps: [{ step_number: 2, action: "a" }] }).success).toBe(false);
+    expect(toJsonSchema(agentDefinitionSchema)).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: ["agentId", "displayName"],
+    });
   });
 });

@@ -57,9 +57,10 @@ describe("scripts/check-docs.ts", () => {
     expect(result.ok).toBe(false);
   }, 120_000);
 
-  it("checks README.md and the guides in docs/, in order", () => {
+  it("checks README.md, CONTRIBUTING.md and the guides in docs/, in order", () => {
     const files = documentationFiles(root);
     expect(files[0]).toBe("README.md");
+    expect(files[1]).toBe("CONTRIBUTING.md");
     expect(files).toContain("docs/01-getting-started.md");
     expect(files.slice(1)).toEqual([...files.slice(1)].sort());
   });
