@@ -196,7 +196,12 @@ function resolveLimits(limits: Partial<BudgetLimits>): Readonly<BudgetLimits> {
   const problems: string[] = [];
   for (const [key, value] of Object.entries(limits) as [keyof BudgetLimits, unknown][]) {
     if (value === undefined || value === null) continue;
-    if (!(key in DEFAULT_BUDGET) && key !== "maxTotalTokens" && key !== "maxCostUsd" && key !== "maxTotalResultBytes") {
+    if (
+      !Object.hasOwn(DEFAULT_BUDGET, key) &&
+      key !== "maxTotalTokens" &&
+      key !== "maxCostUsd" &&
+      key !== "maxTotalResultBytes"
+    ) {
       problems.push(`unknown budget limit "${key}"`);
     } else if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
       problems.push(`${key} must be a non-negative number, got ${JSON.stringify(value)}`);
