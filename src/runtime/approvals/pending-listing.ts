@@ -6,6 +6,7 @@ import { matchesScopeFilter, scopeFilterOf } from "../../internal/scope-filter.j
 import type { RuntimeContext } from "../common/runtime-context.js";
 import { storeCall } from "../common/store-call.js";
 import { readFresh } from "../session/session-state-cache.js";
+import { MAX_DELEGATION_DEPTH } from "../delegation/delegation-limits.js";
 
 /** Marks a listed pending request that is a question (a symbol key: never in JSON). */
 const QUESTION: unique symbol = Symbol("question");
@@ -74,7 +75,7 @@ async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): 
 }
 
 /** Longest delegation chain followed when listing (chains are bounded by `maxDelegationDepth` anyway). */
-const MAX_CHAIN = 64;
+const MAX_CHAIN = MAX_DELEGATION_DEPTH;
 
 /**
  * Every pending approval request and question, as a person decides them: a call waiting on another
