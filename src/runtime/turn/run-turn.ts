@@ -34,6 +34,7 @@ import { surfacedRequests } from "../approvals/pending-listing.js";
 import { confirmLease, DEFAULT_LEASE_TTL_MS } from "../session/session-lease.js";
 import { LeaseLostError } from "../../errors/errors.js";
 import { turnLabels } from "./event-labels.js";
+import { toWellFormed } from "../../internal/lone-surrogate.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -557,7 +558,8 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   if (snippet !== "") {
     await storeCall("updateSession", () =>
       store.updateSession(sessionId, {
-        lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet,
+        // Stores refuse a lone surrogate in a session's fields: the model's text may hold one, and the cut may make one.
+        lastSnippet: toWellFormed(snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet),
       }),
     );
   }
