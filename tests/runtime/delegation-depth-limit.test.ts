@@ -44,6 +44,8 @@ function chainRuntime(maxDelegationDepth: number) {
     defaultModel: "fake",
     tools: [refund],
     maxDelegationDepth,
+    // The root's limits cover the whole chain (two model calls and a tool call per agent).
+    budget: { maxTotalLlmCalls: 200, maxTotalToolCalls: 200 },
   });
 }
 
