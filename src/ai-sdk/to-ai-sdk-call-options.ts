@@ -1,6 +1,6 @@
 import type { FilePart, Message, UserPart } from "../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../contracts/provider.js";
-import { UnsupportedContentError } from "../errors/errors.js";
+import { unsentAttachmentNote, type UnsentReason } from "../internal/unsent-attachment.js";
 import type {
   AiSdkCallOptions,
   AiSdkFilePart,
@@ -28,7 +28,8 @@ export interface AiSdkTarget {
  * - `system` becomes a leading `system` message (none when empty).
  * - User images become `file` parts (V2/V3: base64 `data`; V4: `{ type: "data", data }`), and so
  *   do user file parts: data as given (base64 or bytes), a URL as a `URL` (V4: `{ type: "url" }`),
- *   a file id as a V4 `reference` under `metadataKey` (V2/V3 have none: `UnsupportedContentError`).
+ *   a file id as a V4 `reference` under `metadataKey`. What the model cannot take (a file id for
+ *   V2/V3, a URL that does not parse) goes as a short text note saying so, in this request only.
  * - Thinking parts become `reasoning` parts; a signature (or redacted data) goes back in
  *   `providerOptions[metadataKey]` as `signature` (`redactedData`), where Anthropic reads it.
  * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`.
@@ -137,20 +138,24 @@ function userPart(part: UserPart, target: AiSdkTarget): AiSdkTextPart | AiSdkFil
         mediaType: part.mediaType,
         data: target.version === "v4" ? { type: "data", data: part.data } : part.data,
       };
-    case "file":
+    case "file": {
+      const data = fileData(part, target);
+      if (typeof data === "object" && data !== null && "unsent" in data)
+        return { type: "text", text: unsentAttachmentNote(part, target.provider ?? target.metadataKey, data.unsent) };
       return {
         type: "file",
         mediaType: part.mediaType,
-        data: fileData(part, target),
+        data,
         ...(part.filename !== undefined && { filename: part.filename }),
       };
+    }
   }
 }
 
-function fileData(part: FilePart, target: AiSdkTarget): AiSdkFilePart["data"] {
+/** A file part's data as the model takes it, or why it cannot take it (then a note goes in its place). */
+function fileData(part: FilePart, target: AiSdkTarget): AiSdkFilePart["data"] | { unsent: UnsentReason } {
   const { source } = part;
   const v4 = target.version === "v4";
-  const provider = target.provider ?? target.metadataKey;
   switch (source.type) {
     case "data":
       return v4 ? { type: "data", data: source.data } : source.data;
@@ -159,15 +164,12 @@ function fileData(part: FilePart, target: AiSdkTarget): AiSdkFilePart["data"] {
       try {
         url = new URL(source.url);
       } catch {
-        throw new UnsupportedContentError(`${provider}: a file part's URL is not a valid URL.`, { provider });
+        return { unsent: "url" };
       }
       return v4 ? { type: "url", url } : url;
     }
     case "file_id":
       if (v4) return { type: "reference", reference: { [target.metadataKey]: source.fileId } };
-      throw new UnsupportedContentError(
-        `${provider}: AI SDK ${target.version} models take no file ids; pass the file's data or a URL.`,
-        { provider },
-      );
+      return { unsent: "file_id" };
   }
 }

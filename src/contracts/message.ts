@@ -19,8 +19,9 @@ export interface ImagePart {
 /**
  * A file the user attaches, e.g. a PDF. Providers take what they can: OpenAI chat takes PDFs as
  * `file` parts (data or a file id; no URL), Anthropic as `document` blocks (data or URL; no
- * file id); images given as files go as images. What a provider cannot take fails the model call
- * with `UnsupportedContentError`, before anything is sent. Token estimates count a file like an
+ * file id); images given as files go as images. What a provider cannot take is left out of that
+ * request, with a short text note in its place that the model reads (the stored message keeps
+ * the part, so it never fails a later request). Token estimates count a file like an
  * image (`IMAGE_TOKENS`), never by its size.
  */
 export interface FilePart {

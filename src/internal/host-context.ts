@@ -52,7 +52,9 @@ function copyJson(value: unknown, path: string, depth: number, open: Set<object>
       if (field === undefined) continue; // as JSON.stringify leaves it out
       const item = copyJson(field, `${path}.${key}`, depth + 1, open);
       if (typeof item === "string") return item;
-      out[key] = item.value;
+      // An own `__proto__` key (JSON.parse makes one) stays an own key: assigned, it would become
+      // the copy's prototype, and every reader would see fields the host never set.
+      Object.defineProperty(out, key, { value: item.value, writable: true, enumerable: true, configurable: true });
     }
     return { value: out };
   } finally {

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
+import { hasLoneSurrogate, LONE_SURROGATE_PROBLEM } from "./lone-surrogate.js";
 
 /**
  * Which sessions a listing keeps, by scope:
@@ -33,6 +34,12 @@ export function scopeFilterOf(operation: string, query: ScopeQuery, options: { a
   }
   if (scope !== undefined && scopePrefix !== undefined)
     throw new InvalidArgumentError(`${operation}: give scope or scopePrefix, not both`);
+  for (const [key, value] of [
+    ["scope", scope],
+    ["scopePrefix", scopePrefix],
+  ] as const)
+    if (typeof value === "string" && hasLoneSurrogate(value))
+      throw new InvalidArgumentError(`${operation}: ${key} ${LONE_SURROGATE_PROBLEM}`);
   if (scopePrefix !== undefined) return { kind: "prefix", prefix: scopePrefix };
   if (scope === null) return { kind: "unscoped" };
   return scope === undefined ? { kind: "any" } : { kind: "exact", scope };

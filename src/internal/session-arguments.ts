@@ -1,5 +1,6 @@
 import { InvalidArgumentError, SessionNotFoundError } from "../errors/errors.js";
 import type { ListPendingApprovalsQuery, SessionStore, SessionSummary } from "../contracts/session-store.js";
+import { hasLoneSurrogate, LONE_SURROGATE_PROBLEM } from "./lone-surrogate.js";
 import { toPlainJson } from "./plain-json.js";
 import { matchesScopeFilter, scopeFilterOf, type ScopeFilter } from "./scope-filter.js";
 
@@ -26,10 +27,22 @@ export function sessionNotFound(sessionId: string): SessionNotFoundError {
   return new SessionNotFoundError(`Session "${sessionId}" not found`, { sessionId });
 }
 
-/** Throws an {@link InvalidArgumentError} unless `sessionId` is a non-empty string. */
+/** Throws an {@link InvalidArgumentError} unless `sessionId` is a non-empty string without a lone surrogate. */
 export function checkSessionId(sessionId: unknown): asserts sessionId is string {
   if (typeof sessionId !== "string" || sessionId === "")
     throw new InvalidArgumentError("sessionId: must be a non-empty string");
+  if (hasLoneSurrogate(sessionId)) throw new InvalidArgumentError(`sessionId: ${LONE_SURROGATE_PROBLEM}`);
+}
+
+/**
+ * Adds a problem for each field of `fields` that is a string holding a lone UTF-16 surrogate.
+ * Every store refuses such text in a session's string fields (ids, scope, name, pin, snippet): a
+ * UTF-8 column would keep U+FFFD in its place, and two tenants' scopes would become one string.
+ * JSON payloads (attributes, records) keep it exactly instead.
+ */
+export function loneSurrogateProblems(fields: Record<string, unknown>, problems: string[]): void {
+  for (const [key, value] of Object.entries(fields))
+    if (typeof value === "string" && hasLoneSurrogate(value)) problems.push(`${key}: ${LONE_SURROGATE_PROBLEM}`);
 }
 
 /** Checks a create request and builds the new summary (no `undefined` fields, attributes copied). */
@@ -45,6 +58,8 @@ export function newSessionSummary(init: CreateSessionInit, generatedId: () => st
   if (init.name !== undefined && typeof init.name !== "string") problems.push("name: must be a string when set");
   if (init.attributes !== undefined && !isObject(init.attributes))
     problems.push("attributes: must be an object when set");
+  const { agentId, sessionId, scope, name } = init;
+  loneSurrogateProblems({ agentId, sessionId, scope, name }, problems);
   if (problems.length > 0) throw new InvalidArgumentError(`createSession: ${problems.join("; ")}`);
   const summary: SessionSummary = {
     sessionId: init.sessionId ?? generatedId(),
@@ -75,7 +90,8 @@ export function patchSessionSummary(summary: SessionSummary, patch: SessionPatch
       if (isObject(value)) next.attributes = toPlainJson(value, "updateSession: attributes");
       else problems.push("attributes: must be an object");
     } else if (typeof value === "string") {
-      next[key as "name" | "pinnedAt" | "lastSnippet"] = value;
+      if (hasLoneSurrogate(value)) problems.push(`${key}: ${LONE_SURROGATE_PROBLEM}`);
+      else next[key as "name" | "pinnedAt" | "lastSnippet"] = value;
     } else {
       problems.push(`${key}: must be a string`);
     }
@@ -90,6 +106,8 @@ export function checkListQuery(query: ListSessionsQuery = {}): ListQuery {
   const { agentId, limit } = query;
   if (agentId !== undefined && typeof agentId !== "string")
     throw new InvalidArgumentError("listSessions: agentId must be a string");
+  if (agentId !== undefined && hasLoneSurrogate(agentId))
+    throw new InvalidArgumentError(`listSessions: agentId ${LONE_SURROGATE_PROBLEM}`);
   const scope = scopeFilterOf("listSessions", query, { allowNull: true });
   return { agentId, scope, limit: checkLimit("listSessions", limit) };
 }
@@ -116,6 +134,8 @@ export function checkPendingApprovalsQuery(query: ListPendingApprovalsQuery | un
   const { sessionId, limit } = query ?? {};
   if (sessionId !== undefined && typeof sessionId !== "string")
     throw new InvalidArgumentError("listPendingApprovals: sessionId must be a string when set");
+  if (sessionId !== undefined && hasLoneSurrogate(sessionId))
+    throw new InvalidArgumentError(`listPendingApprovals: sessionId ${LONE_SURROGATE_PROBLEM}`);
   return {
     sessionId,
     scope: scopeFilterOf("listPendingApprovals", query ?? {}, { allowNull: true }),

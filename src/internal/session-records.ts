@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { HistoryRecord, LoadOptions, NewRecord } from "../contracts/session-store.js";
 import type { LoopStatus } from "../contracts/loop-result.js";
+import { hasLoneSurrogate, LONE_SURROGATE_PROBLEM } from "./lone-surrogate.js";
 
 const KINDS: readonly string[] = ["message", "reset", "turn", "approval"];
 const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
@@ -27,6 +28,14 @@ function recordProblems(record: unknown, at: string, problems: string[]): void {
   if (record.frame !== null && (typeof record.frame !== "string" || record.frame === "")) {
     problems.push(`${at}.frame: must be null (root) or a non-empty string`);
   }
+  // Stores keep these in text columns (and index them); the record's JSON keeps any other text exactly.
+  const request = isObject(record.request) ? record.request : {};
+  for (const [key, value] of [
+    ["id", record.id],
+    ["frame", record.frame],
+    ["request.requestId", request.requestId],
+  ] as const)
+    if (typeof value === "string" && hasLoneSurrogate(value)) problems.push(`${at}.${key}: ${LONE_SURROGATE_PROBLEM}`);
   switch (record.kind) {
     case "message": {
       const message = record.message;

@@ -71,9 +71,17 @@ export class TurnBudget {
   readonly locks = new KeyedSerializer();
   declare readonly [BRAND]: true;
 
-  constructor(limits: Partial<BudgetLimits> = {}, now: number = Date.now()) {
+  /**
+   * @internal The budget of the turn that waits on this one (a runtime's sync `agents_message`):
+   * every check is made against it too, and every reservation and usage counted in it, so the
+   * waiting turn's limits cover what it sets off. A limit of the parent that is hit stops both.
+   */
+  readonly parent: TurnBudget | undefined;
+
+  constructor(limits: Partial<BudgetLimits> = {}, now: number = Date.now(), parent?: TurnBudget) {
     this.limits = resolveLimits(limits);
     this.startedAt = now;
+    this.parent = parent;
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -101,6 +109,7 @@ export class TurnBudget {
         ? this.fail("tokens", l.maxTotalTokens, c.inputTokens + c.outputTokens)
         : null) ??
       (l.maxCostUsd !== undefined && c.costUsd >= l.maxCostUsd ? this.fail("cost", l.maxCostUsd, c.costUsd) : null) ??
+      this.inherit(this.parent?.tryLlmCall()) ??
       this.take("llmCalls")
     );
   }
@@ -116,6 +125,7 @@ export class TurnBudget {
       (l.maxTotalResultBytes !== undefined && c.resultBytes >= l.maxTotalResultBytes
         ? this.fail("bytes", l.maxTotalResultBytes, c.resultBytes)
         : null) ??
+      this.inherit(this.parent?.tryToolCall()) ??
       this.take("toolCalls")
     );
   }
@@ -128,6 +138,7 @@ export class TurnBudget {
       this.exceeded ??
       this.clock() ??
       (c.subtasks >= l.maxTotalSubtasks ? this.fail("subtasks", l.maxTotalSubtasks, c.subtasks + 1) : null) ??
+      this.inherit(this.parent?.trySubtask()) ??
       this.take("subtasks")
     );
   }
@@ -139,6 +150,7 @@ export class TurnBudget {
     c.outputTokens += outputTokens;
     c.cachedInputTokens += cachedInputTokens;
     c.costUsd += costUsd;
+    this.parent?.addUsage(inputTokens, outputTokens, cachedInputTokens, costUsd);
   }
 
   /**
@@ -148,8 +160,11 @@ export class TurnBudget {
    */
   resultRoom(): number {
     const l = this.limits;
-    if (l.maxTotalResultBytes === undefined) return l.maxToolResultBytes;
-    return Math.min(l.maxToolResultBytes, Math.max(0, l.maxTotalResultBytes - this.counters.resultBytes));
+    const own =
+      l.maxTotalResultBytes === undefined
+        ? l.maxToolResultBytes
+        : Math.min(l.maxToolResultBytes, Math.max(0, l.maxTotalResultBytes - this.counters.resultBytes));
+    return this.parent === undefined ? own : Math.min(own, this.parent.resultRoom());
   }
 
   /**
@@ -160,6 +175,8 @@ export class TurnBudget {
     const l = this.limits;
     const used = this.counters.resultBytes;
     this.counters.resultBytes += keptBytes;
+    const shared = this.inherit(this.parent?.recordResult(fullBytes, keptBytes));
+    if (shared) return shared;
     if (
       l.maxTotalResultBytes !== undefined &&
       used + Math.min(fullBytes, l.maxToolResultBytes) > l.maxTotalResultBytes
@@ -172,6 +189,13 @@ export class TurnBudget {
   private clock(): BudgetViolation | null {
     const elapsed = Date.now() - this.startedAt;
     return elapsed >= this.limits.maxWallClockMs ? this.fail("wall_clock", this.limits.maxWallClockMs, elapsed) : null;
+  }
+
+  /** A violation of the parent's budget, made this budget's too (`null` when there is none). */
+  private inherit(violation: BudgetViolation | null | undefined): BudgetViolation | null {
+    if (!violation) return null;
+    this.exceeded ??= violation;
+    return violation;
   }
 
   private take(counter: "llmCalls" | "toolCalls" | "subtasks"): null {
@@ -196,7 +220,12 @@ function resolveLimits(limits: Partial<BudgetLimits>): Readonly<BudgetLimits> {
   const problems: string[] = [];
   for (const [key, value] of Object.entries(limits) as [keyof BudgetLimits, unknown][]) {
     if (value === undefined || value === null) continue;
-    if (!(key in DEFAULT_BUDGET) && key !== "maxTotalTokens" && key !== "maxCostUsd" && key !== "maxTotalResultBytes") {
+    if (
+      !Object.hasOwn(DEFAULT_BUDGET, key) &&
+      key !== "maxTotalTokens" &&
+      key !== "maxCostUsd" &&
+      key !== "maxTotalResultBytes"
+    ) {
       problems.push(`unknown budget limit "${key}"`);
     } else if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
       problems.push(`${key} must be a non-negative number, got ${JSON.stringify(value)}`);

@@ -16,6 +16,7 @@ import { storedToolArgs } from "./tool-call-args.js";
 import { errorMessage } from "./tool-result.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { StepCall } from "./turn-hooks.js";
+import { hasLoneSurrogate } from "../internal/lone-surrogate.js";
 
 /** What one model call produced. */
 export interface ModelTurn {
@@ -261,17 +262,19 @@ const MAX_CALL_ID_LENGTH = 256;
 
 /**
  * The id a tool call is stored under: the provider's, unless it is empty, not a string, longer
- * than 256 characters, or already used in this turn (at any depth). A duplicate `x` becomes
- * `x_2` (`x_3`, ...), an unusable id `call_<n>`; deterministic, and recorded in `used`.
+ * than 256 characters, holds a lone UTF-16 surrogate (stores keep ids in UTF-8 columns), already used in this turn (at any depth), or the name of a member of
+ * `Object.prototype` (`__proto__`, `constructor`, `toString`: ids are keys of the resume state's
+ * records, where such a key reads an inherited member or sets a prototype). A duplicate `x`
+ * becomes `x_2` (`x_3`, ...), an unusable id `call_<n>`; deterministic, and recorded in `used`.
  */
 export function uniqueCallId(used: Set<string>, id: unknown): string {
-  let base = typeof id === "string" && id !== "" && id.length <= MAX_CALL_ID_LENGTH ? id : "";
+  let base = typeof id === "string" && id !== "" && id.length <= MAX_CALL_ID_LENGTH && !hasLoneSurrogate(id) ? id : "";
   let unique = base;
   if (base === "") {
     base = "call";
     unique = `call_${used.size + 1}`;
   }
-  for (let n = 2; used.has(unique); n++) unique = `${base}_${n}`;
+  for (let n = 2; used.has(unique) || unique in Object.prototype; n++) unique = `${base}_${n}`;
   used.add(unique);
   return unique;
 }

@@ -1,35 +1,42 @@
 /**
  * Text Postgres cannot hold, stored losslessly. A `text` value cannot contain U+0000 (NUL), nor
- * can a `jsonb` string (`\u0000` is refused), while hosts and models may send it in any string.
+ * can a `jsonb` string (`\u0000` is refused), while hosts and models may send it in any string;
+ * a lone UTF-16 surrogate becomes U+FFFD in a `text` value and is refused in a `jsonb` string.
  * The store writes every text column and every string (and key) of a `jsonb` value escaped:
- * U+0000 → U+0001 "0" and U+0001 → U+0001 "1"; everything else as is. The escape is exact both
- * ways (a string that already holds U+0001 "0" reads back as written) and keeps prefixes: `p` is
- * a prefix of `s` exactly when `toPgText(p)` is a prefix of `toPgText(s)`, so scope prefixes are
- * index ranges of the escaped column. (`json` columns, the record bodies, hold `\u0000` as is.)
+ * U+0000 → U+0001 "0", U+0001 → U+0001 "1", a lone surrogate → U+0001 "s" and its four hex
+ * digits; everything else as is. The escape is exact both ways (a string that already holds
+ * U+0001 "0" reads back as written) and keeps prefixes of well-formed text: `p` is a prefix of `s`
+ * exactly when `toPgText(p)` is a prefix of `toPgText(s)`, so scope prefixes (which never hold a
+ * lone surrogate) are index ranges of the escaped column. (`json` columns, the record bodies,
+ * hold `\u0000` and `\ud800` as is.)
  */
 
 const ESCAPE = "\u0001";
 // eslint-disable-next-line no-control-regex
-const NEEDS_ESCAPE = /[\u0000\u0001]/;
+const NEEDS_ESCAPE = /[\u0000\u0001]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // eslint-disable-next-line no-control-regex
-const TO_ESCAPE = /[\u0000\u0001]/g;
+const TO_ESCAPE = /[\u0000\u0001]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // eslint-disable-next-line no-control-regex
-const ESCAPED = /\u0001([01])/g;
-/** In JSON text, where an escaped string may be: the JSON escape of U+0000 or U+0001. */
-const JSON_CONTROL = /\\u000[01]/i;
+const ESCAPED = /\u0001([01]|s[0-9a-f]{4})/g;
+/** In JSON text, where an escaped string may be: the JSON escape of U+0000, U+0001 or a lone surrogate. */
+const JSON_CONTROL = /\\u000[01]|\\ud[89a-f]/i;
+
+/** The escape of one character that needs it (see the module comment). */
+const escapeOf = (char: string): string =>
+  char === "\u0000" ? `${ESCAPE}0` : char === ESCAPE ? `${ESCAPE}1` : `${ESCAPE}s${char.charCodeAt(0).toString(16)}`;
+
+/** The character an escape stands for. */
+const unescapeOf = (code: string): string =>
+  code === "0" ? "\u0000" : code === "1" ? ESCAPE : String.fromCharCode(Number.parseInt(code.slice(1), 16));
 
 /** `text` as stored in a text column (see the module comment). */
 export function toPgText(text: string): string {
-  return NEEDS_ESCAPE.test(text)
-    ? text.replace(TO_ESCAPE, (char) => (char === "\u0000" ? `${ESCAPE}0` : `${ESCAPE}1`))
-    : text;
+  return NEEDS_ESCAPE.test(text) ? text.replace(TO_ESCAPE, escapeOf) : text;
 }
 
 /** A text column's value as written (the inverse of {@link toPgText}). */
 export function fromPgText(stored: string): string {
-  return stored.includes(ESCAPE)
-    ? stored.replace(ESCAPED, (_, digit: string) => (digit === "0" ? "\u0000" : ESCAPE))
-    : stored;
+  return stored.includes(ESCAPE) ? stored.replace(ESCAPED, (_, code: string) => unescapeOf(code)) : stored;
 }
 
 /** `toPgText` of a nullable column value. */

@@ -1,6 +1,7 @@
 import { labelSessionEvent } from "./turn/event-labels.js";
 import { PromptDigests, StoredPrompts } from "./turn/model-call-records.js";
 import { InvalidArgumentError } from "../errors/errors.js";
+import { MAX_DELEGATION_DEPTH } from "./delegation/delegation-limits.js";
 import { externalHandlerProblems } from "./turn/external-agent.js";
 import { KeyedSerializer } from "../internal/keyed-serializer.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
@@ -208,6 +209,9 @@ function checkOptions(options: AgentRuntimeOptions): void {
       problems.push(`${key} must be a whole number${key.startsWith("lease") ? " above 0" : ", 0 or more"}`);
     }
   }
+  const depth = options?.maxDelegationDepth;
+  if (depth !== undefined && !(Number.isInteger(depth) && depth >= 0 && depth <= MAX_DELEGATION_DEPTH))
+    problems.push(`maxDelegationDepth must be a whole number from 0 to ${MAX_DELEGATION_DEPTH}`);
   if (options?.onError !== undefined && typeof options.onError !== "function")
     problems.push("onError must be a function");
   problems.push(...hookProblems(options?.hooks, "hooks"));

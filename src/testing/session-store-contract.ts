@@ -6,6 +6,7 @@ import { metadataCases } from "./session-contract-metadata.js";
 import { recordCases } from "./session-contract-records.js";
 import { scopeCases } from "./session-contract-scope.js";
 import { scopePrefixCases } from "./session-contract-scope-prefix.js";
+import { surrogateCases } from "./session-contract-surrogates.js";
 import { textCases } from "./session-contract-text.js";
 import { capabilityCases } from "./session-contract-capabilities.js";
 
@@ -36,6 +37,7 @@ const contractCases = (): ContractCase[] => [
   ...scopeCases,
   ...scopePrefixCases,
   ...textCases,
+  ...surrogateCases,
   ...capabilityCases,
 ];
 
@@ -74,7 +76,8 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  * (`null` = unscoped only) and never crossed by `resolveSession`; `scopePrefix` as a literal prefix
  * (pattern characters, unicode, `""` = every scoped session, newest first with `limit`); every
  * string kept exactly, U+0000 and escape look-alikes included (a store may refuse such a session
- * id, with `InvalidArgumentError`); records of further kinds kept as JSON; and, when the store has them, session leases
+ * id, with `InvalidArgumentError`); a lone UTF-16 surrogate refused in every id, scope, scope prefix,
+ * name, pin and snippet (`InvalidArgumentError`) and kept exactly in attributes and records; records of further kinds kept as JSON; and, when the store has them, session leases
  * with fencing (`LeasableSessionStore`) and
  * the approval index (`ApprovalIndexStore`).
  *

@@ -41,7 +41,7 @@ describe("fromAiSdk: user file parts", () => {
     ]);
   });
 
-  it("V3: a file id is an UnsupportedContentError, and the model is not called", async () => {
+  it("V3: a file id (which V3 cannot take) goes as a text note in its place", async () => {
     const model = new MockLanguageModelV3({
       provider: "anthropic.messages",
       doStream: async () => ({ stream: partsStream([finish]) }),
@@ -54,9 +54,11 @@ describe("fromAiSdk: user file parts", () => {
         },
       ],
     });
-    expect(error).toMatchObject({ name: "UnsupportedContentError", retryable: false });
-    expect((error as Error).message).toMatch(/take no file ids/);
-    expect(model.doStreamCalls).toHaveLength(0);
+    expect(error).toBeUndefined();
+    expect(model.doStreamCalls).toHaveLength(1);
+    expect(JSON.stringify(model.doStreamCalls[0]!.prompt)).toMatch(
+      /\[attachment \(application\/pdf\) not sent: [a-z.]+ does not take this file by file id; attach its data instead\]/,
+    );
   });
 
   it("V4: data and URL in V4 form, a file id as a reference under the provider's name", async () => {

@@ -248,3 +248,10 @@ describe("iteration limit (seed 003 warning rule)", () => {
     expect(ofType(events, "warning").filter((w) => w.code === "tool_loop_exhausted")).toHaveLength(0);
   });
 });
+
+describe("createTurnBudget limits", () => {
+  it("refuses a limit named after an Object.prototype member as unknown", () => {
+    for (const text of ['{"toString":5}', '{"constructor":5}', '{"__proto__":5}'])
+      expect(() => createTurnBudget(JSON.parse(text))).toThrow(/unknown budget limit/);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError, UnsupportedContentError, type FilePart, type Message } from "@agentry/core";
+import { type FilePart, type Message } from "@agentry/core";
 import { anthropic } from "@agentry/core/anthropic";
 import { openai } from "@agentry/core/openai";
 import { collect, sseBody, textFetch } from "./helpers.js";
@@ -83,20 +83,28 @@ describe("file parts on OpenAI Chat Completions", () => {
   });
 
   it.each([
-    ["a PDF by URL", pdf({ type: "url", url: "https://x.test/a.pdf" }), /cannot take a file by URL/],
+    [
+      "a PDF by URL",
+      pdf({ type: "url", url: "https://x.test/a.pdf" }, "a.pdf"),
+      "[attachment a.pdf (application/pdf) not sent: openai does not take this file by URL; attach its data instead]",
+    ],
     [
       "a non-PDF document",
       file("text/csv", { type: "data", data: "YSxi" }),
-      /PDF and image files only, not "text\/csv"/,
+      "[attachment (text/csv) not sent: openai does not take this file type]",
     ],
-    ["an image by file id", file("image/png", { type: "file_id", fileId: "file-1" }), /image by file id/],
-  ])("refuses %s with UnsupportedContentError before sending anything", async (_name, file, message) => {
-    const { error, calls } = await openaiBody(ask(file));
-    expect(UnsupportedContentError.isInstance(error)).toBe(true);
-    expect(ProviderError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ name: "UnsupportedContentError", provider: "openai", retryable: false });
-    expect((error as Error).message).toMatch(message);
-    expect(calls).toBe(0);
+    [
+      "an image by file id",
+      file("image/png", { type: "file_id", fileId: "file-1" }),
+      "[attachment (image/png) not sent: openai does not take this file by file id; attach its data instead]",
+    ],
+  ])("sends %s it cannot take as a text note in its place", async (_name, file, note) => {
+    const { body, error } = await openaiBody(ask(file));
+    expect(error).toBeUndefined();
+    expect(body!.messages[0]!.content).toEqual([
+      { type: "text", text: "Summarise" },
+      { type: "text", text: note },
+    ]);
   });
 });
 
@@ -131,14 +139,20 @@ describe("file parts on Anthropic Messages", () => {
     [
       "a non-PDF document",
       file("application/zip", { type: "data", data: "UEsDBA==" }),
-      /PDF and image files only, not "application\/zip"/,
+      "[attachment (application/zip) not sent: anthropic does not take this file type]",
     ],
-    ["a file id", pdf({ type: "file_id", fileId: "file_011" }), /cannot send a file by file id/],
-  ])("refuses %s with UnsupportedContentError before sending anything", async (_name, file, message) => {
-    const { error, calls } = await anthropicBody(ask(file));
-    expect(error).toMatchObject({ name: "UnsupportedContentError", provider: "anthropic", retryable: false });
-    expect((error as Error).message).toMatch(message);
-    expect(calls).toBe(0);
+    [
+      "a file id",
+      pdf({ type: "file_id", fileId: "file_011" }),
+      "[attachment (application/pdf) not sent: anthropic does not take this file by file id; attach its data instead]",
+    ],
+  ])("sends %s it cannot take as a text note in its place", async (_name, file, note) => {
+    const { body, error } = await anthropicBody(ask(file));
+    expect(error).toBeUndefined();
+    expect(body!.messages[0]!.content).toEqual([
+      { type: "text", text: "Summarise" },
+      { type: "text", text: note },
+    ]);
   });
 });
 
@@ -191,11 +205,12 @@ describe("file parts on the OpenAI Responses API", () => {
     ]);
   });
 
-  it("refuses another media type with UnsupportedContentError, before sending anything", async () => {
-    const { error, calls } = await responsesBody(ask(file("text/csv", { type: "data", data: "YSxi" })));
-    expect(UnsupportedContentError.isInstance(error)).toBe(true);
-    expect((error as ProviderError).retryable).toBe(false);
-    expect((error as Error).message).toContain("text/csv");
-    expect(calls).toBe(0);
+  it("sends another media type as a text note in its place", async () => {
+    const { body, error } = await responsesBody(ask(file("text/csv", { type: "data", data: "YSxi" })));
+    expect(error).toBeUndefined();
+    expect(body!.input[0]!.content).toEqual([
+      { type: "input_text", text: "Summarise" },
+      { type: "input_text", text: "[attachment (text/csv) not sent: openai does not take this file type]" },
+    ]);
   });
 });

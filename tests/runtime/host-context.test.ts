@@ -149,6 +149,45 @@ describe("SendInput.context", () => {
     expect(seen[0]!.callKey).toBe(`${suspended.sessionId}:${suspended.runId}:c1`);
   });
 
+  for (const [kind, makeStore] of [
+    ["memory", () => new MemorySessionStore()],
+    ["SQLite", () => new SqliteSessionStore({ path: join(mkdtempSync(join(tmpdir(), "agentry-ctx-")), "s.db") })],
+  ] as const) {
+    it(`keeps an own __proto__ key as data, the same after a resume from the ${kind} store`, async () => {
+      const text = '{"prefs":{"__proto__":{"isAdmin":true}}}';
+      const store = makeStore();
+      const seen: Seen[] = [];
+      const rules: unknown[] = [];
+      const isAdmin = (context: unknown) => (context as { prefs: { isAdmin?: unknown } }).prefs.isAdmin;
+      const make = () =>
+        createAgentRuntime({
+          registry: createAgentRegistry(agents),
+          store,
+          providers: { fake: callsOnce("refund") },
+          defaultModel: "fake",
+          tools: [spyTool("refund", seen, { requiresApproval: true })],
+          // A rule that trusts a flag only the host sets.
+          approve: async (_request, info) => (
+            rules.push(isAdmin(info.context)),
+            isAdmin(info.context) === true ? { approved: true } : { suspend: true }
+          ),
+        });
+      const first = make();
+      const suspended = await first.send({ agentId: "helpdesk", content: "refund", context: JSON.parse(text) });
+      expect(rules).toEqual([undefined]);
+      expect(suspended.status).toBe("suspended");
+      await first.close();
+      const resumed = await make().resolveApproval(suspended.pendingApprovals![0]!.requestId, { approved: true });
+      expect(resumed.status).toBe("complete");
+      expect(seen).toHaveLength(1);
+      expect(isAdmin(seen[0]!.context)).toBeUndefined();
+      expect(JSON.stringify(seen[0]!.context)).toBe(text);
+      const prefs = (seen[0]!.context as { prefs: object }).prefs;
+      expect(Object.getPrototypeOf(prefs)).toBe(Object.prototype);
+      expect(Object.hasOwn(prefs, "__proto__")).toBe(true);
+    });
+  }
+
   it("is what approve, requiresApproval and a policy function decide on", async () => {
     const seen: Seen[] = [];
     const infos: ApprovalContext[] = [];
@@ -304,7 +343,9 @@ describe("LoopOptions.context (the bare loop)", () => {
       [{ user: "u1" }, { user: "u1" }, "acme", "run-1", "s-1:run-1:a"],
       [{ user: "u1" }, { user: "u1" }, "acme", "run-1", "s-1:run-1:b"],
     ]);
-    expect(infos).toEqual([{ sessionId: "s-1", scope: "acme", runId: "run-1", context: { user: "u1" } }]);
+    expect(infos).toEqual([
+      { sessionId: "s-1", scope: "acme", runId: "run-1", context: { user: "u1" }, permissionClass: ["safe"] },
+    ]);
   });
 });
 

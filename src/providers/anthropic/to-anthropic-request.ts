@@ -1,8 +1,8 @@
 import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
-import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
+import { unsentAttachmentNote } from "../../internal/unsent-attachment.js";
 
 type Block = Record<string, unknown>;
 interface WireMessage {
@@ -18,7 +18,8 @@ interface WireMessage {
  * - User images become `image` blocks with a base64 source. File parts: a PDF becomes a
  *   `document` block (base64 or URL source, `title` from the filename), an image file an `image`
  *   block (base64 or URL). A file id (Anthropic's Files API is a beta this adapter does not use)
- *   or another media type throws `UnsupportedContentError`.
+ *   or another media type goes as a short text note saying so, in this request only: the stored
+ *   history keeps the part and never fails a later request.
  * - Assistant parts: thinking with a signature → `thinking` block (text and signature verbatim);
  *   redacted thinking → `redacted_thinking` with the signature as `data`; thinking without a
  *   signature (another provider's reasoning) is dropped, the API would reject it; empty text is
@@ -96,12 +97,7 @@ function userBlocks(content: string | UserPart[], provider: string): Block[] {
 
 function fileBlock(part: FilePart, provider: string): Block {
   const image = isImageType(part.mediaType);
-  if (!image && !isPdfType(part.mediaType)) {
-    throw new UnsupportedContentError(
-      `${provider}: Anthropic takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`,
-      { provider },
-    );
-  }
+  if (!image && !isPdfType(part.mediaType)) return { type: "text", text: unsentAttachmentNote(part, provider, "type") };
   const { source } = part;
   let wire: Block;
   switch (source.type) {
@@ -112,10 +108,7 @@ function fileBlock(part: FilePart, provider: string): Block {
       wire = { type: "url", url: source.url };
       break;
     case "file_id":
-      throw new UnsupportedContentError(
-        `${provider}: this adapter cannot send a file by file id; pass its data or a URL.`,
-        { provider },
-      );
+      return { type: "text", text: unsentAttachmentNote(part, provider, "file_id") };
   }
   if (image) return { type: "image", source: wire };
   return { type: "document", source: wire, ...(part.filename !== undefined && { title: part.filename }) };

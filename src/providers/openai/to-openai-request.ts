@@ -1,8 +1,8 @@
 import type { FilePart, Message, UserPart } from "../../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
-import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { toolResultText } from "../tool-result-text.js";
+import { unsentAttachmentNote, type UnsentReason } from "../../internal/unsent-attachment.js";
 
 /** Which request field carries the output-token limit. */
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";
@@ -14,7 +14,8 @@ export type MaxTokensField = "max_tokens" | "max_completion_tokens";
  * - User text stays a string; parts with images become a content array with `image_url` data URLs.
  *   File parts: a PDF becomes a `file` part (`file_data` as a data URL with a `filename`, or a
  *   `file_id`); an image file an `image_url` (data or URL). A PDF by URL, an image by file id or any
- *   other media type throws `UnsupportedContentError` (Chat Completions has no way to send it).
+ *   other media type (Chat Completions has no way to send it) goes as a short text note saying so,
+ *   in this request only: the stored history keeps the part and never fails a later request.
  * - Assistant text parts are joined; `tool_call` parts become `tool_calls` with the arguments as a
  *   JSON string (a string `args`, i.e. invalid JSON the model sent earlier, is sent back as is).
  *   Thinking parts are not sent (Chat Completions has no field for them), unless
@@ -116,20 +117,17 @@ function imageFilePart(part: FilePart, provider: string): Record<string, unknown
     case "url":
       return { type: "image_url", image_url: { url: source.url } };
     case "file_id":
-      throw new UnsupportedContentError(
-        `${provider}: Chat Completions cannot take an image by file id; pass its data or a URL.`,
-        { provider },
-      );
+      return unsentPart(part, provider, "file_id");
   }
 }
 
+/** A text part in place of a file Chat Completions cannot take (see {@link unsentAttachmentNote}). */
+function unsentPart(part: FilePart, provider: string, reason: UnsentReason): Record<string, unknown> {
+  return { type: "text", text: unsentAttachmentNote(part, provider, reason) };
+}
+
 function pdfFilePart(part: FilePart, provider: string): Record<string, unknown> {
-  if (!isPdfType(part.mediaType)) {
-    throw new UnsupportedContentError(
-      `${provider}: Chat Completions takes PDF and image files only, not ${JSON.stringify(part.mediaType)}.`,
-      { provider },
-    );
-  }
+  if (!isPdfType(part.mediaType)) return unsentPart(part, provider, "type");
   const { source } = part;
   switch (source.type) {
     case "data":
@@ -143,10 +141,7 @@ function pdfFilePart(part: FilePart, provider: string): Record<string, unknown> 
     case "file_id":
       return { type: "file", file: { file_id: source.fileId } };
     case "url":
-      throw new UnsupportedContentError(
-        `${provider}: Chat Completions cannot take a file by URL; pass its data or a file id.`,
-        { provider },
-      );
+      return unsentPart(part, provider, "url");
   }
 }
 

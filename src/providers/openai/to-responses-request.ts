@@ -1,10 +1,10 @@
 import type { AssistantPart, FilePart, Message, ThinkingPart, UserPart } from "../../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
-import { UnsupportedContentError } from "../../errors/errors.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { jsonChars } from "../../internal/json-chars.js";
 import { toolResultText } from "../tool-result-text.js";
 import { userContent } from "./to-openai-request.js";
+import { unsentAttachmentNote } from "../../internal/unsent-attachment.js";
 
 /** The key under which a thinking part keeps its Responses reasoning item (`providerMetadata`). */
 export const RESPONSES_METADATA_KEY = "openaiResponses";
@@ -33,7 +33,8 @@ export const MAX_REASONING_CHARS = 2 * 1024 * 1024;
  * - User text stays a string; parts with images become `input_text` / `input_image` (data URL).
  *   File parts: a PDF becomes an `input_file` (`file_data` as a data URL with a `filename`, a
  *   `file_url` or a `file_id`); an image file an `input_image` (data, URL or file id). Any other
- *   media type throws `UnsupportedContentError`, before anything is sent.
+ *   media type goes as a short text note saying so, in this request only: the stored history keeps
+ *   the part and never fails a later request.
  * - Assistant parts keep their order: a thinking part that holds a reasoning item
  *   (`providerMetadata.openaiResponses.item`) sends that item back unchanged, when it comes after the
  *   last user message (the current tool-calling sequence: OpenAI needs those to continue its
@@ -188,10 +189,7 @@ function imageFile(part: FilePart): Record<string, unknown> {
 }
 
 function documentFile(part: FilePart, provider: string): Record<string, unknown> {
-  if (!isPdfType(part.mediaType)) {
-    const message = `${provider}: the Responses API is sent PDF and image files only, not ${JSON.stringify(part.mediaType)}.`;
-    throw new UnsupportedContentError(message, { provider });
-  }
+  if (!isPdfType(part.mediaType)) return { type: "input_text", text: unsentAttachmentNote(part, provider, "type") };
   const { source } = part;
   switch (source.type) {
     case "data":

@@ -7,6 +7,7 @@ import type { RuntimeContext } from "../common/runtime-context.js";
 import type { HandOffRequest } from "../delegation/hand-off.js";
 import { RUNTIME_HOST } from "../../internal/runtime-host.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
+import type { TurnBudget } from "../../loop/budget.js";
 
 /** Who is calling the agent tools. */
 export interface AgentToolCaller {
@@ -22,6 +23,8 @@ export interface AgentToolCaller {
   giveLlmCalls?: (count: number) => void;
   /** The caller turn's host context: the turns it starts inherit it. */
   context: JsonValue | undefined;
+  /** The caller turn's budget: a turn it waits on (sync `agents_message`) counts against it. */
+  budget?: TurnBudget;
 }
 
 /** What the runtime hands its own tools as `ctx[RUNTIME_HOST]`. */
@@ -40,6 +43,8 @@ export interface RuntimeToolHost {
    * `maxTotalLlmCalls`).
    */
   giveLlmCalls?: (count: number) => void;
+  /** The turn's budget: a turn it waits on (sync `agents_message`) counts against it. */
+  budget?: TurnBudget;
 }
 
 /** The caller of a built-in tool, from its context (the runtime's `ctx[RUNTIME_HOST]`). */
@@ -57,6 +62,7 @@ export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promi
     runId: host.runId,
     context: host.context,
     ...(host.giveLlmCalls !== undefined && { giveLlmCalls: host.giveLlmCalls }),
+    ...(host.budget !== undefined && { budget: host.budget }),
   };
 }
 

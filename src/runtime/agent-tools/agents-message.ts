@@ -52,6 +52,8 @@ export function agentsMessage(runtime: RuntimeContext): AgentToolCall<"agents_me
         // Who to answer when the target suspends and ends later (after a decision).
         ...(args.mode !== "async" && {
           waiter: { sessionId: caller.session.sessionId, agentId: caller.agent.agentId, requestId: waitId },
+          // The caller waits: its limits (model and tool calls, tokens, cost, wall clock) cover the target's turn.
+          ...(caller.budget !== undefined && { parentBudget: caller.budget }),
         }),
       });
       return { ...resolved, handed };

@@ -5,6 +5,7 @@ import type { PendingApproval, PendingQuery } from "../../contracts/agent-runtim
 import { matchesScopeFilter, scopeFilterOf } from "../../internal/scope-filter.js";
 import type { RuntimeContext } from "../common/runtime-context.js";
 import { readFresh } from "../session/session-state-cache.js";
+import { MAX_DELEGATION_DEPTH } from "../delegation/delegation-limits.js";
 
 /** Marks a listed pending request that is a question (a symbol key: never in JSON). */
 const QUESTION: unique symbol = Symbol("question");
@@ -67,7 +68,7 @@ async function listStoredPending(runtime: RuntimeContext, query: PendingQuery): 
 }
 
 /** Longest delegation chain followed when listing (chains are bounded by `maxDelegationDepth` anyway). */
-const MAX_CHAIN = 64;
+const MAX_CHAIN = MAX_DELEGATION_DEPTH;
 
 /**
  * Every pending approval request and question, as a person decides them: a call waiting on another

@@ -100,7 +100,10 @@ export interface AgentRuntimeOptions<C = JsonValue> {
   pricing?: PricingTable;
   /** Per-call time limit for tools without their own. */
   toolTimeoutMs?: number;
-  /** Longest chain of nested `agents_message` hops. @default 3 */
+  /**
+   * Longest chain of nested `agents_message` hops: a whole number from 0 to 64 (delivery and
+   * listing follow a chain that far; more is refused by `createAgentRuntime`). @default 3
+   */
   maxDelegationDepth?: number;
   /**
    * When a session's estimated context reaches this many tokens, the next turn first resets it:

@@ -8,6 +8,7 @@ import type { JsonValue } from "../../contracts/json-schema.js";
 import type { SessionState, TurnWaiter } from "../session/session-state.js";
 import type { ResumeDecision } from "../approvals/approval-decision.js";
 import type { HeldLease } from "../session/session-lease.js";
+import type { TurnBudget } from "../../loop/budget.js";
 
 /**
  * What a root turn and everything it starts in the background share: one user message can never
@@ -57,6 +58,11 @@ export interface TurnRequest {
   context?: JsonValue;
   /** The sync `agents_message` call waiting on this turn's answer (stored on its start). */
   waiter?: TurnWaiter;
+  /**
+   * The budget of the turn waiting on this one (a sync `agents_message`): this turn's budget checks and
+   * counts in it too, so the waiting turn's limits cover it.
+   */
+  parentBudget?: TurnBudget;
   /** What to do when the session waits for a decision (`SendInput.ifPending`). @default "queue" */
   ifPending?: "queue" | "reject" | "supersede";
   /** Set on a queued message handed back once the decision was made (it does not queue behind the others again). */

@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../../contracts/agent-definition.js";
 import { AgentNotFoundError, InvalidArgumentError } from "../../errors/errors.js";
 import { DEFAULT_BUDGET } from "../../loop/budget.js";
+import { hasLoneSurrogate, LONE_SURROGATE_PROBLEM } from "../../internal/lone-surrogate.js";
 import { scopeFilterOf, type ScopeFilter, type ScopeQuery } from "../../internal/scope-filter.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { RuntimeContext } from "./runtime-context.js";
@@ -23,6 +24,8 @@ export function checkOpen(runtime: RuntimeContext): void {
 export function checkScope(operation: string, scope: unknown): void {
   if (scope !== undefined && (typeof scope !== "string" || scope === ""))
     throw new InvalidArgumentError(`${operation}: scope must be a non-empty string when set`);
+  if (typeof scope === "string" && hasLoneSurrogate(scope))
+    throw new InvalidArgumentError(`${operation}: scope ${LONE_SURROGATE_PROBLEM}`);
 }
 
 /**

@@ -8,6 +8,7 @@ import { agentOf, newLineage } from "../common/runtime-lookups.js";
 import type { HeldLease } from "../session/session-lease.js";
 import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "../session/session-state.js";
 import { turnResultOf } from "../session/stored-turn-result.js";
+import { MAX_DELEGATION_DEPTH } from "./delegation-limits.js";
 
 /**
  * A sync `agents_message` whose target suspended waits under a request of its own (`waitsOn` set):
@@ -20,7 +21,7 @@ import { turnResultOf } from "../session/stored-turn-result.js";
  */
 
 /** Longest chain followed (a guard: chains are bounded by `maxDelegationDepth` anyway). */
-const MAX_CHAIN = 64;
+const MAX_CHAIN = MAX_DELEGATION_DEPTH;
 
 /** The decision id of a waiting call's answer: the same in every process, so two deliveries store one. */
 const answerDecisionId = (requestId: string) => `${requestId}:answer`;

@@ -6,6 +6,7 @@ import type { RuntimeContext } from "../common/runtime-context.js";
 import type { Lineage } from "../common/runtime-core.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
 import type { TurnWaiter } from "../session/session-state.js";
+import type { TurnBudget } from "../../loop/budget.js";
 
 /** A turn the runtime starts on its own (not for a caller of `send`), and where it comes from. */
 export interface HandOffRequest {
@@ -31,6 +32,8 @@ export interface HandOffRequest {
   context?: JsonValue;
   /** A sync `agents_message` call waiting on this turn (answered when the turn suspends and ends later). */
   waiter?: TurnWaiter;
+  /** The budget of the turn waiting on this one (a sync `agents_message`, run here): it covers this turn. */
+  parentBudget?: TurnBudget;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function handOffTurn(runtime: RuntimeContext, request: HandOffReque
       runId,
       ...(request.context !== undefined && { context: request.context }),
       ...(request.waiter !== undefined && { waiter: request.waiter }),
+      ...(request.parentBudget !== undefined && { parentBudget: request.parentBudget }),
     });
     return { dispatched: false, runId, turn };
   }

@@ -7,6 +7,7 @@ import type { RuntimeContext } from "../common/runtime-context.js";
 
 import type { SessionTurns, TurnRequest } from "../common/runtime-core.js";
 import type { SessionState } from "../session/session-state.js";
+import { MAX_DELEGATION_DEPTH } from "../delegation/delegation-limits.js";
 
 /** Hands a session's queued messages back once it has no decision pending (called after its turns end, and polled). */
 export function checkQueue(runtime: RuntimeContext, queue: PendingQueue, turns: SessionTurns, sessionId: string): void {
@@ -77,7 +78,7 @@ export async function admitBehindDecisions(
 }
 
 /** Deepest chain a supersede follows (chains are bounded by `maxDelegationDepth` anyway). */
-const MAX_CHAIN = 64;
+const MAX_CHAIN = MAX_DELEGATION_DEPTH;
 
 /**
  * Denies, as superseded, what the waiting calls of `state` wait for, down each chain (each session

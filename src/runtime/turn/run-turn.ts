@@ -33,6 +33,7 @@ import { surfacedRequests } from "../approvals/pending-listing.js";
 import { confirmLease, DEFAULT_LEASE_TTL_MS } from "../session/session-lease.js";
 import { LeaseLostError } from "../../errors/errors.js";
 import { turnLabels } from "./event-labels.js";
+import { toWellFormed } from "../../internal/lone-surrogate.js";
 
 /** Everything one turn needs. */
 export interface TurnSetup {
@@ -76,6 +77,11 @@ export interface TurnSetup {
   context?: JsonValue;
   /** The sync `agents_message` call waiting on this turn (a new chain's start stores it). */
   waiter?: TurnWaiter;
+  /**
+   * The budget of the turn waiting on this one (a sync `agents_message`): this turn's budget checks and
+   * counts in it too, so the waiting turn's limits cover it.
+   */
+  parentBudget?: TurnBudget;
   /**
    * The run id of the chain's first turn, when this one resumes it (tools' `ctx.callKey` stay the same across a
    * resume).
@@ -136,7 +142,11 @@ export async function runTurn(runtime: RuntimeContext, setup: TurnSetup): Promis
     (signal): signal is AbortSignal => signal !== undefined,
   );
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const budget = new TurnBudget(deadlineBudget(lineageBudget(prepared.budget, lineage), setup.session));
+  const budget = new TurnBudget(
+    deadlineBudget(lineageBudget(prepared.budget, lineage, setup.chain), setup.session),
+    Date.now(),
+    setup.parentBudget,
+  );
   const host: RuntimeToolHost = {
     sessionId,
     agentId: agent.agentId,
@@ -147,6 +157,7 @@ export async function runTurn(runtime: RuntimeContext, setup: TurnSetup): Promis
     giveLlmCalls: (count) => {
       budget.givenLlmCalls += count;
     },
+    budget,
   };
   const loop = runLoop(
     {
@@ -307,9 +318,16 @@ async function openTurn(scope: TurnScope): Promise<void> {
   for (const event of setup.prefaceEvents ?? []) publish({ ...event });
 }
 
-/** A turn set off by another agent shares the root turn's model calls budget. */
-function lineageBudget(budget: PreparedAgent["budget"], lineage: Lineage): PreparedAgent["budget"] {
-  if (lineage.hops === 0 && !lineage.dispatched) return budget;
+/**
+ * A turn set off by another agent (delegated, background, dispatched) gets at most the model calls left
+ * of its lineage; only a root turn (no hops, nobody waiting in its chain) has its own.
+ */
+function lineageBudget(
+  budget: PreparedAgent["budget"],
+  lineage: Lineage,
+  chain: readonly string[],
+): PreparedAgent["budget"] {
+  if (lineage.hops === 0 && !lineage.dispatched && chain.length === 0) return budget;
   const remaining = Math.max(0, lineage.counters.maxLlmCalls - lineage.counters.llmCalls);
   return {
     ...budget,
@@ -553,7 +571,8 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   const snippet = result.text.trim();
   if (snippet !== "") {
     await store.updateSession(sessionId, {
-      lastSnippet: snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet,
+      // Stores refuse a lone surrogate in a session's fields: the model's text may hold one, and the cut may make one.
+      lastSnippet: toWellFormed(snippet.length > SNIPPET_CHARS ? snippet.slice(0, SNIPPET_CHARS - 1) + "…" : snippet),
     });
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).

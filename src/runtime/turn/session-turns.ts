@@ -242,6 +242,7 @@ async function runAdmitted(
     ...(runId !== undefined && { runId }),
     ...(request.context !== undefined && { context: request.context }),
     ...(request.waiter !== undefined && { waiter: request.waiter }),
+    ...(request.parentBudget !== undefined && { parentBudget: request.parentBudget }),
     signal: stop.signal,
     stopReason: stop.reason,
     onEvent: request.onEvent ?? (() => undefined),
