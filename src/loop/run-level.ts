@@ -208,7 +208,7 @@ export async function runLevel(
     if (call === undefined || turn.signal.aborted) return halt();
     level.stepTools = call.tools === level.modelTools ? undefined : new Set(call.tools.map((t) => t.name));
     if (budget.tryLlmCall()) return stopped()!;
-    sink.emit({ type: "llm_call_start", iteration, depth, parentId });
+    sink.emit({ type: "llm_call_start", iteration, model: call.model, provider: turn.provider.id, depth, parentId });
     const messages = call.messages ?? history;
     const estimated =
       call.messages === undefined && call.system === level.systemPrompt
