@@ -117,6 +117,37 @@ describe("span recorder", () => {
     expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "boom" });
   });
 
+  it("a call whose partial answer is followed by its error: ERROR, error.type, no finish reason, ended at the error", () => {
+    const { emit, one, done } = recorder();
+    emit("r", "s", 1, { type: "llm_call_start", iteration: 1, model: "m-1", provider: "anthropic" });
+    emit("r", "s", 2, { type: "chunk", content: "Let me", streamId: "x" });
+    emit("r", "s", 3, { type: "message_stream_cancelled", streamId: "x", reason: "error" });
+    emit("r", "s", 4, { type: "message", message: { role: "assistant", content: [{ type: "text", text: "Let me" }] } });
+    emit("r", "s", 5, { type: "error", message: "Overloaded", code: "overloaded_error", provider: "anthropic" });
+    emit("r", "s", 6, done("error"));
+    const chat = one("chat m-1");
+    expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "Overloaded" });
+    expect(chat.attributes["error.type"]).toBe("overloaded_error");
+    expect(chat.attributes["gen_ai.provider.name"]).toBe("anthropic");
+    expect(chat.attributes).not.toHaveProperty(["gen_ai.response.finish_reasons"]);
+    expect(chat.endTime).toEqual(at(5));
+  });
+
+  it("names a chat span from its usage when no event or description named the model", () => {
+    const { emit, one, done } = recorder();
+    emit("r", "s", 1, { type: "llm_call_start", iteration: 1 });
+    emit("r", "s", 2, { type: "usage", inputTokens: 3, outputTokens: 1, model: "late-model", reasoningTokens: 1 });
+    emit("r", "s", 3, { type: "message", message: { role: "assistant", content: [{ type: "text", text: "hi" }] } });
+    emit("r", "s", 4, done("complete"));
+    const chat = one("chat late-model");
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.request.model": "late-model",
+      "gen_ai.usage.reasoning.output_tokens": 1,
+      "gen_ai.response.finish_reasons": ["stop"],
+    });
+    expect(chat.endTime).toEqual(at(3));
+  });
+
   it("ends every open span on endAll (a turn that never reached done)", () => {
     const { emit, spans, recorder: spansOf } = recorder();
     emit("r", "s", 1, { type: "llm_call_start", iteration: 1 });
