@@ -82,6 +82,8 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           if (!recordMessage(init, turn.chats.get(key), event, time)) endChat(turn, key, time);
           return;
         case "error":
+          // A failing hook is the host's failure, not the model call's: it goes on the turn's span.
+          if (event.code === "hook_failed") endChat(turn, key, time);
           recordError(turn, turn.chats.get(key), event);
           endChat(turn, key, time);
           return;

@@ -22,9 +22,10 @@ function recorder() {
       ts: T + ts,
       ...event,
     } as unknown as TracedEvent);
-  const done = (status: string) => ({
+  const done = (status: string, extra: Record<string, unknown> = {}) => ({
     type: "done",
     result: {
+      ...extra,
       status,
       text: "",
       messages: [],
@@ -131,6 +132,22 @@ describe("span recorder", () => {
     expect(chat.attributes["gen_ai.provider.name"]).toBe("anthropic");
     expect(chat.attributes).not.toHaveProperty(["gen_ai.response.finish_reasons"]);
     expect(chat.endTime).toEqual(at(5));
+  });
+
+  it("a failing hook after the model answered is the turn's error, not the model call's", () => {
+    const { emit, one, done } = recorder();
+    emit("r", "s", 1, { type: "llm_call_start", iteration: 1, model: "m-1", provider: "openai" });
+    emit("r", "s", 2, {
+      type: "message",
+      message: { role: "assistant", content: [{ type: "tool_call", id: "t", name: "x", args: {} }] },
+    });
+    emit("r", "s", 3, { type: "error", message: "beforeToolCall hook failed", code: "hook_failed" });
+    emit("r", "s", 4, done("error", { error: { message: "beforeToolCall hook failed", code: "hook_failed" } }));
+    const chat = one("chat m-1");
+    expect(chat.status.code).toBe(SpanStatusCode.UNSET);
+    expect(chat.attributes["gen_ai.response.finish_reasons"]).toEqual(["tool_calls"]);
+    expect(one("invoke_agent a").attributes["error.type"]).toBe("hook_failed");
+    expect(one("invoke_agent a").status.code).toBe(SpanStatusCode.ERROR);
   });
 
   it("names a chat span from its usage when no event or description named the model", () => {
