@@ -47,7 +47,7 @@ export function startChat(r: Recorder, turn: TurnState, event: EventOf<"llm_call
 }
 
 /** A model call's usage on its open chat span (none open: ignored); names the span after the model when unknown. */
-export function recordUsage(turn: TurnState, chat: ChatState | undefined, event: EventOf<"usage">): void {
+export function recordUsage(chat: ChatState | undefined, event: EventOf<"usage">): void {
   if (!chat) return;
   if (chat.model === undefined) {
     chat.model = event.model;
@@ -85,8 +85,8 @@ export function recordMessage(
 }
 
 /**
- * A level failed (a provider error after retries, a failing hook): `ERROR` status and `error.type`
- * on the open chat span, else on the turn's span. A failed call has no finish reason.
+ * A level failed (a provider error after retries, an internal error): `ERROR` status and
+ * `error.type` on its open chat span, else on the turn's span. A failed call has no finish reason.
  */
 export function recordError(turn: TurnState, chat: ChatState | undefined, event: EventOf<"error">): void {
   const span = chat?.span ?? turn.span;

@@ -70,7 +70,7 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         case "message_stream_completed":
           return;
         case "usage":
-          return recordUsage(turn, turn.chats.get(key), event);
+          return recordUsage(turn.chats.get(key), event);
         case "warning": {
           const chat = turn.chats.get(key);
           if (chat && event.code === "max_output_tokens") chat.finishReason = "length";
