@@ -15,6 +15,10 @@ export interface EventOrigin {
 export interface LlmCallStartEvent extends EventOrigin {
   type: "llm_call_start";
   iteration: number;
+  /** The model this call asks for (after `prepareStep`). Set by the loop; absent in events recorded before it was. */
+  model?: string;
+  /** The id of the provider the call goes to (`Provider.id`). Set by the loop; absent in events recorded before it was. */
+  provider?: string;
 }
 
 /** Streamed assistant text. `done: true` closes a streamed message; `streamId` names the stream. */

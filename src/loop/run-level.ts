@@ -114,7 +114,7 @@ async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun 
   if (call === undefined || turn.signal.aborted) return run.halt();
   level.stepTools = call.tools === level.modelTools ? undefined : new Set(call.tools.map((t) => t.name));
   if (budget.tryLlmCall()) return run.stopped()!;
-  sink.emit({ type: "llm_call_start", iteration, depth, parentId });
+  sink.emit({ type: "llm_call_start", iteration, model: call.model, provider: turn.provider.id, depth, parentId });
   const messages = call.messages ?? history;
   const estimated =
     call.messages === undefined && call.system === level.systemPrompt

@@ -1,82 +1,43 @@
-import {
-  context,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type SpanContext,
-  type Tracer,
-} from "@opentelemetry/api";
-import type { LoopEvent } from "../contracts/loop-event.js";
+import { context, SpanKind, SpanStatusCode, type Attributes, type Link, type Span } from "@opentelemetry/api";
 import type { LoopResult } from "../contracts/loop-result.js";
+import { endChat, recordError, recordMessage, recordUsage, startChat } from "./chat-spans.js";
 import { ATTR } from "./gen-ai-attributes.js";
+import { errorTypeOf, OTHER_ERROR } from "./gen-ai-values.js";
+import {
+  content,
+  levelAttributes,
+  levelKey,
+  levelParent,
+  toolKey,
+  type EventOf,
+  type Recorder,
+  type SpanRecorderInit,
+  type TracedEvent,
+  type TurnState,
+} from "./recorder-state.js";
 
-/** A loop event with where it came from (runtime events carry all of it; `tracedLoop` fills it in). */
-export type TracedEvent = LoopEvent & { sessionId?: string; agentId?: string; runId: string; ts?: number };
-
-/** What the recorder knows about an agent before its turn's first model call. */
-export interface TurnDescription {
-  agentName?: string;
-  model?: string;
-  temperature?: number;
-  maxOutputTokens?: number;
-}
-
-/** Settings of {@link createSpanRecorder}. */
-export interface SpanRecorderInit {
-  tracer: Tracer;
-  recordContent: boolean;
-  maxContentLength: number;
-  describeTurn?: (agentId: string | undefined) => TurnDescription;
-  /** The context a turn's span is parented to. @default the active context when its first event arrives */
-  parentContext?: () => Context;
-}
-
-interface ChatState {
-  span: Span;
-  finishReason?: string;
-}
-interface TurnState {
-  span: Span;
-  runId: string;
-  sessionId: string;
-  agentId: string | undefined;
-  model: string | undefined;
-  chats: Map<string, ChatState>;
-  tools: Set<string>;
-}
+export type { SpanRecorderInit, TracedEvent, TurnDescription } from "./recorder-state.js";
 
 /** Recently finished or pending delegation targets kept for linking (by run id). */
 const MAX_REMEMBERED_RUNS = 1024;
-
-/** The recorder's state, shared by the functions below. */
-interface Recorder {
-  init: SpanRecorderInit;
-  tracer: Tracer;
-  turns: Map<string, TurnState>;
-  /** Open tool spans by session and tool call id. */
-  tools: Map<string, Span>;
-  runContexts: Map<string, SpanContext>;
-  pendingLinks: Map<string, SpanContext>;
-}
 
 /**
  * Builds OpenTelemetry spans from Agentry loop/runtime events, as they arrive:
  *
  * - `invoke_agent {agent}` per turn (run id), from its first event to its `done`;
  * - `chat {model}` per model call, from `llm_call_start` to the end of that call (its assistant
- *   `message`, an `error`, or the next event of the level that is not a delta);
+ *   `message`, an `error`, or the next event of the level that is not a delta), with the
+ *   provider, the model and the request parameters;
  * - `execute_tool {tool}` per tool call, from `tool_call_update` start to end;
  * - the spans of a sub-task are children of its `run_subtask` span (events' `parentId`);
  * - an `agents_message` span is linked to the delegated turn's span, and that turn's span back
  *   to it, across sessions.
  *
- * Errors, budget stops, aborts and iteration limits set `ERROR` statuses (a complete or suspended
- * turn keeps `UNSET`, as instrumentation libraries should). No message content is recorded unless
- * `recordContent`. Span times come from the events' `ts` when present.
+ * A failed model call's `chat` span and a turn that ends `"error"`, `"budget_exceeded"` or
+ * `"iteration_limit"` get status `ERROR` and `error.type`. A complete, suspended, blocked (a
+ * guardrail did its job) or aborted (the host stopped it) turn keeps `UNSET`, as instrumentation
+ * libraries should; `agentry.turn.status` tells them apart. No message content is recorded
+ * unless `recordContent`. Span times come from the events' `ts` when present.
  */
 export function createSpanRecorder(init: SpanRecorderInit) {
   const r: Recorder = {
@@ -98,14 +59,18 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         case "llm_call_start":
           endChat(turn, key, time);
           return startChat(r, turn, event, time);
+        case "message_stream_cancelled": {
+          const chat = turn.chats.get(key);
+          if (chat && event.reason !== "tool_calls") chat.interrupted = true;
+          return;
+        }
         case "chunk":
         case "thinking":
         case "message_stream_started":
         case "message_stream_completed":
-        case "message_stream_cancelled":
           return;
         case "usage":
-          return recordUsage(turn, turn.chats.get(key), event);
+          return recordUsage(turn.chats.get(key), event);
         case "warning": {
           const chat = turn.chats.get(key);
           if (chat && event.code === "max_output_tokens") chat.finishReason = "length";
@@ -113,11 +78,13 @@ export function createSpanRecorder(init: SpanRecorderInit) {
           return;
         }
         case "message":
-          recordMessage(init, turn.chats.get(key), event);
-          endChat(turn, key, time);
+          // The call's span stays open past its answer: an `error` for the same call may follow.
+          if (!recordMessage(init, turn.chats.get(key), event, time)) endChat(turn, key, time);
           return;
         case "error":
-          recordProviderError(turn, turn.chats.get(key), event);
+          // A failing hook is the host's failure, not the model call's: it goes on the turn's span.
+          if (event.code === "hook_failed") endChat(turn, key, time);
+          recordError(turn, turn.chats.get(key), event);
           endChat(turn, key, time);
           return;
         case "tool_call_update":
@@ -131,6 +98,10 @@ export function createSpanRecorder(init: SpanRecorderInit) {
         case "budget_exceeded":
           endChat(turn, key, time);
           return recordBudgetExceeded(turn, event, time);
+        case "guardrail_tripped":
+          endChat(turn, key, time);
+          turn.span.addEvent("agentry.guardrail_tripped", { [ATTR.guardrailGuard]: event.guard }, time);
+          return;
         case "done":
           endTurn(r, turn, event.result, time);
           return;
@@ -165,29 +136,19 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
   if (map.size > MAX_REMEMBERED_RUNS) map.delete(map.keys().next().value!);
 }
-function content(init: SpanRecorderInit, value: unknown): string {
-  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
-  return text.length > init.maxContentLength ? `${text.slice(0, init.maxContentLength)}…` : text;
-}
-function toolKey(turn: TurnState, toolCallId: string): string {
-  return `${turn.sessionId}\u0000${toolCallId}`;
-}
-function levelKey(event: TracedEvent): string {
-  return event.parentId ?? "";
-}
-
 function turnFor(r: Recorder, event: TracedEvent, time: number): TurnState {
   let turn = r.turns.get(event.runId);
   if (turn) return turn;
   const described = r.init.describeTurn?.(event.agentId) ?? {};
   const agentLabel = described.agentName ?? event.agentId;
-  const attributes: Attributes = { [ATTR.operationName]: "invoke_agent", [ATTR.runId]: event.runId };
+  const request: Attributes = {};
+  if (described.temperature !== undefined) request[ATTR.requestTemperature] = described.temperature;
+  if (described.maxOutputTokens !== undefined) request[ATTR.requestMaxTokens] = described.maxOutputTokens;
+  const attributes: Attributes = { [ATTR.operationName]: "invoke_agent", [ATTR.runId]: event.runId, ...request };
   if (event.agentId !== undefined) attributes[ATTR.agentId] = event.agentId;
   if (agentLabel !== undefined) attributes[ATTR.agentName] = agentLabel;
   if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
   if (described.model !== undefined) attributes[ATTR.requestModel] = described.model;
-  if (described.temperature !== undefined) attributes[ATTR.requestTemperature] = described.temperature;
-  if (described.maxOutputTokens !== undefined) attributes[ATTR.requestMaxTokens] = described.maxOutputTokens;
   const pending = r.pendingLinks.get(event.runId);
   const links: Link[] = pending ? [{ context: pending, attributes: { [ATTR.operationName]: "execute_tool" } }] : [];
   r.pendingLinks.delete(event.runId);
@@ -202,77 +163,14 @@ function turnFor(r: Recorder, event: TracedEvent, time: number): TurnState {
     sessionId: event.sessionId ?? "",
     agentId: event.agentId,
     model: described.model,
+    provider: undefined,
+    request,
     chats: new Map(),
     tools: new Set(),
   };
   r.turns.set(event.runId, turn);
   remember(r.runContexts, event.runId, span.spanContext());
   return turn;
-}
-
-/** The span a level's chat and tool spans hang under: the turn, or the sub-task's `run_subtask` span. */
-function levelParent(r: Recorder, turn: TurnState, event: TracedEvent): Context {
-  const parent = event.parentId === null ? undefined : r.tools.get(toolKey(turn, event.parentId));
-  return trace.setSpan(context.active(), parent ?? turn.span);
-}
-
-function levelAttributes(turn: TurnState, event: TracedEvent): Attributes {
-  const attributes: Attributes = { [ATTR.depth]: event.depth };
-  if (event.sessionId !== undefined) attributes[ATTR.conversationId] = event.sessionId;
-  if (turn.agentId !== undefined) attributes[ATTR.agentId] = turn.agentId;
-  if (event.parentId !== null) attributes[ATTR.parentToolCallId] = event.parentId;
-  return attributes;
-}
-
-/** An event of `type` among the traced events. */
-type EventOf<T extends TracedEvent["type"]> = Extract<TracedEvent, { type: T }>;
-
-/** Opens the `chat {model}` span of a model call (`llm_call_start`), under its level's parent. */
-function startChat(r: Recorder, turn: TurnState, event: EventOf<"llm_call_start">, time: number): void {
-  const model = turn.model;
-  const attributes: Attributes = {
-    ...levelAttributes(turn, event),
-    [ATTR.operationName]: "chat",
-    [ATTR.iteration]: event.iteration,
-  };
-  if (model !== undefined) attributes[ATTR.requestModel] = model;
-  const span = r.tracer.startSpan(
-    model === undefined ? "chat" : `chat ${model}`,
-    { kind: SpanKind.CLIENT, attributes, startTime: time },
-    levelParent(r, turn, event),
-  );
-  turn.chats.set(levelKey(event), { span });
-}
-
-/** A model call's usage on its open chat span (none open: ignored); names the span after the model when unknown. */
-function recordUsage(turn: TurnState, chat: ChatState | undefined, event: EventOf<"usage">): void {
-  if (!chat) return;
-  if (turn.model === undefined) chat.span.updateName(`chat ${event.model}`);
-  chat.span.setAttributes({
-    [ATTR.requestModel]: event.model,
-    [ATTR.usageInputTokens]: event.inputTokens,
-    [ATTR.usageOutputTokens]: event.outputTokens,
-  });
-  if (event.cachedInputTokens !== undefined)
-    chat.span.setAttribute(ATTR.usageCacheReadInputTokens, event.cachedInputTokens);
-  if (event.costUsd !== undefined) chat.span.setAttribute(ATTR.costUsd, event.costUsd);
-}
-
-/** An assistant message sets its chat's finish reason (and output, with `recordContent`); other roles do nothing. */
-function recordMessage(init: SpanRecorderInit, chat: ChatState | undefined, event: EventOf<"message">): void {
-  if (!chat || event.message.role !== "assistant") return;
-  const calls = event.message.content.some((part) => part.type === "tool_call");
-  chat.finishReason ??= calls ? "tool_calls" : "stop";
-  if (init.recordContent)
-    chat.span.setAttribute(ATTR.outputMessages, content(init, [{ role: "assistant", parts: event.message.content }]));
-}
-
-/** A provider error: `ERROR` status on the open chat span, else on the turn's span. */
-function recordProviderError(turn: TurnState, chat: ChatState | undefined, event: EventOf<"error">): void {
-  const span = chat?.span ?? turn.span;
-  span.setAttribute(ATTR.errorType, "provider_error");
-  span.setStatus({ code: SpanStatusCode.ERROR, message: event.message });
-  if (chat) chat.finishReason = "error";
 }
 
 /** An approval request (on its tool's span when open) or resolution (on the turn's span), as a span event. */
@@ -300,14 +198,6 @@ function recordBudgetExceeded(turn: TurnState, event: EventOf<"budget_exceeded">
   };
   turn.span.addEvent("agentry.budget_exceeded", attributes, time);
   turn.span.setAttributes(attributes);
-}
-
-function endChat(turn: TurnState, key: string, time: number): void {
-  const chat = turn.chats.get(key);
-  if (!chat) return;
-  turn.chats.delete(key);
-  if (chat.finishReason !== undefined) chat.span.setAttribute(ATTR.responseFinishReasons, [chat.finishReason]);
-  chat.span.end(time);
 }
 
 function endTool(r: Recorder, turn: TurnState, key: string, time: number): void {
@@ -357,8 +247,10 @@ function finishTool(
   if (!turn.tools.has(key)) turn.tools.add(key);
   if (r.init.recordContent && event.result !== undefined)
     span.setAttribute(ATTR.toolCallResult, content(r.init, event.result));
+  // A sub-task's last model call ends with its run_subtask call.
+  endChat(turn, event.toolCallId, time);
   if (event.isError) {
-    span.setAttribute(ATTR.errorType, "tool_error");
+    span.setAttribute(ATTR.errorType, event.refused ?? "tool_error");
     span.setStatus({
       code: SpanStatusCode.ERROR,
       message: r.init.recordContent ? content(r.init, event.result) : `${event.name} failed`,
@@ -386,7 +278,11 @@ function linkDelegation(r: Recorder, span: Span, result: unknown): void {
 }
 
 function endTurn(r: Recorder, turn: TurnState, result: LoopResult, time: number): void {
-  for (const key of [...turn.chats.keys()]) endChat(turn, key, time);
+  for (const [key, chat] of [...turn.chats]) {
+    // A call cut off by the abort has no finish reason.
+    if (result.status === "aborted") delete chat.finishReason;
+    endChat(turn, key, time);
+  }
   for (const key of [...turn.tools]) {
     if (result.status === "suspended") r.tools.get(key)?.setAttribute(ATTR.toolSuspended, true);
     endTool(r, turn, key, time);
@@ -400,13 +296,36 @@ function endTurn(r: Recorder, turn: TurnState, result: LoopResult, time: number)
     [ATTR.toolCalls]: result.usage.toolCalls,
   });
   if (result.usage.costUsd !== undefined) span.setAttribute(ATTR.costUsd, result.usage.costUsd);
-  if (result.status !== "complete" && result.status !== "suspended") {
-    span.setAttribute(
-      ATTR.errorType,
-      result.error?.reason === undefined ? result.status : `budget_exceeded.${result.error.reason}`,
-    );
+  const errorType = turnErrorType(result);
+  if (errorType !== undefined) {
+    span.setAttribute(ATTR.errorType, errorType);
     span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message ?? result.status });
   }
   span.end(time);
   r.turns.delete(turn.runId);
+}
+
+/**
+ * The `error.type` of a turn that failed, else undefined. A guardrail's block and the host's
+ * abort are outcomes the host chose, not failures: dashboards that count errors must not count them.
+ */
+function turnErrorType(result: LoopResult): string | undefined {
+  const status = result.status;
+  switch (status) {
+    case "complete":
+    case "suspended":
+    case "blocked":
+    case "aborted":
+      return undefined;
+    case "error":
+      return result.error === undefined ? OTHER_ERROR : errorTypeOf(result.error);
+    case "budget_exceeded":
+      return result.error?.reason === undefined ? status : `budget_exceeded.${result.error.reason}`;
+    case "iteration_limit":
+      return status;
+    default: {
+      const unknown: never = status;
+      return String(unknown);
+    }
+  }
 }

@@ -33,17 +33,24 @@ export interface InstrumentableRuntime {
  * conventions, built from `runtime.events` (it wraps nothing and changes nothing in the runtime):
  *
  * - `invoke_agent {agent}` per turn: `gen_ai.conversation.id` (the session id), `gen_ai.agent.id`,
- *   `gen_ai.agent.name`, `gen_ai.request.model` / `.temperature` / `.max_tokens` when the agent
- *   sets them, turn usage totals, `agentry.run.id`, `agentry.turn.status`;
- * - `chat {model}` per model call (kind `CLIENT`): `gen_ai.request.model`,
- *   `gen_ai.usage.input_tokens` / `output_tokens` / `cache_read.input_tokens`,
- *   `gen_ai.response.finish_reasons`;
+ *   `gen_ai.agent.name`, `gen_ai.provider.name` and `gen_ai.request.model` (from its first model
+ *   call), `gen_ai.request.temperature` / `.max_tokens` when the agent sets them, turn usage
+ *   totals, `agentry.run.id`, `agentry.turn.status`;
+ * - `chat {model}` per model call (kind `CLIENT`): `gen_ai.provider.name` (the conventions'
+ *   well-known name, e.g. `anthropic` for `"anthropic.messages"`, else the provider's id),
+ *   `gen_ai.request.model` (the call's own, whether from the agent, `defaultModel` or
+ *   `prepareStep`), `gen_ai.request.temperature` / `.max_tokens` / `.stream`,
+ *   `gen_ai.usage.input_tokens` / `output_tokens` / `cache_read.input_tokens` /
+ *   `reasoning.output_tokens`, `gen_ai.response.finish_reasons` (none for a failed call);
  * - `execute_tool {tool}` per tool call: `gen_ai.tool.name`, `gen_ai.tool.call.id`; a sub-task's
  *   spans are children of its `run_subtask` span;
  * - `agents_message` spans are linked to the turn they started in the other session (and back).
  *
- * Provider errors, budget stops, aborts and iteration limits set `ERROR` statuses with
- * `error.type`. Message content is recorded only with `recordContent: true`.
+ * A failed model call, a failed or refused tool call, and a turn that ends `"error"`,
+ * `"budget_exceeded"` or `"iteration_limit"` set status `ERROR` with `error.type` (a provider
+ * error's type, else `ProviderError`, else `_OTHER`; a refusal's reason, else `tool_error`). A turn
+ * a guardrail blocked or the host aborted keeps `UNSET`. Message content is recorded only with
+ * `recordContent: true`.
  *
  * A turn's span is parented to the context active when its first event is emitted. Spans are
  * only as precise as the events: times come from the events' `ts`.

@@ -7,10 +7,15 @@ import type { TracingOptions } from "./tracing-options.js";
 /** Options of {@link tracedLoop}. */
 export interface TracedLoopOptions extends TracingOptions {
   /**
-   * The model the loop runs (`gen_ai.request.model` from the first call on). @default taken from the first `usage`
-   * event
+   * The model, for events that do not name it (the loop's `llm_call_start` events name each call's model and
+   * provider). @default each call's own model
    */
   model?: string;
+  /**
+   * The loop's `modelOptions`, for the request parameters of every `chat` span (`gen_ai.request.temperature`,
+   * `gen_ai.request.max_tokens`): pass the object you passed to the loop. @default none recorded
+   */
+  modelOptions?: { temperature?: number; maxOutputTokens?: number };
   /** `gen_ai.agent.id` / `gen_ai.agent.name` of the turn span. @default none (span name `invoke_agent`) */
   agentId?: string;
   /** `gen_ai.conversation.id` of every span. @default none */
@@ -30,8 +35,9 @@ export interface TracedLoopOptions extends TracingOptions {
  * @example
  * import { runUnifiedAgentLoop } from "@agentry/core";
  * import { tracedLoop } from "@agentry/core/otel";
- * for await (const event of tracedLoop(runUnifiedAgentLoop({ provider, model, systemPrompt, history, tools }), {
- * tracer, model })) {
+ * const modelOptions = { temperature: 0.2, maxOutputTokens: 1024 };
+ * const loop = runUnifiedAgentLoop({ provider, model, systemPrompt, history, tools, modelOptions });
+ * for await (const event of tracedLoop(loop, { tracer, agentId: "helper", modelOptions })) {
  *   // ...
  * }
  */
@@ -46,6 +52,10 @@ export async function* tracedLoop(
     describeTurn: () => ({
       ...(options.model !== undefined && { model: options.model }),
       ...(options.agentId !== undefined && { agentName: options.agentId }),
+      ...(options.modelOptions?.temperature !== undefined && { temperature: options.modelOptions.temperature }),
+      ...(options.modelOptions?.maxOutputTokens !== undefined && {
+        maxOutputTokens: options.modelOptions.maxOutputTokens,
+      }),
     }),
   });
   const runId = globalThis.crypto.randomUUID();

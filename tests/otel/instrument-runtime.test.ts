@@ -128,13 +128,15 @@ describe("instrumentRuntime", () => {
     expect(result.status).toBe("error");
     const tool = one("execute_tool todo_add");
     expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: "todo_add failed" });
-    expect(tool.attributes["error.type"]).toBe("tool_error");
+    // A refused call's error type is why it was refused.
+    expect(tool.attributes["error.type"]).toBe("invalid_arguments");
     const failed = named("chat").find((s) => s.status.code === SpanStatusCode.ERROR)!;
     expect(failed.status.message).toContain("upstream exploded");
-    expect(failed.attributes["gen_ai.response.finish_reasons"]).toEqual(["error"]);
+    expect(failed.attributes["error.type"]).toBe("ProviderError");
+    expect(failed.attributes).not.toHaveProperty(["gen_ai.response.finish_reasons"]);
     const turn = named("invoke_agent")[0]!;
     expect(turn.status.code).toBe(SpanStatusCode.ERROR);
-    expect(turn.attributes["error.type"]).toBe("error");
+    expect(turn.attributes["error.type"]).toBe("ProviderError");
   });
 
   it("marks a budget stop on the turn span", async () => {

@@ -22,9 +22,10 @@ function recorder() {
       ts: T + ts,
       ...event,
     } as unknown as TracedEvent);
-  const done = (status: string) => ({
+  const done = (status: string, extra: Record<string, unknown> = {}) => ({
     type: "done",
     result: {
+      ...extra,
       status,
       text: "",
       messages: [],
@@ -115,6 +116,53 @@ describe("span recorder", () => {
     const chat = spans().find((span) => span.name === "chat")!;
     expect(chat.endTime).toEqual(at(3));
     expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "boom" });
+  });
+
+  it("a call whose partial answer is followed by its error: ERROR, error.type, no finish reason, ended at the error", () => {
+    const { emit, one, done } = recorder();
+    emit("r", "s", 1, { type: "llm_call_start", iteration: 1, model: "m-1", provider: "anthropic" });
+    emit("r", "s", 2, { type: "chunk", content: "Let me", streamId: "x" });
+    emit("r", "s", 3, { type: "message_stream_cancelled", streamId: "x", reason: "error" });
+    emit("r", "s", 4, { type: "message", message: { role: "assistant", content: [{ type: "text", text: "Let me" }] } });
+    emit("r", "s", 5, { type: "error", message: "Overloaded", code: "overloaded_error", provider: "anthropic" });
+    emit("r", "s", 6, done("error"));
+    const chat = one("chat m-1");
+    expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "Overloaded" });
+    expect(chat.attributes["error.type"]).toBe("overloaded_error");
+    expect(chat.attributes["gen_ai.provider.name"]).toBe("anthropic");
+    expect(chat.attributes).not.toHaveProperty(["gen_ai.response.finish_reasons"]);
+    expect(chat.endTime).toEqual(at(5));
+  });
+
+  it("a failing hook after the model answered is the turn's error, not the model call's", () => {
+    const { emit, one, done } = recorder();
+    emit("r", "s", 1, { type: "llm_call_start", iteration: 1, model: "m-1", provider: "openai" });
+    emit("r", "s", 2, {
+      type: "message",
+      message: { role: "assistant", content: [{ type: "tool_call", id: "t", name: "x", args: {} }] },
+    });
+    emit("r", "s", 3, { type: "error", message: "beforeToolCall hook failed", code: "hook_failed" });
+    emit("r", "s", 4, done("error", { error: { message: "beforeToolCall hook failed", code: "hook_failed" } }));
+    const chat = one("chat m-1");
+    expect(chat.status.code).toBe(SpanStatusCode.UNSET);
+    expect(chat.attributes["gen_ai.response.finish_reasons"]).toEqual(["tool_calls"]);
+    expect(one("invoke_agent a").attributes["error.type"]).toBe("hook_failed");
+    expect(one("invoke_agent a").status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it("names a chat span from its usage when no event or description named the model", () => {
+    const { emit, one, done } = recorder();
+    emit("r", "s", 1, { type: "llm_call_start", iteration: 1 });
+    emit("r", "s", 2, { type: "usage", inputTokens: 3, outputTokens: 1, model: "late-model", reasoningTokens: 1 });
+    emit("r", "s", 3, { type: "message", message: { role: "assistant", content: [{ type: "text", text: "hi" }] } });
+    emit("r", "s", 4, done("complete"));
+    const chat = one("chat late-model");
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.request.model": "late-model",
+      "gen_ai.usage.reasoning.output_tokens": 1,
+      "gen_ai.response.finish_reasons": ["stop"],
+    });
+    expect(chat.endTime).toEqual(at(3));
   });
 
   it("ends every open span on endAll (a turn that never reached done)", () => {

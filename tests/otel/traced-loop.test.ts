@@ -79,6 +79,37 @@ describe("tracedLoop", () => {
     expect(chats.filter((chat) => parentOf(chat) === idOf(sub))).toHaveLength(2);
   });
 
+  it("names each chat span after its own call's model and provider, with the loop's request parameters", async () => {
+    const { tracer, named, one } = memoryTracer();
+    const modelOptions = { temperature: 0, maxOutputTokens: 512 };
+    const loop = runUnifiedAgentLoop({
+      provider: createFakeProvider(
+        [{ toolCalls: [{ id: "e1", name: "echo", args: { text: "hi" } }] }, { text: "ok" }],
+        {
+          id: "openai.responses",
+        },
+      ),
+      model: "gpt-test",
+      systemPrompt: "",
+      history: [{ role: "user", content: "go" }],
+      tools: [echo],
+      modelOptions,
+      hooks: { prepareStep: (step) => (step.iteration === 2 ? { model: "gpt-test-mini" } : undefined) },
+    });
+    for await (const event of tracedLoop(loop, { tracer, modelOptions })) void event;
+    expect(named("chat").map((chat) => chat.name)).toEqual(["chat gpt-test", "chat gpt-test-mini"]);
+    for (const chat of named("chat"))
+      expect(chat.attributes).toMatchObject({
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.temperature": 0,
+        "gen_ai.request.max_tokens": 512,
+      });
+    expect(one("invoke_agent").attributes).toMatchObject({
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-test",
+    });
+  });
+
   it("leaving early stops the wrapped loop (its tools are aborted) and ends the spans", async () => {
     const { tracer, spans } = memoryTracer();
     let aborted = false;
@@ -112,6 +143,6 @@ describe("tracedLoop", () => {
       spans()
         .map((s) => s.name)
         .sort(),
-    ).toEqual(["chat", "execute_tool wait", "invoke_agent"].sort());
+    ).toEqual(["chat m", "execute_tool wait", "invoke_agent"].sort());
   });
 });
