@@ -266,6 +266,20 @@ export interface DoneEvent extends EventOrigin {
 
 /** Every event the loop yields. Plain JSON, discriminated on `type`. */
 /**
+ * A preliminary result of a running tool call: a value its `execute` (an async generator) yielded,
+ * between the call's `start` and `end` (the AI SDK UI stream's preliminary `tool-output-available`).
+ * The value is a plain JSON copy, bounded by the loop (see `TOOL_PROGRESS_LIMITS`); the model reads
+ * only the call's result.
+ */
+export interface ToolProgressEvent extends EventOrigin {
+  type: "tool_progress";
+  toolCallId: string;
+  /** The tool's name. */
+  name: string;
+  progress: unknown;
+}
+
+/**
  * A guardrail hook blocked the turn: `guardInput` before any model call, or `guardOutput` before
  * the final answer was stored. The turn ends with status `"blocked"`.
  */
@@ -286,6 +300,7 @@ export type LoopEvent =
   | ToolCallsPreparingEvent
   | ToolCallUpdateEvent
   | ToolLogEvent
+  | ToolProgressEvent
   | ApprovalRequestEvent
   | ApprovalResolvedEvent
   | MessageQueuedEvent

@@ -96,7 +96,11 @@ export interface Tool<I = any, O = any, C = JsonValue> {
    * explicit read class (`safe`, `knowledge`, `workspace_read`) says the same. @default false
    */
   readOnly?: boolean;
-  execute(args: I, ctx: ToolContext<C>): O | Promise<O>;
+  /**
+   * Runs the call. May be an `async function*`: each value it yields is a `tool_progress` event
+   * (a preliminary result a UI can show), and the value it returns is the result the model reads.
+   */
+  execute(args: I, ctx: ToolContext<C>): O | Promise<O> | AsyncGenerator<unknown, O, undefined>;
 }
 
 /** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */

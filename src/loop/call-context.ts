@@ -2,7 +2,7 @@ import { LEVEL_TOOLS, RUNTIME_HOST } from "../internal/runtime-host.js";
 import type { ToolContext } from "../contracts/tool.js";
 import type { ToolLogLevel } from "../contracts/loop-event.js";
 import type { Level, ToolPlan, Turn } from "./level.js";
-import { writeToolLog, type ToolLogTarget } from "./tool-log.js";
+import { writeToolLog, writeToolProgress, type ToolLogTarget } from "./tool-log.js";
 
 /**
  * A tool's context. `signal` is a getter that makes the call's own signal on first use (most tools
@@ -54,6 +54,7 @@ export class CallContext implements ToolContext {
       parentId: level.parentId,
       sink: turn.sink,
       lines: 0,
+      progress: 0,
     };
   }
   get signal(): AbortSignal {
@@ -61,6 +62,13 @@ export class CallContext implements ToolContext {
   }
   log(level: ToolLogLevel, message: string): void {
     if (this.#log) writeToolLog(this.#log, level, message);
+  }
+  /**
+   * Reports a preliminary result of the call (a value its `async function*` yielded) as a
+   * `tool_progress` event; dropped once the call ended. Not part of `ToolContext`: tools yield.
+   */
+  reportProgress(value: unknown): void {
+    if (this.#log) writeToolProgress(this.#log, value);
   }
   /** The call ended: its signal no longer follows the turn's, its log lines are dropped. */
   release(): void {

@@ -8,6 +8,7 @@ import type { ApprovalRequest, LoopResult, ResumeState } from "../contracts/loop
 import { timerDelay } from "../internal/timer-delay.js";
 import { capResult, errorMessage, readResult } from "./tool-result.js";
 import { CallContext } from "./call-context.js";
+import { TOOL_PROGRESS_LIMITS } from "./tool-log.js";
 import { afterToolCall, beforeToolCall } from "./tool-hooks.js";
 
 /** How a child level ended, as the parent needs it. */
@@ -344,6 +345,7 @@ async function runTool(level: Level, plan: ToolPlan, startedAt: number): Promise
   let timer: ReturnType<typeof setTimeout> | undefined;
   let signal = turn.signal;
   let forget = (): void => undefined;
+  let generator: AsyncIterator<unknown, unknown, undefined> | undefined;
   let outcome: ToolOutcome;
   try {
     if (timeoutMs !== undefined) {
@@ -355,13 +357,16 @@ async function runTool(level: Level, plan: ToolPlan, startedAt: number): Promise
       }, timeoutMs);
     }
     const raw = plan.tool.execute(plan.input, ctx);
-    const pending = thenableOf(raw);
+    generator = asyncIteratorOf(raw);
+    const pending = generator ? drainGenerator(generator, ctx) : thenableOf(raw);
     if (pending === undefined) outcome = readResult(raw);
     else if (!(pending instanceof Promise)) outcome = pending;
     else outcome = readResult(await Promise.race([pending, abortOf(signal, turn, (stop) => (forget = stop))]));
   } catch (error) {
     outcome = failed(level, plan, error, signal, timedOut, timeoutMs);
   } finally {
+    // A generator tool the turn stopped waiting for (abort, timeout) stops at its next yield.
+    if (generator) closeGenerator(generator);
     clearTimeout(timer);
     forget();
     ctx.release();
@@ -369,6 +374,53 @@ async function runTool(level: Level, plan: ToolPlan, startedAt: number): Promise
   if (outcome.suspension === undefined && turn.hooks?.afterToolCall)
     outcome = await afterToolCall(level, plan, outcome);
   return toolDone(level, plan, startedAt, outcome);
+}
+
+/** `value` as an async iterator, when it is one (an `async function*`'s generator); a hostile Proxy is none. */
+function asyncIteratorOf(value: unknown): AsyncIterator<unknown, unknown, undefined> | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  try {
+    const iterable = value as Partial<AsyncIterableIterator<unknown>>;
+    return typeof iterable[Symbol.asyncIterator] === "function" && typeof iterable.next === "function"
+      ? (iterable as AsyncIterator<unknown, unknown, undefined>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Pulls a generator tool to its end: each yielded value is a preliminary result (`tool_progress`),
+ * the returned value is the call's result. More than `TOOL_PROGRESS_LIMITS.eventsPerCall` values
+ * end the call with an error. The generator is closed whenever the call ends before it did (the
+ * turn aborted, a timeout, the limit).
+ */
+async function drainGenerator(
+  generator: AsyncIterator<unknown, unknown, undefined>,
+  ctx: CallContext,
+): Promise<unknown> {
+  let done = false;
+  try {
+    for (let yielded = 0; ; yielded++) {
+      const step = await generator.next();
+      if (step.done) {
+        done = true;
+        return step.value;
+      }
+      if (yielded >= TOOL_PROGRESS_LIMITS.eventsPerCall)
+        throw new Error(`the tool yielded more than ${TOOL_PROGRESS_LIMITS.eventsPerCall} preliminary results`);
+      ctx.reportProgress(step.value);
+    }
+  } finally {
+    if (!done) closeGenerator(generator);
+  }
+}
+
+/** Closes a generator tool (it stops at its next yield); whatever that throws or rejects with is dropped. */
+function closeGenerator(generator: AsyncIterator<unknown, unknown, undefined>): void {
+  Promise.resolve()
+    .then(() => generator.return?.(undefined))
+    .catch(() => undefined);
 }
 
 /**

@@ -8,6 +8,14 @@ export const TOOL_LOG_LIMITS = { lineChars: 2_000, linesPerCall: 200 } as const;
 
 const LEVELS: ReadonlySet<string> = new Set<ToolLogLevel>(["debug", "info", "warn", "error"]);
 
+/**
+ * Bounds of preliminary results (`tool_progress`, the values an `async function*` tool yields): a
+ * value whose JSON is longer than `valueChars` characters is sent as the start of that JSON (a
+ * string ending in "…"); a call whose tool yields more than `eventsPerCall` values is ended with
+ * an error result (its generator is closed), so a tool that never stops yielding cannot hold a turn.
+ */
+export const TOOL_PROGRESS_LIMITS = { valueChars: 20_000, eventsPerCall: 1_000 } as const;
+
 /** What one call's log needs: where its lines go and how many it wrote. */
 export interface ToolLogTarget {
   toolCallId: string;
@@ -17,6 +25,8 @@ export interface ToolLogTarget {
   sink: { emit(event: LoopEvent): void };
   /** Lines written so far (dropped ones included). */
   lines: number;
+  /** Preliminary results reported so far (dropped ones included). */
+  progress: number;
 }
 
 /**
@@ -43,4 +53,24 @@ export function writeToolLog(target: ToolLogTarget, level: unknown, message: unk
     depth,
     parentId,
   });
+}
+
+/**
+ * Emits one `tool_progress` event of a running call: a plain JSON copy of `value`, bounded by
+ * {@link TOOL_PROGRESS_LIMITS}. A value that is not JSON is sent as its `String()`; one that cannot
+ * even be read is dropped.
+ */
+export function writeToolProgress(target: ToolLogTarget, value: unknown): void {
+  let progress: unknown;
+  try {
+    const json = value === undefined ? undefined : JSON.stringify(value);
+    const text = json ?? String(value);
+    if (text.length > TOOL_PROGRESS_LIMITS.valueChars)
+      progress = `${text.slice(0, TOOL_PROGRESS_LIMITS.valueChars - 1)}…`;
+    else progress = json === undefined ? text : (JSON.parse(json) as unknown);
+  } catch {
+    return;
+  }
+  const { toolCallId, name, depth, parentId } = target;
+  target.sink.emit({ type: "tool_progress", toolCallId, name, progress, depth, parentId });
 }

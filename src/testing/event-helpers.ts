@@ -111,6 +111,8 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}… message queued behind ${event.pendingRequestIds.join(", ")}`;
     case "tool_log":
       return `${pad}  ${event.name} [${event.level}] ${short(event.message)}`;
+    case "tool_progress":
+      return `${pad}  ${event.name} … ${short(event.progress)}`;
     case "guardrail_tripped":
       return `${pad}⊘ blocked by the ${event.guard} guardrail: ${short(event.reason)}`;
     case "chunk":

@@ -37,7 +37,11 @@ export interface ToolDefinition<S, O, C = JsonValue> {
    * turn's; negative or NaN throws `InvalidArgumentError`.
    */
   timeoutMs?: number;
-  execute(args: InferToolInput<S>, ctx: ToolContext<C>): O | Promise<O>;
+  /**
+   * Runs the call. May be an `async function*`: each yielded value is a `tool_progress` event, the
+   * returned value is the result the model reads.
+   */
+  execute(args: InferToolInput<S>, ctx: ToolContext<C>): O | Promise<O> | AsyncGenerator<unknown, O, undefined>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;

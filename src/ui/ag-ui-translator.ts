@@ -207,6 +207,15 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
       event.ts,
     );
   },
+  tool_progress(st, event) {
+    const { toolCallId, name, progress, depth, parentId } = event;
+    emit(
+      st,
+      "CUSTOM",
+      { name: "agentry.tool_progress", value: { toolCallId, name, progress, depth, parentId } },
+      event.ts,
+    );
+  },
   tool_log(st, event) {
     const { toolCallId, name, level, message, depth, parentId } = event;
     emit(

@@ -183,6 +183,7 @@ function translate(state: TranslatorState, event: DeliverableEvent): TaskEvent[]
         content_preview: event.preview,
       });
     case "usage":
+    case "tool_progress":
     case "thinking":
     case "message_queued":
       return [];

@@ -35,7 +35,15 @@ export type UiMessageChunk =
       toolMetadata: UiToolMetadata;
     }
   | { type: "tool-approval-request"; approvalId: string; toolCallId: string }
-  | { type: "tool-output-available"; toolCallId: string; output: unknown; dynamic: true; toolMetadata: UiToolMetadata }
+  | {
+      type: "tool-output-available";
+      toolCallId: string;
+      output: unknown;
+      dynamic: true;
+      toolMetadata: UiToolMetadata;
+      /** A preliminary result of a call still running (a `tool_progress` event); the last output is final. */
+      preliminary?: true;
+    }
   | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true; toolMetadata: UiToolMetadata }
   | { type: "tool-output-denied"; toolCallId: string }
   | { type: `data-agentry-${string}`; id?: string; data: unknown; transient?: boolean }

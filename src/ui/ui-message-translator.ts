@@ -191,6 +191,18 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     });
   },
   tool_call_update: toolCallUpdate,
+  tool_progress(st, event) {
+    const tool = ensureTool(st, event.toolCallId, event.name, null, event.depth, event.parentId);
+    if (tool.denied) return;
+    st.out.push({
+      type: "tool-output-available",
+      toolCallId: event.toolCallId,
+      output: event.progress ?? null,
+      dynamic: true,
+      toolMetadata: tool.metadata,
+      preliminary: true,
+    });
+  },
   tool_log(st, event) {
     const { toolCallId, name, level, message } = event;
     st.out.push({

@@ -194,3 +194,25 @@ export async function toolLogRun(): Promise<RuntimeEvent[]> {
   );
   return collect(runtime.stream({ agentId: "general", content: "sync" }));
 }
+
+/** A tool that reports two preliminary results (an `async function*`), then returns its final one. */
+export async function toolProgressRun(): Promise<RuntimeEvent[]> {
+  const search = defineTool({
+    name: "search_flights",
+    description: "Search flights",
+    input: z.object({}),
+    async *execute() {
+      yield { found: 1, done: false };
+      yield { found: 3, done: false };
+      return { found: 3, done: true };
+    },
+  });
+  const { runtime } = makeRuntime(
+    (request): FakeTurn =>
+      request.messages.at(-1)!.role === "tool"
+        ? { text: "Found 3." }
+        : { toolCalls: [{ id: "search_1", name: "search_flights", args: {} }] },
+    { tools: [search] },
+  );
+  return collect(runtime.stream({ agentId: "general", content: "search" }));
+}

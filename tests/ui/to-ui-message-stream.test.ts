@@ -13,6 +13,7 @@ import {
   errorRun,
   iterate,
   toolLogRun,
+  toolProgressRun,
   parallelSubtasksRun,
   planRun,
   withMarkedHistory,
@@ -166,6 +167,19 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(data("data-agentry-task").map((p) => p.data.to)).toEqual(["awaiting_review"]);
     expect(data("data-agentry-artifact")[0]?.id).toBe("art_1");
     expect(data("data-agentry-role")[0]?.data).toEqual({ from: "planner", to: "actor" });
+  });
+
+  it("streams a generator tool's yields as preliminary outputs, then its result as the final output", async () => {
+    const { invalid, errors, chunks, message } = await throughAiSdk(await toolProgressRun());
+    expect(invalid).toEqual([]);
+    expect(errors).toEqual([]);
+    const outputs = chunks.filter((chunk) => chunk.type === "tool-output-available");
+    expect(outputs.map((chunk) => [chunk.output, chunk.preliminary ?? false])).toEqual([
+      [{ found: 1, done: false }, true],
+      [{ found: 3, done: false }, true],
+      [{ found: 3, done: true }, false],
+    ]);
+    expect(toolParts(message)[0]).toMatchObject({ state: "output-available", output: { found: 3, done: true } });
   });
 
   it("streams a tool's log lines as transient data parts naming the call", async () => {
