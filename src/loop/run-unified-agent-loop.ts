@@ -340,9 +340,10 @@ export function runLoop<S extends AnyZodSchema | JsonSchema = JsonSchema>(
   const loop = drive(options, internals) as AsyncGenerator<LoopEvent, LoopResult<InferStructured<S>>>;
   // `await using run = runUnifiedAgentLoop(...)`: native async generators have `[Symbol.asyncDispose]`
   // only where the runtime ships explicit resource management (not Node 20); give it the same meaning.
+  const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
   const disposable: object = loop;
-  if (typeof Symbol.asyncDispose === "symbol" && !(Symbol.asyncDispose in disposable)) {
-    Object.defineProperty(disposable, Symbol.asyncDispose, {
+  if (typeof asyncDispose === "symbol" && !(asyncDispose in disposable)) {
+    Object.defineProperty(disposable, asyncDispose, {
       value: async () => void (await loop.return(undefined as never)),
     });
   }
