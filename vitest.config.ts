@@ -21,6 +21,8 @@ const SERVICES = [
   "tests/examples/web-chat.test.ts",
   "tests/inspector/page.test.ts",
   "tests/runtimes/runs-anywhere.test.ts",
+  // Compiles the built package (dist/): `npm test` builds it first.
+  "tests/package/consumer-types.test.ts",
 ];
 
 export default defineConfig({

@@ -11,3 +11,4 @@
 
 export { SqliteSessionStore } from "../sqlite/sqlite-session-store.js";
 export type { SqliteSessionStoreOptions } from "../sqlite/sqlite-session-store.js";
+export type { SqliteDatabase, SqliteStatement } from "../sqlite/sqlite-database.js";

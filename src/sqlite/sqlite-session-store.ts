@@ -39,9 +39,10 @@ import {
   type SessionRow,
   type SqliteStatements,
 } from "./sqlite-statements.js";
+import { betterSqlite, type SqliteDatabase } from "./sqlite-database.js";
 
 /** Options of {@link SqliteSessionStore}: a file path to open, or an open better-sqlite3 database. */
-export type SqliteSessionStoreOptions = ({ path: string } | { database: Database.Database }) & {
+export type SqliteSessionStoreOptions = ({ path: string } | { database: SqliteDatabase }) & {
   /**
    * Prefix of the store's two tables (`<prefix>sessions`, `<prefix>records`), so they sit beside
    * an application's own tables in a shared database. Letters, digits and `_`.
@@ -80,8 +81,9 @@ export type SqliteSessionStoreOptions = ({ path: string } | { database: Database
  * store.close();
  */
 export class SqliteSessionStore implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore {
-  /** The underlying connection. */
-  readonly database: Database.Database;
+  /** The underlying connection (a better-sqlite3 `Database`). */
+  readonly database: SqliteDatabase;
+  readonly #db: Database.Database;
   readonly #owned: boolean;
   readonly #sql: SqliteStatements;
   readonly #clock = new SessionClock();
@@ -99,15 +101,16 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     if (owned && (typeof options.path !== "string" || options.path === "")) {
       throw new InvalidArgumentError('SqliteSessionStore: pass { path } (a file, or ":memory:") or { database }');
     }
-    this.database = owned ? new Database(options.path) : options.database;
+    this.#db = owned ? new Database(options.path) : betterSqlite(options.database);
+    this.database = this.#db;
     this.#owned = owned;
     try {
-      if (options.wal ?? true) this.database.pragma("journal_mode = WAL");
-      createSchema(this.database, prefix);
-      this.#sql = prepareStatements(this.database, prefix);
-      this.#utf8 = this.database.pragma("encoding", { simple: true }) === "UTF-8";
+      if (options.wal ?? true) this.#db.pragma("journal_mode = WAL");
+      createSchema(this.#db, prefix);
+      this.#sql = prepareStatements(this.#db, prefix);
+      this.#utf8 = this.#db.pragma("encoding", { simple: true }) === "UTF-8";
     } catch (error) {
-      if (owned) this.database.close();
+      if (owned) this.#db.close();
       throw new SessionStoreError(`SqliteSessionStore: cannot set up the database: ${(error as Error).message}`, {
         cause: error,
       });
@@ -220,7 +223,7 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     checkSessionId(sessionId);
     const { frame } = options;
     return this.#run("load", () =>
-      this.database.transaction(() => {
+      this.#db.transaction(() => {
         if (this.#sql.getSession.get(sessionId) === undefined) throw sessionNotFound(sessionId);
         let after = options.afterSeq ?? 0;
         if (options.sinceLastReset) {
@@ -319,7 +322,7 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
 
   /** Closes the connection when the store opened it (`{ path }`); a no-op otherwise, and when closed. */
   close(): void {
-    if (this.#owned && this.database.open) this.database.close();
+    if (this.#owned && this.#db.open) this.#db.close();
   }
 
   /** Sessions whose scope starts with `prefix`, newest first: an index range (see {@link prefixUpperBound}). */
@@ -380,7 +383,7 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
   }
 
   #write<T>(operation: string, task: () => T): T {
-    return this.#run(operation, () => this.database.transaction(task).immediate());
+    return this.#run(operation, () => this.#db.transaction(task).immediate());
   }
 
   #run<T>(operation: string, task: () => T): T {
