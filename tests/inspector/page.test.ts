@@ -349,4 +349,32 @@ describe("the inspector page in headless Chromium", () => {
     await expect.poll(() => tree.getAttribute("data-count")).toBe("2003");
     await close(page);
   }, 120_000);
+
+  it("the Pending view follows its own actions: a decided request leaves the list, the chained one appears", async () => {
+    const chained = (
+      await app.runtime.send({
+        agentId: "support",
+        content: "Please refund twice order 5",
+        scope: "acme/alice",
+        session: "create",
+      })
+    ).sessionId;
+    const page = await open("admin", "#/pending");
+    const pending = (session: string) =>
+      page.locator(`[data-testid="pending-approvals"] [data-testid="approval"]:has(a[href="#/session/${session}"])`);
+    await pending(chained).waitFor();
+    const first = await pending(chained).getAttribute("data-request-id");
+    await pending(chained).locator('[data-testid="approve"]').click();
+    // Without Refresh: the first request moved to "Decided here" with its outcome, the second one is listed.
+    const decided = page.locator(`[data-testid="decided"] [data-request-id="${first}"]`);
+    await expect
+      .poll(() => decided.locator('[data-testid="outcome"]').innerText())
+      .toMatch(/^Approved \(turn suspended\)/);
+    await expect.poll(() => pending(chained).getAttribute("data-request-id")).not.toBe(first);
+    expect(await pending(chained).count()).toBe(1);
+    const [next] = await app.runtime.pendingApprovals({ sessionId: chained });
+    expect(await pending(chained).getAttribute("data-request-id")).toBe(next!.requestId);
+    expect(await page.locator('[data-testid="refresh"]').count()).toBe(1);
+    await close(page);
+  }, 60_000);
 });

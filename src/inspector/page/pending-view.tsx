@@ -3,8 +3,11 @@ import type { PendingApproval, PendingQuestion } from "../../contracts/agent-run
 import type { PendingResponse } from "../inspector-api-types.js";
 import type { ApiResult, InspectorClient } from "./api.js";
 import { formatJson, formatTime } from "./format.js";
-import { useAction, type ActionState } from "./use-action.js";
+import { ALREADY_DECIDED, useAction, type ActionState } from "./use-action.js";
 import { ErrorState } from "./widgets.js";
+
+/** Told when a card's request was decided (here, or already elsewhere: a 409), with what to show. */
+type Settle = (id: string, outcome: ActionState) => void;
 
 function Outcome({ state }: { state: ActionState }) {
   if (state.status === "done")
@@ -26,12 +29,14 @@ function ApprovalCard({
   client,
   approval,
   canAct,
+  onSettled,
 }: {
   client: InspectorClient;
   approval: PendingApproval;
   canAct: boolean;
+  onSettled: Settle;
 }) {
-  const { state, run } = useAction(client);
+  const { state, run } = useAction(client, (outcome) => onSettled(approval.requestId, outcome));
   const [reason, setReason] = useState("");
   const path = `api/approvals/${encodeURIComponent(approval.requestId)}`;
   const busy = state.status === "sending" || state.status === "done";
@@ -82,12 +87,14 @@ function QuestionCard({
   client,
   question,
   canAct,
+  onSettled,
 }: {
   client: InspectorClient;
   question: PendingQuestion;
   canAct: boolean;
+  onSettled: Settle;
 }) {
-  const { state, run } = useAction(client);
+  const { state, run } = useAction(client, (outcome) => onSettled(question.questionId, outcome));
   const [text, setText] = useState("");
   const path = `api/questions/${encodeURIComponent(question.questionId)}`;
   const busy = state.status === "sending" || state.status === "done";
@@ -140,14 +147,55 @@ function QuestionCard({
   );
 }
 
-/** Approvals and questions waiting for a person, within the caller's scopes. */
+/** A request decided from this page: it left the list; its outcome stays shown here. */
+function DecidedCard({ item, outcome }: { item: Decided["item"]; outcome: ActionState }) {
+  const approval = "requestId" in item;
+  return (
+    <article
+      class="decision decided"
+      data-testid={approval ? "approval" : "question"}
+      data-state="decided"
+      data-request-id={approval ? item.requestId : item.questionId}
+    >
+      <header>
+        <strong>{approval ? item.request.name : item.question.question}</strong>
+      </header>
+      <p class="muted">
+        {item.agentId} · <a href={`#/session/${encodeURIComponent(item.sessionId)}`}>{item.sessionId}</a>
+      </p>
+      <Outcome state={outcome} />
+    </article>
+  );
+}
+
+interface Decided {
+  item: PendingApproval | PendingQuestion;
+  outcome: ActionState;
+}
+
+/**
+ * Approvals and questions waiting for a person, within the caller's scopes. The view follows its
+ * own actions: a request decided here (or found already decided: 409) leaves the list, which is
+ * read again, so a request the resumed turn made next (a chained approval) appears at once; the
+ * decided ones stay below with their outcome.
+ */
 export function PendingView({ client, canAct }: { client: InspectorClient; canAct: boolean }) {
   const [result, setResult] = useState<ApiResult<PendingResponse> | undefined>(undefined);
+  const [decided, setDecided] = useState<Map<string, Decided>>(new Map());
   const load = useCallback(() => void client.get<PendingResponse>("api/pending").then(setResult), []);
   useEffect(load, []);
+  const settle =
+    (item: PendingApproval | PendingQuestion): Settle =>
+    (id, outcome) => {
+      const settled = outcome.status === "done" || (outcome.status === "failed" && outcome.message === ALREADY_DECIDED);
+      if (!settled) return;
+      setDecided((before) => new Map(before).set(id, { item, outcome }));
+      load();
+    };
   if (result === undefined) return <p class="muted">Loading…</p>;
   if (!result.ok) return <ErrorState code={result.status} error={result.error} />;
-  const { approvals, questions } = result.data;
+  const approvals = result.data.approvals.filter((a) => !decided.has(a.requestId));
+  const questions = result.data.questions.filter((q) => !decided.has(q.questionId));
   return (
     <div data-testid="pending-view">
       <h1>
@@ -159,14 +207,40 @@ export function PendingView({ client, canAct }: { client: InspectorClient; canAc
       {!canAct && <p class="muted">You may look but not act.</p>}
       <h2>Approvals ({approvals.length})</h2>
       {approvals.length === 0 && <p class="muted">None.</p>}
-      {approvals.map((approval) => (
-        <ApprovalCard key={approval.requestId} client={client} approval={approval} canAct={canAct} />
-      ))}
+      <div data-testid="pending-approvals">
+        {approvals.map((approval) => (
+          <ApprovalCard
+            key={approval.requestId}
+            client={client}
+            approval={approval}
+            canAct={canAct}
+            onSettled={settle(approval)}
+          />
+        ))}
+      </div>
       <h2>Questions ({questions.length})</h2>
       {questions.length === 0 && <p class="muted">None.</p>}
-      {questions.map((question) => (
-        <QuestionCard key={question.questionId} client={client} question={question} canAct={canAct} />
-      ))}
+      <div data-testid="pending-questions">
+        {questions.map((question) => (
+          <QuestionCard
+            key={question.questionId}
+            client={client}
+            question={question}
+            canAct={canAct}
+            onSettled={settle(question)}
+          />
+        ))}
+      </div>
+      {decided.size > 0 && (
+        <>
+          <h2>Decided here</h2>
+          <div data-testid="decided">
+            {[...decided].map(([id, { item, outcome }]) => (
+              <DecidedCard key={id} item={item} outcome={outcome} />
+            ))}
+          </div>
+        </>
+      )}
     </div>
   );
 }

@@ -9,9 +9,12 @@ export type ActionState =
   | { status: "done"; message: string }
   | { status: "failed"; message: string };
 
+/** What a refused action shows when someone decided first (the server answered 409). */
+export const ALREADY_DECIDED = "already decided";
+
 /** The message shown for a refused action: 409 is always "already decided". */
 export function failureMessage(status: number, error: string): string {
-  if (status === 409) return "already decided";
+  if (status === 409) return ALREADY_DECIDED;
   if (status === 403) return `not allowed: ${error}`;
   if (status === 404) return "not found";
   return error;
@@ -20,17 +23,19 @@ export function failureMessage(status: number, error: string): string {
 /**
  * One POST action of the page (approve, deny, answer, task decisions): sends it once, shows
  * the outcome, and lets it be clicked again after a failure (the server answers 409 then).
+ * `onSettled` is told the outcome of every attempt.
  */
-export function useAction(client: InspectorClient, onDone?: () => void) {
+export function useAction(client: InspectorClient, onSettled?: (outcome: ActionState) => void) {
   const [state, setState] = useState<ActionState>({ status: "idle" });
   const run = async (path: string, body: unknown, doneMessage: string) => {
     setState({ status: "sending" });
     const result = await client.post<ActionResponse>(path, body);
-    if (result.ok) {
-      const status = result.data?.status;
-      setState({ status: "done", message: status ? `${doneMessage} (turn ${status})` : doneMessage });
-      onDone?.();
-    } else setState({ status: "failed", message: failureMessage(result.status, result.error) });
+    const status = result.ok ? result.data?.status : undefined;
+    const outcome: ActionState = result.ok
+      ? { status: "done", message: status ? `${doneMessage} (turn ${status})` : doneMessage }
+      : { status: "failed", message: failureMessage(result.status, result.error) };
+    setState(outcome);
+    onSettled?.(outcome);
   };
   return { state, run };
 }
