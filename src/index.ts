@@ -123,6 +123,7 @@ export type {
   ThinkingEvent,
   ToolCallsPreparingEvent,
   ToolCallUpdateEvent,
+  ToolInputDeltaEvent,
   ToolLogEvent,
   UsageEvent,
   WarningEvent,

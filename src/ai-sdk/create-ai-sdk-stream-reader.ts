@@ -15,7 +15,10 @@ import { providerErrorFromAiSdk } from "./provider-error-from-ai-sdk.js";
  *   `reasoning-start`) as one `thinking_delta` with `redacted: true` and the data as `signature`.
  * - `tool-call` → `tool_call` with the JSON input parsed (invalid JSON passes as the raw string,
  *   for the loop's validation to report); calls the provider ran itself (`providerExecuted`) are
- *   not Agentry's to run and are skipped. Streaming input parts (`tool-input-*`) are ignored.
+ *   not Agentry's to run and are skipped. A call's streamed input (`tool-input-start`, then
+ *   `tool-input-delta`s, keyed by `id`: the `toolCallId` of its `tool-call`) comes out as
+ *   `tool_call_start` and `tool_call_delta`s; a start without an id or a tool name, or of a
+ *   provider-executed call, is not streamed.
  *   An input object is copied as plain JSON, as tool results are: one nested deeper than 64
  *   levels, or that throws when read (a Proxy trap, a getter), is replaced by the placeholder the
  *   loop refuses with an error result for that call; the value itself goes no further.
@@ -54,6 +57,8 @@ export function createAiSdkStreamReader(init: {
   let finishPart: AiSdkStreamPart | undefined;
   let calls = 0;
   const signed = new Set<unknown>();
+  /** The ids of the calls whose input streams (`tool-input-start` seen, no `tool-call` yet). */
+  const streaming = new Set<string>();
 
   return {
     /** True once the `finish` part came: the response is complete. */
@@ -70,9 +75,22 @@ export function createAiSdkStreamReader(init: {
           output?.add(text.length);
           return text === "" ? [] : [{ type: "text_delta", text }];
         }
-        case "tool-input-delta":
-          count(textOf(part).length);
-          return [];
+        case "tool-input-start": {
+          const { id, toolName: name } = part;
+          if (typeof id !== "string" || id === "" || typeof name !== "string" || name === "") return [];
+          if (part.providerExecuted === true || streaming.has(id)) return [];
+          count(id.length + name.length); // the ids kept until their call completes count as the response
+          streaming.add(id);
+          return [{ type: "tool_call_start", id, name }];
+        }
+        case "tool-input-delta": {
+          const delta = textOf(part);
+          count(delta.length);
+          const id = part.id;
+          return typeof id === "string" && streaming.has(id) && delta !== ""
+            ? [{ type: "tool_call_delta", id, argsDelta: delta }]
+            : [];
+        }
         case "reasoning-start": {
           const redacted = metadataString(part.providerMetadata, "redactedData");
           if (redacted === undefined) return [];
@@ -100,6 +118,7 @@ export function createAiSdkStreamReader(init: {
           if (part.providerExecuted === true) return [];
           const id =
             typeof part.toolCallId === "string" && part.toolCallId !== "" ? part.toolCallId : init.generateId();
+          streaming.delete(id);
           const name = typeof part.toolName === "string" ? part.toolName : "";
           const { args, chars } = toolInput(part.input);
           count(chars);
@@ -113,7 +132,7 @@ export function createAiSdkStreamReader(init: {
         case "error":
           throw providerErrorFromAiSdk(part.error, provider);
         default:
-          // stream-start, response-metadata, text-start/-end, tool-input-*, source, file, raw, ping, ...
+          // stream-start, response-metadata, text-start/-end, tool-input-end, source, file, raw, ping, ...
           return [];
       }
     },

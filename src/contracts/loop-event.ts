@@ -70,6 +70,22 @@ export interface ToolCallsPreparingEvent extends EventOrigin {
 }
 
 /**
+ * The model is writing a tool call's arguments (a provider that streams them: every built-in
+ * adapter does). `delta` is the next piece of the arguments' JSON text, not valid JSON on its own;
+ * the first event of a call says it began and may have an empty `delta`. `toolCallId` is the id
+ * the call is stored under, the one its `tool_call_update` events carry. For display only: the
+ * call's `start` event carries the arguments that count, and a call that is never completed (the
+ * response was cut off or failed) gets no `start`. Bounded by the loop: see `TOOL_INPUT_LIMITS`.
+ */
+export interface ToolInputDeltaEvent extends EventOrigin {
+  type: "tool_input_delta";
+  toolCallId: string;
+  /** The tool's name, as the model named it. */
+  name: string;
+  delta: string;
+}
+
+/**
  * Why a call was not run, on its `end` event (its result is the refusal the model reads):
  * `unknown_tool` (not in the toolbelt), `not_permitted` (its permission class, or `run_subtask`
  * without `subagent`), `mcp_server_not_allowed`, `invalid_arguments` (not JSON, or the schema
@@ -264,7 +280,6 @@ export interface DoneEvent extends EventOrigin {
   result: LoopResult;
 }
 
-/** Every event the loop yields. Plain JSON, discriminated on `type`. */
 /**
  * A preliminary result of a running tool call: a value its `execute` (an async generator) yielded,
  * between the call's `start` and `end` (the AI SDK UI stream's preliminary `tool-output-available`).
@@ -289,6 +304,7 @@ export interface GuardrailTrippedEvent extends EventOrigin {
   reason: string;
 }
 
+/** Every event the loop yields. Plain JSON, discriminated on `type`. */
 export type LoopEvent =
   | LlmCallStartEvent
   | ChunkEvent
@@ -298,6 +314,7 @@ export type LoopEvent =
   | ThinkingEvent
   | LoopMessageEvent
   | ToolCallsPreparingEvent
+  | ToolInputDeltaEvent
   | ToolCallUpdateEvent
   | ToolLogEvent
   | ToolProgressEvent

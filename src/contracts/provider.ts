@@ -66,6 +66,14 @@ export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" |
  *   as `signature`. Keep both in a `ThinkingPart` so the adapter can send them back unchanged.
  *   A delta with `providerMetadata` (plain JSON) closes the block too and is kept on the part
  *   (the Responses API's reasoning item).
+ * - `tool_call_start` / `tool_call_delta` (optional: a provider that does not stream arguments
+ *   sends only `tool_call`): a call being streamed. `tool_call_start` comes once, when the call's
+ *   name is known, with the defined tool name (mapped back from the wire) and the `id` its
+ *   complete `tool_call` will carry; each `tool_call_delta` is the next piece of its arguments'
+ *   JSON text as the model writes it (not valid JSON on its own). They are for display only: the
+ *   complete `tool_call` is the one that counts, and a call that never completes (cut off, the
+ *   stream failed) gets none. Calls may interleave (by `id`); a delta of an id with no open start
+ *   is ignored by the loop.
  * - `tool_call`: one per complete call; `args` is the parsed JSON, or the raw string when the
  *   model sent invalid JSON (the loop's schema validation reports it to the model). The loop
  *   keeps `args` as a plain JSON copy; arguments nested deeper than 64 levels, holding more than
@@ -83,6 +91,8 @@ export type ModelEvent =
       redacted?: boolean;
       providerMetadata?: Record<string, unknown>;
     }
+  | { type: "tool_call_start"; id: string; name: string }
+  | { type: "tool_call_delta"; id: string; argsDelta: string }
   | { type: "tool_call"; id: string; name: string; args: unknown }
   | {
       type: "usage";
@@ -103,9 +113,10 @@ export type ModelEvent =
 /**
  * A model backend.
  *
- * `stream()` yields deltas and complete `tool_call`s as they arrive, at most one `usage` (that
- * response's totals), then exactly one `finish`, last. On abort it rejects promptly with an error
- * named `AbortError` and yields no `finish`. Failures are `ProviderError`s.
+ * `stream()` yields deltas (text, thinking, and optionally the arguments of calls being streamed)
+ * and complete `tool_call`s as they arrive, at most one `usage` (that response's totals), then
+ * exactly one `finish`, last. On abort it rejects promptly with an error named `AbortError` and
+ * yields no `finish`. Failures are `ProviderError`s.
  *
  * `request` is read-only: its messages are the caller's history (the runtime keeps them between
  * turns), so a provider that needs to rewrite them works on copies.

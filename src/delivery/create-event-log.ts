@@ -63,7 +63,7 @@ export interface EventLogOptions {
    *
    * What is stored: every event but text deltas, coalesced per stream (a stream's `chunk`s become
    * one `chunk`, its text joined, at most `MAX_STORED_STREAM_CHARS` characters), and `thinking`
-   * deltas, which are not stored. A turn's stored events are bounded as the turn is (its model
+   * and `tool_input_delta` deltas, which are not stored (the message and the call's `start` hold them whole). A turn's stored events are bounded as the turn is (its model
    * calls, tool calls and result sizes). Records stay until the session is deleted or pruned.
    * Writes are batched per session, in order, one append at a time; a failed write loses those
    * events from storage only (see `settled`).

@@ -62,8 +62,9 @@ export function eventRecordOf(record: HistoryRecord): EventRecord | undefined {
 /**
  * Appends a log's events to their sessions' logs, in order, one append per session at a time
  * (events that arrive meanwhile go in the next one). Text deltas (`chunk`) are coalesced per
- * stream; `thinking` deltas are not stored. A failed append (an unknown or deleted session, a
- * store error) loses those events from storage only: a reconnecting client then gets a snapshot.
+ * stream; `thinking` and `tool_input_delta` deltas are not stored. A failed append (an unknown or
+ * deleted session, a store error) loses those events from storage only: a reconnecting client then
+ * gets a snapshot.
  */
 export class StoredEventWriter {
   readonly #store: SessionStore;
@@ -80,7 +81,8 @@ export class StoredEventWriter {
 
   record(event: RuntimeEvent): void {
     const { sessionId } = event;
-    if (event.type === "thinking") return;
+    // Deltas the stored messages hold whole: reasoning (in the message), streamed arguments (in the call's start).
+    if (event.type === "thinking" || event.type === "tool_input_delta") return;
     if (event.type === "chunk") {
       const streams = this.#streams.get(sessionId) ?? new Map<string, OpenStream>();
       this.#streams.set(sessionId, streams);

@@ -79,6 +79,7 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
   let error: unknown;
   let aborted = false;
   let streamId: string | undefined;
+  const inputs = createInputStreams(level);
   try {
     const stream = turn.provider.stream(modelRequest(level, call, history), { signal: turn.signal });
     for await (const event of stream) {
@@ -106,13 +107,20 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
           if (event.text !== "") sink.emit({ type: "thinking", content: event.text, depth, parentId });
           break;
         }
+        case "tool_call_start":
+          inputs.start(event.id, event.name);
+          break;
+        case "tool_call_delta":
+          inputs.delta(event.id, event.argsDelta);
+          break;
         case "tool_call": {
           // Ids are made unique within the turn before anything sees them (the store, resume frames);
           // arguments become plain JSON, or a text that planCall refuses (too deep, unreadable).
+          // A call whose arguments streamed keeps the id its `tool_input_delta` events carried.
           const name = typeof event.name === "string" ? event.name : String(event.name);
           const call: ToolCallPart = {
             type: "tool_call",
-            id: uniqueCallId(turn.callIds, event.id),
+            id: inputs.complete(event.id) ?? uniqueCallId(turn.callIds, event.id),
             name,
             args: storedToolArgs(event.args),
           };
@@ -164,6 +172,67 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
       ? { role: "assistant", content: parts, messageType: assistantMessageType(text, toolCalls.length > 0) }
       : undefined;
   return counted({ message, text, toolCalls, finish, error: undefined, aborted: false }, usage, costUsd);
+}
+
+/**
+ * Bounds of streamed tool-call arguments (`tool_input_delta` events): at most `callChars` characters
+ * of one call's arguments are forwarded (the delta that would pass them, and every later one of
+ * that call, is dropped), at most `callsPerResponse` calls of one model response are streamed (later
+ * ones arrive complete only), and a call whose name is longer than `nameChars` is not streamed.
+ * The loop keeps no argument text: a count per streamed call, until its complete call arrives.
+ */
+export const TOOL_INPUT_LIMITS = { callChars: 100_000, callsPerResponse: 256, nameChars: 256 } as const;
+
+/** A call whose arguments are streaming: the id it will be stored under, its name, what was forwarded. */
+interface InputStream {
+  id: string;
+  name: string;
+  chars: number;
+  capped: boolean;
+}
+
+/**
+ * The calls of one model response whose arguments stream, by the provider's id. A call's stored id
+ * is decided at its `tool_call_start` (made unique as any call's, see {@link uniqueCallId}) and
+ * reused by its complete `tool_call`, so the `tool_input_delta` events and the call's
+ * `tool_call_update` events carry the same id. A start for an id already streaming, a delta of an
+ * id with no start, and anything past {@link TOOL_INPUT_LIMITS} are ignored; a call that never
+ * completes just stops streaming.
+ */
+function createInputStreams(level: Level) {
+  const { turn, depth, parentId } = level;
+  const open = new Map<string, InputStream>();
+  let started = 0;
+  const emit = (call: InputStream, delta: string) =>
+    turn.sink.emit({ type: "tool_input_delta", toolCallId: call.id, name: call.name, delta, depth, parentId });
+  return {
+    start(providerId: unknown, name: unknown): void {
+      if (typeof providerId !== "string" || open.has(providerId)) return;
+      if (typeof name !== "string" || name === "" || name.length > TOOL_INPUT_LIMITS.nameChars) return;
+      if (started >= TOOL_INPUT_LIMITS.callsPerResponse) return;
+      started++;
+      const call: InputStream = { id: uniqueCallId(turn.callIds, providerId), name, chars: 0, capped: false };
+      open.set(providerId, call);
+      emit(call, "");
+    },
+    delta(providerId: unknown, delta: unknown): void {
+      const call = typeof providerId === "string" ? open.get(providerId) : undefined;
+      if (call === undefined || call.capped || typeof delta !== "string" || delta === "") return;
+      if (call.chars + delta.length > TOOL_INPUT_LIMITS.callChars) {
+        call.capped = true;
+        return;
+      }
+      call.chars += delta.length;
+      emit(call, delta);
+    },
+    /** The stored id of a streamed call now complete (it stops streaming), or undefined when it did not stream. */
+    complete(providerId: unknown): string | undefined {
+      if (typeof providerId !== "string") return undefined;
+      const call = open.get(providerId);
+      open.delete(providerId);
+      return call?.id;
+    },
+  };
 }
 
 /** The request of one model call: the level's prompt, history and tools, the turn's options, and who is calling. */

@@ -94,7 +94,9 @@ export function mapRequestToolNames(request: ModelRequest): { request: ModelRequ
   return { request: mapped, names: map };
 }
 
-/** A model event with a vendor tool name mapped back to the Agentry name. */
+/** A model event with a vendor tool name (a `tool_call`'s, a `tool_call_start`'s) mapped back to the Agentry name. */
 export function unmapToolCall(event: ModelEvent, names: ToolNameMap | undefined): ModelEvent {
-  return names && event.type === "tool_call" ? { ...event, name: names.fromVendor(event.name) } : event;
+  return names && (event.type === "tool_call" || event.type === "tool_call_start")
+    ? { ...event, name: names.fromVendor(event.name) }
+    : event;
 }

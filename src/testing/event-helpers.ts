@@ -118,6 +118,7 @@ export function formatEvent(event: LoopEvent): string | undefined {
     case "chunk":
     case "thinking":
     case "tool_calls_preparing":
+    case "tool_input_delta":
     case "message_stream_started":
     case "message_stream_completed":
     case "message_stream_cancelled":

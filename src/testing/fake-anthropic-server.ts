@@ -2,7 +2,7 @@ import { fakeTurnEvents, wordChunks, type FakeScript, type FakeTurn } from "./fa
 import {
   fakeErrorMessage,
   fakeErrorType,
-  splitInThree,
+  toolCallSteps,
   startFakeHttpServer,
   type FakeServer,
   type FakeServerOptions,
@@ -72,21 +72,18 @@ const anthropicFormat: FakeWireFormat = {
         out.push(event({ type: "content_block_delta", index, delta: { type: "text_delta", text } }));
       out.push(event({ type: "content_block_stop", index: index++ }));
     }
-    for (const call of events) {
-      if (call.type !== "tool_call") continue;
-      out.push(
-        event({
-          type: "content_block_start",
-          index,
-          content_block: { type: "tool_use", id: call.id, name: call.name, input: {} },
-        }),
-      );
-      const json = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
-      for (const piece of ["", ...splitInThree(json)])
-        out.push(
-          event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }),
-        );
-      out.push(event({ type: "content_block_stop", index: index++ }));
+    // Tool-use blocks in the order their steps come (each block's index: the first free one, then the call's order).
+    const first = index;
+    const inputDelta = (at: number, json: string) =>
+      event({ type: "content_block_delta", index: at, delta: { type: "input_json_delta", partial_json: json } });
+    for (const step of toolCallSteps(events)) {
+      const at = first + step.index;
+      if (step.step === "start") {
+        const block = { type: "tool_use", id: step.id, name: step.name, input: {} };
+        out.push(event({ type: "content_block_start", index: at, content_block: block }), inputDelta(at, ""));
+      } else if (step.step === "args") out.push(inputDelta(at, step.text));
+      else out.push(event({ type: "content_block_stop", index: at }));
+      index = Math.max(index, at + 1);
     }
     if (withError) {
       out.push(

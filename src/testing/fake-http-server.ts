@@ -1,7 +1,7 @@
-import { FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
+import { argsText, FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
 import { restoreToolNames } from "./vendor-tool-names.js";
 import { timerDelay } from "../internal/timer-delay.js";
-import type { ModelRequest } from "../contracts/provider.js";
+import type { ModelEvent, ModelRequest } from "../contracts/provider.js";
 
 /** A fake model server on 127.0.0.1 (ephemeral port) that plays a `FakeScript` in one wire format. */
 export interface FakeServer {
@@ -251,4 +251,43 @@ export function splitInThree(text: string): string[] {
   if (text.length < 3) return [text];
   const a = Math.ceil(text.length / 3);
   return [text.slice(0, a), text.slice(a, 2 * a), text.slice(2 * a)];
+}
+
+/** One step of a turn's tool calls on the wire: a call opens, gets a piece of its arguments, or closes. */
+export type ToolCallStep =
+  | { step: "start"; index: number; id: string; name: string }
+  | { step: "args"; index: number; text: string }
+  | { step: "end"; index: number; args: string };
+
+/**
+ * The tool calls among a turn's events as wire steps, `index` counting the calls in the order they
+ * open. Streamed arguments (`FakeTurn.streamToolArgs`) keep their pieces and their order (interleaved
+ * too); a call sent complete opens, gets its arguments in up to three pieces and closes, one call
+ * after another.
+ */
+export function toolCallSteps(events: readonly ModelEvent[]): ToolCallStep[] {
+  const steps: ToolCallStep[] = [];
+  const open = new Map<string, number>();
+  let next = 0;
+  for (const event of events) {
+    if (event.type === "tool_call_start") {
+      const index = next++;
+      open.set(event.id, index);
+      steps.push({ step: "start", index, id: event.id, name: event.name });
+    } else if (event.type === "tool_call_delta") {
+      const index = open.get(event.id);
+      if (index !== undefined) steps.push({ step: "args", index, text: event.argsDelta });
+    } else if (event.type === "tool_call") {
+      const args = argsText(event.args);
+      let index = open.get(event.id);
+      open.delete(event.id);
+      if (index === undefined) {
+        index = next++;
+        steps.push({ step: "start", index, id: event.id, name: event.name });
+        for (const text of splitInThree(args)) steps.push({ step: "args", index, text });
+      }
+      steps.push({ step: "end", index, args });
+    }
+  }
+  return steps;
 }

@@ -2,8 +2,8 @@ import { fakeTurnEvents, type FakeScript, type FakeTurn } from "./fake-script.js
 import {
   fakeErrorMessage,
   fakeErrorType,
-  splitInThree,
   startFakeHttpServer,
+  toolCallSteps,
   type FakeServer,
   type FakeServerOptions,
   type FakeWireFormat,
@@ -31,8 +31,9 @@ const openAIFormat: FakeWireFormat = {
     const delta = (d: Record<string, unknown>, finish: string | null = null) =>
       chunk({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
     const out = [delta({ role: "assistant", content: "" })];
-    let calls = 0;
-    for (const event of fakeTurnEvents(turn, callIndex)) {
+    const events = fakeTurnEvents(turn, callIndex);
+    let callsSent = false;
+    for (const event of events) {
       switch (event.type) {
         case "thinking_delta":
           out.push(delta({ reasoning_content: event.text }));
@@ -40,16 +41,21 @@ const openAIFormat: FakeWireFormat = {
         case "text_delta":
           out.push(delta({ content: event.text }));
           break;
+        case "tool_call_start":
+        case "tool_call_delta":
         case "tool_call": {
-          const index = calls++;
-          out.push(
-            delta({
-              tool_calls: [{ index, id: event.id, type: "function", function: { name: event.name, arguments: "" } }],
-            }),
-          );
-          const args = typeof event.args === "string" ? event.args : JSON.stringify(event.args);
-          for (const piece of splitInThree(args))
-            out.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+          // All calls at once, in the order their steps come (interleaved when the script streams them so).
+          if (callsSent) break;
+          callsSent = true;
+          for (const step of toolCallSteps(events)) {
+            const { index } = step;
+            if (step.step === "start") {
+              const fn = { name: step.name, arguments: "" };
+              out.push(delta({ tool_calls: [{ index, id: step.id, type: "function", function: fn }] }));
+            } else if (step.step === "args") {
+              out.push(delta({ tool_calls: [{ index, function: { arguments: step.text } }] }));
+            }
+          }
           break;
         }
         case "usage": {

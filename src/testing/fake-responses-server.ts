@@ -2,8 +2,8 @@ import { fakeTurnEvents, type FakeScript, type FakeTurn } from "./fake-script.js
 import {
   fakeErrorMessage,
   fakeErrorType,
-  splitInThree,
   startFakeHttpServer,
+  toolCallSteps,
   type FakeServer,
   type FakeServerOptions,
   type FakeWireFormat,
@@ -96,27 +96,35 @@ const responsesFormat: FakeWireFormat = {
         item: { id, type: "message", status: "completed", role: "assistant", content },
       });
     }
-    for (const call of events) {
-      if (call.type !== "tool_call") continue;
-      const id = `fc_fake_${callIndex}_${index}`;
-      const item = {
-        id,
-        type: "function_call",
-        call_id: call.id,
-        name: call.name,
-        arguments: "",
-        status: "in_progress",
-      };
-      push({ type: "response.output_item.added", output_index: index, item });
-      const args = typeof call.args === "string" ? call.args : JSON.stringify(call.args);
-      for (const delta of splitInThree(args))
-        push({ type: "response.function_call_arguments.delta", item_id: id, output_index: index, delta });
-      push({ type: "response.function_call_arguments.done", item_id: id, output_index: index, arguments: args });
-      push({
-        type: "response.output_item.done",
-        output_index: index++,
-        item: { ...item, arguments: args, status: "completed" },
-      });
+    // Function-call items in the order their steps come (interleaved when the script streams them so).
+    const first = index;
+    const items = new Map<number, Record<string, unknown>>();
+    for (const step of toolCallSteps(events)) {
+      const at = first + step.index;
+      const id = `fc_fake_${callIndex}_${at}`;
+      if (step.step === "start") {
+        const item = {
+          id,
+          type: "function_call",
+          call_id: step.id,
+          name: step.name,
+          arguments: "",
+          status: "in_progress",
+        };
+        items.set(at, item);
+        push({ type: "response.output_item.added", output_index: at, item });
+      } else if (step.step === "args") {
+        push({ type: "response.function_call_arguments.delta", item_id: id, output_index: at, delta: step.text });
+      } else {
+        const { args } = step;
+        push({ type: "response.function_call_arguments.done", item_id: id, output_index: at, arguments: args });
+        push({
+          type: "response.output_item.done",
+          output_index: at,
+          item: { ...items.get(at), arguments: args, status: "completed" },
+        });
+      }
+      index = Math.max(index, at + 1);
     }
     if (withError) {
       const error = {

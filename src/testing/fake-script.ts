@@ -9,6 +9,17 @@ export interface FakeTurn {
   thinking?: string;
   /** Ids are generated when missing. */
   toolCalls?: { id?: string; name: string; args: unknown }[];
+  /**
+   * Stream each tool call's arguments before the complete calls, as a provider that streams them
+   * does: a `tool_call_start`, then its arguments' JSON text (a string `args` as it is) in
+   * `pieces` `tool_call_delta`s. `interleaved: true` starts every call first, then sends their
+   * pieces in turn (call 0's first piece, call 1's first, ..., call 0's second, ...), as some
+   * OpenAI-compatible servers do. The fake HTTP servers put them on the wire in that order.
+   * `true` is `{ pieces: 3 }`.
+   * @default false (the provider sends complete calls only; the fake servers still split each
+   * call's arguments on the wire, one call after another)
+   */
+  streamToolArgs?: boolean | { pieces?: number; interleaved?: boolean };
   usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
   /** The stream throws this (after any content above), e.g. a `ProviderError`. */
   error?: unknown;
@@ -66,6 +77,42 @@ export function resolveFakeTurn(
   return turn;
 }
 
+/** The `tool_call_start` and `tool_call_delta` events of `calls` (see `FakeTurn.streamToolArgs`). */
+function* streamedArgs(
+  calls: { id: string; name: string; args: unknown }[],
+  options: { pieces?: number; interleaved?: boolean },
+): Generator<ModelEvent> {
+  const pieces = calls.map((call) => splitInPieces(argsText(call.args), options.pieces ?? 3));
+  if (!options.interleaved) {
+    for (const [i, call] of calls.entries()) {
+      yield { type: "tool_call_start", id: call.id, name: call.name };
+      for (const argsDelta of pieces[i]!) yield { type: "tool_call_delta", id: call.id, argsDelta };
+    }
+    return;
+  }
+  for (const call of calls) yield { type: "tool_call_start", id: call.id, name: call.name };
+  const most = Math.max(0, ...pieces.map((list) => list.length));
+  for (let n = 0; n < most; n++) {
+    for (const [i, call] of calls.entries()) {
+      const argsDelta = pieces[i]![n];
+      if (argsDelta !== undefined) yield { type: "tool_call_delta", id: call.id, argsDelta };
+    }
+  }
+}
+
+/** A call's arguments as the JSON text a model writes (a string as it is). */
+export function argsText(args: unknown): string {
+  return typeof args === "string" ? args : (JSON.stringify(args) ?? "");
+}
+
+/** `text` in `count` pieces of about equal length (fewer when it is shorter; none when empty). */
+export function splitInPieces(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / Math.max(1, Math.floor(count))));
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
+
 /** Splits text into word chunks that keep their whitespace: `"a b"` → `["a ", "b"]`. */
 export function wordChunks(text: string): string[] {
   if (text === "") return [];
@@ -85,11 +132,9 @@ export function* iterateFakeTurnEvents(turn: FakeTurn, callIndex: number): Gener
   if (turn.thinking) for (const text of wordChunks(turn.thinking)) yield { type: "thinking_delta", text };
   if (turn.chunks) for (const text of turn.chunks) yield { type: "text_delta", text };
   else if (turn.text !== undefined) for (const text of wordChunks(turn.text)) yield { type: "text_delta", text };
-  const calls = turn.toolCalls ?? [];
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i]!;
-    yield { type: "tool_call", id: call.id ?? `call_${callIndex}_${i}`, name: call.name, args: call.args };
-  }
+  const calls = (turn.toolCalls ?? []).map((call, i) => ({ ...call, id: call.id ?? `call_${callIndex}_${i}` }));
+  if (turn.streamToolArgs) yield* streamedArgs(calls, turn.streamToolArgs === true ? {} : turn.streamToolArgs);
+  for (const call of calls) yield { type: "tool_call", id: call.id, name: call.name, args: call.args };
   if (turn.usage) yield { type: "usage", ...turn.usage };
   if (turn.error === undefined)
     yield { type: "finish", reason: turn.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop") };

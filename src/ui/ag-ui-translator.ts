@@ -105,6 +105,7 @@ export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
     texts: new Map(),
     reasonings: new Map(),
     openSubagents: new Set(),
+    inputs: new Map(),
     interrupts: new Map(),
     usage: new Map(),
     counter: 0,
@@ -138,6 +139,8 @@ export interface AgUiTranslatorState {
   texts: Map<string, string>;
   reasonings: Map<string, string>;
   openSubagents: Set<string>;
+  /** Calls whose arguments are streaming (`TOOL_CALL_START` sent, not ended), by id: their level. */
+  inputs: Map<string, string>;
   interrupts: Map<string, AgUiInterrupt>;
   usage: Map<string, { model: string; inputTokens: number; outputTokens: number; totalTokens: number }>;
   counter: number;
@@ -185,9 +188,16 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   },
   message(st, event) {
     closeLevel(st, levelOf(event), event.ts);
+    // The response is complete: a streamed call that is not in it was cut off (it never starts).
+    const { message } = event;
+    if (message.role === "assistant") {
+      const kept = new Set(message.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])));
+      endInputs(st, levelOf(event), event.ts, kept);
+    }
   },
   llm_call_start(st, event) {
     closeLevel(st, levelOf(event), event.ts);
+    endInputs(st, levelOf(event), event.ts);
     emit(
       st,
       "CUSTOM",
@@ -206,6 +216,16 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
       },
       event.ts,
     );
+  },
+  tool_input_delta(st, event) {
+    const { toolCallId, ts, parentId } = event;
+    if (st.state.tools[toolCallId]) return; // already started whole
+    if (!st.inputs.has(toolCallId)) {
+      closeLevel(st, levelOf(event), ts);
+      st.inputs.set(toolCallId, levelOf(event));
+      emit(st, "TOOL_CALL_START", { toolCallId, toolCallName: event.name }, ts, parentId);
+    }
+    if (event.delta !== "") emit(st, "TOOL_CALL_ARGS", { toolCallId, delta: event.delta }, ts, parentId);
   },
   tool_progress(st, event) {
     const { toolCallId, name, progress, depth, parentId } = event;
@@ -458,6 +478,7 @@ function startRun(st: AgUiTranslatorState, event: DeliverableEvent): void {
   emit(st, "STATE_SNAPSHOT", { snapshot: st.state }, event.ts);
 }
 
+/** A call that starts: its arguments whole (unless they streamed), then its entry in the state. */
 function startTool(
   st: AgUiTranslatorState,
   toolCallId: string,
@@ -467,8 +488,11 @@ function startTool(
   parentId: string | null,
   ts?: number,
 ): void {
-  emit(st, "TOOL_CALL_START", { toolCallId, toolCallName: name }, ts, parentId);
-  emit(st, "TOOL_CALL_ARGS", { toolCallId, delta: JSON.stringify(args ?? {}) }, ts, parentId);
+  // A call whose arguments streamed had its TOOL_CALL_START and TOOL_CALL_ARGS already.
+  if (!st.inputs.delete(toolCallId)) {
+    emit(st, "TOOL_CALL_START", { toolCallId, toolCallName: name }, ts, parentId);
+    emit(st, "TOOL_CALL_ARGS", { toolCallId, delta: JSON.stringify(args ?? {}) }, ts, parentId);
+  }
   emit(st, "TOOL_CALL_END", { toolCallId }, ts, parentId);
   const title = name === "run_subtask" ? (args as { title?: unknown } | null)?.title : undefined;
   const entry: AgUiAgentState["tools"][string] = {
@@ -496,6 +520,19 @@ function startTool(
     );
   }
 }
+/**
+ * Ends the streamed calls of a level (every level when undefined) that will not start: all of them,
+ * or those not in `kept` (the calls of the level's complete response). They get a `TOOL_CALL_END`
+ * and nothing more: no result, no entry in the state.
+ */
+function endInputs(st: AgUiTranslatorState, level: string | undefined, ts?: number, kept?: ReadonlySet<string>): void {
+  for (const [toolCallId, at] of st.inputs) {
+    if ((level !== undefined && at !== level) || kept?.has(toolCallId)) continue;
+    st.inputs.delete(toolCallId);
+    emit(st, "TOOL_CALL_END", { toolCallId }, ts, at || undefined);
+  }
+}
+
 function setToolStatus(
   st: AgUiTranslatorState,
   toolCallId: string,
@@ -519,6 +556,7 @@ function setToolStatus(
 function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { type: "done" }> | undefined): void {
   const ts = event?.ts;
   for (const level of [...new Set([...st.texts.keys(), ...st.reasonings.keys()])]) closeLevel(st, level, ts);
+  endInputs(st, undefined, ts);
   const pending = [...st.interrupts.values()];
   for (const subagent of st.openSubagents) {
     const ids = pending

@@ -45,7 +45,8 @@ export function createTaskEventTranslator(): TaskEventTranslator {
  *
  * Every payload carries the labels the event had (`task_id`, `run_id`, `step_idx`,
  * `sub_agent_id`, `turn`; see {@link TaskEventLabels}). Passed over (no catalogue name): `usage`,
- * `thinking`, other `message`s, `message_queued`, and types this version does not know.
+ * `thinking`, `tool_progress`, `tool_input_delta` (streamed arguments: `tool.call_started` carries
+ * them whole), other `message`s, `message_queued`, and types this version does not know.
  *
  * @example
  * ```ts
@@ -184,6 +185,7 @@ function translate(state: TranslatorState, event: DeliverableEvent): TaskEvent[]
       });
     case "usage":
     case "tool_progress":
+    case "tool_input_delta":
     case "thinking":
     case "message_queued":
       return [];

@@ -26,6 +26,25 @@ export type UiMessageChunk =
   | { type: "reasoning-delta"; id: string; delta: string }
   | { type: "reasoning-end"; id: string }
   | {
+      /** A call whose arguments stream (`tool_input_delta`): its part, in state `input-streaming`. */
+      type: "tool-input-start";
+      toolCallId: string;
+      toolName: string;
+      dynamic: true;
+      toolMetadata: UiToolMetadata;
+    }
+  | { type: "tool-input-delta"; toolCallId: string; inputTextDelta: string }
+  | {
+      /** A streamed call the model never completed (the response was cut off or failed). */
+      type: "tool-input-error";
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      errorText: string;
+      dynamic: true;
+      toolMetadata: UiToolMetadata;
+    }
+  | {
       type: "tool-input-available";
       toolCallId: string;
       toolName: string;

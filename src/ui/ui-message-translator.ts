@@ -49,6 +49,7 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
     counter: 0,
     rootErrorSent: false,
     tools: new Map(),
+    inputs: new Map(),
     approvals: new Map(),
     out: [],
     unpairedDenials: [],
@@ -85,6 +86,8 @@ export interface TranslatorState {
   counter: number;
   rootErrorSent: boolean;
   tools: Map<string, { denied: boolean; metadata: UiToolMetadata }>;
+  /** Calls whose arguments are streaming (`tool-input-start` sent, no `tool-input-available` yet), by id. */
+  inputs: Map<string, { name: string; metadata: UiToolMetadata }>;
   /** Approval request id → tool call id. */
   approvals: Map<string, string>;
   out: UiMessageChunk[];
@@ -114,6 +117,7 @@ const whereOf = (event: DeliverableEvent) => ({ depth: event.depth, parentId: ev
 /** Each event type's UI message chunks (exported for the completeness check in the tests). */
 export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   llm_call_start(st, event) {
+    abandonInputs(st, event.parentId);
     if (event.depth === 0) {
       closeStreams(st);
       if (st.stepOpen) st.out.push({ type: "finish-step" });
@@ -163,6 +167,14 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   },
   message(st, event) {
     if (event.depth === 0) closeStreams(st);
+    // The response is complete: a streamed call that is not in it was cut off (it never starts).
+    const { message } = event;
+    if (message.role === "assistant")
+      abandonInputs(
+        st,
+        event.parentId,
+        new Set(message.content.flatMap((p) => (p.type === "tool_call" ? [p.id] : []))),
+      );
   },
   tool_calls_preparing(st, event) {
     if (event.depth === 0) closeStreams(st);
@@ -191,6 +203,23 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     });
   },
   tool_call_update: toolCallUpdate,
+  tool_input_delta(st, event) {
+    const { toolCallId, depth, parentId } = event;
+    if (st.tools.has(toolCallId)) return; // its input is already available
+    if (!st.inputs.has(toolCallId)) {
+      if (depth === 0) closeStreams(st);
+      const metadata: UiToolMetadata = { depth, parentId };
+      st.inputs.set(toolCallId, { name: event.name, metadata });
+      st.out.push({
+        type: "tool-input-start",
+        toolCallId,
+        toolName: event.name,
+        dynamic: true,
+        toolMetadata: metadata,
+      });
+    }
+    if (event.delta !== "") st.out.push({ type: "tool-input-delta", toolCallId, inputTextDelta: event.delta });
+  },
   tool_progress(st, event) {
     const tool = ensureTool(st, event.toolCallId, event.name, null, event.depth, event.parentId);
     if (tool.denied) return;
@@ -320,6 +349,7 @@ function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">)
   const { depth, parentId } = event;
   if (depth === 0) closeStreams(st);
   if (event.status === "start") {
+    st.inputs.delete(event.toolCallId);
     const metadata: UiToolMetadata = { depth, parentId };
     st.tools.set(event.toolCallId, { denied: false, metadata });
     const title = event.name === "run_subtask" ? (event.args as { title?: unknown } | undefined)?.title : undefined;
@@ -371,12 +401,34 @@ function endMessage(st: TranslatorState, status?: string, metadata?: Record<stri
   st.ended = true;
   if (!st.started) st.out.push({ type: "start" });
   closeStreams(st);
+  abandonInputs(st, undefined);
   if (st.stepOpen) st.out.push({ type: "finish-step" });
   st.out.push({
     type: "finish",
     finishReason: (status === undefined ? undefined : FINISH_REASONS[status]) ?? "other",
     ...(metadata && { messageMetadata: metadata }),
   });
+}
+
+/**
+ * Ends the streamed calls of a level (`parentId`; every level when undefined) that will not start:
+ * all of them, or those not in `kept` (the calls of the level's complete response).
+ */
+function abandonInputs(st: TranslatorState, parentId: string | null | undefined, kept?: ReadonlySet<string>): void {
+  for (const [toolCallId, input] of st.inputs) {
+    if (parentId !== undefined && input.metadata.parentId !== parentId) continue;
+    if (kept?.has(toolCallId)) continue;
+    st.inputs.delete(toolCallId);
+    st.out.push({
+      type: "tool-input-error",
+      toolCallId,
+      toolName: input.name,
+      input: null,
+      errorText: "The model did not complete this tool call.",
+      dynamic: true,
+      toolMetadata: input.metadata,
+    });
+  }
 }
 
 function deny(st: TranslatorState, toolCallId: string): void {

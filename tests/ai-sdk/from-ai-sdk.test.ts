@@ -157,6 +157,8 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
       { type: "thinking_delta", text: "", signature: "secret", redacted: true },
       { type: "text_delta", text: "Hello " },
       { type: "text_delta", text: "world" },
+      { type: "tool_call_start", id: "c1", name: "get_weather" },
+      { type: "tool_call_delta", id: "c1", argsDelta: '{"city":' },
       { type: "tool_call", id: "c1", name: "get_weather", args: { city: "Oslo" } },
       { type: "tool_call", id: "c2", name: "get_time", args: {} },
       { type: "tool_call", id: (generated as { id: string }).id, name: "broken", args: "{not json" },

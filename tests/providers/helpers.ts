@@ -118,6 +118,10 @@ export interface Collected {
   calls: { id: string; name: string; args: unknown }[];
   usage: Extract<ModelEvent, { type: "usage" }>[];
   finishes: Extract<ModelEvent, { type: "finish" }>[];
+  /** Calls whose arguments streamed, in start order: the `tool_call_delta`s of each joined. */
+  streamed: { id: string; name: string; args: string }[];
+  /** `tool_call_delta`s of an id with no `tool_call_start` before them (the contract says none). */
+  orphanDeltas: number;
   error?: unknown;
 }
 
@@ -127,7 +131,16 @@ export async function collect(
   request: Partial<ModelRequest> = {},
   signal?: AbortSignal,
 ): Promise<Collected> {
-  const out: Collected = { events: [], text: "", thinking: [], calls: [], usage: [], finishes: [] };
+  const out: Collected = {
+    events: [],
+    text: "",
+    thinking: [],
+    calls: [],
+    usage: [],
+    finishes: [],
+    streamed: [],
+    orphanDeltas: 0,
+  };
   let open: { text: string; signature?: string; redacted?: boolean } | undefined;
   try {
     for await (const event of provider.stream(baseRequest(request), {
@@ -145,7 +158,12 @@ export async function collect(
           open = undefined;
         }
       } else if (event.type === "tool_call") out.calls.push({ id: event.id, name: event.name, args: event.args });
-      else if (event.type === "usage") out.usage.push(event);
+      else if (event.type === "tool_call_start") out.streamed.push({ id: event.id, name: event.name, args: "" });
+      else if (event.type === "tool_call_delta") {
+        const call = out.streamed.findLast((c) => c.id === event.id);
+        if (call) call.args += event.argsDelta;
+        else out.orphanDeltas++;
+      } else if (event.type === "usage") out.usage.push(event);
       else out.finishes.push(event);
     }
   } catch (error) {

@@ -94,8 +94,23 @@ function routeFor(file: string, seed: number): string {
   return `${server.url}/${seed}/${encodeURIComponent(file)}`;
 }
 
+/**
+ * Every complete call streamed first (`tool_call_start` with its id and name), and its deltas
+ * joined are its arguments' JSON (empty for `{}`): what a UI showed while the model wrote is what ran.
+ */
+function expectStreamedArgs(result: Collected) {
+  expect(result.orphanDeltas).toBe(0);
+  for (const call of result.calls) {
+    const streamed = result.streamed.find((s) => s.id === call.id);
+    expect(streamed, `call ${call.id} did not stream`).toBeDefined();
+    expect(streamed!.name).toBe(call.name);
+    expect(streamed!.args.trim() === "" ? {} : JSON.parse(streamed!.args)).toStrictEqual(call.args);
+  }
+}
+
 function expectStream(result: Collected, expected: StreamExpectation, provider: string) {
   expect(result.text).toBe(expected.text);
+  expectStreamedArgs(result);
   expect(result.thinking).toStrictEqual(expected.thinking);
   expect(result.calls).toStrictEqual(expected.calls);
   if (expected.error) {
@@ -226,6 +241,7 @@ function expectResponsesAdapter(result: Collected, expected: ResponsesExpectatio
   for (const event of items)
     expect(event.providerMetadata).toMatchObject({ openaiResponses: { item: { type: "reasoning" } } });
   expect(result.calls).toStrictEqual(expected.calls);
+  expectStreamedArgs(result);
   if (expected.error) {
     expect(ProviderError.isInstance(result.error), String(result.error)).toBe(true);
     const error = result.error as ProviderError;

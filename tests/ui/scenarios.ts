@@ -216,3 +216,26 @@ export async function toolProgressRun(): Promise<RuntimeEvent[]> {
   );
   return collect(runtime.stream({ agentId: "general", content: "search" }));
 }
+
+/**
+ * The root streams two calls' arguments, interleaved, then runs them and answers; with `cutOff`, the
+ * response is cut by the token limit instead: the calls streamed but never start.
+ */
+export async function streamedArgsRun(options: { cutOff?: boolean } = {}): Promise<RuntimeEvent[]> {
+  const { runtime } = makeRuntime(
+    (request): FakeTurn =>
+      request.messages.at(-1)!.role === "tool"
+        ? { text: "Both echoed." }
+        : {
+            text: "Calling. ",
+            toolCalls: [
+              { id: "echo_1", name: "echo", args: { text: "a fairly long first argument" } },
+              { id: "echo_2", name: "echo", args: { text: "second" } },
+            ],
+            streamToolArgs: { pieces: 3, interleaved: true },
+            ...(options.cutOff && { finishReason: "length" as const }),
+          },
+    { tools: [echo] },
+  );
+  return collect(runtime.stream({ agentId: "general", content: "echo twice" }));
+}

@@ -9,6 +9,7 @@ import {
   iterate,
   parallelSubtasksRun,
   planRun,
+  streamedArgsRun,
   toolLogRun,
   withMarkedHistory,
 } from "./scenarios.js";
@@ -50,6 +51,8 @@ async function throughAgUi(events: DeliverableEvent[]) {
   const texts = new Set<string>();
   const reasoning = new Set<string>();
   const calls = new Map<string, "open" | "ended" | "result">();
+  /** Each call's TOOL_CALL_ARGS joined: JSON once the call ends (streamed pieces are not JSON on their own). */
+  const args = new Map<string, string>();
   const subagents = new Map<string, "open" | "done">();
   let state: any;
   const runs: AgUiEvent[] = [];
@@ -99,7 +102,7 @@ async function throughAgUi(events: DeliverableEvent[]) {
         break;
       case "TOOL_CALL_ARGS":
         if (calls.get(e.toolCallId as string) !== "open") problems.push("args of a closed call");
-        JSON.parse(e.delta as string);
+        args.set(e.toolCallId as string, (args.get(e.toolCallId as string) ?? "") + (e.delta as string));
         break;
       case "TOOL_CALL_END":
         if (calls.get(e.toolCallId as string) !== "open") problems.push("end of a closed call");
@@ -108,6 +111,11 @@ async function throughAgUi(events: DeliverableEvent[]) {
       case "TOOL_CALL_RESULT":
         if (calls.get(e.toolCallId as string) !== "ended")
           problems.push(`result of a call not ended: ${String(e.toolCallId)}`);
+        try {
+          JSON.parse(args.get(e.toolCallId as string) ?? "");
+        } catch {
+          problems.push(`arguments of a call that ran are not JSON: ${String(e.toolCallId)}`);
+        }
         calls.set(e.toolCallId as string, "result");
         break;
       case "SUBAGENT_STARTED":
@@ -131,6 +139,7 @@ async function throughAgUi(events: DeliverableEvent[]) {
     }
   }
   if (run !== undefined) problems.push("run never ended");
+  for (const [id, status] of calls) if (status === "open") problems.push(`call never ended: ${id}`);
   return { out, problems, state, runs };
 }
 
@@ -258,6 +267,34 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
         "agentry.task_status",
       ]),
     );
+  });
+
+  it("streams a call's arguments: TOOL_CALL_START at the first delta (once), TOOL_CALL_ARGS per piece, END at the call's start", async () => {
+    const events = await streamedArgsRun();
+    const { out, problems, state } = await throughAgUi(events);
+    expect(problems).toEqual([]);
+    expect(ofType(out, "TOOL_CALL_START").map((e) => e.toolCallId)).toEqual(["echo_1", "echo_2"]);
+    const firstStart = out.findIndex((e) => e.type === "TOOL_CALL_START");
+    const firstArgs = out.findIndex((e) => e.type === "TOOL_CALL_ARGS");
+    expect(firstArgs).toBeGreaterThan(firstStart);
+    for (const id of ["echo_1", "echo_2"]) {
+      const pieces = ofType(out, "TOOL_CALL_ARGS").filter((e) => e.toolCallId === id);
+      expect(pieces.length).toBeGreaterThanOrEqual(3);
+      const start = events.find((e) => e.type === "tool_call_update" && e.status === "start" && e.toolCallId === id);
+      expect(JSON.parse(pieces.map((e) => e.delta).join(""))).toEqual((start as { args: unknown }).args);
+    }
+    // Interleaved: the second call's first piece before the first call's last one.
+    const order = ofType(out, "TOOL_CALL_ARGS").map((e) => e.toolCallId);
+    expect(order.indexOf("echo_2")).toBeLessThan(order.lastIndexOf("echo_1"));
+    expect(Object.values(state.tools).map((t: any) => t.status)).toEqual(["done", "done"]);
+  });
+
+  it("ends streamed calls that were cut off with TOOL_CALL_END and no result", async () => {
+    const { out, problems, state } = await throughAgUi(await streamedArgsRun({ cutOff: true }));
+    expect(problems).toEqual([]);
+    expect(ofType(out, "TOOL_CALL_END").map((e) => e.toolCallId)).toEqual(["echo_1", "echo_2"]);
+    expect(ofType(out, "TOOL_CALL_RESULT")).toEqual([]);
+    expect(state.tools).toEqual({});
   });
 
   it("carries a tool's log lines as CUSTOM agentry.tool_log events", async () => {

@@ -15,6 +15,7 @@ import {
   toolLogRun,
   toolProgressRun,
   parallelSubtasksRun,
+  streamedArgsRun,
   planRun,
   withMarkedHistory,
 } from "./scenarios.js";
@@ -40,9 +41,15 @@ async function throughAiSdk(events: DeliverableEvent[], options: { messageId?: s
   );
   const errors: unknown[] = [];
   let message: UIMessage | undefined;
-  for await (const state of readUIMessageStream<UIMessage>({ stream: parsed, onError: (error) => errors.push(error) }))
+  const states: UIMessage[] = [];
+  for await (const state of readUIMessageStream<UIMessage>({
+    stream: parsed,
+    onError: (error) => errors.push(error),
+  })) {
     message = state;
-  return { message: message!, chunks, invalid, errors, response };
+    states.push(structuredClone(state));
+  }
+  return { message: message!, states, chunks, invalid, errors, response };
 }
 
 const toolParts = (message: UIMessage) =>
@@ -180,6 +187,54 @@ describe("toUIMessageStream (read by the ai package)", () => {
       [{ found: 3, done: true }, false],
     ]);
     expect(toolParts(message)[0]).toMatchObject({ state: "output-available", output: { found: 3, done: true } });
+  });
+
+  it("streams a call's arguments as tool-input-start / tool-input-delta, then its input whole: input-streaming, then input-available", async () => {
+    const { invalid, errors, chunks, message, states } = await throughAiSdk(await streamedArgsRun());
+    expect(invalid).toEqual([]);
+    expect(errors).toEqual([]);
+    const starts = chunks.filter((chunk) => chunk.type === "tool-input-start");
+    expect(starts.map((chunk) => [chunk.toolCallId, chunk.toolName, chunk.dynamic])).toEqual([
+      ["echo_1", "echo", true],
+      ["echo_2", "echo", true],
+    ]);
+    const deltas = chunks.filter((chunk) => chunk.type === "tool-input-delta");
+    expect(deltas.length).toBeGreaterThanOrEqual(6);
+    for (const id of ["echo_1", "echo_2"]) {
+      const text = deltas
+        .filter((chunk) => chunk.toolCallId === id)
+        .map((chunk) => chunk.inputTextDelta)
+        .join("");
+      const available = chunks.find((chunk) => chunk.type === "tool-input-available" && chunk.toolCallId === id);
+      expect(JSON.parse(text)).toEqual((available as { input: unknown }).input);
+      expect(chunks.indexOf(available!)).toBeGreaterThan(chunks.indexOf(deltas.findLast((c) => c.toolCallId === id)!));
+    }
+    // What useChat shows for the first call, state by state: streaming (partial input), then available, then done.
+    const seen = states.flatMap((state) => {
+      const part = toolParts(state).find((p) => p.toolCallId === "echo_1");
+      return part ? [part.state] : [];
+    });
+    expect([...new Set(seen)]).toEqual(["input-streaming", "input-available", "output-available"]);
+    const partial = states
+      .map((state) => toolParts(state).find((p) => p.toolCallId === "echo_1"))
+      .find((p) => p?.state === "input-streaming" && typeof (p.input as { text?: unknown })?.text === "string");
+    expect((partial!.input as { text: string }).text.length).toBeLessThan("a fairly long first argument".length);
+    expect(toolParts(message).map((p) => [p.toolCallId, p.state])).toEqual([
+      ["echo_1", "output-available"],
+      ["echo_2", "output-available"],
+    ]);
+  });
+
+  it("ends calls that streamed but were cut off with tool-input-error: no part is left streaming", async () => {
+    const { invalid, errors, chunks, message } = await throughAiSdk(await streamedArgsRun({ cutOff: true }));
+    expect(invalid).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(chunks.filter((chunk) => chunk.type === "tool-input-error").map((c) => c.toolCallId)).toEqual([
+      "echo_1",
+      "echo_2",
+    ]);
+    expect(chunks.some((chunk) => chunk.type === "tool-input-available")).toBe(false);
+    expect(toolParts(message).map((p) => p.state)).toEqual(["output-error", "output-error"]);
   });
 
   it("streams a tool's log lines as transient data parts naming the call", async () => {

@@ -32,8 +32,9 @@ const USAGE_FIELDS: UsageField[] = [
  *   `thinking_delta` with `text: ""` and the `signature`, which closes that thinking block;
  *   a `redacted_thinking` block → one `thinking_delta` with `text: ""`, `redacted: true` and its
  *   opaque `data` as `signature` (sent back as `redacted_thinking` on the next turn).
- * - A `tool_use` block becomes a `tool_call` at its `content_block_stop` (empty input → `{}`); a
- *   block still open when the message stops (`max_tokens` mid-arguments) is never emitted.
+ * - A `tool_use` block streams (`tool_call_start` at its `content_block_start`, a `tool_call_delta`
+ *   per `input_json_delta`) and becomes a `tool_call` at its `content_block_stop` (empty input →
+ *   `{}`); a block still open when the message stops (`max_tokens` mid-arguments) is never emitted.
  * - Usage: the latest non-null value of each field across `message_start` and `message_delta`.
  *   `inputTokens` counts all input (`input_tokens` + cache reads + cache writes, as Anthropic's
  *   `input_tokens` excludes both); `cachedInputTokens` = cache reads, `cacheWriteInputTokens` =
@@ -101,6 +102,8 @@ export function createAnthropicStreamReader(init: { provider: string; output?: O
             input: block.input,
           };
           blocks.set(data.index, open);
+          if (blockType === "tool_use" && open.name)
+            out.push({ type: "tool_call_start", id: open.id ?? "", name: open.name });
           const text = stringField(block, "text");
           const thinking = stringField(block, "thinking");
           if (blockType === "text" && text) {
@@ -186,6 +189,8 @@ function blockDelta(
     if (block) {
       output?.add(json.length);
       block.json += json;
+      if (block.type === "tool_use" && block.name && json !== "")
+        out.push({ type: "tool_call_delta", id: block.id ?? "", argsDelta: json });
     }
   }
 }

@@ -13,8 +13,10 @@ import { createToolCallAssembler } from "./create-tool-call-assembler.js";
  * - `content` and `refusal` fragments are `text_delta`s (a refusal is what the model says to the
  *   user); `reasoning_content` (DeepSeek, xAI, Kimi) and `reasoning` (Groq, OpenRouter) are
  *   `thinking_delta`s.
- * - Tool calls are emitted when `finish_reason` arrives (or at `[DONE]` without one); after
- *   `finish_reason: "length"` they are dropped: a call cut off by the token limit is never emitted.
+ * - Tool calls stream as they come (`tool_call_start` once a call's name is known, then a
+ *   `tool_call_delta` per argument fragment, keyed by `index`) and are emitted whole when
+ *   `finish_reason` arrives (or at `[DONE]` without one); after `finish_reason: "length"` they are
+ *   dropped: a call cut off by the token limit is never emitted.
  * - The model asked for tools when calls were assembled, whatever `finish_reason` says.
  * - Usage: the last non-null `usage` of any chunk (Groq's `x_groq.usage` as a fallback), emitted
  *   once at the end. `outputTokens` is `total - prompt` when that is larger than
@@ -96,7 +98,7 @@ export function createOpenAIStreamReader(init: { provider: string; generateId: (
             if (Array.isArray(calls)) {
               for (const call of calls as unknown[]) {
                 const record = asRecord(call);
-                if (record !== undefined) output?.add(tools.add(record));
+                if (record !== undefined) output?.add(tools.add(record, out));
               }
             }
           }

@@ -14,6 +14,8 @@ interface PendingCall {
   name: string | undefined;
   args: string;
   emitted: boolean;
+  /** The id its `tool_call_start` announced (and its `tool_call` will carry), once started. */
+  streamedId: string | undefined;
 }
 
 /**
@@ -30,9 +32,11 @@ interface PendingCall {
  *   would take the response's kept items past `MAX_REASONING_CHARS`, is kept without its payload
  *   (`providerMetadata.openaiResponses.omittedChars`, its size; its summary text stays the
  *   thinking text) and is never sent back.
- * - Function calls are keyed by `item_id` / `output_index` (reasoning takes indices too) and
- *   emitted when their item is done, `call_id` as the id; arguments come from the deltas, or from
- *   `function_call_arguments.done` / the finished item when no delta came (LM Studio).
+ * - Function calls are keyed by `item_id` / `output_index` (reasoning takes indices too), stream
+ *   from their `output_item.added` (`tool_call_start`, then a `tool_call_delta` per arguments
+ *   delta) and are emitted when their item is done, `call_id` as the id; arguments come from the
+ *   deltas, or from `function_call_arguments.done` / the finished item when no delta came (LM
+ *   Studio: then they are one delta).
  * - `response.completed` ends the response (`tool_calls` when calls were emitted, else `stop`);
  *   `response.incomplete` ends it as `length` (`max_output_tokens`), `content_filter` or `other`,
  *   and calls not yet done are dropped. Usage (cached and reasoning tokens included) comes from
@@ -88,11 +92,11 @@ export function createResponsesStreamReader(init: {
         const delta = stringField(event, "delta");
         if (delta === undefined) return;
         output?.add(delta.length);
-        calls.callOf(keyOf(event)).args += delta;
+        calls.addArgs(out, calls.callOf(keyOf(event)), delta);
         return;
       }
       case "response.function_call_arguments.done":
-        return calls.fullArgs(calls.callOf(keyOf(event)), event.arguments);
+        return calls.fullArgs(out, calls.callOf(keyOf(event)), event.arguments);
       case "response.completed":
       case "response.incomplete":
         return onTerminal(out, type, event);
@@ -175,8 +179,9 @@ function onOutputItem(state: ItemState, out: ModelEvent[], event: WireRecord, do
       const call = state.calls.callOf(key);
       call.callId ??= stringField(item, "call_id");
       call.name ??= stringField(item, "name");
+      if (!done) state.calls.start(out, call);
       if (done) {
-        state.calls.fullArgs(call, item.arguments);
+        state.calls.fullArgs(out, call, item.arguments);
         state.calls.emit(out, call);
       }
       return;
@@ -243,6 +248,13 @@ function incompleteFinish(reason: string | undefined): FinishReason {
 function createCallTracker(init: { generateId: () => string; output?: OutputLimit }) {
   const calls = new Map<string, PendingCall>();
   let emitted = 0;
+  /** A piece of a call's arguments (a delta to the consumer once the call streams). */
+  const addArgs = (out: ModelEvent[], call: PendingCall, args: string): void => {
+    if (call.emitted) return;
+    call.args += args;
+    if (call.streamedId !== undefined && args !== "")
+      out.push({ type: "tool_call_delta", id: call.streamedId, argsDelta: args });
+  };
   return {
     get emitted(): number {
       return emitted;
@@ -251,16 +263,24 @@ function createCallTracker(init: { generateId: () => string; output?: OutputLimi
     callOf(key: string): PendingCall {
       let call = calls.get(key);
       if (call === undefined) {
-        call = { callId: undefined, name: undefined, args: "", emitted: false };
+        call = { callId: undefined, name: undefined, args: "", emitted: false, streamedId: undefined };
         calls.set(key, call);
       }
       return call;
     },
+    /** Streams a call once its name is known (`output_item.added`): the arguments so far are its first delta. */
+    start(out: ModelEvent[], call: PendingCall): void {
+      if (call.streamedId !== undefined || call.emitted || call.name === undefined || call.name === "") return;
+      call.streamedId = call.callId ?? init.generateId();
+      out.push({ type: "tool_call_start", id: call.streamedId, name: call.name });
+      if (call.args !== "") out.push({ type: "tool_call_delta", id: call.streamedId, argsDelta: call.args });
+    },
+    addArgs,
     /** The finished arguments, when no delta brought any (LM Studio sends them only at the end). */
-    fullArgs(call: PendingCall, args: unknown): void {
-      if (typeof args !== "string" || call.args !== "") return;
+    fullArgs(out: ModelEvent[], call: PendingCall, args: unknown): void {
+      if (typeof args !== "string" || call.args !== "" || call.emitted) return;
       init.output?.add(args.length);
-      call.args = args;
+      addArgs(out, call, args);
     },
     emit(out: ModelEvent[], call: PendingCall): void {
       if (call.emitted) return;
@@ -268,7 +288,7 @@ function createCallTracker(init: { generateId: () => string; output?: OutputLimi
       emitted++;
       out.push({
         type: "tool_call",
-        id: call.callId ?? init.generateId(),
+        id: call.streamedId ?? call.callId ?? init.generateId(),
         name: call.name ?? "",
         args: parseToolArgs(call.args),
       });

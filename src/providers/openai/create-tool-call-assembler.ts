@@ -1,3 +1,4 @@
+import type { ModelEvent } from "../../contracts/provider.js";
 import { asRecord, type WireRecord } from "../../internal/wire-guards.js";
 import { parseToolArgs } from "../parse-tool-args.js";
 
@@ -18,6 +19,8 @@ interface PendingCall {
   id: string | undefined;
   name: string | undefined;
   args: string;
+  /** The id its `tool_call_start` announced (and its `tool_call` will carry), once started. */
+  streamedId: string | undefined;
 }
 
 /**
@@ -30,7 +33,10 @@ interface PendingCall {
  * - `""` for `id` / `name` / `type` means absent (DashScope, GLM, LM Studio); a name may arrive
  *   after the id or the arguments; a repeated name is not appended (old llama.cpp);
  * - arguments are concatenated and parsed only when the calls are closed (`finish_reason` or end
- *   of stream), never because the buffer happens to be valid JSON.
+ *   of stream), never because the buffer happens to be valid JSON;
+ * - a call is streamed (`tool_call_start`, then a `tool_call_delta` per fragment) once its name is
+ *   known: fragments that came before are its first delta; its id is the wire id known then (else
+ *   a generated one), and the complete call keeps it.
  */
 export function createToolCallAssembler(init: { generateId: () => string }) {
   const calls: PendingCall[] = [];
@@ -38,14 +44,17 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
   let last: PendingCall | undefined;
 
   const open = (): PendingCall => {
-    const call: PendingCall = { id: undefined, name: undefined, args: "" };
+    const call: PendingCall = { id: undefined, name: undefined, args: "", streamedId: undefined };
     calls.push(call);
     return call;
   };
 
   return {
-    /** Adds one delta entry; returns how many characters of arguments it added. */
-    add(delta: ToolCallDelta): number {
+    /**
+     * Adds one delta entry; returns how many characters of arguments it added. The streaming events
+     * it makes (`tool_call_start`, `tool_call_delta`) go into `out`.
+     */
+    add(delta: ToolCallDelta, out: ModelEvent[]): number {
       const fn = asRecord(delta.function);
       const id = nonEmpty(delta.id) ?? nonEmpty(fn?.id);
       const name = nonEmpty(fn?.name);
@@ -74,6 +83,13 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
       if (name !== undefined && call.name === undefined) call.name = name;
       call.args += args;
       last = call;
+      if (call.streamedId !== undefined) {
+        if (args !== "") out.push({ type: "tool_call_delta", id: call.streamedId, argsDelta: args });
+      } else if (call.name !== undefined) {
+        call.streamedId = call.id ?? init.generateId();
+        out.push({ type: "tool_call_start", id: call.streamedId, name: call.name });
+        if (call.args !== "") out.push({ type: "tool_call_delta", id: call.streamedId, argsDelta: call.args });
+      }
       return args.length;
     },
     /** How many calls have been opened so far. */
@@ -88,7 +104,8 @@ export function createToolCallAssembler(init: { generateId: () => string }) {
       const out: AssembledToolCall[] = [];
       for (const call of calls) {
         if (call.name === undefined && call.id === undefined && call.args === "") continue;
-        out.push({ id: call.id ?? init.generateId(), name: call.name ?? "", args: parseToolArgs(call.args) });
+        const id = call.streamedId ?? call.id ?? init.generateId();
+        out.push({ id, name: call.name ?? "", args: parseToolArgs(call.args) });
       }
       calls.length = 0;
       byIndex.clear();
