@@ -125,6 +125,7 @@ export type {
   ToolCallUpdateEvent,
   ToolInputDeltaEvent,
   ToolLogEvent,
+  ToolProgressEvent,
   UsageEvent,
   WarningEvent,
 } from "./contracts/loop-event.js";
