@@ -17,6 +17,8 @@ export {
 } from "../ui/to-ui-message-stream.js";
 export type { UIMessageStreamOptions } from "../ui/to-ui-message-stream.js";
 export type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "../ui/ui-message-chunk.js";
+export { MASKED_ERROR_TEXT } from "../ui/ui-errors.js";
+export type { UiErrorHandler, UiErrorInfo } from "../ui/ui-errors.js";
 export { createAgUiTranslator, toAgUiEvents } from "../ui/to-ag-ui-events.js";
 export type {
   AgUiAgentState,

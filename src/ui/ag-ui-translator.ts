@@ -1,4 +1,5 @@
 import type { DeliverableEvent } from "../delivery/deliverable-event.js";
+import { errorTextOf, maskErrors, type UiErrorHandler, type UiErrorInfo } from "./ui-errors.js";
 import { handleEvent, type EventHandlers, type EventOf } from "./event-handlers.js";
 
 /** The AG-UI 1.0 event types `toAgUiEvents` writes. */
@@ -53,6 +54,12 @@ export interface AgUiEventsOptions {
   threadId?: string;
   /** @default the events' `runId` (else a random UUID) */
   runId?: string;
+  /**
+   * The text the client gets for an error (a tool call's error result, a sub-task's failure, the
+   * run's error, a failure of the stream): return `error.message` to show it as is.
+   * @default every error masked as "An error occurred."
+   */
+  onError?: UiErrorHandler;
 }
 
 /** The state `toAgUiEvents` keeps in AG-UI's state channel (snapshot, then JSON Patch deltas). */
@@ -88,6 +95,20 @@ const PLAN_REVIEW_SCHEMA = {
 /** RFC 6901: `~` → `~0`, `/` → `~1`. */
 const pointer = (...tokens: string[]) =>
   tokens.map((t) => "/" + t.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
+/** The text the client gets for an error: what the host's `onError` makes of it (masked by default). */
+const masked = (st: AgUiTranslatorState, error: UiErrorInfo): string =>
+  errorTextOf(st.options.onError ?? maskErrors, error);
+
+/** A tool call's error result as the client gets it. */
+const toolError = (st: AgUiTranslatorState, event: EventOf<"tool_call_update">): string =>
+  masked(st, {
+    kind: "tool",
+    message: textOf(event.result),
+    toolCallId: event.toolCallId,
+    name: event.name,
+    depth: event.depth,
+  });
+
 const textOf = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? "null"));
 
 /**
@@ -120,7 +141,10 @@ export function createAgUiTranslator(options: AgUiEventsOptions = {}) {
     /** Ends an open run (`RUN_ERROR`, code `incomplete`, or the given error's message). */
     end(error?: unknown): AgUiEvent[] {
       if (st.runId !== undefined) {
-        if (error !== undefined) st.rootError = error instanceof Error ? error.message : textOf(error);
+        if (error !== undefined) {
+          const message = error instanceof Error ? error.message : textOf(error);
+          st.rootError = masked(st, { kind: "stream", message, depth: 0 });
+        }
         finishRun(st, undefined);
       }
       return st.out.splice(0);
@@ -300,12 +324,15 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
     emit(st, "CUSTOM", { name: "agentry.warning", value }, event.ts);
   },
   error(st, event) {
-    if (event.depth === 0) st.rootError = event.message;
+    const info: UiErrorInfo = { kind: "turn", message: event.message, depth: event.depth };
+    if (event.code !== undefined) info.code = event.code;
+    const message = masked(st, info);
+    if (event.depth === 0) st.rootError = message;
     else
       emit(
         st,
         "CUSTOM",
-        { name: "agentry.error", value: { message: event.message, depth: event.depth, parentId: event.parentId } },
+        { name: "agentry.error", value: { message, depth: event.depth, parentId: event.parentId } },
         event.ts,
       );
   },
@@ -365,7 +392,7 @@ function toolCallUpdate(st: AgUiTranslatorState, event: EventOf<"tool_call_updat
   if (!st.state.tools[event.toolCallId]) startTool(st, event.toolCallId, event.name, null, depth, parentId, ts);
   if (st.openSubagents.delete(event.toolCallId)) {
     if (event.isError)
-      emit(st, "SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: textOf(event.result) }, ts);
+      emit(st, "SUBAGENT_ERROR", { subagentRunId: event.toolCallId, message: toolError(st, event) }, ts);
     else
       emit(
         st,
@@ -380,7 +407,7 @@ function toolCallUpdate(st: AgUiTranslatorState, event: EventOf<"tool_call_updat
     {
       messageId: `${event.toolCallId}:result`,
       toolCallId: event.toolCallId,
-      content: textOf(event.result),
+      content: event.isError ? toolError(st, event) : textOf(event.result),
       role: "tool",
     },
     ts,
@@ -427,6 +454,7 @@ function question(st: AgUiTranslatorState, event: EventOf<"question">): void {
     id: event.questionId,
     reason: "question",
     message: q.question,
+    ...(event.toolCallId !== undefined && { toolCallId: event.toolCallId }),
     ...(sub && { subagentRunId: sub }),
     responseSchema,
     metadata: { question: q },
@@ -590,7 +618,16 @@ function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { t
       ts,
     );
   } else {
-    const message = result?.error?.message ?? st.rootError ?? "The event stream ended before the turn finished";
+    const error = result?.error;
+    const message =
+      error !== undefined
+        ? masked(st, {
+            kind: "turn",
+            message: error.message,
+            depth: 0,
+            ...(error.code !== undefined && { code: error.code }),
+          })
+        : (st.rootError ?? "The event stream ended before the turn finished");
     emit(st, "RUN_ERROR", { message, code: result ? status : "incomplete", ...usageField }, ts);
   }
   st.runId = undefined;

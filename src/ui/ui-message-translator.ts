@@ -1,6 +1,7 @@
 import type { DeliverableEvent } from "../delivery/deliverable-event.js";
 import { handleEvent, type EventHandlers, type EventOf } from "./event-handlers.js";
 import type { UiJsonValue, UiMessageChunk, UiToolMetadata } from "./ui-message-chunk.js";
+import { errorTextOf, maskErrors, type UiErrorHandler, type UiErrorInfo } from "./ui-errors.js";
 
 /** Options of `toUIMessageStream`. */
 export interface UIMessageStreamOptions {
@@ -10,6 +11,12 @@ export interface UIMessageStreamOptions {
    * @default the `runId` of the first event, when it has one
    */
   messageId?: string;
+  /**
+   * The text the client gets for an error (a tool call's error result, the turn's error, a
+   * failure of the stream), as the AI SDK's `onError`: return `error.message` to show it as is.
+   * @default every error masked as "An error occurred."
+   */
+  onError?: UiErrorHandler;
 }
 
 const FINISH_REASONS: Record<string, Extract<UiMessageChunk, { type: "finish" }>["finishReason"]> = {
@@ -24,6 +31,10 @@ const FINISH_REASONS: Record<string, Extract<UiMessageChunk, { type: "finish" }>
 
 const errorText = (value: unknown): string =>
   typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+
+/** The text the client gets for an error: what the host's `onError` makes of it (masked by default). */
+const masked = (st: TranslatorState, error: UiErrorInfo): string =>
+  errorTextOf(st.options.onError ?? maskErrors, error);
 
 /** Keeps the JSON-valued fields of an object (drops `undefined`), for metadata. */
 function json(fields: Record<string, unknown>): Record<string, UiJsonValue> {
@@ -63,8 +74,10 @@ export function createUIMessageTranslator(options: UIMessageStreamOptions = {}) 
     },
     /** Closes open parts and finishes the message (no-op once finished). */
     end(error?: unknown): UiMessageChunk[] {
-      if (error !== undefined && !st.ended)
-        st.out.push({ type: "error", errorText: error instanceof Error ? error.message : errorText(error) });
+      if (error !== undefined && !st.ended) {
+        const message = error instanceof Error ? error.message : errorText(error);
+        st.out.push({ type: "error", errorText: masked(st, { kind: "stream", message, depth: 0 }) });
+      }
       endMessage(st, error !== undefined ? "error" : undefined);
       return st.out.splice(0);
     },
@@ -278,16 +291,22 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     });
   },
   error(st, event) {
+    const info: UiErrorInfo = { kind: "turn", message: event.message, depth: event.depth };
+    if (event.code !== undefined) info.code = event.code;
+    const text = masked(st, info);
     if (event.depth === 0) {
       st.rootErrorSent = true;
-      st.out.push({ type: "error", errorText: event.message });
-    } else st.out.push({ type: "data-agentry-error", data: { message: event.message, ...whereOf(event) } });
+      st.out.push({ type: "error", errorText: text });
+    } else st.out.push({ type: "data-agentry-error", data: { message: text, ...whereOf(event) } });
   },
   done(st, event) {
     if (event.depth !== 0) return;
     const result = event.result;
-    if (result.status === "error" && !st.rootErrorSent)
-      st.out.push({ type: "error", errorText: result.error?.message ?? "The turn failed" });
+    if (result.status === "error" && !st.rootErrorSent) {
+      const info: UiErrorInfo = { kind: "turn", message: result.error?.message ?? "The turn failed", depth: 0 };
+      if (result.error?.code !== undefined) info.code = result.error.code;
+      st.out.push({ type: "error", errorText: masked(st, info) });
+    }
     if (result.status === "aborted") {
       closeStreams(st);
       st.out.push({ type: "abort", reason: result.error?.message ?? "aborted" });
@@ -382,7 +401,13 @@ function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">)
     st.out.push({
       type: "tool-output-error",
       toolCallId: event.toolCallId,
-      errorText: errorText(event.result),
+      errorText: masked(st, {
+        kind: "tool",
+        message: errorText(event.result),
+        toolCallId: event.toolCallId,
+        name: event.name,
+        depth,
+      }),
       dynamic: true,
       toolMetadata: metadata,
     });

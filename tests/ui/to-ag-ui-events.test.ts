@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it } from "vitest";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import type { DeliverableEvent } from "@agentry/core";
-import { toAgUiEvents, type AgUiEvent } from "@agentry/core/ui";
+import { toAgUiEvents, type AgUiEvent, type AgUiEventsOptions } from "@agentry/core/ui";
 import {
   approvalRuns,
   errorRun,
@@ -37,9 +37,9 @@ function applyPatch(state: any, ops: { op: string; path: string; value?: unknown
  * lifecycle rules of the protocol: runs, messages, tool calls and subagents open before they
  * are used and closed once; state deltas apply to the snapshot.
  */
-async function throughAgUi(events: DeliverableEvent[]) {
+async function throughAgUi(events: DeliverableEvent[], options: AgUiEventsOptions = {}) {
   const out: AgUiEvent[] = [];
-  for await (const event of toAgUiEvents(iterate(events))) out.push(event);
+  for await (const event of toAgUiEvents(iterate(events), options)) out.push(event);
   const problems: string[] = [];
   for (const event of out) {
     const parsed = EventSchemas.safeParse(event);
@@ -245,12 +245,17 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
   it("maps a plan and a question to interrupts and state, and task status to state", async () => {
     const { out, problems, state, runs } = await throughAgUi(await planRun());
     expect(problems).toEqual([]);
-    const outcome = runs[0]!.outcome as { type: string; interrupts: { id: string; reason: string }[] };
+    const outcome = runs[0]!.outcome as {
+      type: string;
+      interrupts: { id: string; reason: string; toolCallId?: string }[];
+    };
     expect(outcome.type).toBe("interrupt");
     expect(outcome.interrupts.map((i) => [i.id, i.reason])).toEqual([
       ["art_1", "plan_review"],
       ["q_1", "question"],
     ]);
+    // The question's interrupt names the ask_user call it answers, as an approval's does.
+    expect(outcome.interrupts.find((i) => i.id === "q_1")?.toolCallId).toBe("call_ask");
     expect(state.task).toEqual({ taskId: "task_1", status: "awaiting_review" });
     expect(state.plan.plan.goal).toBe("Ship the report");
     expect(ofType(out, "CUSTOM").find((e) => e.name === "agentry.question")?.value).toMatchObject({
@@ -312,7 +317,7 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
   });
 
   it("ends a failed turn with RUN_ERROR carrying the provider's message", async () => {
-    const { problems, runs } = await throughAgUi(await errorRun());
+    const { problems, runs } = await throughAgUi(await errorRun(), { onError: (error) => error.message });
     expect(problems).toEqual([]);
     expect(runs).toEqual([
       expect.objectContaining({
@@ -321,6 +326,26 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
         message: expect.stringMatching(/upstream overloaded/),
       }),
     ]);
+  });
+
+  it("masks error text unless the host's onError says otherwise: the run's error and tool error results", async () => {
+    const { runs } = await throughAgUi(await errorRun());
+    expect(runs).toEqual([
+      expect.objectContaining({ type: "RUN_ERROR", code: "error", message: "An error occurred." }),
+    ]);
+    const failedTool = (await parallelSubtasksRun()).map((event) =>
+      event.type === "tool_call_update" && event.status === "end" && event.depth === 0
+        ? { ...event, isError: true, result: "EACCES /srv/secret/path" }
+        : event,
+    );
+    const masked = await throughAgUi(failedTool);
+    const text = JSON.stringify(masked.out);
+    expect(text).not.toContain("/srv/secret/path");
+    expect(text).toContain("An error occurred.");
+    const shown = await throughAgUi(failedTool, {
+      onError: ({ kind, name, message }) => `${kind} ${name}: ${message}`,
+    });
+    expect(JSON.stringify(shown.out)).toContain("/srv/secret/path");
   });
 
   it("closes a run whose events stop early, or whose source throws, with RUN_ERROR", async () => {
@@ -333,7 +358,7 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
       throw new Error("connection lost");
     }
     const out: AgUiEvent[] = [];
-    for await (const e of toAgUiEvents(failing())) out.push(e);
+    for await (const e of toAgUiEvents(failing(), { onError: (error) => error.message })) out.push(e);
     expect(out.at(-1)).toMatchObject({ type: "RUN_ERROR", message: "connection lost" });
   });
 });

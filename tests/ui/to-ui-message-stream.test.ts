@@ -7,7 +7,12 @@ import {
   type UIMessageChunk,
 } from "ai";
 import type { DeliverableEvent } from "@agentry/core";
-import { toUIMessageStream, toUIMessageStreamResponse, UI_MESSAGE_STREAM_HEADERS } from "@agentry/core/ui";
+import {
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+  UI_MESSAGE_STREAM_HEADERS,
+  type UIMessageStreamOptions,
+} from "@agentry/core/ui";
 import {
   approvalRuns,
   errorRun,
@@ -24,7 +29,7 @@ import {
  * What a `useChat` client gets: the response body parsed by the `ai` package's own SSE reader
  * and chunk schema (DefaultChatTransport's path), then assembled by its `readUIMessageStream`.
  */
-async function throughAiSdk(events: DeliverableEvent[], options: { messageId?: string } = {}) {
+async function throughAiSdk(events: DeliverableEvent[], options: UIMessageStreamOptions = {}) {
   const response = toUIMessageStreamResponse(iterate(events), options);
   const chunks: UIMessageChunk[] = [];
   const invalid: unknown[] = [];
@@ -255,7 +260,9 @@ describe("toUIMessageStream (read by the ai package)", () => {
   });
 
   it("renders a failed turn: the text so far, an error the client sees, finish reason error", async () => {
-    const { message, invalid, errors, chunks } = await throughAiSdk(await errorRun());
+    const { message, invalid, errors, chunks } = await throughAiSdk(await errorRun(), {
+      onError: (error) => error.message,
+    });
     expect(invalid).toEqual([]);
     expect(errors.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/upstream overloaded/)]);
     expect(chunks.filter((c) => c.type === "error")).toHaveLength(1);
@@ -265,6 +272,36 @@ describe("toUIMessageStream (read by the ai package)", () => {
       messageMetadata: { status: "error" },
     });
     expect(message.metadata).toMatchObject({ status: "error" });
+  });
+
+  it("masks error text unless the host's onError says otherwise (as the AI SDK does)", async () => {
+    const masked = await throughAiSdk(await errorRun());
+    expect(masked.invalid).toEqual([]);
+    expect(masked.chunks.filter((c) => c.type === "error")).toEqual([
+      { type: "error", errorText: "An error occurred." },
+    ]);
+    const failedTool = (await toolLogRun()).map((event) =>
+      event.type === "tool_call_update" && event.status === "end"
+        ? { ...event, isError: true, result: "EACCES /srv/secret/path" }
+        : event,
+    );
+    const tool = await throughAiSdk(failedTool);
+    expect(tool.chunks.find((c) => c.type === "tool-output-error")).toMatchObject({ errorText: "An error occurred." });
+    expect(JSON.stringify(tool.chunks)).not.toContain("/srv/secret/path");
+    const shown = await throughAiSdk(failedTool, {
+      onError: ({ kind, name, message }) => `${kind} ${name}: ${message}`,
+    });
+    expect(shown.chunks.find((c) => c.type === "tool-output-error")).toMatchObject({
+      errorText: "tool sync_files: EACCES /srv/secret/path",
+    });
+    const throwing = await throughAiSdk(failedTool, {
+      onError: () => {
+        throw new Error("bad handler");
+      },
+    });
+    expect(throwing.chunks.find((c) => c.type === "tool-output-error")).toMatchObject({
+      errorText: "An error occurred.",
+    });
   });
 
   it("closes the message when the events stop without done or the source throws", async () => {
