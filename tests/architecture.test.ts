@@ -212,8 +212,8 @@ const runtimeRoomOf = (file: string) =>
 /** Longest function body allowed in src/, in lines (nested functions count toward their parent). */
 const MAX_FUNCTION_LINES = 120;
 
-/** Every function, method, accessor or arrow in src/ whose body spans more than MAX_FUNCTION_LINES lines. */
-function longFunctions(): { file: string; name: string; lines: number }[] {
+/** Every function, method, accessor or arrow in src/ with a body: its file, name (as declared or assigned) and lines. */
+function functions(): { file: string; name: string; lines: number }[] {
   const found: { file: string; name: string; lines: number }[] = [];
   for (const s of sources) {
     const { source } = s;
@@ -229,8 +229,7 @@ function longFunctions(): { file: string; name: string; lines: number }[] {
           (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent)
             ? node.parent.name
             : undefined);
-        if (lines > MAX_FUNCTION_LINES)
-          found.push({ file: s.file, name: named?.getText(source) ?? "(anonymous)", lines });
+        found.push({ file: s.file, name: named?.getText(source) ?? "(anonymous)", lines });
       }
       ts.forEachChild(node, visit);
     };
@@ -238,6 +237,9 @@ function longFunctions(): { file: string; name: string; lines: number }[] {
   }
   return found;
 }
+
+/** Every function, method, accessor or arrow in src/ whose body spans more than MAX_FUNCTION_LINES lines. */
+const longFunctions = () => functions().filter((f) => f.lines > MAX_FUNCTION_LINES);
 
 describe("architecture", () => {
   it("the core imports nothing from node:*, statically or with import()", () => {
@@ -388,6 +390,19 @@ describe("architecture", () => {
   it("entry files are explicit barrels (no export * from implementation files)", () => {
     const entries = files(root).filter((p) => /[/\\](index|entries[/\\][a-z-]+)\.ts$/.test(p));
     for (const path of entries) expect(readFileSync(path, "utf8")).not.toMatch(/export \* from/);
+  });
+
+  it("names say what they do: one function runs a turn (the runner's `runTurn`); the runtime's queue (its only `enqueue`) queues one", () => {
+    expect(
+      functions()
+        .filter((f) => f.name === "runTurn")
+        .map((f) => f.file),
+    ).toEqual(["runtime/runner/run-turn.ts"]);
+    expect(
+      functions()
+        .filter((f) => f.name === "enqueue" && f.file.startsWith("runtime/"))
+        .map((f) => f.file),
+    ).toEqual(["runtime/queue/turn-queue.ts"]);
   });
 
   it(`no function in src/ is longer than ${MAX_FUNCTION_LINES} lines`, () => {

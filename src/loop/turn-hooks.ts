@@ -1,11 +1,4 @@
-import type {
-  HookName,
-  StepInfo,
-  StepRecord,
-  StepSettings,
-  ToolCallInfo,
-  TurnInfo,
-} from "../contracts/hooks.js";
+import type { HookName, StepInfo, StepRecord, StepSettings, ToolCallInfo, TurnInfo } from "../contracts/hooks.js";
 import type { Message, UserMessage } from "../contracts/message.js";
 import type { ModelTool, ToolChoice } from "../contracts/provider.js";
 import type { Level, Turn } from "./level.js";

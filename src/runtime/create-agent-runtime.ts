@@ -25,7 +25,7 @@ import { createAgentPreparer } from "./agents/prepared-agents.js";
 import { questionOf } from "./agents/question-answer.js";
 import { readAuditLog } from "./runner/read-audit-log.js";
 import { createTurnRunner } from "./runner/run-turn.js";
-import type { TurnRunnerHooks } from "./runner/turn-scope.js";
+import type { TurnRunnerHooks } from "./runner/turn-runner-deps.js";
 import { admitSend, admitSystemMessage } from "./queue/admission.js";
 import { TurnQueue } from "./queue/turn-queue.js";
 import { DelegatedWaits } from "./delegation/delegated-waits.js";

@@ -2,7 +2,7 @@ import { describe, expectTypeOf, it } from "vitest";
 import type { TurnQueue } from "../../src/runtime/queue/turn-queue.js";
 import type { TurnQueueDeps } from "../../src/runtime/queue/turn-queue-deps.js";
 import type { createTurnRunner } from "../../src/runtime/runner/run-turn.js";
-import type { TurnRunnerDeps } from "../../src/runtime/runner/turn-scope.js";
+import type { TurnRunnerDeps } from "../../src/runtime/runner/turn-runner-deps.js";
 
 describe("the runtime's services", () => {
   it("are built in one step: each takes a read-only object of what it needs, never assigned afterwards", () => {

@@ -24,7 +24,7 @@ import { readFresh } from "../session/session-state-cache.js";
 import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import { answerResult, questionOf } from "../agents/question-answer.js";
-import type { TurnRunnerHooks } from "../runner/turn-scope.js";
+import type { TurnRunnerHooks } from "../runner/turn-runner-deps.js";
 import { priorRun } from "../queue/rerun.js";
 import type { TurnQueue } from "../queue/turn-queue.js";
 import type { DelegatedWaits } from "../delegation/delegated-waits.js";

@@ -1,6 +1,6 @@
 import { LeaseLostError } from "../../errors/errors.js";
 import { confirmLease, DEFAULT_LEASE_TTL_MS } from "../session/session-lease.js";
-import type { RunnerServices } from "./turn-scope.js";
+import type { RunnerServices } from "./turn-runner-deps.js";
 import type { TurnSetup } from "./turn-setup.js";
 
 /** The turn's lease check before every tool call: see {@link leaseFence}. */

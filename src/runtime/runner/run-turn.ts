@@ -14,7 +14,8 @@ import { modeEffects } from "./mode-effects.js";
 import { approverOf, persistEvent } from "./persist-event.js";
 import { PromptDigests, StoredPrompts } from "./model-call-records.js";
 import type { RuntimeToolHost } from "./runtime-tool-host.js";
-import { turnScope, type RunnerServices, type TurnRunnerDeps, type TurnScope } from "./turn-scope.js";
+import { turnScope, type TurnScope } from "./turn-scope.js";
+import type { RunnerServices, TurnRunnerDeps } from "./turn-runner-deps.js";
 import type { TurnSetup } from "./turn-setup.js";
 
 /** Characters of a turn's answer kept as its session's `lastSnippet`. */
@@ -35,7 +36,7 @@ export interface TurnRunner {
 /** The turn runner of a runtime (it keeps the digests of the prompts it stored). */
 export function createTurnRunner(deps: Readonly<TurnRunnerDeps>): TurnRunner {
   const services: RunnerServices = { ...deps, storedPrompts: new StoredPrompts(), promptDigests: new PromptDigests() };
-  return { runTurn: (setup) => runTurn(services, setup) };
+  return { runTurn: (setup) => runAndPersist(services, setup) };
 }
 
 /**
@@ -44,7 +45,7 @@ export function createTurnRunner(deps: Readonly<TurnRunnerDeps>): TurnRunner {
  * is asked, approval decisions, every ended tool call's result with its audit record, then the
  * turn end and the session's snippet. Events reach the turn's consumer and `runtime.events`.
  */
-async function runTurn(deps: RunnerServices, setup: TurnSetup): Promise<TurnResult> {
+async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<TurnResult> {
   const scope = turnScope(deps, setup);
   const { sessionId, runId, audit, publish } = scope;
   const { agent, prepared, lineage } = setup;
