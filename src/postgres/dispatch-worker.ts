@@ -73,7 +73,7 @@ type EventWriter = ReturnType<typeof eventWriter>;
  * Runs a dispatched turn on the local runtime with `runId` = the sender's `jobId` (else the job id); a repeated job
  * gets the stored outcome.
  */
-async function runTurn(
+async function runJobTurn(
   ctx: DispatchContext,
   local: AgentRuntime,
   row: JobRow,
@@ -169,7 +169,7 @@ async function runJob(
   try {
     const result =
       row.kind === "send"
-        ? await runTurn(ctx, local, row, sessionId, writer)
+        ? await runJobTurn(ctx, local, row, sessionId, writer)
         : row.kind === "agent_turn"
           ? // Nobody tails a handed-over turn: only its outcome is kept.
             await local.runDispatchedTurn(row.payload as DispatchedTurn)

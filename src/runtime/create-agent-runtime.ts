@@ -1,59 +1,69 @@
-import { labelSessionEvent } from "./turn/event-labels.js";
-import { PromptDigests, StoredPrompts } from "./turn/model-call-records.js";
 import { InvalidArgumentError } from "../errors/errors.js";
-import { MAX_DELEGATION_DEPTH } from "./delegation/delegation-limits.js";
-import { externalHandlerProblems } from "./turn/external-agent.js";
-import { KeyedSerializer } from "../internal/keyed-serializer.js";
-import type { LoopEvent } from "../contracts/loop-event.js";
-import { createRoleLookup } from "../modes/role-lookup.js";
-import type { SessionSummary } from "../contracts/session-store.js";
 import type { JsonValue } from "../contracts/json-schema.js";
-import { admitSend, admitSystemMessage } from "./turn/admission.js";
 import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
-import { createAgentTools } from "./agent-tools/agent-tools.js";
-import { isQuestion, listPending } from "./approvals/pending-listing.js";
-import { createBackgroundNotices } from "./delegation/background-notices.js";
-import { RuntimeEventEmitter } from "./common/runtime-event-emitter.js";
-import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./turn/event-stream.js";
-import { createModeTools, createPlanReader } from "./roles/mode-tools.js";
-import { PendingQueue } from "./turn/pending-queue.js";
-import { checkQueue } from "./turn/queued-messages.js";
-import { createAgentPreparer } from "./turn/prepared-agents.js";
-import { questionOf } from "./approvals/question-answer.js";
-import type { AgentRuntimeOptions, RuntimeContext } from "./common/runtime-context.js";
-import { isBackground, type SessionTurns } from "./common/runtime-core.js";
-import { agentOf, checkOpen, checkScopeQuery } from "./common/runtime-lookups.js";
-import { acquireSessionLease, DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
-import { SessionStateCache } from "./session/session-state-cache.js";
-import { GuardedSessionStore } from "./session/guarded-session-store.js";
-import { createSessionTurns } from "./turn/session-turns.js";
-import { createTaskApi, transitionTask } from "./tasks/task-api.js";
-import { decide } from "./approvals/approvals.js";
-import { notifyPermission } from "./approvals/permission-notices.js";
-import { readAuditLog } from "./turn/read-audit-log.js";
-import { runDispatchedTurn } from "./turn/dispatched-turn.js";
-import { setRole } from "./roles/set-role.js";
-import { taskOf } from "./tasks/task-state.js";
+import type { TaskApi } from "../contracts/task.js";
+import { createRoleLookup } from "../modes/role-lookup.js";
 import { hookProblems } from "../loop/turn-hooks.js";
+import { MAX_DELEGATION_DEPTH } from "./records/delegation-limits.js";
+import type { AgentRuntimeOptions } from "./records/runtime-options.js";
+import { runtimeLimits } from "./records/runtime-limits.js";
+import { checkScopeQuery } from "./records/scope-checks.js";
+import { AdmissionOrder } from "./session/admission-order.js";
+import { GuardedSessionStore } from "./session/guarded-session-store.js";
+import { isQuestion, listPending } from "./session/pending-listing.js";
+import { RunningTurns } from "./session/running-turns.js";
+import { RuntimeStatus } from "./session/runtime-status.js";
+import { SessionGate } from "./session/session-gate.js";
+import { DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
+import { SessionStateCache } from "./session/session-state-cache.js";
+import { createEventPublisher } from "./events/event-publisher.js";
+import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./events/event-stream.js";
+import { agentOf } from "./agents/agent-lookups.js";
+import { externalHandlerProblems } from "./agents/external-agent.js";
+import { createModeTools, createPlanReader } from "./agents/mode-tools.js";
+import { createAgentPreparer } from "./agents/prepared-agents.js";
+import { questionOf } from "./agents/question-answer.js";
+import { readAuditLog } from "./runner/read-audit-log.js";
+import { createTurnRunner } from "./runner/run-turn.js";
+import type { TurnRunnerHooks } from "./runner/turn-runner-deps.js";
+import { admitSend, admitSystemMessage } from "./queue/admission.js";
+import { TurnQueue } from "./queue/turn-queue.js";
+import { DelegatedWaits } from "./delegation/delegated-waits.js";
+import { runDispatchedTurn } from "./delegation/dispatched-turn.js";
+import { TurnDispatch } from "./delegation/turn-dispatch.js";
+import { backgroundLifecycle } from "./background/background-lifecycle.js";
+import { createBackgroundNotices } from "./background/background-notices.js";
+import { createAgentTools } from "./agent-tools/agent-tools.js";
+import { createTaskApi } from "./tasks/task-api.js";
+import { taskLifecycle } from "./tasks/task-lifecycle.js";
+import { setRole } from "./roles/set-role.js";
+import { decide } from "./decisions/decide.js";
+import { notifyPermission } from "./decisions/permission-notices.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
 export { storedTurnResult } from "./session/stored-turn-result.js";
-export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./common/runtime-context.js";
-export type { ExternalAgentHandler, ExternalAgentReply, ExternalAgentRequest } from "./turn/external-agent.js";
-export type { RuntimeTurnRecord } from "./session/session-state.js";
+export type { AgentRuntimeOptions, PolicyTurn, RuntimeErrorInfo } from "./records/runtime-options.js";
+export type {
+  ExternalAgentHandler,
+  ExternalAgentReply,
+  ExternalAgentRequest,
+} from "./records/external-agent-handler.js";
+export type { RuntimeTurnRecord } from "./records/session-state.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
 const DEFAULT_LEASE_WAIT_MS = 600_000;
-const DEFAULT_MAX_BACKGROUND_AGENTS = 8;
-const DEFAULT_MAX_AGENT_HOPS = 8;
-/** Sessions looked at (newest first) for the default target of a notice or message. */
-const FOREGROUND_CANDIDATES = 64;
 
 /**
  * The host-facing runtime: resolves agent and session, composes the toolbelt, builds the prompt,
  * runs the loop, and persists every step in the session store. Messages to one session are
  * processed one at a time in arrival order; different sessions run concurrently.
+ *
+ * Built in one step, in dependency order (each service takes a read-only object of what it uses):
+ * sessions → events → agents → turn runner → turn queue → features → decisions. A feature that a
+ * lower layer calls (background agents and tasks on the turn lifecycle, delegated waits on
+ * recovery, permission notices and plans on the runner) is built before that layer and handed to
+ * it; what it needs of the layer itself comes as an argument of each call.
  *
  * @example
  * const runtime = createAgentRuntime({ registry, store: new MemorySessionStore(), providers: { openai: openai() },
@@ -66,38 +76,27 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
-  // Built in one step: the context's turn hooks call the session turns made right after it from it.
-  const runtime = createContext(options, store, {
-    runTurn: (request) => turns.enqueue(request),
-    checkQueue: (sessionId) => checkQueue(runtime, runtime.pendingQueue, turns, sessionId),
-  });
-  const turns: SessionTurns = createSessionTurns(
-    runtime,
-    createAgentPreparer(runtime, [...createAgentTools(runtime), ...createModeTools(runtime.plans)]),
-    createBackgroundNotices(runtime),
-  );
-  const { registry } = options;
-
+  const services = createServices(options, store);
+  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
-    events: runtime.events,
+    events: events.emitter,
     store: typedOptions.store,
     registry,
     // The result's `structured` is what the loop validated against the same schema.
-    send: (input) => admitSend(runtime, input, () => undefined) as Promise<TurnResult<never>>,
+    send: (input) => admitSend(admission, input, () => undefined) as Promise<TurnResult<never>>,
     stream: (input) =>
-      eventStream((push) => admitSend(runtime, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
-    postSystemMessage: (target, text, postOptions) => admitSystemMessage(runtime, target, text, postOptions),
+      eventStream((push) => admitSend(admission, input, push), { maxBacklog, overflow: streamOverflow(maxBacklog) }),
+    postSystemMessage: (target, text, postOptions) => admitSystemMessage(admission, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
-      return (await listPending(runtime, query)).filter((p) => !isQuestion(p));
+      return (await listPending({ store, states }, query)).filter((p) => !isQuestion(p));
     },
-    resolveApproval: (requestId, decision) => decide(runtime, turns, requestId, decision, undefined),
+    resolveApproval: (requestId, decision) => decide(decisions, requestId, decision, undefined),
     answerQuestion: async (questionId, answer) => {
       const { decisionId, scope, scopePrefix, ...rest } = answer ?? {};
       return decide(
-        runtime,
-        turns,
+        decisions,
         questionId,
         {
           approved: true,
@@ -110,7 +109,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
-      return (await listPending(runtime, query)).filter(isQuestion).map((p) => ({
+      return (await listPending({ store, states }, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
         sessionId: p.sessionId,
         agentId: p.agentId,
@@ -120,51 +119,138 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         ...(p.chain !== undefined && { chain: p.chain }),
       }));
     },
-    setRole: (sessionId, role) => setRole(runtime, sessionId, role),
-    setTurnDispatcher(dispatch) {
-      if (dispatch !== undefined && typeof dispatch !== "function")
+    setRole: (sessionId, role) => setRole(roles, sessionId, role),
+    setTurnDispatcher(dispatcher) {
+      if (dispatcher !== undefined && typeof dispatcher !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
-      runtime.dispatchTurn = dispatch;
+      dispatch.install(dispatcher);
     },
-    runDispatchedTurn: (turn) => runDispatchedTurn(runtime, turn),
+    runDispatchedTurn: (turn) => runDispatchedTurn({ status, registry, store, events, turns: queue }, turn),
     auditLog: (sessionId, query) => readAuditLog(store, sessionId, query),
-    tasks: createTaskApi({
-      store,
-      checkAgent: (agentId) => void agentOf(runtime, agentId),
-      setRole: (sessionId, role) => agentRuntime.setRole(sessionId, role),
-      send: (session, content) => {
-        checkOpen(runtime);
-        return turns.enqueue({
-          agent: agentOf(runtime, session.agentId),
-          session,
-          created: false,
-          input: { role: "user", content },
-          chatContext: { kind: "thread" },
-          chain: [],
-          // The task API answers the planner: a question it asked is superseded by the reply.
-          ifPending: "supersede",
-        });
-      },
-      stop: (sessionId, reason) => {
-        const current = runtime.running.get(sessionId);
-        if (!current) return;
-        current.reason = reason;
-        current.controller.abort(new Error(reason));
-      },
-      // In the session's queue: the stopped turn (and any queued before) has ended first.
-      deleteSession: (sessionId) => runtime.withSession(sessionId, () => store.deleteSession(sessionId)),
-      publish: (session, event) => runtime.publish(session, event),
-    }),
+    tasks: taskApiOf(services),
     async close() {
-      runtime.closed = true;
-      runtime.pendingQueue.rejectAll(
+      status.close();
+      queue.rejectWaiting(
         new InvalidArgumentError("The runtime closed while the message waited for a pending decision"),
       );
-      await runtime.inbox.drain();
+      await gate.drain();
     },
   };
   // `C` only narrows what the host passes as context; the runtime stores and hands back JSON.
   return agentRuntime as AgentRuntime<C>;
+}
+
+/**
+ * The runtime's services, built once in dependency order: sessions and events, the features the
+ * lower layers call, agents, the turn runner, the turn queue, then what the host calls.
+ */
+function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore) {
+  const { registry } = options;
+  const limits = runtimeLimits(options);
+  const roleOf = createRoleLookup(options.roles, registry);
+
+  // Sessions and events.
+  const events = createEventPublisher({ onError: options.onError });
+  const status = new RuntimeStatus();
+  const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
+  const gate = new SessionGate({
+    store,
+    lease: {
+      owner: globalThis.crypto.randomUUID(),
+      ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+      waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS,
+    },
+    onReleaseError: (error, sessionId) => events.tell(error, "lease_release_failed", sessionId),
+  });
+  const order = new AdmissionOrder();
+  const running = new RunningTurns();
+  const approvalSessions = new Map<string, string>();
+  const dispatch = new TurnDispatch();
+
+  // The features lower layers call, each given what it uses (the queue comes with each call).
+  const plans = createPlanReader();
+  const agentTools = createAgentTools({ registry, store, order, events, dispatch, limits });
+  const notices = createBackgroundNotices({ store, registry, dispatch, events });
+  const tasks = taskLifecycle({ store, events });
+  const waits = new DelegatedWaits({ store, states, gate, registry, limits });
+  const permissionNotices = { store, registry, gate, events };
+  // Fire and forget: a failure is reported (`permission_notice_failed`).
+  const permission: TurnRunnerHooks["permission"] = (phase, request, session, decision) =>
+    notifyPermission(permissionNotices, phase, request, session, decision);
+
+  // Agents, the turn runner, the turn queue.
+  const prepare = createAgentPreparer({ options, roleOf, builtinTools: [...agentTools, ...createModeTools(plans)] });
+  const runner = createTurnRunner({
+    options,
+    store,
+    events,
+    plans,
+    pending: { store, states },
+    approvalSessions,
+    hooks: { planReady: (session, artifactId) => tasks.planReady(session, artifactId), permission },
+  });
+  const queue = new TurnQueue({
+    options,
+    registry,
+    roleOf,
+    limits,
+    store,
+    states,
+    gate,
+    running,
+    events,
+    approvalSessions,
+    prepare,
+    runner,
+    lifecycle: [backgroundLifecycle({ store, events, notices }), tasks],
+    waits,
+  });
+
+  // What the host calls.
+  return {
+    registry,
+    store,
+    events,
+    status,
+    states,
+    gate,
+    running,
+    dispatch,
+    queue,
+    admission: { options, registry, store, status, order, gate, turns: queue },
+    decisions: { status, registry, limits, store, gate, approvalSessions, queue, waits, permission },
+    roles: { status, registry, roleOf, store, states, gate, running, events },
+  };
+}
+
+/** The services of one runtime (see {@link createServices}). */
+type RuntimeServices = ReturnType<typeof createServices>;
+
+/** `runtime.tasks`: the task API over the runtime's services. */
+function taskApiOf(services: RuntimeServices): TaskApi {
+  const { registry, store, status, queue, running, gate, events, roles } = services;
+  return createTaskApi({
+    store,
+    checkAgent: (agentId) => void agentOf(registry, agentId),
+    setRole: (sessionId, role) => setRole(roles, sessionId, role),
+    send: (session, content) => {
+      status.checkOpen();
+      return queue.enqueue({
+        agent: agentOf(registry, session.agentId),
+        session,
+        created: false,
+        input: { role: "user", content },
+        chatContext: { kind: "thread" },
+        chain: [],
+        // The task API answers the planner: a question it asked is superseded by the reply.
+        ifPending: "supersede",
+      });
+    },
+    stop: (sessionId, reason) => running.stop(sessionId, reason),
+    // In the session's queue: the stopped turn (and any queued before) has ended first.
+    deleteSession: (sessionId) => gate.withSession(sessionId, () => store.deleteSession(sessionId)),
+    publish: events.publish,
+  });
 }
 
 /**
@@ -218,121 +304,4 @@ function checkOptions(options: AgentRuntimeOptions): void {
   if (options?.registry && typeof options.registry.get === "function")
     problems.push(...externalHandlerProblems(options.registry, options.external));
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);
-}
-
-/**
- * What the context hands to the session turns (made after it, from it): queuing a turn, looking at a session's queued
- * messages.
- */
-interface TurnHooks {
-  runTurn: RuntimeContext["runTurn"];
-  checkQueue: (sessionId: string) => void;
-}
-
-/** The runtime's shared state and operations, complete: nothing is assigned to it afterwards. */
-function createContext(options: AgentRuntimeOptions, store: GuardedSessionStore, hooks: TurnHooks): RuntimeContext {
-  const { registry } = options;
-  let seq = 0;
-  const admission = new KeyedSerializer<null>();
-  const onError = options.onError;
-  const tell = (error: unknown, code: string, sessionId: string | undefined) => {
-    try {
-      onError?.(error, { code, ...(sessionId !== undefined && { sessionId }) });
-    } catch {
-      // onError must not throw; what it throws has nowhere left to go.
-    }
-  };
-  // A listener that throws is reported and never breaks the caller or the listeners after it.
-  const events = new RuntimeEventEmitter((error, event) => tell(error, "listener_failed", event.sessionId));
-  const emit = (event: RuntimeEvent) => void events.emit("event", event);
-  const publish = (session: SessionSummary, event: LoopEvent) => {
-    const { sessionId, agentId } = session;
-    emit(labelSessionEvent({ ...event, sessionId, agentId, runId: "", seq: ++seq, ts: Date.now() }, session));
-  };
-  const leaseOptions = {
-    owner: globalThis.crypto.randomUUID(),
-    ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
-    waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS,
-  };
-  const runtime: RuntimeContext = {
-    options,
-    registry,
-    store,
-    roleOf: createRoleLookup(options.roles, registry),
-    events,
-    inbox: new KeyedSerializer(),
-    states: new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE),
-    plans: createPlanReader(),
-    nextSeq: () => ++seq,
-    approvalSessions: new Map(),
-    storedPrompts: new StoredPrompts(),
-    promptDigests: new PromptDigests(),
-    running: new Map(),
-    closed: false,
-    maxDelegationDepth: options.maxDelegationDepth ?? 3,
-    maxBackgroundAgents: options.maxBackgroundAgents ?? DEFAULT_MAX_BACKGROUND_AGENTS,
-    maxAgentHops: options.maxAgentHops ?? DEFAULT_MAX_AGENT_HOPS,
-    runTurn: hooks.runTurn,
-    pendingQueue: new PendingQueue(hooks.checkQueue),
-    withSession: (sessionId, task) =>
-      runtime.inbox.run(sessionId, async () => {
-        const lease = await acquireSessionLease(store, sessionId, {
-          ...leaseOptions,
-          onReleaseError: (error) => tell(error, "lease_release_failed", sessionId),
-        });
-        try {
-          return await task(lease);
-        } finally {
-          await lease.release();
-        }
-      }),
-    record: (session, message) =>
-      runtime.withSession(session.sessionId, async (lease) => {
-        await store.append(
-          session.sessionId,
-          [{ id: globalThis.crypto.randomUUID(), frame: null, kind: "message", message }],
-          { leaseToken: lease.token },
-        );
-      }),
-    async foregroundSession(scope, except, accept) {
-      const sessions = await store.listSessions({ scope: scope ?? null, limit: FOREGROUND_CANDIDATES });
-      return sessions.find((s) => {
-        if (isBackground(s) || s.sessionId === except) return false;
-        const agent = registry.get(s.agentId);
-        return agent !== undefined && accept(agent);
-      });
-    },
-    emit,
-    publish,
-    admit: (step) => admission.run(null, step),
-    report(code, error, session) {
-      tell(error, code, session?.sessionId);
-      if (session)
-        publish(session, {
-          type: "warning",
-          code,
-          message: `${code}: ${error instanceof Error ? error.message : String(error)}`,
-          depth: 0,
-          parentId: null,
-        });
-    },
-    onPlanReady: (session, artifactId) => planReady(store, publish, session, artifactId),
-    // Fire and forget: a failure is reported (`permission_notice_failed`).
-    onPermission: (phase, request, session, decision) => notifyPermission(runtime, phase, request, session, decision),
-  };
-  return runtime;
-}
-
-/** A plan artifact was stored in `session`: its task, when planning, moves to review; returns the task's id then. */
-async function planReady(
-  store: RuntimeContext["store"],
-  publish: RuntimeContext["publish"],
-  session: SessionSummary,
-  artifactId: string,
-): Promise<string | undefined> {
-  const current = await store.getSession(session.sessionId);
-  const task = current && taskOf(current);
-  if (!current || task?.status !== "planning") return undefined;
-  await transitionTask({ store, publish }, current, "awaiting_review", { planArtifactId: artifactId });
-  return task.taskId;
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore, type HistoryRecord, type Message, type SessionStore } from "@agentry/core";
-import { keepCallsTogether, readSessionState, SessionStateReader } from "../../src/runtime/session/session-state.js";
+import { keepCallsTogether, readSessionState, SessionStateReader } from "../../src/runtime/records/session-state.js";
 import { estimateTokens } from "../../src/context/estimate-tokens.js";
 import { makeRuntime } from "./helpers.js";
 

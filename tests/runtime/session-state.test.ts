@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HistoryRecord } from "@agentry/core";
-import { readSessionState } from "../../src/runtime/session/session-state.js";
+import { readSessionState } from "../../src/runtime/records/session-state.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const result = (toolCallId: string) => ({

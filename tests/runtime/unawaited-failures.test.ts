@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemorySessionStore, ProviderError, type NewRecord } from "@agentry/core";
-import type { RuntimeErrorInfo } from "../../src/runtime/common/runtime-context.js";
+import type { RuntimeErrorInfo } from "../../src/runtime/records/runtime-options.js";
 import { eventually, multiRuntime } from "./multi-agent-helpers.js";
 import { makeRuntime } from "./helpers.js";
 

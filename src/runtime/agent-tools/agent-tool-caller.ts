@@ -2,8 +2,10 @@ import type { AgentDefinition } from "../../contracts/agent-definition.js";
 import { agentVisibility } from "../../agents/agent-visibility.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { ToolContext } from "../../contracts/tool.js";
-import type { Lineage } from "../common/runtime-core.js";
-import type { RuntimeContext } from "../common/runtime-context.js";
+import type { Lineage } from "../records/lineage.js";
+import type { TurnStarter } from "../records/turn-request.js";
+import type { RuntimeToolHost } from "../runner/runtime-tool-host.js";
+import type { AgentToolDeps } from "./agent-tool-deps.js";
 import type { HandOffRequest } from "../delegation/hand-off.js";
 import { RUNTIME_HOST } from "../../internal/runtime-host.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
@@ -25,34 +27,16 @@ export interface AgentToolCaller {
   context: JsonValue | undefined;
   /** The caller turn's budget: a turn it waits on (sync `agents_message`) counts against it. */
   budget?: TurnBudget;
-}
-
-/** What the runtime hands its own tools as `ctx[RUNTIME_HOST]`. */
-export interface RuntimeToolHost {
-  sessionId: string;
-  agentId: string;
-  runId: string;
-  /** The turn's host context (`SendInput.context`): inherited by the turns its tools start. */
-  context: JsonValue | undefined;
-  /** Agents waiting on this turn through `agents_message`, outermost first. */
-  chain: readonly string[];
-  /** Limits shared with the root turn and everything it started in the background. */
-  lineage: Lineage;
-  /**
-   * Gives model calls of this turn's budget to a turn it hands to a dispatcher (they count against its
-   * `maxTotalLlmCalls`).
-   */
-  giveLlmCalls?: (count: number) => void;
-  /** The turn's budget: a turn it waits on (sync `agents_message`) counts against it. */
-  budget?: TurnBudget;
+  /** What starts the turns the call sets off (the queue running the caller's turn). */
+  turns: TurnStarter;
 }
 
 /** The caller of a built-in tool, from its context (the runtime's `ctx[RUNTIME_HOST]`). */
-export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promise<AgentToolCaller> {
+export async function callerOf(deps: Readonly<AgentToolDeps>, ctx: ToolContext): Promise<AgentToolCaller> {
   const host = (ctx as ToolContext & { [RUNTIME_HOST]?: Partial<RuntimeToolHost> })[RUNTIME_HOST];
-  const agent = host?.agentId === undefined ? undefined : runtime.registry.get(host.agentId);
-  const session = host?.sessionId === undefined ? undefined : await runtime.store.getSession(host.sessionId);
-  if (!agent || !session || !host?.lineage || host.runId === undefined)
+  const agent = host?.agentId === undefined ? undefined : deps.registry.get(host.agentId);
+  const session = host?.sessionId === undefined ? undefined : await deps.store.getSession(host.sessionId);
+  if (!agent || !session || !host?.lineage || host.runId === undefined || host.turns === undefined)
     throw new Error("This tool runs only inside an agent runtime turn.");
   return {
     agent,
@@ -61,6 +45,7 @@ export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promi
     lineage: host.lineage,
     runId: host.runId,
     context: host.context,
+    turns: host.turns,
     ...(host.giveLlmCalls !== undefined && { giveLlmCalls: host.giveLlmCalls }),
     ...(host.budget !== undefined && { budget: host.budget }),
   };
@@ -68,20 +53,20 @@ export async function callerOf(runtime: RuntimeContext, ctx: ToolContext): Promi
 
 /** A session of the caller's scope, or undefined (another scope's session is as unknown as a missing one). */
 export async function sessionInScope(
-  runtime: RuntimeContext,
+  deps: Readonly<AgentToolDeps>,
   caller: AgentToolCaller,
   sessionId: string,
 ): Promise<SessionSummary | undefined> {
-  const session = await runtime.store.getSession(sessionId);
+  const session = await deps.store.getSession(sessionId);
   return session !== undefined && session.scope === caller.session.scope ? session : undefined;
 }
 
 /** The lineage of a turn the caller triggers by messaging another agent: one hop further, refused past the limit. */
-export function nextHop(runtime: RuntimeContext, caller: AgentToolCaller): Lineage {
+export function nextHop(deps: Readonly<AgentToolDeps>, caller: AgentToolCaller): Lineage {
   const hops = caller.lineage.hops + 1;
-  if (hops > runtime.maxAgentHops) {
+  if (hops > deps.limits.maxAgentHops) {
     throw new Error(
-      `Refused: agent-to-agent messages from one user message are limited to ${runtime.maxAgentHops} hops; this one would be hop ${hops}.`,
+      `Refused: agent-to-agent messages from one user message are limited to ${deps.limits.maxAgentHops} hops; this one would be hop ${hops}.`,
     );
   }
   const { counters } = caller.lineage;
@@ -96,8 +81,8 @@ export function nextHop(runtime: RuntimeContext, caller: AgentToolCaller): Linea
 /**
  * The agent `agentId` if the caller may reach it (registered, visible to the caller's agent); else throws the reason.
  */
-export function reachable(runtime: RuntimeContext, caller: AgentToolCaller, agentId: string): AgentDefinition {
-  const target = runtime.registry.get(agentId);
+export function reachable(deps: Readonly<AgentToolDeps>, caller: AgentToolCaller, agentId: string): AgentDefinition {
+  const target = deps.registry.get(agentId);
   if (!target) throw new Error(`Unknown agent "${agentId}".`);
   const visibility = agentVisibility(caller.agent, target);
   if (!visibility.visible) throw new Error(visibility.reason);

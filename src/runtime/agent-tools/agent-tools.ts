@@ -1,7 +1,7 @@
 import type { Tool, ToolContext } from "../../contracts/tool.js";
 import type { AnyZodSchema } from "../../contracts/json-schema.js";
 import { defineTool } from "../../tools/define-tool.js";
-import type { RuntimeContext } from "../common/runtime-context.js";
+import type { AgentToolDeps } from "./agent-tool-deps.js";
 import { agentToolInputs, type AgentToolArgs, type AgentToolCalls, type AgentToolName } from "./agent-tool-inputs.js";
 import { agentsMessage } from "./agents-message.js";
 import { closeBackgroundAgent } from "./close-background-agent.js";
@@ -17,13 +17,13 @@ import { requestPermission } from "./request-permission.js";
  * `ctx[RUNTIME_HOST]`, one file per tool. They have permission class `subagent` and are scoped
  * like any tool.
  */
-export function createAgentTools(runtime: RuntimeContext): Tool[] {
+export function createAgentTools(deps: Readonly<AgentToolDeps>): Tool[] {
   const calls: AgentToolCalls = {
-    agents_message: agentsMessage(runtime),
-    start_background_agent: startBackgroundAgent(runtime),
-    send_agent_message: sendAgentMessage(runtime),
-    list_background_agents: listBackgroundAgents(runtime),
-    close_background_agent: closeBackgroundAgent(runtime),
+    agents_message: agentsMessage(deps),
+    start_background_agent: startBackgroundAgent(deps),
+    send_agent_message: sendAgentMessage(deps),
+    list_background_agents: listBackgroundAgents(deps),
+    close_background_agent: closeBackgroundAgent(deps),
   };
   const inputs = agentToolInputs();
   const tool = <K extends AgentToolName>(name: K): Tool => {

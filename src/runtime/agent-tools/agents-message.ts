@@ -2,45 +2,45 @@ import { escapeSystemMessageTags } from "../../messages/system-message.js";
 import { timerDelay } from "../../internal/timer-delay.js";
 import { resolveSession } from "../../sessions/resolve-session.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import type { RuntimeContext } from "../common/runtime-context.js";
+import type { AgentToolDeps } from "./agent-tool-deps.js";
 import type { AgentToolCall } from "./agent-tool-inputs.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { ToolSuspension } from "../../internal/tool-suspension.js";
-import { delegationAnswer, waitRequestId } from "../delegation/delegation-answer.js";
+import { delegationAnswer, waitRequestId } from "../records/delegation-answer.js";
 import { callerOf, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
 
 /**
  * `agents_message`: asks another agent and, in `sync` mode, waits for its answer (a suspension down the chain suspends
  * the caller).
  */
-export function agentsMessage(runtime: RuntimeContext): AgentToolCall<"agents_message"> {
+export function agentsMessage(deps: Readonly<AgentToolDeps>): AgentToolCall<"agents_message"> {
   return async (args, ctx) => {
-    const caller = await callerOf(runtime, ctx);
+    const caller = await callerOf(deps, ctx);
     // Visibility first: nothing is resolved or created for an agent the caller may not reach.
-    const target = reachable(runtime, caller, args.agentId);
+    const target = reachable(deps, caller, args.agentId);
     const chain = [...caller.chain, caller.agent.agentId];
     if (chain.includes(target.agentId)) {
       throw new Error(
         `Refused: "${target.agentId}" is already waiting in this delegation chain (${[...chain, target.agentId].join(" → ")}); messaging it would deadlock.`,
       );
     }
-    if (chain.length > runtime.maxDelegationDepth) {
+    if (chain.length > deps.limits.maxDelegationDepth) {
       throw new Error(
-        `Refused: delegation chains are limited to ${runtime.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`,
+        `Refused: delegation chains are limited to ${deps.limits.maxDelegationDepth} hops (${[...chain, target.agentId].join(" → ")}).`,
       );
     }
     const started = Date.now();
     const waitId = waitRequestId(caller.runId, ctx.toolCallId);
-    const { session, created, handed } = await runtime.admit(async () => {
+    const { session, created, handed } = await deps.order.admit(async () => {
       const resolved = await resolveSession(
-        runtime.store,
+        deps.store,
         target.agentId,
         args.session ?? "latest-or-create",
         scopeOf(caller.session),
       );
       const input = { role: "user" as const, content: escapeSystemMessageTags(args.content) };
       // Only an async message may go to another process (a sync one is waited for here).
-      const handed = await handOffTurn(runtime, {
+      const handed = await handOffTurn(deps.dispatch, caller.turns, {
         agent: target,
         session: resolved.session,
         created: resolved.created,
@@ -66,8 +66,8 @@ export function agentsMessage(runtime: RuntimeContext): AgentToolCall<"agents_me
       responseId: handed.runId,
     };
     if (!handed.dispatched && args.mode === "async") {
-      // Its outcome is in the target session and on runtime.events; a turn that could not even run is reported.
-      handed.turn.catch((error: unknown) => runtime.report("agent_message_failed", error, session));
+      // Its outcome is in the target session and on deps.events; a turn that could not even run is reported.
+      handed.turn.catch((error: unknown) => deps.events.report("agent_message_failed", error, session));
     }
     if (args.mode === "async" || handed.dispatched)
       return { mode: "async" as const, status: "started" as const, ...base };

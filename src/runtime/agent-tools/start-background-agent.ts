@@ -2,8 +2,8 @@ import { systemMessage } from "../../messages/system-message.js";
 import type { ToolContext } from "../../contracts/tool.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import { LEVEL_TOOLS } from "../../internal/runtime-host.js";
-import { toolSubsetOf, type BackgroundAttributes } from "../common/runtime-core.js";
-import type { RuntimeContext } from "../common/runtime-context.js";
+import { toolSubsetOf, type BackgroundAttributes } from "../records/background-attributes.js";
+import type { AgentToolDeps } from "./agent-tool-deps.js";
 import type { AgentToolCall } from "./agent-tool-inputs.js";
 import { handOffTurn } from "../delegation/hand-off.js";
 import { callerOf, nextHop, reachable, handOffFrom, scopeOf } from "./agent-tool-caller.js";
@@ -46,18 +46,18 @@ export function backgroundToolSubset(
 }
 
 /** `start_background_agent`: starts an agent in a background session of its own and returns its session id at once. */
-export function startBackgroundAgent(runtime: RuntimeContext): AgentToolCall<"start_background_agent"> {
+export function startBackgroundAgent(deps: Readonly<AgentToolDeps>): AgentToolCall<"start_background_agent"> {
   return async (args, ctx) => {
-    const caller = await callerOf(runtime, ctx);
+    const caller = await callerOf(deps, ctx);
     const target =
       args.agentId === undefined || args.agentId === caller.agent.agentId
         ? caller.agent
-        : reachable(runtime, caller, args.agentId);
+        : reachable(deps, caller, args.agentId);
     const subset = backgroundToolSubset(args.tools, ctx, caller.session);
-    const lineage = nextHop(runtime, caller);
+    const lineage = nextHop(deps, caller);
     if (lineage.counters.backgroundAgents >= lineage.counters.maxBackgroundAgents) {
       throw new Error(
-        `Refused: one user message may start at most ${runtime.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
+        `Refused: one user message may start at most ${deps.limits.maxBackgroundAgents} background agents (counting those they start); none is left for this one.`,
       );
     }
     lineage.counters.backgroundAgents++;
@@ -69,13 +69,13 @@ export function startBackgroundAgent(runtime: RuntimeContext): AgentToolCall<"st
       ...(subset !== undefined && { toolSubset: subset }),
       ...(args.timeoutMs !== undefined && { timeoutMs: args.timeoutMs, deadlineAt: Date.now() + args.timeoutMs }),
     };
-    const session = await runtime.store.createSession({
+    const session = await deps.store.createSession({
       agentId: target.agentId,
       attributes: { ...attributes },
       ...scopeOf(caller.session),
       ...(args.name !== undefined && { name: args.name }),
     });
-    runtime.publish(session, {
+    deps.events.publish(session, {
       type: "subagent_status",
       sessionId: session.sessionId,
       parentSessionId: caller.session.sessionId,
@@ -85,7 +85,7 @@ export function startBackgroundAgent(runtime: RuntimeContext): AgentToolCall<"st
       parentId: null,
     });
     const text = `${args.prompt}\n\nYou run in the background. Report progress and your final result to the agent that started you with send_agent_message.`;
-    const handed = await handOffTurn(runtime, {
+    const handed = await handOffTurn(deps.dispatch, caller.turns, {
       agent: target,
       session,
       created: true,

@@ -1,14 +1,30 @@
 import type { ApprovalRecord, HistoryRecord, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import { approvalDecisionRecord } from "../approvals/approval-decision.js";
-import { delegationAnswer } from "./delegation-answer.js";
-import type { RuntimeContext } from "../common/runtime-context.js";
-import type { Lineage, SessionTurns } from "../common/runtime-core.js";
-import { agentOf, newLineage } from "../common/runtime-lookups.js";
+import type { AgentRegistry } from "../../contracts/agent-registry.js";
+import { approvalDecisionRecord } from "../records/approval-decision.js";
+import { delegationAnswer } from "../records/delegation-answer.js";
+import { MAX_DELEGATION_DEPTH } from "../records/delegation-limits.js";
+import { newLineage, type Lineage } from "../records/lineage.js";
+import type { RuntimeLimits } from "../records/runtime-limits.js";
+import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "../records/session-state.js";
+import type { GuardedSessionStore } from "../session/guarded-session-store.js";
 import type { HeldLease } from "../session/session-lease.js";
-import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "../session/session-state.js";
+import type { SessionGate } from "../session/session-gate.js";
+import type { SessionStateCache } from "../session/session-state-cache.js";
 import { turnResultOf } from "../session/stored-turn-result.js";
-import { MAX_DELEGATION_DEPTH } from "./delegation-limits.js";
+import { agentOf } from "../agents/agent-lookups.js";
+import type { ResumableTurns, WaitRecovery } from "../queue/turn-lifecycle.js";
+
+/** What delegated waits need (the turn queue itself comes with each call: it is built after them). */
+export interface DelegatedWaitsDeps {
+  store: GuardedSessionStore;
+  states: SessionStateCache;
+  gate: SessionGate;
+  registry: AgentRegistry;
+  limits: RuntimeLimits;
+}
+
+type Deps = Readonly<DelegatedWaitsDeps>;
 
 /**
  * A sync `agents_message` whose target suspended waits under a request of its own (`waitsOn` set):
@@ -32,16 +48,16 @@ const answerDecisionId = (requestId: string) => `${requestId}:answer`;
  * each waiting session's lease in turn, never holding two. Returns the outermost turn resumed (or
  * `result` when nobody waited any more: the call got its answer at once, or was superseded).
  */
-export async function deliverUp(
-  runtime: RuntimeContext,
-  turns: SessionTurns,
+async function deliverUp(
+  deps: Deps,
+  turns: ResumableTurns,
   waiter: TurnWaiter,
   result: TurnResult,
 ): Promise<TurnResult> {
   let current = result;
   let next: TurnWaiter | undefined = waiter;
   for (let hop = 0; next !== undefined && hop < MAX_CHAIN; hop++) {
-    const step = await answerWaiter(runtime, turns, next, current);
+    const step = await answerWaiter(deps, turns, next, current);
     if (!step) return current;
     current = step.result;
     next = current.status === "suspended" ? undefined : step.waiter;
@@ -51,31 +67,38 @@ export async function deliverUp(
 
 /** Answers one waiting call with `result` and resumes its turn; `undefined` when the call no longer waits. */
 async function answerWaiter(
-  runtime: RuntimeContext,
-  turns: SessionTurns,
+  deps: Deps,
+  turns: ResumableTurns,
   waiter: TurnWaiter,
   result: TurnResult,
 ): Promise<{ result: TurnResult; waiter: TurnWaiter | undefined } | undefined> {
-  const session = await runtime.store.getSession(waiter.sessionId);
+  const session = await deps.store.getSession(waiter.sessionId);
   if (!session) return undefined;
-  const agent = agentOf(runtime, session.agentId);
-  return runtime.withSession(session.sessionId, async (lease) => {
-    const state = await runtime.states.read(session);
+  const agent = agentOf(deps.registry, session.agentId);
+  return deps.gate.withSession(session.sessionId, async (lease) => {
+    const state = await deps.states.read(session);
     const entry = state.approvals.get(waiter.requestId);
     if (!entry || entry.decision || !state.suspended || !state.pending.includes(entry.request)) return undefined;
-    const stored = await storeAnswer(runtime, session, lease, entry.request, result);
+    const stored = await storeAnswer(deps, session, lease, entry.request, result);
     if (!stored) return undefined;
     // Other calls of the batch still wait: the turn stays suspended (their answers resume it).
-    const after = await runtime.states.read(session);
+    const after = await deps.states.read(session);
     if (!after.suspended || after.pending.length > 0) return undefined;
-    const resumed = await turns.resumeSuspended(session, after, after.suspended, lease, newLineage(runtime, agent), {});
+    const resumed = await turns.resumeSuspended(
+      session,
+      after,
+      after.suspended,
+      lease,
+      newLineage(deps.limits, agent),
+      {},
+    );
     return { result: resumed, waiter: state.waiter };
   });
 }
 
 /** Stores the answer of a waiting call (compare-and-set by its fixed decision id); whether it is the stored one. */
 async function storeAnswer(
-  runtime: RuntimeContext,
+  deps: Deps,
   session: SessionSummary,
   lease: HeldLease,
   request: ApprovalRecord,
@@ -93,7 +116,7 @@ async function storeAnswer(
     answer: answer.value,
     answerIsError: answer.isError,
   });
-  const [stored] = await runtime.store.append(session.sessionId, [record], { leaseToken: lease.token });
+  const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
   return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
 }
 
@@ -103,9 +126,9 @@ async function storeAnswer(
  * recovering those targets the same way (their lease, taken in the direction calls are made).
  * Returns whether an answer was stored (the caller then reads the state again).
  */
-export async function recoverWaits(
-  runtime: RuntimeContext,
-  turns: SessionTurns,
+async function recoverWaits(
+  deps: Deps,
+  turns: ResumableTurns,
   session: SessionSummary,
   lease: HeldLease,
   state: SessionState,
@@ -116,8 +139,8 @@ export async function recoverWaits(
   for (const pending of state.pending) {
     const waitsOn = pending.request.waitsOn;
     if (waitsOn === undefined) continue;
-    const ended = await waitedChainEnd(runtime, turns, waitsOn.sessionId, waitsOn.runId, depth + 1);
-    if (ended && (await storeAnswer(runtime, session, lease, pending, ended))) stored = true;
+    const ended = await waitedChainEnd(deps, turns, waitsOn.sessionId, waitsOn.runId, depth + 1);
+    if (ended && (await storeAnswer(deps, session, lease, pending, ended))) stored = true;
   }
   return stored;
 }
@@ -129,21 +152,21 @@ export async function recoverWaits(
  * not have taken effect"), as a retried decision would.
  */
 async function waitedChainEnd(
-  runtime: RuntimeContext,
-  turns: SessionTurns,
+  deps: Deps,
+  turns: ResumableTurns,
   sessionId: string,
   runId: string,
   depth: number,
 ): Promise<TurnResult | undefined> {
-  const session = await runtime.store.getSession(sessionId);
+  const session = await deps.store.getSession(sessionId);
   if (!session) return undefined;
-  const agent = runtime.registry.get(session.agentId);
+  const agent = deps.registry.get(session.agentId);
   if (!agent) return undefined;
   const look = () =>
-    runtime.withSession(sessionId, async (lease) => {
-      const lineage: Lineage = newLineage(runtime, agent);
+    deps.gate.withSession(sessionId, async (lease) => {
+      const lineage: Lineage = newLineage(deps.limits, agent);
       const state = await turns.recoverDecided(session, lease, lineage, depth);
-      const records = await runtime.store.load(sessionId);
+      const records = await deps.store.load(sessionId);
       const open = state.openTurn !== undefined && state.chainRunId === runId ? state.openTurn : undefined;
       return { ended: chainEnd(records, session, runId), open, state };
     });
@@ -189,12 +212,36 @@ function chainEnd(records: readonly HistoryRecord[], session: SessionSummary, ru
 }
 
 /** The result a decision's resumed turn reports, delivered up its chain when the chain ended and was waited on. */
-export async function answerUp(
-  runtime: RuntimeContext,
-  turns: SessionTurns,
+async function answerUp(
+  deps: Deps,
+  turns: ResumableTurns,
   waiter: TurnWaiter | undefined,
   result: TurnResult,
 ): Promise<TurnResult> {
   if (waiter === undefined || result.status === "suspended") return result;
-  return deliverUp(runtime, turns, waiter, result);
+  return deliverUp(deps, turns, waiter, result);
+}
+
+/**
+ * Delegated waits of one runtime: recovering a suspended session's waiting calls (the queue's
+ * {@link WaitRecovery}) and delivering a chain's end up to whoever waits on it (decisions).
+ */
+export class DelegatedWaits implements WaitRecovery {
+  constructor(private readonly deps: Deps) {}
+
+  /** See {@link recoverWaits}. */
+  recover(
+    turns: ResumableTurns,
+    session: SessionSummary,
+    lease: HeldLease,
+    state: SessionState,
+    depth: number,
+  ): Promise<boolean> {
+    return recoverWaits(this.deps, turns, session, lease, state, depth);
+  }
+
+  /** The result a decision's resumed turn reports, delivered up its chain when the chain ended and was waited on. */
+  answerUp(turns: ResumableTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
+    return answerUp(this.deps, turns, waiter, result);
+  }
 }

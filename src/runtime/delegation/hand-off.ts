@@ -2,10 +2,11 @@ import type { AgentDefinition } from "../../contracts/agent-definition.js";
 import type { UserMessage } from "../../contracts/message.js";
 import type { SessionSummary } from "../../contracts/session-store.js";
 import type { DispatchedTurn, TurnResult } from "../../contracts/agent-runtime.js";
-import type { RuntimeContext } from "../common/runtime-context.js";
-import type { Lineage } from "../common/runtime-core.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
-import type { TurnWaiter } from "../session/session-state.js";
+import type { Lineage } from "../records/lineage.js";
+import type { TurnWaiter } from "../records/session-state.js";
+import type { TurnStarter } from "../records/turn-request.js";
+import type { TurnDispatch } from "./turn-dispatch.js";
 import type { TurnBudget } from "../../loop/budget.js";
 
 /** A turn the runtime starts on its own (not for a caller of `send`), and where it comes from. */
@@ -48,15 +49,19 @@ export type HandOff =
  * half of what is left of the lineage's model calls and background agents (rounded up; the
  * starting turn is charged for it, so together they can never spend more than the root turn
  * could), and its run id is a digest of `request.key`, so handing the same call over twice runs
- * one turn.
+ * one turn. `turns` queues it here (handed down by the turn that starts it).
  */
-export async function handOffTurn(runtime: RuntimeContext, request: HandOffRequest): Promise<HandOff> {
+export async function handOffTurn(
+  dispatcher: TurnDispatch,
+  turns: TurnStarter,
+  request: HandOffRequest,
+): Promise<HandOff> {
   const { agent, session, input, chain, lineage } = request;
-  const dispatch = runtime.dispatchTurn;
+  const dispatch = dispatcher.current;
   if (dispatch === undefined || request.local) {
     const runId = globalThis.crypto.randomUUID();
     const created = request.created ?? false;
-    const turn = runtime.runTurn({
+    const turn = turns.enqueue({
       agent,
       session,
       created,

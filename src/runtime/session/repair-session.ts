@@ -4,8 +4,13 @@ import type { Message } from "../../contracts/message.js";
 import { systemMessage } from "../../messages/system-message.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
 import type { NewRecord } from "../../contracts/session-store.js";
-import { approvalDecisionRecord } from "../approvals/approval-decision.js";
-import { closingToolMessage, danglingCalls, type NewRuntimeTurnRecord, type SessionState } from "./session-state.js";
+import { approvalDecisionRecord } from "../records/approval-decision.js";
+import {
+  closingToolMessage,
+  danglingCalls,
+  type NewRuntimeTurnRecord,
+  type SessionState,
+} from "../records/session-state.js";
 
 /** What must be stored and said before a new turn can run on a session. */
 export interface SessionRepair {

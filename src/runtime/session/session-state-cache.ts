@@ -1,6 +1,6 @@
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import { KeyedSerializer } from "../../internal/keyed-serializer.js";
-import { readSessionState, SessionStateReader, type SessionState } from "./session-state.js";
+import { readSessionState, SessionStateReader, type SessionState } from "../records/session-state.js";
 
 interface Entry {
   /** Tells a session apart from a later one with the same id (deleted and created again). */

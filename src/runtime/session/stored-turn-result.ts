@@ -2,7 +2,7 @@ import type { Message } from "../../contracts/message.js";
 import type { LoopResult } from "../../contracts/loop-result.js";
 import type { ApprovalRecord, HistoryRecord, SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import type { RuntimeTurnRecord } from "./session-state.js";
+import type { RuntimeTurnRecord } from "../records/session-state.js";
 import { GuardedSessionStore } from "./guarded-session-store.js";
 
 /**

@@ -8,7 +8,7 @@ import { approvedPlanText } from "../../modes/approved-plan-text.js";
 import { parsePlan } from "../../modes/parse-plan.js";
 import type { TenantGuard } from "../../contracts/tenant-guard.js";
 import { matchesScopeFilter, tenantGuardFilter } from "../../internal/scope-filter.js";
-import { taskOf } from "./task-state.js";
+import { taskOf } from "../records/task-state.js";
 
 /** What the task API needs from its runtime. */
 export interface TaskRuntime {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PromptDigests } from "../../../src/runtime/turn/model-call-records.js";
+import { PromptDigests } from "../../../src/runtime/runner/model-call-records.js";
 
 const list = () => [
   { name: "echo", description: "Echo", inputSchema: { type: "object", properties: { text: { type: "string" } } } },
