@@ -68,7 +68,7 @@ describe("fromAiSdk: a tool result with media", () => {
   it("the real @ai-sdk/openai Responses and @ai-sdk/anthropic models send the image to their APIs", async () => {
     const bodies: string[] = [];
     const fetch = async (_url: unknown, init?: RequestInit) => {
-      bodies.push(String(init?.body));
+      bodies.push(init?.body as string);
       return new Response(JSON.stringify({ error: { message: "stop here" } }), { status: 400 });
     };
     const openai = createOpenAI({ apiKey: "k", fetch }).responses("gpt-4o");
