@@ -21,7 +21,15 @@ export type {
   McpWarningCode,
 } from "../mcp/mcp-connection.js";
 export { mcpToolRequiresApproval, toAgentryTool } from "../mcp/mcp-tool.js";
-export type { McpApproval, McpToolAnnotations, McpToolDefinition, McpToolMapping } from "../mcp/mcp-tool.js";
+export type {
+  McpApproval,
+  McpCallOptions,
+  McpProgress,
+  McpToolAnnotations,
+  McpToolDefinition,
+  McpToolMapping,
+} from "../mcp/mcp-tool.js";
+export { MCP_PROGRESS_LIMITS } from "../mcp/progress-mailbox.js";
 export { mapMcpResult } from "../mcp/mcp-result.js";
 export type { McpCallResult } from "../mcp/mcp-result.js";
 export { toolsWithMcp } from "../mcp/tools-with-mcp.js";

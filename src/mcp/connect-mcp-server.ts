@@ -62,12 +62,12 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     approval: options.approval ?? "destructive",
     maxSchemaBytes: settings.maxSchemaBytes,
     maxValueBytes: settings.maxMessageBytes,
-    call: async (toolName, args, ctx) => {
+    call: async (toolName, args, ctx, callOptions) => {
       const session = current;
       // Not why (the host has it from onClose): that may name the command line or quote stderr.
       if (!session || status !== "connected")
         throw new Error(`MCP server "${name}" is not connected. The host has to reconnect it.`);
-      return callMcpTool(settings, session, toolName, args, ctx);
+      return callMcpTool(settings, session, toolName, args, ctx, callOptions);
     },
   };
 

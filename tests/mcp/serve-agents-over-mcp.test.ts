@@ -14,6 +14,7 @@ import {
 import { connectMcpServer, serveAgentsOverMcp, type McpServerHandle } from "@agentry/core/mcp";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 import { fileURLToPath } from "node:url";
+import { runMcpTool } from "./servers.js";
 
 const agents = [
   { agentId: "support", displayName: "Support", description: "Answers support questions." },
@@ -165,7 +166,8 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
     const billing = agentry.tools().find((t) => t.name === "agents.billing")!;
     expect(billing.requiresApproval).toBe(false);
     await expect(
-      billing.execute(
+      runMcpTool(
+        billing,
         { message: "invoice?" },
         {
           toolCallId: "c",

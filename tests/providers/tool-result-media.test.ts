@@ -23,6 +23,8 @@ const messages = (result: unknown, isError = false): Message[] => [
     content: [{ type: "tool_result", toolCallId: "c1", name: "shot", result, ...(isError && { isError }) }],
   },
 ];
+/** What the builders return, as these tests read it. */
+type Body = Record<string, unknown> & { messages?: unknown; input?: unknown };
 const request = (result: unknown, isError = false): ModelRequest => ({
   model: "m",
   system: "",
@@ -32,7 +34,7 @@ const request = (result: unknown, isError = false): ModelRequest => ({
 
 describe("a tool result with media (ToolResultContent), per provider", () => {
   it("Anthropic: tool_result content blocks with the image; audio as a note", () => {
-    const body = toAnthropicRequest({ request: request(screenshot), defaultMaxTokens: 100 });
+    const body = toAnthropicRequest({ request: request(screenshot), defaultMaxTokens: 100 }) as Body;
     const wire = body.messages as { role: string; content: { type: string; content?: unknown }[] }[];
     expect(wire.at(-1)!.content[0]).toEqual({
       type: "tool_result",
@@ -50,7 +52,7 @@ describe("a tool result with media (ToolResultContent), per provider", () => {
 
   it("Anthropic: an image type the API does not read goes as a note", () => {
     const tiff: ToolResultContent = { type: "content", parts: [{ type: "image", mediaType: "image/tiff", data: PNG }] };
-    const body = toAnthropicRequest({ request: request(tiff), defaultMaxTokens: 100 });
+    const body = toAnthropicRequest({ request: request(tiff), defaultMaxTokens: 100 }) as Body;
     expect(JSON.stringify(body.messages)).toMatch(/\[image image\/tiff, \d+ bytes, not shown/);
     expect(JSON.stringify(body.messages)).not.toContain(PNG);
   });
@@ -68,7 +70,11 @@ describe("a tool result with media (ToolResultContent), per provider", () => {
   });
 
   it("OpenAI Chat Completions: the text in the tool message, the image in a user message after the results", () => {
-    const body = toOpenAIRequest({ request: request(screenshot), maxTokensField: "max_tokens", includeUsage: false });
+    const body = toOpenAIRequest({
+      request: request(screenshot),
+      maxTokensField: "max_tokens",
+      includeUsage: false,
+    }) as Body;
     const wire = body.messages as { role: string; content: unknown }[];
     expect(wire.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
     expect(wire[2]!.content).toMatch(/^The page:\n\[image 1 \(image\/png\): sent in the user message after/);
@@ -81,9 +87,9 @@ describe("a tool result with media (ToolResultContent), per provider", () => {
 
   it("an error result, and a content result without media, go as text everywhere", () => {
     const textOnly: ToolResultContent = { type: "content", parts: [{ type: "text", text: "only text" }] };
-    expect(JSON.stringify(toAnthropicRequest({ request: request(textOnly), defaultMaxTokens: 1 }).messages)).toContain(
-      '"content":"only text"',
-    );
+    expect(
+      JSON.stringify((toAnthropicRequest({ request: request(textOnly), defaultMaxTokens: 1 }) as Body).messages),
+    ).toContain('"content":"only text"');
     const failed = toResponsesRequest(request(screenshot, true));
     const output = (failed.input as { type?: string; output?: unknown }[]).find(
       (item) => item.type === "function_call_output",
