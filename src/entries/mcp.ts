@@ -41,4 +41,13 @@ export type {
   McpServerHandle,
   ServeAgentsOverMcpOptions,
 } from "../mcp/serve-agents-over-mcp.js";
-export { McpConnectionError } from "../errors/errors.js";
+export { McpConnectionError, McpRequestError } from "../errors/errors.js";
+export { MCP_LIST_LIMITS } from "../mcp/mcp-resources.js";
+export type {
+  McpPrompt,
+  McpPromptArgument,
+  McpPromptMessage,
+  McpPromptResult,
+  McpResource,
+  McpResourceContents,
+} from "../mcp/mcp-resources.js";

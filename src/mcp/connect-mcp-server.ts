@@ -3,6 +3,13 @@ import type { Tool } from "../contracts/tool.js";
 import type { ConnectMcpServerOptions, McpConnection, McpConnectionStatus, McpWarningCode } from "./mcp-connection.js";
 import type { McpToolMapping } from "./mcp-tool.js";
 import {
+  getMcpPrompt,
+  listMcpPrompts,
+  listMcpResources,
+  readMcpResource,
+  type McpRequestTarget,
+} from "./mcp-resources.js";
+import {
   callMcpTool,
   closeMcpSession,
   listMcpTools,
@@ -129,11 +136,24 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     if (session) await closeMcpSession(session, settings);
   }
 
+  const requests: McpRequestTarget = {
+    settings,
+    session() {
+      if (!current || status !== "connected")
+        throw new McpConnectionError(`MCP server "${name}" is not connected.`, { server: name, target });
+      return current;
+    },
+  };
+
   let reconnecting: Promise<void> | undefined;
   await start();
   return {
     name,
     tools: () => tools,
+    listResources: () => listMcpResources(requests),
+    readResource: (uri) => readMcpResource(requests, uri),
+    listPrompts: () => listMcpPrompts(requests),
+    getPrompt: (prompt, args) => getMcpPrompt(requests, prompt, args),
     get status() {
       return status;
     },
