@@ -24,12 +24,12 @@ export { mcpToolRequiresApproval, toAgentryTool } from "../mcp/mcp-tool.js";
 export type {
   McpApproval,
   McpCallOptions,
-  McpProgress,
   McpToolAnnotations,
   McpToolDefinition,
   McpToolMapping,
 } from "../mcp/mcp-tool.js";
 export { MCP_PROGRESS_LIMITS } from "../mcp/progress-mailbox.js";
+export type { McpProgress } from "../mcp/progress-mailbox.js";
 export { mapMcpResult } from "../mcp/mcp-result.js";
 export type { McpCallResult } from "../mcp/mcp-result.js";
 export { toolsWithMcp } from "../mcp/tools-with-mcp.js";
@@ -50,4 +50,4 @@ export type {
   McpPromptResult,
   McpResource,
   McpResourceContents,
-} from "../mcp/mcp-resources.js";
+} from "../mcp/mcp-resource-types.js";

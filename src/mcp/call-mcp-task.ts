@@ -1,6 +1,21 @@
 import { CallToolResultSchema, CreateTaskResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { McpCallResult } from "./mcp-result.js";
-import type { McpServerSettings, McpSession } from "./mcp-session.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
+/** The session a task runs on (an `TaskSession`). */
+export interface TaskSession {
+  client: Client;
+  closed: boolean;
+}
+
+/** The limits a task keeps to (a connection's settings). */
+export interface TaskSettings {
+  name: string;
+  /** The whole task, from creation to result. */
+  timeoutMs: number;
+  /** A `tasks/cancel`. */
+  connectTimeoutMs: number;
+}
 
 /** Shortest and longest wait between two `tasks/get` (a server's `pollInterval` is held to these). */
 const MIN_POLL_MS = 100;
@@ -31,8 +46,8 @@ export interface TaskCall {
  * cancels the task on abort nor keeps to one time limit.
  */
 export async function callMcpTask(
-  settings: McpServerSettings,
-  session: McpSession,
+  settings: TaskSettings,
+  session: TaskSession,
   call: TaskCall,
 ): Promise<McpCallResult> {
   const { client } = session;
@@ -90,7 +105,7 @@ export async function callMcpTask(
 
 /** The result of a failed task: what `tasks/result` says (an error result, or its JSON-RPC error), else the status message. */
 async function failedResult(
-  session: McpSession,
+  session: TaskSession,
   taskId: string,
   statusMessage: string | undefined,
   options: { signal: AbortSignal; timeout: number },
@@ -104,7 +119,7 @@ async function failedResult(
   return { isError: true, content: [{ type: "text", text: statusMessage || "The task failed." }] };
 }
 
-function cancelTask(settings: McpServerSettings, session: McpSession, taskId: string): void {
+function cancelTask(settings: TaskSettings, session: TaskSession, taskId: string): void {
   if (session.closed) return;
   session.client.experimental.tasks.cancelTask(taskId, { timeout: settings.connectTimeoutMs }).catch(() => undefined);
 }
@@ -113,7 +128,7 @@ function cancelTask(settings: McpServerSettings, session: McpSession, taskId: st
  * The SDK keeps a task's progress handler until the server sends a terminal status notification,
  * which a server need not send: drop it when the call ends, so handlers do not pile up per task.
  */
-function forgetProgress(session: McpSession, taskId: string): void {
+function forgetProgress(session: TaskSession, taskId: string): void {
   const internals = session.client as unknown as { _cleanupTaskProgressHandler?: (id: string) => void };
   if (typeof internals._cleanupTaskProgressHandler === "function") internals._cleanupTaskProgressHandler(taskId);
 }

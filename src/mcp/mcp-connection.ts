@@ -1,7 +1,7 @@
 import type { PermissionClass } from "../contracts/tool-policy.js";
 import type { Tool } from "../contracts/tool.js";
 import type { McpApproval } from "./mcp-tool.js";
-import type { McpPrompt, McpPromptResult, McpResource, McpResourceContents } from "./mcp-resources.js";
+import type { McpPrompt, McpPromptResult, McpResource, McpResourceContents } from "./mcp-resource-types.js";
 
 /** Why a warning was reported by a connection; stable, for hosts that log or forward warnings. */
 export type McpWarningCode =

@@ -2,55 +2,17 @@ import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolResultContentPart } from "../contracts/message.js";
 import { McpConnectionError, McpRequestError } from "../errors/errors.js";
 import { boundToolResultContent } from "../internal/tool-result-content.js";
+import type { McpConnection } from "./mcp-connection.js";
 import { mcpContentPart, type McpContentBlock } from "./mcp-result.js";
 import { messageOf, type McpServerSettings, type McpSession } from "./mcp-session.js";
-
-/** A resource a server offers (`resources/list`), its texts copied and bounded (see `MCP_LIST_LIMITS`). */
-export interface McpResource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  /** Size in bytes, when the server says. */
-  size?: number;
-}
-
-/** One item of a resource's contents (`resources/read`): text, or binary as base64 `blob`. */
-export type McpResourceContents =
-  { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string };
-
-/** An argument a prompt takes. */
-export interface McpPromptArgument {
-  name: string;
-  description?: string;
-  /** @default false */
-  required: boolean;
-}
-
-/** A prompt (template) a server offers (`prompts/list`). */
-export interface McpPrompt {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments: McpPromptArgument[];
-}
-
-/**
- * One message of a prompt: its content as a part Agentry messages hold (text, or an image or
- * audio part; an embedded resource as its text, a resource link as a one-line note), media
- * bounded like tool results' (`ToolResultContent`).
- */
-export interface McpPromptMessage {
-  role: "user" | "assistant";
-  content: ToolResultContentPart;
-}
-
-/** A prompt filled in (`prompts/get`). */
-export interface McpPromptResult {
-  description?: string;
-  messages: McpPromptMessage[];
-}
+import type {
+  McpPrompt,
+  McpPromptArgument,
+  McpPromptMessage,
+  McpPromptResult,
+  McpResource,
+  McpResourceContents,
+} from "./mcp-resource-types.js";
 
 /**
  * Bounds of what `listResources`, `listPrompts`, `readResource` and `getPrompt` take from a server:
@@ -241,4 +203,16 @@ function copyText<T extends object>(target: T, key: keyof T & string, value: unk
   if (typeof value !== "string" || value === "") return;
   const kept = value.length > max ? `${value.slice(0, max)}…` : value;
   (target as Record<string, unknown>)[key] = JSON.parse(JSON.stringify(kept)) as string;
+}
+
+/** A connection's resource and prompt methods, over `target`. */
+export function mcpRequestMethods(
+  target: McpRequestTarget,
+): Pick<McpConnection, "listResources" | "readResource" | "listPrompts" | "getPrompt"> {
+  return {
+    listResources: () => listMcpResources(target),
+    readResource: (uri) => readMcpResource(target, uri),
+    listPrompts: () => listMcpPrompts(target),
+    getPrompt: (name, args) => getMcpPrompt(target, name, args),
+  };
 }

@@ -34,20 +34,6 @@ export interface McpToolDefinition {
   execution?: { taskSupport?: unknown };
 }
 
-/**
- * What an MCP tool's `execute` yields while a call runs (each one a `tool_progress` event): a
- * `notifications/progress` of the call (`progress`, `total`, `message`), or, for a task-based
- * call, the task's status (`taskStatus`, with its `statusMessage` as `message`). Bounded: see
- * `MCP_PROGRESS_LIMITS` (500 values a call, 1,000 characters a message, the latest kept when they come fast).
- */
-export interface McpProgress {
-  progress?: number;
-  total?: number;
-  message?: string;
-  /** A task-based call: the task's status, e.g. `"working"` or `"input_required"`. */
-  taskStatus?: string;
-}
-
 /** What a tool call hands `McpToolMapping.call` besides its arguments. */
 export interface McpCallOptions {
   /** Told each progress notification's params (untrusted; `execute` bounds them). Must not throw. */
@@ -121,7 +107,7 @@ export function mcpToolName(server: string, tool: string): string | undefined {
  * Arguments that do not match the input schema, and a `structuredContent` that does not match the
  * output schema, are error results. The description is cut to 4,000 characters (and copied).
  *
- * `execute` is an async generator: it yields an {@link McpProgress} for each progress notification
+ * `execute` is an async generator: it yields an `McpProgress` for each progress notification
  * of the call (and each status of a task-based call), bounded, and returns the mapped result.
  */
 export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMapping): Tool | { skipped: string } {

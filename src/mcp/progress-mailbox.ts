@@ -1,11 +1,23 @@
-import type { McpProgress } from "./mcp-tool.js";
-
 /**
  * Bounds of what one MCP tool call reports as `tool_progress`: at most `valuesPerCall` values (later
  * ones are dropped, the call goes on), each message cut to `messageChars` characters. Values that
  * arrive faster than the turn takes them are coalesced: only the latest waits.
  */
 export const MCP_PROGRESS_LIMITS = { valuesPerCall: 500, messageChars: 1_000 } as const;
+
+/**
+ * What an MCP tool's `execute` yields while a call runs (each one a `tool_progress` event): a
+ * `notifications/progress` of the call (`progress`, `total`, `message`), or, for a task-based
+ * call, the task's status (`taskStatus`, with its `statusMessage` as `message`). Bounded: see
+ * `MCP_PROGRESS_LIMITS` (500 values a call, 1,000 characters a message, the latest kept when they come fast).
+ */
+export interface McpProgress {
+  progress?: number;
+  total?: number;
+  message?: string;
+  /** A task-based call: the task's status, e.g. `"working"` or `"input_required"`. */
+  taskStatus?: string;
+}
 
 /** Longest task status kept (the protocol's are short words). */
 const MAX_STATUS_CHARS = 32;
