@@ -33,6 +33,7 @@ export {
 export type {
   AssistantMessage,
   AssistantPart,
+  AudioPart,
   ImagePart,
   FilePart,
   Message,
@@ -41,6 +42,8 @@ export type {
   ThinkingPart,
   ToolCallPart,
   ToolMessage,
+  ToolResultContent,
+  ToolResultContentPart,
   ToolResultPart,
   Usage,
   UserMessage,

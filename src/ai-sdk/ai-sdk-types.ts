@@ -54,8 +54,19 @@ export interface AiSdkToolResultPart {
   type: "tool-result";
   toolCallId: string;
   toolName: string;
-  output: { type: "text" | "error-text"; value: string } | { type: "json"; value: any };
+  output:
+    | { type: "text" | "error-text"; value: string }
+    | { type: "json"; value: any }
+    | { type: "content"; value: AiSdkToolResultContentPart[] };
 }
+/**
+ * A part of a tool result's `content` output: text, or media as each version takes it (V2
+ * `media`; V3 `image-data` for images, `file-data` otherwise; V4 `file` with `{ type: "data" }`).
+ */
+export type AiSdkToolResultContentPart =
+  | AiSdkTextPart
+  | { type: "media" | "image-data" | "file-data"; data: string; mediaType: string }
+  | { type: "file"; data: { type: "data"; data: string }; mediaType: string };
 
 /** The call options `fromAiSdk` sends (a subset every version accepts). */
 export interface AiSdkCallOptions {

@@ -1,4 +1,6 @@
-import type { FilePart, Message, UserPart } from "../contracts/message.js";
+import type { FilePart, Message, ToolResultContentPart, ToolResultPart, UserPart } from "../contracts/message.js";
+import { isToolResultContent } from "../internal/tool-result-content.js";
+import { toolResultMedia, toolResultText } from "../providers/tool-result-text.js";
 import type { ModelRequest, ToolChoice } from "../contracts/provider.js";
 import { unsentAttachmentNote, type UnsentReason } from "../internal/unsent-attachment.js";
 import type {
@@ -8,6 +10,8 @@ import type {
   AiSdkSpecificationVersion,
   AiSdkTextPart,
   AiSdkToolChoice,
+  AiSdkToolResultContentPart,
+  AiSdkToolResultPart,
 } from "./ai-sdk-types.js";
 
 /** What the request mapping needs to know about the model. */
@@ -32,7 +36,9 @@ export interface AiSdkTarget {
  *   V2/V3, a URL that does not parse) goes as a short text note saying so, in this request only.
  * - Thinking parts become `reasoning` parts; a signature (or redacted data) goes back in
  *   `providerOptions[metadataKey]` as `signature` (`redactedData`), where Anthropic reads it.
- * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`.
+ * - Tool results: a string is `text`, anything else `json`; `isError` results are `error-text`; a
+ *   `ToolResultContent` with media is `content` with its text and media parts (V2 `media`, V3
+ *   `image-data` / `file-data`, V4 `file`), one without media `text`.
  * - `toolChoice` becomes `toolChoice` (`{ type: "auto" | "none" | "required" }` or
  *   `{ type: "tool", toolName }`), only when tools are offered.
  * - `providerOptions` are the AI SDK's (keyed by provider name), passed through as they are.
@@ -115,16 +121,34 @@ function toAiSdkMessage(message: Message, target: AiSdkTarget): AiSdkMessage | u
           type: "tool-result",
           toolCallId: part.toolCallId,
           toolName: part.name,
-          output: part.isError
-            ? {
-                type: "error-text",
-                value: typeof part.result === "string" ? part.result : (JSON.stringify(part.result ?? null) ?? "null"),
-              }
-            : typeof part.result === "string"
-              ? { type: "text", value: part.result }
-              : { type: "json", value: part.result ?? null },
+          output: toolOutput(part, target),
         })),
       };
+  }
+}
+
+/** A tool result's `output`: `error-text`, `text`, `json`, or `content` with media parts for a result with media. */
+function toolOutput(part: ToolResultPart, target: AiSdkTarget): AiSdkToolResultPart["output"] {
+  if (part.isError) return { type: "error-text", value: toolResultText(part) };
+  const content = toolResultMedia(part);
+  if (content !== undefined)
+    return { type: "content", value: content.parts.map((inner) => contentPart(inner, target)) };
+  if (isToolResultContent(part.result)) return { type: "text", value: toolResultText(part) };
+  return typeof part.result === "string"
+    ? { type: "text", value: part.result }
+    : { type: "json", value: part.result ?? null };
+}
+
+function contentPart(part: ToolResultContentPart, target: AiSdkTarget): AiSdkToolResultContentPart {
+  if (part.type === "text") return { type: "text", text: part.text };
+  const { data, mediaType } = part;
+  switch (target.version) {
+    case "v2":
+      return { type: "media", data, mediaType };
+    case "v3":
+      return { type: part.type === "image" ? "image-data" : "file-data", data, mediaType };
+    case "v4":
+      return { type: "file", data: { type: "data", data }, mediaType };
   }
 }
 

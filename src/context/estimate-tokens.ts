@@ -1,5 +1,6 @@
 import type { Message } from "../contracts/message.js";
 import { jsonChars } from "../internal/json-chars.js";
+import { isToolResultContent } from "../internal/tool-result-content.js";
 
 /**
  * Characters of text counted as one token. Four is the usual rule of thumb for English prose
@@ -37,7 +38,8 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
  *   so pruning errs on the side of fitting), and tool calls as `name` plus the JSON of `args`;
  * - tool results as the text the model receives: a string result as is, anything else as its
  *   JSON (the providers send results as text, so base64 inside a result does count; the loop's
- *   `maxToolResultBytes` keeps results bounded).
+ *   `maxToolResultBytes` keeps results bounded); a `ToolResultContent` as its text parts, each
+ *   image or audio part counting `IMAGE_TOKENS`.
  *
  * JSON lengths are measured by walking the value, never by `JSON.stringify`, and ignore string
  * escapes. Pure: reads nothing but `message` and keeps no cache.
@@ -63,7 +65,13 @@ export function estimateMessageTokens(message: Message): number {
     }
   } else {
     for (const part of message.content) {
-      chars += typeof part.result === "string" ? part.result.length : jsonChars(part.result);
+      if (isToolResultContent(part.result)) {
+        // Text parts as text, media parts as images: never their base64.
+        for (const inner of part.result.parts) {
+          if (inner.type === "text") chars += inner.text.length;
+          else images++;
+        }
+      } else chars += typeof part.result === "string" ? part.result.length : jsonChars(part.result);
     }
   }
   return MESSAGE_OVERHEAD_TOKENS + Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;

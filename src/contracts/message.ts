@@ -74,8 +74,48 @@ export interface ToolResultPart {
   type: "tool_result";
   toolCallId: string;
   name: string;
+  /** What the tool returned: any JSON value, or a {@link ToolResultContent} (text with images or audio). */
   result: unknown;
   isError?: boolean;
+}
+
+/** Inline audio a tool returns; `data` is base64 without a `data:` prefix. */
+export interface AudioPart {
+  type: "audio";
+  /** e.g. `"audio/wav"`, `"audio/mpeg"`. */
+  mediaType: string;
+  data: string;
+}
+
+/** One part of a {@link ToolResultContent}. */
+export type ToolResultContentPart = TextPart | ImagePart | AudioPart;
+
+/**
+ * A tool result that carries media: return it from a tool's `execute` (MCP tools return it for
+ * results with images or audio) and the model sees the images as images where its API takes them
+ * in a tool result: Anthropic `tool_result` image blocks, OpenAI Responses `input_image` items of
+ * the `function_call_output`, the AI SDK bridge's `content` output with media parts. OpenAI Chat
+ * Completions cannot put an image in a `tool` message: the text goes there and the images in a
+ * `user` message right after the call's results. A part a provider cannot take (audio, except
+ * through the AI SDK bridge; an image type Anthropic does not read) is a short text note saying so.
+ *
+ * Recognised only in exactly this shape (`type: "content"`, a non-empty `parts` array of valid
+ * parts, nothing else required); any other value is an ordinary JSON result. The loop bounds it
+ * like every result: the text parts together are cut to the turn's result room
+ * (`maxToolResultBytes`), and media parts have bounds of their own (an image or audio part over
+ * 5 MiB of base64, parts past the 16th media part, media past 20 MiB a result, or data that is not
+ * base64 of an `image/*` or `audio/*` type become a text note instead); media bytes do not count
+ * toward `maxToolResultBytes`. Token estimates count each media part as one image (`IMAGE_TOKENS`).
+ *
+ * @example
+ * execute: async () => ({ type: "content", parts: [
+ *   { type: "text", text: "The chart:" },
+ *   { type: "image", mediaType: "image/png", data: pngBase64 },
+ * ] })
+ */
+export interface ToolResultContent {
+  type: "content";
+  parts: ToolResultContentPart[];
 }
 
 /**

@@ -21,7 +21,15 @@ export type {
   McpWarningCode,
 } from "../mcp/mcp-connection.js";
 export { mcpToolRequiresApproval, toAgentryTool } from "../mcp/mcp-tool.js";
-export type { McpApproval, McpToolAnnotations, McpToolDefinition, McpToolMapping } from "../mcp/mcp-tool.js";
+export type {
+  McpApproval,
+  McpCallOptions,
+  McpToolAnnotations,
+  McpToolDefinition,
+  McpToolMapping,
+} from "../mcp/mcp-tool.js";
+export { MCP_PROGRESS_LIMITS } from "../mcp/progress-mailbox.js";
+export type { McpProgress } from "../mcp/progress-mailbox.js";
 export { mapMcpResult } from "../mcp/mcp-result.js";
 export type { McpCallResult } from "../mcp/mcp-result.js";
 export { toolsWithMcp } from "../mcp/tools-with-mcp.js";
@@ -33,4 +41,13 @@ export type {
   McpServerHandle,
   ServeAgentsOverMcpOptions,
 } from "../mcp/serve-agents-over-mcp.js";
-export { McpConnectionError } from "../errors/errors.js";
+export { McpConnectionError, McpRequestError } from "../errors/errors.js";
+export { MCP_LIST_LIMITS } from "../mcp/mcp-resources.js";
+export type {
+  McpPrompt,
+  McpPromptArgument,
+  McpPromptMessage,
+  McpPromptResult,
+  McpResource,
+  McpResourceContents,
+} from "../mcp/mcp-resource-types.js";

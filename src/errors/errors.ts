@@ -211,6 +211,28 @@ export class McpConnectionError extends AgentryError {
 }
 
 /**
+ * An MCP server refused or failed a request the host made on a connection (`readResource`,
+ * `getPrompt`, `listResources`, `listPrompts`): an unknown resource or prompt, a server without
+ * that capability, a timeout, or an answer that is not valid. `code` is the JSON-RPC error code when
+ * the server sent one (e.g. -32602 invalid params, -32601 method not found, -32001 request timeout).
+ */
+export class McpRequestError extends AgentryError {
+  static override readonly errorName: string = "McpRequestError";
+  /** The connection's name (`connectMcpServer({ name })`). */
+  readonly server: string;
+  /** The protocol method, e.g. `"resources/read"`. */
+  readonly method: string;
+  /** The JSON-RPC error code, when the server (or the SDK for a timeout) gave one. */
+  readonly code: number | undefined;
+  constructor(message: string, init: { server: string; method: string; code?: number } & AgentryErrorOptions) {
+    super(message, init);
+    this.server = init.server;
+    this.method = init.method;
+    this.code = init.code;
+  }
+}
+
+/**
  * A dispatched piece of work (a turn or a decision run by a worker process) failed there with an
  * error this process cannot rebuild as its own class: `remoteName` is that error's `name`.
  */

@@ -1,4 +1,6 @@
+import type { ToolResultContent, ToolResultContentPart } from "../contracts/message.js";
 import { isJsonTextTooDeep } from "../internal/outside-json.js";
+import { boundToolResultContent, isMediaPart, isToolResultContent } from "../internal/tool-result-content.js";
 
 /** Bytes of `text` in UTF-8, without allocating. */
 export function utf8Length(text: string): number {
@@ -128,6 +130,7 @@ export function capResult(
   maxBytes: number,
   knownText?: string,
 ): { value: unknown; bytes: number; fullBytes: number } {
+  if (isToolResultContent(value)) return capContent(boundToolResultContent(value), maxBytes);
   let text: string;
   try {
     text = knownText ?? resultText(value);
@@ -145,4 +148,42 @@ export function capResult(
   const kept = utf8Prefix(text, maxBytes - noticeBytes);
   const out = kept + truncationNotice(utf8Length(kept), bytes);
   return { value: out, bytes: utf8Length(out), fullBytes: bytes };
+}
+
+/**
+ * {@link capResult} for a result with media (already bounded by `boundToolResultContent`): its
+ * text parts together are cut to `maxBytes` (the part that overflows is cut, with the truncation
+ * notice when it fits; later text parts are left out), media parts are kept. Only text is counted.
+ */
+function capContent(
+  content: ToolResultContent,
+  maxBytes: number,
+): { value: ToolResultContent; bytes: number; fullBytes: number } {
+  let fullBytes = 0;
+  for (const part of content.parts) if (!isMediaPart(part)) fullBytes += utf8Length(part.text);
+  if (fullBytes <= maxBytes) return { value: content, bytes: fullBytes, fullBytes };
+  const noticeBytes = utf8Length(truncationNotice(fullBytes, fullBytes));
+  const parts: ToolResultContentPart[] = [];
+  let bytes = 0;
+  let cut = false;
+  for (const part of content.parts) {
+    if (isMediaPart(part)) {
+      parts.push(part);
+      continue;
+    }
+    if (cut) continue;
+    const size = utf8Length(part.text);
+    if (bytes + size + noticeBytes <= maxBytes) {
+      parts.push(part);
+      bytes += size;
+      continue;
+    }
+    cut = true;
+    const room = maxBytes - bytes;
+    const kept = noticeBytes >= room ? utf8Prefix(part.text, room) : utf8Prefix(part.text, room - noticeBytes);
+    const text = noticeBytes >= room ? kept : kept + truncationNotice(bytes + utf8Length(kept), fullBytes);
+    if (text !== "") parts.push({ type: "text", text });
+    bytes += utf8Length(text);
+  }
+  return { value: { type: "content", parts }, bytes, fullBytes };
 }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, McpConnectionError } from "../errors/errors.js";
 import type { Tool } from "../contracts/tool.js";
 import type { ConnectMcpServerOptions, McpConnection, McpConnectionStatus, McpWarningCode } from "./mcp-connection.js";
 import type { McpToolMapping } from "./mcp-tool.js";
+import { mcpRequestMethods, type McpRequestTarget } from "./mcp-resources.js";
 import {
   callMcpTool,
   closeMcpSession,
@@ -56,19 +57,22 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
   const toolListeners = new Set<() => void>();
   const closeListeners = new Set<(error: Error) => void>();
 
+  /** The live session; else an error saying so, not why (that is the host's, from onClose: it may name the command). */
+  const live = (): McpSession => {
+    if (current && status === "connected") return current;
+    throw new McpConnectionError(`MCP server "${name}" is not connected. The host has to reconnect it.`, {
+      server: name,
+      target,
+    });
+  };
+
   const mapping: McpToolMapping = {
     server: name,
     permissionClass: options.permissionClass ?? "network",
     approval: options.approval ?? "destructive",
     maxSchemaBytes: settings.maxSchemaBytes,
     maxValueBytes: settings.maxMessageBytes,
-    call: async (toolName, args, ctx) => {
-      const session = current;
-      // Not why (the host has it from onClose): that may name the command line or quote stderr.
-      if (!session || status !== "connected")
-        throw new Error(`MCP server "${name}" is not connected. The host has to reconnect it.`);
-      return callMcpTool(settings, session, toolName, args, ctx);
-    },
+    call: async (toolName, args, ctx, callOptions) => callMcpTool(settings, live(), toolName, args, ctx, callOptions),
   };
 
   const setTools = (next: Tool[]) => {
@@ -129,11 +133,14 @@ export async function connectMcpServer(options: ConnectMcpServerOptions): Promis
     if (session) await closeMcpSession(session, settings);
   }
 
+  const requests: McpRequestTarget = { settings, session: () => live() };
+
   let reconnecting: Promise<void> | undefined;
   await start();
   return {
     name,
     tools: () => tools,
+    ...mcpRequestMethods(requests),
     get status() {
       return status;
     },

@@ -1,6 +1,7 @@
 import type { PermissionClass } from "../contracts/tool-policy.js";
 import type { Tool } from "../contracts/tool.js";
 import type { McpApproval } from "./mcp-tool.js";
+import type { McpPrompt, McpPromptResult, McpResource, McpResourceContents } from "./mcp-resource-types.js";
 
 /** Why a warning was reported by a connection; stable, for hosts that log or forward warnings. */
 export type McpWarningCode =
@@ -9,7 +10,9 @@ export type McpWarningCode =
   /** Re-reading the tool list after `notifications/tools/list_changed` failed; the previous list is kept. */
   | "mcp_tools_refresh_failed"
   /** The server sent something that is not valid JSON-RPC, or its transport reported an error. */
-  | "mcp_protocol_error";
+  | "mcp_protocol_error"
+  /** A resource or prompt list was longer than `MCP_LIST_LIMITS` allow; the rest was left out. */
+  | "mcp_list_truncated";
 
 /** What `connectMcpServer` takes: `command` (stdio) or `url` (streamable HTTP). */
 export interface ConnectMcpServerOptions {
@@ -114,6 +117,25 @@ export interface McpConnection {
    * `McpConnectionError`. Calls made while one runs share it (one server process at a time).
    */
   reconnect(): Promise<void>;
+  /**
+   * The server's resources (`resources/list`, every page: at most 50 pages and 1,000 resources,
+   * texts cut, see `MCP_LIST_LIMITS`), within `connectTimeoutMs` a page. Rejects with
+   * `McpRequestError` (a server without resources: code -32601), `McpConnectionError` when not connected.
+   */
+  listResources(): Promise<McpResource[]>;
+  /**
+   * One resource's contents (`resources/read`): text, or binary as base64 `blob`; at most 100
+   * items, within `timeoutMs`, each message within `maxMessageBytes`. Rejects like `listResources`
+   * (an unknown URI is the server's error, usually code -32002 or -32602).
+   */
+  readResource(uri: string): Promise<McpResourceContents[]>;
+  /** The server's prompts (`prompts/list`), bounded and rejecting like `listResources`. */
+  listPrompts(): Promise<McpPrompt[]>;
+  /**
+   * A prompt filled in with `args` (`prompts/get`): at most 100 messages, each content a text,
+   * image or audio part (media bounded like tool results'). Rejects like `readResource`.
+   */
+  getPrompt(name: string, args?: Record<string, string>): Promise<McpPromptResult>;
   /** Ends the connection (and stops a stdio server's process, also one a running `reconnect()` started). Idempotent. */
   close(): Promise<void>;
 }

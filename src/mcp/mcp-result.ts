@@ -1,5 +1,8 @@
-/** One content block of an MCP tool result, as far as Agentry reads it. */
-interface McpContentBlock {
+import type { ToolResultContentPart } from "../contracts/message.js";
+import { boundToolResultContent } from "../internal/tool-result-content.js";
+
+/** One content block of an MCP tool result (or prompt message), as far as Agentry reads it. */
+export interface McpContentBlock {
   type: string;
   text?: unknown;
   data?: unknown;
@@ -65,22 +68,45 @@ function blockText(block: McpContentBlock): string {
   }
 }
 
+/** The result's content blocks Agentry can read (objects with a string `type`). */
+function blocksOf(result: McpCallResult): McpContentBlock[] {
+  const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
+  return blocks.filter(
+    (block): block is McpContentBlock =>
+      typeof block === "object" && block !== null && typeof (block as { type?: unknown }).type === "string",
+  );
+}
+
 /** The result's content blocks as one text: text parts joined by newlines, other parts as short descriptions. */
 export function mcpResultText(result: McpCallResult): string {
-  const blocks = Array.isArray(result.content) ? (result.content as unknown[]) : [];
-  return blocks
-    .filter(
-      (block): block is McpContentBlock =>
-        typeof block === "object" && block !== null && typeof (block as { type?: unknown }).type === "string",
-    )
-    .map(blockText)
-    .join("\n");
+  return blocksOf(result).map(blockText).join("\n");
 }
 
 /**
- * An MCP tool result as an Agentry tool value: `structuredContent` when the server sent it, else
- * the content as text (text parts joined, images, audio and binary resources described in one
- * line: the model sees text, and the loop caps its size like any result). `isError: true` throws
+ * A block as a part of a tool result the model reads: an image or audio block (or an embedded
+ * resource holding an image or audio `blob`) as a media part, anything else as its text.
+ */
+export function mcpContentPart(block: McpContentBlock): ToolResultContentPart {
+  if ((block.type === "image" || block.type === "audio") && typeof block.data === "string")
+    return { type: block.type, mediaType: str(block.mimeType), data: block.data };
+  const resource = block.resource;
+  if (block.type === "resource" && typeof resource?.blob === "string" && typeof resource.mimeType === "string") {
+    const kind = /^image\//i.test(resource.mimeType)
+      ? "image"
+      : /^audio\//i.test(resource.mimeType)
+        ? "audio"
+        : undefined;
+    if (kind !== undefined) return { type: kind, mediaType: resource.mimeType, data: resource.blob };
+  }
+  return { type: "text", text: blockText(block) };
+}
+
+/**
+ * An MCP tool result as an Agentry tool value: `structuredContent` when the server sent it; else,
+ * when the content holds images or audio (blocks, or embedded resources with an image or audio
+ * `blob`), a `ToolResultContent` whose media parts the model sees as images where its provider
+ * takes them (bounded: see `ToolResultContent`); else the content as text (text parts joined,
+ * resource links and other binary resources described in one line; the loop caps its size like any result). `isError: true` throws
  * an `Error` with the text (at most 8,000 characters), so the loop records an error result the
  * model can act on; so does a `structuredContent` nested deeper than 64 levels (`MAX_RESULT_DEPTH`).
  */
@@ -98,5 +124,9 @@ export function mapMcpResult(result: McpCallResult): unknown {
   if (result.structuredContent !== undefined && result.structuredContent !== null)
     return shallow(result.structuredContent);
   if (result.content === undefined && result.toolResult !== undefined) return shallow(result.toolResult);
-  return mcpResultText(result);
+  const parts = blocksOf(result).map(mcpContentPart);
+  if (!parts.some((part) => part.type !== "text"))
+    return parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+  // Checked here too (the loop checks again): a server's 30 MB image is a note from the start.
+  return boundToolResultContent({ type: "content", parts });
 }

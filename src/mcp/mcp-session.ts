@@ -13,7 +13,8 @@ import { McpConnectionError } from "../errors/errors.js";
 import type { Tool, ToolContext } from "../contracts/tool.js";
 import type { ConnectMcpServerOptions, McpWarningCode } from "./mcp-connection.js";
 import { mapMcpResult, type McpCallResult } from "./mcp-result.js";
-import { toAgentryTool, type McpToolDefinition, type McpToolMapping } from "./mcp-tool.js";
+import { toAgentryTool, type McpCallOptions, type McpToolDefinition, type McpToolMapping } from "./mcp-tool.js";
+import { callMcpTask } from "./call-mcp-task.js";
 import { createBoundedFetch, type BoundedFetch } from "./bounded-fetch.js";
 import { createStdioLineBuffer } from "./stdio-line-buffer.js";
 import { createTextTail, type TextTail } from "./text-tail.js";
@@ -250,13 +251,18 @@ export async function listMcpTools(
   return out;
 }
 
-/** Calls one tool under the turn's abort signal and `timeoutMs`; failures become errors the model can read. */
+/**
+ * Calls one tool under the turn's abort signal and `timeoutMs` (as a task when the tool requires
+ * one, or offers one and the server declares task support for tool calls), with a `progressToken`
+ * whose notifications go to `options.onProgress`; failures become errors the model can read.
+ */
 export async function callMcpTool(
   settings: McpServerSettings,
   session: McpSession,
   toolName: string,
   args: unknown,
   ctx: ToolContext,
+  options: McpCallOptions = {},
 ): Promise<unknown> {
   if (typeof args !== "object" || args === null || Array.isArray(args))
     throw new Error(`Arguments of MCP tool "${settings.name}.${toolName}" must be a JSON object.`);
@@ -268,10 +274,20 @@ export async function callMcpTool(
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
   let result: McpCallResult;
   try {
-    result = await session.client.callTool({ name: toolName, arguments: args as Record<string, unknown> }, undefined, {
-      signal: controller.signal,
-      timeout: settings.timeoutMs,
-    });
+    const onProgress = options.onProgress ?? (() => undefined);
+    const params = { name: toolName, arguments: args as Record<string, unknown> };
+    result = asTask(session, options.taskSupport)
+      ? await callMcpTask(settings, session, {
+          toolName,
+          args: params.arguments,
+          signal: controller.signal,
+          onProgress,
+        })
+      : await session.client.callTool(params, undefined, {
+          signal: controller.signal,
+          timeout: settings.timeoutMs,
+          onprogress: onProgress,
+        });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     throw callError(settings, error, session, toolName);
@@ -279,6 +295,14 @@ export async function callMcpTool(
     ctx.signal.removeEventListener("abort", onAbort);
   }
   return mapMcpResult(result);
+}
+
+/** Whether a call runs as a task: the tool requires it, or offers it and the server runs tool calls as tasks. */
+function asTask(session: McpSession, taskSupport: McpCallOptions["taskSupport"]): boolean {
+  if (taskSupport === "required") return true;
+  return (
+    taskSupport === "optional" && session.client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { createOutsideSchemaValidator } from "../schema/outside-schema-validator
 import type { ValueValidator } from "../schema/validate.js";
 import type { Tool, ToolContext } from "../contracts/tool.js";
 import { TOOL_VALIDATOR } from "../tools/validate-tool-args.js";
+import { createProgressMailbox } from "./progress-mailbox.js";
 
 /** When MCP tools ask the approval handler before running. */
 export type McpApproval = "destructive" | "always" | "never";
@@ -26,6 +27,19 @@ export interface McpToolDefinition {
   /** When given, a `structuredContent` that does not match it is an error result. */
   outputSchema?: unknown;
   annotations?: McpToolAnnotations;
+  /**
+   * How the tool runs (protocol 2025-11-25): `taskSupport` `"required"` tools run only as tasks,
+   * `"optional"` ones as tasks when the server declares task support for tool calls.
+   */
+  execution?: { taskSupport?: unknown };
+}
+
+/** What a tool call hands `McpToolMapping.call` besides its arguments. */
+export interface McpCallOptions {
+  /** Told each progress notification's params (untrusted; `execute` bounds them). Must not throw. */
+  onProgress?: (progress: unknown) => void;
+  /** The tool's `execution.taskSupport`, when it declares `"required"` or `"optional"`. */
+  taskSupport?: "required" | "optional";
 }
 
 /** How a server's tools become Agentry tools. */
@@ -41,8 +55,11 @@ export interface McpToolMapping {
   maxSchemaBytes?: number;
   /** Largest arguments or structured result checked against a schema, in bytes of JSON. @default 33_554_432 (32 MiB) */
   maxValueBytes?: number;
-  /** Runs `tools/call` on the server and maps its result (throws for an error result). */
-  call(toolName: string, args: unknown, ctx: ToolContext): Promise<unknown>;
+  /**
+   * Runs `tools/call` on the server (as a task when `options.taskSupport` asks for one) and maps its
+   * result (throws for an error result).
+   */
+  call(toolName: string, args: unknown, ctx: ToolContext, options?: McpCallOptions): Promise<unknown>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -89,6 +106,9 @@ export function mcpToolName(server: string, tool: string): string | undefined {
  * linear-time engine, `$ref` expansion and validation work capped (see `createOutsideSchemaValidator`).
  * Arguments that do not match the input schema, and a `structuredContent` that does not match the
  * output schema, are error results. The description is cut to 4,000 characters (and copied).
+ *
+ * `execute` is an async generator: it yields an `McpProgress` for each progress notification
+ * of the call (and each status of a task-based call), bounded, and returns the mapped result.
  */
 export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMapping): Tool | { skipped: string } {
   const name = typeof definition.name === "string" ? mcpToolName(mapping.server, definition.name) : undefined;
@@ -122,6 +142,8 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
       (text): text is string => typeof text === "string" && text !== "",
     ) ?? `Tool "${definition.name}" of MCP server "${mapping.server}".`;
   const remoteName = definition.name;
+  const execution = isObject(definition.execution) ? definition.execution.taskSupport : undefined;
+  const taskSupport = execution === "required" || execution === "optional" ? execution : undefined;
   const tool: Tool = {
     name,
     description: ownCopy(description, MAX_DESCRIPTION_CHARS),
@@ -131,8 +153,23 @@ export function toAgentryTool(definition: McpToolDefinition, mapping: McpToolMap
     // Read-only calls may overlap; anything that may change state runs one at a time.
     parallelSafe: readOnly,
     requiresApproval: mcpToolRequiresApproval(annotations, mapping.approval),
-    execute: async (args: unknown, ctx: ToolContext) => {
-      const value = await mapping.call(remoteName, args, ctx);
+    execute: async function* (args: unknown, ctx: ToolContext) {
+      const mailbox = createProgressMailbox();
+      const pending = mapping.call(remoteName, args, ctx, {
+        onProgress: (progress) => mailbox.push(progress),
+        ...(taskSupport !== undefined && { taskSupport }),
+      });
+      // Also marks a rejection handled when the turn stops waiting (the generator is closed at a yield).
+      const settled = pending.then(
+        () => undefined,
+        () => undefined,
+      );
+      for (;;) {
+        const progress = await Promise.race([settled, mailbox.next()]);
+        if (progress === undefined) break;
+        yield progress;
+      }
+      const value = await pending;
       if (!validateOutput) return value;
       const checked = validateOutput(value);
       if (!checked.ok)

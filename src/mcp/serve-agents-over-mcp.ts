@@ -121,7 +121,8 @@ function jsonError(
 /**
  * Exposes agents as MCP tools, one per agent (named by its `agentId`), so an MCP client (Claude
  * Desktop, Cursor, another agent) can talk to them. A tool takes `{ message, session? }` and
- * answers with the agent's reply as text, plus `structuredContent` `{ reply, sessionId, status }`.
+ * answers with the agent's reply as text, plus `structuredContent` `{ reply, sessionId, status }`, which
+ * `content` repeats as a second text block of JSON (as the protocol asks, for clients that read only `content`).
  *
  * Conversations belong to the MCP client (one MCP session) that started them: without `session`
  * (or `"latest-or-create"`) a client continues its own conversation with that agent, or starts one;
@@ -316,9 +317,14 @@ function registerAgent(server: McpServer, agent: AgentDefinition, client: McpAge
           : result.status === "suspended"
             ? `${result.text}${result.text ? "\n" : ""}[The agent is waiting for an approval in session ${result.sessionId}.]`
             : result.text;
+        const structured = { reply, sessionId: result.sessionId, status: result.status };
         return {
-          content: [{ type: "text" as const, text: reply }],
-          structuredContent: { reply, sessionId: result.sessionId, status: result.status },
+          // The protocol's SHOULD: the structured result repeated as JSON text, for clients that read only `content`.
+          content: [
+            { type: "text" as const, text: reply },
+            { type: "text" as const, text: JSON.stringify(structured) },
+          ],
+          structuredContent: structured,
           ...(failed && { isError: true }),
         };
       } catch (error) {

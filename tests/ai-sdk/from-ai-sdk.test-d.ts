@@ -6,11 +6,25 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { describe, expectTypeOf, it } from "vitest";
 import { fromAiSdk, type AiSdkLanguageModel } from "@agentry/core/ai-sdk";
 import type { Provider } from "@agentry/core";
-import type { AiSdkCallOptions, AiSdkMessage } from "../../src/ai-sdk/ai-sdk-types.js";
+import type { AiSdkCallOptions, AiSdkMessage, AiSdkToolResultPart } from "../../src/ai-sdk/ai-sdk-types.js";
 
 type Param = Parameters<typeof fromAiSdk>[0];
-/** The call options fromAiSdk builds, without file parts (whose data shape differs per version). */
-type TextOnly = Omit<AiSdkCallOptions, "prompt"> & { prompt: Exclude<AiSdkMessage, { role: "user" }>[] };
+/** A tool result without a `content` output (whose media parts differ per version). */
+type CommonToolResult = Omit<AiSdkToolResultPart, "output"> & {
+  output: Exclude<AiSdkToolResultPart["output"], { type: "content" }>;
+};
+/** The call options fromAiSdk builds, without file parts and media tool results (whose shapes differ per version). */
+type TextOnly = Omit<AiSdkCallOptions, "prompt"> & {
+  prompt: (
+    Exclude<AiSdkMessage, { role: "user" } | { role: "tool" }> | { role: "tool"; content: CommonToolResult[] }
+  )[];
+};
+/** The output of a tool result in a version's prompt message. */
+type ToolOutput<P> = P extends { role: "tool"; content: (infer R)[] }
+  ? R extends { type: "tool-result"; output: infer O }
+    ? O
+    : never
+  : never;
 
 describe("fromAiSdk accepts every supported specification version", () => {
   it("takes LanguageModelV2, V3 and V4 from the real @ai-sdk/provider packages", () => {
@@ -40,6 +54,22 @@ describe("fromAiSdk accepts every supported specification version", () => {
     expectTypeOf<{ type: "file"; mediaType: string; data: { type: "data"; data: string } }>().toMatchTypeOf<
       Extract<LanguageModelV4CallOptions["prompt"][number], { role: "user" }>["content"][number]
     >();
+  });
+
+  it("builds each version's content output for a tool result with media", () => {
+    type Text = { type: "text"; text: string };
+    expectTypeOf<{
+      type: "content";
+      value: (Text | { type: "media"; data: string; mediaType: string })[];
+    }>().toMatchTypeOf<ToolOutput<LanguageModelV2CallOptions["prompt"][number]>>();
+    expectTypeOf<{
+      type: "content";
+      value: (Text | { type: "image-data" | "file-data"; data: string; mediaType: string })[];
+    }>().toMatchTypeOf<ToolOutput<LanguageModelV3CallOptions["prompt"][number]>>();
+    expectTypeOf<{
+      type: "content";
+      value: (Text | { type: "file"; data: { type: "data"; data: string }; mediaType: string })[];
+    }>().toMatchTypeOf<ToolOutput<LanguageModelV4CallOptions["prompt"][number]>>();
   });
 
   it("rejects what is not a language model", () => {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, McpConnectionError, type McpConnection, type McpWarningCode } from "@agentry/core/mcp";
 import type { Tool, ToolContext } from "@agentry/core";
 import { defaultPolicy } from "@agentry/core";
-import { misbehavingServer } from "./servers.js";
+import { misbehavingServer, runMcpTool } from "./servers.js";
 
 /** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
 const SERVER_START_MS = 60_000;
@@ -66,21 +66,25 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
     });
     expect(tool(connection, "lookup")).toMatchObject({ readOnly: true, requiresApproval: false, parallelSafe: true });
     expect(warnings).toEqual([[expect.stringMatching(/a_y+" of server "bad" is left out/), "mcp_tool_skipped"]]);
-    await expect(plain.execute({ value: "v" }, ctx())).resolves.toBe("plain v");
+    await expect(runMcpTool(plain, { value: "v" }, ctx())).resolves.toBe("plain v");
   });
 
   it("turns an isError result into a thrown error with the server's text, and describes images in the text", async () => {
     const { connection } = shared;
-    await expect(tool(connection, "fail").execute({}, ctx())).rejects.toThrow("the widget is broken");
-    await expect(tool(connection, "picture").execute({}, ctx())).resolves.toMatch(
-      /^here it is\n\[image image\/png, \d+ bytes, not shown\]$/,
-    );
+    await expect(runMcpTool(tool(connection, "fail"), {}, ctx())).rejects.toThrow("the widget is broken");
+    await expect(runMcpTool(tool(connection, "picture"), {}, ctx())).resolves.toEqual({
+      type: "content",
+      parts: [
+        { type: "text", text: "here it is" },
+        { type: "image", mediaType: "image/png", data: Buffer.from("not really a png").toString("base64") },
+      ],
+    });
   });
 
   it("leaves no listener on the turn's signal after its calls (the SDK would add one per call)", async () => {
     const { connection } = shared;
     const signal = new AbortController().signal;
-    for (let i = 0; i < 3; i++) await tool(connection, "lookup").execute({}, ctx(signal));
+    for (let i = 0; i < 3; i++) await runMcpTool(tool(connection, "lookup"), {}, ctx(signal));
     expect(getEventListeners(signal, "abort")).toHaveLength(0);
   });
 
@@ -111,38 +115,42 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
 
   it("times out a call that hangs, cancels it, and the connection stays usable", async () => {
     const { connection } = shared;
-    await expect(tool(connection, "hang").execute({}, ctx())).rejects.toThrow(/did not answer "hang" within 300 ms/);
-    await expect(tool(connection, "lookup").execute({}, ctx())).resolves.toBe("looked up");
+    await expect(runMcpTool(tool(connection, "hang"), {}, ctx())).rejects.toThrow(
+      /did not answer "hang" within 300 ms/,
+    );
+    await expect(runMcpTool(tool(connection, "lookup"), {}, ctx())).resolves.toBe("looked up");
   });
 
   it("reports invalid JSON-RPC from the server in the error the call ends with", async () => {
     const { connection, warnings } = await connect({ timeoutMs: 300 });
-    await expect(tool(connection, "garbage").execute({}, ctx())).rejects.toThrow(/within 300 ms.*sent invalid data/);
+    await expect(runMcpTool(tool(connection, "garbage"), {}, ctx())).rejects.toThrow(
+      /within 300 ms.*sent invalid data/,
+    );
     expect(warnings.some(([, code]) => code === "mcp_protocol_error")).toBe(true);
-    await expect(tool(connection, "lookup").execute({}, ctx())).resolves.toBe("looked up");
+    await expect(runMcpTool(tool(connection, "lookup"), {}, ctx())).resolves.toBe("looked up");
   });
 
   it("aborts a call when the turn's signal aborts", async () => {
     const { connection } = shared;
     const controller = new AbortController();
-    const call = tool(connection, "hang").execute({}, ctx(controller.signal));
+    const call = runMcpTool(tool(connection, "hang"), {}, ctx(controller.signal));
     controller.abort(new Error("stop"));
     await expect(call).rejects.toThrow("stop");
-    await expect(tool(connection, "lookup").execute({}, ctx())).resolves.toBe("looked up");
+    await expect(runMcpTool(tool(connection, "lookup"), {}, ctx())).resolves.toBe("looked up");
   });
 
   it("a server that dies mid-call gives an error, reports the failure, refuses calls until reconnect()", async () => {
     const { connection } = await connect();
     const closes: Error[] = [];
     connection.onClose((error) => closes.push(error));
-    await expect(tool(connection, "die").execute({}, ctx())).rejects.toThrow(/went away during "die"/);
+    await expect(runMcpTool(tool(connection, "die"), {}, ctx())).rejects.toThrow(/went away during "die"/);
     await expect.poll(() => connection.status).toBe("failed");
     expect(closes).toHaveLength(1);
     expect(closes[0]!.message).toMatch(/closed the connection.*crashing on purpose/);
-    await expect(tool(connection, "lookup").execute({}, ctx())).rejects.toThrow(/not connected.*reconnect/);
+    await expect(runMcpTool(tool(connection, "lookup"), {}, ctx())).rejects.toThrow(/not connected.*reconnect/);
     await connection.reconnect();
     expect(connection.status).toBe("connected");
-    await expect(tool(connection, "lookup").execute({}, ctx())).resolves.toBe("looked up");
+    await expect(runMcpTool(tool(connection, "lookup"), {}, ctx())).resolves.toBe("looked up");
   });
 
   it("follows tools/list_changed: the list is re-read and listeners are told", async () => {
@@ -151,7 +159,7 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
     let changes = 0;
     const unsubscribe = connection.onToolsChanged(() => changes++);
     expect(before.map((t) => t.name)).not.toContain("bad.late");
-    await tool(connection, "add_tool").execute({}, ctx());
+    await runMcpTool(tool(connection, "add_tool"), {}, ctx());
     await expect.poll(() => connection.tools().map((t) => t.name)).toContain("bad.late");
     expect(changes).toBeGreaterThanOrEqual(1);
     expect(connection.tools()).not.toBe(before);
@@ -162,6 +170,6 @@ describe("connectMcpServer (stdio)", { timeout: 60_000 }, () => {
     const { connection } = await connect();
     await connection.close();
     expect(connection.status).toBe("closed");
-    await expect(tool(connection, "lookup").execute({}, ctx())).rejects.toThrow(/not connected/);
+    await expect(runMcpTool(tool(connection, "lookup"), {}, ctx())).rejects.toThrow(/not connected/);
   });
 });

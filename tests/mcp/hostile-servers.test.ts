@@ -11,7 +11,7 @@ import {
   type McpWarningCode,
 } from "@agentry/core/mcp";
 import { createFakeProvider } from "@agentry/core/testing";
-import { hostileServer, SERVER_START_MS, startHostileHttpServer, type HostileStats } from "./servers.js";
+import { hostileServer, runMcpTool, SERVER_START_MS, startHostileHttpServer, type HostileStats } from "./servers.js";
 
 const toolResults = (messages: { role: string; content: unknown }[]) =>
   messages
@@ -166,10 +166,11 @@ describe("a hostile MCP server over stdio", { timeout: 60_000 }, () => {
     const { connection } = await stdio({ ...hostileServer("--tools=flood"), refreshIntervalMs: 300 });
     try {
       const stats = async () =>
-        (await connection
-          .tools()
-          .find((t) => t.name === "hostile.stats")!
-          .execute({}, ctx())) as HostileStats;
+        (await runMcpTool(
+          connection.tools().find((t) => t.name === "hostile.stats")!,
+          {},
+          ctx(),
+        )) as HostileStats;
       await expect
         .poll(async () => (await stats()).lists.length, { timeout: 20_000, interval: 100 })
         .toBeGreaterThanOrEqual(4);
@@ -248,10 +249,11 @@ describe("a hostile MCP server over streamable HTTP", { timeout: 60_000 }, () =>
     server?.stop();
   });
   const call = (name: string) =>
-    connection
-      .tools()
-      .find((t) => t.name === `hostile.${name}`)!
-      .execute({}, ctx());
+    runMcpTool(
+      connection.tools().find((t) => t.name === `hostile.${name}`)!,
+      {},
+      ctx(),
+    );
 
   it("cuts off an SSE line that never ends at maxMessageBytes: the call fails at once and the stream is closed", async () => {
     await expect(call("endless_line")).rejects.toThrow(/over 12582912 bytes \(maxMessageBytes\)/);

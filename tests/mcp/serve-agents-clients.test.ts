@@ -54,7 +54,7 @@ const say = async (client: Client, message: string, session?: string) => {
     name: "support",
     arguments: { message, ...(session !== undefined && { session }) },
   });
-  const text = (result.content as { text: string }[]).map((c) => c.text).join("");
+  const text = (result.content as { text: string }[])[0]!.text;
   return {
     text,
     isError: result.isError === true,

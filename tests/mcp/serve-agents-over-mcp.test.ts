@@ -14,6 +14,7 @@ import {
 import { connectMcpServer, serveAgentsOverMcp, type McpServerHandle } from "@agentry/core/mcp";
 import { createFakeProvider, type FakeScript } from "@agentry/core/testing";
 import { fileURLToPath } from "node:url";
+import { runMcpTool } from "./servers.js";
 
 const agents = [
   { agentId: "support", displayName: "Support", description: "Answers support questions." },
@@ -51,8 +52,9 @@ async function inMemoryClient(handle: McpServerHandle) {
   return client;
 }
 
+/** The reply: the first text block (the second repeats `structuredContent` as JSON). */
 const textOf = (result: object) =>
-  ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join("");
+  ((result as { content?: unknown }).content as { type: string; text: string }[])[0]!.text;
 
 describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
   it("offers one tool per API-exposed agent, with a message/session input", async () => {
@@ -97,6 +99,10 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
     expect(textOf(first)).toBe("Have you tried turning it off and on?");
     const { sessionId } = first.structuredContent as { sessionId: string; status: string };
     expect(first.structuredContent).toMatchObject({ status: "complete" });
+    // The protocol's SHOULD: `content` repeats the structured result as JSON text.
+    const blocks = first.content as { type: string; text: string }[];
+    expect(blocks).toHaveLength(2);
+    expect(JSON.parse(blocks[1]!.text)).toEqual(first.structuredContent);
     const second = await client.callTool({
       name: "support",
       arguments: { message: "It works now", session: sessionId },
@@ -160,7 +166,8 @@ describe("serveAgentsOverMcp", { timeout: 60_000 }, () => {
     const billing = agentry.tools().find((t) => t.name === "agents.billing")!;
     expect(billing.requiresApproval).toBe(false);
     await expect(
-      billing.execute(
+      runMcpTool(
+        billing,
         { message: "invoice?" },
         {
           toolCallId: "c",

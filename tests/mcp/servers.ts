@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
+import type { Tool, ToolContext } from "@agentry/core";
 import { connectMcpServer, type McpConnection } from "@agentry/core/mcp";
 
 /** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
@@ -102,4 +103,22 @@ export async function startHostileHttpServer(
     stats: async () => (await (await fetch(new URL("/stats", url))).json()) as HostileStats,
     stop: () => void child.kill(),
   };
+}
+
+/**
+ * Runs an MCP tool's `execute` (an async generator) to its end, as the loop does: resolves with the
+ * result (rejects with the error), and pushes each value it yielded (its `tool_progress`) onto `progress`.
+ */
+export async function runMcpTool(
+  tool: Tool,
+  args: unknown,
+  ctx: ToolContext,
+  progress: unknown[] = [],
+): Promise<unknown> {
+  const generator = tool.execute(args, ctx) as AsyncGenerator<unknown, unknown, undefined>;
+  for (;;) {
+    const step = await generator.next();
+    if (step.done) return step.value;
+    progress.push(step.value);
+  }
 }

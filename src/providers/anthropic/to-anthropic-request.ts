@@ -1,7 +1,8 @@
-import type { AssistantPart, FilePart, Message, UserPart } from "../../contracts/message.js";
+import type { AssistantPart, FilePart, Message, ToolResultPart, UserPart } from "../../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
-import { toolResultText } from "../tool-result-text.js";
+import { mediaNote } from "../../internal/tool-result-content.js";
+import { toolResultMedia, toolResultText } from "../tool-result-text.js";
 import { unsentAttachmentNote } from "../../internal/unsent-attachment.js";
 
 type Block = Record<string, unknown>;
@@ -25,7 +26,8 @@ interface WireMessage {
  *   signature (another provider's reasoning) is dropped, the API would reject it; empty text is
  *   dropped; tool calls → `tool_use` (arguments that are not an object, e.g. invalid JSON another
  *   provider produced, are sent as `{}`).
- * - Tool results → `tool_result` blocks (`is_error` when set). Consecutive messages of the same
+ * - Tool results → `tool_result` blocks (`is_error` when set); a `ToolResultContent` result as
+ *   `text` and `image` blocks (JPEG, PNG, GIF, WebP; audio and other types as a note). Consecutive messages of the same
  *   wire role are merged, so the results of one assistant turn (and a user message right after
  *   them) form one user message, tool results first.
  * - `toolChoice` becomes `tool_choice`: `{ type: "auto" }`, `{ type: "any" }` (required),
@@ -74,11 +76,31 @@ function toWire(message: Message, provider: string): WireMessage {
         content: message.content.map((part) => ({
           type: "tool_result",
           tool_use_id: part.toolCallId,
-          content: toolResultText(part),
+          content: toolResultContent(part, provider),
           ...(part.isError ? { is_error: true } : {}),
         })),
       };
   }
+}
+
+/** Image types the Messages API reads. */
+const ANTHROPIC_IMAGE = /^image\/(jpeg|png|gif|webp)$/i;
+
+/**
+ * A tool result's `content`: text, or (a result with media) text and `image` blocks; audio and
+ * image types the API does not read go as a note.
+ */
+function toolResultContent(part: ToolResultPart, provider: string): string | Block[] {
+  const content = toolResultMedia(part);
+  if (content === undefined) return toolResultText(part);
+  return content.parts.flatMap((inner): Block[] => {
+    if (inner.type === "text") return inner.text === "" ? [] : [{ type: "text", text: inner.text }];
+    if (inner.type === "image" && ANTHROPIC_IMAGE.test(inner.mediaType))
+      return [
+        { type: "image", source: { type: "base64", media_type: inner.mediaType.toLowerCase(), data: inner.data } },
+      ];
+    return [{ type: "text", text: mediaNote(inner, `${provider} does not take this type in a tool result`) }];
+  });
 }
 
 function userBlocks(content: string | UserPart[], provider: string): Block[] {

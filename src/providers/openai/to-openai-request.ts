@@ -1,7 +1,8 @@
-import type { FilePart, Message, UserPart } from "../../contracts/message.js";
+import type { FilePart, Message, ToolResultPart, UserPart } from "../../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
-import { toolResultText } from "../tool-result-text.js";
+import { mediaLabel, mediaNote, toolResultContentText } from "../../internal/tool-result-content.js";
+import { toolResultMedia, toolResultText } from "../tool-result-text.js";
 import { unsentAttachmentNote, type UnsentReason } from "../../internal/unsent-attachment.js";
 
 /** Which request field carries the output-token limit. */
@@ -21,7 +22,9 @@ export type MaxTokensField = "max_tokens" | "max_completion_tokens";
  *   Thinking parts are not sent (Chat Completions has no field for them), unless
  *   `sendReasoningContent`: then an assistant message's thinking text (redacted blocks aside) goes
  *   back as `reasoning_content`, as DeepSeek and Kimi thinking models need after tool calls.
- * - Each tool result is its own `tool` message, in order; non-string results are JSON-encoded.
+ * - Each tool result is its own `tool` message, in order; non-string results are JSON-encoded. A
+ *   `ToolResultContent` with images: its text goes in the `tool` message (saying where each image
+ *   went) and the images in one `user` message after the results (a `tool` message takes no image).
  * - `toolChoice` becomes `tool_choice` (`"auto"`, `"required"`, `"none"`, or
  *   `{ type: "function", function: { name } }`), only when tools are offered.
  * - `providerOptions` are merged into the body last (vendor knobs such as `parallel_tool_calls`,
@@ -77,12 +80,33 @@ function toMessages(message: Message, provider: string, reasoning: boolean): Rec
       return [out];
     }
     case "tool":
-      return message.content.map((part) => ({
-        role: "tool",
-        tool_call_id: part.toolCallId,
-        content: toolResultText(part),
-      }));
+      return toolMessages(message.content, provider);
   }
+}
+
+/**
+ * One `tool` message per result, then, when results carry images, one `user` message with them:
+ * Chat Completions takes no image in a `tool` message. The tool message's text says where each
+ * image went; audio goes as a note.
+ */
+function toolMessages(parts: ToolResultPart[], provider: string): Record<string, unknown>[] {
+  const images: Record<string, unknown>[] = [];
+  let count = 0;
+  const messages = parts.map((part) => {
+    const content = toolResultMedia(part);
+    const text =
+      content === undefined
+        ? toolResultText(part)
+        : toolResultContentText(content, (inner) => {
+            if (inner.type === "audio") return mediaNote(inner, `${provider} does not take audio in a tool result`);
+            const n = ++count;
+            images.push({ type: "text", text: `[image ${n}, from the result of tool call ${part.toolCallId}]` });
+            images.push({ type: "image_url", image_url: { url: `data:${inner.mediaType};base64,${inner.data}` } });
+            return `[image ${n} (${mediaLabel(inner.mediaType)}): sent in the user message after the tool results]`;
+          });
+    return { role: "tool", tool_call_id: part.toolCallId, content: text };
+  });
+  return images.length === 0 ? messages : [...messages, { role: "user", content: images }];
 }
 
 /**

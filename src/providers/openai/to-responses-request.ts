@@ -1,8 +1,16 @@
-import type { AssistantPart, FilePart, Message, ThinkingPart, UserPart } from "../../contracts/message.js";
+import type {
+  AssistantPart,
+  FilePart,
+  Message,
+  ThinkingPart,
+  ToolResultPart,
+  UserPart,
+} from "../../contracts/message.js";
 import type { ModelRequest, ToolChoice } from "../../contracts/provider.js";
 import { base64Of, isImageType, isPdfType } from "../../internal/file-data.js";
 import { jsonChars } from "../../internal/json-chars.js";
-import { toolResultText } from "../tool-result-text.js";
+import { mediaNote } from "../../internal/tool-result-content.js";
+import { toolResultMedia, toolResultText } from "../tool-result-text.js";
 import { userContent } from "./to-openai-request.js";
 import { unsentAttachmentNote } from "../../internal/unsent-attachment.js";
 
@@ -44,7 +52,8 @@ export const MAX_REASONING_CHARS = 2 * 1024 * 1024;
  *   item left last (its call was dropped: the API refuses a reasoning item without the item that
  *   follows it); text becomes an assistant message; a tool call a `function_call` item
  *   (`call_id` = the call's id, arguments as JSON text).
- * - Each tool result is a `function_call_output` item; non-string results are JSON-encoded.
+ * - Each tool result is a `function_call_output` item; non-string results are JSON-encoded, a
+ *   `ToolResultContent` is an `output` array of `input_text` and `input_image` items (audio as a note).
  * - Tools are `function` tools with `strict: false` (the API's default, `true`, rejects most
  *   schemas a tool author writes). `toolChoice` becomes `tool_choice` (`"auto"`, `"required"`,
  *   `"none"`, or `{ type: "function", name }`), only when tools are offered.
@@ -120,9 +129,24 @@ function toItems(message: Message, provider: string, resend: ReadonlySet<Thinkin
       return message.content.map((part) => ({
         type: "function_call_output",
         call_id: part.toolCallId,
-        output: toolResultText(part),
+        output: toolOutput(part, provider),
       }));
   }
+}
+
+/**
+ * A `function_call_output`'s `output`: text, or (a result with media) `input_text` and
+ * `input_image` items; audio goes as a note (the output takes no audio).
+ */
+function toolOutput(part: ToolResultPart, provider: string): string | Record<string, unknown>[] {
+  const content = toolResultMedia(part);
+  if (content === undefined) return toolResultText(part);
+  return content.parts.map((inner) => {
+    if (inner.type === "text") return { type: "input_text", text: inner.text };
+    if (inner.type === "image")
+      return { type: "input_image", image_url: `data:${inner.mediaType};base64,${inner.data}` };
+    return { type: "input_text", text: mediaNote(inner, `${provider} does not take audio in a tool result`) };
+  });
 }
 
 function assistantItems(parts: AssistantPart[], resend: ReadonlySet<ThinkingPart>): Record<string, unknown>[] {
