@@ -194,10 +194,12 @@ function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent
   let output: number | undefined;
   let cacheRead: number | undefined;
   let cacheWrite: number | undefined;
+  let reasoning: number | undefined;
   if (version === "v2") {
     input = count(u.inputTokens);
     output = count(u.outputTokens);
     cacheRead = count(u.cachedInputTokens);
+    reasoning = count(u.reasoningTokens);
   } else {
     const inTokens = (u.inputTokens ?? {}) as Record<string, unknown>;
     const outTokens = (u.outputTokens ?? {}) as Record<string, unknown>;
@@ -206,9 +208,10 @@ function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent
     const noCache = count(inTokens.noCache);
     input =
       count(inTokens.total) ?? (noCache === undefined ? undefined : noCache + (cacheRead ?? 0) + (cacheWrite ?? 0));
+    reasoning = count(outTokens.reasoning);
     output =
       count(outTokens.total) ??
-      (count(outTokens.text) === undefined ? undefined : count(outTokens.text)! + (count(outTokens.reasoning) ?? 0));
+      (count(outTokens.text) === undefined ? undefined : count(outTokens.text)! + (reasoning ?? 0));
   }
   if (input === undefined && output === undefined) return undefined;
   return {
@@ -217,6 +220,7 @@ function toUsage(usage: unknown, version: AiSdkSpecificationVersion): ModelEvent
     outputTokens: output ?? 0,
     ...(cacheRead !== undefined && { cachedInputTokens: cacheRead }),
     ...(cacheWrite !== undefined && cacheWrite > 0 && { cacheWriteInputTokens: cacheWrite }),
+    ...(reasoning !== undefined && reasoning > 0 && { reasoningTokens: reasoning }),
   };
 }
 

@@ -104,6 +104,16 @@ export type ModelEvent =
       reasoningTokens?: number;
     }
   | {
+      /**
+       * A note about the request: something the vendor's API does not take was left out (a
+       * setting it no longer accepts). The loop emits it as a `warning` event (bounded). Optional
+       * for providers, at any point of the stream.
+       */
+      type: "warning";
+      code: string;
+      message: string;
+    }
+  | {
       type: "finish";
       reason: FinishReason;
       /** Tools the backend ran by itself during this response (CLI agents); absent for plain model APIs. */

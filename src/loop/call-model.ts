@@ -75,6 +75,7 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
   const textParts: [TextPart, string[]][] = [];
   let finish: FinishReason | undefined;
   let usage: UsageFigures | undefined;
+  let warnings = 0;
   let costUsd: number | undefined;
   let error: unknown;
   let aborted = false;
@@ -131,6 +132,18 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
         }
         case "usage":
           usage = event;
+          break;
+        case "warning":
+          // The provider's note about the request: bounded (a provider is outside the package).
+          if (++warnings <= MAX_PROVIDER_WARNINGS) {
+            sink.emit({
+              type: "warning",
+              code: boundedText(event.code, 64),
+              message: boundedText(event.message, 1_000),
+              depth,
+              parentId,
+            });
+          }
           break;
         case "finish":
           finish = event.reason;
@@ -324,6 +337,15 @@ function plainMetadata(metadata: Record<string, unknown>): Record<string, unknow
   } catch {
     return undefined;
   }
+}
+
+/** Provider warnings (`ModelEvent` `warning`) passed on per response; later ones are dropped. */
+const MAX_PROVIDER_WARNINGS = 16;
+
+/** A provider's string cut to `max` characters (ending in "…"); anything else as its type. */
+function boundedText(value: unknown, max: number): string {
+  const text = typeof value === "string" ? value : typeof value;
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** Longest tool-call id kept as the provider sent it. */

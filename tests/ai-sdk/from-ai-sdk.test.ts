@@ -214,7 +214,13 @@ describe("fromAiSdk: V3 models (the AI SDK's MockLanguageModelV3)", () => {
         ]),
       ),
     );
-    expect(parts.events[0]).toEqual({ type: "usage", inputTokens: 12, outputTokens: 5, cachedInputTokens: 7 });
+    expect(parts.events[0]).toEqual({
+      type: "usage",
+      inputTokens: 12,
+      outputTokens: 5,
+      cachedInputTokens: 7,
+      reasoningTokens: 2,
+    });
   });
 
   it("fails with a retryable ProviderError when the stream ends without a finish part", async () => {

@@ -199,9 +199,9 @@ describe("file parts on the OpenAI Responses API", () => {
     );
     expect(body!.input[0]!.content).toEqual([
       { type: "input_text", text: "Summarise" },
-      { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=" },
-      { type: "input_image", image_url: "https://x.test/a.png" },
-      { type: "input_image", file_id: "file-img" },
+      { type: "input_image", image_url: "data:image/png;base64,iVBORw0KGgo=", detail: "auto" },
+      { type: "input_image", image_url: "https://x.test/a.png", detail: "auto" },
+      { type: "input_image", file_id: "file-img", detail: "auto" },
     ]);
   });
 

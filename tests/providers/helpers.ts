@@ -164,7 +164,7 @@ export async function collect(
         if (call) call.args += event.argsDelta;
         else out.orphanDeltas++;
       } else if (event.type === "usage") out.usage.push(event);
-      else out.finishes.push(event);
+      else if (event.type === "finish") out.finishes.push(event);
     }
   } catch (error) {
     out.error = error;

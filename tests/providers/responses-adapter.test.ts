@@ -103,7 +103,7 @@ describe('openai({ api: "responses" }): the request', () => {
         role: "user",
         content: [
           { type: "input_text", text: "Look" },
-          { type: "input_image", image_url: "data:image/png;base64,iVBO" },
+          { type: "input_image", image_url: "data:image/png;base64,iVBO", detail: "auto" },
         ],
       },
       item,

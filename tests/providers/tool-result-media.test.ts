@@ -64,7 +64,7 @@ describe("a tool result with media (ToolResultContent), per provider", () => {
     )!.output;
     expect(output).toEqual([
       { type: "input_text", text: "The page:" },
-      { type: "input_image", image_url: `data:image/png;base64,${PNG}` },
+      { type: "input_image", image_url: `data:image/png;base64,${PNG}`, detail: "auto" },
       { type: "input_text", text: expect.stringMatching(/^\[audio audio\/wav, .*not shown/) },
     ]);
   });

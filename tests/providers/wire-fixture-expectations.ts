@@ -29,6 +29,7 @@ export interface StreamExpectation {
     outputTokens: number;
     cachedInputTokens?: number;
     cacheWriteInputTokens?: number;
+    reasoningTokens?: number;
   } | null;
   finish: "stop" | "tool_calls" | "length" | "content_filter" | "other" | null;
   /** Set when the stream must fail (after the output above). */
@@ -189,7 +190,7 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
   "openai-chat/azure-model-router-gpt-5-nano.chunks.jsonl": stream({
     api: "openai",
     text: "Capital of Denmark.",
-    usage: { inputTokens: 15, outputTokens: 78, cachedInputTokens: 0 },
+    usage: { inputTokens: 15, outputTokens: 78, cachedInputTokens: 0, reasoningTokens: 64 },
     finish: "stop",
     note: "first chunk has choices [] and is not the usage chunk",
   }),
@@ -217,7 +218,7 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
     api: "openai",
     thinking: [{ text: "First, the user is" }],
     calls: [{ id: "call_55117580", name: "weather", args: { location: "San Francisco" } }],
-    usage: { inputTokens: 291, outputTokens: 222, cachedInputTokens: 290 },
+    usage: { inputTokens: 291, outputTokens: 222, cachedInputTokens: 290, reasoningTokens: 196 },
     finish: "tool_calls",
     note: "xAI: completion_tokens (26) excludes the 196 reasoning tokens; total 513 - prompt 291 = 222 output tokens",
   }),
@@ -229,7 +230,7 @@ export const FIXTURES: Record<string, FixtureExpectation> = {
       },
     ],
     calls: [{ id: "call_00_ioIn7yN9p1ZOMNpDLwd4MgAF", name: "weather", args: { location: "San Francisco" } }],
-    usage: { inputTokens: 339, outputTokens: 83, cachedInputTokens: 320 },
+    usage: { inputTokens: 339, outputTokens: 83, cachedInputTokens: 320, reasoningTokens: 39 },
     finish: "tool_calls",
   }),
   "openai-compatible/anthropic-via-gateway-tool-index-1.sse": stream({

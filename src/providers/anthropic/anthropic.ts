@@ -4,7 +4,7 @@ import type { RetryOptions } from "../http/stream-with-retry.js";
 import type { Provider } from "../../contracts/provider.js";
 import { readEnv } from "../read-env.js";
 import { createAnthropicStreamReader } from "./create-anthropic-stream-reader.js";
-import { toAnthropicRequest } from "./to-anthropic-request.js";
+import { anthropicRequestWarnings, toAnthropicRequest } from "./to-anthropic-request.js";
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions extends RetryOptions, StreamLimitOptions {
@@ -56,6 +56,7 @@ export function anthropic(options: AnthropicOptions = {}): Provider {
     url,
     headers,
     body: (request) => toAnthropicRequest({ request, defaultMaxTokens, provider: id }),
+    warnings: anthropicRequestWarnings,
     reader: (output) => createAnthropicStreamReader({ provider: id, output }),
   });
 }

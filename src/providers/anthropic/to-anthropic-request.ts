@@ -60,7 +60,6 @@ export function toAnthropicRequest(init: { request: ModelRequest; defaultMaxToke
     }));
     if (request.toolChoice !== undefined) body.tool_choice = anthropicToolChoice(request.toolChoice);
   }
-  if (request.temperature !== undefined) body.temperature = request.temperature;
   return { ...body, ...request.providerOptions, stream: true };
 }
 
@@ -176,4 +175,19 @@ function toolInput(args: unknown): unknown {
     }
   }
   return {};
+}
+
+/**
+ * What `toAnthropicRequest` leaves out: the Messages API no longer takes `temperature` (its
+ * current `MessageCreateParams` has none), so a request's `temperature` is not sent.
+ */
+export function anthropicRequestWarnings(request: ModelRequest): { code: string; message: string }[] {
+  return request.temperature === undefined
+    ? []
+    : [
+        {
+          code: "temperature_not_sent",
+          message: "temperature is not sent to Anthropic: the Messages API no longer takes it.",
+        },
+      ];
 }

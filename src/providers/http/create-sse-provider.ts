@@ -24,6 +24,12 @@ export interface SseProviderInit extends RetryOptions, StreamLimitOptions {
   fetch?: typeof fetch;
   /** The request body in the wire format. */
   body(request: ModelRequest): unknown;
+  /**
+   * What the body leaves out of `request` because the vendor's API does not take it: each code
+   * is reported once per provider, as a `warning` model event before the response.
+   * @default none
+   */
+  warnings?(request: ModelRequest): { code: string; message: string }[];
   /** A reader for one response; it reports the text and tool-call argument characters it reads to `output`. */
   reader(output: OutputLimit): StreamReader;
 }
@@ -68,15 +74,19 @@ export function createSseProvider(init: SseProviderInit): Provider {
     }
     for (const event of reader.end()) yield unmapToolCall(event, names);
   }
+  const warned = new Set<string>();
+  const stream = (request: ModelRequest, signal: AbortSignal) =>
+    streamWithRetry({ ...init, provider: id, signal, attempt: (attemptSignal) => attempt(request, attemptSignal) });
   return {
     id,
     stream(request, { signal }) {
-      return streamWithRetry({
-        ...init,
-        provider: id,
-        signal,
-        attempt: (attemptSignal) => attempt(request, attemptSignal),
-      });
+      const notes = (init.warnings?.(request) ?? []).filter((w) => !warned.has(w.code));
+      if (notes.length === 0) return stream(request, signal);
+      for (const note of notes) warned.add(note.code);
+      return (async function* () {
+        for (const note of notes) yield { type: "warning" as const, ...note };
+        yield* stream(request, signal);
+      })();
     },
   };
 }

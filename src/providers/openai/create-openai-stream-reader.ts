@@ -138,11 +138,14 @@ function toUsageEvent(usage: WireRecord): ModelEvent {
   const total = countField(usage, "total_tokens");
   const output = total !== undefined && total - input > completion ? total - input : completion;
   const cached = countField(recordField(usage, "prompt_tokens_details"), "cached_tokens");
+  // Part of the output tokens (OpenAI's o-series and compatible servers report it here).
+  const reasoning = countField(recordField(usage, "completion_tokens_details"), "reasoning_tokens");
   return {
     type: "usage",
     inputTokens: input,
     outputTokens: output,
     ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
+    ...(typeof reasoning === "number" && reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }
 

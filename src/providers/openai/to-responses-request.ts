@@ -144,7 +144,7 @@ function toolOutput(part: ToolResultPart, provider: string): string | Record<str
   return content.parts.map((inner) => {
     if (inner.type === "text") return { type: "input_text", text: inner.text };
     if (inner.type === "image")
-      return { type: "input_image", image_url: `data:${inner.mediaType};base64,${inner.data}` };
+      return { type: "input_image", image_url: `data:${inner.mediaType};base64,${inner.data}`, detail: "auto" };
     return { type: "input_text", text: mediaNote(inner, `${provider} does not take audio in a tool result`) };
   });
 }
@@ -194,7 +194,7 @@ function userPart(part: UserPart, provider: string): Record<string, unknown> {
     case "text":
       return { type: "input_text", text: part.text };
     case "image":
-      return { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}` };
+      return { type: "input_image", image_url: `data:${part.mediaType};base64,${part.data}`, detail: "auto" };
     case "file":
       return isImageType(part.mediaType) ? imageFile(part) : documentFile(part, provider);
   }
@@ -204,11 +204,15 @@ function imageFile(part: FilePart): Record<string, unknown> {
   const { source } = part;
   switch (source.type) {
     case "data":
-      return { type: "input_image", image_url: `data:${part.mediaType};base64,${base64Of(source.data)}` };
+      return {
+        type: "input_image",
+        image_url: `data:${part.mediaType};base64,${base64Of(source.data)}`,
+        detail: "auto",
+      };
     case "url":
-      return { type: "input_image", image_url: source.url };
+      return { type: "input_image", image_url: source.url, detail: "auto" };
     case "file_id":
-      return { type: "input_image", file_id: source.fileId };
+      return { type: "input_image", file_id: source.fileId, detail: "auto" };
   }
 }
 
