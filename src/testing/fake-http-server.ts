@@ -1,7 +1,10 @@
 import { argsText, FakeScriptExhaustedError, resolveFakeTurn, type FakeScript, type FakeTurn } from "./fake-script.js";
 import { restoreToolNames } from "./vendor-tool-names.js";
 import { timerDelay } from "../internal/timer-delay.js";
-import type { ModelEvent, ModelRequest } from "../contracts/provider.js";
+import type { ModelEvent, ModelRequest, Provider } from "../contracts/provider.js";
+
+/** The body field the side channel of `FakeServer.provider` travels in (taken out by the server). */
+const SIDE_CHANNEL_FIELD = "agentry_fake_request";
 
 /** A fake model server on 127.0.0.1 (ephemeral port) that plays a `FakeScript` in one wire format. */
 export interface FakeServer {
@@ -17,6 +20,15 @@ export interface FakeServer {
    * `tool_choice` as `toolChoice` with the tool's defined name). No `caller`: providers never send it.
    */
   readonly calls: ModelRequest[];
+  /**
+   * `inner` (a provider pointed at this server: `openai({ baseURL: server.baseURL })`, ...) with
+   * an in-process side channel for what the wire cannot carry: each request it sends is handed to
+   * the script, and recorded in `calls`, as the `ModelRequest` the loop made (`caller` included,
+   * tool names as defined from the very first request), so one function script sees the same
+   * requests through `createFakeProvider` and every fake server. The side channel is a field of
+   * the body (`agentry_fake_request`) that the server takes out before recording `requests`.
+   */
+  provider(inner: Provider): Provider;
   /** Stops the server and drops open connections. */
   close(): Promise<void>;
 }
@@ -103,6 +115,9 @@ export async function startFakeHttpServer(init: {
   const requests: unknown[] = [];
   const calls: ModelRequest[] = [];
   const cors = init.options?.cors === true;
+  /** The requests `provider(...)` sent, by their side-channel token (a retry sends the same token again). */
+  const sent = new Map<string, ModelRequest>();
+  const sidePrefix = globalThis.crypto.randomUUID();
   const allowOrigin: Record<string, string> = cors ? { "access-control-allow-origin": "*" } : {};
   const headersFor = (headers: Record<string, string>) => ({ ...headers, ...allowOrigin });
   let next = 0;
@@ -115,8 +130,12 @@ export async function startFakeHttpServer(init: {
       wakeOnClose?.();
     });
     const parsed: unknown = JSON.parse(body);
+    const original = takeSideChannel(parsed, sent);
     requests.push(parsed);
-    const { request, toVendor } = restoreToolNames(format.toModelRequest(parsed), known);
+    for (const tool of original?.tools ?? []) known.add(tool.name);
+    const restored = restoreToolNames(format.toModelRequest(parsed), known);
+    const { toVendor } = restored;
+    const request = original ? structuredClone(original) : restored.request;
     calls.push(request);
     const callIndex = next++;
     let turn: FakeTurn;
@@ -205,12 +224,30 @@ export async function startFakeHttpServer(init: {
     baseURL: `${url}${format.baseURLSuffix}`,
     requests,
     calls,
+    provider: (inner) => ({
+      id: inner.id,
+      stream(request, options) {
+        const token = `${sidePrefix}:${sent.size + 1}`;
+        sent.set(token, structuredClone(request));
+        const providerOptions = { ...request.providerOptions, [SIDE_CHANNEL_FIELD]: token };
+        return inner.stream({ ...request, providerOptions }, options);
+      },
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** The request a side-channel token in `body` stands for (the field is taken out of the body). */
+function takeSideChannel(body: unknown, sent: ReadonlyMap<string, ModelRequest>): ModelRequest | undefined {
+  if (typeof body !== "object" || body === null || !(SIDE_CHANNEL_FIELD in body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const token = record[SIDE_CHANNEL_FIELD];
+  delete record[SIDE_CHANNEL_FIELD];
+  return typeof token === "string" ? sent.get(token) : undefined;
 }
 
 /** A CORS preflight's answer: any origin, POST, the headers the browser asked for. */
