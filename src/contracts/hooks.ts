@@ -39,13 +39,16 @@ export interface StepInfo<C = JsonValue> extends TurnInfo<C> {
   iteration: number;
   /** The model the level calls unless a hook says otherwise. */
   model: string;
-  /** The level's conversation so far (read-only: a copy is what `StepSettings.messages` replaces). */
+  /**
+   * The level's conversation so far: the level's own array, read-only and valid while the hook
+   * runs (copy it to keep it; `StepSettings.messages` replaces it for one call).
+   */
   messages: readonly Message[];
   /** The names of the tools the level offers the model. */
   tools: readonly string[];
   /** Usage of the whole turn so far, every depth summed. */
   usage: Usage;
-  /** The level's finished steps, oldest first. */
+  /** The level's finished steps, oldest first (read-only, valid while the hook runs, like `messages`). */
   steps: readonly StepRecord[];
 }
 

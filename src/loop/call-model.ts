@@ -8,7 +8,7 @@ import type {
   ThinkingPart,
   ToolCallPart,
 } from "../contracts/message.js";
-import type { FinishReason, ModelEvent, ModelRequest } from "../contracts/provider.js";
+import type { FinishReason, ModelCaller, ModelEvent, ModelRequest } from "../contracts/provider.js";
 import { computeCostUsd } from "../providers/pricing.js";
 import type { Level, ModelCallInfo } from "./level.js";
 export type { ModelCallInfo } from "./level.js";
@@ -39,11 +39,20 @@ export interface ModelTurn {
  * returns the assembled assistant message, after reporting the call to the turn's `onModelCall`.
  * Never throws for a provider's fault.
  */
-export async function callModel(level: Level, call: StepCall, history: readonly Message[]): Promise<ModelTurn> {
+export function callModel(level: Level, call: StepCall, history: readonly Message[]): Promise<ModelTurn> {
+  const report = level.turn.onModelCall;
+  return report ? reportedModelCall(level, call, history, report) : streamModel(level, call, history);
+}
+
+/** A model call reported to the turn's `onModelCall` once its response is complete. */
+async function reportedModelCall(
+  level: Level,
+  call: StepCall,
+  history: readonly Message[],
+  report: (info: ModelCallInfo) => void,
+): Promise<ModelTurn> {
   const startedAt = Date.now();
   const response = await streamModel(level, call, history);
-  const report = level.turn.onModelCall;
-  if (!report) return response;
   const { turn, depth, parentId } = level;
   const info: ModelCallInfo = {
     message: response.message,
@@ -259,7 +268,14 @@ function modelRequest(level: Level, call: StepCall, history: readonly Message[])
   };
   if (turn.hasRequestOptions) Object.assign(request, turn.request);
   if (call.toolChoice !== undefined) request.toolChoice = call.toolChoice;
-  request.caller = { ...turn.caller, depth, parentId };
+  // Assigned, not spread: an object spread followed by more properties is a slow path in V8.
+  const caller: ModelCaller = { depth, parentId };
+  const known = turn.caller;
+  if (known.agentId !== undefined) caller.agentId = known.agentId;
+  if (known.sessionId !== undefined) caller.sessionId = known.sessionId;
+  if (known.runId !== undefined) caller.runId = known.runId;
+  if (known.role !== undefined) caller.role = known.role;
+  request.caller = caller;
   if (level.subtaskTitle !== undefined) request.caller.subtaskTitle = level.subtaskTitle;
   return request;
 }

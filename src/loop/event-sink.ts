@@ -27,14 +27,19 @@ export class EventSink {
     return new Promise((ack) => this.#queue.push({ event, ack }));
   }
 
-  /** The next event, waiting for one; `undefined` once `end()` was called and every event was taken. */
-  async next(): Promise<SinkItem | undefined> {
-    for (;;) {
-      const item = this.#queue.take();
-      if (item !== undefined) return item;
-      if (this.#ended || this.#queue.closed) return undefined;
-      await this.#queue.wait();
-    }
+  /** The next queued event, if any (see `wait` and `finished`). */
+  take(): SinkItem | undefined {
+    return this.#queue.take();
+  }
+
+  /** Whether no event will come any more: ended (every level finished) or closed, and none left queued. */
+  get finished(): boolean {
+    return (this.#ended || this.#queue.closed) && this.#queue.size === 0;
+  }
+
+  /** Resolves when an event is queued, or the sink ends or closes. */
+  wait(): Promise<void> {
+    return this.#queue.wait();
   }
 
   /** Every level has finished: no event follows the queued ones. */

@@ -1,15 +1,16 @@
-import type { StepRecord, StepSettings } from "../contracts/hooks.js";
+import type { GuardInput, GuardOutput, StepRecord, StepSettings } from "../contracts/hooks.js";
 import type { AssistantMessage, Message } from "../contracts/message.js";
 import type { Level } from "./level.js";
-import { callHook, failTurn, guardedInput, stepCall, stepInfo, turnInfo, type StepCall } from "./turn-hooks.js";
+import { callHook, failTurn, guardedInput, stepCall, stepInfo, withTurnInfo, type StepCall } from "./turn-hooks.js";
 
 /** What a guardrail hook decided; `undefined` from the functions below when it failed (the turn then stops). */
 export type Verdict = { kind: "pass" } | { kind: "block"; reason: string } | { kind: "replace"; text: string };
 
-const PASS: Verdict = { kind: "pass" };
+/** A guard's verdict that lets the input or answer through. */
+export const PASS: Verdict = { kind: "pass" };
 
 /** The level's own model call, as a step with no `prepareStep` gets it. */
-function ownCall(level: Level): StepCall {
+export function ownCall(level: Level): StepCall {
   return {
     model: level.turn.model,
     system: level.systemPrompt,
@@ -52,7 +53,7 @@ export async function guardInput(level: Level, history: readonly Message[]): Pro
   const hooks = level.turn.hooks;
   const input = guardedInput(history);
   if (!hooks?.guardInput || !input) return PASS;
-  const guard = { content: input.content, ...turnInfo(level.turn) };
+  const guard = withTurnInfo<GuardInput<unknown>>({ content: input.content }, level.turn.info);
   const called = await callHook(level.turn, "guardInput", () => hooks.guardInput!(guard));
   if (!called.ok) return undefined;
   return verdictOf(level, "guardInput", called.value, false);
@@ -62,7 +63,7 @@ export async function guardInput(level: Level, history: readonly Message[]): Pro
 export async function guardOutput(level: Level, text: () => string): Promise<Verdict | undefined> {
   const hooks = level.turn.hooks;
   if (!hooks?.guardOutput || !level.entry) return PASS;
-  const output = { text: text(), ...turnInfo(level.turn) };
+  const output = withTurnInfo<GuardOutput<unknown>>({ text: text() }, level.turn.info);
   const called = await callHook(level.turn, "guardOutput", () => hooks.guardOutput!(output));
   if (!called.ok) return undefined;
   return verdictOf(level, "guardOutput", called.value, true);

@@ -11,7 +11,7 @@ import type { ExecutionTree } from "./execution-tree.js";
 import type { ApprovalHandler, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
-import type { HookName, RuntimeHooks } from "../contracts/hooks.js";
+import type { HookName, RuntimeHooks, TurnInfo } from "../contracts/hooks.js";
 
 /** The host's hooks of a turn, typed for the loop (which keeps the host context as `unknown`). */
 export type LoopHooks = RuntimeHooks<unknown>;
@@ -84,6 +84,8 @@ export interface Turn {
   hooks: LoopHooks | undefined;
   /** Set when a host hook failed: every level then ends `error` naming it. */
   hookFailure: HookFailure | undefined;
+  /** Who the turn runs for, as hooks are told (made once). */
+  info: TurnInfo<unknown>;
   /** Aborts the turn (every level, running tool and provider call). */
   abort: (reason: Error) => void;
 }

@@ -14,7 +14,7 @@ import { runBatch } from "./run-batch.js";
 import { FINISH_SUBTASK, finishSubtaskTool, runSubtaskTool, runSubtaskToolWithoutSchema } from "./subtask-tools.js";
 import { echoName } from "./tool-result.js";
 import type { StepRecord } from "../contracts/hooks.js";
-import { guardInput, guardOutput, prepareStep, stopWhen, withText } from "./level-hooks.js";
+import { guardInput, guardOutput, ownCall, PASS, prepareStep, stopWhen, withText } from "./level-hooks.js";
 
 /** The tools a level offers the model: its toolbelt plus the loop's own sub-task tools. */
 export function modelToolsFor(
@@ -110,7 +110,8 @@ async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun 
   if (halted) return halted;
   if (iteration > budget.limits.maxIterationsPerLevel)
     return run.finish("iteration_limit", { error: { message: iterationLimit(level, run.lastHadToolCalls) } });
-  const call = await prepareStep(level, iteration, history, run.steps);
+  // Hooks are awaited only when given: a turn without them pays nothing for them.
+  const call = turn.hooks?.prepareStep ? await prepareStep(level, iteration, history, run.steps) : ownCall(level);
   if (call === undefined || turn.signal.aborted) return run.halt();
   level.stepTools = call.tools === level.modelTools ? undefined : new Set(call.tools.map((t) => t.name));
   if (budget.tryLlmCall()) return run.stopped()!;
@@ -145,7 +146,7 @@ async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun 
   if (ended) return ended;
   const results = history[history.length - 1];
   if (results?.role === "tool") step.toolResults = results.content;
-  const stop = await stopWhen(level, iteration, history, run.steps);
+  const stop = turn.hooks?.stopWhen ? await stopWhen(level, iteration, history, run.steps) : false;
   if (stop === undefined) return run.halt();
   if (!stop) return undefined;
   if (!level.outputValidator) return run.finish("complete");
@@ -172,7 +173,7 @@ async function answer(
     return undefined;
   }
   let final: AssistantMessage = message ?? { role: "assistant", content: [], messageType: "text" };
-  const verdict = await guardOutput(level, () => run.text);
+  const verdict = level.entry && turn.hooks?.guardOutput ? await guardOutput(level, () => run.text) : PASS;
   if (verdict === undefined) return run.halt();
   if (verdict.kind === "block") return run.blocked("output", verdict.reason);
   if (verdict.kind === "replace") {

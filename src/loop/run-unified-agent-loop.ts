@@ -30,7 +30,7 @@ import { errorMessage } from "./tool-result.js";
 import { isTimeLimit, timerDelay } from "../internal/timer-delay.js";
 import { toolPermissionClasses } from "../tools/permission-classes.js";
 import type { RuntimeHooks } from "../contracts/hooks.js";
-import { hookProblems } from "./turn-hooks.js";
+import { hookProblems, turnInfo } from "./turn-hooks.js";
 
 /** Stream ids unique across turns: one random prefix per turn, then a counter. */
 function createStreamIds(): () => string {
@@ -328,6 +328,13 @@ function createTurn(
     onModelCall: internals.onModelCall,
     hooks: options.hooks,
     hookFailure: undefined,
+    info: turnInfo({
+      agentId: options.agentId,
+      sessionId: options.sessionId,
+      scope: options.scope,
+      runId,
+      context: options.context,
+    }),
     abort: (reason) => controller.abort(reason),
   };
 }
@@ -361,7 +368,15 @@ async function* drive(options: LoopOptions, internals: LoopInternals): AsyncGene
   let ack: (() => void) | undefined;
   let ended = false;
   try {
-    for (let item = await run.sink.next(); item !== undefined; item = await run.sink.next()) {
+    const { sink } = run;
+    for (;;) {
+      // Events already queued are handed over without waiting; the wait is only for an empty queue.
+      const item = sink.take();
+      if (item === undefined) {
+        if (sink.finished) break;
+        await sink.wait();
+        continue;
+      }
       ack = item.ack;
       yield item.event;
       ack?.();

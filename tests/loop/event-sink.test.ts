@@ -38,9 +38,9 @@ describe("EventSink", () => {
             if (!closed) queued.push(id);
           } else if ("take" in step) {
             const expected = queued.shift();
-            // next() waits for an event: only ask when one is queued (or the sink closed).
+            // Asked only when an event is queued (or the sink closed).
             if (expected === undefined && !closed) continue;
-            const taken = await sink.next();
+            const taken = sink.take();
             expect(taken === undefined ? undefined : Number((taken.event as { message: string }).message)).toBe(
               expected,
             );
