@@ -7,6 +7,7 @@ import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalContext, ApprovalDecision, ApprovalRequest, ResumeState } from "../contracts/loop-result.js";
 import { planCall, refuse } from "./plan-call.js";
 import { toolPermissionClasses } from "../tools/permission-classes.js";
+import { withTurnInfo } from "./turn-hooks.js";
 import { errorMessage } from "./tool-result.js";
 
 /**
@@ -197,7 +198,10 @@ async function settleApprovals(
     let decision: ApprovalDecision;
     try {
       decision = turn.approve
-        ? await turn.approve(request, { ...approvalInfo(turn), permissionClass: [...request.permissionClass!] })
+        ? await turn.approve(
+            request,
+            withTurnInfo<ApprovalContext<unknown>>({ permissionClass: [...request.permissionClass!] }, turn.info),
+          )
         : { suspend: true };
     } catch (error) {
       decision = { approved: false, reason: `approval handler failed: ${errorMessage(error)}` };
@@ -292,15 +296,4 @@ function applyDecision(plan: ToolPlan, decision: Decision): CallPlan {
   if (decision.result !== undefined)
     return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
   return plan;
-}
-
-/** Where the turn's approval requests are made, as `approve` is told. */
-function approvalInfo(turn: Level["turn"]): ApprovalContext<unknown> {
-  const info: ApprovalContext<unknown> = {};
-  if (turn.sessionId !== undefined) info.sessionId = turn.sessionId;
-  if (turn.agentId !== undefined) info.agentId = turn.agentId;
-  if (turn.scope !== undefined) info.scope = turn.scope;
-  if (turn.runId !== undefined) info.runId = turn.runId;
-  if (turn.context !== undefined) info.context = turn.context;
-  return info;
 }

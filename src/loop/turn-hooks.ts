@@ -63,13 +63,7 @@ export function withTurnInfo<T extends TurnInfo<unknown>>(target: T, info: TurnI
 
 /** The turn's identity as hooks are told it (only what is known): made once per turn (`Turn.info`). */
 export function turnInfo(turn: Pick<Turn, "agentId" | "sessionId" | "scope" | "runId" | "context">): TurnInfo<unknown> {
-  const info: TurnInfo<unknown> = {};
-  if (turn.agentId !== undefined) info.agentId = turn.agentId;
-  if (turn.sessionId !== undefined) info.sessionId = turn.sessionId;
-  if (turn.scope !== undefined) info.scope = turn.scope;
-  if (turn.runId !== undefined) info.runId = turn.runId;
-  if (turn.context !== undefined) info.context = turn.context;
-  return info;
+  return withTurnInfo({}, turn);
 }
 
 /** What `prepareStep` and `stopWhen` are told of a level's step. */
