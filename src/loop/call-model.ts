@@ -143,16 +143,7 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
           usage = event;
           break;
         case "warning":
-          // The provider's note about the request: bounded (a provider is outside the package).
-          if (++warnings <= MAX_PROVIDER_WARNINGS) {
-            sink.emit({
-              type: "warning",
-              code: boundedText(event.code, 64),
-              message: boundedText(event.message, 1_000),
-              depth,
-              parentId,
-            });
-          }
+          if (++warnings <= MAX_PROVIDER_WARNINGS) passWarning(level, event);
           break;
         case "finish":
           finish = event.reason;
@@ -357,6 +348,17 @@ function plainMetadata(metadata: Record<string, unknown>): Record<string, unknow
 
 /** Provider warnings (`ModelEvent` `warning`) passed on per response; later ones are dropped. */
 const MAX_PROVIDER_WARNINGS = 16;
+
+/** A provider's note about the request, as a `warning` event: bounded (a provider is outside the package). */
+function passWarning(level: Level, event: Extract<ModelEvent, { type: "warning" }>): void {
+  level.turn.sink.emit({
+    type: "warning",
+    code: boundedText(event.code, 64),
+    message: boundedText(event.message, 1_000),
+    depth: level.depth,
+    parentId: level.parentId,
+  });
+}
 
 /** A provider's string cut to `max` characters (ending in "…"); anything else as its type. */
 function boundedText(value: unknown, max: number): string {

@@ -9,15 +9,15 @@ export type Verdict = { kind: "pass" } | { kind: "block"; reason: string } | { k
 /** A guard's verdict that lets the input or answer through. */
 export const PASS: Verdict = { kind: "pass" };
 
-/** The level's own model call, as a step with no `prepareStep` gets it. */
+/** The level's own model call, as a step with no `prepareStep` gets it (made once per level). */
 export function ownCall(level: Level): StepCall {
-  return {
+  return (level.ownCall ??= {
     model: level.turn.model,
     system: level.systemPrompt,
     messages: undefined,
     tools: level.modelTools,
     toolChoice: undefined,
-  };
+  });
 }
 
 /** What the next model call of `level` gets: its own, or what the host's `prepareStep` made of it. */

@@ -1,6 +1,13 @@
-import type { AssistantMessage, ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { AssistantMessage, Message, ToolCallPart, ToolResultPart } from "../contracts/message.js";
 import type { ToolPolicy } from "../contracts/tool-policy.js";
-import type { ModelCaller, ModelRequest, ModelTool, PricingTable, Provider } from "../contracts/provider.js";
+import type {
+  ModelCaller,
+  ModelRequest,
+  ModelTool,
+  PricingTable,
+  Provider,
+  ToolChoice,
+} from "../contracts/provider.js";
 import type { JsonSchema } from "../contracts/json-schema.js";
 import type { ValueValidator } from "../schema/validate.js";
 import type { Tool } from "../contracts/tool.js";
@@ -13,6 +20,15 @@ import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
 import type { HookName, RuntimeHooks, TurnInfo } from "../contracts/hooks.js";
 
+/** What one model call gets: the level's own, or what `prepareStep` narrowed or changed. */
+export interface StepCall {
+  model: string;
+  system: string;
+  /** The messages for this call; `undefined` = the level's history (pruned when over the limit). */
+  messages: Message[] | undefined;
+  tools: ModelTool[];
+  toolChoice: ToolChoice | undefined;
+}
 /** The host's hooks of a turn, typed for the loop (which keeps the host context as `unknown`). */
 export type LoopHooks = RuntimeHooks<unknown>;
 
@@ -112,6 +128,8 @@ export interface Level {
    * other tool is refused like an unknown one. @default undefined (every tool of the level)
    */
   stepTools?: ReadonlySet<string>;
+  /** The level's own model call (see `ownCall`), made on first use. */
+  ownCall?: StepCall;
 }
 
 /** What a level's run of one batch of tool calls came to. */

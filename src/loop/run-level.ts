@@ -124,15 +124,19 @@ async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun 
   const sent = estimated > budget.limits.maxHistoryTokens ? prune(level, messages, call.system) : messages;
   const response = await callModel(level, call, sent);
   const { message, toolCalls: calls } = response;
-  const step: StepRecord = {
-    iteration,
-    model: call.model,
-    text: response.text,
-    toolCalls: calls,
-    toolResults: [],
-    finishReason: response.finish,
-  };
-  run.steps.push(step);
+  // The level's steps are kept for the hooks that read them.
+  const step: StepRecord | undefined =
+    turn.hooks?.prepareStep || turn.hooks?.stopWhen
+      ? {
+          iteration,
+          model: call.model,
+          text: response.text,
+          toolCalls: calls,
+          toolResults: [],
+          finishReason: response.finish,
+        }
+      : undefined;
+  if (step) run.steps.push(step);
   if (message && message.content.some((p) => p.type === "text")) run.text = response.text;
   if (response.aborted || response.error !== undefined) {
     if (message) await run.push(message);
@@ -145,7 +149,7 @@ async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun 
   const ended = await run.afterBatch(await runBatch(level, calls, runChild, false), calls);
   if (ended) return ended;
   const results = history[history.length - 1];
-  if (results?.role === "tool") step.toolResults = results.content;
+  if (step && results?.role === "tool") step.toolResults = results.content;
   const stop = turn.hooks?.stopWhen ? await stopWhen(level, iteration, history, run.steps) : false;
   if (stop === undefined) return run.halt();
   if (!stop) return undefined;

@@ -1,7 +1,8 @@
 import type { HookName, StepInfo, StepRecord, StepSettings, ToolCallInfo, TurnInfo } from "../contracts/hooks.js";
 import type { Message, UserMessage } from "../contracts/message.js";
-import type { ModelTool, ToolChoice } from "../contracts/provider.js";
-import type { Level, Turn } from "./level.js";
+import type { ModelTool } from "../contracts/provider.js";
+import type { Level, StepCall, Turn } from "./level.js";
+export type { StepCall } from "./level.js";
 import { usageOf } from "./usage-of.js";
 import { errorMessage } from "./tool-result.js";
 
@@ -94,16 +95,6 @@ function toolNames(tools: readonly ModelTool[]): readonly string[] {
   let names = namesOf.get(tools);
   if (names === undefined) namesOf.set(tools, (names = Object.freeze(tools.map((t) => t.name))));
   return names;
-}
-
-/** What one model call gets: the level's own, or what `prepareStep` narrowed or changed. */
-export interface StepCall {
-  model: string;
-  system: string;
-  /** The messages for this call; `undefined` = the level's history (pruned when over the limit). */
-  messages: Message[] | undefined;
-  tools: ModelTool[];
-  toolChoice: ToolChoice | undefined;
 }
 
 /**

@@ -191,30 +191,7 @@ export async function startFakeHttpServer(init: {
     const decoder = new TextDecoder();
     let body = "";
     request.on("data", (chunk) => (body += decoder.decode(chunk, { stream: true })));
-    request.on("end", () => {
-      if (cors && request.method === "OPTIONS") {
-        response.writeHead(204, preflightHeaders(request));
-        response.end();
-        return;
-      }
-      if (request.method !== "POST" || !request.url?.startsWith(format.path)) {
-        response.writeHead(404, headersFor({ "content-type": "application/json" }));
-        response.end(
-          JSON.stringify(format.errorBody(`No route for ${request.method} ${request.url}`, "not_found_error")),
-        );
-        return;
-      }
-      handle(body, response).catch((error: unknown) => {
-        if (!response.destroyed && !response.headersSent) {
-          response.writeHead(400, headersFor({ "content-type": "application/json" }));
-          response.end(
-            JSON.stringify(
-              format.errorBody(error instanceof Error ? error.message : String(error), "invalid_request_error"),
-            ),
-          );
-        }
-      });
-    });
+    request.on("end", () => route(request, response, { cors, format, headersFor }, () => handle(body, response)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -224,20 +201,53 @@ export async function startFakeHttpServer(init: {
     baseURL: `${url}${format.baseURLSuffix}`,
     requests,
     calls,
-    provider: (inner) => ({
-      id: inner.id,
-      stream(request, options) {
-        const token = `${sidePrefix}:${sent.size + 1}`;
-        sent.set(token, structuredClone(request));
-        const providerOptions = { ...request.providerOptions, [SIDE_CHANNEL_FIELD]: token };
-        return inner.stream({ ...request, providerOptions }, options);
-      },
-    }),
+    provider: (inner) => sideChannelProvider(inner, sent, sidePrefix),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** Answers a preflight or an unknown route itself; hands a POST to the format's path to `serve`. */
+function route(
+  request: NodeRequest,
+  response: NodeResponse,
+  server: {
+    cors: boolean;
+    format: FakeWireFormat;
+    headersFor: (headers: Record<string, string>) => Record<string, string>;
+  },
+  serve: () => Promise<void>,
+): void {
+  if (server.cors && request.method === "OPTIONS") {
+    response.writeHead(204, preflightHeaders(request));
+    response.end();
+    return;
+  }
+  const fail = (status: number, message: string, type: string) => {
+    response.writeHead(status, server.headersFor({ "content-type": "application/json" }));
+    response.end(JSON.stringify(server.format.errorBody(message, type)));
+  };
+  if (request.method !== "POST" || !request.url?.startsWith(server.format.path))
+    return fail(404, `No route for ${request.method} ${request.url}`, "not_found_error");
+  serve().catch((error: unknown) => {
+    if (!response.destroyed && !response.headersSent)
+      fail(400, error instanceof Error ? error.message : String(error), "invalid_request_error");
+  });
+}
+
+/** `inner` sending each request's side-channel token in its body (see `FakeServer.provider`). */
+function sideChannelProvider(inner: Provider, sent: Map<string, ModelRequest>, prefix: string): Provider {
+  return {
+    id: inner.id,
+    stream(request, options) {
+      const token = `${prefix}:${sent.size + 1}`;
+      sent.set(token, structuredClone(request));
+      const providerOptions = { ...request.providerOptions, [SIDE_CHANNEL_FIELD]: token };
+      return inner.stream({ ...request, providerOptions }, options);
+    },
   };
 }
 
