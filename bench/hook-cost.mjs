@@ -4,13 +4,22 @@ const core = await import("../dist/index.js");
 const { createFakeProvider } = await import("../dist/testing.js");
 const { defineTool, runUnifiedAgentLoop, createTurnBudget } = core;
 const STEPS = 50;
-const echo = defineTool({ name: "echo", description: "e", input: z.object({ text: z.string() }), execute: async ({ text }) => text });
+const echo = defineTool({
+  name: "echo",
+  description: "e",
+  input: z.object({ text: z.string() }),
+  execute: async ({ text }) => text,
+});
 const usage = { inputTokens: 10, outputTokens: 5 };
-const turn = (i) => (i < STEPS - 1 ? { toolCalls: [{ id: `c${i}`, name: "echo", args: { text: "x" } }], usage } : { text: "done", usage });
+const turn = (i) =>
+  i < STEPS - 1 ? { toolCalls: [{ id: `c${i}`, name: "echo", args: { text: "x" } }], usage } : { text: "done", usage };
 async function once(hooks) {
   const run = runUnifiedAgentLoop({
     provider: createFakeProvider((_r, i) => turn(i), { record: false }),
-    model: "m", systemPrompt: "s", history: [{ role: "user", content: "go" }], tools: [echo],
+    model: "m",
+    systemPrompt: "s",
+    history: [{ role: "user", content: "go" }],
+    tools: [echo],
     budget: createTurnBudget({ maxIterationsPerLevel: 100, maxTotalLlmCalls: 100 }),
     ...(hooks ? { hooks } : {}),
   });
@@ -23,7 +32,12 @@ const variants = {
   stopWhen: { stopWhen: () => false },
   beforeToolCall: { beforeToolCall: () => undefined },
   afterToolCall: { afterToolCall: () => undefined },
-  all: { prepareStep: () => undefined, stopWhen: () => false, beforeToolCall: () => undefined, afterToolCall: () => undefined },
+  all: {
+    prepareStep: () => undefined,
+    stopWhen: () => false,
+    beforeToolCall: () => undefined,
+    afterToolCall: () => undefined,
+  },
 };
 for (let round = 0; round < 3; round++) {
   for (const [name, hooks] of Object.entries(variants)) {
