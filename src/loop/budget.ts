@@ -198,6 +198,14 @@ export class TurnBudget {
     return violation;
   }
 
+  /**
+   * @internal Counts tool calls a provider ran by itself (a CLI agent's own tools, reported with
+   * its response): they are in the turn's usage; they already ran, so nothing is refused for them.
+   */
+  countProviderToolCalls(count: number): void {
+    this.counters.toolCalls += count;
+  }
+
   private take(counter: "llmCalls" | "toolCalls" | "subtasks"): null {
     this.counters[counter]++;
     return null;

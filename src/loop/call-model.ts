@@ -85,6 +85,7 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
   let finish: FinishReason | undefined;
   let usage: UsageFigures | undefined;
   let warnings = 0;
+  let providerToolCalls = 0;
   let costUsd: number | undefined;
   let error: unknown;
   let aborted = false;
@@ -147,6 +148,7 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
           break;
         case "finish":
           finish = event.reason;
+          providerToolCalls = providerToolCallsOf(event.toolCallCount);
           break;
       }
     }
@@ -167,6 +169,7 @@ async function streamModel(level: Level, call: StepCall, history: readonly Messa
     usage = checkedUsage(level, usage);
     costUsd = countUsage(level, call.model, usage);
   }
+  if (providerToolCalls > 0) turn.budget.countProviderToolCalls(providerToolCalls);
   if (error !== undefined || aborted) {
     // Keep what was said, never a half-made tool call: the history must stay valid for providers.
     const kept = parts.filter((p) => p.type !== "tool_call");
@@ -348,6 +351,16 @@ function plainMetadata(metadata: Record<string, unknown>): Record<string, unknow
 
 /** Provider warnings (`ModelEvent` `warning`) passed on per response; later ones are dropped. */
 const MAX_PROVIDER_WARNINGS = 16;
+
+/** Most tool calls one response may say its backend ran by itself (a CLI agent's `finish.toolCallCount`). */
+const MAX_PROVIDER_TOOL_CALLS = 10_000;
+
+/** A provider's count of the tools its backend ran: a whole number, bounded; anything else is none. */
+function providerToolCallsOf(count: unknown): number {
+  return typeof count === "number" && Number.isInteger(count) && count > 0
+    ? Math.min(count, MAX_PROVIDER_TOOL_CALLS)
+    : 0;
+}
 
 /** A provider's note about the request, as a `warning` event: bounded (a provider is outside the package). */
 function passWarning(level: Level, event: Extract<ModelEvent, { type: "warning" }>): void {

@@ -40,7 +40,8 @@ export function delegationAnswer(
     response: truncated ? result.text.slice(0, MAX_DELEGATION_RESPONSE_CHARS) : result.text,
     truncated,
     ...(durationMs !== undefined && { durationMs }),
-    toolCallCount: nodes.length,
+    // A CLI agent runs its own tools: the loop never sees them, its usage counts them.
+    toolCallCount: Math.max(nodes.length, result.usage.toolCalls),
     toolCalls: nodes.map((n) => ({ name: n.name, durationMs: n.duration_ms })),
     ...(thinking !== "" && { thinkingText: thinking }),
   };
