@@ -15,7 +15,7 @@ export type { ModelCallInfo } from "./level.js";
 import { storedToolArgs } from "./tool-call-args.js";
 import { errorMessage } from "./tool-result.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
-import type { StepCall } from "./turn-hooks.js";
+import type { StepCall } from "./level.js";
 import { hasLoneSurrogate } from "../internal/lone-surrogate.js";
 
 /** What one model call produced. */

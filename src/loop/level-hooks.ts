@@ -1,7 +1,7 @@
 import type { GuardInput, GuardOutput, StepRecord, StepSettings } from "../contracts/hooks.js";
 import type { AssistantMessage, Message } from "../contracts/message.js";
-import type { Level } from "./level.js";
-import { callHook, failTurn, guardedInput, stepCall, stepInfo, withTurnInfo, type StepCall } from "./turn-hooks.js";
+import type { Level, StepCall } from "./level.js";
+import { callHook, failTurn, guardedInput, stepCall, stepInfo, withTurnInfo } from "./turn-hooks.js";
 
 /** What a guardrail hook decided; `undefined` from the functions below when it failed (the turn then stops). */
 export type Verdict = { kind: "pass" } | { kind: "block"; reason: string } | { kind: "replace"; text: string };

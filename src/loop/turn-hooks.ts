@@ -2,7 +2,6 @@ import type { HookName, StepInfo, StepRecord, StepSettings, ToolCallInfo, TurnIn
 import type { Message, UserMessage } from "../contracts/message.js";
 import type { ModelTool } from "../contracts/provider.js";
 import type { Level, StepCall, Turn } from "./level.js";
-export type { StepCall } from "./level.js";
 import { usageOf } from "./usage-of.js";
 import { errorMessage } from "./tool-result.js";
 

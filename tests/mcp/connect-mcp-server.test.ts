@@ -1,9 +1,8 @@
 import { getEventListeners } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpServer, McpConnectionError, type McpConnection, type McpWarningCode } from "@agentry/core/mcp";
-import type { Tool, ToolContext } from "@agentry/core";
-import { defaultPolicy } from "@agentry/core";
-import { misbehavingServer, runMcpTool } from "./servers.js";
+import type { Tool } from "@agentry/core";
+import { misbehavingServer, runMcpTool, toolContext } from "./servers.js";
 
 /** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
 const SERVER_START_MS = 60_000;
@@ -25,14 +24,7 @@ async function connect(extra: Partial<Parameters<typeof connectMcpServer>[0]> = 
   return { connection, warnings };
 }
 
-const ctx = (signal = new AbortController().signal): ToolContext => ({
-  toolCallId: "c1",
-  depth: 0,
-  parentId: null,
-  callKey: "test",
-  signal,
-  policy: defaultPolicy(),
-});
+const ctx = toolContext;
 const tool = (connection: McpConnection, name: string): Tool => {
   const found = connection.tools().find((t) => t.name === `${connection.name}.${name}`);
   if (!found) throw new Error(`no tool ${name}`);

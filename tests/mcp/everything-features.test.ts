@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultPolicy, type ToolContext, type ToolResultContent } from "@agentry/core";
+import { defaultPolicy, type ToolResultContent } from "@agentry/core";
 import { connectMcpServer, McpRequestError, type McpConnection } from "@agentry/core/mcp";
 import { run } from "../loop/helpers.js";
-import { everythingServer, runMcpTool, SERVER_START_MS } from "./servers.js";
+import { everythingServer, runMcpTool, SERVER_START_MS, toolContext } from "./servers.js";
 
-const ctx = (signal = new AbortController().signal): ToolContext => ({
-  toolCallId: "c1",
-  depth: 0,
-  parentId: null,
-  callKey: "test",
-  signal,
-  policy: defaultPolicy(),
-});
+const ctx = toolContext;
 const policy = {
   ...defaultPolicy(),
   classes: [...defaultPolicy().classes, "network"],

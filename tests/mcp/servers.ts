@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
-import type { Tool, ToolContext } from "@agentry/core";
+import { defaultPolicy, type Tool, type ToolContext } from "@agentry/core";
 import { connectMcpServer, type McpConnection } from "@agentry/core/mcp";
 
 /** Starting a server process takes seconds on a busy machine (the default hook limit is 10 s). */
@@ -104,6 +104,16 @@ export async function startHostileHttpServer(
     stop: () => void child.kill(),
   };
 }
+
+/** A tool call's context for calling an MCP tool directly (`signal` aborts it). */
+export const toolContext = (signal = new AbortController().signal): ToolContext => ({
+  toolCallId: "c1",
+  depth: 0,
+  parentId: null,
+  callKey: "test",
+  signal,
+  policy: defaultPolicy(),
+});
 
 /**
  * Runs an MCP tool's `execute` (an async generator) to its end, as the loop does: resolves with the
