@@ -1,6 +1,7 @@
 import type { AuditEntry } from "./audit-entry.js";
 import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
 import type { TaskStatus } from "./loop-event.js";
+import type { JsonValue } from "./json-schema.js";
 import type { Message, ToolResultPart } from "./message.js";
 
 /** A session as listed: metadata only, no history. */
@@ -350,6 +351,40 @@ export interface LeasableSessionStore extends SessionStore {
   releaseLease(sessionId: string, token: number): Promise<void>;
   /** As {@link SessionStore.append}, fenced by `options.leaseToken` (see {@link AppendOptions}). */
   append(sessionId: string, records: NewRecord[], options?: AppendOptions): Promise<HistoryRecord[]>;
+}
+
+/** The most a {@link StoreSignal}'s JSON may take, in UTF-8 bytes (PostgreSQL's NOTIFY takes under 8000). */
+export const MAX_STORE_SIGNAL_BYTES = 7_000;
+
+/**
+ * A signal one process sends to every process that shares the store (see
+ * {@link SignalingSessionStore}). Signals are hints, delivered at most once and possibly never (a
+ * dropped connection, a crash): a subscriber re-reads the store, which stays the truth.
+ */
+export interface StoreSignal {
+  /**
+   * What happened. The runtime's topics: `"session"` (something a waiter may care about was
+   * stored in session `key`: a decision, a queued message, a turn's end, a released lease),
+   * `"stop"` (stop the turn running in session `key`), `"event"` (a live event).
+   */
+  topic: string;
+  /** What it concerns (a session id for the runtime's topics). */
+  key: string;
+  /** A small JSON payload: the signal's JSON takes at most {@link MAX_STORE_SIGNAL_BYTES}. */
+  data?: JsonValue;
+}
+
+/**
+ * A store that carries signals between the processes that share it (optional capability), so that
+ * nothing waits on a fixed poll: PostgreSQL with `LISTEN/NOTIFY` (one listening connection per
+ * store object), SQLite with a change signal on the file. A store without it still gets signals
+ * between the runtimes of one process (see `GuardedSessionStore`).
+ */
+export interface SignalingSessionStore extends SessionStore {
+  /** Sends `signal` to every subscriber of its topic, in every process (this one included). */
+  notify(signal: StoreSignal): Promise<void>;
+  /** Calls `listener` for every signal on `topic`, from any process, until the returned function is called. */
+  subscribe(topic: string, listener: (signal: StoreSignal) => void): () => void;
 }
 
 /** An approval request as an {@link ApprovalIndexStore} indexes it. */

@@ -3,6 +3,7 @@ import type {
   LeasableSessionStore,
   PrunableSessionStore,
   SessionStore,
+  SignalingSessionStore,
 } from "../contracts/session-store.js";
 
 /** True when the store implements `prune`. */
@@ -24,4 +25,10 @@ export function isLeasableSessionStore(store: SessionStore): store is LeasableSe
 export function isApprovalIndexStore(store: SessionStore): store is ApprovalIndexStore {
   const candidate = store as Partial<ApprovalIndexStore>;
   return typeof candidate.findApproval === "function" && typeof candidate.listPendingApprovals === "function";
+}
+
+/** True when the store carries signals between processes. */
+export function isSignalingSessionStore(store: SessionStore): store is SignalingSessionStore {
+  const candidate = store as Partial<SignalingSessionStore>;
+  return typeof candidate.notify === "function" && typeof candidate.subscribe === "function";
 }

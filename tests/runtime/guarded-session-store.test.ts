@@ -3,6 +3,7 @@ import {
   isApprovalIndexStore,
   isLeasableSessionStore,
   isPrunableSessionStore,
+  InvalidArgumentError,
   LeaseLostError,
   MemorySessionStore,
   SessionStoreError,
@@ -10,6 +11,7 @@ import {
   type SessionStore,
 } from "@agentry/core";
 import { GuardedSessionStore } from "../../src/runtime/session/guarded-session-store.js";
+import { MAX_STORE_SIGNAL_BYTES, type StoreSignal } from "../../src/contracts/session-store.js";
 
 /** The store's required methods only, delegating to a memory store. */
 function plainStore(): SessionStore {
@@ -80,5 +82,43 @@ describe("GuardedSessionStore", () => {
     });
     await plain.append("s1", [], { leaseToken: 7 });
     expect(seen).toEqual([["s1", []]]);
+  });
+});
+
+describe("GuardedSessionStore signals", () => {
+  it("carries signals between wrappers of one store object, and not to another store's", async () => {
+    const shared = new MemorySessionStore();
+    const a = new GuardedSessionStore(shared);
+    const b = new GuardedSessionStore(shared);
+    const other = new GuardedSessionStore(new MemorySessionStore());
+    const seen: string[] = [];
+    const stopB = b.subscribe("session", (signal) => seen.push(`b:${signal.key}`));
+    other.subscribe("session", (signal) => seen.push(`other:${signal.key}`));
+    a.subscribe("session", () => {
+      throw new Error("one listener fails");
+    });
+    a.subscribe("stop", (signal) => seen.push(`stop:${signal.key}`));
+    await a.notify({ topic: "session", key: "s1", data: { n: 1 } });
+    stopB();
+    await a.notify({ topic: "session", key: "s2" });
+    await b.notify({ topic: "stop", key: "s3" });
+    expect(seen).toEqual(["b:s1", "stop:s3"]);
+  });
+
+  it("refuses a signal over the size limit", async () => {
+    const store = new GuardedSessionStore(new MemorySessionStore());
+    await expect(store.notify({ topic: "event", key: "k", data: "x".repeat(MAX_STORE_SIGNAL_BYTES) })).rejects.toThrow(
+      InvalidArgumentError,
+    );
+  });
+
+  it("uses the wrapped store's own signals when it has them", async () => {
+    const sent: StoreSignal[] = [];
+    const store = Object.assign(new MemorySessionStore(), {
+      notify: async (signal: StoreSignal) => void sent.push(signal),
+      subscribe: () => () => undefined,
+    });
+    await new GuardedSessionStore(store).notify({ topic: "session", key: "s" });
+    expect(sent).toEqual([{ topic: "session", key: "s" }]);
   });
 });

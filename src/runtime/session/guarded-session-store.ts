@@ -1,6 +1,11 @@
 import { AgentryError } from "../../errors/agentry-error.js";
-import { SessionStoreError } from "../../errors/errors.js";
-import { isApprovalIndexStore, isLeasableSessionStore, isPrunableSessionStore } from "../../sessions/session-store.js";
+import { InvalidArgumentError, SessionStoreError } from "../../errors/errors.js";
+import {
+  isApprovalIndexStore,
+  isLeasableSessionStore,
+  isPrunableSessionStore,
+  isSignalingSessionStore,
+} from "../../sessions/session-store.js";
 import type {
   AppendOptions,
   ApprovalIndexStore,
@@ -13,7 +18,10 @@ import type {
   PrunableSessionStore,
   SessionStore,
   SessionSummary,
+  SignalingSessionStore,
+  StoreSignal,
 } from "../../contracts/session-store.js";
+import { MAX_STORE_SIGNAL_BYTES } from "../../contracts/session-store.js";
 
 /**
  * The store as the runtime uses it, wrapped once by `createAgentRuntime`: every method's failure
@@ -24,8 +32,11 @@ import type {
  * An optional capability's methods are defined only when the wrapped store has them, so
  * `isLeasableSessionStore`, `isApprovalIndexStore` and `isPrunableSessionStore` answer for the
  * wrapper as for the wrapped store.
+ *
+ * Signals (`notify` / `subscribe`) are always there: through the wrapped store when it carries
+ * them between processes, else between the runtimes of this process that share the store object.
  */
-export class GuardedSessionStore implements SessionStore {
+export class GuardedSessionStore implements SignalingSessionStore {
   /** Set when the wrapped store has leases (as the two below). */
   readonly acquireLease?: LeasableSessionStore["acquireLease"];
   readonly renewLease?: LeasableSessionStore["renewLease"];
@@ -36,9 +47,11 @@ export class GuardedSessionStore implements SessionStore {
   /** Set when the wrapped store can prune. */
   readonly prune?: PrunableSessionStore["prune"];
   readonly #store: SessionStore;
+  readonly #signals: Pick<SignalingSessionStore, "notify" | "subscribe">;
 
   constructor(store: SessionStore) {
     this.#store = store;
+    this.#signals = isSignalingSessionStore(store) ? store : localSignals(store);
     if (isLeasableSessionStore(store)) {
       this.acquireLease = (sessionId, options) => guarded("acquireLease", () => store.acquireLease(sessionId, options));
       this.renewLease = (sessionId, token, options) =>
@@ -94,6 +107,53 @@ export class GuardedSessionStore implements SessionStore {
   clear(sessionId: string): Promise<void> {
     return guarded("clear", () => this.#store.clear(sessionId));
   }
+
+  /** Sends `signal` to every subscriber of its topic; a signal over {@link MAX_STORE_SIGNAL_BYTES} → `InvalidArgumentError`. */
+  notify(signal: StoreSignal): Promise<void> {
+    const size = new TextEncoder().encode(JSON.stringify(signal)).length;
+    if (size > MAX_STORE_SIGNAL_BYTES)
+      return Promise.reject(
+        new InvalidArgumentError(`A store signal takes ${size} bytes, over ${MAX_STORE_SIGNAL_BYTES}`),
+      );
+    return guarded("notify", () => this.#signals.notify(signal));
+  }
+
+  /** Calls `listener` for every signal on `topic` until the returned function is called; a listener's throw is dropped. */
+  subscribe(topic: string, listener: (signal: StoreSignal) => void): () => void {
+    return this.#signals.subscribe(topic, (signal) => {
+      try {
+        listener(signal);
+      } catch {
+        // A signal is a hint: one subscriber's failure must not keep it from the others.
+      }
+    });
+  }
+}
+
+type Listener = (signal: StoreSignal) => void;
+/** Per wrapped store object: the subscribers of each topic, for stores that carry no signals themselves. */
+const localHubs = new WeakMap<SessionStore, Map<string, Set<Listener>>>();
+
+/** Signals between the runtimes of this process that share `store` (delivered on a microtask, like a store's would be). */
+function localSignals(store: SessionStore): Pick<SignalingSessionStore, "notify" | "subscribe"> {
+  let hub = localHubs.get(store);
+  if (!hub) localHubs.set(store, (hub = new Map()));
+  const topics = hub;
+  return {
+    async notify(signal) {
+      const copy = structuredClone(signal);
+      for (const listener of [...(topics.get(copy.topic) ?? [])]) listener(copy);
+    },
+    subscribe(topic, listener) {
+      let listeners = topics.get(topic);
+      if (!listeners) topics.set(topic, (listeners = new Set()));
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && topics.get(topic) === listeners) topics.delete(topic);
+      };
+    },
+  };
 }
 
 /** Runs one call of the store's `method`; a failure becomes a `SessionStoreError` naming it (typed errors pass through). */
