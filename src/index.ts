@@ -207,7 +207,7 @@ export type {
   SendInput,
   TurnResult,
 } from "./contracts/agent-runtime.js";
-export type { Artifact, Task, TaskApi } from "./contracts/task.js";
+export type { Artifact, Task, TaskApi, TaskCreateInput } from "./contracts/task.js";
 export type { TenantGuard } from "./contracts/tenant-guard.js";
 // <<< runtime block
 

@@ -133,6 +133,10 @@ export interface TaskRecord extends RecordBase {
   marker?: string;
   /** On the move to review: the plan artifact the reviewer is shown. */
   planArtifactId?: string;
+  /** On the move to executing: the actor agent's session (`TaskCreateInput.actorAgentId`). */
+  actorSessionId?: string;
+  /** The host's context for the task's turns from here on (`tasks.create`, `tasks.approve`). */
+  context?: JsonValue;
 }
 
 /**
@@ -353,9 +357,6 @@ export interface LeasableSessionStore extends SessionStore {
   append(sessionId: string, records: NewRecord[], options?: AppendOptions): Promise<HistoryRecord[]>;
 }
 
-/** The most a {@link StoreSignal}'s JSON may take, in UTF-8 bytes (PostgreSQL's NOTIFY takes under 8000). */
-export const MAX_STORE_SIGNAL_BYTES = 7_000;
-
 /**
  * A signal one process sends to every process that shares the store (see
  * {@link SignalingSessionStore}). Signals are hints, delivered at most once and possibly never (a
@@ -370,7 +371,7 @@ export interface StoreSignal {
   topic: string;
   /** What it concerns (a session id for the runtime's topics). */
   key: string;
-  /** A small JSON payload: the signal's JSON takes at most {@link MAX_STORE_SIGNAL_BYTES}. */
+  /** A small JSON payload: the signal's JSON takes at most 7,000 bytes of UTF-8 (`MAX_STORE_SIGNAL_BYTES`). */
   data?: JsonValue;
 }
 

@@ -1,6 +1,7 @@
 import type { TurnResult } from "./turn-result.js";
 import type { TaskStatus } from "./loop-event.js";
 import type { TenantGuard } from "./tenant-guard.js";
+import type { JsonValue } from "./json-schema.js";
 
 /** A task: a session with a plan-review-act lifecycle, persisted in the store. */
 export interface Task {
@@ -14,8 +15,49 @@ export interface Task {
   title: string;
   /** The plan artifact under review or approved. */
   planArtifactId?: string;
+  /** The agent that carries the approved plan out (`TaskCreateInput.actorAgentId`), when not the task's own. */
+  actorAgentId?: string;
+  /** The actor agent's session in the task's scope, once the plan is approved (its turns move the task). */
+  actorSessionId?: string;
+  /** The task this one follows up on (`TaskCreateInput.continues`). */
+  continues?: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** What `tasks.create` takes. */
+export interface TaskCreateInput {
+  /** The agent that plans (in the planner role), and carries the plan out unless `actorAgentId` is given. */
+  agentId: string;
+  /** The request: the planner's first message. */
+  content: string;
+  scope?: string;
+  /** The task's id (also its session's id). @default a new UUID */
+  taskId?: string;
+  /**
+   * The host's data for every turn of the task, planner's and actor's (as `SendInput.context`: its
+   * tools, policy and approval rule see it). Stored with the task: `revise`, `reply` and the actor's
+   * turns get it too, unless `approve` gives a newer one. @default none
+   */
+  context?: JsonValue;
+  /**
+   * The agent that carries the approved plan out: `approve` starts a session of this agent in the
+   * task's scope, linked to the task (`Task.actorSessionId`), and sends it the plan; that session's
+   * turns move the task to `completed` or `failed`. @default the task's own agent, switched to the
+   * actor role in the task's session
+   */
+  actorAgentId?: string;
+  /**
+   * The id of a task this one follows up on, in the same scope: the planner's first message
+   * carries its title, status, approved plan and final report. @default none
+   */
+  continues?: string;
+}
+
+/** What `tasks.approve` takes beside the tenant guard. */
+export interface TaskApproveOptions extends TenantGuard {
+  /** The host's data for the actor's turns, replacing the task's (see {@link TaskCreateInput.context}). */
+  context?: JsonValue;
 }
 
 /** An artifact stored by `create_artifact`. */
@@ -49,7 +91,7 @@ export interface TaskApi {
    * the planning turn ends (to subscribe to its events, or to cancel it). An id that is taken
    * throws `InvalidArgumentError` and changes nothing.
    */
-  create(input: { agentId: string; content: string; scope?: string; taskId?: string }): Promise<Task>;
+  create(input: TaskCreateInput): Promise<Task>;
   /**
    * `awaiting_review → executing`: switches the session to the actor and runs a turn with the
    * approved plan; the task ends `completed` when the work completes, `failed` when it does not
@@ -59,8 +101,11 @@ export interface TaskApi {
    * plan, unknown fields dropped), as canonical JSON inside an `<approved_plan>` wrapper, with
    * `<`, `>` and `&` escaped so nothing the planner wrote can close the wrapper. A plan artifact
    * that can no longer be read throws `InvalidArgumentError` and changes nothing.
+   *
+   * With `actorAgentId` on the task, the plan goes to a new session of that agent in the task's
+   * scope instead (see {@link TaskCreateInput.actorAgentId}); the result is that session's turn.
    */
-  approve(taskId: string, guard?: TenantGuard): Promise<TurnResult>;
+  approve(taskId: string, options?: TaskApproveOptions): Promise<TurnResult>;
   /** `awaiting_review → planning` with the feedback as the next message to the planner. */
   revise(taskId: string, feedback: string, guard?: TenantGuard): Promise<TurnResult>;
   /**

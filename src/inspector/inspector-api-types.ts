@@ -173,6 +173,11 @@ export interface TaskRow {
   title: string;
   /** The plan under review or approved, when it parses. */
   plan?: Plan;
+  /** The agent that carries the plan out, when not the task's own, and its session once approved. */
+  actorAgentId?: string;
+  actorSessionId?: string;
+  /** The task this one follows up on. */
+  continues?: string;
   updatedAt: string;
 }
 

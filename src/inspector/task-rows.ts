@@ -35,6 +35,9 @@ async function rowOf(runtime: AgentRuntime, identity: InspectorIdentity, task: T
     state: task.status,
     title: task.title,
     updatedAt: task.updatedAt,
+    ...(task.actorAgentId !== undefined && { actorAgentId: task.actorAgentId }),
+    ...(task.actorSessionId !== undefined && { actorSessionId: task.actorSessionId }),
+    ...(task.continues !== undefined && { continues: task.continues }),
   };
   const plan = task.planArtifactId === undefined ? undefined : await planOf(runtime, identity, task);
   if (plan) row.plan = plan;

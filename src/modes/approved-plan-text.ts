@@ -22,7 +22,15 @@ export function approvedPlanText(plan: Plan): string {
     ...(plan.prerequisites !== undefined && { prerequisites: plan.prerequisites }),
     ...(plan.completion_criteria !== undefined && { completion_criteria: plan.completion_criteria }),
   };
-  return JSON.stringify(canonical, null, 2).replace(UNSAFE, escape);
+  return wrappableJson(canonical);
+}
+
+/**
+ * `value` as indented JSON with `<`, `>`, `&`, U+2028 and U+2029 written as `\u` escapes: still
+ * the same JSON, and nothing inside can close a tag the runtime wraps it in.
+ */
+export function wrappableJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(UNSAFE, escape);
 }
 
 function canonicalStep(step: PlanStep): PlanStep {

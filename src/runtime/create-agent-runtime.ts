@@ -233,7 +233,7 @@ function taskApiOf(services: RuntimeServices): TaskApi {
     store,
     checkAgent: (agentId) => void agentOf(registry, agentId),
     setRole: (sessionId, role) => setRole(roles, sessionId, role),
-    send: (session, content) => {
+    send: (session, content, context) => {
       status.checkOpen();
       return queue.enqueue({
         agent: agentOf(registry, session.agentId),
@@ -244,6 +244,7 @@ function taskApiOf(services: RuntimeServices): TaskApi {
         chain: [],
         // The task API answers the planner: a question it asked is superseded by the reply.
         ifPending: "supersede",
+        ...(context !== undefined && { context }),
       });
     },
     stop: (sessionId, reason) => running.stop(sessionId, reason),

@@ -27,6 +27,9 @@ export function isApprovalIndexStore(store: SessionStore): store is ApprovalInde
   return typeof candidate.findApproval === "function" && typeof candidate.listPendingApprovals === "function";
 }
 
+/** The most a `StoreSignal`'s JSON may take, in UTF-8 bytes (PostgreSQL's NOTIFY takes under 8000). */
+export const MAX_STORE_SIGNAL_BYTES = 7_000;
+
 /** True when the store carries signals between processes. */
 export function isSignalingSessionStore(store: SessionStore): store is SignalingSessionStore {
   const candidate = store as Partial<SignalingSessionStore>;

@@ -320,6 +320,27 @@ describe("the inspector page in headless Chromium", () => {
     await card.locator('[data-testid="task-approve"]').click();
     await expect.poll(() => card.locator('[role="status"]').innerText()).toMatch(/^Plan approved/);
     await expect.poll(async () => (await app.runtime.tasks.get(task.taskId))?.status).toBe("completed");
+
+    // A follow-up task whose plan another session carries out: the card links both.
+    const followUp = await app.runtime.tasks.create({
+      agentId: "support",
+      actorAgentId: "support",
+      continues: task.taskId,
+      content: "Tidy the order notes again",
+      scope: "acme/dora",
+    });
+    await page.reload();
+    const linked = page.locator(`[data-testid="task"][data-task-id="${followUp.taskId}"]`);
+    expect(await linked.locator('[data-testid="task-links"]').innerText()).toBe(
+      `carried out by support · continues ${task.taskId}`,
+    );
+    await linked.locator('[data-testid="task-approve"]').click();
+    await expect.poll(async () => (await app.runtime.tasks.get(followUp.taskId))?.status).toBe("completed");
+    const actorSessionId = (await app.runtime.tasks.get(followUp.taskId))!.actorSessionId!;
+    await page.reload();
+    await expect
+      .poll(() => linked.locator('[data-testid="task-links"]').innerText())
+      .toBe(`carried out by support in ${actorSessionId} · continues ${task.taskId}`);
     await close(page);
   }, 60_000);
 

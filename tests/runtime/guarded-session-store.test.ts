@@ -11,7 +11,8 @@ import {
   type SessionStore,
 } from "@agentry/core";
 import { GuardedSessionStore } from "../../src/runtime/session/guarded-session-store.js";
-import { MAX_STORE_SIGNAL_BYTES, type StoreSignal } from "../../src/contracts/session-store.js";
+import type { StoreSignal } from "../../src/contracts/session-store.js";
+import { MAX_STORE_SIGNAL_BYTES } from "../../src/sessions/session-store.js";
 
 /** The store's required methods only, delegating to a memory store. */
 function plainStore(): SessionStore {

@@ -21,6 +21,23 @@ function TaskCard({ client, task, canAct }: { client: InspectorClient; task: Tas
         {task.agentId} · <a href={`#/session/${encodeURIComponent(task.sessionId)}`}>{task.sessionId}</a> ·{" "}
         {formatTime(task.updatedAt)}
       </p>
+      {(task.actorAgentId !== undefined || task.continues !== undefined) && (
+        <p class="muted" data-testid="task-links">
+          {task.actorAgentId !== undefined && (
+            <>
+              carried out by {task.actorAgentId}
+              {task.actorSessionId !== undefined && (
+                <>
+                  {" "}
+                  in <a href={`#/session/${encodeURIComponent(task.actorSessionId)}`}>{task.actorSessionId}</a>
+                </>
+              )}
+            </>
+          )}
+          {task.actorAgentId !== undefined && task.continues !== undefined && " · "}
+          {task.continues !== undefined && <>continues {task.continues}</>}
+        </p>
+      )}
       {task.plan && (
         <section class="plan" data-testid="plan">
           <p>

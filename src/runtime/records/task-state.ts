@@ -24,6 +24,9 @@ export function taskOf(session: SessionSummary): Task | undefined {
           ? a.taskTitle
           : "",
     ...(typeof a.planArtifactId === "string" && { planArtifactId: a.planArtifactId }),
+    ...(typeof a.actorAgentId === "string" && { actorAgentId: a.actorAgentId }),
+    ...(typeof a.actorSessionId === "string" && { actorSessionId: a.actorSessionId }),
+    ...(typeof a.continues === "string" && { continues: a.continues }),
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
   };

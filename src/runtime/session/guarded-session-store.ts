@@ -5,6 +5,7 @@ import {
   isLeasableSessionStore,
   isPrunableSessionStore,
   isSignalingSessionStore,
+  MAX_STORE_SIGNAL_BYTES,
 } from "../../sessions/session-store.js";
 import type {
   AppendOptions,
@@ -21,7 +22,6 @@ import type {
   SignalingSessionStore,
   StoreSignal,
 } from "../../contracts/session-store.js";
-import { MAX_STORE_SIGNAL_BYTES } from "../../contracts/session-store.js";
 
 /**
  * The store as the runtime uses it, wrapped once by `createAgentRuntime`: every method's failure

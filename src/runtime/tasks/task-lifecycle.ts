@@ -18,12 +18,15 @@ export function taskLifecycle(
   const { store, events } = deps;
   const publish = events.publish;
   return {
-    // An executing task becomes `completed` or `failed` when its turn ends (not when it suspends).
+    // An executing task becomes `completed` or `failed` when its actor's turn ends (not when it
+    // suspends): a turn of the task's session, or of the actor agent's session linked to it.
     async settled(session, result) {
       const outcome = executionOutcome(result);
-      if (outcome === undefined || typeof session.attributes?.taskId !== "string") return;
-      const current = await store.getSession(result.sessionId);
-      if (current && taskOf(current)?.status === "executing") {
+      const taskId = session.attributes?.taskId;
+      if (outcome === undefined || typeof taskId !== "string") return;
+      const current = await store.getSession(taskId);
+      const task = current && taskOf(current);
+      if (current && task?.status === "executing" && (task.actorSessionId ?? task.sessionId) === result.sessionId) {
         // Lost to a concurrent transition (a cancel): that one stands, and is reported.
         await transitionTask({ store, publish }, current, outcome).catch((error: unknown) =>
           events.report("task_transition_failed", error, session),
