@@ -100,37 +100,13 @@ export type {
   LoopStatus,
   ResumeState,
 } from "./contracts/loop-result.js";
+// One event type by name: `RuntimeEventOf<"approval_request">` (see the runtime block).
 export type {
-  ApprovalRequestEvent,
-  ApprovalResolvedEvent,
-  MessageQueuedEvent,
-  ArtifactCreatedEvent,
-  BudgetExceededEvent,
-  ChunkEvent,
-  MessageStreamCancelledEvent,
-  MessageStreamCompletedEvent,
-  MessageStreamStartedEvent,
-  DoneEvent,
-  GuardrailTrippedEvent,
-  LlmCallStartEvent,
   LoopErrorEvent,
   LoopEvent,
   LoopMessageEvent,
-  PlanningStartedEvent,
   PlanReadyEvent,
-  QuestionEvent,
-  RoleChangedEvent,
-  SubagentStatusEvent,
   TaskStatus,
-  TaskStatusEvent,
-  ThinkingEvent,
-  ToolCallsPreparingEvent,
-  ToolCallUpdateEvent,
-  ToolInputDeltaEvent,
-  ToolLogEvent,
-  ToolProgressEvent,
-  UsageEvent,
-  WarningEvent,
 } from "./contracts/loop-event.js";
 export type {
   AfterToolCallDecision,
@@ -179,8 +155,15 @@ export type {
   SessionLease,
   SessionStore,
   SessionSummary,
+  SignalingSessionStore,
+  StoreSignal,
 } from "./contracts/session-store.js";
-export { isApprovalIndexStore, isLeasableSessionStore, isPrunableSessionStore } from "./sessions/session-store.js";
+export {
+  isApprovalIndexStore,
+  isLeasableSessionStore,
+  isPrunableSessionStore,
+  isSignalingSessionStore,
+} from "./sessions/session-store.js";
 export type { AuditEntry } from "./contracts/audit-entry.js";
 // >>> sessions block
 export { MemorySessionStore } from "./sessions/memory-session-store.js";
@@ -204,6 +187,7 @@ export type {
   PendingQuestion,
   RuntimeEvent,
   RuntimeEventLabels,
+  RuntimeEventOf,
   SendInput,
   TurnResult,
 } from "./contracts/agent-runtime.js";

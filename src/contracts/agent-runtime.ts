@@ -256,6 +256,12 @@ export interface DispatchedTurn {
 /** Events the runtime emits on `runtime.events`. */
 export type RuntimeEvents = { event: [RuntimeEvent] };
 
+/**
+ * The runtime event of one `type`, e.g. `RuntimeEventOf<"approval_request">` (the loop's event
+ * of that type with the runtime's labels).
+ */
+export type RuntimeEventOf<T extends RuntimeEvent["type"]> = Extract<RuntimeEvent, { type: T }>;
+
 /** The host-facing runtime. `C` types the host context of `send` / `stream` (`SendInput.context`). */
 export interface AgentRuntime<C = JsonValue> {
   /** Runs one turn; queued per session (one message at a time, in arrival order). */
