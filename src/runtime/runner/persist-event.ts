@@ -2,6 +2,7 @@ import type { ToolResultPart } from "../../contracts/message.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
 import type { ApprovalHandler } from "../../contracts/loop-result.js";
 import { approvalDecisionRecord } from "../records/approval-decision.js";
+import type { NewRuntimeMessageRecord } from "../records/session-state.js";
 import { surfacedRequests } from "../session/pending-listing.js";
 import {
   ASK_USER,
@@ -138,6 +139,17 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
       await effects.switchRole("actor", event.depth, event.parentId);
       return false;
     }
+  } else if (event.type === "message_steered") {
+    // Stored where the turn read it, marked as taken: the steering sender gets this turn's outcome.
+    const record: NewRuntimeMessageRecord = {
+      id: event.messageId,
+      frame: null,
+      kind: "message",
+      message: event.message,
+    };
+    const steerOf = scope.control?.steerOf(event.messageId);
+    if (steerOf !== undefined) record.steerOf = steerOf;
+    await scope.append([record]);
   } else if (event.type === "llm_call_start") {
     setup.lineage.counters.llmCalls++;
   }
