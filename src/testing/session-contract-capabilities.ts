@@ -58,11 +58,12 @@ export const capabilityCases: ContractCase[] = [
     name: "steer and stop records round-trip; written without the lease while another runtime holds it, the holder reads them after its own seq",
     async run(store) {
       const { sessionId } = await store.createSession({ agentId: "agent-a" });
-      const leasable = isLeasableSessionStore(store);
-      const held = leasable ? await store.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 }) : undefined;
-      const fence = held === undefined ? undefined : { leaseToken: held.token };
+      const leasable = isLeasableSessionStore(store) ? store : undefined;
+      const held = await leasable?.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 });
       const write = (records: NewRecord[], fenced: boolean) =>
-        leasable && fenced ? store.append(sessionId, records, fence) : store.append(sessionId, records);
+        leasable && held && fenced
+          ? leasable.append(sessionId, records, { leaseToken: held.token })
+          : store.append(sessionId, records);
       const [own] = await write([userText("m1", "the running turn's")], true);
       const steer = {
         id: "steer:run-2",
@@ -91,7 +92,7 @@ export const capabilityCases: ContractCase[] = [
       );
       checkDeepEqual({ ...after[0], seq: undefined, at: undefined }, steer, "the steer record");
       checkDeepEqual({ ...after[1], seq: undefined, at: undefined }, stop, "the stop record");
-      if (held) await store.releaseLease(sessionId, held.token);
+      if (held) await leasable?.releaseLease(sessionId, held.token);
     },
   },
   {

@@ -88,7 +88,8 @@ describe("runtime.stopTurn", () => {
     await wait.state.running;
     expect(await runtime.stopTurn(idle.sessionId, { runId: idle.runId })).toBe(false);
     const records = await store.load(idle.sessionId);
-    const runId = records.filter((r) => r.kind === "turn" && r.phase === "start").at(-1)!.runId;
+    const starts = records.flatMap((r) => (r.kind === "turn" && r.phase === "start" ? [r.runId] : []));
+    const runId = starts.at(-1)!;
     expect(await runtime.stopTurn(idle.sessionId, { runId })).toBe(true);
     expect(await running).toMatchObject({ status: "aborted", reason: "stopped", runId });
     expect(await runtime.stopTurn(idle.sessionId)).toBe(false);

@@ -94,7 +94,7 @@ async function steer(
   const onEvent = request.onEvent;
   let done: RuntimeEvent | undefined;
   if (onEvent && running.local)
-    deps.running.follow(sessionId, (event) => (event.type === "done" ? (done = event) : onEvent(event)));
+    void deps.running.follow(sessionId, (event) => (event.type === "done" ? (done = event) : onEvent(event)));
   const outcome = deps.turns.enqueue({ ...request, runId, steerOf: id });
   if (!onEvent) return outcome;
   return outcome.then((result) => {
