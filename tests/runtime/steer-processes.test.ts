@@ -111,6 +111,25 @@ describe("steer and stop across two processes on one SQLite file", { timeout: 12
     await parent.runtime.close();
   });
 
+  it("a message sent with ifBusy: interrupt from another process stops the running turn, then runs", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "agentry-interrupt-proc-")), "s.db");
+    const sessionId = await newSession(path);
+    const running = startWorker(path, "run", sessionId);
+    await running.printed("STEP 1");
+    const parent = parentRuntime(path);
+    const next = parent.runtime.send({
+      agentId: "worker",
+      session: sessionId,
+      content: "do this instead",
+      ifBusy: "interrupt",
+    });
+    await expect.poll(async () => (await parent.store.load(sessionId)).some((r) => r.kind === "stop")).toBe(true);
+    writeFileSync(`${path}.step1`, "");
+    expect(await running.done).toMatchObject({ status: "aborted", reason: "interrupted", calls: 1 });
+    expect(await next).toMatchObject({ status: "complete", text: "parent heard: do this instead" });
+    await parent.runtime.close();
+  });
+
   it("a steered message outlives the process that ran the turn (SIGKILL): it runs once, as its own turn", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "agentry-steer-kill-")), "s.db");
     const sessionId = await newSession(path);
