@@ -122,6 +122,36 @@ export interface SendInput<C = JsonValue> {
    * @default "queue"
    */
   ifPending?: "queue" | "reject" | "supersede";
+  /**
+   * What happens when a turn of the session is running (in this process or another that shares
+   * the store):
+   * - `"queue"`: the message runs once that turn (and anything queued before) has ended;
+   * - `"steer"`: the message is stored, and the running turn reads it at its next step boundary
+   *   (after its current tool batch, before its next model call) as a user message of its
+   *   conversation (a `message_steered` event); `send` resolves with the outcome of that turn. A
+   *   turn that ends before another step (it answered) leaves the message to run next, as its own
+   *   turn (as with `"queue"`; `send` then resolves with that turn's outcome). A sub-task never
+   *   sees it: only the turn's root level reads it;
+   * - `"interrupt"`: the running turn is stopped (status `"aborted"`, `reason: "interrupted"`, a
+   *   `turn_stopped` event; its tools get their abort signal), then the message runs;
+   * - `"reject"`: `send` throws `SessionBusyError` and nothing is stored.
+   * With no turn running, every mode sends the message as `"queue"` does (`ifPending` applies).
+   * `stream` with `"steer"` yields the running turn's events from then on when it runs in this
+   * runtime, and ends with its `done`.
+   * @default "queue"
+   */
+  ifBusy?: "queue" | "steer" | "interrupt" | "reject";
+}
+
+/** Options of `runtime.stopTurn` (with a tenant guard: a session outside it is "not found"). */
+export interface StopTurnOptions extends TenantGuard {
+  /**
+   * Stop only this turn: the run id of the running turn, or of the turn it resumes (the run id a
+   * suspended turn's result carried). @default whichever turn runs
+   */
+  runId?: string;
+  /** Stored on the turn's end record, on its `turn_stopped` event and as its result's `reason`. @default "stopped" */
+  reason?: string;
 }
 
 /**
@@ -346,6 +376,21 @@ export interface AgentRuntime<C = JsonValue> {
    * does nothing. Unknown role → `InvalidArgumentError`; unknown session → `SessionNotFoundError`.
    */
   setRole(sessionId: string, role: string): Promise<void>;
+  /**
+   * Stops the turn running on the session, in this process or in another that shares the store:
+   * it ends `"aborted"` with `reason` (a `turn_stopped` event, the result's `reason`), its running
+   * tools and model call get their abort signal, and what it stored stays (tool results of calls
+   * that finished, the stopped calls answered with an error result), so the session goes on with
+   * the next message. Resolves `true` once the turn was told: when it runs in this runtime, after
+   * it has ended; when it runs in another process, once the stop is stored (that process sees the
+   * stop through the store's `"stop"` signal, or at the turn's next step boundary when the signal
+   * was lost). Resolves `false` when no turn runs (a session waiting for a decision has none:
+   * its pending approvals stay pending) or the running turn is not `runId`. Unknown session, or
+   * one outside `scope` / `scopePrefix` → `SessionNotFoundError`.
+   * @example
+   * await runtime.stopTurn(sessionId, { reason: "user_pressed_stop", scope: userId });
+   */
+  stopTurn(sessionId: string, options?: StopTurnOptions): Promise<boolean>;
   /** Tasks: plan, review, act. See {@link TaskApi}. */
   tasks: TaskApi;
   /**

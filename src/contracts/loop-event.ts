@@ -1,6 +1,6 @@
 import type { BudgetReason } from "./budget.js";
 import type { ApprovalRequest, LoopResult } from "./loop-result.js";
-import type { Message } from "./message.js";
+import type { Message, UserMessage } from "./message.js";
 import type { Plan, PlanSummary, Question } from "./plan.js";
 
 /** Fields every loop event carries: where in the sub-task tree it happened. */
@@ -304,6 +304,30 @@ export interface GuardrailTrippedEvent extends EventOrigin {
   reason: string;
 }
 
+/**
+ * A message sent with `ifBusy: "steer"` reached the running turn: it was read at a step boundary
+ * of the root level (after a tool batch, before the next model call) and stored as a user message
+ * of the turn's conversation, which the model sees from its next call on. Always at depth 0.
+ */
+export interface MessageSteeredEvent extends EventOrigin {
+  type: "message_steered";
+  /** The message as stored. */
+  message: UserMessage;
+  /** The id of its stored `message` record. */
+  messageId: string;
+}
+
+/**
+ * The runtime stopped the turn before it ended on its own: `runtime.stopTurn` (from any process),
+ * a message sent with `ifBusy: "interrupt"` (`reason: "interrupted"`), a role switch
+ * (`"role_changed"`) or a cancelled task (`"task_cancelled"`). Comes just before the turn's
+ * `done`, whose status is `"aborted"`; `reason` is also the result's `reason`.
+ */
+export interface TurnStoppedEvent extends EventOrigin {
+  type: "turn_stopped";
+  reason: string;
+}
+
 /** Every event the loop yields. Plain JSON, discriminated on `type`. */
 export type LoopEvent =
   | LlmCallStartEvent
@@ -333,4 +357,6 @@ export type LoopEvent =
   | RoleChangedEvent
   | SubagentStatusEvent
   | GuardrailTrippedEvent
+  | MessageSteeredEvent
+  | TurnStoppedEvent
   | DoneEvent;

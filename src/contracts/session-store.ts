@@ -2,7 +2,7 @@ import type { AuditEntry } from "./audit-entry.js";
 import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
 import type { TaskStatus } from "./loop-event.js";
 import type { JsonValue } from "./json-schema.js";
-import type { Message, ToolResultPart } from "./message.js";
+import type { Message, ToolResultPart, UserMessage } from "./message.js";
 
 /** A session as listed: metadata only, no history. */
 export interface SessionSummary {
@@ -176,6 +176,33 @@ export interface PromptRecord extends RecordBase {
 }
 
 /**
+ * A message sent with `ifBusy: "steer"` while a turn of the session ran (in any process), stored
+ * by the sender before `send` waits. The turn running then reads it at its next step boundary and
+ * stores it as a root user message (a `message` record with `steerOf` set to this record's id,
+ * under `messageId`); one that no turn read runs as the next turn, like a queued message. Root frame.
+ */
+export interface SteerRecord extends RecordBase {
+  kind: "steer";
+  message: UserMessage;
+  /** The id the message's own `message` record gets once a turn reads it. */
+  messageId: string;
+  /** The run id of the turn the message runs as when no running turn read it. */
+  runId: string;
+}
+
+/**
+ * A request to stop the turn `runId` (`runtime.stopTurn`, or `ifBusy: "interrupt"`), stored by
+ * a process that does not run it: the process that runs the turn sees it through a `"stop"`
+ * signal, or, when the signal was lost, at the turn's next step boundary. Root frame.
+ */
+export interface StopRecord extends RecordBase {
+  kind: "stop";
+  runId: string;
+  /** Stored on the stopped turn's end record and reported as its `TurnResult.reason`. */
+  reason: string;
+}
+
+/**
  * One entry of a session's append-only log: the runtime's own kinds. Every store also keeps records
  * of further kinds (a host's own) as JSON and hands them back as they were appended; they are not
  * members here, because a member with an open `kind: string` would stop every `record.kind` check
@@ -192,7 +219,9 @@ export type HistoryRecord =
   | ArtifactRecord
   | TaskRecord
   | ModelCallRecord
-  | PromptRecord;
+  | PromptRecord
+  | SteerRecord
+  | StopRecord;
 
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;

@@ -183,13 +183,24 @@ export class LeaseLostError extends AgentryError {
   }
 }
 
-/** Another runtime kept a session busy longer than this runtime was willing to wait for it. */
+/**
+ * A session was busy: another runtime kept it longer than this runtime was willing to wait for it,
+ * or (`runId` set) a message sent with `ifBusy: "reject"` found a turn running on it.
+ */
 export class SessionBusyError extends AgentryError {
   static override readonly errorName: string = "SessionBusyError";
   readonly sessionId: string;
-  constructor(sessionId: string, waitedMs: number, options?: AgentryErrorOptions) {
-    super(`Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`, options);
+  /** The turn that was running, when a message sent with `ifBusy: "reject"` was refused. */
+  readonly runId: string | undefined;
+  constructor(sessionId: string, waitedMs: number, options?: AgentryErrorOptions & { runId?: string }) {
+    super(
+      options?.runId === undefined
+        ? `Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`
+        : `Session "${sessionId}" is running turn "${options.runId}"; the message was not stored (ifBusy: "reject")`,
+      options,
+    );
     this.sessionId = sessionId;
+    this.runId = options?.runId;
   }
 }
 

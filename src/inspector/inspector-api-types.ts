@@ -58,7 +58,7 @@ export interface SessionListResponse {
 
 /** What a node of a turn's execution tree stands for. */
 export type TreeNodeKind =
-  "turn" | "model_call" | "tool_call" | "subtask" | "delegation" | "background" | "approval" | "question";
+  "turn" | "model_call" | "tool_call" | "subtask" | "delegation" | "background" | "approval" | "question" | "steered";
 
 /** Token counts of a node (a model call's usage, or the sum over a subtree). */
 export interface NodeTokens {

@@ -88,10 +88,14 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
       return record.system === undefined
         ? record
         : { ...record, system: redactedText(redact, record.system, textInfo(sessionId)) };
+    case "steer":
+      // A user message stays a user message.
+      return { ...record, message: redactMessage(record.message, redact, sessionId) as typeof record.message };
     case "audit":
     case "role":
     case "task":
-      // Digests, codes, ids, statuses.
+    case "stop":
+      // Digests, codes, ids, statuses (a stop's reason is the host's).
       return record;
     default:
       // A host's own kinds (stored as JSON, outside the union) are passed on as they are.

@@ -1,4 +1,5 @@
-import type { AssistantMessage, Message } from "../contracts/message.js";
+import type { AssistantMessage, Message, UserMessage } from "../contracts/message.js";
+import type { RuntimeMessageRecord } from "../runtime/create-agent-runtime.js";
 import type { ModelCallRecord } from "../contracts/session-store.js";
 import type { NodeTokens, TreeNode, TreeNodeKind, TurnNode } from "./inspector-api-types.js";
 import type { InspectedRecord, TurnChain } from "./turn-records.js";
@@ -60,7 +61,9 @@ interface TreeState {
 function addRecord(chain: TurnChain, record: InspectedRecord, state: TreeState): void {
   switch (record.kind) {
     case "message":
-      addMessage(chain, record.id, record.frame, record.message, state);
+      if (typeof (record as RuntimeMessageRecord).steerOf === "string" && record.message.role === "user")
+        addSteered(record.id, record.at, record.message.content, state);
+      else addMessage(chain, record.id, record.frame, record.message, state);
       return;
     case "model_call":
       addModelCall(record, state);
@@ -123,6 +126,26 @@ function addMessage(chain: TurnChain, id: string, frame: string | null, message:
   addToolCalls(chain, message, node, state);
 }
 
+/** A message steered into the running turn (`ifBusy: "steer"`), where the turn read it. */
+function addSteered(id: string, at: string, content: UserMessage["content"], state: TreeState): void {
+  // A steered message that ran as its own turn is that turn's input: its label, as any input.
+  if (!state.turn.children.some((c) => c.kind === "model_call")) {
+    const text =
+      typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
+    if (text.trim() !== "") state.turn.label = `Turn ${state.turn.turnNumber}: ${short(text.trim(), LABEL_CHARS)}`;
+    return;
+  }
+  const text = typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join(" ");
+  const node: TreeNode = {
+    id: `s:${id}`,
+    kind: "steered",
+    label: `steered: ${short(text.trim(), LABEL_CHARS)}`,
+    children: [],
+  };
+  node.startedAt = at;
+  state.turn.children.push(node);
+}
+
 function addToolCalls(chain: TurnChain, message: AssistantMessage, parent: TreeNode, state: TreeState): void {
   for (const part of message.content) {
     if (part.type !== "tool_call") continue;
@@ -164,6 +187,8 @@ function closeTurn(chain: TurnChain, turn: TurnNode): void {
   turn.durationMs = Math.max(0, Date.parse(end.at) - Date.parse(chain.start.at));
   if (end.status === "budget_exceeded") turn.budgetStop = true;
   if (end.error) turn.error = short(end.error.message, ERROR_CHARS);
+  // Stopped by the runtime (stopTurn, an interrupting message, a role switch): say why.
+  if (typeof end.reason === "string") turn.error = short(`Stopped: ${end.reason}`, ERROR_CHARS);
   if (end.usage) {
     turn.tokens = tokensOf(end.usage);
     if (end.usage.costUsd !== undefined) turn.costUsd = end.usage.costUsd;

@@ -72,6 +72,21 @@ export class LevelProgress {
     return turn.sink.emitAndWait({ type: "message", message, depth, parentId });
   }
 
+  /**
+   * At a step boundary: asks the runtime (`stepBoundary`) for a stop or steered messages; the
+   * entry level adds those to its conversation, each stored (`message_steered`) before it goes on.
+   */
+  async takeSteered(): Promise<void> {
+    const { turn, depth, parentId, entry } = this.level;
+    const steered = await turn.stepBoundary!(entry);
+    for (const { message, messageId } of steered) {
+      this.history.push(message);
+      this.tokens += estimateMessageTokens(message);
+      this.appended.push(message);
+      await turn.sink.emitAndWait({ type: "message_steered", message, messageId, depth, parentId });
+    }
+  }
+
   /** The level's end when it must stop before its next step (a hook failed, budget spent, turn aborted). */
   stopped(): LevelRun | undefined {
     const stop = stopOf(this.level);

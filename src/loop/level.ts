@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolCallPart, ToolResultPart } from "../contracts/message.js";
+import type { AssistantMessage, Message, ToolCallPart, ToolResultPart, UserMessage } from "../contracts/message.js";
 import type { ToolPolicy } from "../contracts/tool-policy.js";
 import type {
   ModelCaller,
@@ -96,6 +96,8 @@ export interface Turn {
   callIds: Set<string>;
   /** See `LoopInternals.onModelCall`. */
   onModelCall: ((call: ModelCallInfo) => void) | undefined;
+  /** See `LoopInternals.stepBoundary`. */
+  stepBoundary: ((root: boolean) => Promise<readonly { message: UserMessage; messageId: string }[]>) | undefined;
   /** The host's hooks (`LoopOptions.hooks`). */
   hooks: LoopHooks | undefined;
   /** Set when a host hook failed: every level then ends `error` naming it. */

@@ -106,6 +106,8 @@ async function runStep(run: LevelProgress, iteration: number): Promise<LevelRun 
   const { level, history } = run;
   const { turn, depth, parentId } = level;
   const { budget, sink } = turn;
+  // A step boundary (a batch ran since the last model call): the runtime's stop requests and steered messages.
+  if (turn.stepBoundary && (iteration > 1 || run.lastHadToolCalls)) await run.takeSteered();
   const halted = run.stopped();
   if (halted) return halted;
   if (iteration > budget.limits.maxIterationsPerLevel)

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../errors/errors.js";
-import type { Message } from "../contracts/message.js";
+import type { Message, UserMessage } from "../contracts/message.js";
 import type { ToolPolicy } from "../contracts/tool-policy.js";
 import type { ModelRequest, PricingTable, Provider } from "../contracts/provider.js";
 import type { Tool, InferToolInput } from "../contracts/tool.js";
@@ -249,6 +249,22 @@ export interface LoopInternals {
    * @default undefined
    */
   onModelCall?: (call: ModelCallInfo) => void;
+  /**
+   * Awaited at every step boundary of every level (after a tool batch, before the next model
+   * call): the runtime looks here for a stop request and for messages steered into the turn. A
+   * stop aborts the turn's signal; the messages returned are taken only by the entry level
+   * (`root: true`) and added to its conversation, each with a `message_steered` event the loop
+   * waits on (the runtime stores it). Must not throw.
+   * @default undefined (no boundary checks)
+   */
+  stepBoundary?: (root: boolean) => Promise<readonly SteeredMessage[]>;
+}
+
+/** A user message steered into a running turn (see `LoopInternals.stepBoundary`). */
+export interface SteeredMessage {
+  message: UserMessage;
+  /** The id its stored `message` record gets (on its `message_steered` event). */
+  messageId: string;
 }
 
 /** The turn's part of `ModelRequest.caller`: only what the host gave (a default run id is not "known"). */
@@ -326,6 +342,7 @@ function createTurn(
     streamIds: createStreamIds(),
     callIds: callIdsOf(options),
     onModelCall: internals.onModelCall,
+    stepBoundary: internals.stepBoundary,
     hooks: options.hooks,
     hookFailure: undefined,
     info: turnInfo({

@@ -28,6 +28,7 @@ import { createTurnRunner } from "./runner/run-turn.js";
 import type { TurnRunnerHooks } from "./runner/turn-runner-deps.js";
 import { admitSend, admitSystemMessage } from "./queue/admission.js";
 import { TurnQueue } from "./queue/turn-queue.js";
+import { stopTurn } from "./queue/stop-turn.js";
 import { DelegatedWaits } from "./delegation/delegated-waits.js";
 import { runDispatchedTurn } from "./delegation/dispatched-turn.js";
 import { TurnDispatch } from "./delegation/turn-dispatch.js";
@@ -48,7 +49,7 @@ export type {
   ExternalAgentReply,
   ExternalAgentRequest,
 } from "./records/external-agent-handler.js";
-export type { RuntimeTurnRecord } from "./records/session-state.js";
+export type { RuntimeMessageRecord, RuntimeTurnRecord } from "./records/session-state.js";
 
 /** Sessions whose state a runtime keeps between turns, unless `sessionCacheSize` says otherwise. */
 const DEFAULT_SESSION_CACHE_SIZE = 256;
@@ -77,7 +78,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
   const services = createServices(options, store);
-  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles } = services;
+  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles, steering } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
     events: events.emitter,
@@ -120,6 +121,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       }));
     },
     setRole: (sessionId, role) => setRole(roles, sessionId, role),
+    stopTurn: (sessionId, stopOptions) => stopTurn(steering, sessionId, stopOptions),
     setTurnDispatcher(dispatcher) {
       if (dispatcher !== undefined && typeof dispatcher !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
@@ -217,7 +219,17 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     running,
     dispatch,
     queue,
-    admission: { options, registry, store, status, order, gate, turns: queue },
+    admission: {
+      options,
+      registry,
+      store,
+      status,
+      order,
+      gate,
+      turns: queue,
+      steering: { store, states, running, turns: queue, events },
+    },
+    steering: { store, states, running, turns: queue, events, status },
     decisions: { status, registry, limits, store, gate, approvalSessions, queue, waits, permission },
     roles: { status, registry, roleOf, store, states, gate, running, events },
   };
@@ -247,7 +259,7 @@ function taskApiOf(services: RuntimeServices): TaskApi {
         ...(context !== undefined && { context }),
       });
     },
-    stop: (sessionId, reason) => running.stop(sessionId, reason),
+    stop: (sessionId, reason) => void running.stop(sessionId, reason),
     // In the session's queue: the stopped turn (and any queued before) has ended first.
     deleteSession: (sessionId) => gate.withSession(sessionId, () => store.deleteSession(sessionId)),
     publish: events.publish,

@@ -115,6 +115,10 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}  ${event.name} … ${short(event.progress)}`;
     case "guardrail_tripped":
       return `${pad}⊘ blocked by the ${event.guard} guardrail: ${short(event.reason)}`;
+    case "message_steered":
+      return `${pad}↪ steered: ${short(event.message.content)}`;
+    case "turn_stopped":
+      return `${pad}■ stopped: ${short(event.reason)}`;
     case "chunk":
     case "thinking":
     case "tool_calls_preparing":

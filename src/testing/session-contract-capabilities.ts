@@ -55,6 +55,47 @@ export const capabilityCases: ContractCase[] = [
     },
   },
   {
+    name: "steer and stop records round-trip; written without the lease while another runtime holds it, the holder reads them after its own seq",
+    async run(store) {
+      const { sessionId } = await store.createSession({ agentId: "agent-a" });
+      const leasable = isLeasableSessionStore(store) ? store : undefined;
+      const held = await leasable?.acquireLease(sessionId, { owner: "runtime-1", ttlMs: 60_000 });
+      const write = (records: NewRecord[], fenced: boolean) =>
+        leasable && held && fenced
+          ? leasable.append(sessionId, records, { leaseToken: held.token })
+          : store.append(sessionId, records);
+      const [own] = await write([userText("m1", "the running turn's")], true);
+      const steer = {
+        id: "steer:run-2",
+        kind: "steer",
+        frame: null,
+        message: { role: "user", content: "also this" },
+        messageId: "steer:run-2:message",
+        runId: "run-2",
+      } as NewRecord;
+      const stop = {
+        id: "stop:run-1:x",
+        kind: "stop",
+        frame: null,
+        runId: "run-1",
+        reason: "user_pressed_stop",
+      } as NewRecord;
+      // Another runtime's writes: no lease token (the holder is not fenced out by them).
+      await write([steer], false);
+      await write([stop], false);
+      await write([userText("m2", "the running turn's again")], true);
+      const after = await store.load(sessionId, { afterSeq: own!.seq });
+      checkDeepEqual(
+        after.map((record) => record.id),
+        ["steer:run-2", "stop:run-1:x", "m2"],
+        "records after the holder's own, in order",
+      );
+      checkDeepEqual({ ...after[0], seq: undefined, at: undefined }, steer, "the steer record");
+      checkDeepEqual({ ...after[1], seq: undefined, at: undefined }, stop, "the stop record");
+      if (held) await leasable?.releaseLease(sessionId, held.token);
+    },
+  },
+  {
     name: "leases (when implemented): one holder at a time, tokens increase, a stale token cannot append",
     async run(store) {
       if (!isLeasableSessionStore(store)) return;

@@ -369,13 +369,22 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   planning_started: customOf,
   artifact_created: customOf,
   role_changed: customOf,
+  message_steered: customOf,
+  turn_stopped: customOf,
   subagent_status: null,
 };
 
 /** An event as `CUSTOM` `agentry.<type>`, its fields (without the delivery stamp and level) as the value. */
 function customOf(
   st: AgUiTranslatorState,
-  event: EventOf<"planning_started" | "artifact_created" | "role_changed" | "message_stream_cancelled">,
+  event: EventOf<
+    | "planning_started"
+    | "artifact_created"
+    | "role_changed"
+    | "message_stream_cancelled"
+    | "message_steered"
+    | "turn_stopped"
+  >,
 ): void {
   const { type, depth: _d, parentId: _p, sessionId: _s, agentId: _a, runId: _r, seq: _q, ts: _t, ...value } = event;
   emit(st, "CUSTOM", { name: `agentry.${type}`, value }, event.ts);

@@ -1,4 +1,5 @@
 import type { PlanSummary } from "../contracts/plan.js";
+import type { UserMessage } from "../contracts/message.js";
 import type { SubagentStatus, TaskStatus, ToolLogLevel } from "../contracts/loop-event.js";
 
 /**
@@ -30,6 +31,10 @@ export interface TaskEventPayloads {
   "agent.plan_ready": TaskEventLabels & { artifact_id: string; plan: PlanSummary };
   "agent.question": TaskEventLabels & { question_id: string; question: string };
   "agent.role_changed": TaskEventLabels & { from: string | null; to: string };
+  /** A message steered into the running turn (`ifBusy: "steer"`), where the turn read it. */
+  "agent.message_steered": TaskEventLabels & { message_id: string; content: UserMessage["content"] };
+  /** The runtime stopped the turn (`stopTurn`, `ifBusy: "interrupt"`, a role switch, a cancel); `agent.run_finished` follows. */
+  "agent.turn_stopped": TaskEventLabels & { reason: string };
   "agent.sub_agent_status": TaskEventLabels & {
     sub_agent_id: string;
     parent_session_id: string;

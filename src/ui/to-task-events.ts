@@ -123,6 +123,10 @@ function translate(state: TranslatorState, event: DeliverableEvent): TaskEvent[]
       return make(event, "agent.plan_ready", { artifact_id: event.artifactId, plan: event.summary });
     case "question":
       return make(event, "agent.question", { question_id: event.questionId, question: event.question.question });
+    case "message_steered":
+      return make(event, "agent.message_steered", { message_id: event.messageId, content: event.message.content });
+    case "turn_stopped":
+      return make(event, "agent.turn_stopped", { reason: event.reason });
     case "role_changed":
       if (event.to === "planner") state.planning.add(session);
       else state.planning.delete(session);

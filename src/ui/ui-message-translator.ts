@@ -360,6 +360,18 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
   role_changed(st, event) {
     st.out.push({ type: "data-agentry-role", data: { from: event.from, to: event.to } });
   },
+  message_steered(st, event) {
+    // The user's steering message, where the turn read it: the model's next step answers it.
+    closeStreams(st);
+    st.out.push({
+      type: "data-agentry-steered",
+      id: event.messageId,
+      data: { messageId: event.messageId, content: event.message.content },
+    });
+  },
+  turn_stopped(st, event) {
+    st.out.push({ type: "data-agentry-stopped", data: { reason: event.reason } });
+  },
   subagent_status: null,
 };
 

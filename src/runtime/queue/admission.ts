@@ -8,13 +8,14 @@ import { checkedContext } from "../../internal/host-context.js";
 import type { AgentRegistry } from "../../contracts/agent-registry.js";
 import type { AgentRuntimeOptions } from "../records/runtime-options.js";
 import { checkScope } from "../records/scope-checks.js";
-import type { TurnStarter } from "../records/turn-request.js";
+import type { TurnRequest, TurnStarter } from "../records/turn-request.js";
 import type { AdmissionOrder } from "../session/admission-order.js";
 import type { GuardedSessionStore } from "../session/guarded-session-store.js";
 import type { RuntimeStatus } from "../session/runtime-status.js";
 import type { SessionGate } from "../session/session-gate.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import { resolveModel } from "../agents/prepare-agent.js";
+import { admitWhileBusy, type SteeringDeps } from "./steering.js";
 
 /** What admitting messages needs. */
 export interface AdmissionDeps {
@@ -26,6 +27,8 @@ export interface AdmissionDeps {
   gate: SessionGate;
   /** Where admitted turns go (the turn queue). */
   turns: TurnStarter;
+  /** What a message sent to a session with a turn running needs (`ifBusy`). */
+  steering: SteeringDeps;
 }
 
 /**
@@ -61,14 +64,16 @@ export async function admitSend(
   const ifPending = input.ifPending as unknown;
   if (ifPending !== undefined && ifPending !== "queue" && ifPending !== "reject" && ifPending !== "supersede")
     throw new InvalidArgumentError('send: ifPending must be "queue", "reject" or "supersede"');
+  const ifBusy = (input.ifBusy as unknown) ?? "queue";
+  if (ifBusy !== "queue" && ifBusy !== "steer" && ifBusy !== "interrupt" && ifBusy !== "reject")
+    throw new InvalidArgumentError('send: ifBusy must be "queue", "steer", "interrupt" or "reject"');
   const hostContext = input.context === undefined ? undefined : checkedContext("send", input.context);
   // Fail on a misconfigured agent before a session is created.
   resolveModel(deps.options, agent);
   const admitted = await deps.order.admit(async () => {
     const scope = input.scope === undefined ? {} : { scope: input.scope };
     const { session, created } = await resolveSession(deps.store, agent.agentId, input.session, scope);
-    // Wrapped so the admission step does not wait for the turn itself.
-    const turn = deps.turns.enqueue({
+    const request: TurnRequest = {
       agent,
       session,
       created,
@@ -82,7 +87,10 @@ export async function admitSend(
       ...(hostContext !== undefined && { context: hostContext }),
       ...(input.ifPending !== undefined && { ifPending: input.ifPending }),
       onEvent,
-    });
+    };
+    // Wrapped so the admission step does not wait for the turn itself.
+    const turn =
+      ifBusy === "queue" ? deps.turns.enqueue(request) : await admitWhileBusy(deps.steering, request, ifBusy);
     return { turn };
   });
   return admitted.turn;

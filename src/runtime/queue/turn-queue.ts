@@ -10,6 +10,7 @@ import { agentOf, sessionRole } from "../agents/agent-lookups.js";
 import { admitBehindDecisions, isWaiting } from "./queued-messages.js";
 import { PendingQueue } from "./pending-queue.js";
 import { rerun } from "./rerun.js";
+import { steeredOutcome, unreadSteers } from "./steering.js";
 import type { ResumableTurns, Suspended } from "./turn-lifecycle.js";
 import type { TurnQueueDeps } from "./turn-queue-deps.js";
 
@@ -21,6 +22,8 @@ import type { TurnQueueDeps } from "./turn-queue-deps.js";
 export class TurnQueue implements ResumableTurns {
   /** Messages waiting behind a session's pending decision (`ifPending: "queue"`). */
   readonly #pending = new PendingQueue((sessionId) => this.#checkPending(sessionId));
+  /** Steered messages (by `steer` record id) whose follow-up is queued in this process. */
+  readonly #steering = new Set<string>();
 
   constructor(private readonly deps: Readonly<TurnQueueDeps>) {}
 
@@ -33,6 +36,14 @@ export class TurnQueue implements ResumableTurns {
       "queued" in outcome ? outcome.queued : (this.#checkPending(session.sessionId), outcome),
     );
     for (const feature of this.deps.lifecycle) feature.queued?.(session, lineage, result, this);
+    const steerOf = request.steerOf;
+    if (steerOf !== undefined) {
+      this.#steering.add(steerOf);
+      void result.then(
+        () => this.#steering.delete(steerOf),
+        () => this.#steering.delete(steerOf),
+      );
+    }
     return result;
   }
 
@@ -62,15 +73,20 @@ export class TurnQueue implements ResumableTurns {
     const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
     const hostContext = state.hostContexts.get(suspended.runId);
     const role = sessionRole(roleOf, agent, session, state);
-    const stop = running.start(session.sessionId, undefined);
+    const runId = globalThis.crypto.randomUUID();
+    const stop = running.start(session.sessionId, undefined, { runId, chainRunId: state.chainRunId });
     return runner
       .runTurn({
         agent,
         session,
         created: false,
         role,
+        runId,
         signal: stop.signal,
         stopReason: stop.reason,
+        stop: stop.stop,
+        tell: stop.tell,
+        unreadSteers: () => this.#followSteers(session),
         prepared: prepare(agent, session, chatContext, role, hostContext),
         ...(hostContext !== undefined && { context: hostContext }),
         ...(state.chainRunId !== undefined && { chainRunId: state.chainRunId }),
@@ -114,6 +130,11 @@ export class TurnQueue implements ResumableTurns {
     // A suspended turn whose approvals were all decided (by a process that died before it
     // resumed the turn) runs first: the decision is never lost.
     const state = await this.recoverDecided(session, lease, lineage);
+    // A steered message that the running turn read: that turn's outcome.
+    const steered = await steeredOutcome(store, request, state);
+    if (steered) return steered;
+    // Steered messages no turn read (their sender is gone): each runs next, as its own turn.
+    if (state.steers.size > 0) this.#followSteers(session, state);
     // A turn sent again under its run id (a retried job) never runs twice.
     const again = await rerun(store, request, state, lease);
     if ("result" in again) return again.result;
@@ -123,7 +144,8 @@ export class TurnQueue implements ResumableTurns {
     const role = sessionRole(roleOf, agent, session, state);
     const prepared = prepare(agent, session, chatContext, role, request.context);
     for (const feature of this.deps.lifecycle) await feature.starting?.(session);
-    const stop = running.start(session.sessionId, request.signal);
+    const turnRunId = runId ?? globalThis.crypto.randomUUID();
+    const stop = running.start(session.sessionId, request.signal, { runId: turnRunId, chainRunId: undefined });
     const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
     return runner
       .runTurn({
@@ -146,12 +168,16 @@ export class TurnQueue implements ResumableTurns {
         role,
         // A continuation of a turn whose process died (no input) keeps that turn's number.
         turn: input === undefined && runId !== undefined ? Math.max(state.turn, 1) : state.turn + 1,
-        ...(runId !== undefined && { runId }),
+        runId: turnRunId,
+        ...(request.steerOf !== undefined && input !== undefined && { steerOf: request.steerOf }),
         ...(request.context !== undefined && { context: request.context }),
         ...(request.waiter !== undefined && { waiter: request.waiter }),
         ...(request.parentBudget !== undefined && { parentBudget: request.parentBudget }),
         signal: stop.signal,
         stopReason: stop.reason,
+        stop: stop.stop,
+        tell: stop.tell,
+        unreadSteers: () => this.#followSteers(session),
         onEvent: request.onEvent ?? (() => undefined),
         turns: this,
       })
@@ -164,6 +190,33 @@ export class TurnQueue implements ResumableTurns {
     if (result.status === "suspended") return result;
     for (const feature of this.deps.lifecycle) await feature.settled?.(session, result);
     return result;
+  }
+
+  /**
+   * Queues, as its own turn, every steered message of the session that no turn read and none is
+   * queued for here (`state` as read, else read now): it is never lost, and runs once (under its
+   * record's run id).
+   */
+  #followSteers(session: SessionSummary, known?: SessionState): void {
+    const { registry, states, events } = this.deps;
+    const follow = (state: SessionState) => {
+      for (const steer of unreadSteers(state)) {
+        if (this.#steering.has(steer.id)) continue;
+        const request: TurnRequest = {
+          agent: agentOf(registry, session.agentId),
+          session,
+          created: false,
+          input: steer.message,
+          chatContext: { kind: "thread" },
+          chain: [],
+          runId: steer.runId,
+          steerOf: steer.id,
+        };
+        this.enqueue(request).catch((error: unknown) => events.report("steer_failed", error, session));
+      }
+    };
+    if (known) return follow(known);
+    states.read(session).then(follow, (error: unknown) => events.report("steer_failed", error, session));
   }
 
   /** Hands a session's queued messages back once it has no decision pending (called after its turns end, and polled). */

@@ -1,5 +1,5 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
-import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../../contracts/session-store.js";
+import type { ApprovalRecord, HistoryRecord, SteerRecord, TurnRecord } from "../../contracts/session-store.js";
 import type { ChatContext } from "../../contracts/tool-policy.js";
 import type { JsonSchema, JsonValue } from "../../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../../contracts/execution-tree.js";
@@ -46,6 +46,22 @@ export type RuntimeTurnRecord = TurnRecord & {
   /** On a turn end: the turn's usage (so a turn sent again under its run id reports it). */
   usage?: LoopResult["usage"];
 };
+/** A message record as the runtime writes it: a steered message names the `steer` record it came from. */
+export type RuntimeMessageRecord = Extract<HistoryRecord, { kind: "message" }> & {
+  /** On the root user message of a steered message: the id of its `steer` record. */
+  steerOf?: string;
+};
+
+/** A runtime message record before the store stamps it. */
+export type NewRuntimeMessageRecord = Omit<RuntimeMessageRecord, "seq" | "at">;
+
+/** A message steered into a session (`ifBusy: "steer"`), and the turn that took it (read it, or ran it). */
+export interface SteerState {
+  record: SteerRecord;
+  /** The run that took the message: read it at a step boundary, or ran it as its input. */
+  takenBy: string | undefined;
+}
+
 /** A runtime turn record before the store stamps it. */
 export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 
@@ -89,6 +105,11 @@ export interface SessionState {
   runs: Map<string, string | null>;
   /** The number of the latest turn started since the last reset (`RuntimeEventLabels.turn`); 0 before the first. */
   turn: number;
+  /**
+   * Messages steered into the session (`steer` records) since the last reset, by record id: every
+   * one no turn took yet, and at most {@link RECENT_RUNS} taken ones (oldest dropped first).
+   */
+  steers: Map<string, SteerState>;
 }
 
 /** Turns {@link SessionState.runs} remembers. */
@@ -123,6 +144,8 @@ export class SessionStateReader {
   #role: string | undefined;
   #runs = new Map<string, string | null>();
   #turn = 0;
+  #steers = new Map<string, SteerState>();
+  #takenSteers = 0;
   /** Where the root history stood when the current turn chain started (a turn blocked at its input is taken back). */
   #chainStart: { runId: string; length: number; tokens: number } | undefined;
 
@@ -153,6 +176,8 @@ export class SessionStateReader {
           this.#toolResults = byId();
           this.#turn = 0;
           this.#chainStart = undefined;
+          this.#steers.clear();
+          this.#takenSteers = 0;
           break;
         case "message":
           if (record.frame === null) {
@@ -166,6 +191,10 @@ export class SessionStateReader {
             this.#history.push(record.message);
             this.historyTokens += estimateMessageTokens(record.message);
           } else (this.#frames[record.frame] ??= []).push(record.message);
+          this.#steerTaken(record);
+          break;
+        case "steer":
+          if (!this.#steers.has(record.id)) this.#steers.set(record.id, { record, takenBy: undefined });
           break;
         case "turn": {
           const turn = record as RuntimeTurnRecord;
@@ -229,6 +258,7 @@ export class SessionStateReader {
         case "task":
         case "model_call":
         case "prompt":
+        case "stop":
           break;
         default: {
           // Every kind of the runtime is handled above (a new one is a compile error here); a host's
@@ -268,7 +298,26 @@ export class SessionStateReader {
       role: this.#role,
       runs: new Map(this.#runs),
       turn: this.#turn,
+      steers: new Map([...this.#steers].map(([id, steer]) => [id, { ...steer }])),
     };
+  }
+
+  /** A message that took a steered message (read it, or ran it): that steer is taken by the open turn. */
+  #steerTaken(record: RuntimeMessageRecord): void {
+    const steerOf = record.steerOf;
+    if (typeof steerOf !== "string") return;
+    const steer = this.#steers.get(steerOf);
+    if (!steer || steer.takenBy !== undefined) return;
+    steer.takenBy = this.#openTurn ?? "";
+    // Taken ones are kept only as long as a retried sender may still ask about them.
+    if (++this.#takenSteers > RECENT_RUNS) {
+      for (const [id, entry] of this.#steers)
+        if (entry.takenBy !== undefined) {
+          this.#steers.delete(id);
+          this.#takenSteers--;
+          break;
+        }
+    }
   }
 }
 

@@ -41,6 +41,11 @@ export interface TurnRequest {
   ifPending?: "queue" | "reject" | "supersede";
   /** Set on a queued message handed back once the decision was made (it does not queue behind the others again). */
   drained?: QueuedMessage;
+  /**
+   * The `steer` record this message was stored as (`ifBusy: "steer"`): once the request holds the
+   * session, the outcome of the turn that read the message, else the message runs (under `runId`).
+   */
+  steerOf?: string;
 }
 
 /** A message waiting behind a session's pending decision. */

@@ -34,7 +34,7 @@ export async function setRole(deps: Readonly<SetRoleDeps>, sessionId: string, ro
   const session = await store.getSession(sessionId);
   if (!session) throw new SessionNotFoundError(`Unknown session "${sessionId}"`, { sessionId });
   const agent = agentOf(deps.registry, session.agentId);
-  deps.running.stop(sessionId, "role_changed");
+  void deps.running.stop(sessionId, "role_changed");
   await deps.gate.withSession(sessionId, async (lease) => {
     const state = await deps.states.read(session);
     const fresh = (await store.getSession(sessionId)) ?? session;

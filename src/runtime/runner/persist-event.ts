@@ -1,7 +1,8 @@
 import type { ToolResultPart } from "../../contracts/message.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
-import type { ApprovalHandler } from "../../contracts/loop-result.js";
+import type { ApprovalDecision, ApprovalHandler } from "../../contracts/loop-result.js";
 import { approvalDecisionRecord } from "../records/approval-decision.js";
+import type { NewRuntimeMessageRecord } from "../records/session-state.js";
 import { surfacedRequests } from "../session/pending-listing.js";
 import {
   ASK_USER,
@@ -23,7 +24,9 @@ export function approverOf(scope: TurnScope): ApprovalHandler {
   return async (request, info) => {
     // A question waits for the user (answerQuestion), never for the host's approval handler.
     if (scope.asks && request.name === ASK_USER) return { suspend: true };
-    const decision = hostApprove ? await hostApprove(request, info) : ({ suspend: true } as const);
+    const decision = hostApprove
+      ? await unlessStopped(hostApprove(request, info), setup.signal)
+      : ({ suspend: true } as const);
     if (!("suspend" in decision) && request.name === "request_permission")
       deps.hooks.permission("decided", request, setup.session, decision);
     if (!("suspend" in decision)) {
@@ -31,6 +34,28 @@ export function approverOf(scope: TurnScope): ApprovalHandler {
     }
     return decision;
   };
+}
+
+/**
+ * The host's decision, or, when the turn is stopped first (`stopTurn`, an interrupting message, the
+ * host's signal), a denial with reason `"interrupted"`: a stopped turn never waits on a person who
+ * may never answer, and its request is decided (retired), not left open.
+ */
+function unlessStopped(
+  decision: Promise<ApprovalDecision>,
+  signal: AbortSignal | undefined,
+): Promise<ApprovalDecision> {
+  if (!signal) return decision;
+  const stopped: ApprovalDecision = { approved: false, reason: "interrupted" };
+  if (signal.aborted) return Promise.resolve(stopped);
+  return new Promise<ApprovalDecision>((resolve, reject) => {
+    const onAbort = () => resolve(stopped);
+    signal.addEventListener("abort", onAbort, { once: true });
+    decision.then(
+      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error)),
+    );
+  });
 }
 
 /**
@@ -138,6 +163,17 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
       await effects.switchRole("actor", event.depth, event.parentId);
       return false;
     }
+  } else if (event.type === "message_steered") {
+    // Stored where the turn read it, marked as taken: the steering sender gets this turn's outcome.
+    const record: NewRuntimeMessageRecord = {
+      id: event.messageId,
+      frame: null,
+      kind: "message",
+      message: event.message,
+    };
+    const steerOf = scope.control?.steerOf(event.messageId);
+    if (steerOf !== undefined) record.steerOf = steerOf;
+    await scope.append([record]);
   } else if (event.type === "llm_call_start") {
     setup.lineage.counters.llmCalls++;
   }

@@ -8,7 +8,7 @@ import { runLoop } from "../../loop/run-unified-agent-loop.js";
 import { toJsonSchema } from "../../schema/to-json-schema.js";
 import type { PreparedAgent } from "../agents/prepare-agent.js";
 import type { Lineage } from "../records/lineage.js";
-import type { NewRuntimeTurnRecord } from "../records/session-state.js";
+import type { NewRuntimeMessageRecord, NewRuntimeTurnRecord } from "../records/session-state.js";
 import { leaseFence } from "./lease-fence.js";
 import { modeEffects } from "./mode-effects.js";
 import { approverOf, persistEvent } from "./persist-event.js";
@@ -113,6 +113,7 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
       ...(fence && { beforeToolCall: fence.check, leaseToken: fence.token }),
       ...(setup.role && { role: setup.role }),
       onModelCall: scope.models.observe,
+      ...(scope.control && { stepBoundary: (root: boolean) => scope.control!.boundary(root) }),
     },
   );
   let result: LoopResult | undefined;
@@ -126,11 +127,14 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
       if (await persistEvent(scope, effects, event)) publish(event);
     }
   } finally {
+    scope.control?.dispose();
     // A store failure leaves the loop mid-turn: stop it (aborts tools and the provider call).
     if (!result) await loop.return(undefined as never);
   }
   if (!result) throw new Error("The loop ended without a done event");
-  return closeTurn(scope, result);
+  const ended = await closeTurn(scope, result);
+  if (scope.control?.mayHaveUnread()) setup.unreadSteers?.();
+  return ended;
 }
 
 /**
@@ -154,7 +158,17 @@ async function openTurn(scope: TurnScope): Promise<void> {
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
   const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
-  if (setup.input) opening.push({ id: `${runId}:${scope.next()}`, frame: null, kind: "message", message: setup.input });
+  if (setup.input) {
+    const input: NewRuntimeMessageRecord = {
+      id: `${runId}:${scope.next()}`,
+      frame: null,
+      kind: "message",
+      message: setup.input,
+    };
+    // A steered message that ran as its own turn: taken (a retried sender gets this turn's outcome).
+    if (setup.steerOf !== undefined) input.steerOf = setup.steerOf;
+    opening.push(input);
+  }
   await scope.append(opening);
   for (const record of retired) audit.deliver(record.entry);
   for (const event of setup.prepared.warnings) publish({ ...event });
@@ -216,6 +230,8 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   const stopReason = result.status === "aborted" ? setup.stopReason?.() : undefined;
   if (stopReason !== undefined) end.reason = stopReason;
   await scope.append([...scope.models.unsentRecords(), end]);
+  // Whoever waits on the session (a steering or interrupting sender, queued messages) looks again.
+  deps.store.notify({ topic: "session", key: sessionId, data: { turnEnded: runId } }).catch(() => undefined);
   const snippet = result.text.trim();
   if (snippet !== "") {
     await store.updateSession(sessionId, {
@@ -226,6 +242,10 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
   await scope.audit.settled();
   const turnResult: TurnResult = { ...result, sessionId, agentId: setup.agent.agentId, created: setup.created, runId };
+  if (stopReason !== undefined) {
+    turnResult.reason = stopReason;
+    scope.publish({ type: "turn_stopped", reason: stopReason, depth: 0, parentId: null });
+  }
   // The host decides what waiting calls wait on: those are the requests it is shown.
   if (result.pendingApprovals?.some((request) => request.waitsOn !== undefined)) {
     turnResult.pendingApprovals = result.pendingApprovals.flatMap((request) =>

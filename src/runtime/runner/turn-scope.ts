@@ -6,6 +6,7 @@ import { turnLabels } from "../events/event-labels.js";
 import { ASK_USER, offersModeTool } from "../agents/mode-tools.js";
 import { AuditTrail } from "./audit-trail.js";
 import { ModelCallLog } from "./model-call-log.js";
+import { TurnControl } from "./turn-control.js";
 import type { RunnerServices } from "./turn-runner-deps.js";
 import type { TurnSetup } from "./turn-setup.js";
 
@@ -28,6 +29,8 @@ export interface TurnScope {
   surfaced: Map<string, { request: ApprovalRequest; question: boolean }[]>;
   /** The turn's model calls, stored with their messages. */
   models: ModelCallLog;
+  /** What the turn watches for in its log (stop requests, steered messages), when it is watched. */
+  control: TurnControl | undefined;
 }
 
 /** The scope of one turn about to run. */
@@ -49,6 +52,7 @@ export function turnScope(deps: RunnerServices, setup: TurnSetup): TurnScope {
     full.ts = Date.now();
     label(full);
     setup.onEvent(full);
+    setup.tell?.(full);
     deps.events.emit(full);
   };
   const hostTools = deps.options.tools;
@@ -64,6 +68,8 @@ export function turnScope(deps: RunnerServices, setup: TurnSetup): TurnScope {
     deliver: deps.options.audit,
     warn: publish,
   });
+  const stop = setup.stop;
+  const control = stop && new TurnControl({ store: deps.store, sessionId, runId, chainRunId: setup.chainRunId, stop });
   return {
     deps,
     setup,
@@ -71,10 +77,17 @@ export function turnScope(deps: RunnerServices, setup: TurnSetup): TurnScope {
     runId,
     next: () => counter++,
     publish,
-    append: (records) => deps.store.append(sessionId, records, { leaseToken: setup.leaseToken }),
+    append: control
+      ? async (records) => {
+          const stored = await deps.store.append(sessionId, records, { leaseToken: setup.leaseToken });
+          control.observe(stored);
+          return stored;
+        }
+      : (records) => deps.store.append(sessionId, records, { leaseToken: setup.leaseToken }),
     audit,
     asks: offersModeTool(prepared.tools, ASK_USER),
     surfaced: new Map(),
     models: new ModelCallLog(runId, deps.storedPrompts.of(sessionId, session.createdAt), deps.promptDigests),
+    control,
   };
 }

@@ -50,6 +50,17 @@ export interface TurnSetup {
   role?: string | null;
   /** Why the turn was stopped, when its signal says so (stored on its end record). */
   stopReason?: () => string | undefined;
+  /**
+   * Stops the turn with a reason (as `running.stop` does): given, the turn watches its session's
+   * log for stop requests and steered messages (see `TurnControl`). @default undefined (not watched)
+   */
+  stop?: (reason: string) => void;
+  /** Hands each event the turn publishes to those following it (a steering `stream`). @default none */
+  tell?: (event: RuntimeEvent) => void;
+  /** The `steer` record whose message is this turn's input (it ran as its own turn). @default undefined */
+  steerOf?: string;
+  /** Called after the turn ended when a steered message may have come that it did not read. @default none */
+  unreadSteers?: () => void;
   /** The host's context of the turn (stored on its start; tools see it as `ctx.context`). */
   context?: JsonValue;
   /** The sync `agents_message` call waiting on this turn (a new chain's start stores it). */

@@ -103,3 +103,16 @@ export async function acquireSessionLease(
     },
   };
 }
+
+/**
+ * Whether a runtime (any process) holds the session's lease or waits for it: a lease taken and
+ * given back at once under an owner of its own, so no holder's lease is touched. A store without
+ * leases cannot tell: `true`.
+ */
+export async function leaseTaken(store: SessionStore, sessionId: string): Promise<boolean> {
+  if (!isLeasableSessionStore(store)) return true;
+  const probe = await store.acquireLease(sessionId, { owner: `probe:${globalThis.crypto.randomUUID()}`, ttlMs: 5_000 });
+  if (probe === undefined) return true;
+  await store.releaseLease(sessionId, probe.token);
+  return false;
+}

@@ -81,6 +81,7 @@ export function turnResultOf(
     runId,
   };
   if (end?.error) result.error = end.error;
+  if (typeof end?.reason === "string") result.reason = end.reason;
   else if (end === undefined) result.error = { message: `Turn ${runId} has not ended` };
   if (status === "suspended")
     result.pendingApprovals = asked.filter((a) => !decided.has(a.request.requestId)).map((a) => a.request);
