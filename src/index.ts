@@ -189,6 +189,7 @@ export type {
   RuntimeEventLabels,
   RuntimeEventOf,
   SendInput,
+  StopTurnOptions,
   TurnResult,
 } from "./contracts/agent-runtime.js";
 export type { Artifact, Task, TaskApi, TaskCreateInput } from "./contracts/task.js";
