@@ -124,10 +124,13 @@ interface Measured {
   involuntary: number[];
   /** The last run's store calls (when tracing). */
   spans: Span[];
+  /** Store calls by method over every measured run (when tracing): an `acquireLease` above one per session is a wait. */
+  calls: Map<string, number>;
 }
 
 async function measure(makeStore: () => SessionStore, depth: number, trace: boolean): Promise<Measured> {
   let spans: Span[] = [];
+  const calls = new Map<string, number>();
   const holder: Span[] | undefined = trace ? [] : undefined;
   const runtime = chainRuntime(timed(makeStore(), holder), depth);
   const times: number[] = [];
@@ -158,11 +161,13 @@ async function measure(makeStore: () => SessionStore, depth: number, trace: bool
       involuntary.push(after.involuntaryContextSwitches - usage.involuntaryContextSwitches);
     }
     if (holder) spans = holder.map(([label, s, e]) => [label, s - started, e - started]);
+    if (holder && i >= warmup)
+      for (const [label] of holder) calls.set(label.split("(")[0]!, (calls.get(label.split("(")[0]!) ?? 0) + 1);
     if (resumed.status !== "complete" || resumed.agentId !== "a0")
       throw new Error(`unexpected ${resumed.status} from ${resumed.agentId}`);
   }
   await runtime.close();
-  return { times, onCpu, waitingForCpu, sleeping, voluntary, involuntary, spans };
+  return { times, onCpu, waitingForCpu, sleeping, voluntary, involuntary, spans, calls };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "agentry-bench-hop-"));
@@ -192,11 +197,11 @@ console.log(
     "of a run (mean ms): on a CPU | waiting for a CPU | sleeping | context switches per run: slept / preempted |",
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-const traces: [string, Span[]][] = [];
+const traces: [string, Span[], Map<string, number>][] = [];
 for (const [name, make] of stores) {
   let base = 0;
   for (const depth of [1, 2, 3]) {
-    const { times, onCpu, waitingForCpu, sleeping, voluntary, involuntary, spans } = await measure(
+    const { times, onCpu, waitingForCpu, sleeping, voluntary, involuntary, spans, calls } = await measure(
       make,
       depth,
       trace && depth === 3,
@@ -210,10 +215,13 @@ for (const [name, make] of stores) {
         `${mean(onCpu, 2)} | ${mean(waitingForCpu, 2)} | ${mean(sleeping, 2)} | ` +
         `${mean(voluntary)} / ${mean(involuntary)} |`,
     );
-    if (spans.length > 0) traces.push([name, spans]);
+    if (spans.length > 0) traces.push([name, spans, calls]);
   }
 }
-for (const [name, spans] of traces) {
+for (const [name, spans, calls] of traces) {
+  console.log();
+  const perRun = [...calls].map(([method, count]) => `${method} ${(count / runs).toFixed(2)}`).join(", ");
+  console.log(`${name}, 3 agents, store calls per run (mean over ${runs}): ${perRun}`);
   console.log();
   console.log(`${name}, 3 agents, one run's store calls (ms from resolveApproval):`);
   console.log();
