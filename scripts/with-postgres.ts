@@ -8,7 +8,8 @@
 // command ends. PostgreSQL refuses to run as root: as root, the cluster runs as AGENTRY_PG_USER
 // (default `nobody`, which every Debian system has), in a temp dir that user owns. The throwaway
 // cluster runs with fsync off (tests need no durability; AGENTRY_PG_FSYNC=on for benchmarks) and
-// max_connections=200. Exits with the command's exit code.
+// max_connections=200; AGENTRY_PG_OPTIONS adds server options (e.g. `-c shared_preload_libraries=pg_stat_statements`
+// for bench/dispatcher-scale.ts --statements). Exits with the command's exit code.
 import { execFileSync, spawn, spawnSync, type SpawnSyncOptions } from "node:child_process";
 import { chownSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -109,7 +110,8 @@ async function start(binaries: Binaries, account: Account | undefined, dir: stri
   const fsync = process.env.AGENTRY_PG_FSYNC ?? "off";
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const options = `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=${fsync} -c max_connections=200`;
+    const extra = process.env.AGENTRY_PG_OPTIONS ?? "";
+    const options = `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=${fsync} -c max_connections=200 ${extra}`.trim();
     try {
       run(account, binaries.pg_ctl, [
         "-D",
