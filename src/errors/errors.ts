@@ -183,12 +183,20 @@ export class LeaseLostError extends AgentryError {
   }
 }
 
-/** Another runtime kept a session busy longer than this runtime was willing to wait for it. */
+/**
+ * The session is busy: another runtime kept it longer than this runtime was willing to wait for it,
+ * or (with no `waitedMs`) a call that does not wait found a turn of it running, in this process or another.
+ */
 export class SessionBusyError extends AgentryError {
   static override readonly errorName: string = "SessionBusyError";
   readonly sessionId: string;
-  constructor(sessionId: string, waitedMs: number, options?: AgentryErrorOptions) {
-    super(`Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`, options);
+  constructor(sessionId: string, waitedMs?: number, options?: AgentryErrorOptions) {
+    super(
+      waitedMs === undefined
+        ? `Session "${sessionId}" has a turn running (in this process or another); try again once it ended`
+        : `Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`,
+      options,
+    );
     this.sessionId = sessionId;
   }
 }

@@ -91,7 +91,8 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
     case "audit":
     case "role":
     case "task":
-      // Digests, codes, ids, statuses.
+    case "rewind":
+      // Digests, codes, ids, statuses, tool names.
       return record;
     default:
       // A host's own kinds (stored as JSON, outside the union) are passed on as they are.

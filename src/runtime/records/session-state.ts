@@ -1,10 +1,12 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
-import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../../contracts/session-store.js";
+import type { ApprovalRecord, HistoryRecord, RewindRecord, TurnRecord } from "../../contracts/session-store.js";
 import type { ChatContext } from "../../contracts/tool-policy.js";
 import type { JsonSchema, JsonValue } from "../../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../../contracts/execution-tree.js";
 import type { LoopResult } from "../../contracts/loop-result.js";
 import { estimateMessageTokens } from "../../context/estimate-tokens.js";
+import { callsTogetherOrder, messageIdOf } from "../../sessions/conversation.js";
+import { rewoundHistory, type StateMessageRef } from "./rewind.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
 export interface StoredResume {
@@ -53,6 +55,8 @@ export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 export interface SessionState {
   /** Root-frame messages, in order. */
   history: Message[];
+  /** Where each message of `history` is in the log (its id, `seq`, tokens, turn), index for index. */
+  messageRefs: StateMessageRef[];
   /** `estimateMessageTokens` summed over `history`. */
   historyTokens: number;
   /** Child conversations of the current turn chain, by `run_subtask` call id. */
@@ -106,6 +110,8 @@ export class SessionStateReader {
   /** Sum of `estimateMessageTokens` over the root history. */
   historyTokens = 0;
   #history: Message[] = [];
+  /** The refs of `#history`'s messages, index for index. */
+  #refs: StateMessageRef[] = [];
   #frames: Record<string, Message[]> = {};
   #openTurn: string | undefined;
   #suspended: SessionState["suspended"];
@@ -138,6 +144,7 @@ export class SessionStateReader {
         case "reset":
           this.#role = undefined;
           this.#history = [];
+          this.#refs = [];
           this.historyTokens = 0;
           this.#unordered = false;
           this.#frames = {};
@@ -163,8 +170,10 @@ export class SessionStateReader {
               last.content.some((part) => part.type === "tool_call")
             )
               this.#unordered = true;
+            const tokens = estimateMessageTokens(record.message);
             this.#history.push(record.message);
-            this.historyTokens += estimateMessageTokens(record.message);
+            this.#refs.push({ id: messageIdOf(record), seq: record.seq, tokens, runId: this.#openTurn });
+            this.historyTokens += tokens;
           } else (this.#frames[record.frame] ??= []).push(record.message);
           break;
         case "turn": {
@@ -203,6 +212,7 @@ export class SessionStateReader {
             const start = this.#chainStart;
             if (turn.status === "blocked" && turn.error?.code === "input_blocked" && start?.runId === turn.runId) {
               this.#history.length = Math.min(this.#history.length, start.length);
+              this.#refs.length = this.#history.length;
               this.historyTokens = start.tokens;
             }
             this.#suspended =
@@ -212,6 +222,9 @@ export class SessionStateReader {
         }
         case "tool_result":
           this.#toolResults[record.toolCallId] = record.result;
+          break;
+        case "rewind":
+          this.#rewind(record);
           break;
         case "approval": {
           const entry = this.#approvals.get(record.request.requestId);
@@ -240,6 +253,17 @@ export class SessionStateReader {
     }
   }
 
+  /** A rewind (root frame): the history resumes before the message it names (see `rewoundHistory`). */
+  #rewind(record: RewindRecord): void {
+    if (record.frame !== null) return;
+    const rewound = rewoundHistory({ history: this.#history, refs: this.#refs }, record);
+    if (!rewound) return;
+    this.#history = rewound.history;
+    this.#refs = rewound.refs;
+    this.historyTokens = rewound.tokens;
+    this.#chainStart = undefined;
+  }
+
   /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
   state(): SessionState {
     const frames: Record<string, Message[]> = {};
@@ -250,8 +274,10 @@ export class SessionStateReader {
       approvals.set(requestId, { request, decision });
       if (this.#suspended && !decision) pending.push(request);
     }
+    const order = this.#unordered ? callsTogetherOrder(this.#history) : undefined;
     return {
-      history: this.#unordered ? keepCallsTogether(this.#history) : this.#history.slice(),
+      history: order ? order.map((i) => this.#history[i]!) : this.#history.slice(),
+      messageRefs: order ? order.map((i) => this.#refs[i]!) : this.#refs.slice(),
       historyTokens: this.historyTokens,
       frames,
       openTurn: this.#openTurn,
@@ -301,26 +327,7 @@ export function readSessionState(records: readonly HistoryRecord[]): SessionStat
  * the history stays valid for providers.
  */
 export function keepCallsTogether(history: Message[]): Message[] {
-  const out: Message[] = [];
-  for (let i = 0; i < history.length; i++) {
-    const message = history[i]!;
-    out.push(message);
-    if (message.role !== "assistant" || !message.content.some((p) => p.type === "tool_call")) continue;
-    const waiting: Message[] = [];
-    let j = i + 1;
-    while (j < history.length && history[j]!.role !== "tool" && history[j]!.role !== "assistant")
-      waiting.push(history[j++]!);
-    if (waiting.length > 0 && history[j]?.role === "tool") {
-      out.push(history[j]!, ...waiting);
-      i = j;
-    } else if (waiting.length > 0 && j >= history.length) {
-      // Still waiting for results (suspended turn): results will come after; keep the others after them.
-      out.pop();
-      out.push(...waiting, message);
-      i = j - 1;
-    }
-  }
-  return out;
+  return callsTogetherOrder(history).map((i) => history[i]!);
 }
 
 /** Tool calls of the last root message when they have no results yet. */

@@ -154,7 +154,17 @@ async function openTurn(scope: TurnScope): Promise<void> {
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
   const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
-  if (setup.input) opening.push({ id: `${runId}:${scope.next()}`, frame: null, kind: "message", message: setup.input });
+  if (setup.input) {
+    const { inputMessageId: messageId } = setup;
+    const id = `${runId}:${scope.next()}`;
+    opening.push({
+      id,
+      frame: null,
+      kind: "message",
+      message: setup.input,
+      ...(messageId !== undefined && { messageId }),
+    });
+  }
   await scope.append(opening);
   for (const record of retired) audit.deliver(record.entry);
   for (const event of setup.prepared.warnings) publish({ ...event });

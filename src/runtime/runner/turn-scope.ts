@@ -28,6 +28,8 @@ export interface TurnScope {
   surfaced: Map<string, { request: ApprovalRequest; question: boolean }[]>;
   /** The turn's model calls, stored with their messages. */
   models: ModelCallLog;
+  /** Whether the turn stored a root answer yet (its first is stored under the run id). */
+  answered: boolean;
 }
 
 /** The scope of one turn about to run. */
@@ -76,5 +78,6 @@ export function turnScope(deps: RunnerServices, setup: TurnSetup): TurnScope {
     asks: offersModeTool(prepared.tools, ASK_USER),
     surfaced: new Map(),
     models: new ModelCallLog(runId, deps.storedPrompts.of(sessionId, session.createdAt), deps.promptDigests),
+    answered: false,
   };
 }
