@@ -14,6 +14,8 @@ import {
   type SessionStore,
 } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
+import { toUIMessageStream, type UiMessageChunk } from "@agentry/core/ui";
+import { createEventLog, type EventLog, type SessionSnapshotEvent } from "@agentry/core";
 import { historyProblems, type FakeTurn } from "@agentry/core/testing";
 import type { RewindRecord } from "../../src/contracts/session-store.js";
 import { makeRuntime, textOf } from "./helpers.js";
@@ -338,5 +340,45 @@ describe("rewind across runtimes on one SQLite file", () => {
     await b.runtime.rewind(one.sessionId, { before: "m1" });
     const next = await a.runtime.send({ agentId: "todo", content: "two", session: one.sessionId });
     expect(next.text).toBe("saw: two");
+  });
+});
+
+/** The snapshot a client with no last event id gets first. */
+async function snapshotOf(log: EventLog, sessionId: string): Promise<SessionSnapshotEvent> {
+  const iterator = log.resume({ sessionId })[Symbol.asyncIterator]();
+  const first = (await iterator.next()).value as SessionSnapshotEvent;
+  await iterator.return?.();
+  return first;
+}
+
+describe("the ids a UI holds name the stored messages", () => {
+  it("the AI SDK UI stream's message id and the snapshot's message ids are what rewind, editOf and regenerate take", async () => {
+    const { runtime, store } = makeRuntime(script);
+    const chunks: UiMessageChunk[] = [];
+    const reader = toUIMessageStream(
+      runtime.stream({ agentId: "todo", content: "add milk", messageId: "u1" }),
+    ).getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    const start = chunks[0] as Extract<UiMessageChunk, { type: "start" }>;
+    const sessionId = start.messageMetadata!.sessionId as string;
+    const stored = (await store.load(sessionId)).find((r) => r.kind === "message" && r.message.role === "assistant");
+    expect(start.messageId).toBe(stored!.id);
+
+    await runtime.send({ agentId: "todo", content: "two", messageId: "u2", session: sessionId });
+    const log = createEventLog({ runtime });
+    const snapshot = await snapshotOf(log, sessionId);
+    expect(snapshot.messageIds).toHaveLength(snapshot.messages.length);
+    expect(snapshot.messageIds[0]).toBe("u1");
+    expect(snapshot.messageIds[1]).toBe(start.messageId);
+    expect(snapshot.messageIds.at(-2)).toBe("u2");
+
+    // useChat's regenerate of the assistant message the stream built: rewind to it, then regenerate.
+    await runtime.rewind(sessionId, { before: start.messageId! });
+    const again = await runtime.send({ agentId: "todo", session: sessionId, regenerate: true });
+    expect(again.text).toBe('done: ["added milk"]');
+    const after = await snapshotOf(log, sessionId);
+    expect(after.messageIds[0]).toBe("u1");
+    expect(after.messageIds).not.toContain("u2");
+    expect(after.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   });
 });
