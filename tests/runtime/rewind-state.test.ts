@@ -70,7 +70,7 @@ describe("session state: rewind records", () => {
     const whole = readSessionState(records);
     const reader = new SessionStateReader();
     reader.apply(records.slice(0, 7));
-    expect(reader.state().history).toHaveLength(4);
+    expect(reader.state().history).toHaveLength(5);
     reader.apply(records.slice(7));
     expect(reader.state()).toEqual(whole);
     expect(whole.history).toEqual([user("b")]);
