@@ -320,6 +320,31 @@ describe("rewind and fork keep the guarantees", () => {
   });
 });
 
+describe("a retried message whose turn crashed", () => {
+  it("continues that turn (its message is not stored twice)", async () => {
+    const store = new MemorySessionStore();
+    const { runtime } = makeRuntime(script, { store });
+    const { sessionId } = await store.createSession({ agentId: "todo" });
+    await store.append(sessionId, [
+      { id: "crash:0", frame: null, kind: "turn", runId: "crash", phase: "start" },
+      { id: "crash:1", frame: null, kind: "message", message: { role: "user", content: "add eggs" }, messageId: "m1" },
+      {
+        id: "crash",
+        frame: null,
+        kind: "message",
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_call", id: "c1", name: "todo_add", args: { item: "x" } }],
+        },
+      },
+    ]);
+    const retry = await runtime.send({ agentId: "todo", content: "add eggs", messageId: "m1", session: sessionId });
+    expect(retry.runId).toBe("crash:retry-1");
+    expect(retry.status).toBe("complete");
+    expect(userTexts(await store.load(sessionId))).toEqual(["add eggs"]);
+  });
+});
+
 describe("rewind across runtimes on one SQLite file", () => {
   it("a turn running in another runtime refuses the rewind (SessionBusyError), and it works once the turn ended", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "agentry-rewind-")), "s.db");
