@@ -187,7 +187,8 @@ function fileCycles(edges: Map<string, string[]>): string[][] {
  *   lifecycle points features are handed at construction;
  * - delegation: hand-offs and the dispatcher, delegated waits, dispatched turns;
  * - background: background agents' lifecycle and notices;
- * - agent-tools, tasks, roles: the built-in agent tools; the task API and its lifecycle; setRole;
+ * - agent-tools, tasks, roles, conversation: the built-in agent tools; the task API and its lifecycle;
+ *   setRole; rewinding and forking a conversation;
  * - decisions: deciding approvals and answering questions, permission notices.
  */
 const RUNTIME_TOP = "runtime/create-agent-runtime.ts";
@@ -200,7 +201,7 @@ const RUNTIME_ROOMS: string[][] = [
   ["queue"],
   ["delegation"],
   ["background"],
-  ["agent-tools", "tasks", "roles"],
+  ["agent-tools", "tasks", "roles", "conversation"],
   ["decisions"],
 ];
 const runtimeRankOf = new Map(RUNTIME_ROOMS.flatMap((rooms, rank) => rooms.map((room) => [room, rank] as const)));

@@ -6,7 +6,7 @@ import type { LoopEvent } from "./loop-event.js";
 import type { ApprovalRequest } from "./loop-result.js";
 import type { UserMessage, UserPart } from "./message.js";
 import type { Question, QuestionAnswer } from "./plan.js";
-import type { AuditRecord, SessionSelector, SessionStore } from "./session-store.js";
+import type { AuditRecord, SessionSelector, SessionStore, SessionSummary } from "./session-store.js";
 import type { TaskApi } from "./task.js";
 import type { TurnResult } from "./turn-result.js";
 import type { ChatContext } from "./tool-policy.js";
@@ -67,7 +67,8 @@ export interface PendingQuestion {
  */
 export interface SendInput<C = JsonValue> {
   agentId: string;
-  content: string | UserPart[];
+  /** The message. Leave it out only with `regenerate` (which runs a stored message again). */
+  content?: string | UserPart[];
   /** @default "latest-or-create" */
   session?: SessionSelector;
   /**
@@ -141,6 +142,33 @@ export interface SendInput<C = JsonValue> {
    * @default "queue"
    */
   ifBusy?: "queue" | "steer" | "interrupt" | "reject";
+  /**
+   * The host's id for this user message (a UI's own message id), stored with it: `editOf`,
+   * `runtime.rewind` and `forkSession` name the message by it. Unique among the session's current
+   * messages (a message a rewind took out of the context frees its id): the same id again with the
+   * same content is a retry and runs nothing twice (it resolves with the outcome of the turn that
+   * answered that message, or continues it when its process died); with other content it throws
+   * `InvalidArgumentError`. 1 to 256 characters, no control characters, no lone surrogates.
+   * @default undefined (the message's id is the id the runtime stores it under)
+   */
+  messageId?: string;
+  /**
+   * Edit: the id of a user message of the session. The model's context resumes before it (a
+   * `rewind` record, stored with the new turn's start), and `content` is sent in its place. Pass
+   * `messageId` too to keep the message's id (as AI SDK `useChat` does: `editOf` and `messageId`
+   * the same id). Every edit runs (an unchanged edit runs the message again); give `runId` to make
+   * a retried request run once. An unknown id, or one that is not a user message's, throws
+   * `InvalidArgumentError`.
+   * @default undefined (a new message)
+   */
+  editOf?: string;
+  /**
+   * Regenerate: with no `content`, the last answer leaves the model's context and the last user
+   * message of the session runs again, under its own id (an edit of it with the same content).
+   * No user message to run again throws `InvalidArgumentError`.
+   * @default false
+   */
+  regenerate?: boolean;
 }
 
 /** Options of `runtime.stopTurn` (with a tenant guard: a session outside it is "not found"). */
@@ -152,6 +180,30 @@ export interface StopTurnOptions extends TenantGuard {
   runId?: string;
   /** Stored on the turn's end record, on its `turn_stopped` event and as its result's `reason`. @default "stopped" */
   reason?: string;
+}
+
+/**
+ * What `runtime.rewind` takes: the message the context resumes before, and the tenant guard (a
+ * session outside it is "not found").
+ */
+export interface RewindOptions extends TenantGuard {
+  /** The id of a root user or assistant message of the session's current context. */
+  before: string;
+}
+
+/**
+ * What `runtime.forkSession` takes: where the copy ends, the new session's name, and the tenant
+ * guard (a session outside it is "not found").
+ */
+export interface ForkSessionOptions extends TenantGuard {
+  /**
+   * The id of a root user or assistant message of the source's current context: the fork's history
+   * stops before it.
+   * @default undefined (the whole current context)
+   */
+  before?: string;
+  /** The new session's name. @default the source's name */
+  name?: string;
 }
 
 /**
@@ -391,6 +443,30 @@ export interface AgentRuntime<C = JsonValue> {
    * await runtime.stopTurn(sessionId, { reason: "user_pressed_stop", scope: userId });
    */
   stopTurn(sessionId: string, options?: StopTurnOptions): Promise<boolean>;
+  /**
+   * Rewinds the conversation: the model's context resumes before message `before` (the host's
+   * `messageId` of a user message, or the id an assistant message's `message` event, session
+   * snapshots and the UI stream carry). Nothing is deleted: a `rewind` record is appended (it lists
+   * the tool calls that ran after that point; what they did is not undone), the log and the audit
+   * entries stay, decided approvals stay decided. A turn left open by a crash is closed first.
+   * Refused while a turn of the session runs (in any process: `SessionBusyError`) or a decision is
+   * pending (`PendingDecisionError`); an unknown session, or one outside the tenant guard, throws
+   * `SessionNotFoundError`; a `before` that is not a user or assistant message of the current
+   * context throws `InvalidArgumentError`.
+   * @example
+   * await runtime.rewind(sessionId, { before: "msg-3", scope: userId });
+   */
+  rewind(sessionId: string, options: RewindOptions): Promise<void>;
+  /**
+   * Forks the conversation: a new session of the same agent, in the same scope, whose history is a
+   * copy of the source's current context up to `before` (the messages themselves, with their ids;
+   * not the source's approvals, audit entries or artifacts, so nothing decided there is decided or
+   * run again here). Its attributes carry `forkedFrom: { sessionId, before }` (and the source's
+   * role); the source is not changed, and later changes to it do not reach the fork. Refused as
+   * `rewind` is (a running turn, a pending decision, outside the tenant guard, an unknown `before`).
+   * A fork of a task's session is a plain session (the task stays with its own).
+   */
+  forkSession(sessionId: string, options?: ForkSessionOptions): Promise<SessionSummary>;
   /** Tasks: plan, review, act. See {@link TaskApi}. */
   tasks: TaskApi;
   /**

@@ -61,6 +61,13 @@ export interface ThinkingEvent extends EventOrigin {
 export interface LoopMessageEvent extends EventOrigin {
   type: "message";
   message: Message;
+  /**
+   * The id the runtime stored the message under: what `runtime.rewind`'s `before` and
+   * `forkSession`'s `before` take. A turn's first root answer is stored under the turn's `runId`
+   * (the id the AI SDK UI stream gives its assistant message).
+   * @default undefined (the bare loop stores nothing)
+   */
+  messageId?: string;
 }
 
 /** The model asked for tools; they are about to be dispatched. */

@@ -41,12 +41,52 @@ export interface RecordBase {
 export interface MessageRecord extends RecordBase {
   kind: "message";
   message: Message;
+  /**
+   * The message's id as the host knows it (`SendInput.messageId`, a UI's own id), when it has one:
+   * a message's id is this, else the record's `id`. Several records may carry one id (an edit that
+   * kept its message's id); at most one of them is in the model's context at a time.
+   * @default undefined (the message's id is the record's `id`)
+   */
+  messageId?: string;
 }
 
 /** Context starts after the last reset marker. */
 export interface ResetRecord extends RecordBase {
   kind: "reset";
   summary?: string;
+}
+
+/** A tool call that ran after a rewind point (see {@link RewindRecord}): its effects were not undone. */
+export interface RewoundToolCall {
+  toolCallId: string;
+  /** The tool's name as the model called it. */
+  tool: string;
+  /** The run the call ended in. */
+  runId: string;
+  /** 0 at the root; calls inside sub-tasks are deeper. */
+  depth: number;
+}
+
+/**
+ * The model's context resumes before a message (`runtime.rewind`, `SendInput.editOf`,
+ * `SendInput.regenerate`): that message and every root message after it leave the context; nothing
+ * is deleted (the log keeps them, and their audit entries). Written in the root frame.
+ */
+export interface RewindRecord extends RecordBase {
+  kind: "rewind";
+  /** The id of the message the context resumes before (its `messageId`, else its record id). */
+  before: string;
+  /** The `seq` of that message's record. */
+  beforeSeq: number;
+  /**
+   * Tool calls that ran (allowed or approved) after that message, oldest first, at most 200 (the
+   * rest are counted in `toolCallsOmitted`): a rewind hides them from the model, it does not undo them.
+   */
+  toolCalls: RewoundToolCall[];
+  /** How many more calls ran than `toolCalls` lists. @default undefined (none) */
+  toolCallsOmitted?: number;
+  /** What rewound: `runtime.rewind`, an edit (`editOf`) or a regeneration (`regenerate`). */
+  cause: "rewind" | "edit" | "regenerate";
 }
 
 /** Start or end of a turn. */
@@ -211,6 +251,7 @@ export interface StopRecord extends RecordBase {
 export type HistoryRecord =
   | MessageRecord
   | ResetRecord
+  | RewindRecord
   | TurnRecord
   | ApprovalRecord
   | ToolResultRecord

@@ -9,6 +9,7 @@ import type { Artifact, Task } from "../contracts/task.js";
 import type { TaskStatus } from "../contracts/loop-event.js";
 import type { HistoryRecord, SessionSummary } from "../contracts/session-store.js";
 import { StoredEventWriter, storedEventsAfter } from "./stored-events.js";
+import { conversationOf, messageIdOf } from "../sessions/conversation.js";
 
 /**
  * The stored state of a session, sent instead of events a reconnecting client can no longer get
@@ -20,8 +21,17 @@ export interface SessionSnapshotEvent {
   /** The log's newest `seq` when the snapshot was taken: events after it follow. */
   seq: number;
   ts: number;
-  /** The root conversation since the last reset; assistant messages carry their `executionTree`. */
+  /**
+   * The root conversation since the last reset, as the model's context has it (what a rewind took
+   * out is not there); assistant messages carry their `executionTree`.
+   */
   messages: Message[];
+  /**
+   * The id of each message of `messages`, index for index: the host's `messageId` of a user message
+   * (else the id it was stored under), the stored id of an assistant message (a turn's first answer
+   * is stored under the turn's run id). What `runtime.rewind`, `editOf` and `forkSession` take.
+   */
+  messageIds: string[];
   /** Sub-task conversations by the `toolCallId` of their `run_subtask` (records of frame ≠ null). */
   frames: Record<string, Message[]>;
   /** Approvals of this session waiting for a decision. */
@@ -308,17 +318,14 @@ async function snapshot(state: LogState, sessionId: string): Promise<SessionSnap
     runtime.pendingQuestions?.({ sessionId }),
     runtime.store.getSession(sessionId),
   ]);
-  const messages: Message[] = [];
   const frames: Record<string, Message[]> = {};
   const artifacts: Artifact[] = [];
   for (const item of records) {
     const artifact = artifactOf(sessionId, item);
     if (artifact) artifacts.push(artifact);
-    if (item.kind !== "message") continue;
-    const message = (item as { message: Message }).message;
-    if (item.frame === null) messages.push(message);
-    else (frames[item.frame] ??= []).push(message);
+    if (item.kind === "message" && item.frame !== null) (frames[item.frame] ??= []).push(item.message);
   }
+  const conversation = conversationOf(records);
   const task = session && taskOf(session);
   const role = session?.attributes?.role;
   return {
@@ -326,7 +333,8 @@ async function snapshot(state: LogState, sessionId: string): Promise<SessionSnap
     sessionId,
     seq,
     ts: Date.now(),
-    messages,
+    messages: conversation.map((record) => record.message),
+    messageIds: conversation.map(messageIdOf),
     frames,
     pendingApprovals,
     ...(pendingQuestions && { pendingQuestions }),

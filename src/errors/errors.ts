@@ -184,19 +184,22 @@ export class LeaseLostError extends AgentryError {
 }
 
 /**
- * A session was busy: another runtime kept it longer than this runtime was willing to wait for it,
- * or (`runId` set) a message sent with `ifBusy: "reject"` found a turn running on it.
+ * The session is busy: another runtime kept it longer than this runtime was willing to wait for it,
+ * or (with no `waitedMs`) a call that does not wait found a turn of it running, in this process or
+ * another, or (`runId` set) a message sent with `ifBusy: "reject"` found turn `runId` running.
  */
 export class SessionBusyError extends AgentryError {
   static override readonly errorName: string = "SessionBusyError";
   readonly sessionId: string;
   /** The turn that was running, when a message sent with `ifBusy: "reject"` was refused. */
   readonly runId: string | undefined;
-  constructor(sessionId: string, waitedMs: number, options?: AgentryErrorOptions & { runId?: string }) {
+  constructor(sessionId: string, waitedMs?: number, options?: AgentryErrorOptions & { runId?: string }) {
     super(
-      options?.runId === undefined
-        ? `Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`
-        : `Session "${sessionId}" is running turn "${options.runId}"; the message was not stored (ifBusy: "reject")`,
+      options?.runId !== undefined
+        ? `Session "${sessionId}" is running turn "${options.runId}"; the message was not stored (ifBusy: "reject")`
+        : waitedMs === undefined
+          ? `Session "${sessionId}" has a turn running (in this process or another); try again once it ended`
+          : `Session "${sessionId}" is held by another runtime; gave up after waiting ${waitedMs} ms`,
       options,
     );
     this.sessionId = sessionId;

@@ -56,9 +56,22 @@ export interface SessionListResponse {
   nextCursor?: string;
 }
 
-/** What a node of a turn's execution tree stands for. */
+/**
+ * What a node of a turn's execution tree stands for. A `rewind` node (after the turn it follows)
+ * says the model's context resumed before a message there, and how many tool calls that ran after
+ * it were not undone.
+ */
 export type TreeNodeKind =
-  "turn" | "model_call" | "tool_call" | "subtask" | "delegation" | "background" | "approval" | "question" | "steered";
+  | "turn"
+  | "model_call"
+  | "tool_call"
+  | "subtask"
+  | "delegation"
+  | "background"
+  | "approval"
+  | "question"
+  | "steered"
+  | "rewind";
 
 /** Token counts of a node (a model call's usage, or the sum over a subtree). */
 export interface NodeTokens {

@@ -95,7 +95,8 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
     case "role":
     case "task":
     case "stop":
-      // Digests, codes, ids, statuses (a stop's reason is the host's).
+    case "rewind":
+      // Digests, codes, ids, statuses, tool names (a stop's reason is the host's).
       return record;
     default:
       // A host's own kinds (stored as JSON, outside the union) are passed on as they are.

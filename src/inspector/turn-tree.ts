@@ -1,6 +1,6 @@
 import type { AssistantMessage, Message, UserMessage } from "../contracts/message.js";
 import type { RuntimeMessageRecord } from "../runtime/create-agent-runtime.js";
-import type { ModelCallRecord } from "../contracts/session-store.js";
+import type { ModelCallRecord, RewindRecord } from "../contracts/session-store.js";
 import type { NodeTokens, TreeNode, TreeNodeKind, TurnNode } from "./inspector-api-types.js";
 import type { InspectedRecord, TurnChain } from "./turn-records.js";
 
@@ -105,9 +105,29 @@ function addRecord(chain: TurnChain, record: InspectedRecord, state: TreeState):
       if (record.decision !== undefined) child.status = record.decision;
       return;
     }
+    case "rewind":
+      state.turn.children.push(rewindNode(record));
+      return;
     default:
       return;
   }
+}
+
+/** A rewind stored after a turn (`runtime.rewind`, an edit, a regeneration): where the context resumed, what stayed done. */
+function rewindNode(record: RewindRecord & { at: string }): TreeNode {
+  const calls = (Array.isArray(record.toolCalls) ? record.toolCalls.length : 0) + (record.toolCallsOmitted ?? 0);
+  const node: TreeNode = {
+    id: `w:${record.id}`,
+    kind: "rewind",
+    label: short(
+      `${record.cause ?? "rewind"}: context resumes before ${String(record.before)}` +
+        (calls > 0 ? ` · ${calls} tool call${calls === 1 ? "" : "s"} after it not undone` : ""),
+      LABEL_CHARS,
+    ),
+    children: [],
+  };
+  node.startedAt = record.at;
+  return node;
 }
 
 function addMessage(chain: TurnChain, id: string, frame: string | null, message: Message, state: TreeState): void {

@@ -38,6 +38,8 @@ import { createAgentTools } from "./agent-tools/agent-tools.js";
 import { createTaskApi } from "./tasks/task-api.js";
 import { taskLifecycle } from "./tasks/task-lifecycle.js";
 import { setRole } from "./roles/set-role.js";
+import { forkSession } from "./conversation/fork-session.js";
+import { rewindSession } from "./conversation/rewind-session.js";
 import { decide } from "./decisions/decide.js";
 import { notifyPermission } from "./decisions/permission-notices.js";
 
@@ -78,7 +80,20 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
   const services = createServices(options, store);
-  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles, steering } = services;
+  const {
+    registry,
+    events,
+    status,
+    states,
+    gate,
+    dispatch,
+    queue,
+    admission,
+    decisions,
+    roles,
+    steering,
+    conversation,
+  } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
     events: events.emitter,
@@ -122,6 +137,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     setRole: (sessionId, role) => setRole(roles, sessionId, role),
     stopTurn: (sessionId, stopOptions) => stopTurn(steering, sessionId, stopOptions),
+    rewind: (sessionId, rewindOptions) => rewindSession(conversation, sessionId, rewindOptions),
+    forkSession: (sessionId, forkOptions) => forkSession(conversation, sessionId, forkOptions),
     setTurnDispatcher(dispatcher) {
       if (dispatcher !== undefined && typeof dispatcher !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
@@ -232,6 +249,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     steering: { store, states, running, turns: queue, events, status },
     decisions: { status, registry, limits, store, gate, approvalSessions, queue, waits, permission },
     roles: { status, registry, roleOf, store, states, gate, running, events },
+    conversation: { status, registry, limits, store, states, gate, turns: queue },
   };
 }
 

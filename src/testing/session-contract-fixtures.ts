@@ -111,7 +111,10 @@ export function everyRecordKind(): NewRecord[] {
   ];
 }
 
-/** The runtime's own record kinds (tool results, audit, artifacts, tasks, roles), for {@link everyRecordKind}. */
+/**
+ * The runtime's own record kinds (tool results, audit, artifacts, tasks, roles, a message with the
+ * host's id, a rewind), for {@link everyRecordKind}.
+ */
 function runtimeRecordKinds(): NewRecord[] {
   return [
     {
@@ -165,6 +168,23 @@ function runtimeRecordKinds(): NewRecord[] {
       planArtifactId: "art_1",
     },
     { id: "k-role", kind: "role", frame: null, role: "actor", from: "planner" },
+    {
+      id: "k-user-with-id",
+      kind: "message",
+      frame: null,
+      message: { role: "user", content: "Edited: look again" },
+      messageId: "ui-msg-7",
+    },
+    {
+      id: "k-rewind",
+      kind: "rewind",
+      frame: null,
+      before: "ui-msg-7",
+      beforeSeq: 3,
+      toolCalls: [{ toolCallId: "call_9", tool: "read_file", runId: "run_1", depth: 1 }],
+      toolCallsOmitted: 2,
+      cause: "edit",
+    },
   ];
 }
 

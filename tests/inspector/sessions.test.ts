@@ -149,4 +149,20 @@ describe("inspector: sessions", () => {
     expect((await getJson("/api/cost?groupBy=day&to=2000-01-01")).body.rows).toEqual([]);
     expect((await getJson("/api/cost?groupBy=week")).status).toBe(400);
   });
+
+  it("shows a rewind as a row after the turn it follows: where the context resumed, the calls not undone", async () => {
+    const { runtime, getJson } = makeInspector();
+    const first = await runtime.send({ agentId: "todo", content: "hi", messageId: "m1" });
+    await runtime.send({ agentId: "todo", content: "add one", messageId: "m2", session: first.sessionId });
+    await runtime.rewind(first.sessionId, { before: "m2" });
+    const { body } = await getJson(`/api/sessions/${first.sessionId}`);
+    expect(body.turns).toHaveLength(2);
+    const rewind = body.turns[1].children.find((node: { kind: string }) => node.kind === "rewind");
+    expect(rewind).toMatchObject({
+      kind: "rewind",
+      label: "rewind: context resumes before m2 · 1 tool call after it not undone",
+      children: [],
+    });
+    expect(typeof rewind.startedAt).toBe("string");
+  });
 });

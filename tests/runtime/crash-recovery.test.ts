@@ -144,6 +144,57 @@ describe.each(stores)("crash recovery and restarts over the $kind store", ({ kin
   );
 
   it(
+    "an edit killed (SIGKILL) mid-turn: its rewind was stored with the turn, and the next turn repairs it on the edited message",
+    { timeout: TEST_LIMIT_MS },
+    async () => {
+      const path = pathIn(mkdtempSync(join(tmpdir(), "agentry-edit-crash-")));
+      const setup = await open(path);
+      const { sessionId } = await setup.createSession({ agentId: "worker" });
+      await setup.append(sessionId, [
+        { id: "u0", kind: "message", frame: null, message: { role: "user", content: "hello" }, messageId: "m1" },
+        {
+          id: "a0",
+          kind: "message",
+          frame: null,
+          message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+        },
+      ]);
+      setup.close?.();
+      const killed = await runWorker([kind, path, "edit-crash", sessionId], "TOOL_STARTED");
+      expect(killed.signal).toBe("SIGKILL");
+
+      const store = await open(path);
+      const stored = await store.load(sessionId);
+      const start = stored.find((r) => r.kind === "turn")!;
+      const rewind = stored.find((r) => r.kind === "rewind")!;
+      // One append: the rewind right before the turn's start, the edited message right after it.
+      expect(rewind).toMatchObject({ before: "m1", cause: "edit", seq: start.seq - 1 });
+      expect(stored[stored.indexOf(start) + 1]).toMatchObject({
+        messageId: "m1",
+        message: { content: "crash please" },
+      });
+
+      const provider = createFakeProvider([{ text: "recovered" }]);
+      const runtime = createAgentRuntime({
+        registry: createAgentRegistry([{ agentId: "worker", displayName: "Worker" }]),
+        store,
+        providers: { fake: provider },
+        defaultModel: "fake",
+        tools: [defineTool({ name: "slow_write", description: "w", input: z.object({}), execute: () => "x" })],
+      });
+      const result = await runtime.send({ agentId: "worker", content: "are you there?", session: sessionId });
+      expect(result).toMatchObject({ status: "complete", text: "recovered" });
+      const sent = provider.calls[0]!.messages;
+      expect(historyProblems(sent)).toEqual([]);
+      expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+      expect(sent[0]).toMatchObject({ role: "user", content: "crash please" });
+      expect(JSON.stringify(sent)).not.toContain("hello");
+      await runtime.close();
+      store.close?.();
+    },
+  );
+
+  it(
     "an approval suspended in one process is resolved in another; the tool runs once",
     { timeout: TEST_LIMIT_MS },
     async () => {

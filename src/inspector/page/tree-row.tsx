@@ -15,6 +15,7 @@ const KIND_LABELS: Record<TreeNodeKind, string> = {
   approval: "Approval",
   question: "Question",
   steered: "Steered",
+  rewind: "Rewind",
 };
 
 /** Props of {@link TreeRowView}. */

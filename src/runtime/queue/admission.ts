@@ -8,6 +8,7 @@ import { checkedContext } from "../../internal/host-context.js";
 import type { AgentRegistry } from "../../contracts/agent-registry.js";
 import type { AgentRuntimeOptions } from "../records/runtime-options.js";
 import { checkScope } from "../records/scope-checks.js";
+import { messageIdProblem } from "../records/rewind.js";
 import type { TurnRequest, TurnStarter } from "../records/turn-request.js";
 import type { AdmissionOrder } from "../session/admission-order.js";
 import type { GuardedSessionStore } from "../session/guarded-session-store.js";
@@ -42,12 +43,8 @@ export async function admitSend(
 ): Promise<TurnResult> {
   deps.status.checkOpen();
   const agent = agentOf(deps.registry, input.agentId);
+  const shape = checkShape(input);
   const content = input.content;
-  if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
-    throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
-  }
-  const fileErrors = typeof content === "string" ? [] : fileProblems(content);
-  if (fileErrors.length > 0) throw new InvalidArgumentError(`send: ${fileErrors.join("; ")}`);
   checkScope("send", input.scope);
   const chatContext = input.chatContext ?? { kind: "thread" };
   const outputSchema = input.outputSchema as unknown;
@@ -78,7 +75,8 @@ export async function admitSend(
       session,
       created,
       // File bytes are stored as base64: every stored record is plain JSON.
-      input: { role: "user", content: escapeUserContent(withBase64Files(content)) },
+      ...(content !== undefined && { input: { role: "user", content: escapeUserContent(withBase64Files(content)) } }),
+      ...shape,
       chatContext,
       chain: [],
       ...(input.runId !== undefined && { runId: input.runId }),
@@ -94,6 +92,36 @@ export async function admitSend(
     return { turn };
   });
   return admitted.turn;
+}
+
+/**
+ * Checks `content` and the message ids of a send (`messageId`, `editOf`, `regenerate`) and returns
+ * what the turn request carries of them. `regenerate` takes no content and no other id.
+ */
+function checkShape(input: SendInput): Pick<TurnRequest, "messageId" | "editOf" | "regenerate"> {
+  const { content, messageId, editOf, regenerate } = input;
+  if (regenerate !== undefined && typeof regenerate !== "boolean")
+    throw new InvalidArgumentError("send: regenerate must be a boolean when set");
+  if (regenerate === true) {
+    if (content !== undefined || messageId !== undefined || editOf !== undefined)
+      throw new InvalidArgumentError(
+        "send: regenerate runs the last user message again: give no content, messageId or editOf",
+      );
+    return { regenerate: true };
+  }
+  if (typeof content === "string" ? content.length === 0 : !Array.isArray(content) || content.length === 0) {
+    throw new InvalidArgumentError("send: content must be a non-empty string or a non-empty array of parts");
+  }
+  const problems = Array.isArray(content) ? fileProblems(content) : [];
+  for (const [label, id] of [
+    ["messageId", messageId],
+    ["editOf", editOf],
+  ] as const) {
+    const problem = id === undefined ? undefined : messageIdProblem(label, id);
+    if (problem !== undefined) problems.push(problem);
+  }
+  if (problems.length > 0) throw new InvalidArgumentError(`send: ${problems.join("; ")}`);
+  return { ...(messageId !== undefined && { messageId }), ...(editOf !== undefined && { editOf }) };
 }
 
 /**

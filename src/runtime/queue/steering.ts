@@ -1,6 +1,7 @@
 import { SessionBusyError } from "../../errors/errors.js";
 import type { SendInput, RuntimeEvent, TurnResult } from "../../contracts/agent-runtime.js";
 import type { SessionSummary, SteerRecord } from "../../contracts/session-store.js";
+import type { UserMessage } from "../../contracts/message.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnRequest, TurnStarter } from "../records/turn-request.js";
 import type { GuardedSessionStore } from "../session/guarded-session-store.js";
@@ -55,14 +56,18 @@ export async function admitWhileBusy(
   const running = mode === "queue" ? undefined : await busyTurn(deps, request.session);
   if (!running) return deps.turns.enqueue(request);
   const { sessionId } = request.session;
-  if (mode === "reject") throw new SessionBusyError(sessionId, 0, { runId: running.runId });
+  if (mode === "reject") throw new SessionBusyError(sessionId, undefined, { runId: running.runId });
   if (mode === "interrupt") {
     // Queued first: it is the session's next turn once the stopped one has ended.
     const turn = deps.turns.enqueue(request);
     await stopRunning(deps, request.session, running, "interrupted", false);
     return turn;
   }
-  return steer(deps, request, running);
+  // An edit or a regeneration moves the conversation itself: it cannot join a running turn, so it
+  // runs once that turn has ended (as with "queue").
+  const input = request.input;
+  if (input === undefined || request.editOf !== undefined || request.regenerate) return deps.turns.enqueue(request);
+  return steer(deps, { ...request, input }, running);
 }
 
 /**
@@ -73,7 +78,7 @@ export async function admitWhileBusy(
  */
 async function steer(
   deps: Readonly<SteeringDeps>,
-  request: TurnRequest,
+  request: TurnRequest & { input: UserMessage },
   running: BusyTurn,
 ): Promise<Promise<TurnResult>> {
   const { store } = deps;

@@ -5,12 +5,13 @@ import { newLineage, type Lineage } from "../records/lineage.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnRequest } from "../records/turn-request.js";
 import type { HeldLease } from "../session/session-lease.js";
-import { emergencyReset, repairSession } from "../session/repair-session.js";
+import { emergencyReset } from "../session/repair-session.js";
 import { agentOf, sessionRole } from "../agents/agent-lookups.js";
 import { admitBehindDecisions, isWaiting } from "./queued-messages.js";
 import { PendingQueue } from "./pending-queue.js";
 import { rerun } from "./rerun.js";
 import { steeredOutcome, unreadSteers } from "./steering.js";
+import { retriedRun, shapedRepair, shapeTurn, type TurnShape } from "./turn-shape.js";
 import type { ResumableTurns, Suspended } from "./turn-lifecycle.js";
 import type { TurnQueueDeps } from "./turn-queue-deps.js";
 
@@ -135,18 +136,29 @@ export class TurnQueue implements ResumableTurns {
     if (steered) return steered;
     // Steered messages no turn read (their sender is gone): each runs next, as its own turn.
     if (state.steers.size > 0) this.#followSteers(session, state);
-    // A turn sent again under its run id (a retried job) never runs twice.
-    const again = await rerun(store, request, state, lease);
+    // A turn sent again under its run id (a retried job), or its message again under its id (a
+    // retried request), never runs twice.
+    const retried = retriedRun(request, state);
+    const again = await rerun(
+      store,
+      retried ? { ...request, runId: retried, continueOnly: true } : request,
+      state,
+      lease,
+    );
     if ("result" in again) return again.result;
+    // A continuation of a crashed turn stored its rewind already; a new turn is shaped by its message ids.
+    const shape: TurnShape = again.runId === request.runId ? shapeTurn(request, state) : { input: again.input };
     const waiting = await admitBehindDecisions(this.deps, this.#pending, request, state);
     if (waiting) return waiting;
-    const { input, runId } = again;
+    const { input } = shape;
+    const { runId } = again;
     const role = sessionRole(roleOf, agent, session, state);
     const prepared = prepare(agent, session, chatContext, role, request.context);
     for (const feature of this.deps.lifecycle) await feature.starting?.(session);
     const turnRunId = runId ?? globalThis.crypto.randomUUID();
     const stop = running.start(session.sessionId, request.signal, { runId: turnRunId, chainRunId: undefined });
-    const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
+    const repaired = await shapedRepair(store, session.sessionId, state, shape);
+    const repair = emergencyReset(repaired, input, prepared.systemPrompt, options.emergencyContextLimit);
     return runner
       .runTurn({
         agent,
@@ -156,6 +168,7 @@ export class TurnQueue implements ResumableTurns {
         history: repair.history,
         historyTokens: repair.historyTokens,
         input,
+        ...(shape.messageId !== undefined && { inputMessageId: shape.messageId }),
         preface: repair.records,
         prefaceEvents: repair.events,
         chatContext,

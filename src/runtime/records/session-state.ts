@@ -1,10 +1,18 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
-import type { ApprovalRecord, HistoryRecord, SteerRecord, TurnRecord } from "../../contracts/session-store.js";
+import type {
+  ApprovalRecord,
+  HistoryRecord,
+  RewindRecord,
+  SteerRecord,
+  TurnRecord,
+} from "../../contracts/session-store.js";
 import type { ChatContext } from "../../contracts/tool-policy.js";
 import type { JsonSchema, JsonValue } from "../../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../../contracts/execution-tree.js";
 import type { LoopResult } from "../../contracts/loop-result.js";
 import { estimateMessageTokens } from "../../context/estimate-tokens.js";
+import { callsTogetherOrder, messageIdOf } from "../../sessions/conversation.js";
+import { rewoundHistory, type StateMessageRef } from "./rewind.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
 export interface StoredResume {
@@ -69,6 +77,8 @@ export type NewRuntimeTurnRecord = Omit<RuntimeTurnRecord, "seq" | "at">;
 export interface SessionState {
   /** Root-frame messages, in order. */
   history: Message[];
+  /** Where each message of `history` is in the log (its id, `seq`, tokens, turn), index for index. */
+  messageRefs: StateMessageRef[];
   /** `estimateMessageTokens` summed over `history`. */
   historyTokens: number;
   /** Child conversations of the current turn chain, by `run_subtask` call id. */
@@ -127,6 +137,8 @@ export class SessionStateReader {
   /** Sum of `estimateMessageTokens` over the root history. */
   historyTokens = 0;
   #history: Message[] = [];
+  /** The refs of `#history`'s messages, index for index. */
+  #refs: StateMessageRef[] = [];
   #frames: Record<string, Message[]> = {};
   #openTurn: string | undefined;
   #suspended: SessionState["suspended"];
@@ -159,88 +171,22 @@ export class SessionStateReader {
           if (typeof record.role === "string") this.#role = record.role;
           break;
         case "reset":
-          this.#role = undefined;
-          this.#history = [];
-          this.historyTokens = 0;
-          this.#unordered = false;
-          this.#frames = {};
-          this.#approvals.clear();
-          this.#decisions.clear();
-          this.#chatContexts.clear();
-          this.#hostContexts.clear();
-          this.#chainRunId = undefined;
-          this.#waiter = undefined;
-          this.#outputSchema = undefined;
-          this.#suspended = undefined;
-          this.#openTurn = undefined;
-          this.#toolResults = byId();
-          this.#turn = 0;
-          this.#chainStart = undefined;
-          this.#steers.clear();
-          this.#takenSteers = 0;
+          this.#reset();
           break;
         case "message":
-          if (record.frame === null) {
-            const last = this.#history[this.#history.length - 1];
-            if (
-              record.message.role === "user" &&
-              last?.role === "assistant" &&
-              last.content.some((part) => part.type === "tool_call")
-            )
-              this.#unordered = true;
-            this.#history.push(record.message);
-            this.historyTokens += estimateMessageTokens(record.message);
-          } else (this.#frames[record.frame] ??= []).push(record.message);
-          this.#steerTaken(record);
+          this.#message(record);
           break;
         case "steer":
           if (!this.#steers.has(record.id)) this.#steers.set(record.id, { record, takenBy: undefined });
           break;
-        case "turn": {
-          const turn = record as RuntimeTurnRecord;
-          this.#runs.delete(turn.runId);
-          this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
-          if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
-          if (turn.phase === "start") {
-            this.#turn = turnNumberOf(turn, this.#turn);
-            this.#openTurn = turn.runId;
-            if (turn.resumeOf === undefined) {
-              this.#frames = {};
-              this.#decisions.clear();
-              this.#chatContexts.clear();
-              this.#hostContexts.clear();
-              this.#toolResults = byId();
-              this.#outputSchema = turn.outputSchema;
-              this.#chainRunId = turn.runId;
-              this.#waiter = turn.waiter;
-              this.#chainStart = { runId: turn.runId, length: this.#history.length, tokens: this.historyTokens };
-            }
-            if (turn.context !== undefined) {
-              if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
-              if (turn.resumeOf !== undefined && !this.#hostContexts.has(turn.resumeOf))
-                this.#hostContexts.set(turn.resumeOf, turn.context);
-            }
-            if (turn.chatContext) {
-              if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
-              if (turn.resumeOf !== undefined && !this.#chatContexts.has(turn.resumeOf))
-                this.#chatContexts.set(turn.resumeOf, turn.chatContext);
-            }
-            this.#suspended = undefined;
-          } else {
-            if (this.#openTurn === turn.runId) this.#openTurn = undefined;
-            // A message a guardrail refused before any model call is in the log, never in the model's context.
-            const start = this.#chainStart;
-            if (turn.status === "blocked" && turn.error?.code === "input_blocked" && start?.runId === turn.runId) {
-              this.#history.length = Math.min(this.#history.length, start.length);
-              this.historyTokens = start.tokens;
-            }
-            this.#suspended =
-              turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
-          }
+        case "turn":
+          this.#turnRecord(record as RuntimeTurnRecord);
           break;
-        }
         case "tool_result":
           this.#toolResults[record.toolCallId] = record.result;
+          break;
+        case "rewind":
+          this.#rewind(record);
           break;
         case "approval": {
           const entry = this.#approvals.get(record.request.requestId);
@@ -270,6 +216,103 @@ export class SessionStateReader {
     }
   }
 
+  /** A reset: the context starts after it; every state of the chain before it is dropped. */
+  #reset(): void {
+    this.#role = undefined;
+    this.#history = [];
+    this.#refs = [];
+    this.historyTokens = 0;
+    this.#unordered = false;
+    this.#frames = {};
+    this.#approvals.clear();
+    this.#decisions.clear();
+    this.#chatContexts.clear();
+    this.#hostContexts.clear();
+    this.#chainRunId = undefined;
+    this.#waiter = undefined;
+    this.#outputSchema = undefined;
+    this.#suspended = undefined;
+    this.#openTurn = undefined;
+    this.#toolResults = byId();
+    this.#turn = 0;
+    this.#chainStart = undefined;
+    this.#steers.clear();
+    this.#takenSteers = 0;
+  }
+
+  /** A message: the root's joins the history (a steered one is marked taken), a frame's its frame. */
+  #message(record: Extract<HistoryRecord, { kind: "message" }>): void {
+    if (record.frame === null) {
+      const last = this.#history[this.#history.length - 1];
+      if (
+        record.message.role === "user" &&
+        last?.role === "assistant" &&
+        last.content.some((part) => part.type === "tool_call")
+      )
+        this.#unordered = true;
+      const tokens = estimateMessageTokens(record.message);
+      this.#history.push(record.message);
+      this.#refs.push({ id: messageIdOf(record), seq: record.seq, tokens, runId: this.#openTurn });
+      this.historyTokens += tokens;
+    } else (this.#frames[record.frame] ??= []).push(record.message);
+    this.#steerTaken(record);
+  }
+
+  /** A turn's start or end: the open turn, the chain's start, contexts, and a suspension. */
+  #turnRecord(turn: RuntimeTurnRecord): void {
+    this.#runs.delete(turn.runId);
+    this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
+    if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+    if (turn.phase === "start") {
+      this.#turn = turnNumberOf(turn, this.#turn);
+      this.#openTurn = turn.runId;
+      if (turn.resumeOf === undefined) {
+        this.#frames = {};
+        this.#decisions.clear();
+        this.#chatContexts.clear();
+        this.#hostContexts.clear();
+        this.#toolResults = byId();
+        this.#outputSchema = turn.outputSchema;
+        this.#chainRunId = turn.runId;
+        this.#waiter = turn.waiter;
+        this.#chainStart = { runId: turn.runId, length: this.#history.length, tokens: this.historyTokens };
+      }
+      if (turn.context !== undefined) {
+        if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
+        if (turn.resumeOf !== undefined && !this.#hostContexts.has(turn.resumeOf))
+          this.#hostContexts.set(turn.resumeOf, turn.context);
+      }
+      if (turn.chatContext) {
+        if (!this.#chatContexts.has(turn.runId)) this.#chatContexts.set(turn.runId, turn.chatContext);
+        if (turn.resumeOf !== undefined && !this.#chatContexts.has(turn.resumeOf))
+          this.#chatContexts.set(turn.resumeOf, turn.chatContext);
+      }
+      this.#suspended = undefined;
+    } else {
+      if (this.#openTurn === turn.runId) this.#openTurn = undefined;
+      // A message a guardrail refused before any model call is in the log, never in the model's context.
+      const start = this.#chainStart;
+      if (turn.status === "blocked" && turn.error?.code === "input_blocked" && start?.runId === turn.runId) {
+        this.#history.length = Math.min(this.#history.length, start.length);
+        this.#refs.length = this.#history.length;
+        this.historyTokens = start.tokens;
+      }
+      this.#suspended =
+        turn.status === "suspended" ? { runId: turn.runId, results: turn.resume?.results ?? {} } : undefined;
+    }
+  }
+
+  /** A rewind (root frame): the history resumes before the message it names (see `rewoundHistory`). */
+  #rewind(record: RewindRecord): void {
+    if (record.frame !== null) return;
+    const rewound = rewoundHistory({ history: this.#history, refs: this.#refs }, record);
+    if (!rewound) return;
+    this.#history = rewound.history;
+    this.#refs = rewound.refs;
+    this.historyTokens = rewound.tokens;
+    this.#chainStart = undefined;
+  }
+
   /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
   state(): SessionState {
     const frames: Record<string, Message[]> = {};
@@ -280,8 +323,10 @@ export class SessionStateReader {
       approvals.set(requestId, { request, decision });
       if (this.#suspended && !decision) pending.push(request);
     }
+    const order = this.#unordered ? callsTogetherOrder(this.#history) : undefined;
     return {
-      history: this.#unordered ? keepCallsTogether(this.#history) : this.#history.slice(),
+      history: order ? order.map((i) => this.#history[i]!) : this.#history.slice(),
+      messageRefs: order ? order.map((i) => this.#refs[i]!) : this.#refs.slice(),
       historyTokens: this.historyTokens,
       frames,
       openTurn: this.#openTurn,
@@ -350,26 +395,7 @@ export function readSessionState(records: readonly HistoryRecord[]): SessionStat
  * the history stays valid for providers.
  */
 export function keepCallsTogether(history: Message[]): Message[] {
-  const out: Message[] = [];
-  for (let i = 0; i < history.length; i++) {
-    const message = history[i]!;
-    out.push(message);
-    if (message.role !== "assistant" || !message.content.some((p) => p.type === "tool_call")) continue;
-    const waiting: Message[] = [];
-    let j = i + 1;
-    while (j < history.length && history[j]!.role !== "tool" && history[j]!.role !== "assistant")
-      waiting.push(history[j++]!);
-    if (waiting.length > 0 && history[j]?.role === "tool") {
-      out.push(history[j]!, ...waiting);
-      i = j;
-    } else if (waiting.length > 0 && j >= history.length) {
-      // Still waiting for results (suspended turn): results will come after; keep the others after them.
-      out.pop();
-      out.push(...waiting, message);
-      i = j - 1;
-    }
-  }
-  return out;
+  return callsTogetherOrder(history).map((i) => history[i]!);
 }
 
 /** Tool calls of the last root message when they have no results yet. */

@@ -14,7 +14,14 @@ export interface TurnRequest {
   agent: AgentDefinition;
   session: SessionSummary;
   created: boolean;
-  input: UserMessage;
+  /** The message the turn answers; absent only with `regenerate` (the stored message runs again). */
+  input?: UserMessage;
+  /** The host's id for `input` (`SendInput.messageId`), stored with it. */
+  messageId?: string;
+  /** Edit: the id of the user message `input` replaces (`SendInput.editOf`). */
+  editOf?: string;
+  /** Regenerate: the last user message runs again (`SendInput.regenerate`). */
+  regenerate?: true;
   chatContext: ChatContext;
   /** Root structured output (`SendInput.outputSchema`). */
   outputSchema?: AnyZodSchema | JsonSchema;

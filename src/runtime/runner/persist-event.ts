@@ -72,7 +72,11 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
       const type = modeMessageType(event.message, tools, deps.plans);
       if (type !== undefined) event.message.messageType = type;
     }
-    const id = `${runId}:${scope.next()}`;
+    // A turn's first root answer is stored under the run id: the id a UI stream gives its message.
+    const first = event.parentId === null && event.message.role === "assistant" && !scope.answered;
+    if (first) scope.answered = true;
+    const id = first ? runId : `${runId}:${scope.next()}`;
+    event.messageId = id;
     // The model call that produced an assistant message is stored with it (what the model saw, usage, duration).
     const calls = event.message.role === "assistant" ? scope.models.recordsFor(event.message, id) : [];
     await scope

@@ -159,11 +159,13 @@ async function openTurn(scope: TurnScope): Promise<void> {
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
   const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
   if (setup.input) {
+    const { inputMessageId: messageId } = setup;
     const input: NewRuntimeMessageRecord = {
       id: `${runId}:${scope.next()}`,
       frame: null,
       kind: "message",
       message: setup.input,
+      ...(messageId !== undefined && { messageId }),
     };
     // A steered message that ran as its own turn: taken (a retried sender gets this turn's outcome).
     if (setup.steerOf !== undefined) input.steerOf = setup.steerOf;

@@ -31,6 +31,8 @@ export interface TurnScope {
   models: ModelCallLog;
   /** What the turn watches for in its log (stop requests, steered messages), when it is watched. */
   control: TurnControl | undefined;
+  /** Whether the turn stored a root answer yet (its first is stored under the run id). */
+  answered: boolean;
 }
 
 /** The scope of one turn about to run. */
@@ -89,5 +91,6 @@ export function turnScope(deps: RunnerServices, setup: TurnSetup): TurnScope {
     surfaced: new Map(),
     models: new ModelCallLog(runId, deps.storedPrompts.of(sessionId, session.createdAt), deps.promptDigests),
     control,
+    answered: false,
   };
 }

@@ -24,6 +24,8 @@ export interface TurnSetup {
   historyTokens: number;
   /** The new message this turn answers; absent when continuing a suspended turn. */
   input: Message | undefined;
+  /** The host's id for `input` (`SendInput.messageId`), stored with it. @default none (its record's id) */
+  inputMessageId?: string;
   resume?: ResumeState;
   resumeOf?: string;
   signal?: AbortSignal;

@@ -2,7 +2,8 @@ import type { SessionSummary } from "../../contracts/session-store.js";
 import type { UserMessage } from "../../contracts/message.js";
 import { KeyedSerializer } from "../../internal/keyed-serializer.js";
 import type { GuardedSessionStore } from "./guarded-session-store.js";
-import { acquireSessionLease, type HeldLease } from "./session-lease.js";
+import { SessionBusyError } from "../../errors/errors.js";
+import { acquireSessionLease, tryAcquireSessionLease, type HeldLease } from "./session-lease.js";
 
 /** What a {@link SessionGate} needs. */
 export interface SessionGateDeps {
@@ -34,6 +35,28 @@ export class SessionGate {
         ...leaseOptions,
         onReleaseError: (error) => onReleaseError(error, sessionId),
       });
+      try {
+        return await task(lease);
+      } finally {
+        await lease.release();
+      }
+    });
+  }
+
+  /**
+   * Runs `task` on the session now, holding its lease, or throws `SessionBusyError` without waiting:
+   * when work of the session is queued or running in this process (a turn), or another runtime
+   * holds (or waits for) its lease.
+   */
+  withIdleSession<T>(sessionId: string, task: (lease: HeldLease) => Promise<T>): Promise<T> {
+    const { store, lease: leaseOptions, onReleaseError } = this.deps;
+    if (this.#inbox.has(sessionId)) return Promise.reject(new SessionBusyError(sessionId));
+    return this.#inbox.run(sessionId, async () => {
+      const lease = await tryAcquireSessionLease(store, sessionId, {
+        ...leaseOptions,
+        onReleaseError: (error) => onReleaseError(error, sessionId),
+      });
+      if (!lease) throw new SessionBusyError(sessionId);
       try {
         return await task(lease);
       } finally {

@@ -1,6 +1,6 @@
 import { SessionBusyError } from "../../errors/errors.js";
 import { isLeasableSessionStore } from "../../sessions/session-store.js";
-import type { SessionStore } from "../../contracts/session-store.js";
+import type { LeasableSessionStore, SessionStore } from "../../contracts/session-store.js";
 
 /** A lease the runtime holds while it works on a session (a no-op one for stores without leases). */
 export interface HeldLease {
@@ -75,7 +75,33 @@ export async function acquireSessionLease(
     delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
     lease = await store.acquireLease(sessionId, { owner, ttlMs, ticket });
   }
-  const token = lease.token;
+  return holdLease(store, sessionId, lease.token, options);
+}
+
+/**
+ * Takes the session's lease only when it is free now (no holder, nobody queued for it); else
+ * `undefined`, and nothing waits: refusing work while a turn of the session runs in another process.
+ * A store without leases always gives its no-op lease.
+ */
+export async function tryAcquireSessionLease(
+  store: SessionStore,
+  sessionId: string,
+  options: SessionLeaseOptions,
+): Promise<HeldLease | undefined> {
+  if (!isLeasableSessionStore(store)) return noLease();
+  // No ticket: a caller that gives up at once must not hold a place in the queue.
+  const lease = await store.acquireLease(sessionId, { owner: options.owner, ttlMs: options.ttlMs });
+  return lease && holdLease(store, sessionId, lease.token, options);
+}
+
+/** A granted lease, renewed every third of its ttl until released (`lost` aborts when a renewal finds it gone). */
+function holdLease(
+  store: LeasableSessionStore,
+  sessionId: string,
+  token: number,
+  options: SessionLeaseOptions,
+): HeldLease {
+  const { ttlMs } = options;
   const lost = new AbortController();
   let released = false;
   let renewing: Promise<unknown> = Promise.resolve();
