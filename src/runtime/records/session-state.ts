@@ -180,7 +180,7 @@ export class SessionStateReader {
           if (!this.#steers.has(record.id)) this.#steers.set(record.id, { record, takenBy: undefined });
           break;
         case "turn":
-          this.#turnRecord(record as RuntimeTurnRecord);
+          this.#turnRecord(record);
           break;
         case "tool_result":
           this.#toolResults[record.toolCallId] = record.result;
