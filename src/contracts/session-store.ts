@@ -1,4 +1,5 @@
 import type { AuditEntry } from "./audit-entry.js";
+import type { CompactionSource } from "./compaction.js";
 import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
 import type { TaskStatus } from "./loop-event.js";
 import type { JsonValue } from "./json-schema.js";
@@ -47,6 +48,29 @@ export interface MessageRecord extends RecordBase {
 export interface ResetRecord extends RecordBase {
   kind: "reset";
   summary?: string;
+}
+
+/**
+ * The model's context was compacted: from here on it starts with `summary`, then the root messages
+ * stored at or after `keptFromSeq`, then what follows this record. Nothing is removed from the log
+ * (`load` still returns every message). Written in the root frame.
+ */
+export interface CompactionRecord extends RecordBase {
+  kind: "compaction";
+  /** What replaces the older messages in the model's context (bounded, never empty). */
+  summary: string;
+  /** Root messages stored at or after this `seq` stay verbatim. @default undefined (none of the earlier ones) */
+  keptFromSeq?: number;
+  source: CompactionSource;
+  /** Estimated context size before and after (the system prompt and the messages). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Root messages the summary replaced. */
+  summarizedMessages: number;
+  /** The turn that compacted before its first model call; absent for `runtime.compact`. */
+  runId?: string;
+  /** `runtime.compact`'s instructions. */
+  instructions?: string;
 }
 
 /** Start or end of a turn. */
@@ -180,6 +204,7 @@ export interface PromptRecord extends RecordBase {
 export type HistoryRecord =
   | MessageRecord
   | ResetRecord
+  | CompactionRecord
   | TurnRecord
   | ApprovalRecord
   | ToolResultRecord

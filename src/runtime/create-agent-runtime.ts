@@ -23,6 +23,8 @@ import { externalHandlerProblems } from "./agents/external-agent.js";
 import { createModeTools, createPlanReader } from "./agents/mode-tools.js";
 import { createAgentPreparer } from "./agents/prepared-agents.js";
 import { questionOf } from "./agents/question-answer.js";
+import { compactionProblems } from "./runner/compact-context.js";
+import { compactSession } from "./runner/compact-session.js";
 import { readAuditLog } from "./runner/read-audit-log.js";
 import { createTurnRunner } from "./runner/run-turn.js";
 import type { TurnRunnerHooks } from "./runner/turn-runner-deps.js";
@@ -77,7 +79,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
   const services = createServices(options, store);
-  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles } = services;
+  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles, compaction } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
     events: events.emitter,
@@ -120,6 +122,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       }));
     },
     setRole: (sessionId, role) => setRole(roles, sessionId, role),
+    compact: (sessionId, compactOptions) => compactSession(compaction, sessionId, compactOptions),
     setTurnDispatcher(dispatcher) {
       if (dispatcher !== undefined && typeof dispatcher !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
@@ -220,6 +223,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     admission: { options, registry, store, status, order, gate, turns: queue },
     decisions: { status, registry, limits, store, gate, approvalSessions, queue, waits, permission },
     roles: { status, registry, roleOf, store, states, gate, running, events },
+    compaction: { options, status, registry, roleOf, store, states, gate, running, prepare, events },
   };
 }
 
@@ -301,6 +305,7 @@ function checkOptions(options: AgentRuntimeOptions): void {
   if (options?.onError !== undefined && typeof options.onError !== "function")
     problems.push("onError must be a function");
   problems.push(...hookProblems(options?.hooks, "hooks"));
+  problems.push(...compactionProblems(options?.compaction));
   if (options?.registry && typeof options.registry.get === "function")
     problems.push(...externalHandlerProblems(options.registry, options.external));
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);

@@ -111,7 +111,7 @@ export function everyRecordKind(): NewRecord[] {
   ];
 }
 
-/** The runtime's own record kinds (tool results, audit, artifacts, tasks, roles), for {@link everyRecordKind}. */
+/** The runtime's own record kinds (tool results, audit, artifacts, tasks, roles, compactions), for {@link everyRecordKind}. */
 function runtimeRecordKinds(): NewRecord[] {
   return [
     {
@@ -165,6 +165,19 @@ function runtimeRecordKinds(): NewRecord[] {
       planArtifactId: "art_1",
     },
     { id: "k-role", kind: "role", frame: null, role: "actor", from: "planner" },
+    {
+      id: "k-compaction",
+      kind: "compaction",
+      frame: null,
+      summary: "## Goal\n- inspect the picture",
+      keptFromSeq: 2,
+      source: "model",
+      tokensBefore: 120_000,
+      tokensAfter: 9_000,
+      summarizedMessages: 40,
+      runId: "run_1",
+      instructions: "keep the paths",
+    },
   ];
 }
 

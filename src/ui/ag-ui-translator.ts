@@ -369,13 +369,16 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   planning_started: customOf,
   artifact_created: customOf,
   role_changed: customOf,
+  context_compacted: customOf,
   subagent_status: null,
 };
 
 /** An event as `CUSTOM` `agentry.<type>`, its fields (without the delivery stamp and level) as the value. */
 function customOf(
   st: AgUiTranslatorState,
-  event: EventOf<"planning_started" | "artifact_created" | "role_changed" | "message_stream_cancelled">,
+  event: EventOf<
+    "planning_started" | "artifact_created" | "role_changed" | "message_stream_cancelled" | "context_compacted"
+  >,
 ): void {
   const { type, depth: _d, parentId: _p, sessionId: _s, agentId: _a, runId: _r, seq: _q, ts: _t, ...value } = event;
   emit(st, "CUSTOM", { name: `agentry.${type}`, value }, event.ts);

@@ -5,7 +5,7 @@ import { newLineage, type Lineage } from "../records/lineage.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnRequest } from "../records/turn-request.js";
 import type { HeldLease } from "../session/session-lease.js";
-import { emergencyReset, repairSession } from "../session/repair-session.js";
+import { repairSession } from "../session/repair-session.js";
 import { agentOf, sessionRole } from "../agents/agent-lookups.js";
 import { admitBehindDecisions, isWaiting } from "./queued-messages.js";
 import { PendingQueue } from "./pending-queue.js";
@@ -110,7 +110,7 @@ export class TurnQueue implements ResumableTurns {
     lease: HeldLease,
   ): Promise<TurnResult | { queued: Promise<TurnResult> }> {
     const { agent, session, chatContext } = request;
-    const { store, options, roleOf, prepare, running, runner } = this.deps;
+    const { store, roleOf, prepare, running, runner } = this.deps;
     // A suspended turn whose approvals were all decided (by a process that died before it
     // resumed the turn) runs first: the decision is never lost.
     const state = await this.recoverDecided(session, lease, lineage);
@@ -124,7 +124,8 @@ export class TurnQueue implements ResumableTurns {
     const prepared = prepare(agent, session, chatContext, role, request.context);
     for (const feature of this.deps.lifecycle) await feature.starting?.(session);
     const stop = running.start(session.sessionId, request.signal);
-    const repair = emergencyReset(repairSession(state), input, prepared.systemPrompt, options.emergencyContextLimit);
+    // Compaction and the emergency reset are the runner's: a summary call is the turn's.
+    const repair = repairSession(state);
     return runner
       .runTurn({
         agent,
@@ -136,6 +137,7 @@ export class TurnQueue implements ResumableTurns {
         input,
         preface: repair.records,
         prefaceEvents: repair.events,
+        fitContext: { turnStarts: state.turnStarts },
         chatContext,
         ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
         chain: request.chain,

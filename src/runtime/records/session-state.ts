@@ -1,10 +1,11 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
-import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../../contracts/session-store.js";
+import type { ApprovalRecord, CompactionRecord, HistoryRecord, TurnRecord } from "../../contracts/session-store.js";
 import type { ChatContext } from "../../contracts/tool-policy.js";
 import type { JsonSchema, JsonValue } from "../../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../../contracts/execution-tree.js";
 import type { LoopResult } from "../../contracts/loop-result.js";
 import { estimateMessageTokens } from "../../context/estimate-tokens.js";
+import { compactedHistory, firstAtOrAfter } from "./compaction-state.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
 export interface StoredResume {
@@ -89,7 +90,17 @@ export interface SessionState {
   runs: Map<string, string | null>;
   /** The number of the latest turn started since the last reset (`RuntimeEventLabels.turn`); 0 before the first. */
   turn: number;
+  /**
+   * Where the turns in the context start (at most {@link MAX_TURN_STARTS}, oldest first): the `seq`
+   * of each turn chain's start record since the last reset or compaction (a compaction's kept turns
+   * included), and the index in `history` of the first root message stored after it. A compaction
+   * cuts the history at one of them.
+   */
+  turnStarts: { seq: number; index: number }[];
 }
+
+/** Turn starts {@link SessionState.turnStarts} remembers (the most turns a compaction keeps, and one). */
+export const MAX_TURN_STARTS = 101;
 
 /** Turns {@link SessionState.runs} remembers. */
 export const RECENT_RUNS = 64;
@@ -106,6 +117,10 @@ export class SessionStateReader {
   /** Sum of `estimateMessageTokens` over the root history. */
   historyTokens = 0;
   #history: Message[] = [];
+  /** The `seq` of each root history message's record (ascending; the history's own order). */
+  #historySeqs: number[] = [];
+  /** The `seq` of the start record of each turn chain in the context (see `SessionState.turnStarts`). */
+  #turnStarts: number[] = [];
   #frames: Record<string, Message[]> = {};
   #openTurn: string | undefined;
   #suspended: SessionState["suspended"];
@@ -138,6 +153,8 @@ export class SessionStateReader {
         case "reset":
           this.#role = undefined;
           this.#history = [];
+          this.#historySeqs = [];
+          this.#turnStarts = [];
           this.historyTokens = 0;
           this.#unordered = false;
           this.#frames = {};
@@ -154,6 +171,9 @@ export class SessionStateReader {
           this.#turn = 0;
           this.#chainStart = undefined;
           break;
+        case "compaction":
+          this.#applyCompaction(record);
+          break;
         case "message":
           if (record.frame === null) {
             const last = this.#history[this.#history.length - 1];
@@ -164,6 +184,7 @@ export class SessionStateReader {
             )
               this.#unordered = true;
             this.#history.push(record.message);
+            this.#historySeqs.push(record.seq);
             this.historyTokens += estimateMessageTokens(record.message);
           } else (this.#frames[record.frame] ??= []).push(record.message);
           break;
@@ -185,6 +206,8 @@ export class SessionStateReader {
               this.#chainRunId = turn.runId;
               this.#waiter = turn.waiter;
               this.#chainStart = { runId: turn.runId, length: this.#history.length, tokens: this.historyTokens };
+              this.#turnStarts.push(turn.seq);
+              if (this.#turnStarts.length > MAX_TURN_STARTS) this.#turnStarts.shift();
             }
             if (turn.context !== undefined) {
               if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
@@ -203,6 +226,7 @@ export class SessionStateReader {
             const start = this.#chainStart;
             if (turn.status === "blocked" && turn.error?.code === "input_blocked" && start?.runId === turn.runId) {
               this.#history.length = Math.min(this.#history.length, start.length);
+              this.#historySeqs.length = this.#history.length;
               this.historyTokens = start.tokens;
             }
             this.#suspended =
@@ -240,6 +264,31 @@ export class SessionStateReader {
     }
   }
 
+  /**
+   * A compaction: the root history restarts from its summary note and the messages it keeps (see
+   * `compactedHistory`); the turn starts and the current chain's start follow the cut.
+   */
+  #applyCompaction(record: CompactionRecord): void {
+    const next = compactedHistory(
+      { messages: this.#history, seqs: this.#historySeqs, tokens: this.historyTokens },
+      record,
+    );
+    this.#history = next.messages;
+    this.#historySeqs = next.seqs;
+    this.historyTokens = next.tokens;
+    const from = record.keptFromSeq;
+    this.#turnStarts = from === undefined ? [] : this.#turnStarts.filter((seq) => seq >= from);
+    const start = this.#chainStart;
+    if (start && start.length >= next.dropped) {
+      const noteTokens = estimateMessageTokens(next.messages[0]!);
+      this.#chainStart = {
+        runId: start.runId,
+        length: start.length - next.dropped + 1,
+        tokens: start.tokens - next.droppedTokens + noteTokens,
+      };
+    } else this.#chainStart = undefined;
+  }
+
   /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
   state(): SessionState {
     const frames: Record<string, Message[]> = {};
@@ -268,6 +317,7 @@ export class SessionStateReader {
       role: this.#role,
       runs: new Map(this.#runs),
       turn: this.#turn,
+      turnStarts: this.#turnStarts.map((seq) => ({ seq, index: firstAtOrAfter(this.#historySeqs, seq) })),
     };
   }
 }

@@ -31,6 +31,11 @@ export class RunningTurns {
     };
   }
 
+  /** Whether a turn runs on `sessionId` in this process. */
+  has(sessionId: string): boolean {
+    return this.#running.has(sessionId);
+  }
+
   /** Stops the turn running on `sessionId` in this process, if any (its end record says `reason`). */
   stop(sessionId: string, reason: string): void {
     const current = this.#running.get(sessionId);
