@@ -1,5 +1,5 @@
 import type { BudgetLimits } from "../../contracts/budget.js";
-import type { CompactionOptions, CompactionResult, CompactionSource } from "../../contracts/compaction.js";
+import type { CompactionOptions, CompactionResult, CompactionSummarizeInput } from "../../contracts/compaction.js";
 import type { ContextCompactedEvent, LoopEvent } from "../../contracts/loop-event.js";
 import type { Message } from "../../contracts/message.js";
 import type { CompactionRecord } from "../../contracts/session-store.js";
@@ -14,7 +14,7 @@ import type { WrittenSummary } from "./summary-call.js";
 export interface CompactionSettings {
   triggerTokens: number;
   keepRecentTurns: number;
-  summarize: CompactionOptions["summarize"];
+  summarize: ((input: CompactionSummarizeInput) => Promise<string>) | undefined;
   timeoutMs: number;
 }
 
@@ -41,7 +41,8 @@ export function compactionSettings(
   return {
     triggerTokens: given.triggerTokens ?? Math.floor(maxHistory * DEFAULT_TRIGGER_SHARE),
     keepRecentTurns: given.keepRecentTurns ?? DEFAULT_KEEP_RECENT_TURNS,
-    summarize: given.summarize,
+    // Called as the host's method (its `this` is the options object).
+    summarize: given.summarize === undefined ? undefined : (input) => given.summarize!(input),
     timeoutMs: given.timeoutMs ?? DEFAULT_COMPACTION_TIMEOUT_MS,
   };
 }
@@ -207,9 +208,4 @@ function failureWarning(failure: string): LoopEvent {
     depth: 0,
     parentId: null,
   };
-}
-
-/** Who wrote a summary, as the record says it. */
-export function sourceOf(hostWrote: boolean): CompactionSource {
-  return hostWrote ? "host" : "model";
 }
