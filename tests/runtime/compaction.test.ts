@@ -18,6 +18,7 @@ import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { historyProblems, type FakeTurn } from "@agentry/core/testing";
 import { COMPACTION_SYSTEM_PROMPT } from "../../src/context/compaction-prompt.js";
 import type { CompactionRecord } from "../../src/contracts/session-store.js";
+import type { CompactionSummarizeInput } from "../../src/contracts/compaction.js";
 import { makeRuntime, textOf } from "./helpers.js";
 
 const stores: { name: string; make: () => SessionStore }[] = [
@@ -158,7 +159,7 @@ describe.each(stores)("compaction over the $name store", ({ make }) => {
   });
 
   it("a host summarize writes the summary instead of the model, with the older messages, agent, scope and a signal", async () => {
-    const seen: Parameters<NonNullable<NonNullable<AgentRuntimeOptions["compaction"]>["summarize"]>>[0][] = [];
+    const seen: CompactionSummarizeInput[] = [];
     const { runtime, provider, events } = runtimeOn(make(), model(), {
       compaction: {
         triggerTokens: TRIGGER,
@@ -377,5 +378,32 @@ describe.each(stores)("compaction over the $name store", ({ make }) => {
     }
     expect(compactedEvents(late.events)).toHaveLength(0);
     expect(late.events.filter((e) => e.type === "warning" && e.code === "context_reset").length).toBeGreaterThan(0);
+  });
+});
+
+describe("runtime.compact across runtimes on one SQLite file", () => {
+  it("is refused with SessionBusyError while another runtime runs a turn of the session (it holds the lease)", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "agentry-compact-two-")), "s.db");
+    const slow = (request: ModelRequest): FakeTurn | Promise<FakeTurn> =>
+      textOf(request.messages.at(-1)).includes("slow") ? { text: "done", delayMs: 300 } : model()(request);
+    const a = runtimeOn(new SqliteSessionStore({ path }), slow);
+    const b = runtimeOn(new SqliteSessionStore({ path }), model());
+    let sessionId = "";
+    for (let turn = 1; turn <= 4; turn++) {
+      const result = await a.runtime.send({
+        agentId: "general",
+        content: `turn ${turn}`,
+        ...(sessionId && { session: sessionId }),
+      });
+      sessionId = result.sessionId;
+    }
+    const running = a.runtime.send({ agentId: "general", content: "slow", session: sessionId });
+    while (turnRequests(a.provider.calls).length < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(b.runtime.compact(sessionId)).rejects.toBeInstanceOf(SessionBusyError);
+    await running;
+    // Once the turn ended, the other runtime compacts it.
+    await expect(b.runtime.compact(sessionId)).resolves.toMatchObject({ compacted: true });
+    await a.runtime.send({ agentId: "general", content: "after", session: sessionId });
+    expect(textOf(turnRequests(a.provider.calls).at(-1)!.messages[0])).toContain(SUMMARY);
   });
 });
