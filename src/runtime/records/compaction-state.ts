@@ -37,9 +37,10 @@ export interface CompactedHistory extends RootHistory {
 }
 
 /**
- * The root history once `record` applies: the record's summary note (at the record's own `seq`),
- * then the messages stored at or after its `keptFromSeq` (none of the earlier ones when it has
- * none). Pure: the arrays given are not changed.
+ * The root history once `record` applies: the record's summary note, then the messages stored at
+ * or after its `keptFromSeq` (none of the earlier ones when it has none). The note counts as
+ * stored at seq 0: the seqs stay ascending, and a later compaction never keeps it (its own
+ * summary was written from it). Pure: the arrays given are not changed.
  */
 export function compactedHistory(history: RootHistory, record: CompactionRecord): CompactedHistory {
   const from = record.keptFromSeq;
@@ -49,7 +50,7 @@ export function compactedHistory(history: RootHistory, record: CompactionRecord)
   const note = compactionMessage(record.summary);
   return {
     messages: [note, ...history.messages.slice(cut)],
-    seqs: [record.seq, ...history.seqs.slice(cut)],
+    seqs: [0, ...history.seqs.slice(cut)],
     tokens: history.tokens - droppedTokens + estimateMessageTokens(note),
     dropped: cut,
     droppedTokens,
