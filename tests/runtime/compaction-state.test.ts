@@ -36,7 +36,7 @@ const logArb = fc
             } as Message,
           };
         case "turn":
-          return { ...base, kind: "turn", runId: `run${index}`, phase: spec.phase as "start" | "end" };
+          return { ...base, kind: "turn", runId: `run${index}`, phase: spec.phase };
         case "compaction":
           return {
             ...base,
