@@ -1,5 +1,5 @@
 import type { AssistantMessage, Message } from "../contracts/message.js";
-import type { ModelCallRecord } from "../contracts/session-store.js";
+import type { CompactionRecord, ModelCallRecord } from "../contracts/session-store.js";
 import type { NodeTokens, TreeNode, TreeNodeKind, TurnNode } from "./inspector-api-types.js";
 import type { InspectedRecord, TurnChain } from "./turn-records.js";
 
@@ -102,9 +102,30 @@ function addRecord(chain: TurnChain, record: InspectedRecord, state: TreeState):
       if (record.decision !== undefined) child.status = record.decision;
       return;
     }
+    case "compaction":
+      state.turn.children.push(compactionNode(record));
+      return;
     default:
       return;
   }
+}
+
+/** The id of a compaction's node. */
+export function compactionNodeId(recordId: string): string {
+  return `c:${recordId}`;
+}
+
+/** A compaction as a row of its turn: the sizes and the summary's first words (the drawer shows all of it). */
+function compactionNode(record: CompactionRecord): TreeNode {
+  const first = record.summary.replace(/\s+/g, " ").trim();
+  return {
+    id: compactionNodeId(record.id),
+    kind: "compaction",
+    label: short(`context compacted ~${record.tokensBefore} → ~${record.tokensAfter} tokens: ${first}`, LABEL_CHARS),
+    status: record.source,
+    startedAt: record.at,
+    children: [],
+  };
 }
 
 function addMessage(chain: TurnChain, id: string, frame: string | null, message: Message, state: TreeState): void {

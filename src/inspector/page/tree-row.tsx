@@ -14,6 +14,7 @@ const KIND_LABELS: Record<TreeNodeKind, string> = {
   background: "Background",
   approval: "Approval",
   question: "Question",
+  compaction: "Compaction",
 };
 
 /** Props of {@link TreeRowView}. */
