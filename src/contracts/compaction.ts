@@ -39,8 +39,9 @@ export interface CompactionOptions {
   triggerTokens?: number;
   /**
    * Turns kept verbatim after the summary (a turn: a user message and what answered it). Fewer are
-   * kept when those turns alone take more than half of `triggerTokens`; the turn being answered,
-   * and a turn waiting on a decision, always stay whole.
+   * kept when those turns, with the system prompt and the new message, take more than half of
+   * `triggerTokens` (so a compacted context has room to grow); the turn being answered, and a turn
+   * waiting on a decision, always stay whole.
    * @default 2
    */
   keepRecentTurns?: number;

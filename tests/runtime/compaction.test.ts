@@ -145,16 +145,26 @@ describe.each(stores)("compaction over the $name store", ({ make }) => {
     expect(read.slice(0, again.length - 1)).toEqual(again.slice(0, -1));
   });
 
-  it("keepRecentTurns sets how many turns stay verbatim (0: only the summary and the new message)", async () => {
-    for (const keepRecentTurns of [0, 1, 3]) {
+  it("keepRecentTurns sets how many turns stay verbatim (0: only the summary and the new message), fewer when they leave no room", async () => {
+    // With TRIGGER, three turns and the system prompt take more than half of it: two are kept.
+    const cases = [
+      { keepRecentTurns: 0, triggerTokens: TRIGGER, kept: 0 },
+      { keepRecentTurns: 1, triggerTokens: TRIGGER, kept: 1 },
+      { keepRecentTurns: 3, triggerTokens: 2_500, kept: 3 },
+      { keepRecentTurns: 3, triggerTokens: TRIGGER, kept: 2 },
+    ];
+    for (const { keepRecentTurns, triggerTokens, kept } of cases) {
       const { runtime, provider, events } = runtimeOn(make(), model(), {
-        compaction: { triggerTokens: TRIGGER, keepRecentTurns },
+        compaction: { triggerTokens, keepRecentTurns },
       });
       const { turns } = await sendUntilCompacted(runtime, events);
       const sent = turnRequests(provider.calls).at(-1)!.messages;
-      const kept = Array.from({ length: keepRecentTurns }, (_, i) => `turn ${turns - keepRecentTurns + i}`);
-      expect(userTexts(sent.slice(1))).toEqual([...kept, `turn ${turns}`]);
-      expect(compactedEvents(events)[0]!.summarizedMessages).toBe(2 * (turns - 1 - keepRecentTurns));
+      const verbatim = Array.from({ length: kept }, (_, i) => `turn ${turns - kept + i}`);
+      expect(userTexts(sent.slice(1))).toEqual([...verbatim, `turn ${turns}`]);
+      expect(compactedEvents(events)[0]!.summarizedMessages).toBe(2 * (turns - 1 - kept));
+      // The compacted context has room to grow: the next turn does not compact again.
+      await runtime.send({ agentId: "general", content: "again", session: compactedEvents(events)[0]!.sessionId });
+      expect(compactedEvents(events)).toHaveLength(1);
     }
   });
 

@@ -83,13 +83,16 @@ export interface PlanInput {
   turnStarts: SessionState["turnStarts"];
   keepRecentTurns: number;
   triggerTokens: number;
+  /** Estimated tokens of the context besides the history (system prompt, the turn's new message). */
+  otherTokens: number;
   /** The last turn must stay whole (it waits on a decision, or never ended). */
   keepLastTurn: boolean;
 }
 
 /**
- * Where to cut `history`: before the latest `keepRecentTurns` turns (fewer while those alone take
- * more than half of `triggerTokens`, never fewer than the last when `keepLastTurn`). `undefined`
+ * Where to cut `history`: before the latest `keepRecentTurns` turns (fewer while those, with the
+ * rest of the context, take more than half of `triggerTokens`, so a compacted context has room to
+ * grow before the next compaction; never fewer than the last when `keepLastTurn`). `undefined`
  * when nothing would be summarized but an earlier summary.
  */
 export function planCompaction(input: PlanInput): CompactionPlan | undefined {
@@ -101,7 +104,8 @@ export function planCompaction(input: PlanInput): CompactionPlan | undefined {
     for (let i = index; i < history.length; i++) sum += estimateMessageTokens(history[i]!);
     return sum;
   };
-  while (kept > floor && tokensFrom(turnStarts[turnStarts.length - kept]!.index) > input.triggerTokens / 2) kept--;
+  const room = input.triggerTokens / 2 - input.otherTokens;
+  while (kept > floor && tokensFrom(turnStarts[turnStarts.length - kept]!.index) > room) kept--;
   const start = kept === 0 ? undefined : turnStarts[turnStarts.length - kept]!;
   const cut = start === undefined ? history.length : Math.min(start.index, history.length);
   if (cut === 0 || (cut === 1 && isCompactionNote(history[0]!))) return undefined;

@@ -77,6 +77,7 @@ export async function compactSession(
         turnStarts: state.turnStarts,
         keepRecentTurns: settings.keepRecentTurns,
         triggerTokens: settings.triggerTokens,
+        otherTokens,
         // A turn that waits on a decision (or never ended) stays whole: its pending call and what it needs.
         keepLastTurn: state.suspended !== undefined || state.openTurn !== undefined,
       });

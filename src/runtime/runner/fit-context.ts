@@ -50,6 +50,7 @@ async function compactBeforeTurn(
     turnStarts: setup.fitContext.turnStarts,
     keepRecentTurns: settings.keepRecentTurns,
     triggerTokens: settings.triggerTokens,
+    otherTokens,
     keepLastTurn: false,
   });
   if (!plan) return repair;
