@@ -151,25 +151,7 @@ export class SessionStateReader {
           if (typeof record.role === "string") this.#role = record.role;
           break;
         case "reset":
-          this.#role = undefined;
-          this.#history = [];
-          this.#historySeqs = [];
-          this.#turnStarts = [];
-          this.historyTokens = 0;
-          this.#unordered = false;
-          this.#frames = {};
-          this.#approvals.clear();
-          this.#decisions.clear();
-          this.#chatContexts.clear();
-          this.#hostContexts.clear();
-          this.#chainRunId = undefined;
-          this.#waiter = undefined;
-          this.#outputSchema = undefined;
-          this.#suspended = undefined;
-          this.#openTurn = undefined;
-          this.#toolResults = byId();
-          this.#turn = 0;
-          this.#chainStart = undefined;
+          this.#reset();
           break;
         case "compaction":
           this.#applyCompaction(record);
@@ -262,6 +244,29 @@ export class SessionStateReader {
         }
       }
     }
+  }
+
+  /** A reset marker: the context starts afresh (the role too; a role kept in the session's attributes outlives it). */
+  #reset(): void {
+    this.#role = undefined;
+    this.#history = [];
+    this.#historySeqs = [];
+    this.#turnStarts = [];
+    this.historyTokens = 0;
+    this.#unordered = false;
+    this.#frames = {};
+    this.#approvals.clear();
+    this.#decisions.clear();
+    this.#chatContexts.clear();
+    this.#hostContexts.clear();
+    this.#chainRunId = undefined;
+    this.#waiter = undefined;
+    this.#outputSchema = undefined;
+    this.#suspended = undefined;
+    this.#openTurn = undefined;
+    this.#toolResults = byId();
+    this.#turn = 0;
+    this.#chainStart = undefined;
   }
 
   /**

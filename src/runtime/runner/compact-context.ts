@@ -1,5 +1,10 @@
 import type { BudgetLimits } from "../../contracts/budget.js";
-import type { CompactionOptions, CompactionResult, CompactionSummarizeInput } from "../../contracts/compaction.js";
+import type {
+  CompactionOptions,
+  CompactionResult,
+  CompactionSource,
+  CompactionSummarizeInput,
+} from "../../contracts/compaction.js";
 import type { ContextCompactedEvent, LoopEvent } from "../../contracts/loop-event.js";
 import type { Message } from "../../contracts/message.js";
 import type { CompactionRecord } from "../../contracts/session-store.js";
@@ -8,7 +13,20 @@ import { estimateMessageTokens } from "../../context/estimate-tokens.js";
 import { DEFAULT_BUDGET } from "../../loop/budget.js";
 import { compactionMessage, COMPACTION_NOTE_HEADING } from "../records/compaction-state.js";
 import type { SessionState } from "../records/session-state.js";
-import type { WrittenSummary } from "./summary-call.js";
+
+/** A compaction's summary, and how it came to be. */
+export interface WrittenSummary {
+  summary: string;
+  source: CompactionSource;
+  /** Why the summary is the model-free note (set when `source` is `"fallback"`). */
+  failure?: string;
+  /** The summary call's usage (the agent's model wrote it, or tried to). */
+  usage?: CompactionResult["usage"];
+  /** Model calls made (0 or 1). */
+  llmCalls: number;
+  /** The turn (or the lease) was stopped while the summary was written. */
+  aborted: boolean;
+}
 
 /** {@link CompactionOptions} with every default resolved. */
 export interface CompactionSettings {

@@ -1,4 +1,4 @@
-import type { CompactionResult, CompactionSource } from "../../contracts/compaction.js";
+import type { CompactionResult } from "../../contracts/compaction.js";
 import type { Message } from "../../contracts/message.js";
 import type { ModelCaller, ModelRequest, PricingTable } from "../../contracts/provider.js";
 import {
@@ -12,27 +12,12 @@ import { MAX_TOKENS_PER_RESPONSE } from "../../loop/call-model.js";
 import { computeCostUsd } from "../../providers/pricing.js";
 import { timerDelay } from "../../internal/timer-delay.js";
 import type { PreparedAgent } from "../agents/prepare-agent.js";
-import type { CompactionSettings } from "./compact-context.js";
-import { fallbackSummary } from "./compact-context.js";
+import { fallbackSummary, type CompactionSettings, type WrittenSummary } from "./compact-context.js";
 
 /** Output tokens the default summary call asks for at most (the agent's own limit when lower). */
 export const SUMMARY_MAX_OUTPUT_TOKENS = 8_000;
 /** Longest reason of a failure told in the `compaction_failed` warning. */
 const FAILURE_CHARS = 300;
-
-/** A compaction's summary, and how it came to be. */
-export interface WrittenSummary {
-  summary: string;
-  source: CompactionSource;
-  /** Why the summary is the model-free note (set when `source` is `"fallback"`). */
-  failure?: string;
-  /** The summary call's usage (the agent's model wrote it, or tried to). */
-  usage?: CompactionResult["usage"];
-  /** Model calls made (0 or 1). */
-  llmCalls: number;
-  /** The turn (or the lease) was stopped while the summary was written. */
-  aborted: boolean;
-}
 
 /** What {@link writeSummary} takes. */
 export interface SummaryRequest {
