@@ -190,9 +190,12 @@ export type {
   RuntimeEventOf,
   SendInput,
   StopTurnOptions,
+  RewindOptions,
+  ForkSessionOptions,
   TurnResult,
 } from "./contracts/agent-runtime.js";
 export type { Artifact, Task, TaskApi, TaskCreateInput } from "./contracts/task.js";
+export type { CompactionOptions, CompactionResult } from "./contracts/compaction.js";
 export type { TenantGuard } from "./contracts/tenant-guard.js";
 // <<< runtime block
 

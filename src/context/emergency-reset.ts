@@ -73,6 +73,17 @@ const MAX_TOOL_NAMES = 12;
  * Deterministic (same messages, same string) and never longer than `RESET_SUMMARY_MAX_CHARS`.
  */
 export function summarizeForReset(messages: readonly Message[]): string {
+  return modelFreeNote(
+    messages,
+    "[Context reset: the earlier conversation grew too large and was cleared. Automatic summary, not written by the model.]",
+  );
+}
+
+/**
+ * The note of {@link summarizeForReset} under another first line (`heading`): what a compaction
+ * whose summary could not be written keeps of the turns it replaces. Not exported from the package.
+ */
+export function modelFreeNote(messages: readonly Message[], heading: string): string {
   const requests: string[] = [];
   const answers: string[] = [];
   const tools = new Map<string, number>();
@@ -89,7 +100,7 @@ export function summarizeForReset(messages: readonly Message[]): string {
   }
 
   const lines = [
-    "[Context reset: the earlier conversation grew too large and was cleared. Automatic summary, not written by the model.]",
+    heading,
     `Messages: ${messages.length} (${counts.user} user, ${counts.assistant} assistant, ${counts.tool} tool).`,
   ];
   if (tools.size > 0) {

@@ -1,5 +1,6 @@
 import type { EventEmitter } from "eventemitter3";
 import type { AgentRegistry } from "./agent-registry.js";
+import type { CompactionResult } from "./compaction.js";
 import type { AnyZodSchema, JsonSchema, JsonValue } from "./json-schema.js";
 import type { TenantGuard } from "./tenant-guard.js";
 import type { LoopEvent } from "./loop-event.js";
@@ -467,6 +468,21 @@ export interface AgentRuntime<C = JsonValue> {
    * A fork of a task's session is a plain session (the task stays with its own).
    */
   forkSession(sessionId: string, options?: ForkSessionOptions): Promise<SessionSummary>;
+  /**
+   * Compacts the session's context now: its older turns are replaced in the model's context by a
+   * summary (written as `AgentRuntimeOptions.compaction` says; `instructions` reach the summary's
+   * writer), the latest `keepRecentTurns` stay verbatim, and a `compaction` record is stored (the
+   * log keeps every message). A turn waiting on a decision stays whole with its pending call, so
+   * the decision resumes it as before. Emits `context_compacted`; resolves `compacted: false` when
+   * nothing is older than the turns kept. Works with `compaction: false` too.
+   *
+   * Refused with `SessionBusyError` while a turn of the session runs (in this runtime, or in
+   * another that holds the session's lease). Unknown session, or one outside `scope` /
+   * `scopePrefix` → `SessionNotFoundError`.
+   * @example
+   * await runtime.compact(sessionId, { instructions: "Keep every file path we touched." });
+   */
+  compact(sessionId: string, options?: { instructions?: string } & TenantGuard): Promise<CompactionResult>;
   /** Tasks: plan, review, act. See {@link TaskApi}. */
   tasks: TaskApi;
   /**

@@ -1,4 +1,5 @@
 import type { BudgetReason } from "./budget.js";
+import type { CompactionSource } from "./compaction.js";
 import type { ApprovalRequest, LoopResult } from "./loop-result.js";
 import type { Message, UserMessage } from "./message.js";
 import type { Plan, PlanSummary, Question } from "./plan.js";
@@ -335,6 +336,26 @@ export interface TurnStoppedEvent extends EventOrigin {
   reason: string;
 }
 
+/**
+ * A session's context was compacted: its older turns were replaced in the model's context by
+ * `summary` (a `compaction` record; the log keeps every message). `trigger` says whether a turn
+ * did it before its first model call (`"auto"`, past `triggerTokens`) or `runtime.compact` did.
+ */
+export interface ContextCompactedEvent extends EventOrigin {
+  type: "context_compacted";
+  sessionId: string;
+  trigger: "auto" | "manual";
+  source: CompactionSource;
+  summary: string;
+  /** Estimated context size before and after (the system prompt and the messages). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Root messages the summary replaced. */
+  summarizedMessages: number;
+  /** The stored `compaction` record's id. */
+  recordId: string;
+}
+
 /** Every event the loop yields. Plain JSON, discriminated on `type`. */
 export type LoopEvent =
   | LlmCallStartEvent
@@ -366,4 +387,5 @@ export type LoopEvent =
   | GuardrailTrippedEvent
   | MessageSteeredEvent
   | TurnStoppedEvent
+  | ContextCompactedEvent
   | DoneEvent;

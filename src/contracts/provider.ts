@@ -28,6 +28,12 @@ export interface ModelCaller {
   role?: string;
   /** The `title` the model gave the sub-task (sub-tasks only). */
   subtaskTitle?: string;
+  /**
+   * Set on a request the runtime makes for itself rather than for a step of the turn:
+   * `"compaction"` for the summary that replaces a session's older turns (see `CompactionOptions`).
+   * @default undefined (a step of the turn)
+   */
+  purpose?: "compaction";
 }
 
 /** One request to a model. */

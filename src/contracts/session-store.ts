@@ -1,4 +1,5 @@
 import type { AuditEntry } from "./audit-entry.js";
+import type { CompactionSource } from "./compaction.js";
 import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
 import type { TaskStatus } from "./loop-event.js";
 import type { JsonValue } from "./json-schema.js";
@@ -87,6 +88,29 @@ export interface RewindRecord extends RecordBase {
   toolCallsOmitted?: number;
   /** What rewound: `runtime.rewind`, an edit (`editOf`) or a regeneration (`regenerate`). */
   cause: "rewind" | "edit" | "regenerate";
+}
+
+/**
+ * The model's context was compacted: from here on it starts with `summary`, then the root messages
+ * stored at or after `keptFromSeq`, then what follows this record. Nothing is removed from the log
+ * (`load` still returns every message). Written in the root frame.
+ */
+export interface CompactionRecord extends RecordBase {
+  kind: "compaction";
+  /** What replaces the older messages in the model's context (bounded, never empty). */
+  summary: string;
+  /** Root messages stored at or after this `seq` stay verbatim. @default undefined (none of the earlier ones) */
+  keptFromSeq?: number;
+  source: CompactionSource;
+  /** Estimated context size before and after (the system prompt and the messages). */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Root messages the summary replaced. */
+  summarizedMessages: number;
+  /** The turn that compacted before its first model call; absent for `runtime.compact`. */
+  runId?: string;
+  /** `runtime.compact`'s instructions. */
+  instructions?: string;
 }
 
 /** Start or end of a turn. */
@@ -252,6 +276,7 @@ export type HistoryRecord =
   | MessageRecord
   | ResetRecord
   | RewindRecord
+  | CompactionRecord
   | TurnRecord
   | ApprovalRecord
   | ToolResultRecord

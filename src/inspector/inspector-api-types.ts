@@ -71,7 +71,8 @@ export type TreeNodeKind =
   | "approval"
   | "question"
   | "steered"
-  | "rewind";
+  | "rewind"
+  | "compaction";
 
 /** Token counts of a node (a model call's usage, or the sum over a subtree). */
 export interface NodeTokens {
@@ -154,6 +155,21 @@ export interface ToolCallDetail {
   audit?: AuditEntry;
 }
 
+/** Detail of a compaction node (`c:<recordId>`): the summary the context starts from, and its sizes. */
+export interface CompactionDetail {
+  kind: "compaction";
+  summary: string;
+  /** Who wrote it: `model`, `host`, or `fallback` (the model-free note). */
+  source: string;
+  /** `auto` (a turn past `triggerTokens`) or `manual` (`runtime.compact`). */
+  trigger: "auto" | "manual";
+  tokensBefore: number;
+  tokensAfter: number;
+  summarizedMessages: number;
+  /** `runtime.compact`'s instructions. */
+  instructions?: string;
+}
+
 /** Detail of any other node: its tree node only. */
 export interface OtherNodeDetail {
   kind: "other";
@@ -161,7 +177,7 @@ export interface OtherNodeDetail {
 }
 
 /** `GET {base}api/sessions/:id/nodes/:nodeId`. */
-export type NodeDetailResponse = ModelCallDetail | ToolCallDetail | OtherNodeDetail;
+export type NodeDetailResponse = ModelCallDetail | ToolCallDetail | CompactionDetail | OtherNodeDetail;
 
 /**
  * One message of `GET {base}api/sessions/:id/live?afterSeq=N` (a `text/event-stream`).

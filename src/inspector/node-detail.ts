@@ -1,9 +1,9 @@
 import type { AgentRuntime } from "../contracts/agent-runtime.js";
 import type { AuditEntry } from "../contracts/audit-entry.js";
 import type { ToolCallPart, ToolResultPart } from "../contracts/message.js";
-import type { ModelCallRecord, PromptRecord } from "../contracts/session-store.js";
+import type { CompactionRecord, ModelCallRecord, PromptRecord } from "../contracts/session-store.js";
 import type { RedactHook } from "./inspector-options.js";
-import type { ModelCallDetail, NodeDetailResponse, ToolCallDetail } from "./inspector-api-types.js";
+import type { CompactionDetail, ModelCallDetail, NodeDetailResponse, ToolCallDetail } from "./inspector-api-types.js";
 import { notFound } from "./inspector-http.js";
 import type { InspectorIdentity } from "./inspector-security.js";
 import { visibleSession } from "./session-detail.js";
@@ -13,7 +13,10 @@ import { loadRedacted } from "./redact-record.js";
 import { buildTurnTree } from "./turn-tree.js";
 import type { TreeNode } from "./inspector-api-types.js";
 
-/** The detail of one node of a session's trees, built from its redacted records (`m:` model calls, `t:` tool calls, others as their tree node). */
+/**
+ * The detail of one node of a session's trees, built from its redacted records (`m:` model calls, `t:` tool calls,
+ * `c:` compactions, others as their tree node).
+ */
 export async function nodeDetail(
   runtime: AgentRuntime,
   identity: InspectorIdentity,
@@ -25,6 +28,7 @@ export async function nodeDetail(
   const stored = await loadRedacted(runtime, redact, sessionId);
   const records: InspectedRecord[] = stored;
   if (nodeId.startsWith("m:")) return modelCallDetail(records, nodeId.slice(2));
+  if (nodeId.startsWith("c:")) return compactionDetail(records, nodeId.slice(2));
   const chains = turnChains(stored);
   if (nodeId.startsWith("t:")) {
     const chain = chains.find((c) => nodeId.startsWith(`t:${c.runId}:`));
@@ -72,6 +76,23 @@ function modelCallDetail(records: InspectedRecord[], recordId: string): ModelCal
     if (call.usage.cachedInputTokens) detail.tokens.cached = call.usage.cachedInputTokens;
   }
   if (call.costUsd !== undefined) detail.costUsd = call.costUsd;
+  return detail;
+}
+
+/** A compaction's detail, from its redacted record. */
+function compactionDetail(records: InspectedRecord[], recordId: string): CompactionDetail {
+  const record = records.find((r): r is CompactionRecord => r.kind === "compaction" && r.id === recordId);
+  if (!record) throw notFound();
+  const detail: CompactionDetail = {
+    kind: "compaction",
+    summary: record.summary,
+    source: record.source,
+    trigger: record.runId === undefined ? "manual" : "auto",
+    tokensBefore: record.tokensBefore,
+    tokensAfter: record.tokensAfter,
+    summarizedMessages: record.summarizedMessages,
+  };
+  if (record.instructions !== undefined) detail.instructions = record.instructions;
   return detail;
 }
 

@@ -52,7 +52,7 @@ export async function loadRedacted(
 /**
  * A record as the inspector sends it: tool arguments (`args`) and results (`result`: tool messages,
  * tool result records, a question's answer, results kept for a resumption), message text and
- * thinking, system prompts, artifacts and reset summaries (`text`), model call and turn errors (`error`), and the
+ * thinking, system prompts, artifacts, reset and compaction summaries (and the compaction's instructions) (`text`), model call and turn errors (`error`), and the
  * host's turn context (`context`) passed through `redact`. The stored record is not changed.
  */
 export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: string): HistoryRecord {
@@ -79,6 +79,14 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
         : { ...record, error: redactedText(redact, record.error, { part: "error", tool: "", sessionId }) };
     case "artifact":
       return { ...record, content: redactedText(redact, record.content, textInfo(sessionId)) };
+    case "compaction":
+      return {
+        ...record,
+        summary: redactedText(redact, record.summary, textInfo(sessionId)),
+        ...(record.instructions !== undefined && {
+          instructions: redactedText(redact, record.instructions, textInfo(sessionId)),
+        }),
+      };
     case "reset":
       return record.summary === undefined
         ? record

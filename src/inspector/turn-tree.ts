@@ -1,6 +1,6 @@
 import type { AssistantMessage, Message, UserMessage } from "../contracts/message.js";
 import type { RuntimeMessageRecord } from "../runtime/create-agent-runtime.js";
-import type { ModelCallRecord, RewindRecord } from "../contracts/session-store.js";
+import type { CompactionRecord, ModelCallRecord, RewindRecord } from "../contracts/session-store.js";
 import type { NodeTokens, TreeNode, TreeNodeKind, TurnNode } from "./inspector-api-types.js";
 import type { InspectedRecord, TurnChain } from "./turn-records.js";
 
@@ -108,6 +108,9 @@ function addRecord(chain: TurnChain, record: InspectedRecord, state: TreeState):
     case "rewind":
       state.turn.children.push(rewindNode(record));
       return;
+    case "compaction":
+      state.turn.children.push(compactionNode(record));
+      return;
     default:
       return;
   }
@@ -128,6 +131,24 @@ function rewindNode(record: RewindRecord & { at: string }): TreeNode {
   };
   node.startedAt = record.at;
   return node;
+}
+
+/** The id of a compaction's node. */
+export function compactionNodeId(recordId: string): string {
+  return `c:${recordId}`;
+}
+
+/** A compaction as a row of its turn: the sizes and the summary's first words (the drawer shows all of it). */
+function compactionNode(record: CompactionRecord): TreeNode {
+  const first = record.summary.replace(/\s+/g, " ").trim();
+  return {
+    id: compactionNodeId(record.id),
+    kind: "compaction",
+    label: short(`context compacted ~${record.tokensBefore} → ~${record.tokensAfter} tokens: ${first}`, LABEL_CHARS),
+    status: record.source,
+    startedAt: record.at,
+    children: [],
+  };
 }
 
 function addMessage(chain: TurnChain, id: string, frame: string | null, message: Message, state: TreeState): void {

@@ -3,7 +3,9 @@ import type { HistoryRecord, LoadOptions, NewRecord } from "../contracts/session
 import type { LoopStatus } from "../contracts/loop-result.js";
 import { hasLoneSurrogate, LONE_SURROGATE_PROBLEM } from "./lone-surrogate.js";
 
-const KINDS: readonly string[] = ["message", "reset", "turn", "approval"];
+const KINDS: readonly string[] = ["message", "reset", "compaction", "turn", "approval"];
+const COMPACTION_SOURCES: readonly string[] = ["model", "host", "fallback"];
+const isCount = (value: unknown): boolean => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 const FURTHER_KIND = /^[a-z][a-z0-9_.-]{0,63}$/;
 const ROLES: readonly string[] = ["user", "assistant", "tool"];
 /** Every `LoopStatus` (the record says which; a status missing here is a compile error). */
@@ -49,6 +51,9 @@ function recordProblems(record: unknown, at: string, problems: string[]): void {
     case "reset":
       if (!isOptionalString(record.summary)) problems.push(`${at}.summary: must be a string when set`);
       break;
+    case "compaction":
+      compactionProblems(record, at, problems);
+      break;
     case "turn":
       if (typeof record.runId !== "string" || record.runId === "")
         problems.push(`${at}.runId: must be a non-empty string`);
@@ -75,6 +80,21 @@ function recordProblems(record: unknown, at: string, problems: string[]): void {
         );
       }
   }
+}
+
+/** What is wrong with a `compaction` record (a reader relies on each of these fields). */
+function compactionProblems(record: Record<string, unknown>, at: string, problems: string[]): void {
+  if (typeof record.summary !== "string" || record.summary === "")
+    problems.push(`${at}.summary: must be a non-empty string`);
+  if (record.keptFromSeq !== undefined && !(isCount(record.keptFromSeq) && (record.keptFromSeq as number) > 0))
+    problems.push(`${at}.keptFromSeq: must be a whole number above 0 when set`);
+  if (!COMPACTION_SOURCES.includes(record.source as string))
+    problems.push(`${at}.source: must be one of ${COMPACTION_SOURCES.join(", ")}`);
+  for (const key of ["tokensBefore", "tokensAfter", "summarizedMessages"] as const)
+    if (!isCount(record[key])) problems.push(`${at}.${key}: must be a whole number, 0 or more`);
+  if (record.frame !== null) problems.push(`${at}.frame: must be null (a compaction is of the root conversation)`);
+  if (!isOptionalString(record.runId)) problems.push(`${at}.runId: must be a string when set`);
+  if (!isOptionalString(record.instructions)) problems.push(`${at}.instructions: must be a string when set`);
 }
 
 /**

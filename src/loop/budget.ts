@@ -114,6 +114,22 @@ export class TurnBudget {
     );
   }
 
+  /**
+   * @internal Whether `count` more LLM calls would pass every limit now (calls, tokens, cost, the
+   * wall clock, the parent's): a look only, nothing reserved and nothing marked spent. The runtime
+   * asks before a call of its own (a compaction's summary) that must never be the one that stops
+   * the turn.
+   */
+  roomForLlmCalls(count: number): boolean {
+    const c = this.counters;
+    const l = this.limits;
+    if (this.exceeded || Date.now() - this.startedAt >= l.maxWallClockMs) return false;
+    if (c.llmCalls + this.givenLlmCalls + count > l.maxTotalLlmCalls) return false;
+    if (l.maxTotalTokens !== undefined && c.inputTokens + c.outputTokens >= l.maxTotalTokens) return false;
+    if (l.maxCostUsd !== undefined && c.costUsd >= l.maxCostUsd) return false;
+    return this.parent === undefined || this.parent.roomForLlmCalls(count);
+  }
+
   /** Check and reserve one tool dispatch. */
   tryToolCall(): BudgetViolation | null {
     const c = this.counters;

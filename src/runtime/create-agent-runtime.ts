@@ -23,6 +23,8 @@ import { externalHandlerProblems } from "./agents/external-agent.js";
 import { createModeTools, createPlanReader } from "./agents/mode-tools.js";
 import { createAgentPreparer } from "./agents/prepared-agents.js";
 import { questionOf } from "./agents/question-answer.js";
+import { compactionProblems } from "./runner/compact-context.js";
+import { compactSession } from "./runner/compact-session.js";
 import { readAuditLog } from "./runner/read-audit-log.js";
 import { createTurnRunner } from "./runner/run-turn.js";
 import type { TurnRunnerHooks } from "./runner/turn-runner-deps.js";
@@ -93,6 +95,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     roles,
     steering,
     conversation,
+    compaction,
   } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
@@ -139,6 +142,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     stopTurn: (sessionId, stopOptions) => stopTurn(steering, sessionId, stopOptions),
     rewind: (sessionId, rewindOptions) => rewindSession(conversation, sessionId, rewindOptions),
     forkSession: (sessionId, forkOptions) => forkSession(conversation, sessionId, forkOptions),
+    compact: (sessionId, compactOptions) => compactSession(compaction, sessionId, compactOptions),
     setTurnDispatcher(dispatcher) {
       if (dispatcher !== undefined && typeof dispatcher !== "function")
         throw new InvalidArgumentError("setTurnDispatcher: dispatch must be a function or undefined");
@@ -250,6 +254,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     decisions: { status, registry, limits, store, gate, approvalSessions, queue, waits, permission },
     roles: { status, registry, roleOf, store, states, gate, running, events },
     conversation: { status, registry, limits, store, states, gate, turns: queue },
+    compaction: { options, status, registry, roleOf, store, states, gate, running, prepare, events },
   };
 }
 
@@ -332,6 +337,7 @@ function checkOptions(options: AgentRuntimeOptions): void {
   if (options?.onError !== undefined && typeof options.onError !== "function")
     problems.push("onError must be a function");
   problems.push(...hookProblems(options?.hooks, "hooks"));
+  problems.push(...compactionProblems(options?.compaction));
   if (options?.registry && typeof options.registry.get === "function")
     problems.push(...externalHandlerProblems(options.registry, options.external));
   if (problems.length > 0) throw new InvalidArgumentError(`createAgentRuntime: ${problems.join("; ")}`);

@@ -113,6 +113,8 @@ export function formatEvent(event: LoopEvent): string | undefined {
       return `${pad}  ${event.name} [${event.level}] ${short(event.message)}`;
     case "tool_progress":
       return `${pad}  ${event.name} … ${short(event.progress)}`;
+    case "context_compacted":
+      return `${pad}▣ context compacted: ~${event.tokensBefore} → ~${event.tokensAfter} tokens (${event.summarizedMessages} messages, ${event.source})`;
     case "guardrail_tripped":
       return `${pad}⊘ blocked by the ${event.guard} guardrail: ${short(event.reason)}`;
     case "message_steered":

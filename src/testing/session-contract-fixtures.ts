@@ -113,7 +113,7 @@ export function everyRecordKind(): NewRecord[] {
 
 /**
  * The runtime's own record kinds (tool results, audit, artifacts, tasks, roles, a message with the
- * host's id, a rewind), for {@link everyRecordKind}.
+ * host's id, a rewind, a compaction), for {@link everyRecordKind}.
  */
 function runtimeRecordKinds(): NewRecord[] {
   return [
@@ -184,6 +184,19 @@ function runtimeRecordKinds(): NewRecord[] {
       toolCalls: [{ toolCallId: "call_9", tool: "read_file", runId: "run_1", depth: 1 }],
       toolCallsOmitted: 2,
       cause: "edit",
+    },
+    {
+      id: "k-compaction",
+      kind: "compaction",
+      frame: null,
+      summary: "## Goal\n- inspect the picture",
+      keptFromSeq: 2,
+      source: "model",
+      tokensBefore: 120_000,
+      tokensAfter: 9_000,
+      summarizedMessages: 40,
+      runId: "run_1",
+      instructions: "keep the paths",
     },
   ];
 }

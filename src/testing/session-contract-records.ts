@@ -1,6 +1,6 @@
-import { SessionNotFoundError, SessionOwnershipError } from "../errors/errors.js";
+import { InvalidArgumentError, SessionNotFoundError, SessionOwnershipError } from "../errors/errors.js";
 import { resolveSession } from "../sessions/resolve-session.js";
-import type { HistoryRecord } from "../contracts/session-store.js";
+import type { HistoryRecord, NewRecord } from "../contracts/session-store.js";
 import { check, checkDeepEqual, checkEqual, checkRejects } from "./session-contract-assert.js";
 import { everyRecordKind, userText, type ContractCase } from "./session-contract-fixtures.js";
 
@@ -60,6 +60,47 @@ export const recordCases: ContractCase[] = [
         ["m4", "m6"],
         "root frame",
       );
+    },
+  },
+  {
+    name: "a compaction record keeps every message in the log and sinceLastReset does not start after it",
+    async run(store) {
+      const { sessionId } = await store.createSession({ agentId: "agent-a" });
+      await store.append(sessionId, [userText("m1", "old"), userText("m2", "kept")]);
+      const compaction: NewRecord = {
+        id: "c1",
+        kind: "compaction",
+        frame: null,
+        summary: "Earlier: m1.",
+        keptFromSeq: 2,
+        source: "fallback",
+        tokensBefore: 20,
+        tokensAfter: 12,
+        summarizedMessages: 1,
+      };
+      const [stored] = await store.append(sessionId, [compaction]);
+      checkDeepEqual(stored, { ...compaction, seq: 3, at: stored?.at }, "stored as given, with seq and at");
+      await store.append(sessionId, [userText("m3", "after")]);
+      checkDeepEqual(recordIds(await store.load(sessionId)), ["m1", "m2", "c1", "m3"], "load keeps every message");
+      checkDeepEqual(
+        recordIds(await store.load(sessionId, { sinceLastReset: true })),
+        ["m1", "m2", "c1", "m3"],
+        "a compaction is not a reset",
+      );
+      for (const bad of [
+        { ...compaction, id: "c2", summary: "" },
+        { ...compaction, id: "c3", keptFromSeq: 0 },
+        { ...compaction, id: "c4", source: "someone" },
+        { ...compaction, id: "c5", tokensAfter: -1 },
+        { ...compaction, id: "c6", frame: "call_1" },
+      ]) {
+        await checkRejects(
+          store.append(sessionId, [bad as NewRecord]),
+          (error) => InvalidArgumentError.isInstance(error),
+          `invalid compaction ${bad.id}`,
+        );
+      }
+      checkEqual((await store.load(sessionId)).length, 4, "no invalid compaction was stored");
     },
   },
   {

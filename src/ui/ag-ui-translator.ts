@@ -371,6 +371,7 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   role_changed: customOf,
   message_steered: customOf,
   turn_stopped: customOf,
+  context_compacted: customOf,
   subagent_status: null,
 };
 
@@ -384,6 +385,7 @@ function customOf(
     | "message_stream_cancelled"
     | "message_steered"
     | "turn_stopped"
+    | "context_compacted"
   >,
 ): void {
   const { type, depth: _d, parentId: _p, sessionId: _s, agentId: _a, runId: _r, seq: _q, ts: _t, ...value } = event;

@@ -23,7 +23,7 @@ export type { AgUiAgentState, AgUiEvent, AgUiEventsOptions, AgUiEventType, AgUiI
  *   `toolCallId`, `question`, `plan_review`; `id` = requestId / questionId / artifactId, the id
  *   to pass to `resolveApproval` / `answerQuestion` / `tasks.approve`) and `CUSTOM`
  *   `agentry.*` events as they happen; other events (warnings, task status, artifacts, role
- *   changes, "deciding" / "preparing") → `CUSTOM` `agentry.<type>`.
+ *   changes, compactions, "deciding" / "preparing") → `CUSTOM` `agentry.<type>`.
  *
  * Several turns in one source (a session followed with `EventLog.resume`) become several runs.
  *

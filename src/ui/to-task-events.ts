@@ -165,6 +165,11 @@ function translate(state: TranslatorState, event: DeliverableEvent): TaskEvent[]
       });
     case "warning":
       return make(event, "log.warn", { message: event.message, code: event.code });
+    case "context_compacted":
+      return make(event, "log.info", {
+        message: `Context compacted: ~${event.tokensBefore} → ~${event.tokensAfter} estimated tokens (${event.summarizedMessages} messages summarized, by ${event.source}).`,
+        code: "context_compacted",
+      });
     case "guardrail_tripped":
       return make(event, "log.warn", {
         message: `Blocked by the ${event.guard} guardrail: ${event.reason}`,

@@ -23,8 +23,9 @@ export type { UIMessageStreamOptions } from "./ui-message-translator.js";
  *   (`useChat`'s `onData`; kept out of the message so the main thread stays clean);
  *   "thinking" / "preparing" → transient `data-agentry-activity`;
  * - budget stops, warnings, sub-task errors, plans, questions, task status, artifacts, role
- *   changes → `data-agentry-budget` / `-warning` / `-error` / `-plan` / `-question` / `-task` /
- *   `-artifact` / `-role` parts (plans, questions, tasks and artifacts keyed by their id);
+ *   changes, compactions → `data-agentry-budget` / `-warning` / `-error` / `-plan` / `-question` /
+ *   `-task` / `-artifact` / `-role` / `-compaction` parts (plans, questions, tasks, artifacts and
+ *   compactions keyed by their id);
  * - a message steered into the turn → `data-agentry-steered` (`{ messageId, content }`, keyed by
  *   the message id), a stopped turn → `data-agentry-stopped` (`{ reason }`) before its `abort`.
  *

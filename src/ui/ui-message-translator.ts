@@ -278,6 +278,21 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
       data: { reason: event.reason, limit: event.limit, observed: event.observed, ...whereOf(event) },
     });
   },
+  context_compacted(st, event) {
+    st.out.push({
+      type: "data-agentry-compaction",
+      id: event.recordId,
+      data: {
+        trigger: event.trigger,
+        source: event.source,
+        summary: event.summary,
+        tokensBefore: event.tokensBefore,
+        tokensAfter: event.tokensAfter,
+        summarizedMessages: event.summarizedMessages,
+        ...whereOf(event),
+      },
+    });
+  },
   guardrail_tripped(st, event) {
     st.out.push({
       type: "data-agentry-guardrail",

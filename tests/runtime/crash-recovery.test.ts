@@ -215,4 +215,73 @@ describe.each(stores)("crash recovery and restarts over the $kind store", ({ kin
       expect(readFileSync(`${path}.marks`, "utf8")).toBe("once\n");
     },
   );
+
+  it(
+    "compacted in another process while it waits on an approval: resolved in a third, the tool runs once",
+    { timeout: 4 * WORKER_LIMIT_MS + 10_000 },
+    async () => {
+      const path = pathIn(mkdtempSync(join(tmpdir(), "agentry-compact-")));
+      const { sessionId } = JSON.parse((await runWorker([kind, path, "plain"])).stdout.trim()) as { sessionId: string };
+      const a = JSON.parse((await runWorker([kind, path, "suspend-late", sessionId])).stdout.trim()) as {
+        status: string;
+        requestId: string;
+      };
+      expect(a.status).toBe("suspended");
+      const compacted = JSON.parse((await runWorker([kind, path, "compact", sessionId])).stdout.trim()) as {
+        compacted: boolean;
+        summarizedMessages: number;
+      };
+      // Two plain turns are summarized; the third and the waiting one stay (keepRecentTurns 2).
+      expect(compacted).toMatchObject({ compacted: true, summarizedMessages: 4 });
+      const b = JSON.parse((await runWorker([kind, path, "resolve", a.requestId])).stdout.trim()) as {
+        status: string;
+        text: string;
+      };
+      expect(b).toEqual({ status: "complete", text: 'after tool: "after tool: \\"marked once\\""' });
+      expect(readFileSync(`${path}.marks`, "utf8")).toBe("once\n");
+      await expect(runWorker([kind, path, "resolve", a.requestId])).rejects.toThrow(/already resolved/);
+      expect(readFileSync(`${path}.marks`, "utf8")).toBe("once\n");
+    },
+  );
+
+  it(
+    "a process killed (SIGKILL) while it writes a compaction's summary leaves nothing half done",
+    { timeout: TEST_LIMIT_MS },
+    async () => {
+      const path = pathIn(mkdtempSync(join(tmpdir(), "agentry-compact-crash-")));
+      const { sessionId } = JSON.parse((await runWorker([kind, path, "plain"])).stdout.trim()) as { sessionId: string };
+      const killed = await runWorker([kind, path, "compact-crash", sessionId], "SUMMARY_STARTED");
+      expect(killed.signal).toBe("SIGKILL");
+
+      const store = await open(path);
+      const records = await store.load(sessionId);
+      // The summary is written before the turn starts: nothing of the killed turn is stored.
+      expect(records.some((r) => r.kind === "compaction")).toBe(false);
+      expect(records.filter((r) => r.kind === "turn")).toHaveLength(6);
+      const provider = createFakeProvider((request) =>
+        request.caller?.purpose === "compaction" ? { text: "## Goal\n- hello" } : { text: "back" },
+      );
+      const runtime = createAgentRuntime({
+        registry: createAgentRegistry([{ agentId: "worker", displayName: "Worker" }]),
+        store,
+        providers: { fake: provider },
+        defaultModel: "fake",
+        compaction: { triggerTokens: 1, keepRecentTurns: 1 },
+      });
+      const result = await runtime.send({ agentId: "worker", content: "hello 5", session: sessionId });
+      expect(result).toMatchObject({ status: "complete", text: "back" });
+      const sent = provider.calls.at(-1)!.messages;
+      expect(historyProblems(sent)).toEqual([]);
+      expect(sent.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+        expect.stringContaining("## Goal"),
+        "hello 5",
+      ]);
+      // The summary covers the stored turns, never the killed turn's message (it was not stored).
+      const asked = JSON.stringify(provider.calls.find((c) => c.caller?.purpose === "compaction")!.messages);
+      expect(asked).toContain("hello 3");
+      expect(asked).not.toContain("hello 4");
+      await runtime.close();
+      store.close?.();
+    },
+  );
 });

@@ -128,13 +128,14 @@ describe("the session cache changes nothing a model or host can see", () => {
         return { toolCalls: [{ name: "todo_add", args: { item: last.content.slice(4) } }] };
       return { text: `ok after ${request.messages.length} messages: ${"x".repeat(200)}` };
     };
-    const run = async (sessionCacheSize: number) => {
+    const run = async (sessionCacheSize: number, compaction: false | "on" = false) => {
       const store = new MemorySessionStore();
       const { runtime, provider, events } = makeRuntime(script, {
         store,
         sessionCacheSize,
         budget: { maxHistoryTokens: 400 },
         emergencyContextLimit: 900,
+        ...(compaction === false && { compaction }),
       });
       const first = await runtime.send({ agentId: "todo", content: "add milk" });
       for (let i = 0; i < 14; i++) {
@@ -170,6 +171,10 @@ describe("the session cache changes nothing a model or host can see", () => {
     expect(cached.seen).toContain("warning:context_reset");
     expect(cached.requests).toEqual(uncached.requests);
     expect(cached.seen).toEqual(uncached.seen);
+    // With compaction on (its default trigger: 80% of maxHistoryTokens), the same holds.
+    const compacted = await run(256, "on");
+    expect(compacted.seen).toContain("context_compacted");
+    expect(compacted.requests).toEqual((await run(0, "on")).requests);
   });
 });
 

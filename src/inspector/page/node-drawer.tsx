@@ -1,5 +1,11 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { ModelCallDetail, NodeDetailResponse, ToolCallDetail, TreeNode } from "../inspector-api-types.js";
+import type {
+  CompactionDetail,
+  ModelCallDetail,
+  NodeDetailResponse,
+  ToolCallDetail,
+  TreeNode,
+} from "../inspector-api-types.js";
 import type { ApiResult, InspectorClient } from "./api.js";
 import { formatCost, formatDuration, formatJson, formatTokens } from "./format.js";
 
@@ -79,12 +85,27 @@ function ToolCall({ detail }: { detail: ToolCallDetail }) {
   );
 }
 
+function Compaction({ detail }: { detail: CompactionDetail }) {
+  return (
+    <>
+      <p class="facts" data-testid="detail-compaction">
+        {detail.trigger === "auto" ? "before the turn's first model call" : "runtime.compact"} · by {detail.source} · ~
+        {detail.tokensBefore} → ~{detail.tokensAfter} estimated tokens · {detail.summarizedMessages} messages summarized
+      </p>
+      <Field name="Summary" value={detail.summary} testId="detail-summary" />
+      <Field name="Instructions" value={detail.instructions} />
+    </>
+  );
+}
+
 function Detail({ detail }: { detail: NodeDetailResponse }) {
   switch (detail.kind) {
     case "model_call":
       return <ModelCall detail={detail} />;
     case "tool_call":
       return <ToolCall detail={detail} />;
+    case "compaction":
+      return <Compaction detail={detail} />;
     case "other":
       return <Field name="Node" value={formatJson({ ...detail.node, children: detail.node.children.length })} />;
     default: {

@@ -16,6 +16,7 @@ const KIND_LABELS: Record<TreeNodeKind, string> = {
   question: "Question",
   steered: "Steered",
   rewind: "Rewind",
+  compaction: "Compaction",
 };
 
 /** Props of {@link TreeRowView}. */

@@ -34,6 +34,8 @@ export interface PreparedAgent {
   modelOptions: Pick<ModelRequest, "maxOutputTokens" | "temperature" | "providerOptions">;
   /** Toolbelt warnings, as loop events to publish at the start of the turn. */
   warnings: LoopEvent[];
+  /** The agent is answered by a host handler (`AgentRuntimeOptions.external`), not a model. @default false */
+  external?: boolean;
 }
 
 /** Everything an agent turn depends on that is not in the session. */
@@ -114,6 +116,7 @@ export function prepareAgent(input: PrepareAgentInput): PreparedAgent {
     budget: { ...options.budget, ...agent.budget },
     modelOptions,
     warnings,
+    ...(handled && { external: true }),
   };
 }
 

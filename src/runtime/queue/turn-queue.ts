@@ -5,7 +5,6 @@ import { newLineage, type Lineage } from "../records/lineage.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnRequest } from "../records/turn-request.js";
 import type { HeldLease } from "../session/session-lease.js";
-import { emergencyReset } from "../session/repair-session.js";
 import { agentOf, sessionRole } from "../agents/agent-lookups.js";
 import { admitBehindDecisions, isWaiting } from "./queued-messages.js";
 import { PendingQueue } from "./pending-queue.js";
@@ -127,7 +126,7 @@ export class TurnQueue implements ResumableTurns {
     lease: HeldLease,
   ): Promise<TurnResult | { queued: Promise<TurnResult> }> {
     const { agent, session, chatContext } = request;
-    const { store, options, roleOf, prepare, running, runner } = this.deps;
+    const { store, roleOf, prepare, running, runner } = this.deps;
     // A suspended turn whose approvals were all decided (by a process that died before it
     // resumed the turn) runs first: the decision is never lost.
     const state = await this.recoverDecided(session, lease, lineage);
@@ -157,8 +156,8 @@ export class TurnQueue implements ResumableTurns {
     for (const feature of this.deps.lifecycle) await feature.starting?.(session);
     const turnRunId = runId ?? globalThis.crypto.randomUUID();
     const stop = running.start(session.sessionId, request.signal, { runId: turnRunId, chainRunId: undefined });
-    const repaired = await shapedRepair(store, session.sessionId, state, shape);
-    const repair = emergencyReset(repaired, input, prepared.systemPrompt, options.emergencyContextLimit);
+    // Compaction and the emergency reset are the runner's: a summary call is the turn's.
+    const repair = await shapedRepair(store, session.sessionId, state, shape);
     return runner
       .runTurn({
         agent,
@@ -171,6 +170,7 @@ export class TurnQueue implements ResumableTurns {
         ...(shape.messageId !== undefined && { inputMessageId: shape.messageId }),
         preface: repair.records,
         prefaceEvents: repair.events,
+        fitContext: { turnStarts: state.turnStarts },
         chatContext,
         ...(request.outputSchema !== undefined && { outputSchema: request.outputSchema }),
         chain: request.chain,

@@ -12,6 +12,7 @@ import type { JsonValue } from "../../contracts/json-schema.js";
 import type { SessionStore, SessionSummary } from "../../contracts/session-store.js";
 import type { Tool } from "../../contracts/tool.js";
 import type { RuntimeHooks } from "../../contracts/hooks.js";
+import type { CompactionOptions } from "../../contracts/compaction.js";
 
 /** What a `policy` function is told of the turn it makes the policy for. */
 export interface PolicyTurn<C = JsonValue> {
@@ -94,10 +95,25 @@ export interface AgentRuntimeOptions<C = JsonValue> {
   maxDelegationDepth?: number;
   /**
    * When a session's estimated context reaches this many tokens, the next turn first resets it:
-   * a reset marker with a summary note, then the turn runs on the note and the new message.
+   * a reset marker with a summary note, then the turn runs on the note and the new message. The
+   * last resort: checked after compaction (see `compaction`), so it only applies to a context
+   * that compaction could not bring below it.
    * @default 200_000 (EMERGENCY_CONTEXT_LIMIT)
    */
   emergencyContextLimit?: number;
+  /**
+   * Compaction of long sessions (see {@link CompactionOptions}): before its first model call, a
+   * turn whose context (system prompt, tools, history and new message) is estimated at
+   * `triggerTokens` or more replaces the session's older turns in the model's context by a summary
+   * (the agent's own model writes it, in the turn's budget, unless `summarize` is given), keeping
+   * the latest `keepRecentTurns` verbatim. Compaction sits below the other two bounds on a context:
+   * `budget.maxHistoryTokens` (128,000: the oldest turns are left out of one request) and
+   * `emergencyContextLimit` (200,000: the context is reset to a model-free note). Sub-task levels
+   * never compact (they live within one turn, bounded by `maxHistoryTokens`). `false` turns
+   * automatic compaction off (`runtime.compact` still works, with the defaults).
+   * @default {} (on: triggerTokens 80% of maxHistoryTokens, keepRecentTurns 2, the agent's model)
+   */
+  compaction?: CompactionOptions | false;
   /**
    * How many sessions' state the runtime keeps between turns. A kept session's next turn loads
    * only the records appended since (`load(sessionId, { afterSeq })`, so records written by other

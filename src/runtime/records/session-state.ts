@@ -1,6 +1,7 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
 import type {
   ApprovalRecord,
+  CompactionRecord,
   HistoryRecord,
   RewindRecord,
   SteerRecord,
@@ -13,6 +14,7 @@ import type { LoopResult } from "../../contracts/loop-result.js";
 import { estimateMessageTokens } from "../../context/estimate-tokens.js";
 import { callsTogetherOrder, messageIdOf } from "../../sessions/conversation.js";
 import { rewoundHistory, type StateMessageRef } from "./rewind.js";
+import { compactedHistory, firstAtOrAfter } from "./compaction-state.js";
 
 /** The resume material stored on the end record of a suspended turn (an extra field of that record). */
 export interface StoredResume {
@@ -120,7 +122,17 @@ export interface SessionState {
    * one no turn took yet, and at most {@link RECENT_RUNS} taken ones (oldest dropped first).
    */
   steers: Map<string, SteerState>;
+  /**
+   * Where the turns in the context start (at most {@link MAX_TURN_STARTS}, oldest first): the `seq`
+   * of each turn chain's start record since the last reset or compaction (a compaction's kept turns
+   * included), and the index in `history` of the first root message stored after it. A compaction
+   * cuts the history at one of them.
+   */
+  turnStarts: { seq: number; index: number }[];
 }
+
+/** Turn starts {@link SessionState.turnStarts} remembers (the most turns a compaction keeps, and one). */
+export const MAX_TURN_STARTS = 101;
 
 /** Turns {@link SessionState.runs} remembers. */
 export const RECENT_RUNS = 64;
@@ -139,6 +151,8 @@ export class SessionStateReader {
   #history: Message[] = [];
   /** The refs of `#history`'s messages, index for index. */
   #refs: StateMessageRef[] = [];
+  /** The `seq` of the start record of each turn chain in the context (see `SessionState.turnStarts`). */
+  #turnStarts: number[] = [];
   #frames: Record<string, Message[]> = {};
   #openTurn: string | undefined;
   #suspended: SessionState["suspended"];
@@ -172,6 +186,9 @@ export class SessionStateReader {
           break;
         case "reset":
           this.#reset();
+          break;
+        case "compaction":
+          this.#applyCompaction(record);
           break;
         case "message":
           this.#message(record);
@@ -221,6 +238,7 @@ export class SessionStateReader {
     this.#role = undefined;
     this.#history = [];
     this.#refs = [];
+    this.#turnStarts = [];
     this.historyTokens = 0;
     this.#unordered = false;
     this.#frames = {};
@@ -276,6 +294,8 @@ export class SessionStateReader {
         this.#chainRunId = turn.runId;
         this.#waiter = turn.waiter;
         this.#chainStart = { runId: turn.runId, length: this.#history.length, tokens: this.historyTokens };
+        this.#turnStarts.push(turn.seq);
+        if (this.#turnStarts.length > MAX_TURN_STARTS) this.#turnStarts.shift();
       }
       if (turn.context !== undefined) {
         if (!this.#hostContexts.has(turn.runId)) this.#hostContexts.set(turn.runId, turn.context);
@@ -311,6 +331,39 @@ export class SessionStateReader {
     this.#refs = rewound.refs;
     this.historyTokens = rewound.tokens;
     this.#chainStart = undefined;
+    this.#turnStarts = this.#turnStarts.filter((seq) => seq < record.beforeSeq);
+  }
+
+  /** Each turn start in the context with the index in the history of the first root message stored after it. */
+  #turnStartIndexes(): { seq: number; index: number }[] {
+    if (this.#turnStarts.length === 0) return [];
+    const seqs = this.#refs.map((ref) => ref.seq);
+    return this.#turnStarts.map((seq) => ({ seq, index: firstAtOrAfter(seqs, seq) }));
+  }
+
+  /**
+   * A compaction: the root history restarts from its summary note and the messages it keeps (see
+   * `compactedHistory`); the turn starts and the current chain's start follow the cut.
+   */
+  #applyCompaction(record: CompactionRecord): void {
+    const next = compactedHistory(
+      { messages: this.#history, seqs: this.#refs.map((ref) => ref.seq), tokens: this.historyTokens },
+      record,
+    );
+    const noteTokens = estimateMessageTokens(next.messages[0]!);
+    this.#history = next.messages;
+    this.#refs = [{ id: record.id, seq: 0, tokens: noteTokens, runId: undefined }, ...this.#refs.slice(next.dropped)];
+    this.historyTokens = next.tokens;
+    const from = record.keptFromSeq;
+    this.#turnStarts = from === undefined ? [] : this.#turnStarts.filter((seq) => seq >= from);
+    const start = this.#chainStart;
+    if (start && start.length >= next.dropped) {
+      this.#chainStart = {
+        runId: start.runId,
+        length: start.length - next.dropped + 1,
+        tokens: start.tokens - next.droppedTokens + noteTokens,
+      };
+    } else this.#chainStart = undefined;
   }
 
   /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
@@ -344,6 +397,7 @@ export class SessionStateReader {
       runs: new Map(this.#runs),
       turn: this.#turn,
       steers: new Map([...this.#steers].map(([id, steer]) => [id, { ...steer }])),
+      turnStarts: this.#turnStartIndexes(),
     };
   }
 

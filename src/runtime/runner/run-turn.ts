@@ -9,6 +9,8 @@ import { toJsonSchema } from "../../schema/to-json-schema.js";
 import type { PreparedAgent } from "../agents/prepare-agent.js";
 import type { Lineage } from "../records/lineage.js";
 import type { NewRuntimeMessageRecord, NewRuntimeTurnRecord } from "../records/session-state.js";
+import type { SessionRepair } from "../session/repair-session.js";
+import { fitContext } from "./fit-context.js";
 import { leaseFence } from "./lease-fence.js";
 import { modeEffects } from "./mode-effects.js";
 import { approverOf, persistEvent } from "./persist-event.js";
@@ -49,16 +51,6 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
   const scope = turnScope(deps, setup);
   const { sessionId, runId, audit, publish } = scope;
   const { agent, prepared, lineage } = setup;
-  await openTurn(scope);
-  const effects = modeEffects(scope);
-
-  // setup.history is this turn's own array (a fresh copy of the session's state): extend it in place.
-  const history = setup.history;
-  let historyTokens = setup.historyTokens;
-  if (setup.input) {
-    history.push(setup.input);
-    historyTokens += estimateMessageTokens(setup.input);
-  }
   const fence = leaseFence(deps, setup, sessionId);
   const signals = [setup.signal, setup.leaseLost, fence?.lost].filter(
     (signal): signal is AbortSignal => signal !== undefined,
@@ -69,6 +61,18 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
     Date.now(),
     setup.parentBudget,
   );
+  // Compaction (its summary call is the turn's) and the emergency reset come before the turn starts.
+  const opening = await fitContext(scope, budget, signal);
+  await openTurn(scope, opening);
+  const effects = modeEffects(scope);
+
+  // The opening's history is this turn's own array (a fresh copy of the session's state): extend it in place.
+  const history = opening.history;
+  let historyTokens = opening.historyTokens;
+  if (setup.input) {
+    history.push(setup.input);
+    historyTokens += estimateMessageTokens(setup.input);
+  }
   const host: RuntimeToolHost = {
     sessionId,
     agentId: agent.agentId,
@@ -138,9 +142,10 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
 }
 
 /**
- * Stores the turn start (after the repairs of `preface`, with the input) and publishes the events from before the loop.
+ * Stores the turn start (after the records of `opening`: repairs, a compaction, a reset; with the input) and publishes
+ * the events from before the loop.
  */
-async function openTurn(scope: TurnScope): Promise<void> {
+async function openTurn(scope: TurnScope, opening: Pick<SessionRepair, "records" | "events">): Promise<void> {
   const { setup, runId, audit, publish } = scope;
   const start: NewRuntimeTurnRecord = {
     id: `${runId}:${scope.next()}`,
@@ -156,8 +161,8 @@ async function openTurn(scope: TurnScope): Promise<void> {
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   start.turn = setup.turn ?? 1;
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
-  const retired = setup.preface ? await audit.retired(setup.preface) : [];
-  const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
+  const retired = opening.records.length > 0 ? await audit.retired(opening.records) : [];
+  const records: NewRecord[] = [...opening.records, ...retired, start];
   if (setup.input) {
     const { inputMessageId: messageId } = setup;
     const input: NewRuntimeMessageRecord = {
@@ -169,12 +174,12 @@ async function openTurn(scope: TurnScope): Promise<void> {
     };
     // A steered message that ran as its own turn: taken (a retried sender gets this turn's outcome).
     if (setup.steerOf !== undefined) input.steerOf = setup.steerOf;
-    opening.push(input);
+    records.push(input);
   }
-  await scope.append(opening);
+  await scope.append(records);
   for (const record of retired) audit.deliver(record.entry);
   for (const event of setup.prepared.warnings) publish({ ...event });
-  for (const event of setup.prefaceEvents ?? []) publish({ ...event });
+  for (const event of opening.events) publish({ ...event });
 }
 
 /**

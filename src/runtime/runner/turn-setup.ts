@@ -9,7 +9,7 @@ import type { RuntimeEvent } from "../../contracts/agent-runtime.js";
 import type { TurnBudget } from "../../loop/budget.js";
 import type { PreparedAgent } from "../agents/prepare-agent.js";
 import type { Lineage } from "../records/lineage.js";
-import type { TurnWaiter } from "../records/session-state.js";
+import type { SessionState, TurnWaiter } from "../records/session-state.js";
 import type { TurnStarter } from "../records/turn-request.js";
 
 /** Everything one turn needs. */
@@ -41,6 +41,12 @@ export interface TurnSetup {
   preface?: NewRecord[];
   /** Events produced before the loop starts (e.g. superseded approvals). */
   prefaceEvents?: LoopEvent[];
+  /**
+   * A new turn: before it starts, its context is compacted when it reaches `triggerTokens`, then
+   * reset when it still reaches the emergency limit. `turnStarts`: where the history's turns start.
+   * @default undefined (the context is used as it is: a resumed turn)
+   */
+  fitContext?: { turnStarts: SessionState["turnStarts"] };
   onEvent: (event: RuntimeEvent) => void;
   /** The session lease's fencing token: every append of the turn carries it. */
   leaseToken?: number;

@@ -5,6 +5,7 @@ import { systemMessage } from "../../messages/system-message.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
 import type { NewRecord } from "../../contracts/session-store.js";
 import { approvalDecisionRecord } from "../records/approval-decision.js";
+import { RUNTIME_ORIGIN } from "../records/compaction-state.js";
 import {
   closingToolMessage,
   danglingCalls,
@@ -88,8 +89,7 @@ export function repairSession(state: SessionState): SessionRepair {
   return { records, events, history, historyTokens };
 }
 
-/** Origin of the notes the runtime itself writes into a session. */
-export const RUNTIME_ORIGIN = "agentry";
+export { RUNTIME_ORIGIN };
 
 /**
  * Emergency reset: when the history plus the new message reaches `limit` estimated

@@ -68,6 +68,11 @@ export class RunningTurns {
     };
   }
 
+  /** Whether a turn runs on `sessionId` in this process. */
+  has(sessionId: string): boolean {
+    return this.#running.has(sessionId);
+  }
+
   /** The turn running on `sessionId` in this process, if any. */
   find(sessionId: string): RunningTurnInfo | undefined {
     const entry = this.#running.get(sessionId);

@@ -26,13 +26,20 @@ export class SessionGate {
 
   /**
    * Runs `task` as the session's next piece of work: after the session's earlier work in this
-   * process and, with a store that has leases, while holding its lease.
+   * process and, with a store that has leases, while holding its lease. `waitMs` bounds the wait
+   * for a lease another runtime holds (`0`: refuse at once with `SessionBusyError`).
+   * @default the runtime's `leaseWaitMs`
    */
-  withSession<T>(sessionId: string, task: (lease: HeldLease) => Promise<T>): Promise<T> {
+  withSession<T>(
+    sessionId: string,
+    task: (lease: HeldLease) => Promise<T>,
+    options: { waitMs?: number } = {},
+  ): Promise<T> {
     const { store, lease: leaseOptions, onReleaseError } = this.deps;
     return this.#inbox.run(sessionId, async () => {
       const lease = await acquireSessionLease(store, sessionId, {
         ...leaseOptions,
+        ...(options.waitMs !== undefined && { waitMs: options.waitMs }),
         onReleaseError: (error) => onReleaseError(error, sessionId),
       });
       try {

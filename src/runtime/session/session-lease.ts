@@ -53,7 +53,7 @@ const noLease = (): HeldLease =>
 /**
  * Takes the session's lease when the store has leases (else a no-op lease: single-process stores
  * rely on the runtime's per-session inbox), waiting with backoff while another runtime holds it
- * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`). The lease is renewed every third of
+ * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`; `0` asks once, without a ticket). The lease is renewed every third of
  * its ttl until
  * released; when a renewal finds it lost, `lost` is aborted.
  */
@@ -65,15 +65,16 @@ export async function acquireSessionLease(
   if (!isLeasableSessionStore(store)) return noLease();
   const { owner, ttlMs, waitMs } = options;
   const started = Date.now();
-  // One ticket per wait: the store serves waiting runtimes in the order they started asking.
-  const ticket = globalThis.crypto.randomUUID();
+  // One ticket per wait: the store serves waiting runtimes in the order they started asking. A
+  // caller that does not wait asks without one: it must not leave a place in the queue behind.
+  const ticket = waitMs > 0 ? globalThis.crypto.randomUUID() : undefined;
   let delay = 5;
-  let lease = await store.acquireLease(sessionId, { owner, ttlMs, ticket });
+  let lease = await store.acquireLease(sessionId, { owner, ttlMs, ...(ticket !== undefined && { ticket }) });
   while (lease === undefined) {
     if (Date.now() - started >= waitMs) throw new SessionBusyError(sessionId, Date.now() - started);
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
-    lease = await store.acquireLease(sessionId, { owner, ttlMs, ticket });
+    lease = await store.acquireLease(sessionId, { owner, ttlMs, ...(ticket !== undefined && { ticket }) });
   }
   return holdLease(store, sessionId, lease.token, options);
 }
