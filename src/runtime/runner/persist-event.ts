@@ -56,6 +56,20 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
         scope.models.forget(calls);
         throw error;
       });
+  } else if (event.type === "client_tool_call") {
+    // Stored as a request (no decision yet): the client's result is its decision (submitToolResult).
+    const { request } = event;
+    const outputSchema = tools.find((tool) => tool.name === request.name)?.outputSchema;
+    await scope.append([
+      {
+        id: request.requestId,
+        frame: event.parentId,
+        kind: "approval",
+        request,
+        runId,
+        ...(outputSchema !== undefined && { outputSchema }),
+      },
+    ]);
   } else if (event.type === "approval_request") {
     const asking = scope.asks && event.request.name === ASK_USER;
     await scope.append([
@@ -86,7 +100,7 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
             question: questionOf(request),
             ...origin,
           });
-        else publish({ type: "approval_request", request, ...origin });
+        else publish({ type: request.client === true ? "client_tool_call" : "approval_request", request, ...origin });
       }
       return false;
     }
