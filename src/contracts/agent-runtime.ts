@@ -52,6 +52,8 @@ export interface PendingQuery {
 export interface PendingQuestion {
   /** Pass it to `answerQuestion` (the id of the question's approval request). */
   questionId: string;
+  /** The `ask_user` call that asked (the id its tool part carries in a UI stream). */
+  toolCallId: string;
   sessionId: string;
   agentId: string;
   runId: string;

@@ -117,6 +117,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       checkScopeQuery("pendingQuestions", query);
       return (await listPending({ store, states }, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
+        toolCallId: p.request.toolCallId,
         sessionId: p.sessionId,
         agentId: p.agentId,
         runId: p.runId,
