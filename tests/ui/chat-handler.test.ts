@@ -50,6 +50,7 @@ function script(request: ModelRequest): FakeTurn {
   const text = typeof last.content === "string" ? last.content : "";
   if (text.includes("delete")) return { toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] };
   if (text.includes("where")) return { toolCalls: [{ name: "geolocate", args: { precise: true } }] };
+  if (text.includes("share")) return { toolCalls: [{ name: "share_screen", args: {} }] };
   if (text.includes("which")) {
     const question = { question: "Which list?", severity: "minor", options: [{ label: "Chores", value: "chores" }] };
     return { toolCalls: [{ name: "ask_user", args: question }] };
@@ -72,6 +73,12 @@ function setup(route?: (request: Request) => RouteTarget) {
         input: z.object({ item: z.string() }),
         requiresApproval: true,
         execute: ({ item }) => (deleted.push(item), `deleted ${item}`),
+      }),
+      defineTool({
+        name: "share_screen",
+        description: "Share the screen",
+        input: z.object({}),
+        requiresApproval: true,
       }),
       defineTool({
         name: "geolocate",
@@ -106,6 +113,43 @@ const texts = (message: UIMessage | undefined) =>
   (message?.parts ?? []).flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
 
 describe("createChatHandler driven by the AI SDK's Chat", () => {
+  it("a client-side tool that needs an approval: onToolCall sees it at the approval and again once approved, then runs it", async () => {
+    const { chat, runtime } = setup();
+    const seen: (boolean | undefined)[] = [];
+    const onFinish: { next?: () => void } = {};
+    const client: TestChat = chat({
+      id: "chat-6",
+      sendAutomaticallyWhen: ({ messages }) =>
+        lastAssistantMessageIsCompleteWithApprovalResponses({ messages }) ||
+        lastAssistantMessageIsCompleteWithToolCalls({ messages }),
+      onFinish: () => onFinish.next?.(),
+      onToolCall: ({ toolCall }) => {
+        if (toolCall.dynamic) return;
+        // Run it once its part's approval is given (the chat's messages are up to date here).
+        const part = toolPart(client.lastMessage) as { approval?: { approved?: boolean } } | undefined;
+        seen.push(part?.approval?.approved);
+        if (part?.approval?.approved === true)
+          void client.addToolOutput({
+            tool: "share_screen" as never,
+            toolCallId: toolCall.toolCallId,
+            output: "shared",
+          });
+      },
+    });
+    await client.sendMessage({ text: "share my screen" });
+    const part = toolPart(client.lastMessage);
+    expect(part).toMatchObject({ type: "tool-share_screen", state: "approval-requested" });
+    expect(await runtime.pendingToolCalls()).toEqual([]);
+    const done = finished(onFinish);
+    await client.addToolApprovalResponse({ id: part!.approval!.id, approved: true });
+    await done;
+    // The resubmit after the output is awaited by the chat's own request chain.
+    for (let i = 0; i < 100 && !texts(client.lastMessage).startsWith("read"); i++) await finished(onFinish);
+    expect(seen).toEqual([undefined, true]);
+    expect(texts(client.lastMessage)).toBe('read "shared"');
+    expect(client.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
   it("a message: streamed as one assistant message, in a session named by the chat id, in the route's scope", async () => {
     const { chat, store } = setup();
     const client = chat({ id: "chat-1" });
