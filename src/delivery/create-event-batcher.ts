@@ -3,7 +3,7 @@ import type { RuntimeEvent } from "../contracts/agent-runtime.js";
 
 /**
  * Event types delivered at once by default (the ones a person waits on): task status, model call start, tool
- * preparation, approval requests, client tool calls, questions, plans, budget stops, errors and the turn's end.
+ * preparation, approval requests, questions, plans, budget stops, errors and the turn's end.
  * Everything else (text and reasoning deltas, tool updates, usage, ...) is batched.
  */
 export const IMMEDIATE_EVENT_TYPES: readonly string[] = Object.freeze([
@@ -11,7 +11,6 @@ export const IMMEDIATE_EVENT_TYPES: readonly string[] = Object.freeze([
   "llm_call_start",
   "tool_calls_preparing",
   "approval_request",
-  "client_tool_call",
   "question",
   "plan_ready",
   "budget_exceeded",
