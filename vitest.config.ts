@@ -20,6 +20,7 @@ const SERVICES = [
   "tests/examples/workers.test.ts",
   "tests/examples/web-chat.test.ts",
   "tests/inspector/page.test.ts",
+  "tests/ui/chat-handler-chromium.test.ts",
   "tests/runtimes/runs-anywhere.test.ts",
   // Compiles the built package (dist/): `npm test` builds it first.
   "tests/package/consumer-types.test.ts",

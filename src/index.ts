@@ -185,6 +185,7 @@ export type {
   PendingApproval,
   PendingQuery,
   PendingQuestion,
+  PendingToolCall,
   RuntimeEvent,
   RuntimeEventLabels,
   RuntimeEventOf,

@@ -53,6 +53,8 @@ export interface PendingQuery {
 export interface PendingQuestion {
   /** Pass it to `answerQuestion` (the id of the question's approval request). */
   questionId: string;
+  /** The `ask_user` call that asked (the id its tool part carries in a UI stream). */
+  toolCallId: string;
   sessionId: string;
   agentId: string;
   runId: string;
@@ -302,6 +304,49 @@ export interface PendingApproval {
 }
 
 /**
+ * A call of a tool with no `execute` (it runs in the client), waiting for `submitToolResult`, as
+ * stored.
+ */
+export interface PendingToolCall {
+  /** The call's id: pass it to `submitToolResult` (the id the UI stream's tool part carries). */
+  toolCallId: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments to run it with: valid for its input schema, as the `beforeToolCall` hook left them. */
+  args: unknown;
+  sessionId: string;
+  agentId: string;
+  runId: string;
+  /** When the call was stored (ISO). */
+  at: string;
+  /** The sessions waiting on this call through sync `agents_message` calls, outermost first. */
+  chain?: WaitingSession[];
+}
+
+/**
+ * What `submitToolResult` takes: the client's result for the call, with an optional tenant guard
+ * (a call of a session outside `scope` / `scopePrefix` is "not found").
+ */
+export interface ClientToolResult extends TenantGuard {
+  /**
+   * The result the model reads: JSON, at most 256 KiB of it, valid for the tool's
+   * `outputSchema` when it has one (unless `isError`).
+   */
+  output: unknown;
+  /** The client could not run the call: `output` (say, its error text) reaches the model as an error result. @default false */
+  isError?: boolean;
+  /**
+   * The session the call belongs to, or one waiting on it (a chat's own session): needed only
+   * when two pending calls of the guard's sessions share the id (ids are the model's, unique per
+   * turn), and lets a repeated submit find a call that is no longer pending.
+   * @default undefined (every session the guard allows)
+   */
+  sessionId?: string;
+  /** Idempotency key, as `ResolveDecision.decisionId`. @default a new UUID */
+  decisionId?: string;
+}
+
+/**
  * A turn a runtime started on its own, as handed to a turn dispatcher (see
  * `AgentRuntime.setTurnDispatcher`): plain JSON, to be run by `runDispatchedTurn` in any process.
  * It carries its share of the limits of the user message it descends from, so a chain of agents
@@ -422,6 +467,23 @@ export interface AgentRuntime<C = JsonValue> {
    * not listed by `pendingApprovals`, nor approvals here. `scope` / `scopePrefix` as there.
    */
   pendingQuestions(query?: PendingQuery): Promise<PendingQuestion[]>;
+  /**
+   * Calls of client tools (tools with no `execute`) waiting for their result, read from the store
+   * (so also other processes'). Neither approvals nor questions are listed here, nor these there.
+   * `scope` / `scopePrefix` / `sessionId` as in `pendingApprovals` (with `sessionId`, also the
+   * calls of agents it waits on, with their `chain`).
+   */
+  pendingToolCalls(query?: PendingQuery): Promise<PendingToolCall[]>;
+  /**
+   * Stores the client's result for a client tool call and, once nothing else of its turn is
+   * pending, resumes the turn and returns its outcome. Exactly once, like `resolveApproval`: of
+   * several calls for one tool call (from any process) one stores its result; the others reject
+   * with `ApprovalAlreadyResolvedError` (the same `decisionId` again gets the resumed turn's
+   * outcome). An unknown id, or one outside the tenant guard, rejects with
+   * `ApprovalNotFoundError`; an output that is not JSON, too large, or not valid for the tool's
+   * `outputSchema` with `InvalidArgumentError`, and nothing is stored.
+   */
+  submitToolResult(toolCallId: string, result: ClientToolResult): Promise<TurnResult>;
   /**
    * Switches the session's role: recorded in its log and used from its next turn. A
    * turn of the session running in this runtime is stopped first (it ends `aborted`, its end

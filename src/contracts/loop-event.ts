@@ -91,6 +91,8 @@ export interface ToolInputDeltaEvent extends EventOrigin {
   /** The tool's name, as the model named it. */
   name: string;
   delta: string;
+  /** The named tool has no `execute`: it runs in the client (see `ToolCallUpdateEvent.client`). */
+  client?: true;
 }
 
 /**
@@ -125,6 +127,12 @@ export interface ToolCallUpdateEvent extends EventOrigin {
   /** On `end`: the call was not run, and why (a denied approval is not a refusal: see `approval_resolved`). */
   refused?: ToolRefusal;
   /**
+   * The tool has no `execute`: the call runs in the client. Set on its `start` (a
+   * `client_tool_call` event follows once the call goes to the client, after any approval, and
+   * the turn waits for `runtime.submitToolResult`) and on its `end` (the client's result).
+   */
+  client?: true;
+  /**
    * On `end`: what the host's hooks changed: `"args"` (`beforeToolCall` ran the tool with other
    * arguments), `"result"` (`afterToolCall` replaced what the model reads).
    */
@@ -153,6 +161,18 @@ export interface ToolLogEvent extends EventOrigin {
 /** A tool call waits for approval. */
 export interface ApprovalRequestEvent extends EventOrigin {
   type: "approval_request";
+  request: ApprovalRequest;
+}
+
+/**
+ * A call of a tool with no `execute` waits for the client to run it: the turn suspends until
+ * `runtime.submitToolResult(request.toolCallId, { output })` (the call's `start` went out before,
+ * with `client: true`; its `end` comes in the resumed turn). Through a delegation chain, the call
+ * an agent further down made is reported in the waiting session's stream with `request.origin`.
+ */
+export interface ClientToolCallEvent extends EventOrigin {
+  type: "client_tool_call";
+  /** The call (`toolCallId`, `name`, `args`), with `client: true`. */
   request: ApprovalRequest;
 }
 
@@ -371,6 +391,7 @@ export type LoopEvent =
   | ToolLogEvent
   | ToolProgressEvent
   | ApprovalRequestEvent
+  | ClientToolCallEvent
   | ApprovalResolvedEvent
   | MessageQueuedEvent
   | UsageEvent

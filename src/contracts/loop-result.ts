@@ -28,6 +28,12 @@ export interface ApprovalRequest {
    */
   waitsOn?: { sessionId: string; agentId: string; runId: string };
   /**
+   * Set on the call of a tool with no `execute`: it waits for the client's result
+   * (`runtime.submitToolResult`), not for a decision. `pendingApprovals()` leaves it out;
+   * `pendingToolCalls()` lists it. @default undefined (an approval request)
+   */
+  client?: true;
+  /**
    * Set on a request listed or reported by a session other than the one that asked it (it surfaced
    * through a delegation chain): where it was asked, and the sessions waiting on it, outermost first.
    */

@@ -2,7 +2,7 @@ import type { AuditEntry } from "./audit-entry.js";
 import type { CompactionSource } from "./compaction.js";
 import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
 import type { TaskStatus } from "./loop-event.js";
-import type { JsonValue } from "./json-schema.js";
+import type { JsonSchema, JsonValue } from "./json-schema.js";
 import type { Message, ToolResultPart, UserMessage } from "./message.js";
 
 /** A session as listed: metadata only, no history. */
@@ -130,10 +130,15 @@ export interface ApprovalRecord extends RecordBase {
   runId?: string;
   /** On a decision: unique per decider, so each can tell whether its decision was the one stored. */
   decisionId?: string;
-  /** On the decision of an `ask_user` question: the answer, the call's result. */
+  /** On the decision of an `ask_user` question or a client tool call: the answer, the call's result. */
   answer?: unknown;
-  /** On a decision whose `answer` is an error result (a waited agent that did not complete). */
+  /**
+   * On a decision whose `answer` is an error result (a waited agent that did not complete, a
+   * client tool call the client reported as failed).
+   */
   answerIsError?: true;
+  /** On the request of a client tool call (`request.client`): the tool's output schema, checked by `submitToolResult`. */
+  outputSchema?: JsonSchema;
   /** On the request of the runtime's `ask_user` tool: it is a question (`answerQuestion`), not an approval. */
   question?: true;
 }

@@ -59,7 +59,8 @@ export interface ToolContext<C = JsonValue> {
 /**
  * A tool the model can call. Usually made with `defineTool`; any object of this shape works.
  *
- * `execute` may throw: the error becomes an `isError` result the model sees.
+ * `execute` may throw: the error becomes an `isError` result the model sees. A tool without
+ * `execute` runs in the client (see {@link Tool.execute}).
  */
 export interface Tool<I = any, O = any, C = JsonValue> {
   /** Matches `/^[a-zA-Z0-9_.-]{1,64}$/`. */
@@ -97,10 +98,26 @@ export interface Tool<I = any, O = any, C = JsonValue> {
    */
   readOnly?: boolean;
   /**
+   * JSON Schema of the tool's result. A client tool's result (`runtime.submitToolResult`) is
+   * checked against it before anything is stored; the result of a server-side `execute` is not.
+   * @default undefined (any JSON result)
+   */
+  outputSchema?: JsonSchema;
+  /**
    * Runs the call. May be an `async function*`: each value it yields is a `tool_progress` event
    * (a preliminary result a UI can show), and the value it returns is the result the model reads.
+   *
+   * Absent: the tool runs in the client (a browser's geolocation, a confirmation dialog, a UI
+   * action). After the policy, any approval and the `beforeToolCall` hook, the call's `start`
+   * event says `client: true`, a `client_tool_call` event follows and the turn suspends, durably,
+   * like an approval: `runtime.pendingToolCalls()` lists the call, and
+   * `runtime.submitToolResult(toolCallId, { output })` (from any process) stores the client's
+   * result and resumes the turn, exactly once. A pending client call has no timer (`timeoutMs` does
+   * not apply): it waits like an approval. The bare loop returns it in `pendingApprovals` (with
+   * `client: true`); resume with `decisions[toolCallId] = { approved: true, result, isError? }`.
+   * @default undefined (a client tool)
    */
-  execute(args: I, ctx: ToolContext<C>): O | Promise<O> | AsyncGenerator<unknown, O, undefined>;
+  execute?(args: I, ctx: ToolContext<C>): O | Promise<O> | AsyncGenerator<unknown, O, undefined>;
 }
 
 /** The argument type a schema describes: zod's input-parsed output type, or `unknown` for JSON Schema. */

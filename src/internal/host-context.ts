@@ -15,13 +15,20 @@ export const MAX_CONTEXT_CHARS = 65_536;
  * {@link MAX_CONTEXT_CHARS} characters of JSON.
  */
 export function checkedContext(operation: string, value: unknown): JsonValue {
-  const copy = copyJson(value, "context", 0, new Set());
+  return checkedJson(operation, value, "context", MAX_CONTEXT_CHARS);
+}
+
+/**
+ * A JSON copy of `value` (named `what` in errors), as {@link checkedContext} makes it: nested at
+ * most {@link MAX_CONTEXT_DEPTH} deep and at most `maxChars` characters of JSON, else
+ * `InvalidArgumentError`.
+ */
+export function checkedJson(operation: string, value: unknown, what: string, maxChars: number): JsonValue {
+  const copy = copyJson(value, what, 0, new Set());
   if (typeof copy === "string") throw new InvalidArgumentError(`${operation}: ${copy}`);
   const size = JSON.stringify(copy.value).length;
-  if (size > MAX_CONTEXT_CHARS)
-    throw new InvalidArgumentError(
-      `${operation}: context is ${size} characters of JSON, over the ${MAX_CONTEXT_CHARS} allowed`,
-    );
+  if (size > maxChars)
+    throw new InvalidArgumentError(`${operation}: ${what} is ${size} characters of JSON, over the ${maxChars} allowed`);
   return copy.value;
 }
 

@@ -203,6 +203,8 @@ export const TOOL_INPUT_LIMITS = { callChars: 100_000, callsPerResponse: 256, na
 interface InputStream {
   id: string;
   name: string;
+  /** The named tool runs in the client (it has no `execute`). */
+  client: boolean;
   chars: number;
   capped: boolean;
 }
@@ -220,14 +222,24 @@ function createInputStreams(level: Level) {
   const open = new Map<string, InputStream>();
   let started = 0;
   const emit = (call: InputStream, delta: string) =>
-    turn.sink.emit({ type: "tool_input_delta", toolCallId: call.id, name: call.name, delta, depth, parentId });
+    turn.sink.emit({
+      type: "tool_input_delta",
+      toolCallId: call.id,
+      name: call.name,
+      delta,
+      ...(call.client && { client: true as const }),
+      depth,
+      parentId,
+    });
   return {
     start(providerId: unknown, name: unknown): void {
       if (typeof providerId !== "string" || open.has(providerId)) return;
       if (typeof name !== "string" || name === "" || name.length > TOOL_INPUT_LIMITS.nameChars) return;
       if (started >= TOOL_INPUT_LIMITS.callsPerResponse) return;
       started++;
-      const call: InputStream = { id: uniqueCallId(turn.callIds, providerId), name, chars: 0, capped: false };
+      const tool = level.tools.get(name);
+      const client = tool !== undefined && typeof tool.execute !== "function";
+      const call: InputStream = { id: uniqueCallId(turn.callIds, providerId), name, client, chars: 0, capped: false };
       open.set(providerId, call);
       emit(call, "");
     },

@@ -2,7 +2,8 @@ import { isAbortError } from "../internal/abort.js";
 import type { Message, ToolResultPart } from "../contracts/message.js";
 import { ToolSuspension, type CallWait } from "../internal/tool-suspension.js";
 import type { BudgetViolation } from "./budget.js";
-import type { CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
+import type { AnsweredPlan, CallPlan, FinishPlan, Level, SubtaskPlan, ToolPlan, Turn } from "./level.js";
+import type { Tool } from "../contracts/tool.js";
 import type { LoopEvent, ToolRefusal } from "../contracts/loop-event.js";
 import type { ApprovalRequest, LoopResult, ResumeState } from "../contracts/loop-result.js";
 import { timerDelay } from "../internal/timer-delay.js";
@@ -10,6 +11,7 @@ import { capResult, errorMessage, readResult } from "./tool-result.js";
 import { CallContext } from "./call-context.js";
 import { TOOL_PROGRESS_LIMITS } from "./tool-log.js";
 import { afterToolCall, beforeToolCall } from "./tool-hooks.js";
+import { toolPermissionClasses } from "../tools/permission-classes.js";
 
 /** How a child level ended, as the parent needs it. */
 export interface ChildOutcome {
@@ -47,6 +49,12 @@ export function reportBudget(level: Level, violation: BudgetViolation): void {
   });
 }
 
+/** Whether a call is a client tool's (its tool has no `execute`), as its events say. */
+function isClientCall(plan: CallPlan): boolean {
+  if (plan.kind === "answered") return plan.clientTool !== undefined;
+  return plan.kind === "tool" && typeof plan.tool.execute !== "function";
+}
+
 /**
  * Emits the `start` event of a call and opens its tree node, unless the plan started already;
  * returns when the call started (the plan is not changed: a caller keeps the time it needs).
@@ -63,6 +71,7 @@ export function startCall(level: Level, plan: CallPlan): number {
     name: call.name,
     status: "start",
     args: plan.args,
+    ...(isClientCall(plan) && { client: true as const }),
     depth: level.depth,
     parentId: level.parentId,
   });
@@ -97,6 +106,7 @@ function endCall(level: Level, plan: CallPlan, startedAt: number | undefined, en
     parentId: level.parentId,
   };
   const part: ToolResultPart = { type: "tool_result", toolCallId: call.id, name: call.name, result };
+  if (isClientCall(plan)) event.client = true;
   if (isError) {
     event.isError = true;
     part.isError = true;
@@ -134,8 +144,13 @@ export async function executePlan(level: Level, planned: CallPlan, runChild: Run
       return {
         result: endCall(level, plan, plan.startedAt, { value: plan.refusal, isError: true, refused: plan.refused }),
       };
-    case "answered":
-      return { result: endCall(level, plan, plan.startedAt, { value: plan.result, isError: plan.isError === true }) };
+    case "answered": {
+      let outcome: CallEnd = { value: plan.result, isError: plan.isError === true };
+      // A client tool's result: the host's afterToolCall sees it as any tool's.
+      if (plan.clientTool !== undefined && turn.hooks?.afterToolCall)
+        outcome = await afterToolCall(level, clientPlan(plan, plan.clientTool), outcome);
+      return { result: endCall(level, plan, plan.startedAt, outcome) };
+    }
     case "finish": {
       const checked = validateFinish(plan);
       if (!checked.ok) {
@@ -166,9 +181,42 @@ export async function executePlan(level: Level, planned: CallPlan, runChild: Run
   if (turn.signal.aborted) return notRun(level, plan, "Not run: the turn was aborted.", "aborted");
 
   if (plan.kind === "subtask") return gate(level, plan, () => runSubtask(level, plan, runChild));
+  // A tool with no `execute` runs in the client: the call waits for its result like an approval.
+  if (typeof plan.tool.execute !== "function") return gate(level, plan, async () => clientCall(level, plan));
   const lockName = plan.tool.exclusiveLock;
   if (lockName !== undefined) return runLocked(level, plan, lockName);
   return gate(level, plan, () => runTool(level, plan, startCall(level, plan)));
+}
+
+/**
+ * Starts the call of a client tool (a tool with no `execute`) and suspends it: the turn waits for
+ * the client's result, given back as the call's decision (`ResumeState.decisions`). The request id
+ * is fixed by the call (session, turn chain, call id), so a call suspended again is the same request.
+ */
+function clientCall(level: Level, plan: ToolPlan): PlanOutcome {
+  startCall(level, plan);
+  const { depth, parentId } = level;
+  const { call, tool } = plan;
+  return {
+    result: undefined,
+    suspension: {
+      requestId: `client:${level.turn.callKeyPrefix}:${call.id}`,
+      toolCallId: call.id,
+      name: call.name,
+      args: plan.args,
+      depth,
+      parentId,
+      reason: `Tool "${tool.name}" runs in the client.`,
+      permissionClass: [...toolPermissionClasses(tool)],
+      client: true,
+    },
+  };
+}
+
+/** The tool plan a client tool's answered call stands for (what the hooks are told). */
+function clientPlan(plan: AnsweredPlan, tool: Tool): ToolPlan {
+  const { call, args, startedAt } = plan;
+  return { kind: "tool", call, args, tool, input: args, needsApproval: false, startedAt };
 }
 
 /** Ends a call that never ran with an error result. */
@@ -356,7 +404,7 @@ async function runTool(level: Level, plan: ToolPlan, startedAt: number): Promise
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
       }, timeoutMs);
     }
-    const raw = plan.tool.execute(plan.input, ctx);
+    const raw = plan.tool.execute!(plan.input, ctx);
     generator = asyncIteratorOf(raw);
     const pending = generator ? drainGenerator(generator, ctx) : thenableOf(raw);
     if (pending === undefined) outcome = readResult(raw);

@@ -172,8 +172,10 @@ export interface RefusePlan extends PlanBase {
 export interface AnsweredPlan extends PlanBase {
   readonly kind: "answered";
   readonly result: unknown;
-  /** The given result is an error (a waited agent that failed). */
+  /** The given result is an error (a waited agent that failed, a client that could not run the call). */
   readonly isError?: boolean;
+  /** The client tool whose result this is (a tool with no `execute`): the `afterToolCall` hook sees it. */
+  readonly clientTool?: Tool;
 }
 
 /** A permitted tool call with valid arguments. */

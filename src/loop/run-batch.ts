@@ -42,14 +42,8 @@ export async function runBatch(
     const plan = planCall(level, call);
     // A call that suspended after it started (it waited for another agent) gets its result now.
     const waited = resumed ? resume?.decisions[call.id] : undefined;
-    if (
-      waited !== undefined &&
-      plan.kind === "tool" &&
-      !plan.needsApproval &&
-      typeof plan.tool.requiresApproval !== "function"
-    ) {
+    if (waited !== undefined && plan.kind === "tool" && isWaitedAnswer(plan, waited))
       return answerWaited(level, plan, waited);
-    }
     // A resumed sub-task started in the earlier run: its duration counts from here.
     return resumed && plan.kind === "subtask" && resume?.frames[call.id] ? { ...plan, startedAt: Date.now() } : plan;
   });
@@ -92,7 +86,8 @@ async function executeSegments(
       outcome.suspended = true;
       outcome.pendingApprovals.push(result.suspension);
       level.turn.sink.emit({
-        type: "approval_request",
+        // A client tool's call waits for the client's result, not for a decision.
+        type: result.suspension.client === true ? "client_tool_call" : "approval_request",
         request: result.suspension,
         depth: level.depth,
         parentId: level.parentId,
@@ -257,6 +252,17 @@ async function approvalNeed(level: Level, plan: ToolPlan): Promise<ToolPlan | Re
 }
 
 /**
+ * Whether a resumed call's decision answers a call that suspended after it started (it waited for
+ * another agent, or for the client), rather than an approval asked before it started. A client
+ * tool's call may have had both: its approval carries no result, while the client's answer does
+ * (or denies it: superseded).
+ */
+function isWaitedAnswer(plan: ToolPlan, decision: Decision): boolean {
+  if (typeof plan.tool.execute !== "function") return decision.result !== undefined || !decision.approved;
+  return !plan.needsApproval && typeof plan.tool.requiresApproval !== "function";
+}
+
+/**
  * A waited call's plan on resume: its answer (announced as its request's decision), or a refusal when it was denied.
  */
 function answerWaited(level: Level, plan: ToolPlan, decision: Decision): CallPlan {
@@ -269,31 +275,30 @@ function answerWaited(level: Level, plan: ToolPlan, decision: Decision): CallPla
   };
   if (decision.reason !== undefined) event.reason = decision.reason;
   level.turn.sink.emit(event);
-  const current = { ...plan, startedAt: Date.now() };
-  if (decision.approved && decision.result !== undefined) {
-    return {
-      kind: "answered",
-      call: current.call,
-      args: current.args,
-      result: decision.result,
-      startedAt: current.startedAt,
-      ...(decision.isError === true && { isError: true }),
-    };
-  }
-  return applyDecision(current, decision);
+  return applyDecision({ ...plan, startedAt: Date.now() }, decision);
 }
 
 /** The plan a decision leaves: denied calls are refused, answered ones carry their result, approved ones run. */
 function applyDecision(plan: ToolPlan, decision: Decision): CallPlan {
-  if (!decision.approved)
-    return refuse(
-      plan.call,
-      plan.args,
-      `Denied: the call was not approved${decision.reason ? ` (${decision.reason})` : ""}.`,
-      undefined,
-      plan.startedAt,
-    );
+  const client = typeof plan.tool.execute !== "function";
+  if (!decision.approved) {
+    const why = decision.reason ? ` (${decision.reason})` : "";
+    // A client call with an answer ends there; one denied before it started (an approval) never reached the client.
+    const text =
+      client && decision.requestId?.startsWith("client:") === true
+        ? `Not run: the client's result never came${why}.`
+        : `Denied: the call was not approved${why}.`;
+    return refuse(plan.call, plan.args, text, undefined, plan.startedAt);
+  }
   if (decision.result !== undefined)
-    return { kind: "answered", call: plan.call, args: plan.args, result: decision.result, startedAt: plan.startedAt };
+    return {
+      kind: "answered",
+      call: plan.call,
+      args: plan.args,
+      result: decision.result,
+      startedAt: plan.startedAt,
+      ...(decision.isError === true && { isError: true }),
+      ...(client && { clientTool: plan.tool }),
+    };
   return plan;
 }

@@ -166,8 +166,8 @@ function checkOptions(options: LoopOptions): void {
   else {
     const seen = new Set<string>();
     for (const tool of options.tools) {
-      if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function")
-        problems.push("every tool needs a name and an execute()");
+      if (!tool || typeof tool.name !== "string" || (tool.execute !== undefined && typeof tool.execute !== "function"))
+        problems.push("every tool needs a name, and an execute() unless it runs in the client");
       else if (seen.has(tool.name)) problems.push(`duplicate tool name "${tool.name}"`);
       else if (options.outputSchema !== undefined && tool.name === FINAL_ANSWER)
         problems.push(`tool name "${FINAL_ANSWER}" is reserved when outputSchema is given`);

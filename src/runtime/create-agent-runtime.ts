@@ -43,6 +43,7 @@ import { setRole } from "./roles/set-role.js";
 import { forkSession } from "./conversation/fork-session.js";
 import { rewindSession } from "./conversation/rewind-session.js";
 import { decide } from "./decisions/decide.js";
+import { pendingToolCalls, submitToolResult } from "./decisions/client-results.js";
 import { notifyPermission } from "./decisions/permission-notices.js";
 
 // The runtime's entry: what the rest of src/ takes from the runtime comes through this file.
@@ -109,7 +110,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(admission, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
-      return (await listPending({ store, states }, query)).filter((p) => !isQuestion(p));
+      return (await listPending({ store, states }, query)).filter((p) => !isQuestion(p) && p.request.client !== true);
     },
     resolveApproval: (requestId, decision) => decide(decisions, requestId, decision, undefined),
     answerQuestion: async (questionId, answer) => {
@@ -123,13 +124,19 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
           ...(scope !== undefined && { scope }),
           ...(scopePrefix !== undefined && { scopePrefix }),
         },
-        answer === undefined || answer === null ? answer : rest,
+        { kind: "question", answer: answer === undefined || answer === null ? answer : rest },
       );
     },
+    async pendingToolCalls(query = {}) {
+      checkScopeQuery("pendingToolCalls", query);
+      return pendingToolCalls({ store, states }, query);
+    },
+    submitToolResult: (toolCallId, result) => submitToolResult(decisions, { store, states }, toolCallId, result),
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
       return (await listPending({ store, states }, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
+        toolCallId: p.request.toolCallId,
         sessionId: p.sessionId,
         agentId: p.agentId,
         runId: p.runId,

@@ -77,6 +77,8 @@ export function formatEvent(event: LoopEvent): string | undefined {
         : `${pad}← ${event.name}${event.isError ? " ✗" : ""} ${short(event.result)} (${event.durationMs ?? 0} ms)`;
     case "approval_request":
       return `${pad}? approval needed for ${event.request.name}`;
+    case "client_tool_call":
+      return `${pad}? the client runs ${event.request.name}(${short(event.request.args)})`;
     case "approval_resolved":
       return `${pad}${event.approved ? "✓ approved" : "✗ denied"}`;
     case "usage":

@@ -38,10 +38,19 @@ export interface ToolDefinition<S, O, C = JsonValue> {
    */
   timeoutMs?: number;
   /**
-   * Runs the call. May be an `async function*`: each yielded value is a `tool_progress` event, the
-   * returned value is the result the model reads.
+   * A zod schema or JSON Schema of the tool's result (its JSON Schema form becomes the tool's
+   * `outputSchema`): a client tool's result (`runtime.submitToolResult`) must be valid for it,
+   * checked as JSON Schema (a zod transform does not apply). A server-side `execute`'s result is
+   * not checked. @default undefined (any JSON result)
    */
-  execute(args: InferToolInput<S>, ctx: ToolContext<C>): O | Promise<O> | AsyncGenerator<unknown, O, undefined>;
+  output?: AnyZodSchema | JsonSchema;
+  /**
+   * Runs the call. May be an `async function*`: each yielded value is a `tool_progress` event, the
+   * returned value is the result the model reads. Leave it out for a tool that runs in the client
+   * (the turn waits for `runtime.submitToolResult`; see `Tool.execute`).
+   * @default undefined (a client tool)
+   */
+  execute?(args: InferToolInput<S>, ctx: ToolContext<C>): O | Promise<O> | AsyncGenerator<unknown, O, undefined>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
@@ -57,6 +66,9 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  * (backreferences, lookaround, `\p{...}`) is refused here rather than run; zod's built-in string
  * formats (`z.email()`, `z.uuid()`, ...) are left to zod. JSON Schema `format` is an annotation.
  *
+ * Without `execute` the tool runs in the client: the turn waits for `runtime.submitToolResult`
+ * (see `Tool.execute`).
+ *
  * Throws `InvalidArgumentError` for a name outside `/^[a-zA-Z0-9_.-]{1,64}$/`, a negative or NaN
  * `timeoutMs`, an empty or non-string `permissionClass`, a JSON Schema with a `$ref` that resolves to nothing (named in
  * the message), and a
@@ -69,6 +81,12 @@ const TOOL_NAME = /^[a-zA-Z0-9_.-]{1,64}$/;
  *   execute: ({ a, b }) => a + b,
  * });
  */
+export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue>(
+  definition: ToolDefinition<S, O, C> & Required<Pick<ToolDefinition<S, O, C>, "execute">>,
+): Tool<InferToolInput<S>, O, C> & Required<Pick<Tool<InferToolInput<S>, O, C>, "execute">>;
+export function defineTool<S extends AnyZodSchema | JsonSchema, O = unknown, C = JsonValue>(
+  definition: ToolDefinition<S, O, C>,
+): Tool<InferToolInput<S>, O, C>;
 export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue>(
   definition: ToolDefinition<S, O, C>,
 ): Tool<InferToolInput<S>, O, C> {
@@ -106,9 +124,12 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
     inputSchema,
     permissionClass: permissionClassOf(definition.name, definition.permissionClass),
     parallelSafe: definition.parallelSafe ?? true,
-    // Called as a method, so an `execute` that uses `this` still sees the definition.
-    execute: (args, ctx) => definition.execute(args, ctx),
   };
+  // Called as a method, so an `execute` that uses `this` still sees the definition.
+  if (typeof definition.execute === "function") tool.execute = (args, ctx) => definition.execute!(args, ctx);
+  else if (definition.execute !== undefined)
+    throw new InvalidArgumentError(`Tool "${definition.name}": execute must be a function when given`);
+  if (definition.output !== undefined) tool.outputSchema = outputSchemaOf(definition.name, definition.output);
   if (definition.capabilities !== undefined) tool.capabilities = definition.capabilities;
   if (definition.exclusiveLock !== undefined) tool.exclusiveLock = definition.exclusiveLock;
   if (definition.requiresApproval !== undefined) tool.requiresApproval = definition.requiresApproval;
@@ -119,6 +140,20 @@ export function defineTool<S extends AnyZodSchema | JsonSchema, O, C = JsonValue
     Object.defineProperty(tool, CLASS_DEFAULTED, { value: true, enumerable: false });
   Object.defineProperty(tool, TOOL_VALIDATOR, { value: validator, enumerable: false });
   return tool;
+}
+
+/** The JSON Schema form of a tool's `output`, checked now so that a schema the validator cannot use fails here. */
+function outputSchemaOf(name: string, output: AnyZodSchema | JsonSchema): JsonSchema {
+  try {
+    const schema = toJsonSchema(output);
+    createJsonSchemaValidator(schema);
+    return schema;
+  } catch (error) {
+    throw new InvalidArgumentError(
+      `Tool "${name}": invalid output schema: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
 }
 
 /** The declared class (or a copy of the list), checked: every class a non-empty string, and at least one. */

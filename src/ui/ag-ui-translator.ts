@@ -72,7 +72,8 @@ export interface AgUiAgentState {
       parentId: string | null;
       depth: number;
       title?: string;
-      status: "running" | "awaiting_approval" | "done" | "error" | "denied";
+      /** `awaiting_client`: a client tool's call (a tool with no `execute`), for the client to run. */
+      status: "running" | "awaiting_approval" | "awaiting_client" | "done" | "error" | "denied";
       durationMs?: number;
     }
   >;
@@ -283,6 +284,14 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
   },
   tool_call_update: toolCallUpdate,
   approval_request: approvalRequest,
+  client_tool_call(st, event) {
+    // The call ended at its TOOL_CALL_END with no result: the client runs it (AG-UI's frontend tools).
+    const { request, depth, parentId, ts } = event;
+    if (!st.state.tools[request.toolCallId])
+      startTool(st, request.toolCallId, request.name, request.args, depth, parentId, ts);
+    setToolStatus(st, request.toolCallId, "awaiting_client", ts);
+    emit(st, "CUSTOM", { name: "agentry.client_tool_call", value: request }, ts);
+  },
   approval_resolved(st, event) {
     const toolCallId = st.interrupts.get(event.requestId)?.toolCallId;
     st.interrupts.delete(event.requestId);

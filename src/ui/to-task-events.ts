@@ -192,6 +192,8 @@ function translate(state: TranslatorState, event: DeliverableEvent): TaskEvent[]
         kind: event.kind,
         content_preview: event.preview,
       });
+    // client_tool_call: its `tool.call_started` went out; its `tool.call_finished` comes with the client's result.
+    case "client_tool_call":
     case "usage":
     case "tool_progress":
     case "tool_input_delta":

@@ -30,7 +30,8 @@ export type UiMessageChunk =
       type: "tool-input-start";
       toolCallId: string;
       toolName: string;
-      dynamic: true;
+      /** Absent on a client tool's call (a static `tool-<name>` part, run by `useChat`'s `onToolCall`). */
+      dynamic?: true;
       toolMetadata: UiToolMetadata;
     }
   | { type: "tool-input-delta"; toolCallId: string; inputTextDelta: string }
@@ -41,7 +42,8 @@ export type UiMessageChunk =
       toolName: string;
       input: unknown;
       errorText: string;
-      dynamic: true;
+      /** Absent on a client tool's call (a static `tool-<name>` part, run by `useChat`'s `onToolCall`). */
+      dynamic?: true;
       toolMetadata: UiToolMetadata;
     }
   | {
@@ -49,7 +51,8 @@ export type UiMessageChunk =
       toolCallId: string;
       toolName: string;
       input: unknown;
-      dynamic: true;
+      /** Absent on a client tool's call (a static `tool-<name>` part, run by `useChat`'s `onToolCall`). */
+      dynamic?: true;
       title?: string;
       toolMetadata: UiToolMetadata;
     }
@@ -58,12 +61,13 @@ export type UiMessageChunk =
       type: "tool-output-available";
       toolCallId: string;
       output: unknown;
-      dynamic: true;
+      /** Absent on a client tool's call (a static `tool-<name>` part, run by `useChat`'s `onToolCall`). */
+      dynamic?: true;
       toolMetadata: UiToolMetadata;
       /** A preliminary result of a call still running (a `tool_progress` event); the last output is final. */
       preliminary?: true;
     }
-  | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic: true; toolMetadata: UiToolMetadata }
+  | { type: "tool-output-error"; toolCallId: string; errorText: string; dynamic?: true; toolMetadata: UiToolMetadata }
   | { type: "tool-output-denied"; toolCallId: string }
   | { type: `data-agentry-${string}`; id?: string; data: unknown; transient?: boolean }
   | { type: "error"; errorText: string }

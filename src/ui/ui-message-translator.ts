@@ -100,7 +100,7 @@ export interface TranslatorState {
   rootErrorSent: boolean;
   tools: Map<string, { denied: boolean; metadata: UiToolMetadata }>;
   /** Calls whose arguments are streaming (`tool-input-start` sent, no `tool-input-available` yet), by id. */
-  inputs: Map<string, { name: string; metadata: UiToolMetadata }>;
+  inputs: Map<string, { name: string; metadata: UiToolMetadata; client?: true }>;
   /** Approval request id → tool call id. */
   approvals: Map<string, string>;
   out: UiMessageChunk[];
@@ -222,12 +222,12 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     if (!st.inputs.has(toolCallId)) {
       if (depth === 0) closeStreams(st);
       const metadata: UiToolMetadata = { depth, parentId };
-      st.inputs.set(toolCallId, { name: event.name, metadata });
+      st.inputs.set(toolCallId, { name: event.name, metadata, ...(event.client === true && { client: true }) });
       st.out.push({
         type: "tool-input-start",
         toolCallId,
         toolName: event.name,
-        dynamic: true,
+        ...dynamicUnless(event.client),
         toolMetadata: metadata,
       });
     }
@@ -259,6 +259,21 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
       type: "tool-approval-request",
       approvalId: event.request.requestId,
       toolCallId: event.request.toolCallId,
+    });
+  },
+  client_tool_call(st, event) {
+    // The call's start showed it already; a stream that did not see it (a turn resumed after its
+    // approval, a call surfaced from a delegated agent) shows it now, for `onToolCall` to run it.
+    const { toolCallId, name, args } = event.request;
+    if (st.tools.has(toolCallId)) return;
+    const metadata: UiToolMetadata = { depth: event.depth, parentId: event.parentId };
+    st.tools.set(toolCallId, { denied: false, metadata });
+    st.out.push({
+      type: "tool-input-available",
+      toolCallId,
+      toolName: name,
+      input: args ?? {},
+      toolMetadata: metadata,
     });
   },
   approval_resolved(st, event) {
@@ -404,13 +419,16 @@ function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">)
       toolCallId: event.toolCallId,
       toolName: event.name,
       input: event.args ?? {},
-      dynamic: true,
+      ...dynamicUnless(event.client),
       ...(typeof title === "string" && { title }),
       toolMetadata: metadata,
     });
     return;
   }
   const known = st.tools.has(event.toolCallId);
+  // A client call's result comes in the turn resumed after it: the client has the call's part
+  // (a static one) already, so only the output is sent.
+  if (!known && event.client === true) st.tools.set(event.toolCallId, { denied: false, metadata: { depth, parentId } });
   const tool = ensureTool(st, event.toolCallId, event.name, null, depth, parentId);
   if (!known && event.isError) {
     const at = st.unpairedDenials.indexOf(parentId ?? "");
@@ -435,7 +453,7 @@ function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">)
         name: event.name,
         depth,
       }),
-      dynamic: true,
+      ...dynamicUnless(event.client),
       toolMetadata: metadata,
     });
   else
@@ -443,9 +461,18 @@ function toolCallUpdate(st: TranslatorState, event: EventOf<"tool_call_update">)
       type: "tool-output-available",
       toolCallId: event.toolCallId,
       output: event.result ?? null,
-      dynamic: true,
+      ...dynamicUnless(event.client),
       toolMetadata: metadata,
     });
+}
+
+/**
+ * A tool part's `dynamic` flag: set on every call the server runs; left out on a client tool's
+ * call (a tool with no `execute`), so `useChat` makes it a static `tool-<name>` part and its
+ * `onToolCall` runs it (the AI SDK's docs skip dynamic calls there).
+ */
+function dynamicUnless(client: true | undefined): { dynamic?: true } {
+  return client === true ? {} : { dynamic: true };
 }
 
 function endMessage(st: TranslatorState, status?: string, metadata?: Record<string, UiJsonValue>): void {
@@ -477,7 +504,7 @@ function abandonInputs(st: TranslatorState, parentId: string | null | undefined,
       toolName: input.name,
       input: null,
       errorText: "The model did not complete this tool call.",
-      dynamic: true,
+      ...dynamicUnless(input.client),
       toolMetadata: input.metadata,
     });
   }

@@ -125,7 +125,7 @@ export async function runMcpTool(
   ctx: ToolContext,
   progress: unknown[] = [],
 ): Promise<unknown> {
-  const generator = tool.execute(args, ctx) as AsyncGenerator<unknown, unknown, undefined>;
+  const generator = tool.execute!(args, ctx) as AsyncGenerator<unknown, unknown, undefined>;
   for (;;) {
     const step = await generator.next();
     if (step.done) return step.value;

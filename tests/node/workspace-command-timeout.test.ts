@@ -15,7 +15,7 @@ describe("run_command time limit", () => {
           (t) => t.name === "run_command",
         )!;
         const policy = defaultPolicy("thread", { workspaceRoot: root });
-        const result = (await runCommand.execute(
+        const result = (await runCommand.execute!(
           { command: "node", args: ["-e", "setTimeout(() => process.stdout.write('ok'), 50)"] },
           { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
         )) as RunCommandResult;

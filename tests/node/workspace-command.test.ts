@@ -15,7 +15,7 @@ let base: string;
 let policy: ToolPolicy;
 const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["sh"], commandTimeoutMs: 10_000 });
 const run = (script: string, timeoutMs: number): Promise<RunCommandResult> =>
-  runCommand!.execute(
+  runCommand!.execute!(
     { command: "sh", args: ["-c", script], cwd: ".", timeout_ms: timeoutMs },
     { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
   );
@@ -115,7 +115,7 @@ describe.skipIf(process.platform === "win32")("run_command's working directory",
   it("refuses a FIFO as working directory without blocking", async () => {
     execFileSync("mkfifo", [join(base, "ws", "fifo")]);
     await expect(
-      runCommand!.execute(
+      runCommand!.execute!(
         { command: "sh", args: ["-c", "pwd"], cwd: "fifo" },
         { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
       ),

@@ -19,5 +19,5 @@ export async function callTool(
   const tool = toolNamed(tools, name);
   const valid = validateToolArgs(tool, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
-  return tool.execute(valid.value, { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal, policy });
+  return tool.execute!(valid.value, { toolCallId: "c1", depth: 0, parentId: null, callKey: "test", signal, policy });
 }

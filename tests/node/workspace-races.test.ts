@@ -22,7 +22,7 @@ async function call(name: string, args: unknown): Promise<any> {
   const t = tool(name);
   const valid = validateToolArgs(t, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
-  return t.execute(valid.value, {
+  return t.execute!(valid.value, {
     toolCallId: "c1",
     depth: 0,
     parentId: null,

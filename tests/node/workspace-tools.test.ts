@@ -29,7 +29,7 @@ async function call(
   const valid = validateToolArgs(t, args);
   if (!valid.ok) throw new Error(`invalid args: ${valid.message}`);
   const signal = options.signal ?? new AbortController().signal;
-  return t.execute(valid.value, {
+  return t.execute!(valid.value, {
     toolCallId: "c1",
     depth: 0,
     parentId: null,
@@ -297,7 +297,7 @@ describe("run_command", () => {
 
   it("reports an allowed program that is not installed", async () => {
     const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["agentry-no-such-program"] });
-    const running = runCommand!.execute(
+    const running = runCommand!.execute!(
       { command: "agentry-no-such-program", args: [], cwd: "." },
       { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
     );
@@ -306,7 +306,7 @@ describe("run_command", () => {
 
   it("keeps only the tail of long output", async () => {
     const [, , , runCommand] = createWorkspaceTools({ commandAllowlist: ["node"], maxOutputBytes: 10 });
-    const result = await runCommand!.execute(
+    const result = await runCommand!.execute!(
       { command: "node", args: ["-e", "process.stdout.write('a'.repeat(50000) + '0123456789')"], cwd: "." },
       { toolCallId: "c", depth: 0, parentId: null, callKey: "test", signal: new AbortController().signal, policy },
     );

@@ -15,7 +15,9 @@ describe("defineTool inference", () => {
         return args.a;
       },
     });
-    expectTypeOf(tool).toEqualTypeOf<Tool<{ a: number; b: string; c?: boolean | undefined }, number>>();
+    type Args = { a: number; b: string; c?: boolean | undefined };
+    // With an `execute`, the tool's `execute` is there to call (`Tool.execute` is optional: client tools).
+    expectTypeOf(tool).toEqualTypeOf<Tool<Args, number> & Required<Pick<Tool<Args, number>, "execute">>>();
   });
 
   it("infers execute's arguments from a zod 3 schema", () => {
@@ -40,7 +42,7 @@ describe("defineTool inference", () => {
         return "ok";
       },
     });
-    expectTypeOf(tool).toEqualTypeOf<Tool<unknown, string>>();
+    expectTypeOf(tool).toEqualTypeOf<Tool<unknown, string> & Required<Pick<Tool<unknown, string>, "execute">>>();
   });
 
   it("types requiresApproval's arguments like execute's", () => {

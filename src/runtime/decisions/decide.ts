@@ -7,7 +7,9 @@ import {
 } from "../../errors/errors.js";
 import type { Message } from "../../contracts/message.js";
 import { isApprovalIndexStore } from "../../sessions/session-store.js";
-import type { SessionSummary } from "../../contracts/session-store.js";
+import type { ApprovalRecord, SessionSummary } from "../../contracts/session-store.js";
+import { createJsonSchemaValidator } from "../../schema/validate.js";
+import { errorMessage } from "../../loop/tool-result.js";
 import type { ResolveDecision, PendingApproval, TurnResult } from "../../contracts/agent-runtime.js";
 import type { ChatContext } from "../../contracts/tool-policy.js";
 import type { JsonValue } from "../../contracts/json-schema.js";
@@ -73,20 +75,65 @@ export async function findApproval(
 }
 
 /**
- * Decides an approval request, or answers a question (`answer` given): compare-and-set on the
- * decision record, then, once the turn has no pending request left, resumes it.
+ * What a decision gives the call besides approving it: a question's answer (`answerQuestion`), or
+ * a client tool call's result (`submitToolResult`, already checked to be JSON of bounded size).
+ */
+export type DecisionAnswer =
+  { kind: "question"; answer: unknown } | { kind: "client"; output: unknown; isError: boolean };
+
+/** The operation each kind of request is decided by. */
+const OPERATIONS = { approval: "resolveApproval", question: "answerQuestion", client: "submitToolResult" } as const;
+type RequestKind = keyof typeof OPERATIONS;
+
+/** What kind of request a stored request record is. */
+function kindOf(record: ApprovalRecord): RequestKind {
+  return record.question === true ? "question" : record.request.client === true ? "client" : "approval";
+}
+
+/**
+ * The call's result a decision carries, checked against the request: a question's answer must be
+ * one it takes, a client's output must be valid for the tool's output schema (unless an error).
+ * Throws `InvalidArgumentError` before anything is stored.
+ */
+function resultOf(record: ApprovalRecord, answer: DecisionAnswer | undefined): unknown {
+  if (answer === undefined) return undefined;
+  if (answer.kind === "question")
+    return answerResult(questionOf(record.request), answer.answer as Parameters<typeof answerResult>[1]);
+  if (!answer.isError && record.outputSchema !== undefined) {
+    let checked: ReturnType<ReturnType<typeof createJsonSchemaValidator>>;
+    try {
+      checked = createJsonSchemaValidator(record.outputSchema)(answer.output);
+    } catch (error) {
+      throw new InvalidArgumentError(
+        `submitToolResult: the output schema of "${record.request.name}" could not be used (${errorMessage(error)})`,
+      );
+    }
+    if (!checked.ok)
+      throw new InvalidArgumentError(
+        `submitToolResult: the output does not match the output schema of "${record.request.name}": ${checked.message}`,
+      );
+  }
+  return answer.output;
+}
+
+/**
+ * Decides an approval request, answers a question, or gives a client tool call its result
+ * (`answer` given): compare-and-set on the decision record, then, once the turn has no pending
+ * request left, resumes it.
  */
 export async function decide(
   deps: Deps,
   requestId: string,
   decision: ResolveDecision,
-  answer: unknown,
+  answer: DecisionAnswer | undefined,
 ): Promise<TurnResult> {
   deps.status.checkOpen();
-  const asking = answer !== undefined;
-  const operation = asking ? "answerQuestion" : "resolveApproval";
+  const wanted: RequestKind = answer?.kind ?? "approval";
+  const operation = OPERATIONS[wanted];
   if (typeof requestId !== "string" || requestId === "")
-    throw new InvalidArgumentError(`${operation}: ${asking ? "questionId" : "requestId"} must be a non-empty string`);
+    throw new InvalidArgumentError(
+      `${operation}: ${wanted === "question" ? "questionId" : "requestId"} must be a non-empty string`,
+    );
   const guard = tenantGuardFilter(
     operation,
     decision.scope === undefined && decision.scopePrefix === undefined ? undefined : decision,
@@ -109,11 +156,9 @@ export async function decide(
       );
     // The chain's end is handed to whoever waits on it (after this session's lease is released).
     waiter = state.waiter;
-    // A question is answered, never approved; an approval is never answered.
-    if ((entry.request.question === true) !== asking)
-      throw new InvalidArgumentError(
-        `${operation}: "${requestId}" is ${asking ? "an approval request: use resolveApproval" : "a question: use answerQuestion"}`,
-      );
+    // A question is answered, never approved; an approval is never answered; a client call gets its result.
+    const kind = kindOf(entry.request);
+    if (kind !== wanted) throw new InvalidArgumentError(`${operation}: "${requestId}" is ${KIND_NAMES[kind]}`);
     if (entry.decision && decision.decisionId !== undefined && entry.decision.decisionId === decision.decisionId) {
       // This decider's decision was stored before (a retried job): its turn resumed (above, at
       // the latest). A resumed turn whose process died is continued (below); else its outcome.
@@ -132,7 +177,8 @@ export async function decide(
       throw new ApprovalSupersededError(requestId);
     if (entry.decision || !suspended || !state.pending.includes(entry.request))
       throw new ApprovalAlreadyResolvedError(requestId);
-    const result = asking ? answerResult(questionOf(request), answer as Parameters<typeof answerResult>[1]) : undefined;
+    const result = resultOf(entry.request, answer);
+    const isError = answer?.kind === "client" && answer.isError;
     // Compare-and-set: the decision's id is fixed, append is idempotent by id, so exactly one
     // decider's record is stored; whoever finds another decisionId there lost.
     const decisionId = decision.decisionId ?? globalThis.crypto.randomUUID();
@@ -141,6 +187,7 @@ export async function decide(
       ...(decision.reason !== undefined && { reason: decision.reason }),
       decisionId,
       answer: result,
+      answerIsError: isError,
     });
     const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId)
@@ -156,7 +203,7 @@ export async function decide(
       );
     if (request.name === "request_permission") deps.permission("decided", request, session, decision);
     return deps.queue.resumeSuspended(session, state, suspended, lease, lineage, {
-      [request.toolCallId]: resumeDecision(requestId, decision, result),
+      [request.toolCallId]: resumeDecision(requestId, decision, result, isError),
     });
   });
   if (!("continueRun" in outcome)) return deps.waits.answerUp(deps.queue, waiter, outcome);
@@ -172,6 +219,13 @@ export async function decide(
     continueOnly: true,
   });
 }
+
+/** What a request of each kind is, and how it is decided (for a call of the wrong operation). */
+const KIND_NAMES: Record<RequestKind, string> = {
+  approval: "an approval request: use resolveApproval",
+  question: "a question: use answerQuestion",
+  client: "a client tool call: use submitToolResult",
+};
 
 /** The outcome of the turn that resumed `suspendedRunId` (rebuilt from the log), else: still suspended. */
 async function resumedOutcome(

@@ -85,53 +85,22 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
         scope.models.forget(calls);
         throw error;
       });
-  } else if (event.type === "approval_request") {
-    const asking = scope.asks && event.request.name === ASK_USER;
+  } else if (event.type === "client_tool_call") {
+    // Stored as a request (no decision yet): the client's result is its decision (submitToolResult).
+    const { request } = event;
+    const outputSchema = tools.find((tool) => tool.name === request.name)?.outputSchema;
     await scope.append([
       {
-        id: event.request.requestId,
+        id: request.requestId,
         frame: event.parentId,
         kind: "approval",
-        request: event.request,
+        request,
         runId,
-        ...(asking && { question: true as const }),
+        ...(outputSchema !== undefined && { outputSchema }),
       },
     ]);
-    if (event.request.name === "request_permission") deps.hooks.permission("requested", event.request, setup.session);
-    if (event.request.waitsOn !== undefined) {
-      // A call waiting on another agent: the conversation shows what that agent waits on instead.
-      const surfaced = await surfacedRequests(deps.pending, [event.request], {
-        sessionId: setup.session.sessionId,
-        agentId: setup.agent.agentId,
-      });
-      scope.surfaced.set(event.request.requestId, surfaced);
-      for (const { request, question } of surfaced) {
-        const origin = { depth: event.depth, parentId: event.parentId };
-        if (question)
-          publish({
-            type: "question",
-            questionId: request.requestId,
-            toolCallId: request.toolCallId,
-            question: questionOf(request),
-            ...origin,
-          });
-        else publish({ type: "approval_request", request, ...origin });
-      }
-      return false;
-    }
-    if (asking) {
-      // Shown as a question, not as an approval card.
-      const { requestId, toolCallId } = event.request;
-      publish({
-        type: "question",
-        questionId: requestId,
-        toolCallId,
-        question: questionOf(event.request),
-        depth: event.depth,
-        parentId: event.parentId,
-      });
-      return false;
-    }
+  } else if (event.type === "approval_request") {
+    if (!(await storeApprovalRequest(scope, event))) return false;
   } else if (event.type === "tool_call_update" && event.status === "start") {
     if (event.name === CREATE_ARTIFACT) effects.artifactArgs.set(event.toolCallId, event.args);
   } else if (event.type === "tool_call_update" && event.status === "end") {
@@ -180,6 +149,65 @@ export async function persistEvent(scope: TurnScope, effects: ModeEffects, event
     await scope.append([record]);
   } else if (event.type === "llm_call_start") {
     setup.lineage.counters.llmCalls++;
+  }
+  return true;
+}
+
+/**
+ * Stores an approval request (a question when it is `ask_user`'s) and publishes what the
+ * conversation shows for it; `false` when it published something in the request's place (the
+ * request itself is not published then).
+ */
+async function storeApprovalRequest(
+  scope: TurnScope,
+  event: Extract<LoopEvent, { type: "approval_request" }>,
+): Promise<boolean> {
+  const { deps, setup, runId, publish } = scope;
+  const asking = scope.asks && event.request.name === ASK_USER;
+  await scope.append([
+    {
+      id: event.request.requestId,
+      frame: event.parentId,
+      kind: "approval",
+      request: event.request,
+      runId,
+      ...(asking && { question: true as const }),
+    },
+  ]);
+  if (event.request.name === "request_permission") deps.hooks.permission("requested", event.request, setup.session);
+  if (event.request.waitsOn !== undefined) {
+    // A call waiting on another agent: the conversation shows what that agent waits on instead.
+    const surfaced = await surfacedRequests(deps.pending, [event.request], {
+      sessionId: setup.session.sessionId,
+      agentId: setup.agent.agentId,
+    });
+    scope.surfaced.set(event.request.requestId, surfaced);
+    for (const { request, question } of surfaced) {
+      const origin = { depth: event.depth, parentId: event.parentId };
+      if (question)
+        publish({
+          type: "question",
+          questionId: request.requestId,
+          toolCallId: request.toolCallId,
+          question: questionOf(request),
+          ...origin,
+        });
+      else publish({ type: request.client === true ? "client_tool_call" : "approval_request", request, ...origin });
+    }
+    return false;
+  }
+  if (asking) {
+    // Shown as a question, not as an approval card.
+    const { requestId, toolCallId } = event.request;
+    publish({
+      type: "question",
+      questionId: requestId,
+      toolCallId,
+      question: questionOf(event.request),
+      depth: event.depth,
+      parentId: event.parentId,
+    });
+    return false;
   }
   return true;
 }
