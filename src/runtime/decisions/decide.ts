@@ -25,6 +25,7 @@ import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import { answerResult, questionOf } from "../agents/question-answer.js";
 import type { TurnRunnerHooks } from "../runner/turn-runner-deps.js";
+import { hasStoredQueue, signalSession } from "../queue/queued-messages.js";
 import { priorRun } from "../queue/rerun.js";
 import type { TurnQueue } from "../queue/turn-queue.js";
 import type { DelegatedWaits } from "../delegation/delegated-waits.js";
@@ -97,9 +98,11 @@ export async function decide(
   const agent = agentOf(deps.registry, session.agentId);
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
   let waiter: TurnWaiter | undefined;
+  let queued = false;
   const outcome = await deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
     const lineage = newLineage(deps.limits, agent);
     const state = await deps.queue.recoverDecided(session, lease, lineage);
+    queued = hasStoredQueue(state);
     const entry = state.approvals.get(requestId);
     if (!entry) throw new ApprovalNotFoundError(requestId);
     const request = entry.request.request;
@@ -145,6 +148,8 @@ export async function decide(
     const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId)
       throw new ApprovalAlreadyResolvedError(requestId);
+    // Processes waiting on the session (messages queued behind this decision) look at it.
+    signalSession(deps, session.sessionId);
     deps.approvalSessions.delete(requestId);
     const remaining = state.pending.filter((p) => p !== entry.request);
     if (remaining.length > 0)
@@ -159,6 +164,8 @@ export async function decide(
       [request.toolCallId]: resumeDecision(requestId, decision, result),
     });
   });
+  // Messages stored behind the decision run now (in the background, in the session's order).
+  if (queued) deps.queue.check(session);
   if (!("continueRun" in outcome)) return deps.waits.answerUp(deps.queue, waiter, outcome);
   return deps.queue.enqueue({
     agent,

@@ -1,5 +1,5 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../../contracts/message.js";
-import type { ApprovalRecord, HistoryRecord, TurnRecord } from "../../contracts/session-store.js";
+import type { ApprovalRecord, HistoryRecord, QueuedRecord, TurnRecord } from "../../contracts/session-store.js";
 import type { ChatContext } from "../../contracts/tool-policy.js";
 import type { JsonSchema, JsonValue } from "../../contracts/json-schema.js";
 import type { ExecutionTreeSnapshot } from "../../contracts/execution-tree.js";
@@ -89,6 +89,10 @@ export interface SessionState {
   runs: Map<string, string | null>;
   /** The number of the latest turn started since the last reset (`RuntimeEventLabels.turn`); 0 before the first. */
   turn: number;
+  /** Stored queued messages (`ifPending: "queue"`) whose turn has not started, in arrival order. */
+  queued: QueuedRecord[];
+  /** The queued message whose turn started and never ended (its process died): it is continued, never run again. */
+  openQueued: QueuedRecord | undefined;
 }
 
 /** Turns {@link SessionState.runs} remembers. */
@@ -125,6 +129,8 @@ export class SessionStateReader {
   #turn = 0;
   /** Where the root history stood when the current turn chain started (a turn blocked at its input is taken back). */
   #chainStart: { runId: string; length: number; tokens: number } | undefined;
+  /** Queued messages by run id, in arrival order: not started, or started until their turn (or its continuation) ends. */
+  #queued = new Map<string, { record: QueuedRecord; started: boolean; ended: boolean }>();
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -153,6 +159,7 @@ export class SessionStateReader {
           this.#toolResults = byId();
           this.#turn = 0;
           this.#chainStart = undefined;
+          this.#queued.clear();
           break;
         case "message":
           if (record.frame === null) {
@@ -169,6 +176,7 @@ export class SessionStateReader {
           break;
         case "turn": {
           const turn = record as RuntimeTurnRecord;
+          this.#trackQueued(turn);
           this.#runs.delete(turn.runId);
           this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
           if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
@@ -224,6 +232,10 @@ export class SessionStateReader {
           }
           break;
         }
+        case "queued":
+          if (record.frame === null && typeof record.runId === "string" && !this.#queued.has(record.runId))
+            this.#queued.set(record.runId, { record, started: false, ended: false });
+          break;
         case "audit":
         case "artifact":
         case "task":
@@ -240,6 +252,25 @@ export class SessionStateReader {
     }
   }
 
+  /**
+   * A turn started or ended: a queued message's turn (or a continuation of it) is marked; one that
+   * ended is forgotten once another turn starts (a continuation right after the repair's end keeps it).
+   */
+  #trackQueued(turn: RuntimeTurnRecord): void {
+    if (this.#queued.size === 0) return;
+    const base = turn.runId.replace(RETRY_SUFFIX, "");
+    const entry = this.#queued.get(base);
+    if (turn.phase === "end") {
+      if (entry?.started) entry.ended = true;
+      return;
+    }
+    for (const [runId, other] of this.#queued) if (other.ended && runId !== base) this.#queued.delete(runId);
+    if (entry) {
+      entry.started = true;
+      entry.ended = false;
+    }
+  }
+
   /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
   state(): SessionState {
     const frames: Record<string, Message[]> = {};
@@ -249,6 +280,12 @@ export class SessionStateReader {
     for (const [requestId, { request, decision }] of this.#approvals) {
       approvals.set(requestId, { request, decision });
       if (this.#suspended && !decision) pending.push(request);
+    }
+    const queued: QueuedRecord[] = [];
+    let openQueued: QueuedRecord | undefined;
+    for (const { record, started, ended } of this.#queued.values()) {
+      if (!started) queued.push(record);
+      else if (!ended && this.#openTurn?.replace(RETRY_SUFFIX, "") === record.runId) openQueued = record;
     }
     return {
       history: this.#unordered ? keepCallsTogether(this.#history) : this.#history.slice(),
@@ -268,9 +305,14 @@ export class SessionStateReader {
       role: this.#role,
       runs: new Map(this.#runs),
       turn: this.#turn,
+      queued,
+      openQueued,
     };
   }
 }
+
+/** The suffix of a continuation's run id (`<runId>:retry-<n>`, a turn continued after its process died). */
+const RETRY_SUFFIX = /:retry-\d+$/;
 
 /**
  * An empty record keyed by ids (tool call ids: a new one every call). Without a prototype it is a

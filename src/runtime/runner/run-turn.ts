@@ -225,7 +225,14 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
   await scope.audit.settled();
-  const turnResult: TurnResult = { ...result, sessionId, agentId: setup.agent.agentId, created: setup.created, runId };
+  // A turn that ran: its status is the loop's (a done event's result is a LoopResult).
+  const turnResult = {
+    ...result,
+    sessionId,
+    agentId: setup.agent.agentId,
+    created: setup.created,
+    runId,
+  } satisfies TurnResult;
   // The host decides what waiting calls wait on: those are the requests it is shown.
   if (result.pendingApprovals?.some((request) => request.waitsOn !== undefined)) {
     turnResult.pendingApprovals = result.pendingApprovals.flatMap((request) =>
