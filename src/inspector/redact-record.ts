@@ -92,7 +92,11 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
       // A message waiting behind a decision: its text and the host's context, as on a message and a turn.
       const copy = { ...record, message: redactUserMessage(record.message, redact, sessionId) };
       if (record.context !== undefined)
-        copy.context = redacted(redact, record.context, { part: "context", tool: "", sessionId }) as typeof record.context;
+        copy.context = redacted(redact, record.context, {
+          part: "context",
+          tool: "",
+          sessionId,
+        }) as typeof record.context;
       return copy;
     }
     case "audit":

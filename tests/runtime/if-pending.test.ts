@@ -9,12 +9,12 @@ import {
   ApprovalSupersededError,
   InvalidArgumentError,
   PendingDecisionError,
-  type ApprovalRecord,
   type ModelRequest,
   type RuntimeEvent,
   type TurnResult,
 } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
+import type { ApprovalRecord } from "../../src/contracts/session-store.js";
 import { historyProblems, type FakeTurn } from "@agentry/core/testing";
 import { makeRuntime, textOf } from "./helpers.js";
 

@@ -250,13 +250,7 @@ export class TurnQueue implements ResumableTurns {
     const again = await rerun(this.deps.store, request, state, lease);
     if ("result" in again) return again.result;
     const watch = (waiting: TurnRequest) => this.#watchSession(waiting.session);
-    const waiting = await admitBehindDecisions(
-      this.deps,
-      { pending: this.#pending, watch },
-      request,
-      state,
-      lease,
-    );
+    const waiting = await admitBehindDecisions(this.deps, { pending: this.#pending, watch }, request, state, lease);
     if (waiting) return waiting;
     // A message that superseded the decision runs ahead of those stored behind it: they run after it.
     if (hasStoredQueue(state)) this.#watchSession(session);
