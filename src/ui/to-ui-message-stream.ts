@@ -24,7 +24,9 @@ export type { UIMessageStreamOptions } from "./ui-message-translator.js";
  *   "thinking" / "preparing" → transient `data-agentry-activity`;
  * - budget stops, warnings, sub-task errors, plans, questions, task status, artifacts, role
  *   changes → `data-agentry-budget` / `-warning` / `-error` / `-plan` / `-question` / `-task` /
- *   `-artifact` / `-role` parts (plans, questions, tasks and artifacts keyed by their id).
+ *   `-artifact` / `-role` parts (plans, questions, tasks and artifacts keyed by their id); a
+ *   message stored behind a pending decision (`message_queued`) → `data-agentry-queued`
+ *   (`{ queuedMessageId, runId, pendingRequestIds }`), and the stream ends there.
  *
  * The stream ends after the root `done` (the source is returned then, or when the stream is
  * cancelled). If the source throws or stops early, an `error` chunk and `finish` close it.

@@ -99,7 +99,10 @@ export async function decide(
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
   let waiter: TurnWaiter | undefined;
   let queued = false;
-  const outcome = await deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
+  // Resolved with the resumed turn's result while the same hold runs the messages queued behind it.
+  let answered!: (result: TurnResult) => void;
+  const early = new Promise<TurnResult>((resolve) => (answered = resolve));
+  const held = deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
     const lineage = newLineage(deps.limits, agent);
     const state = await deps.queue.recoverDecided(session, lease, lineage);
     queued = hasStoredQueue(state);
@@ -160,11 +163,20 @@ export async function decide(
         remaining.map((p) => p.request),
       );
     if (request.name === "request_permission") deps.permission("decided", request, session, decision);
-    return deps.queue.resumeSuspended(session, state, suspended, lease, lineage, {
+    const resumed = await deps.queue.resumeSuspended(session, state, suspended, lease, lineage, {
       [request.toolCallId]: resumeDecision(requestId, decision, result),
     });
+    // The messages stored behind this decision run now, under the same lease (nobody else can take
+    // the session in between); the decider has its answer meanwhile. A delegated session answers
+    // up its chain first (below), then runs them.
+    if (!queued || resumed.status === "suspended" || waiter !== undefined) return resumed;
+    queued = false;
+    answered(resumed);
+    await deps.queue.releaseHeld(session, lease);
+    return resumed;
   });
-  // Messages stored behind the decision run now (in the background, in the session's order).
+  const outcome = await Promise.race([held, early]);
+  // Messages stored behind the decision not run above run now (in the background, in the session's order).
   if (queued) deps.queue.check(session);
   if (!("continueRun" in outcome)) return deps.waits.answerUp(deps.queue, waiter, outcome);
   return deps.queue.enqueue({

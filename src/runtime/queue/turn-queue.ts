@@ -85,6 +85,18 @@ export class TurnQueue implements ResumableTurns {
   }
 
   /**
+   * {@link releaseQueued} after a decision's resumed turn, holding the session's lease (its state
+   * read afresh); a failure is reported (`queue_release_failed`): the decider already has its answer.
+   */
+  async releaseHeld(session: SessionSummary, lease: HeldLease): Promise<void> {
+    try {
+      await this.releaseQueued(session, lease, await this.deps.states.read(session));
+    } catch (error) {
+      this.deps.events.report("queue_release_failed", error, session);
+    }
+  }
+
+  /**
    * Looks at a session that may have messages waiting behind a decision that was made (here or in
    * another process): hands this process's waiting messages back, or releases the stored ones
    * (in the background, under the session's lease); stops watching it once nothing waits. Failures
