@@ -249,6 +249,19 @@ describe("SendInput.ifPending", () => {
     ]);
   });
 
+  it("messages still queued when an emergency context reset happens stay queued after it, and run", async () => {
+    // Every turn resets: the limit is below any context.
+    const { runtime, store } = makeRuntime(script, { emergencyContextLimit: 1 });
+    const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
+    const first = await runtime.send({ agentId: "todo", content: "one", session: suspended.sessionId });
+    const second = await runtime.send({ agentId: "todo", content: "two", session: suspended.sessionId });
+    const ran = doneOf(runtime, [first.runId, second.runId]);
+    const [pending] = await runtime.pendingApprovals();
+    await runtime.resolveApproval(pending!.requestId, { approved: true });
+    expect(await ran).toMatchObject([{ text: "re: one" }, { text: "re: two" }]);
+    expect((await store.load(suspended.sessionId)).filter((r) => r.kind === "reset").length).toBeGreaterThan(0);
+  });
+
   it("a message that waited behind a decision made by a process that died runs when a listing of its session touches it", async () => {
     const store = new MemorySessionStore();
     const first = makeRuntime(script, { store });
