@@ -116,7 +116,7 @@ async function crossProcess(kind: Kind, where: string, store: SessionStore): Pro
   const b = spawn(process.execPath, ["--import", "tsx", self, "--child", kind, where], {
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const lines = createInterface({ input: b.stdout! })[Symbol.asyncIterator]();
+  const lines = createInterface({ input: b.stdout })[Symbol.asyncIterator]();
   const next = async () => {
     const line = await lines.next();
     if (line.done) throw new Error("process B ended early");
@@ -126,10 +126,10 @@ async function crossProcess(kind: Kind, where: string, store: SessionStore): Pro
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const requestId = await queueBehindDecision(store);
-    b.stdin!.write(`${requestId}\n`);
+    b.stdin.write(`${requestId}\n`);
     times.push(Number(await next()));
   }
-  b.stdin!.end();
+  b.stdin.end();
   await new Promise((resolve) => b.on("exit", resolve));
   return times;
 }
