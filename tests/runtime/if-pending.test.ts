@@ -292,6 +292,48 @@ describe("SendInput.ifPending", () => {
     ]);
   });
 
+  it("a decided turn whose process died mid-resume is continued first, then the messages queued behind its decision run", async () => {
+    const store = new MemorySessionStore();
+    const first = makeRuntime(script, { store });
+    const suspended = await first.runtime.send({ agentId: "todo", content: "delete milk" });
+    const queued = await first.runtime.send({ agentId: "todo", content: "later", session: suspended.sessionId });
+    const [pending] = await first.runtime.pendingApprovals();
+    await first.runtime.close();
+    // What a process that stored the decision and started the resumed turn, then died, leaves behind.
+    const request = (await store.load(suspended.sessionId)).find(
+      (r) => r.kind === "approval" && r.request.requestId === pending!.requestId,
+    ) as ApprovalRecord;
+    await store.append(suspended.sessionId, [
+      {
+        id: `${pending!.requestId}:decision`,
+        frame: null,
+        kind: "approval",
+        request: request.request,
+        decision: "approved",
+        decisionId: "job-1",
+      },
+      {
+        id: "resumed-1:0",
+        frame: null,
+        kind: "turn",
+        runId: "resumed-1",
+        phase: "start",
+        resumeOf: suspended.runId,
+      } as never,
+    ]);
+    const next = makeRuntime(script, { store });
+    const ran = doneOf(next.runtime, [queued.runId]);
+    // The decision retried under its id: the resumed turn is continued, not closed by the queued message's turn.
+    const resumed = await next.runtime.resolveApproval(pending!.requestId, { approved: true, decisionId: "job-1" });
+    expect(resumed).toMatchObject({ status: "complete", runId: "resumed-1:retry-1" });
+    expect(await ran).toMatchObject([{ status: "complete", text: "re: later" }]);
+    expect((await transcript(store, suspended.sessionId)).slice(-3)).toEqual([
+      expect.stringMatching(/^assistant: tool said/),
+      "user: later",
+      "assistant: re: later",
+    ]);
+  });
+
   it("a listing guarded by another tenant does not touch the session", async () => {
     const store = new MemorySessionStore();
     const first = makeRuntime(script, { store });

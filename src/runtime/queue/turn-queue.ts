@@ -257,14 +257,19 @@ export class TurnQueue implements ResumableTurns {
     // resumed the turn) runs first: the decision is never lost. So do the messages stored
     // behind a decision that was made (by a process that died before it ran them).
     const recovered = await this.recoverDecided(session, lease, lineage);
-    const state = await this.releaseQueued(session, lease, recovered);
+    // A turn continued after its process died goes first (a queued turn's repair would close it).
+    const continuing = request.runId !== undefined && recovered.openTurn?.replace(RETRY, "") === request.runId;
+    const state = continuing ? recovered : await this.releaseQueued(session, lease, recovered);
     // A turn sent again under its run id (a retried job) never runs twice.
     const again = await rerun(this.deps.store, request, state, lease);
     if ("result" in again) return again.result;
     const watch = (waiting: TurnRequest) => this.#watchSession(waiting.session);
-    const waiting = await admitBehindDecisions(this.deps, { pending: this.#pending, watch }, request, state, lease);
+    const waiting = continuing
+      ? undefined
+      : await admitBehindDecisions(this.deps, { pending: this.#pending, watch }, request, state, lease);
     if (waiting) return waiting;
-    // A message that superseded the decision runs ahead of those stored behind it: they run after it.
+    // A message that superseded the decision (or a continued turn) runs ahead of those stored
+    // behind it: they run after it.
     if (hasStoredQueue(state)) this.#watchSession(session);
     return this.#run(request, lineage, lease, state, again);
   }
@@ -330,6 +335,9 @@ export class TurnQueue implements ResumableTurns {
     return result;
   }
 }
+
+/** The suffix of a continuation's run id (`<runId>:retry-<n>`). */
+const RETRY = /:retry-\d+$/;
 
 /** The turn that runs a stored queued message: its message, chat and host context and output schema, under its run id. */
 function queuedRequest(agent: AgentDefinition, session: SessionSummary, record: QueuedRecord): TurnRequest {
