@@ -78,7 +78,8 @@ async function child(kind: Kind, where: string): Promise<void> {
     const requested = new Promise<number>((resolve) => (reached = () => resolve(performance.now())));
     const started = performance.now();
     await runtime.resolveApproval(requestId, { approved: true });
-    process.stdout.write(`${(await requested) - started}\n`);
+    const answered = performance.now();
+    process.stdout.write(`${(await requested) - started} ${answered - started}\n`);
   }
   await runtime.close();
   await store.close();
@@ -95,24 +96,31 @@ async function queueBehindDecision(store: SessionStore): Promise<string> {
 }
 
 /** The same process: the runtime that queued the message decides. */
-async function sameProcess(store: SessionStore): Promise<number[]> {
+async function sameProcess(store: SessionStore): Promise<Timings> {
   let reached: (() => void) | undefined;
   const runtime = makeRuntime(store, () => reached?.());
-  const times: number[] = [];
+  const times: Timings = { queued: [], resumed: [] };
   for (let i = 0; i < runs; i++) {
     const suspended = await runtime.send({ agentId: "a", content: "write please", session: "create" });
     await runtime.send({ agentId: "a", content: "queued", session: suspended.sessionId });
     const requested = new Promise<number>((resolve) => (reached = () => resolve(performance.now())));
     const started = performance.now();
     await runtime.resolveApproval(suspended.pendingApprovals![0]!.requestId, { approved: true });
-    times.push((await requested) - started);
+    times.resumed.push(performance.now() - started);
+    times.queued.push((await requested) - started);
   }
   await runtime.close();
   return times;
 }
 
+/** Per run: decision → the queued message's model request, and decision → `resolveApproval` answered (the resumed turn). */
+interface Timings {
+  queued: number[];
+  resumed: number[];
+}
+
 /** Across processes: queued here (runtime A, closed), decided in a child process B. */
-async function crossProcess(kind: Kind, where: string, store: SessionStore): Promise<number[]> {
+async function crossProcess(kind: Kind, where: string, store: SessionStore): Promise<Timings> {
   const b = spawn(process.execPath, ["--import", "tsx", self, "--child", kind, where], {
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -123,11 +131,13 @@ async function crossProcess(kind: Kind, where: string, store: SessionStore): Pro
     return line.value;
   };
   if ((await next()) !== "READY") throw new Error("process B did not start");
-  const times: number[] = [];
+  const times: Timings = { queued: [], resumed: [] };
   for (let i = 0; i < runs; i++) {
     const requestId = await queueBehindDecision(store);
     b.stdin.write(`${requestId}\n`);
-    times.push(Number(await next()));
+    const [queued, resumed] = (await next()).split(" ").map(Number);
+    times.queued.push(queued!);
+    times.resumed.push(resumed!);
   }
   b.stdin.end();
   await new Promise((resolve) => b.on("exit", resolve));
@@ -148,7 +158,9 @@ async function main(): Promise<void> {
     try {
       const same = await sameProcess(store);
       const cross = await crossProcess(kind, where, store);
-      rows.push(`| ${kind} | ${cell(same)} | ${cell(cross)} |`);
+      rows.push(
+        `| ${kind} | ${cell(same.queued)} (${cell(same.resumed)}) | ${cell(cross.queued)} (${cell(cross.resumed)}) |`,
+      );
     } finally {
       if (kind === "postgres")
         await (store as unknown as { pool: { query(sql: string): Promise<unknown> } }).pool
@@ -158,7 +170,9 @@ async function main(): Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log(`Decision → the queued message's model request, ${runs} runs, ms (p50 / p99)\n`);
+  console.log(
+    `Decision → the queued message's model request (in brackets: → resolveApproval answered with the resumed turn), ${runs} runs, ms (p50 / p99)\n`,
+  );
   console.log("| store | same process | decision in process B, queued by process A (gone) |");
   console.log("| --- | --- | --- |");
   for (const row of rows) console.log(row);
