@@ -117,8 +117,14 @@ export interface SendInput<C = JsonValue> {
   /**
    * What happens when the session has a decision pending (an approval or a question, its own or
    * one of an agent it waits on):
-   * - `"queue"`: the message waits until the decision is made and the resumed turn has ended, then
-   *   runs (a `message_queued` event says so at once);
+   * - `"queue"`: the message is stored (a `QueuedRecord`) and `send` / `stream` return at once:
+   *   `send` with `status: "queued"` (and `queuedMessageId`), `stream` after a `message_queued`
+   *   event. Whichever process ends the decision (or, after a crash, next touches the session:
+   *   a message, a decision, `pendingApprovals` / `pendingQuestions` of that session) runs the
+   *   queued messages once the resumed turn has ended, in arrival order, each exactly once, as
+   *   the turn `runId` (its events reach that process's `runtime.events`). `signal` does not reach
+   *   a queued message's turn; `outputSchema` is kept in its JSON Schema form (a zod transform does
+   *   not apply);
    * - `"reject"`: `send` throws `PendingDecisionError` (naming the pending requests) and nothing changes;
    * - `"supersede"`: the pending decisions are denied with reason `"superseded"` (an
    *   `approval_resolved` event each; a later decision on one rejects with
@@ -392,12 +398,17 @@ export type RuntimeEventOf<T extends RuntimeEvent["type"]> = Extract<RuntimeEven
 
 /** The host-facing runtime. `C` types the host context of `send` / `stream` (`SendInput.context`). */
 export interface AgentRuntime<C = JsonValue> {
-  /** Runs one turn; queued per session (one message at a time, in arrival order). */
+  /**
+   * Runs one turn; queued per session (one message at a time, in arrival order). A session that
+   * waits for a decision stores the message and resolves at once with `status: "queued"` (see
+   * `SendInput.ifPending`).
+   */
   send<S extends AnyZodSchema | JsonSchema = JsonSchema>(
     input: SendInput<C> & { outputSchema?: S },
   ): Promise<TurnResult<InferToolInput<S>>>;
   /**
-   * The same as `send`, as events; ends with the turn's `done`, after its end record is stored.
+   * The same as `send`, as events; ends with the turn's `done`, after its end record is stored (or
+   * with `message_queued` when the message was stored behind a pending decision).
    *
    * Breaking out of the loop (or never reading) does not stop the turn: it is stored as it runs
    * and others may be listening on `events`. The turn never waits for the reader: a reader that
@@ -414,7 +425,8 @@ export interface AgentRuntime<C = JsonValue> {
   stream(input: SendInput<C>): AsyncIterable<RuntimeEvent>;
   /**
    * Records `text` from agent `origin` as a `<system_message>` in the target session and, unless
-   * `silent`, runs a turn on it. Resolves once recorded and, unless silent, once that turn finished.
+   * `silent`, runs a turn on it. Resolves once recorded and, unless silent, once that turn finished
+   * (or once stored as a queued message, when the session waits for a decision: see `SendInput.ifPending`).
    */
   postSystemMessage(
     target: SystemMessageTarget,

@@ -186,11 +186,19 @@ export interface ApprovalResolvedEvent extends EventOrigin {
 
 /**
  * A message sent with `ifPending: "queue"` (the default) waits: the session has decisions pending
- * (`pendingRequestIds`). It runs once they are decided and the resumed turn has ended.
+ * (`pendingRequestIds`). It runs once they are decided and the resumed turn has ended. A message
+ * sent by the host (`send`, `stream`, `postSystemMessage`) is stored before this event (see
+ * `QueuedRecord`), and its turn will have the event's `runId`.
  */
 export interface MessageQueuedEvent extends EventOrigin {
   type: "message_queued";
   sessionId: string;
+  /**
+   * The stored queued message's id (`queued:<runId>`); absent for a message of another agent,
+   * which waits in the memory of the process that sent it.
+   * @default undefined
+   */
+  queuedMessageId?: string;
   /** The approvals and questions the message waits behind (`resolveApproval` / `answerQuestion` take them). */
   pendingRequestIds: string[];
 }

@@ -4,6 +4,7 @@ import type { ApprovalRequest, LoopStatus } from "./loop-result.js";
 import type { TaskStatus } from "./loop-event.js";
 import type { JsonSchema, JsonValue } from "./json-schema.js";
 import type { Message, ToolResultPart, UserMessage } from "./message.js";
+import type { ChatContext } from "./tool-policy.js";
 
 /** A session as listed: metadata only, no history. */
 export interface SessionSummary {
@@ -272,6 +273,28 @@ export interface StopRecord extends RecordBase {
 }
 
 /**
+ * A message that waits behind a pending decision (`SendInput.ifPending: "queue"`), stored before
+ * `send` / `stream` returned `"queued"`. It runs later, in arrival order, as the turn `runId`, in
+ * whichever process next finds the session free of decisions; that turn's start and its user
+ * message are stored then, so the conversation shows the message once, where it ran. A record id
+ * of `queued:<runId>` makes storing it twice (a retried send with the same `runId`) a no-op.
+ * Root frame. A reset (`clear`) drops the queued messages stored before it.
+ */
+export interface QueuedRecord extends RecordBase {
+  kind: "queued";
+  /** The run id of the turn that will run it (the sender's `runId`, else a new UUID). */
+  runId: string;
+  message: UserMessage;
+  /** The host's id for the message (`SendInput.messageId`), stored with it when its turn runs. */
+  messageId?: string;
+  chatContext?: ChatContext;
+  /** The host's context of the turn (`SendInput.context`). */
+  context?: JsonValue;
+  /** The JSON Schema form of the turn's `outputSchema`. */
+  outputSchema?: JsonSchema;
+}
+
+/**
  * One entry of a session's append-only log: the runtime's own kinds. Every store also keeps records
  * of further kinds (a host's own) as JSON and hands them back as they were appended; they are not
  * members here, because a member with an open `kind: string` would stop every `record.kind` check
@@ -292,7 +315,8 @@ export type HistoryRecord =
   | ModelCallRecord
   | PromptRecord
   | SteerRecord
-  | StopRecord;
+  | StopRecord
+  | QueuedRecord;
 
 /** A record before the store stamps `seq` and `at`. */
 export type NewRecord = DistributiveOmit<HistoryRecord, "seq" | "at">;

@@ -1,6 +1,6 @@
 import type { AgentRuntime, PendingApproval, PendingQuestion } from "../contracts/agent-runtime.js";
 import type { ExecutionTreeSnapshot } from "../contracts/execution-tree.js";
-import type { AssistantPart, Message, UserPart } from "../contracts/message.js";
+import type { AssistantPart, Message, UserMessage, UserPart } from "../contracts/message.js";
 import type { Plan, Question } from "../contracts/plan.js";
 import type { HistoryRecord, LoadOptions } from "../contracts/session-store.js";
 import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
@@ -99,6 +99,17 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
     case "steer":
       // A user message stays a user message.
       return { ...record, message: redactMessage(record.message, redact, sessionId) as typeof record.message };
+    case "queued": {
+      // A message waiting behind a decision: its text and the host's context, as on a message and a turn.
+      const copy = { ...record, message: redactUserMessage(record.message, redact, sessionId) };
+      if (record.context !== undefined)
+        copy.context = redacted(redact, record.context, {
+          part: "context",
+          tool: "",
+          sessionId,
+        }) as typeof record.context;
+      return copy;
+    }
     case "audit":
     case "role":
     case "task":
@@ -159,18 +170,22 @@ function redactMessage(message: Message, redact: RedactHook, sessionId: string):
         })),
       };
     case "user":
-      return {
-        ...message,
-        content:
-          typeof message.content === "string"
-            ? redactedText(redact, message.content, textInfo(sessionId))
-            : message.content.map((part): UserPart =>
-                part.type === "text" ? { ...part, text: redactedText(redact, part.text, textInfo(sessionId)) } : part,
-              ),
-      };
+      return redactUserMessage(message, redact, sessionId);
     default:
       return unknownKind(message);
   }
+}
+
+function redactUserMessage(message: UserMessage, redact: RedactHook, sessionId: string): UserMessage {
+  return {
+    ...message,
+    content:
+      typeof message.content === "string"
+        ? redactedText(redact, message.content, textInfo(sessionId))
+        : message.content.map((part): UserPart =>
+            part.type === "text" ? { ...part, text: redactedText(redact, part.text, textInfo(sessionId)) } : part,
+          ),
+  };
 }
 
 /** An execution tree snapshot with its titles and argument and result previews passed through `redact`. */

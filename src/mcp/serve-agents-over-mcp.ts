@@ -316,7 +316,9 @@ function registerAgent(server: McpServer, agent: AgentDefinition, client: McpAge
           ? `The agent's turn ended with status "${result.status}"${result.error ? `: ${result.error.message}` : ""}.`
           : result.status === "suspended"
             ? `${result.text}${result.text ? "\n" : ""}[The agent is waiting for an approval in session ${result.sessionId}.]`
-            : result.text;
+            : result.status === "queued"
+              ? `[The message is queued: session ${result.sessionId} is waiting for a decision; it runs once that is made.]`
+              : result.text;
         const structured = { reply, sessionId: result.sessionId, status: result.status };
         return {
           // The protocol's SHOULD: the structured result repeated as JSON text, for clients that read only `content`.

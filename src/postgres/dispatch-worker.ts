@@ -1,4 +1,4 @@
-import { PendingDecisionError, SessionStoreError } from "../errors/errors.js";
+import { SessionStoreError } from "../errors/errors.js";
 import type {
   AgentRuntime,
   DispatchedTurn,
@@ -115,9 +115,9 @@ async function streamTurn(
   if (payload.outputSchema !== undefined)
     input.outputSchema = payload.outputSchema as NonNullable<SendInput["outputSchema"]>;
   if (payload.context !== undefined) input.context = payload.context;
-  // A message that waits behind a decision waits as a queued job (see `nextJob`), never in a worker
-  // slot: should the session turn out to be waiting now, the runtime refuses it and the job stays.
-  input.ifPending = payload.ifPending === "supersede" ? "supersede" : "reject";
+  // A message that waits behind a decision is stored in the session by the runtime (its job ends
+  // "queued" at once, never holding a worker slot); the worker that runs the decision runs it.
+  if (payload.ifPending !== undefined) input.ifPending = payload.ifPending;
   let seen: TurnResult | undefined;
   for await (const event of local.stream(input)) {
     if (event.type === "done") {
@@ -126,7 +126,7 @@ async function streamTurn(
       writer.push("event", { ...event, result: seen });
     } else writer.push("event", event);
   }
-  // Nothing ran (the job ran before): the stored outcome.
+  // Nothing ran (the job ran before, or the message was stored behind a decision): the stored outcome.
   let result = seen ?? (await local.send(input));
   if (payload.created && !result.created) result = { ...result, created: true };
   return result;
@@ -164,7 +164,7 @@ async function runJob(
   row: JobRow,
   sessionId: string,
   claim: DrainClaim,
-): Promise<boolean> {
+): Promise<void> {
   const writer = eventWriter(ctx, row.id, sessionId, claim);
   try {
     const result =
@@ -176,13 +176,6 @@ async function runJob(
           : await runDecision(local, row, sessionId, writer);
     writer.push("result", result);
   } catch (error) {
-    // Queued behind a decision after all (it came meanwhile): the job stays queued, nothing stored.
-    if (
-      row.kind === "send" &&
-      (row.payload as SendPayload).ifPending !== "reject" &&
-      PendingDecisionError.isInstance(error)
-    )
-      return false;
     writer.push("error", serializeError(error));
   }
   await writer.done();
@@ -190,24 +183,18 @@ async function runJob(
     `UPDATE ${ctx.s}.dispatch_jobs SET state = 'done', finished_at = clock_timestamp() WHERE id = $1 AND ${claimHeld(ctx, 2, 3)}`,
     [row.id, sessionId, claim.owner],
   );
-  return true;
 }
 
-/** Jobs of a session looked at when its oldest is a message that waits behind a decision. */
-const LOOKAHEAD = 64;
-
 /**
- * The session's next job: the oldest; or, once that one (a message sent with `ifPending: "queue"`)
- * found the session waiting for a decision (`blocked`), the first decision queued after it (else
- * the session's jobs would wait on a decision queued behind them). A message sent again under its
- * run id (a retried job) is never blocked: the runtime answers it from the log first.
+ * The session's next job: the oldest (a message that finds the session waiting for a decision is
+ * stored in the session by the runtime and its job ends, so no job waits behind another).
  */
-async function nextJob(ctx: DispatchContext, sessionId: string, blocked: boolean): Promise<JobRow | undefined> {
+async function nextJob(ctx: DispatchContext, sessionId: string): Promise<JobRow | undefined> {
   const rows = await ctx.sql<JobRow>(
-    `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT ${blocked ? LOOKAHEAD : 1}`,
+    `SELECT id, kind, payload, cancelled FROM ${ctx.s}.dispatch_jobs WHERE session_id = $1 AND state = 'queued' ORDER BY ord LIMIT 1`,
     [sessionId],
   );
-  return blocked ? rows.find((row) => row.kind === "resolve" || row.kind === "answer") : rows[0];
+  return rows[0];
 }
 
 /**
@@ -220,13 +207,12 @@ async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: strin
   for (;;) {
     const claim = await claimSession(ctx, sessionId);
     if (!claim) return;
-    let blocked: boolean;
     try {
-      blocked = await drainClaimed(ctx, local, sessionId, claim);
+      await drainClaimed(ctx, local, sessionId, claim);
     } finally {
       await claim.release();
     }
-    if (claim.lost || blocked || !(await nextJob(ctx, sessionId, false))) return;
+    if (claim.lost || !(await nextJob(ctx, sessionId))) return;
     if (ctx.closing) {
       await wakeSession(ctx, sessionId);
       return;
@@ -234,30 +220,23 @@ async function drain(ctx: DispatchContext, local: AgentRuntime, sessionId: strin
   }
 }
 
-/**
- * Runs the session's queued jobs, oldest first, until none is left, the claim is lost or the
- * dispatcher closes. Returns whether it stopped at a message that waits behind a decision (the
- * decision's job, or the sweep, wakes the session again).
- */
+/** Runs the session's queued jobs, oldest first, until none is left, the claim is lost or the dispatcher closes. */
 async function drainClaimed(
   ctx: DispatchContext,
   local: AgentRuntime,
   sessionId: string,
   claim: DrainClaim,
-): Promise<boolean> {
-  let blocked = false;
+): Promise<void> {
   while (!claim.lost && !ctx.closing) {
-    const row = await nextJob(ctx, sessionId, blocked);
-    if (!row) return blocked;
+    const row = await nextJob(ctx, sessionId);
+    if (!row) return;
     ctx.running++;
     try {
-      // A message that found the session waiting stays queued; a decision queued after it runs next.
-      blocked = !(await runJob(ctx, local, row, sessionId, claim));
+      await runJob(ctx, local, row, sessionId, claim);
     } finally {
       ctx.running--;
     }
   }
-  return false;
 }
 
 /** Registers `concurrency` pg-boss workers on the queue; each drains the session of the wake-up it fetched. */

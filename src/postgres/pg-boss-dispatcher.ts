@@ -97,7 +97,8 @@ export interface PgBossDispatcher {
    */
   send(input: DispatchInput): Promise<TurnResult>;
   /**
-   * Enqueues a turn; yields every event of it in order (ending with `done`), wherever it ran.
+   * Enqueues a turn; yields every event of it in order (ending with `done`, or with
+   * `message_queued` when the session waits for a decision), wherever it ran.
    * Breaking out of the loop only stops reading; aborting `signal` stops the turn as for `send`.
    */
   stream(input: DispatchInput): AsyncIterable<RuntimeEvent>;
@@ -193,9 +194,12 @@ async function* jobEvents(
       throw rebuildError(row.body as SerializedError);
     } else if (!doneSeen) {
       const result = row.body as TurnResult;
+      // A message stored behind a pending decision: its stream ends after `message_queued`.
+      const { status } = result;
+      if (status === "queued") return;
       yield {
         type: "done",
-        result,
+        result: { ...result, status },
         depth: 0,
         parentId: null,
         sessionId: result.sessionId,

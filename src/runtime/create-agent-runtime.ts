@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from "../errors/errors.js";
 import type { JsonValue } from "../contracts/json-schema.js";
-import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
+import type { AgentRuntime, PendingQuery, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
+import { matchesScopeFilter, scopeFilterOf } from "../internal/scope-filter.js";
 import type { TaskApi } from "../contracts/task.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
 import { hookProblems } from "../loop/turn-hooks.js";
@@ -110,7 +111,11 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(admission, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
-      return (await listPending({ store, states }, query)).filter((p) => !isQuestion(p) && p.request.client !== true);
+      const listed = (await listPending({ store, states }, query)).filter(
+        (p) => !isQuestion(p) && p.request.client !== true,
+      );
+      lookAtQueue(services, query);
+      return listed;
     },
     resolveApproval: (requestId, decision) => decide(decisions, requestId, decision, undefined),
     answerQuestion: async (questionId, answer) => {
@@ -134,6 +139,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     submitToolResult: (toolCallId, result) => submitToolResult(decisions, { store, states }, toolCallId, result),
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
+      lookAtQueue(services, query);
       return (await listPending({ store, states }, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
         toolCallId: p.request.toolCallId,
@@ -160,9 +166,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     tasks: taskApiOf(services),
     async close() {
       status.close();
-      queue.rejectWaiting(
-        new InvalidArgumentError("The runtime closed while the message waited for a pending decision"),
-      );
+      queue.close(new InvalidArgumentError("The runtime closed while the message waited for a pending decision"));
       await gate.drain();
     },
   };
@@ -267,6 +271,20 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
 
 /** The services of one runtime (see {@link createServices}). */
 type RuntimeServices = ReturnType<typeof createServices>;
+
+/**
+ * A listing of one session's pending decisions touches it: messages stored behind a decision that
+ * was made (by a process that died before it ran them) are run, in the background.
+ */
+function lookAtQueue(services: RuntimeServices, query: PendingQuery): void {
+  if (query.sessionId === undefined) return;
+  const filter = scopeFilterOf("listPending", query, { allowNull: false });
+  services.store.getSession(query.sessionId).then(
+    // Only a session the caller may see (its tenant guard).
+    (session) => session && matchesScopeFilter(session.scope, filter) && services.queue.check(session),
+    () => undefined, // the listing itself reports a store that fails
+  );
+}
 
 /** `runtime.tasks`: the task API over the runtime's services. */
 function taskApiOf(services: RuntimeServices): TaskApi {

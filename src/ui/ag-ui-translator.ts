@@ -310,7 +310,23 @@ export const AG_UI_HANDLERS: EventHandlers<AgUiTranslatorState> = {
       event.ts,
     );
   },
-  message_queued: null,
+  message_queued(st, event) {
+    // The message was stored behind a pending decision: the run ends here, its turn runs later.
+    emit(
+      st,
+      "CUSTOM",
+      {
+        name: "agentry.message_queued",
+        value: {
+          ...(event.queuedMessageId !== undefined && { queuedMessageId: event.queuedMessageId }),
+          runId: event.runId,
+          pendingRequestIds: event.pendingRequestIds,
+        },
+      },
+      event.ts,
+    );
+    if (event.depth === 0) finishRun(st, undefined, event.ts);
+  },
   usage(st, event) {
     const entry = st.usage.get(event.model) ?? { model: event.model, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
     entry.inputTokens += event.inputTokens;
@@ -601,8 +617,16 @@ function setToolStatus(
   patch(st, ops, ts);
 }
 
-function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { type: "done" }> | undefined): void {
-  const ts = event?.ts;
+/**
+ * Ends the run: with the root `done`, else (`event` undefined) as incomplete, or, `queuedAt` given, as
+ * finished (the message was stored behind a pending decision: its turn is a run of its own later).
+ */
+function finishRun(
+  st: AgUiTranslatorState,
+  event: Extract<DeliverableEvent, { type: "done" }> | undefined,
+  queuedAt?: number,
+): void {
+  const ts = event?.ts ?? queuedAt;
   for (const level of [...new Set([...st.texts.keys(), ...st.reasonings.keys()])]) closeLevel(st, level, ts);
   endInputs(st, undefined, ts);
   const pending = [...st.interrupts.values()];
@@ -621,7 +645,7 @@ function finishRun(st: AgUiTranslatorState, event: Extract<DeliverableEvent, { t
   const usageList = [...st.usage.values()];
   const usageField = usageList.length > 0 ? { usage: usageList } : {};
   const result = event?.result;
-  const status = result?.status ?? "error";
+  const status = result?.status ?? (queuedAt !== undefined ? "complete" : "error");
   if (status === "complete" || status === "suspended") {
     const outcome = pending.length > 0 ? { type: "interrupt", interrupts: pending } : { type: "success" };
     emit(

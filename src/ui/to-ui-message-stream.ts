@@ -27,7 +27,9 @@ export type { UIMessageStreamOptions } from "./ui-message-translator.js";
  *   `-task` / `-artifact` / `-role` / `-compaction` parts (plans, questions, tasks, artifacts and
  *   compactions keyed by their id);
  * - a message steered into the turn → `data-agentry-steered` (`{ messageId, content }`, keyed by
- *   the message id), a stopped turn → `data-agentry-stopped` (`{ reason }`) before its `abort`.
+ *   the message id), a stopped turn → `data-agentry-stopped` (`{ reason }`) before its `abort`;
+ * - a message stored behind a pending decision (`message_queued`) → `data-agentry-queued`
+ *   (`{ queuedMessageId, runId, pendingRequestIds }`), and the stream ends there.
  *
  * The stream ends after the root `done` (the source is returned then, or when the stream is
  * cancelled). If the source throws or stops early, an `error` chunk and `finish` close it.

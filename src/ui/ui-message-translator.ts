@@ -285,7 +285,17 @@ export const UI_HANDLERS: EventHandlers<TranslatorState> = {
     if (toolCallId === undefined) st.unpairedDenials.push(event.parentId ?? "");
     else deny(st, toolCallId);
   },
-  message_queued: null,
+  message_queued(st, event) {
+    // The message was stored behind a pending decision: the stream ends here, its turn runs later.
+    st.out.push({
+      type: "data-agentry-queued",
+      data: json({
+        queuedMessageId: event.queuedMessageId,
+        runId: event.runId,
+        pendingRequestIds: event.pendingRequestIds,
+      }),
+    });
+  },
   usage: null,
   budget_exceeded(st, event) {
     st.out.push({

@@ -1,24 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApprovalSupersededError, PendingDecisionError } from "@agentry/core";
 import { requireDatabase } from "./database.js";
 import { useDispatchLayouts } from "./fixtures/dispatch-layout.js";
-
-/** Resolves with whether `promise` settled within `ms`. */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let settled = false;
-  promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  return settled;
-}
 
 describe("the dispatcher's send: context and ifPending across processes", { timeout: 120_000 }, () => {
   if (!requireDatabase()) return;
   const layout = useDispatchLayouts();
 
-  it('queues behind a decision (the decision, queued after it, runs first), rejects with "reject", and keeps the context through the approval', async () => {
+  it('stores a message behind a decision and answers "queued" at once (a worker runs it after the decision), rejects with "reject", and keeps the context through the approval', async () => {
     const { schema, start } = layout();
     await start(true);
     const front = await start(false);
@@ -34,13 +23,36 @@ describe("the dispatcher's send: context and ifPending across processes", { time
       .catch((e: unknown) => e);
     expect(PendingDecisionError.isInstance(rejected)).toBe(true);
     expect(rejected).toMatchObject({ requestIds: [requestId] });
-    const queued = front.dispatcher.send({ agentId: "main", content: "still there", session: suspended.sessionId });
-    expect(await settledWithin(queued, 500)).toBe(false);
+    const queued = await front.dispatcher.send({
+      agentId: "main",
+      content: "still there",
+      session: suspended.sessionId,
+    });
+    expect(queued).toMatchObject({ status: "queued", queuedMessageId: `queued:${queued.runId}` });
+    const streamed: string[] = [];
+    for await (const event of front.dispatcher.stream({
+      agentId: "main",
+      content: "and now",
+      session: suspended.sessionId,
+    }))
+      streamed.push(event.type);
+    expect(streamed).toEqual(["message_queued"]);
     expect(await front.dispatcher.resolveApproval(requestId, { approved: true })).toMatchObject({
       status: "complete",
       text: "paid a",
     });
-    expect(await queued).toMatchObject({ status: "complete", text: "echo still there" });
+    // The worker that ran the decision runs the stored messages, in order, once each.
+    await vi.waitFor(
+      async () => {
+        const texts = (await front.store.load(suspended.sessionId)).flatMap((r) =>
+          r.kind === "message" && r.frame === null && r.message.role === "assistant"
+            ? r.message.content.flatMap((part) => (part.type === "text" ? [part.text] : []))
+            : [],
+        );
+        expect(texts.slice(-2)).toEqual(["echo still there", "echo and now"]);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     const { rows } = await front.store.pool.query<{ key: string }>(`SELECT key FROM "${schema}".effects`);
     expect(rows.map((r) => r.key)).toEqual(["pay-a@acme"]);
   });

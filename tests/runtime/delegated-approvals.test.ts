@@ -189,26 +189,28 @@ describe("approvals and questions through a delegation chain", () => {
     expect((await runtime.pendingApprovals()).length).toBe(1);
   });
 
-  it("a new message to the conversation waits behind the chain's decision (the default), then runs", async () => {
+  it("a new message to the conversation is stored behind the chain's decision (the default), then runs", async () => {
     const { runtime } = helpdesk(new MemorySessionStore());
     const suspended = await runtime.send({ agentId: "triage", content: "refund order 10" });
     const [request] = suspended.pendingApprovals!;
     const events: RuntimeEvent[] = [];
-    const next = (async () => {
-      for await (const event of runtime.stream({
-        agentId: "triage",
-        content: "refund order 11",
-        session: suspended.sessionId,
-      }))
-        events.push(event);
-    })();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    for await (const event of runtime.stream({
+      agentId: "triage",
+      content: "refund order 11",
+      session: suspended.sessionId,
+    }))
+      events.push(event);
     expect(events.map((e) => e.type)).toEqual(["message_queued"]);
     expect(events[0]).toMatchObject({ pendingRequestIds: [request!.requestId] });
+    const queuedRunId = events[0]!.runId;
+    const ran = new Promise<RuntimeEvent>((resolve) =>
+      runtime.events.on("event", (event) => {
+        if (event.type === "done" && event.runId === queuedRunId) resolve(event);
+      }),
+    );
     await runtime.resolveApproval(request!.requestId, { approved: true });
-    await next;
     // The queued message ran after the chain ended; its own refund now waits for a decision.
-    expect(events.at(-1)).toMatchObject({ type: "done", result: { status: "suspended" } });
+    expect(await ran).toMatchObject({ type: "done", result: { status: "suspended" } });
   });
 
   it('"supersede" on the conversation denies the decision its chain waits for: a late approval gets ApprovalSupersededError and the refund never runs', async () => {

@@ -63,6 +63,13 @@ export async function approvalRuns(approved: boolean): Promise<{ suspended: Runt
   return { suspended, resumed: events.slice(before) };
 }
 
+/** A message sent while the session waits for a decision: stored, the stream ends after `message_queued`. */
+export async function queuedRun(): Promise<RuntimeEvent[]> {
+  const { runtime } = makeRuntime((): FakeTurn => ({ toolCalls: [{ name: "todo_delete", args: { item: "milk" } }] }));
+  const suspended = await runtime.send({ agentId: "todo", content: "delete milk" });
+  return collect(runtime.stream({ agentId: "todo", content: "and then?", session: suspended.sessionId }));
+}
+
 /** The provider fails for good: the turn ends with status error. */
 export async function errorRun(): Promise<RuntimeEvent[]> {
   const { runtime } = makeRuntime([

@@ -9,6 +9,7 @@ import {
   iterate,
   parallelSubtasksRun,
   planRun,
+  queuedRun,
   streamedArgsRun,
   toolLogRun,
   withMarkedHistory,
@@ -346,6 +347,18 @@ describe("toAgUiEvents (checked with @ag-ui/core's schemas)", () => {
       onError: ({ kind, name, message }) => `${kind} ${name}: ${message}`,
     });
     expect(JSON.stringify(shown.out)).toContain("/srv/secret/path");
+  });
+
+  it("ends the run of a message stored behind a pending decision with CUSTOM agentry.message_queued and RUN_FINISHED", async () => {
+    const events = await queuedRun();
+    const { out, problems, runs } = await throughAgUi(events);
+    expect(problems).toEqual([]);
+    expect(out.map((e) => e.type)).toEqual(["RUN_STARTED", "STATE_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]);
+    expect(out[2]).toMatchObject({
+      name: "agentry.message_queued",
+      value: { queuedMessageId: `queued:${events[0]!.runId}`, pendingRequestIds: [expect.any(String)] },
+    });
+    expect(runs).toEqual([expect.objectContaining({ type: "RUN_FINISHED", outcome: { type: "success" } })]);
   });
 
   it("closes a run whose events stop early, or whose source throws, with RUN_ERROR", async () => {

@@ -22,6 +22,7 @@ import {
   parallelSubtasksRun,
   streamedArgsRun,
   planRun,
+  queuedRun,
   withMarkedHistory,
 } from "./scenarios.js";
 
@@ -302,6 +303,25 @@ describe("toUIMessageStream (read by the ai package)", () => {
     expect(throwing.chunks.find((c) => c.type === "tool-output-error")).toMatchObject({
       errorText: "An error occurred.",
     });
+  });
+
+  it("renders a message stored behind a pending decision as a data-agentry-queued part, and finishes", async () => {
+    const events = await queuedRun();
+    const { chunks, invalid, errors, message } = await throughAiSdk(events);
+    expect(invalid).toEqual([]);
+    expect(errors).toEqual([]);
+    const queued = events[0]!;
+    expect(chunks.map((c) => c.type)).toEqual(["start", "data-agentry-queued", "finish"]);
+    expect(message.parts).toEqual([
+      {
+        type: "data-agentry-queued",
+        data: {
+          queuedMessageId: `queued:${queued.runId}`,
+          runId: queued.runId,
+          pendingRequestIds: [expect.any(String)],
+        },
+      },
+    ]);
   });
 
   it("closes the message when the events stop without done or the source throws", async () => {

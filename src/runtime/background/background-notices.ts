@@ -39,7 +39,7 @@ export function createBackgroundNotices(deps: Readonly<BackgroundNoticesDeps>): 
     watch(session, lineage, turn, turns) {
       turn.then(
         (result) => {
-          if (result.status !== "complete" && result.status !== "suspended")
+          if (result.status !== "complete" && result.status !== "suspended" && result.status !== "queued")
             notify(session, lineage, endReason(session, result), turns);
         },
         (error: unknown) =>

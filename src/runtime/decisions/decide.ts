@@ -27,6 +27,7 @@ import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import { answerResult, questionOf } from "../agents/question-answer.js";
 import type { TurnRunnerHooks } from "../runner/turn-runner-deps.js";
+import { hasStoredQueue, signalSession } from "../queue/queued-messages.js";
 import { priorRun } from "../queue/rerun.js";
 import type { TurnQueue } from "../queue/turn-queue.js";
 import type { DelegatedWaits } from "../delegation/delegated-waits.js";
@@ -144,9 +145,14 @@ export async function decide(
   const agent = agentOf(deps.registry, session.agentId);
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
   let waiter: TurnWaiter | undefined;
-  const outcome = await deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
+  let queued = false;
+  // Resolved with the resumed turn's result while the same hold runs the messages queued behind it.
+  let answered!: (result: TurnResult) => void;
+  const early = new Promise<TurnResult>((resolve) => (answered = resolve));
+  const held = deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
     const lineage = newLineage(deps.limits, agent);
     const state = await deps.queue.recoverDecided(session, lease, lineage);
+    queued = hasStoredQueue(state);
     const entry = state.approvals.get(requestId);
     if (!entry) throw new ApprovalNotFoundError(requestId);
     const request = entry.request.request;
@@ -192,6 +198,8 @@ export async function decide(
     const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId)
       throw new ApprovalAlreadyResolvedError(requestId);
+    // Processes waiting on the session (messages queued behind this decision) look at it.
+    signalSession(deps, session.sessionId);
     deps.approvalSessions.delete(requestId);
     const remaining = state.pending.filter((p) => p !== entry.request);
     if (remaining.length > 0)
@@ -202,10 +210,21 @@ export async function decide(
         remaining.map((p) => p.request),
       );
     if (request.name === "request_permission") deps.permission("decided", request, session, decision);
-    return deps.queue.resumeSuspended(session, state, suspended, lease, lineage, {
+    const resumed = await deps.queue.resumeSuspended(session, state, suspended, lease, lineage, {
       [request.toolCallId]: resumeDecision(requestId, decision, result, isError),
     });
+    // The messages stored behind this decision run now, under the same lease (nobody else can take
+    // the session in between); the decider has its answer meanwhile. A delegated session answers
+    // up its chain first (below), then runs them.
+    if (!queued || resumed.status === "suspended" || waiter !== undefined) return resumed;
+    queued = false;
+    answered(resumed);
+    await deps.queue.releaseHeld(session, lease);
+    return resumed;
   });
+  const outcome = await Promise.race([held, early]);
+  // Messages stored behind the decision not run above run now (in the background, in the session's order).
+  if (queued) deps.queue.check(session);
   if (!("continueRun" in outcome)) return deps.waits.answerUp(deps.queue, waiter, outcome);
   return deps.queue.enqueue({
     agent,

@@ -34,7 +34,8 @@ export interface AdmissionDeps {
 
 /**
  * `send` / `stream`: checks the input, then, in admission order, resolves (or creates) the
- * session and queues the turn on it. Resolves with the turn's result.
+ * session and queues the turn on it. Resolves with the turn's result (`queued` when the message
+ * was stored behind a pending decision).
  */
 export async function admitSend(
   deps: Readonly<AdmissionDeps>,
@@ -84,6 +85,8 @@ export async function admitSend(
       ...(input.outputSchema !== undefined && { outputSchema: input.outputSchema }),
       ...(hostContext !== undefined && { context: hostContext }),
       ...(input.ifPending !== undefined && { ifPending: input.ifPending }),
+      // Behind a decision, the host's message is stored and answered "queued" at once.
+      durable: true,
       onEvent,
     };
     // Wrapped so the admission step does not wait for the turn itself.
@@ -161,7 +164,15 @@ export async function admitSystemMessage(
     const message = systemMessage(postOptions.origin, text, { silent: postOptions.silent === true });
     if (message.silent) return { done: deps.gate.record(session, message) };
     return {
-      done: deps.turns.enqueue({ agent, session, created, input: message, chatContext: { kind: "thread" }, chain: [] }),
+      done: deps.turns.enqueue({
+        agent,
+        session,
+        created,
+        input: message,
+        chatContext: { kind: "thread" },
+        chain: [],
+        durable: true,
+      }),
     };
   });
   await admitted.done;

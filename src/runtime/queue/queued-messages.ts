@@ -1,7 +1,11 @@
 import type { RuntimeEvent, TurnResult } from "../../contracts/agent-runtime.js";
+import type { ApprovalRequest } from "../../contracts/loop-result.js";
+import type { QueuedRecord } from "../../contracts/session-store.js";
 import { PendingDecisionError } from "../../errors/errors.js";
+import { toJsonSchema } from "../../schema/to-json-schema.js";
 import type { PendingQueue } from "./pending-queue.js";
 import { listPending } from "../session/pending-listing.js";
+import type { HeldLease } from "../session/session-lease.js";
 import { approvalDecisionRecord } from "../records/approval-decision.js";
 import type { TurnRequest } from "../records/turn-request.js";
 import type { SessionState } from "../records/session-state.js";
@@ -18,26 +22,45 @@ export function isWaiting(state: SessionState): boolean {
   return state.suspended !== undefined && state.pending.length > 0;
 }
 
+/** Whether stored queued messages wait in the session (not started, or started by a process that died). */
+export function hasStoredQueue(state: SessionState): boolean {
+  return state.queued.length > 0 || state.openQueued !== undefined;
+}
+
+/** Where a message that waits behind a decision goes. */
+export interface QueueTargets {
+  /** Messages of other agents, waiting in this process. */
+  pending: PendingQueue;
+  /** Called once a message queued (stored, or waiting here): the session is watched from then on. */
+  watch: (request: TurnRequest) => void;
+}
+
 /**
  * What a message does when the session waits for a decision (or older messages wait): `queue`
- * waits (resolves when its turn ran; a `message_queued` event says so now); `reject` throws
- * `PendingDecisionError`; `supersede` runs it now (the turn's repair denies the pending requests
- * as superseded). `undefined`: run it now.
+ * stores a host's message (a `QueuedRecord`, under the session's lease) and answers `queued` at
+ * once, or keeps another agent's message waiting here (it resolves when its turn ran); a
+ * `message_queued` event says so now. `reject` throws `PendingDecisionError`; `supersede` runs it
+ * now (the turn's repair denies the pending requests as superseded; messages queued before it run
+ * after it). `undefined`: run it now.
  */
 export async function admitBehindDecisions(
   deps: QueuedMessagesDeps,
-  queue: PendingQueue,
+  targets: QueueTargets,
   request: TurnRequest,
   state: SessionState,
+  lease: HeldLease,
 ): Promise<{ queued: Promise<TurnResult> } | undefined> {
   const { session } = request;
   const drained = request.drained;
   if (drained) {
-    if (isWaiting(state)) return { queued: queue.requeue(session.sessionId, drained) };
-    queue.started(session.sessionId, drained);
+    if (isWaiting(state)) {
+      targets.watch(request);
+      return { queued: targets.pending.requeue(drained) };
+    }
+    targets.pending.started(session.sessionId, drained);
     return undefined;
   }
-  const behind = queue.has(session.sessionId);
+  const behind = targets.pending.has(session.sessionId) || hasStoredQueue(state);
   if (!behind && !isWaiting(state)) return undefined;
   const mode = request.ifPending ?? "queue";
   if (mode === "supersede") {
@@ -46,24 +69,77 @@ export async function admitBehindDecisions(
     return undefined;
   }
   // What a person decides: a call waiting on another agent stands for what that agent waits on.
-  const pendingRequestIds = state.pending.some((p) => p.request.waitsOn !== undefined)
-    ? (await listPending(deps, { sessionId: session.sessionId })).map((p) => p.requestId)
-    : state.pending.map((p) => p.request.requestId);
-  if (mode === "reject") throw new PendingDecisionError(session.sessionId, pendingRequestIds);
+  const pending: ApprovalRequest[] = state.pending.some((p) => p.request.waitsOn !== undefined)
+    ? (await listPending(deps, { sessionId: session.sessionId })).map((p) => p.request)
+    : state.pending.map((p) => p.request);
+  const pendingRequestIds = pending.map((p) => p.requestId);
+  // An edit or a regeneration moves the conversation: it cannot wait behind a decision.
+  const rewinds = request.input === undefined || request.editOf !== undefined || request.regenerate === true;
+  if (mode === "reject" || rewinds) throw new PendingDecisionError(session.sessionId, pendingRequestIds);
+  const stored = request.durable === true ? await storeQueued(deps, request, lease) : undefined;
   const event = {
     type: "message_queued",
     sessionId: session.sessionId,
     pendingRequestIds,
+    ...(stored !== undefined && { queuedMessageId: stored.id }),
     depth: 0,
     parentId: null,
     agentId: session.agentId,
-    runId: request.runId ?? "",
+    runId: stored?.runId ?? request.runId ?? "",
     seq: deps.events.nextSeq(),
     ts: Date.now(),
   } satisfies RuntimeEvent;
   request.onEvent?.(event);
   deps.events.emit(event);
-  return { queued: queue.add(session.sessionId, request) };
+  targets.watch(request);
+  if (stored === undefined) return { queued: targets.pending.add(session.sessionId, request) };
+  return { queued: Promise.resolve(queuedResult(request, stored, pending)) };
+}
+
+/**
+ * Stores a host's message as queued (fenced by the session's lease; a retried send under the same
+ * `runId` stores nothing twice) and signals the session, so that a process waiting on it looks.
+ */
+async function storeQueued(deps: QueuedMessagesDeps, request: TurnRequest, lease: HeldLease): Promise<QueuedRecord> {
+  const { session } = request;
+  const runId = request.runId ?? globalThis.crypto.randomUUID();
+  const record: Omit<QueuedRecord, "seq" | "at"> = {
+    id: `queued:${runId}`,
+    frame: null,
+    kind: "queued",
+    runId,
+    message: request.input!,
+    chatContext: request.chatContext,
+  };
+  if (request.messageId !== undefined) record.messageId = request.messageId;
+  if (request.context !== undefined) record.context = request.context;
+  if (request.outputSchema !== undefined) record.outputSchema = toJsonSchema(request.outputSchema);
+  const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
+  signalSession(deps, session.sessionId);
+  return (stored as QueuedRecord | undefined) ?? { ...record, seq: 0, at: "" };
+}
+
+/** Tells every process on the store that something a waiter may care about was stored in the session (a hint). */
+export function signalSession(deps: Pick<QueuedMessagesDeps, "store">, sessionId: string): void {
+  // A signal is a hint: a lost one is made up for by the watchers' fallback.
+  deps.store.notify({ topic: "session", key: sessionId }).catch(() => undefined);
+}
+
+/** The result `send` resolves with for a message stored behind a decision. */
+function queuedResult(request: TurnRequest, stored: QueuedRecord, pending: ApprovalRequest[]): TurnResult {
+  return {
+    status: "queued",
+    text: "",
+    messages: [],
+    executionTree: { version: 1, nodes: [] },
+    usage: { inputTokens: 0, outputTokens: 0, llmCalls: 0, toolCalls: 0 },
+    pendingApprovals: pending,
+    sessionId: request.session.sessionId,
+    agentId: request.session.agentId,
+    created: request.created,
+    runId: stored.runId,
+    queuedMessageId: stored.id,
+  };
 }
 
 /** Deepest chain a supersede follows (chains are bounded by `maxDelegationDepth` anyway). */

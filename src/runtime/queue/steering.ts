@@ -1,5 +1,6 @@
 import { SessionBusyError } from "../../errors/errors.js";
 import type { SendInput, RuntimeEvent, TurnResult } from "../../contracts/agent-runtime.js";
+import type { LoopResult } from "../../contracts/loop-result.js";
 import type { SessionSummary, SteerRecord } from "../../contracts/session-store.js";
 import type { UserMessage } from "../../contracts/message.js";
 import type { SessionState } from "../records/session-state.js";
@@ -113,7 +114,8 @@ async function steer(
 function doneEvent(result: TurnResult, session: SessionSummary, seq: number): RuntimeEvent {
   return {
     type: "done",
-    result,
+    // The turn that read the message ran (a queued outcome is the message's own, never reported here).
+    result: result as TurnResult & LoopResult,
     depth: 0,
     parentId: null,
     sessionId: session.sessionId,

@@ -3,6 +3,7 @@ import type {
   ApprovalRecord,
   CompactionRecord,
   HistoryRecord,
+  QueuedRecord,
   RewindRecord,
   SteerRecord,
   TurnRecord,
@@ -129,6 +130,10 @@ export interface SessionState {
    * cuts the history at one of them.
    */
   turnStarts: { seq: number; index: number }[];
+  /** Stored queued messages (`ifPending: "queue"`) whose turn has not started, in arrival order. */
+  queued: QueuedRecord[];
+  /** The queued message whose turn started and never ended (its process died): it is continued, never run again. */
+  openQueued: QueuedRecord | undefined;
 }
 
 /** Turn starts {@link SessionState.turnStarts} remembers (the most turns a compaction keeps, and one). */
@@ -174,6 +179,8 @@ export class SessionStateReader {
   #takenSteers = 0;
   /** Where the root history stood when the current turn chain started (a turn blocked at its input is taken back). */
   #chainStart: { runId: string; length: number; tokens: number } | undefined;
+  /** Queued messages by run id, in arrival order: not started, or started until their turn (or its continuation) ends. */
+  #queued = new Map<string, { record: QueuedRecord; started: boolean; ended: boolean }>();
 
   apply(records: readonly HistoryRecord[]): void {
     for (const record of records) {
@@ -216,6 +223,10 @@ export class SessionStateReader {
           }
           break;
         }
+        case "queued":
+          if (record.frame === null && typeof record.runId === "string" && !this.#queued.has(record.runId))
+            this.#queued.set(record.runId, { record, started: false, ended: false });
+          break;
         case "audit":
         case "artifact":
         case "task":
@@ -256,6 +267,7 @@ export class SessionStateReader {
     this.#chainStart = undefined;
     this.#steers.clear();
     this.#takenSteers = 0;
+    this.#queued.clear();
   }
 
   /** A message: the root's joins the history (a steered one is marked taken), a frame's its frame. */
@@ -278,6 +290,7 @@ export class SessionStateReader {
 
   /** A turn's start or end: the open turn, the chain's start, contexts, and a suspension. */
   #turnRecord(turn: RuntimeTurnRecord): void {
+    this.#trackQueued(turn);
     this.#runs.delete(turn.runId);
     this.#runs.set(turn.runId, turn.phase === "start" ? null : (turn.status ?? "complete"));
     if (this.#runs.size > RECENT_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
@@ -366,6 +379,25 @@ export class SessionStateReader {
     } else this.#chainStart = undefined;
   }
 
+  /**
+   * A turn started or ended: a queued message's turn (or a continuation of it) is marked; one that
+   * ended is forgotten once another turn starts (a continuation right after the repair's end keeps it).
+   */
+  #trackQueued(turn: RuntimeTurnRecord): void {
+    if (this.#queued.size === 0) return;
+    const base = turn.runId.replace(RETRY_SUFFIX, "");
+    const entry = this.#queued.get(base);
+    if (turn.phase === "end") {
+      if (entry?.started) entry.ended = true;
+      return;
+    }
+    for (const [runId, other] of this.#queued) if (other.ended && runId !== base) this.#queued.delete(runId);
+    if (entry) {
+      entry.started = true;
+      entry.ended = false;
+    }
+  }
+
   /** The state now: fresh arrays and maps (the messages themselves are shared; never mutate them). */
   state(): SessionState {
     const frames: Record<string, Message[]> = {};
@@ -375,6 +407,12 @@ export class SessionStateReader {
     for (const [requestId, { request, decision }] of this.#approvals) {
       approvals.set(requestId, { request, decision });
       if (this.#suspended && !decision) pending.push(request);
+    }
+    const queued: QueuedRecord[] = [];
+    let openQueued: QueuedRecord | undefined;
+    for (const { record, started, ended } of this.#queued.values()) {
+      if (!started) queued.push(record);
+      else if (!ended && this.#openTurn?.replace(RETRY_SUFFIX, "") === record.runId) openQueued = record;
     }
     const order = this.#unordered ? callsTogetherOrder(this.#history) : undefined;
     return {
@@ -398,6 +436,8 @@ export class SessionStateReader {
       turn: this.#turn,
       steers: new Map([...this.#steers].map(([id, steer]) => [id, { ...steer }])),
       turnStarts: this.#turnStartIndexes(),
+      queued,
+      openQueued,
     };
   }
 
@@ -419,6 +459,9 @@ export class SessionStateReader {
     }
   }
 }
+
+/** The suffix of a continuation's run id (`<runId>:retry-<n>`, a turn continued after its process died). */
+const RETRY_SUFFIX = /:retry-\d+$/;
 
 /**
  * An empty record keyed by ids (tool call ids: a new one every call). Without a prototype it is a

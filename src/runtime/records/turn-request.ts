@@ -46,6 +46,12 @@ export interface TurnRequest {
   parentBudget?: TurnBudget;
   /** What to do when the session waits for a decision (`SendInput.ifPending`). @default "queue" */
   ifPending?: "queue" | "reject" | "supersede";
+  /**
+   * A message of the host (`send`, `stream`, `postSystemMessage`): stored when it queues behind a
+   * decision, and answered `queued` at once. Other agents' messages wait in memory (their callers
+   * wait for the turn). @default undefined (not stored)
+   */
+  durable?: true;
   /** Set on a queued message handed back once the decision was made (it does not queue behind the others again). */
   drained?: QueuedMessage;
   /**

@@ -1,6 +1,6 @@
 import { estimateMessageTokens, estimateSystemTokens } from "../../context/estimate-tokens.js";
 import type { TurnBudget } from "../../loop/budget.js";
-import { emergencyReset, type SessionRepair } from "../session/repair-session.js";
+import { carryQueued, emergencyReset, type SessionRepair } from "../session/repair-session.js";
 import { compactionOf, compactionSettings, planCompaction } from "./compact-context.js";
 import { writeSummary } from "./summary-call.js";
 import type { TurnScope } from "./turn-scope.js";
@@ -26,7 +26,9 @@ export async function fitContext(
   };
   if (!setup.fitContext) return repair;
   const compacted = await compactBeforeTurn(scope, budget, signal, repair);
-  return emergencyReset(compacted, setup.input, setup.prepared.systemPrompt, deps.options.emergencyContextLimit);
+  const reset = emergencyReset(compacted, setup.input, setup.prepared.systemPrompt, deps.options.emergencyContextLimit);
+  // Messages queued behind a decision outlive the reset (the one running now is not queued any more).
+  return carryQueued(reset, setup.fitContext.queued, scope.runId);
 }
 
 /** {@link fitContext}'s compaction: `repair` with the compaction record, its events and the compacted history. */

@@ -248,7 +248,14 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   }
   // The turn ends once the `audit` option has every entry (failures are reported before `done`).
   await scope.audit.settled();
-  const turnResult: TurnResult = { ...result, sessionId, agentId: setup.agent.agentId, created: setup.created, runId };
+  // A turn that ran: its status is the loop's (a done event's result is a LoopResult).
+  const turnResult: TurnResult & LoopResult = {
+    ...result,
+    sessionId,
+    agentId: setup.agent.agentId,
+    created: setup.created,
+    runId,
+  };
   if (stopReason !== undefined) {
     turnResult.reason = stopReason;
     scope.publish({ type: "turn_stopped", reason: stopReason, depth: 0, parentId: null });

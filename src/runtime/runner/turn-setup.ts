@@ -46,7 +46,7 @@ export interface TurnSetup {
    * reset when it still reaches the emergency limit. `turnStarts`: where the history's turns start.
    * @default undefined (the context is used as it is: a resumed turn)
    */
-  fitContext?: { turnStarts: SessionState["turnStarts"] };
+  fitContext?: { turnStarts: SessionState["turnStarts"]; queued: SessionState["queued"] };
   onEvent: (event: RuntimeEvent) => void;
   /** The session lease's fencing token: every append of the turn carries it. */
   leaseToken?: number;

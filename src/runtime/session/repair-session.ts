@@ -135,3 +135,19 @@ export function emergencyReset(
     historyTokens: estimateMessageTokens(note),
   };
 }
+
+/**
+ * Queued messages stored before an emergency reset stay queued after it: copies (same run id, new
+ * record id) follow the reset marker. The one about to run (`runId`) is not copied.
+ */
+export function carryQueued(
+  repair: SessionRepair,
+  queued: SessionState["queued"],
+  runId: string | undefined,
+): SessionRepair {
+  if (queued.length === 0 || !repair.records.some((record) => record.kind === "reset")) return repair;
+  const copies = queued
+    .filter((queued) => queued.runId !== runId)
+    .map(({ seq: _seq, at: _at, ...queued }) => ({ ...queued, id: `${queued.id}:${globalThis.crypto.randomUUID()}` }));
+  return { ...repair, records: [...repair.records, ...copies] };
+}
