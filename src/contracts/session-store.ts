@@ -360,6 +360,10 @@ export const MAX_STORE_SIGNAL_BYTES = 7_000;
  * A signal one process sends to every process that shares the store (see
  * {@link SignalingSessionStore}). Signals are hints, delivered at most once and possibly never (a
  * dropped connection, a crash): a subscriber re-reads the store, which stays the truth.
+ *
+ * A store may deliver a resync signal, `key` `""` (no session has the empty id) with
+ * `data: { resync: true }`, when it may have lost signals (its listening connection came up, or
+ * back after a drop): every key of the topic may have changed, re-read what you wait on.
  */
 export interface StoreSignal {
   /**
