@@ -3,6 +3,7 @@ import type { JsonValue } from "../contracts/json-schema.js";
 import type { AgentRuntime, RuntimeEvent, TurnResult } from "../contracts/agent-runtime.js";
 import type { TaskApi } from "../contracts/task.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
+import { isSignalingSessionStore } from "../sessions/session-store.js";
 import { hookProblems } from "../loop/turn-hooks.js";
 import { MAX_DELEGATION_DEPTH } from "./records/delegation-limits.js";
 import type { AgentRuntimeOptions } from "./records/runtime-options.js";
@@ -76,7 +77,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
-  const services = createServices(options, store);
+  // Live events go to other processes when the host's store carries signals between them.
+  const services = createServices(options, store, isSignalingSessionStore(typedOptions.store));
   const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
@@ -134,6 +136,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
         new InvalidArgumentError("The runtime closed while the message waited for a pending decision"),
       );
       await gate.drain();
+      await events.flushLive();
     },
   };
   // `C` only narrows what the host passes as context; the runtime stores and hands back JSON.
@@ -144,13 +147,13 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
  * The runtime's services, built once in dependency order: sessions and events, the features the
  * lower layers call, agents, the turn runner, the turn queue, then what the host calls.
  */
-function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore) {
+function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore, crossProcess: boolean) {
   const { registry } = options;
   const limits = runtimeLimits(options);
   const roleOf = createRoleLookup(options.roles, registry);
 
   // Sessions and events.
-  const events = createEventPublisher({ onError: options.onError });
+  const events = createEventPublisher({ onError: options.onError, liveStore: crossProcess ? store : undefined });
   const status = new RuntimeStatus();
   const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
   const gate = new SessionGate({
