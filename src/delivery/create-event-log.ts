@@ -179,6 +179,18 @@ interface LogState {
  * the session's log in the store holds it: then the stored events after it are replayed, with
  * the ids they were first sent with, followed by what this log holds and has not stored yet.
  *
+ * Across processes: when the runtime's store carries signals between processes (SQLite,
+ * Postgres: `SignalingSessionStore`), every runtime on it sends the live events it emits, and the
+ * log merges those of turns running in other processes as they come (pushed, never polled): a
+ * client of any process gets any turn's events while it runs, each turn's in order, with the
+ * SSE id `<sender>:<seq>` (the sending runtime's id and `seq`); a `follow: "turn"` resume waits
+ * for such a turn's `done` too. They are hints: one lost on the way (a dropped connection) is
+ * simply missing, and the store stays the truth (a reconnect gets a snapshot). An event whose
+ * JSON does not fit a signal (`MAX_STORE_SIGNAL_BYTES`, a big tool result or message) arrives
+ * cut: its long strings end in `…[truncated]` (and, only when that is not enough, long arrays
+ * and objects too); the stored records hold it whole. The log does not store other processes'
+ * events (`persist`: their own logs do), and its ring holds them beside this runtime's.
+ *
  * @example
  * ```ts
  * const log = createEventLog({ runtime });
