@@ -46,7 +46,7 @@ describe("live event signals", () => {
       name: "read_file",
       status: "end",
       result: { text: "é".repeat(50_000), lines: ["x".repeat(10_000), "short"] },
-    } as RuntimeEvent;
+    };
     const [signal] = liveEventSignals("o", [big]);
     expect(utf8Length(JSON.stringify(signal))).toBeLessThanOrEqual(MAX_STORE_SIGNAL_BYTES);
     const [event] = liveEventsOf(signal!)!.e as (RuntimeEvent & { result: { text: string; lines: string[] } })[];
