@@ -194,6 +194,8 @@ export class SqliteSignals {
     } catch {
       // A failed read (the file busy or gone): the next check tries again.
     }
+    // In memory, every writer is on this connection and pokes: no fallback to run.
+    if (this.#db.memory) return;
     this.#delay = found ? FIRST_CHECK_MS : Math.min(this.#delay * 2, this.#idleCheckMs);
     this.#schedule(this.#delay);
   }
