@@ -485,6 +485,10 @@ export interface LeasableSessionStore extends SessionStore {
  * A signal one process sends to every process that shares the store (see
  * {@link SignalingSessionStore}). Signals are hints, delivered at most once and possibly never (a
  * dropped connection, a crash): a subscriber re-reads the store, which stays the truth.
+ *
+ * A store may deliver a resync signal, `key` `""` (no session has the empty id) with
+ * `data: { resync: true }`, when it may have lost signals (its listening connection came up, or
+ * back after a drop): every key of the topic may have changed, re-read what you wait on.
  */
 export interface StoreSignal {
   /**

@@ -10,6 +10,8 @@ import type { TaskStatus } from "../contracts/loop-event.js";
 import type { HistoryRecord, SessionSummary } from "../contracts/session-store.js";
 import { StoredEventWriter, storedEventsAfter } from "./stored-events.js";
 import { conversationOf, messageIdOf } from "../sessions/conversation.js";
+import { isSignalingSessionStore } from "../sessions/session-store.js";
+import { LIVE_EVENT_TOPIC, liveEventsOf, liveOriginOf } from "../internal/live-events.js";
 
 /**
  * The stored state of a session, sent instead of events a reconnecting client can no longer get
@@ -158,8 +160,18 @@ interface LogState {
   epoch: string;
   /** With `persist`: stores the events. */
   writer: StoredEventWriter | undefined;
-  /** The SSE ids of events replayed from the store (they keep the id they were delivered with). */
+  /**
+   * The SSE ids of events that keep an id of their own: replayed from the store (the id they were
+   * delivered with), or of a turn in another process (`<sender>:<seq>`).
+   */
   storedIds: WeakMap<object, string>;
+  /** Each event's place in this log (local and remote events in the order the log got them), from 1. */
+  ordinals: WeakMap<object, number>;
+  count: number;
+  /** Events of turns running in other processes (live events from the store's signals). */
+  remote: WeakSet<object>;
+  /** Stops taking live events from other processes. */
+  unsubscribeRemote: (() => void) | undefined;
 }
 
 /**
@@ -176,6 +188,18 @@ interface LogState {
  * accepted only when the ring holds that very event for that session, or (with `persist`) when
  * the session's log in the store holds it: then the stored events after it are replayed, with
  * the ids they were first sent with, followed by what this log holds and has not stored yet.
+ *
+ * Across processes: when the runtime's store carries signals between processes (SQLite,
+ * Postgres: `SignalingSessionStore`), every runtime on it sends the live events it emits, and the
+ * log merges those of turns running in other processes as they come (pushed, never polled): a
+ * client of any process gets any turn's events while it runs, each turn's in order, with the
+ * SSE id `<sender>:<seq>` (the sending runtime's id and `seq`); a `follow: "turn"` resume waits
+ * for such a turn's `done` too. They are hints: one lost on the way (a dropped connection) is
+ * simply missing, and the store stays the truth (a reconnect gets a snapshot). An event whose
+ * JSON does not fit a signal (`MAX_STORE_SIGNAL_BYTES`, a big tool result or message) arrives
+ * cut: its long strings end in `…[truncated]` (and, only when that is not enough, long arrays
+ * and objects too); the stored records hold it whole. The log does not store other processes'
+ * events (`persist`: their own logs do), and its ring holds them beside this runtime's.
  *
  * @example
  * ```ts
@@ -205,11 +229,16 @@ export function createEventLog(options: EventLogOptions): EventLog {
     epoch: globalThis.crypto.randomUUID().slice(0, 8),
     writer: undefined,
     storedIds: new WeakMap(),
+    ordinals: new WeakMap(),
+    count: 0,
+    remote: new WeakSet(),
+    unsubscribeRemote: undefined,
   };
-  const eventId = (event: { seq: number }): string => state.storedIds.get(event) ?? `${state.epoch}:${event.seq}`;
+  const eventId = (event: { seq: number }): string => idOf(state, event);
   if (options.persist === true) state.writer = new StoredEventWriter(runtime.store, eventId);
   const record = (event: RuntimeEvent) => recordEvent(state, event);
   runtime.events.on("event", record);
+  state.unsubscribeRemote = listenToOtherProcesses(state);
 
   return {
     runningRunId: (sessionId) => state.running.get(sessionId) ?? null,
@@ -229,6 +258,7 @@ export function createEventLog(options: EventLogOptions): EventLog {
       if (state.closed) return;
       state.closed = true;
       runtime.events.off("event", record);
+      state.unsubscribeRemote?.();
       for (const end of [...state.closers]) end();
       state.subscribers.clear();
     },
@@ -236,33 +266,91 @@ export function createEventLog(options: EventLogOptions): EventLog {
   };
 }
 
-/** Stores `event` in the ring (dropping the oldest when full), tracks running turns, tells the open resumes. */
-function recordEvent(state: LogState, event: RuntimeEvent): void {
+/** The SSE id of `event` (see `EventLog.eventId`). */
+function idOf(state: LogState, event: { seq: number }): string {
+  return state.storedIds.get(event) ?? `${state.epoch}:${event.seq}`;
+}
+
+/**
+ * Stores `event` in the ring (dropping the oldest when full), tracks running turns, tells the open
+ * resumes. An event of another process (`remote`) is neither stored (its own process's log does
+ * that) nor counted in `newestSeq` (its `seq` is its runtime's).
+ */
+function recordEvent(state: LogState, event: RuntimeEvent, remote = false): void {
   const { ring, capacity } = state;
   if (state.size < capacity) ring[(state.start + state.size++) % capacity] = event;
   else {
     ring[state.start] = event;
     state.start = (state.start + 1) % capacity;
   }
-  state.newestSeq = event.seq;
-  state.writer?.record(event);
+  state.ordinals.set(event, ++state.count);
+  if (remote) state.remote.add(event);
+  else {
+    state.newestSeq = event.seq;
+    state.writer?.record(event);
+  }
   if (event.type === "done") {
     if (state.running.get(event.sessionId) === event.runId) state.running.delete(event.sessionId);
-  } else state.running.set(event.sessionId, event.runId);
+  } else {
+    state.running.delete(event.sessionId);
+    state.running.set(event.sessionId, event.runId);
+    // A process that died mid-turn never sends its `done`: the oldest such entries go.
+    if (state.running.size > capacity) state.running.delete(state.running.keys().next().value!);
+  }
   for (const subscriber of state.subscribers) subscriber(event);
 }
 
-/** The events of `sessionId` after `seq`, when the ring still holds event `seq` of that session. */
-function replayAfter(state: LogState, sessionId: string, seq: number): RuntimeEvent[] | undefined {
+/** Sender and session pairs whose last `seq` a log remembers (a repeated or late event of one is dropped). */
+const MAX_REMOTE_STREAMS = 10_000;
+
+/**
+ * Takes the live events of turns running in other processes from the store's signals (topic
+ * `"event"`), when the store carries signals and the runtime names its own (to skip those, which
+ * `runtime.events` delivers): each recorded as this runtime's are, in the order sent. Returns the
+ * function that stops it.
+ */
+function listenToOtherProcesses(state: LogState): (() => void) | undefined {
+  const { store, events } = state.runtime;
+  const origin = liveOriginOf(events);
+  if (origin === undefined || !isSignalingSessionStore(store)) return undefined;
+  const lastSeq = new Map<string, number>();
+  return store.subscribe(LIVE_EVENT_TOPIC, (signal) => {
+    if (state.closed) return;
+    const live = liveEventsOf(signal);
+    if (!live || live.o === origin) return;
+    // In order per sender and session (a sender's signals of two sessions may cross).
+    const key = `${live.o}\u0000${signal.key}`;
+    for (const event of live.e) {
+      const last = lastSeq.get(key);
+      if (last !== undefined && event.seq <= last) continue;
+      lastSeq.delete(key);
+      lastSeq.set(key, event.seq);
+      if (lastSeq.size > MAX_REMOTE_STREAMS) lastSeq.delete(lastSeq.keys().next().value!);
+      state.storedIds.set(event, `${live.o}:${event.seq}`);
+      recordEvent(state, event, true);
+    }
+  });
+}
+
+/**
+ * The events of `sessionId` after the one whose SSE id is `lastEventId`, when the ring still holds
+ * that event of that session; `after` is its place in the log.
+ */
+function replayAfter(
+  state: LogState,
+  sessionId: string,
+  lastEventId: ResumeOptions["lastEventId"],
+  eventId: (event: RuntimeEvent) => string,
+): { after: number; missed: RuntimeEvent[] } | undefined {
+  if (typeof lastEventId !== "string") return undefined;
   const { ring, start, size, capacity } = state;
   let found = -1;
-  for (let i = 0; i < size; i++) {
+  for (let i = size - 1; i >= 0; i--) {
     const event = ring[(start + i) % capacity]!;
-    if (event.seq === seq) {
-      if (event.sessionId === sessionId) found = i;
+    if (event.sessionId === sessionId && eventId(event) === lastEventId) {
+      found = i;
       break;
     }
-    if (event.seq > seq) break;
   }
   if (found < 0) return undefined;
   const missed: RuntimeEvent[] = [];
@@ -270,7 +358,7 @@ function replayAfter(state: LogState, sessionId: string, seq: number): RuntimeEv
     const event = ring[(start + i) % capacity]!;
     if (event.sessionId === sessionId) missed.push(event);
   }
-  return missed;
+  return { after: state.ordinals.get(ring[(start + found) % capacity]!)!, missed };
 }
 
 /** The SSE ids this log's stores could hold: `<epoch>:<seq>`, an epoch of 8 hex digits. */
@@ -375,16 +463,6 @@ function checkLastEventId(id: unknown): void {
   );
 }
 
-/** The `seq` a `Last-Event-ID` names, when it is one of this log's ids. */
-function parseEventId(epoch: string, id: ResumeOptions["lastEventId"]): number | undefined {
-  if (typeof id !== "string") return undefined;
-  const colon = id.indexOf(":");
-  if (colon < 0 || id.slice(0, colon) !== epoch) return undefined;
-  const digits = id.slice(colon + 1);
-  const value = /^\d{1,16}$/.test(digits) ? Number(digits) : Number.NaN;
-  return Number.isSafeInteger(value) ? value : undefined;
-}
-
 /** Throws `SessionNotFoundError` unless the session exists within the guard (no guard: nothing is checked here). */
 async function checkGuard(state: LogState, { sessionId, scope, scopePrefix }: ResumeOptions): Promise<void> {
   const filter = tenantGuardFilter("createEventLog().resume", { scope, scopePrefix });
@@ -421,54 +499,50 @@ async function* resumeSession(state: LogState, options: ResumeOptions): AsyncGen
   };
   state.subscribers.add(subscriber);
   state.closers.add(end);
+  // What was delivered: the newest place in this log, and the newest `seq` of this log's own
+  // events (those replayed from the store have no place).
+  const seen = { ordinal: 0, seq: 0 };
+  const isNew = (event: RuntimeEvent): boolean => {
+    const ordinal = state.ordinals.get(event);
+    if (ordinal !== undefined && ordinal <= seen.ordinal) return false;
+    // This log's own events; those of earlier logs and of other processes keep ids of their own.
+    const own = state.storedIds.get(event) === undefined;
+    if (own && event.seq <= seen.seq) return false;
+    if (ordinal !== undefined) seen.ordinal = ordinal;
+    if (own) seen.seq = event.seq;
+    return true;
+  };
+  const resync = async (): Promise<SessionSnapshotEvent> => {
+    // Taken with the snapshot's `seq`, before the store is read (see snapshot).
+    const ordinal = state.count;
+    const fresh = await snapshot(state, sessionId);
+    seen.ordinal = ordinal;
+    seen.seq = fresh.seq;
+    return fresh;
+  };
   try {
-    let last: number;
-    const id = parseEventId(state.epoch, lastEventId);
-    const missed = id === undefined ? undefined : replayAfter(state, sessionId, id);
-    const stored = missed ? undefined : await storedAfter(state, sessionId, lastEventId);
-    if (missed) {
-      last = id!;
-      for (const event of missed) {
-        // A resume reads the ring synchronously, so queue holds only later events; the
-        // seq check is what keeps the two from overlapping if that ever changes.
-        if (event.seq <= last) continue;
-        last = event.seq;
-        yield event;
-      }
+    const replay = replayAfter(state, sessionId, lastEventId, (event) => idOf(state, event));
+    const stored = replay ? undefined : await storedAfter(state, sessionId, lastEventId);
+    if (replay) {
+      // A resume reads the ring synchronously, so queue holds only later events.
+      seen.ordinal = replay.after;
+      for (const event of replay.missed) if (isNew(event)) yield event;
     } else if (stored) {
       // Stored events first (of earlier processes, then of this log), then what this log holds
-      // and has not stored yet; `last` is this log's newest seq delivered.
-      last = 0;
-      for (const event of stored) {
-        if (state.storedIds.get(event) === undefined) {
-          if (event.seq <= last) continue;
-          last = event.seq;
-        }
-        yield event;
-      }
-      for (const event of sessionEvents(state, sessionId)) {
-        if (event.seq <= last) continue;
-        last = event.seq;
-        yield event;
-      }
-    } else {
-      const fresh = await snapshot(state, sessionId);
-      last = fresh.seq;
-      yield fresh;
-    }
+      // and has not stored yet.
+      for (const event of stored) if (isNew(event)) yield event;
+      for (const event of sessionEvents(state, sessionId)) if (isNew(event)) yield event;
+    } else yield await resync();
     const waitingFor = state.running.get(sessionId);
     for (;;) {
       if (overflowed) {
         overflowed = false;
-        const fresh = await snapshot(state, sessionId);
-        last = fresh.seq;
-        yield fresh;
+        yield await resync();
         continue;
       }
       const event = queue.take();
       if (event) {
-        if (event.seq <= last) continue;
-        last = event.seq;
+        if (!isNew(event)) continue;
         yield event;
         if (follow === "turn" && event.type === "done" && (waitingFor === undefined || event.runId === waitingFor))
           return;

@@ -62,7 +62,11 @@ export interface InspectorOptions {
    */
   maxLiveConnectionsPerScope?: number;
   /**
-   * How often a live stream reads the store for records written by other processes.
+   * The longest a live stream waits between two reads of the store when nothing told it of a
+   * change. Changes are pushed: this runtime's events, and with a store that carries signals
+   * (SQLite, Postgres) those of other processes; after each, the stream reads again 2 ms later,
+   * then less often, doubling up to this. It only matters for a lost signal, or a store without
+   * signals written by another runtime.
    * @default 250
    */
   livePollMs?: number;

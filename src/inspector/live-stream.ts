@@ -7,11 +7,15 @@ import { loadRedacted } from "./redact-record.js";
 import type { RuntimeTurnRecord } from "../runtime/create-agent-runtime.js";
 import { turnChains } from "./turn-records.js";
 import { buildTurnTree } from "./turn-tree.js";
+import { isSignalingSessionStore } from "../sessions/session-store.js";
+import { signalConcerns } from "../internal/store-signal.js";
 
 /** Records sent in one SSE write at most (the rest follow on the next read). */
 const MAX_BATCH = 200;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
+/** The store is read again this soon after activity (a signal may come before its record is stored), then less often. */
+const FIRST_RECHECK_MS = 2;
 
 /** Live streams open now: over all callers, and per tenant (`scopePrefix`; a tenant with none open has no entry). */
 export interface LiveCount {
@@ -25,6 +29,7 @@ export interface LiveOptions {
   sessionId: string;
   afterSeq: number;
   redact: RedactHook | undefined;
+  /** The longest wait between two reads of the store when no signal came (the lost-signal fallback). */
   pollMs: number;
   /** Streams open now, shared by the inspector; checked against `maxConnections` and `maxPerScope`. */
   live: LiveCount;
@@ -38,8 +43,10 @@ export interface LiveOptions {
 /**
  * A `text/event-stream` of the session's records (read through `loadRedacted`, so records and trees are redacted) after `afterSeq` (`event: record`, `id:` = seq),
  * each batch followed by the refreshed tree of the turn it belongs to (`event: turn`). Reads the
- * store every `pollMs` (so records of other processes arrive), earlier when the runtime emits an
- * event of the session; a comment every 15 s; ends when the client goes (`signal`).
+ * store when the runtime emits an event of the session, and when the store signals one of the
+ * session from another process (a live event, a decision, a turn's end: `SignalingSessionStore`),
+ * again 2 ms after such activity and then less often, doubling up to `pollMs` (the fallback for a
+ * lost signal); a comment every 15 s; ends when the client goes (`signal`).
  */
 export function liveResponse(options: LiveOptions): Response {
   const { live, scopePrefix } = options;
@@ -55,11 +62,18 @@ export function liveResponse(options: LiveOptions): Response {
     chainSeq: undefined,
     turnNumber: 0,
     closed: false,
+    recheckMs: FIRST_RECHECK_MS,
   };
   let wake: (() => void) | undefined;
-  const onEvent = (event: RuntimeEvent) => {
-    if (event.sessionId === options.sessionId) wake?.();
+  const poke = () => {
+    state.recheckMs = FIRST_RECHECK_MS;
+    wake?.();
   };
+  const onEvent = (event: RuntimeEvent) => {
+    if (event.sessionId === options.sessionId) poke();
+  };
+  const store = options.runtime.store;
+  const unsubscribe: (() => void)[] = [];
   let finish = (): void => undefined;
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -71,6 +85,7 @@ export function liveResponse(options: LiveOptions): Response {
         if (left > 0) live.byScope.set(scopePrefix, left);
         else live.byScope.delete(scopePrefix);
         options.runtime.events.off("event", onEvent);
+        for (const stop of unsubscribe) stop();
         options.signal.removeEventListener("abort", onAbort);
         wake?.();
       };
@@ -83,6 +98,13 @@ export function liveResponse(options: LiveOptions): Response {
         }
       };
       options.runtime.events.on("event", onEvent);
+      if (isSignalingSessionStore(store))
+        for (const topic of ["event", "session"])
+          unsubscribe.push(
+            store.subscribe(topic, (signal) => {
+              if (signalConcerns(signal, options.sessionId)) poke();
+            }),
+          );
       options.signal.addEventListener("abort", onAbort, { once: true });
       if (options.signal.aborted) onAbort();
       controller.enqueue(encoder.encode(": live\n\n"));
@@ -122,6 +144,8 @@ interface LiveState {
   /** The chain's number in the session (1 = first turn). */
   turnNumber: number;
   closed: boolean;
+  /** The next fallback read's wait: short after activity, doubling to `pollMs`. */
+  recheckMs: number;
 }
 
 /** Waits for new records (or the heartbeat) and returns the next SSE text. */
@@ -140,10 +164,15 @@ async function nextChunk(
       });
       state.pending.push(...fresh);
     }
-    if (state.pending.length > 0) return batchText(options, state);
+    if (state.pending.length > 0) {
+      state.recheckMs = FIRST_RECHECK_MS;
+      return batchText(options, state);
+    }
     if (Date.now() - started >= HEARTBEAT_MS) return ": ping\n\n";
+    const wait = Math.min(state.recheckMs, options.pollMs, HEARTBEAT_MS - (Date.now() - started));
+    state.recheckMs = Math.min(state.recheckMs * 2, options.pollMs);
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.pollMs);
+      const timer = setTimeout(resolve, wait);
       setWake(() => {
         clearTimeout(timer);
         resolve();

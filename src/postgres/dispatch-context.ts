@@ -39,6 +39,8 @@ export interface DispatchContext extends DispatchSettings {
   busy: boolean[];
   handlers: Set<Promise<unknown>>;
   listener: pg.PoolClient | undefined;
+  /** Listening again after the connection dropped: the timer, and the next wait (backoff). */
+  relisten: { timer: ReturnType<typeof setTimeout> | undefined; delayMs: number };
   /** Callers waiting here, by job id: woken by a notification. */
   waiting: Map<string, Set<() => void>>;
   /** Callers' waits to end when the dispatcher closes. */
@@ -67,6 +69,7 @@ export function createDispatchContext(settings: DispatchSettings): DispatchConte
     busy: [],
     handlers: new Set(),
     listener: undefined,
+    relisten: { timer: undefined, delayMs: 50 },
     waiting: new Map(),
     aborts: new Set(),
     cancels: new Map(),

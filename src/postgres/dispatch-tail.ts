@@ -4,10 +4,14 @@ import type { DispatchContext } from "./dispatch-context.js";
 import type { EventRow, SerializedError } from "./dispatch-job.js";
 import { rebuildError } from "./dispatch-serialization.js";
 
+/** The fallback's first wait after rows came (doubling to `pollIntervalMs` while none come). */
+const FIRST_RECHECK_MS = 5;
+
 /**
  * Yields a job's event rows in order until its outcome (`result` or `error`): read by `ord`, woken
- * by a notification, polling every `pollIntervalMs` as the fallback. `signal` (and the dispatcher
- * closing) end the wait with `DispatchError`; the work goes on.
+ * by a notification. The fallback for a lost notification reads again 5 ms after rows came, then
+ * less often, doubling up to `pollIntervalMs`. `signal` (and the dispatcher closing) end the wait
+ * with `DispatchError`; the work goes on.
  */
 export async function* tailDispatchJob(
   ctx: DispatchContext,
@@ -38,9 +42,11 @@ export async function* tailDispatchJob(
   ctx.aborts.add(abort);
   signal?.addEventListener("abort", onSignal, { once: true });
   if (signal?.aborted) onSignal();
+  let recheckMs = FIRST_RECHECK_MS;
   try {
     for (;;) {
       if (failure) throw failure;
+      const woken = dirty;
       dirty = false;
       const rows = await ctx.sql<EventRow>(
         `SELECT ord, kind, body FROM ${ctx.s}.dispatch_events WHERE job_id = $1 AND ord > $2 ORDER BY ord`,
@@ -51,9 +57,12 @@ export async function* tailDispatchJob(
         yield row;
         if (row.kind !== "event") return;
       }
+      if (rows.length > 0 || woken) recheckMs = FIRST_RECHECK_MS;
       if (!dirty && !failure) {
+        const wait = Math.min(recheckMs, ctx.pollIntervalMs);
+        recheckMs = Math.min(recheckMs * 2, ctx.pollIntervalMs);
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, ctx.pollIntervalMs);
+          const timer = setTimeout(resolve, wait);
           resolveWait = () => {
             clearTimeout(timer);
             resolve();

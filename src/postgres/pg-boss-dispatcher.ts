@@ -45,8 +45,10 @@ export interface PgBossDispatcherOptions {
    */
   concurrency?: number;
   /**
-   * How often a caller looks for its job's new events when no notification came (LISTEN/NOTIFY
-   * is the fast path; this is the fallback).
+   * The longest a caller waits before it looks for its job's new events when no notification
+   * came. LISTEN/NOTIFY is the path; this fallback for a lost notification looks again 5 ms after
+   * events came, then less often, doubling up to this. The listening connection is opened again
+   * (with backoff) when it drops, and every caller then looks at once.
    * @default 1000
    */
   pollIntervalMs?: number;

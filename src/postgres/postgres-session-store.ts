@@ -29,9 +29,12 @@ import type {
   PrunableSessionStore,
   SessionLease,
   SessionSummary,
+  SignalingSessionStore,
+  StoreSignal,
 } from "../contracts/session-store.js";
 import { migrate, quoteIdent } from "./postgres-migrations.js";
 import { orderKey, scopeWhere } from "./postgres-scope-filter.js";
+import { PostgresSignals } from "./postgres-signals.js";
 import { fromPgJson, fromPgText, toPgJson, toPgText as t, toPgTextOrNull } from "./postgres-text.js";
 
 /** Options of {@link PostgresSessionStore}: a connection string (the store opens its own pool) or a pool of yours. */
@@ -106,6 +109,10 @@ const NOW = "date_trunc('milliseconds', clock_timestamp())";
  *   Tools that read the tables directly see the escaped form.
  * - Scope prefixes (`scopePrefix`) are ranges of a `"C"`-collated scope index, whatever the
  *   database's collation.
+ * - Signals ({@link SignalingSessionStore}) with `LISTEN/NOTIFY` on one channel per schema: one
+ *   listening connection per store object (its own, beside the pool), opened by the first
+ *   `subscribe` and opened again with backoff when it drops (subscribers then get a resync signal,
+ *   key `""`); `notify` sends with `pg_notify` on the pool, in order.
  * - Failures of the database (unreachable, connection lost, SQL error) → `SessionStoreError`
  *   with the driver's error as `cause`.
  * - Given `{ connectionString }`, the store owns its pool and `close()` ends it; given `{ pool }`,
@@ -116,7 +123,9 @@ const NOW = "date_trunc('milliseconds', clock_timestamp())";
  * // ...
  * await store.close();
  */
-export class PostgresSessionStore implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore {
+export class PostgresSessionStore
+  implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore, SignalingSessionStore
+{
   /** The connection pool. */
   readonly pool: pg.Pool;
   /** The schema holding the tables. */
@@ -127,6 +136,7 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
   readonly #appendCall: { name: string; text: string };
   #ready: Promise<void> | undefined;
   #closed = false;
+  readonly #signals: PostgresSignals;
   /** Clients given an `error` listener already (a connection dropped while checked out must not crash the process). */
   readonly #guarded = new WeakSet<pg.PoolClient>();
 
@@ -161,6 +171,11 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
       this.pool.on("error", () => undefined);
       this.#owned = true;
     }
+    this.#signals = new PostgresSignals({
+      pool: this.pool,
+      channel: signalChannel(schema),
+      query: (sql, params) => this.#query("notify", sql, params),
+    });
   }
 
   async createSession(init: CreateSessionInit): Promise<SessionSummary> {
@@ -385,10 +400,32 @@ export class PostgresSessionStore implements PrunableSessionStore, LeasableSessi
     return rows.map(approvalOf);
   }
 
-  /** Ends the pool when the store opened it (`{ connectionString }`); a no-op otherwise, and when closed. */
+  /**
+   * Sends `signal` to the subscribers of every store object on this schema, in every process; a
+   * signal over `MAX_STORE_SIGNAL_BYTES` (or malformed) → `InvalidArgumentError`.
+   */
+  notify(signal: StoreSignal): Promise<void> {
+    if (this.#closed) return Promise.reject(new SessionStoreError("PostgresSessionStore: the store is closed"));
+    try {
+      return this.#signals.notify(signal);
+    } catch (error) {
+      return Promise.reject(wrap("notify", error));
+    }
+  }
+
+  /** Calls `listener` for every signal on `topic` sent on this schema, until the returned function is called. */
+  subscribe(topic: string, listener: (signal: StoreSignal) => void): () => void {
+    return this.#signals.subscribe(topic, listener);
+  }
+
+  /**
+   * Stops listening for signals, and ends the pool when the store opened it (`{ connectionString }`);
+   * a no-op when closed.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#signals.close();
     if (this.#owned) await this.pool.end();
   }
 
@@ -479,6 +516,11 @@ function statementName(what: string, schema: string): string {
   const name = `agentry_${what}_${schema}`;
   if (name.length <= 63) return name;
   return `agentry_${what}_${schema.slice(0, 24)}_${createHash("sha256").update(schema).digest("hex").slice(0, 20)}`;
+}
+
+/** The NOTIFY channel of the signals of `schema` (at most 63 bytes, as {@link statementName}). */
+function signalChannel(schema: string): string {
+  return statementName("signals", schema);
 }
 
 /** Whether `error` says the connection had no such prepared statement (SQLSTATE 26000). */

@@ -4,6 +4,7 @@ import type { AgentRuntime, PendingQuery, RuntimeEvent, TurnResult } from "../co
 import { matchesScopeFilter, scopeFilterOf } from "../internal/scope-filter.js";
 import type { TaskApi } from "../contracts/task.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
+import { isSignalingSessionStore } from "../sessions/session-store.js";
 import { hookProblems } from "../loop/turn-hooks.js";
 import { MAX_DELEGATION_DEPTH } from "./records/delegation-limits.js";
 import type { AgentRuntimeOptions } from "./records/runtime-options.js";
@@ -83,7 +84,8 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   // Wrapped once, here: every store failure the runtime meets is a SessionStoreError.
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
-  const services = createServices(options, store);
+  // Live events go to other processes when the host's store carries signals between them.
+  const services = createServices(options, store, isSignalingSessionStore(typedOptions.store));
   const {
     registry,
     events,
@@ -168,6 +170,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
       status.close();
       queue.close(new InvalidArgumentError("The runtime closed while the message waited for a pending decision"));
       await gate.drain();
+      await events.flushLive();
     },
   };
   // `C` only narrows what the host passes as context; the runtime stores and hands back JSON.
@@ -178,13 +181,13 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
  * The runtime's services, built once in dependency order: sessions and events, the features the
  * lower layers call, agents, the turn runner, the turn queue, then what the host calls.
  */
-function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore) {
+function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore, crossProcess: boolean) {
   const { registry } = options;
   const limits = runtimeLimits(options);
   const roleOf = createRoleLookup(options.roles, registry);
 
   // Sessions and events.
-  const events = createEventPublisher({ onError: options.onError });
+  const events = createEventPublisher({ onError: options.onError, liveStore: crossProcess ? store : undefined });
   const status = new RuntimeStatus();
   const states = new SessionStateCache(store, options.sessionCacheSize ?? DEFAULT_SESSION_CACHE_SIZE);
   const gate = new SessionGate({

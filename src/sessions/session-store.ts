@@ -27,8 +27,7 @@ export function isApprovalIndexStore(store: SessionStore): store is ApprovalInde
   return typeof candidate.findApproval === "function" && typeof candidate.listPendingApprovals === "function";
 }
 
-/** The most a `StoreSignal`'s JSON may take, in UTF-8 bytes (PostgreSQL's NOTIFY takes under 8000). */
-export const MAX_STORE_SIGNAL_BYTES = 7_000;
+export { MAX_STORE_SIGNAL_BYTES } from "../internal/store-signal.js";
 
 /** True when the store carries signals between processes. */
 export function isSignalingSessionStore(store: SessionStore): store is SignalingSessionStore {

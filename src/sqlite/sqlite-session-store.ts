@@ -30,6 +30,8 @@ import type {
   PrunableSessionStore,
   SessionLease,
   SessionSummary,
+  SignalingSessionStore,
+  StoreSignal,
 } from "../contracts/session-store.js";
 import {
   createSchema,
@@ -40,6 +42,7 @@ import {
   type SqliteStatements,
 } from "./sqlite-statements.js";
 import { betterSqlite, type SqliteDatabase } from "./sqlite-database.js";
+import { SqliteSignals, createSignalSchema } from "./sqlite-signals.js";
 
 /** Options of {@link SqliteSessionStore}: a file path to open, or an open better-sqlite3 database. */
 export type SqliteSessionStoreOptions = ({ path: string } | { database: SqliteDatabase }) & {
@@ -55,6 +58,13 @@ export type SqliteSessionStoreOptions = ({ path: string } | { database: SqliteDa
    * @default true
    */
   wal?: boolean;
+  /**
+   * Signals (`subscribe`): the longest the fallback re-check of the file waits while nothing
+   * happens. The push is a watch on the database's folder; this re-check, 2 ms after activity and
+   * backing off to this, only catches a file event the system did not deliver.
+   * @default 250
+   */
+  signalIdleCheckMs?: number;
 };
 
 /**
@@ -74,19 +84,28 @@ export type SqliteSessionStoreOptions = ({ path: string } | { database: SqliteDa
  *   runtimes in several processes on one file never run turns of one session at once. Expiry
  *   uses each process's clock (fine on one machine).
  * - Approval index ({@link ApprovalIndexStore}): kept by `append` in the same transaction.
+ * - Signals ({@link SignalingSessionStore}) between the processes on one file: `notify` writes a
+ *   row of `<prefix>signals` (rows older than a minute are pruned) and hands the signal to this
+ *   object's subscribers at once; other store objects read the rows after the last one they saw
+ *   when the file changes (a watch on its folder, checked with `PRAGMA data_version`), with a
+ *   fallback re-check that starts 2 ms after activity and backs off to `signalIdleCheckMs`.
+ *   In-memory databases carry signals between the store objects on the same connection only.
  *
  * @example
  * const store = new SqliteSessionStore({ path: "agentry.db" });
  * // ...
  * store.close();
  */
-export class SqliteSessionStore implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore {
+export class SqliteSessionStore
+  implements PrunableSessionStore, LeasableSessionStore, ApprovalIndexStore, SignalingSessionStore
+{
   /** The underlying connection (a better-sqlite3 `Database`). */
   readonly database: SqliteDatabase;
   readonly #db: Database.Database;
   readonly #owned: boolean;
   readonly #sql: SqliteStatements;
   readonly #clock = new SessionClock();
+  readonly #signals: SqliteSignals;
   /**
    * Whether the database stores text as UTF-8, whose byte order (`BINARY`) is code point order: scope prefixes are
    * index ranges then.
@@ -101,13 +120,18 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     if (owned && (typeof options.path !== "string" || options.path === "")) {
       throw new InvalidArgumentError('SqliteSessionStore: pass { path } (a file, or ":memory:") or { database }');
     }
+    const idleCheckMs = options.signalIdleCheckMs ?? 250;
+    if (typeof idleCheckMs !== "number" || !Number.isFinite(idleCheckMs) || idleCheckMs < 1)
+      throw new InvalidArgumentError("SqliteSessionStore: signalIdleCheckMs must be a number of 1 or more");
     this.#db = owned ? new Database(options.path) : betterSqlite(options.database);
     this.database = this.#db;
     this.#owned = owned;
     try {
       if (options.wal ?? true) this.#db.pragma("journal_mode = WAL");
       createSchema(this.#db, prefix);
+      createSignalSchema(this.#db, prefix);
       this.#sql = prepareStatements(this.#db, prefix);
+      this.#signals = new SqliteSignals(this.#db, prefix, { idleCheckMs });
       this.#utf8 = this.#db.pragma("encoding", { simple: true }) === "UTF-8";
     } catch (error) {
       if (owned) this.#db.close();
@@ -320,8 +344,25 @@ export class SqliteSessionStore implements PrunableSessionStore, LeasableSession
     });
   }
 
-  /** Closes the connection when the store opened it (`{ path }`); a no-op otherwise, and when closed. */
+  /**
+   * Stores `signal` for the processes on this file and hands it to this object's subscribers; a
+   * signal over `MAX_STORE_SIGNAL_BYTES` (or malformed) → `InvalidArgumentError`.
+   */
+  async notify(signal: StoreSignal): Promise<void> {
+    this.#run("notify", () => this.#signals.notify(signal));
+  }
+
+  /** Calls `listener` for every signal on `topic` sent through this file after the call, until the returned function is called. */
+  subscribe(topic: string, listener: (signal: StoreSignal) => void): () => void {
+    return this.#signals.subscribe(topic, listener);
+  }
+
+  /**
+   * Stops the signals' watcher, and closes the connection when the store opened it (`{ path }`);
+   * a no-op when closed.
+   */
   close(): void {
+    this.#signals.close();
     if (this.#owned && this.#db.open) this.#db.close();
   }
 

@@ -9,6 +9,7 @@ import { scopePrefixCases } from "./session-contract-scope-prefix.js";
 import { surrogateCases } from "./session-contract-surrogates.js";
 import { textCases } from "./session-contract-text.js";
 import { capabilityCases } from "./session-contract-capabilities.js";
+import { signalCases } from "./session-contract-signals.js";
 
 /** A test runner's `describe` (vitest, jest, mocha, bun:test all fit). */
 export type ContractDescribe = (name: string, body: () => void) => unknown;
@@ -27,10 +28,17 @@ export interface SessionStoreContractOptions {
    * @default the global `it` when there is one, else vitest's
    */
   it?: ContractIt;
+  /**
+   * Opens another store object on the database of `store` (another connection to the same file,
+   * another pool on the same schema): the signals checks send signals from each object to the
+   * other. The suite closes it after the check.
+   * @default none (a store that carries signals is checked on one object only)
+   */
+  sibling?: (store: SessionStore) => Promise<SessionStore> | SessionStore;
 }
 
 /** Every check of the suite, in registration order. */
-const contractCases = (): ContractCase[] => [
+const contractCases = (options: SessionStoreContractOptions): ContractCase[] => [
   ...metadataCases,
   ...historyCases,
   ...recordCases,
@@ -39,6 +47,7 @@ const contractCases = (): ContractCase[] => [
   ...textCases,
   ...surrogateCases,
   ...capabilityCases,
+  ...signalCases(options.sibling && (async (store) => options.sibling!(store))),
 ];
 
 function runner(options: SessionStoreContractOptions): { describe: ContractDescribe; it: ContractIt } {
@@ -79,7 +88,9 @@ function runner(options: SessionStoreContractOptions): { describe: ContractDescr
  * id, with `InvalidArgumentError`); a lone UTF-16 surrogate refused in every id, scope, scope prefix,
  * name, pin and snippet (`InvalidArgumentError`) and kept exactly in attributes and records; records of further kinds kept as JSON; and, when the store has them, session leases
  * with fencing (`LeasableSessionStore`) and
- * the approval index (`ApprovalIndexStore`).
+ * the approval index (`ApprovalIndexStore`) and signals (`SignalingSessionStore`: a subscriber
+ * gets its topic's signals in order, nothing after unsubscribing, nothing over
+ * `MAX_STORE_SIGNAL_BYTES`; with `sibling`, two store objects on one database see each other's).
  *
  * @example
  * import { runSessionStoreContract } from "@agentry/core/testing";
@@ -94,7 +105,7 @@ export function runSessionStoreContract(
 ): void {
   const { describe, it } = runner(options);
   describe(`SessionStore contract: ${name}`, () => {
-    for (const contractCase of contractCases()) {
+    for (const contractCase of contractCases(options)) {
       it(contractCase.name, async () => {
         const store = await makeStore();
         try {

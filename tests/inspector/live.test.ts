@@ -39,7 +39,8 @@ describe("inspector: live", () => {
     const here = runtimeOn(mine, "first answer");
     const there = runtimeOn(theirs, "answer from the other process");
     const first = await here.send({ agentId: "general", content: "one" });
-    const inspector = createInspector({ runtime: here, authorize, livePollMs: 20 });
+    // A fallback read once a minute: within the test, only the other runtime's signals can bring its records.
+    const inspector = createInspector({ runtime: here, authorize, livePollMs: 60_000 });
     // The session's detail says how far it read: the live stream opens after it, with no replay.
     const detail = (await (await inspector(new Request(`http://x/api/sessions/${first.sessionId}`))).json()) as {
       lastSeq: number;
@@ -52,6 +53,9 @@ describe("inspector: live", () => {
     );
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const reader = response.body!.getReader();
+    // The stream's first read of the store finds nothing new; the other runtime writes after it.
+    await readUntil(reader, /: live\n\n/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const second = await there.send({ agentId: "general", content: "two", session: first.sessionId });
     const text = await readUntil(reader, /event: turn\ndata: .*"status":"complete"/);
     expect(text).toContain("answer from the other process");

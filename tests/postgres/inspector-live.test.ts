@@ -28,13 +28,16 @@ describe("inspector: live on Postgres", () => {
       const inspector = createInspector({
         runtime,
         authorize: () => ({ scopePrefix: "", canAct: false }),
-        livePollMs: 50,
+        // A fallback read once a minute: within the test, only the other process's signals can bring its records.
+        livePollMs: 60_000,
       });
       const controller = new AbortController();
       const response = await inspector(
         new Request(`http://x/api/sessions/${first.sessionId}/live?afterSeq=${lastSeq}`, { signal: controller.signal }),
       );
       const reader = response.body!.getReader();
+      // The stream's first read of the store happens now, before the other process writes.
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(": live\n\n");
       const { stdout } = await run(
         process.execPath,
         ["--import", "tsx", writer, databaseUrl!, schema, first.sessionId],

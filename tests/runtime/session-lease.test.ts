@@ -1,8 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createAgentRegistry, createAgentRuntime, defineTool, LeaseLostError, SessionBusyError } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
 import { createFakeProvider } from "@agentry/core/testing";
+import { acquireSessionLease, type HeldLease } from "../../src/runtime/session/session-lease.js";
 
 const registry = createAgentRegistry([{ agentId: "a", displayName: "A" }]);
 
@@ -50,5 +51,52 @@ describe("session leases in the runtime (SQLite)", () => {
     );
     expect(await store.load(session.sessionId)).toEqual([]);
     store.close();
+  });
+});
+
+describe("waiting for a lease", () => {
+  const immediate = () => new Promise((resolve) => setImmediate(resolve));
+  const options = (owner: string) => ({ owner, ttlMs: 60_000, waitMs: 60_000 });
+
+  it("wakes on the release's signal: the waiter gets the lease with no timer firing", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    try {
+      const store = new SqliteSessionStore({ path: ":memory:" });
+      const { sessionId } = await store.createSession({ agentId: "a" });
+      const first = await acquireSessionLease(store, sessionId, options("first"));
+      let second: HeldLease | undefined;
+      void acquireSessionLease(store, sessionId, options("second")).then((lease) => (second = lease));
+      for (let i = 0; i < 5; i++) await immediate();
+      expect(second).toBeUndefined();
+      await first.release();
+      for (let i = 0; i < 10 && second === undefined; i++) await immediate();
+      expect(second?.token).toBeGreaterThan(first.token!);
+      await second?.release();
+      store.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("a release whose signal was lost is still found by the backoff", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    try {
+      const store = new SqliteSessionStore({ path: ":memory:" });
+      const { sessionId } = await store.createSession({ agentId: "a" });
+      const held = await store.acquireLease(sessionId, { owner: "elsewhere", ttlMs: 60_000 });
+      let second: HeldLease | undefined;
+      void acquireSessionLease(store, sessionId, options("second")).then((lease) => (second = lease));
+      for (let i = 0; i < 5; i++) await immediate();
+      // Released without a signal (a process that died after releasing, say).
+      await store.releaseLease(sessionId, held!.token);
+      for (let i = 0; i < 5; i++) await immediate();
+      expect(second).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(300);
+      expect(second?.token).toBeGreaterThan(held!.token);
+      await second?.release();
+      store.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -22,8 +22,21 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-runSessionStoreContract("SqliteSessionStore (file)", async () => new SqliteSessionStore({ path: await newFile() }));
-runSessionStoreContract("SqliteSessionStore (:memory:)", () => new SqliteSessionStore({ path: ":memory:" }));
+const paths = new WeakMap<object, string>();
+const storeOnFile = async (): Promise<SqliteSessionStore> => {
+  const path = await newFile();
+  const store = new SqliteSessionStore({ path });
+  paths.set(store, path);
+  return store;
+};
+runSessionStoreContract("SqliteSessionStore (file)", storeOnFile, {
+  // Another connection to the same file, as another process has.
+  sibling: (store) => new SqliteSessionStore({ path: paths.get(store)! }),
+});
+runSessionStoreContract("SqliteSessionStore (:memory:)", () => new SqliteSessionStore({ path: ":memory:" }), {
+  // A second store object on the same connection (an in-memory database has no other).
+  sibling: (store) => new SqliteSessionStore({ database: (store as SqliteSessionStore).database }),
+});
 
 describe("SqliteSessionStore", () => {
   it("switches a file database to WAL and creates its tables", async () => {
@@ -40,6 +53,9 @@ describe("SqliteSessionStore", () => {
       "agentry_leases",
       "agentry_records",
       "agentry_sessions",
+      "agentry_signals",
+      // SQLite's own, for the signals' AUTOINCREMENT ids (never reused, so a reader's last id stays valid).
+      "sqlite_sequence",
     ]);
     store.close();
     expect(store.database.open).toBe(false);

@@ -1,14 +1,17 @@
 import type { RuntimeEvent } from "../../contracts/agent-runtime.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
-import type { SessionSummary } from "../../contracts/session-store.js";
+import type { SessionSummary, SignalingSessionStore } from "../../contracts/session-store.js";
 import type { RuntimeErrorInfo } from "../records/runtime-options.js";
 import { labelSessionEvent } from "./event-labels.js";
 import { RuntimeEventEmitter } from "./runtime-event-emitter.js";
+import { createLiveEventSender } from "./live-event-sender.js";
 
 /** How the runtime's events and unawaited failures reach the host (each member a function that stands alone). */
 export interface EventPublisher {
   /** `runtime.events`. */
   readonly emitter: RuntimeEventEmitter;
+  /** Sends the live events that wait to go to other processes (see `createLiveEventSender`); resolves once sent. */
+  readonly flushLive: () => Promise<void>;
   /** The next event sequence number of this runtime. */
   readonly nextSeq: () => number;
   /**
@@ -29,9 +32,13 @@ export interface EventPublisher {
 
 /** The publisher of one runtime, telling `onError` (the host's) of what nobody awaits. */
 export function createEventPublisher(
-  deps: Readonly<{ onError: ((error: unknown, info: RuntimeErrorInfo) => void) | undefined }>,
+  deps: Readonly<{
+    onError: ((error: unknown, info: RuntimeErrorInfo) => void) | undefined;
+    /** The store when it carries signals between processes: every event is sent to them as well (live events). */
+    liveStore: SignalingSessionStore | undefined;
+  }>,
 ): EventPublisher {
-  const { onError } = deps;
+  const { onError, liveStore } = deps;
   let seq = 0;
   const tell = (error: unknown, code: string, sessionId: string | undefined) => {
     try {
@@ -42,13 +49,20 @@ export function createEventPublisher(
   };
   // A listener that throws is reported and never breaks the caller or the listeners after it.
   const emitter = new RuntimeEventEmitter((error, event) => tell(error, "listener_failed", event.sessionId));
-  const emit = (event: RuntimeEvent) => void emitter.emit("event", event);
+  const live = liveStore && createLiveEventSender(liveStore, emitter.origin);
+  const emit = live
+    ? (event: RuntimeEvent) => {
+        emitter.emit("event", event);
+        live.push(event);
+      }
+    : (event: RuntimeEvent) => void emitter.emit("event", event);
   const publish = (session: SessionSummary, event: LoopEvent) => {
     const { sessionId, agentId } = session;
     emit(labelSessionEvent({ ...event, sessionId, agentId, runId: "", seq: ++seq, ts: Date.now() }, session));
   };
   return {
     emitter,
+    flushLive: async () => live?.flush(),
     nextSeq: () => ++seq,
     emit,
     publish,

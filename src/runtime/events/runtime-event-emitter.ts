@@ -13,6 +13,11 @@ type Listener = (event: RuntimeEvent) => void;
  * `removeListener` / `off` and `listeners` speak of the host's functions, never of the guards.
  */
 export class RuntimeEventEmitter extends EventEmitter<RuntimeEvents> {
+  /**
+   * This runtime's id in the live events it sends to other processes through the store's signals:
+   * `createEventLog` skips the signals of its own runtime (it has those events already).
+   */
+  readonly origin = globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   readonly #report: (error: unknown, event: RuntimeEvent) => void;
   /** The guard of each listener function (one per function: `this` is the registration's context). */
   readonly #guards = new WeakMap<Listener, Listener>();

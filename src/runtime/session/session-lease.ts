@@ -1,6 +1,7 @@
 import { SessionBusyError } from "../../errors/errors.js";
-import { isLeasableSessionStore } from "../../sessions/session-store.js";
-import type { LeasableSessionStore, SessionStore } from "../../contracts/session-store.js";
+import { isLeasableSessionStore, isSignalingSessionStore } from "../../sessions/session-store.js";
+import { signalConcerns } from "../../internal/store-signal.js";
+import type { LeasableSessionStore, SessionLease, SessionStore } from "../../contracts/session-store.js";
 
 /** A lease the runtime holds while it works on a session (a no-op one for stores without leases). */
 export interface HeldLease {
@@ -52,10 +53,12 @@ const noLease = (): HeldLease =>
 
 /**
  * Takes the session's lease when the store has leases (else a no-op lease: single-process stores
- * rely on the runtime's per-session inbox), waiting with backoff while another runtime holds it
- * (in arrival order, with a ticket), at most `waitMs` (then `SessionBusyError`; `0` asks once, without a ticket). The lease is renewed every third of
- * its ttl until
- * released; when a renewal finds it lost, `lost` is aborted.
+ * rely on the runtime's per-session inbox), waiting while another runtime holds it (in arrival
+ * order, with a ticket), at most `waitMs` (then `SessionBusyError`; `0` asks once, without a
+ * ticket). The wait wakes on the session's signal (topic `"session"`, which `release` sends in
+ * every process the store reaches); a backoff from 5 ms to a quarter of the ttl (at most 250 ms)
+ * only catches a lost signal. The lease is renewed every third of its ttl until released; when a
+ * renewal finds it lost, `lost` is aborted.
  */
 export async function acquireSessionLease(
   store: SessionStore,
@@ -63,19 +66,7 @@ export async function acquireSessionLease(
   options: SessionLeaseOptions,
 ): Promise<HeldLease> {
   if (!isLeasableSessionStore(store)) return noLease();
-  const { owner, ttlMs, waitMs } = options;
-  const started = Date.now();
-  // One ticket per wait: the store serves waiting runtimes in the order they started asking. A
-  // caller that does not wait asks without one: it must not leave a place in the queue behind.
-  const ticket = waitMs > 0 ? globalThis.crypto.randomUUID() : undefined;
-  let delay = 5;
-  let lease = await store.acquireLease(sessionId, { owner, ttlMs, ...(ticket !== undefined && { ticket }) });
-  while (lease === undefined) {
-    if (Date.now() - started >= waitMs) throw new SessionBusyError(sessionId, Date.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
-    lease = await store.acquireLease(sessionId, { owner, ttlMs, ...(ticket !== undefined && { ticket }) });
-  }
+  const lease = await waitForLease(store, sessionId, options);
   return holdLease(store, sessionId, lease.token, options);
 }
 
@@ -126,7 +117,15 @@ function holdLease(
       released = true;
       clearInterval(timer);
       await renewing;
-      await store.releaseLease(sessionId, token).catch((error: unknown) => options.onReleaseError?.(error));
+      try {
+        await store.releaseLease(sessionId, token);
+      } catch (error) {
+        options.onReleaseError?.(error);
+        return;
+      }
+      // Wakes a runtime waiting for the session, in any process (a hint: its backoff catches a lost one).
+      if (isSignalingSessionStore(store))
+        await store.notify({ topic: "session", key: sessionId }).catch(() => undefined);
     },
   };
 }
@@ -142,4 +141,52 @@ export async function leaseTaken(store: SessionStore, sessionId: string): Promis
   if (probe === undefined) return true;
   await store.releaseLease(sessionId, probe.token);
   return false;
+}
+
+/** Asks for the lease until granted, woken by the session's signals, with a backoff for a lost one. */
+async function waitForLease(
+  store: LeasableSessionStore,
+  sessionId: string,
+  { owner, ttlMs, waitMs }: SessionLeaseOptions,
+): Promise<SessionLease> {
+  const started = Date.now();
+  // One ticket per wait: the store serves waiting runtimes in the order they started asking. A
+  // caller that does not wait asks without one: it must not leave a place in the queue behind.
+  const ticket = waitMs > 0 ? globalThis.crypto.randomUUID() : undefined;
+  const ask = { owner, ttlMs, ...(ticket !== undefined && { ticket }) };
+  let signalled = false;
+  let wake: (() => void) | undefined;
+  // Subscribed before the first ask: a release between an ask and the wait still wakes it.
+  const unsubscribe = isSignalingSessionStore(store)
+    ? store.subscribe("session", (signal) => {
+        if (!signalConcerns(signal, sessionId)) return;
+        signalled = true;
+        wake?.();
+      })
+    : undefined;
+  try {
+    let delay = 5;
+    let lease = await store.acquireLease(sessionId, ask);
+    while (lease === undefined) {
+      const waited = Date.now() - started;
+      if (waited >= waitMs) throw new SessionBusyError(sessionId, waited);
+      if (!signalled) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(delay, waitMs - waited));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+      if (signalled) delay = 5;
+      else delay = Math.min(delay * 2, Math.max(1, Math.floor(ttlMs / 4)), 250);
+      signalled = false;
+      lease = await store.acquireLease(sessionId, ask);
+    }
+    return lease;
+  } finally {
+    unsubscribe?.();
+  }
 }
