@@ -91,6 +91,7 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
     case "audit":
     case "role":
     case "task":
+    case "tool_start":
       // Digests, codes, ids, statuses.
       return record;
     default:

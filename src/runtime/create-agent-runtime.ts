@@ -10,7 +10,7 @@ import { runtimeLimits } from "./records/runtime-limits.js";
 import { checkScopeQuery } from "./records/scope-checks.js";
 import { AdmissionOrder } from "./session/admission-order.js";
 import { GuardedSessionStore } from "./session/guarded-session-store.js";
-import { isQuestion, listPending } from "./session/pending-listing.js";
+import { isQuestion } from "./session/pending-listing.js";
 import { RunningTurns } from "./session/running-turns.js";
 import { RuntimeStatus } from "./session/runtime-status.js";
 import { SessionGate } from "./session/session-gate.js";
@@ -77,7 +77,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
   const store = new GuardedSessionStore(typedOptions.store);
   const options: AgentRuntimeOptions = { ...(typedOptions as AgentRuntimeOptions), store };
   const services = createServices(options, store);
-  const { registry, events, status, states, gate, dispatch, queue, admission, decisions, roles } = services;
+  const { registry, events, status, gate, dispatch, queue, waits, admission, decisions, roles } = services;
   const maxBacklog = options.maxStreamBacklog ?? DEFAULT_MAX_STREAM_BACKLOG;
   const agentRuntime: AgentRuntime = {
     events: events.emitter,
@@ -90,7 +90,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(admission, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
-      return (await listPending({ store, states }, query)).filter((p) => !isQuestion(p));
+      return (await waits.listPending(queue, query)).filter((p) => !isQuestion(p));
     },
     resolveApproval: (requestId, decision) => decide(decisions, requestId, decision, undefined),
     answerQuestion: async (questionId, answer) => {
@@ -109,7 +109,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     },
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
-      return (await listPending({ store, states }, query)).filter(isQuestion).map((p) => ({
+      return (await waits.listPending(queue, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
         sessionId: p.sessionId,
         agentId: p.agentId,
@@ -217,6 +217,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     running,
     dispatch,
     queue,
+    waits,
     admission: { options, registry, store, status, order, gate, turns: queue },
     decisions: { status, registry, limits, store, gate, approvalSessions, queue, waits, permission },
     roles: { status, registry, roleOf, store, states, gate, running, events },

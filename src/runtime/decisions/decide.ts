@@ -97,7 +97,7 @@ export async function decide(
   const agent = agentOf(deps.registry, session.agentId);
   type Continue = { continueRun: string; chatContext: ChatContext; hostContext: JsonValue | undefined };
   let waiter: TurnWaiter | undefined;
-  const outcome = await deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
+  const decided = deps.gate.withSession(session.sessionId, async (lease): Promise<TurnResult | Continue> => {
     const lineage = newLineage(deps.limits, agent);
     const state = await deps.queue.recoverDecided(session, lease, lineage);
     const entry = state.approvals.get(requestId);
@@ -158,6 +158,12 @@ export async function decide(
     return deps.queue.resumeSuspended(session, state, suspended, lease, lineage, {
       [request.toolCallId]: resumeDecision(requestId, decision, result),
     });
+  });
+  const outcome = await decided.catch(async (error: unknown) => {
+    // Decided before (by someone else): a chain step a crash left half done above it is finished all the same.
+    if (waiter !== undefined && ApprovalAlreadyResolvedError.isInstance(error))
+      await deps.waits.recoverAbove(deps.queue, session);
+    throw error;
   });
   if (!("continueRun" in outcome)) return deps.waits.answerUp(deps.queue, waiter, outcome);
   return deps.queue.enqueue({

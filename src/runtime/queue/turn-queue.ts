@@ -5,11 +5,13 @@ import { newLineage, type Lineage } from "../records/lineage.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnRequest } from "../records/turn-request.js";
 import type { HeldLease } from "../session/session-lease.js";
-import { emergencyReset, repairSession } from "../session/repair-session.js";
+import { crashResume, emergencyReset, repairSession, type CrashResume } from "../session/repair-session.js";
+import type { ToolResultPart } from "../../contracts/message.js";
+import type { TurnSetup } from "../runner/turn-setup.js";
 import { agentOf, sessionRole } from "../agents/agent-lookups.js";
 import { admitBehindDecisions, isWaiting } from "./queued-messages.js";
 import { PendingQueue } from "./pending-queue.js";
-import { rerun } from "./rerun.js";
+import { priorRun, rerun } from "./rerun.js";
 import type { ResumableTurns, Suspended } from "./turn-lifecycle.js";
 import type { TurnQueueDeps } from "./turn-queue-deps.js";
 
@@ -28,7 +30,7 @@ export class TurnQueue implements ResumableTurns {
   enqueue(request: TurnRequest): Promise<TurnResult> {
     const { agent, session } = request;
     const lineage = request.lineage ?? newLineage(this.deps.limits, agent);
-    const turn = this.deps.gate.withSession(session.sessionId, (lease) => this.#runAdmitted(request, lineage, lease));
+    const turn = this.#admit(request, lineage);
     const result = turn.then((outcome) =>
       "queued" in outcome ? outcome.queued : (this.#checkPending(session.sessionId), outcome),
     );
@@ -39,6 +41,12 @@ export class TurnQueue implements ResumableTurns {
   async recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage, depth = 0): Promise<SessionState> {
     const { states } = this.deps;
     let state = await states.read(session);
+    // A turn a crash left open with calls that never ran is continued: they run once, now.
+    const crashed = crashResume(state);
+    if (crashed) {
+      await this.#continueCrashed(session, state, crashed, lease, lineage);
+      state = await states.read(session);
+    }
     // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
     if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
       if (await this.deps.waits.recover(this, session, lease, state, depth)) state = await states.read(session);
@@ -56,15 +64,58 @@ export class TurnQueue implements ResumableTurns {
     lineage: Lineage,
     extra: Record<string, ResumeDecision>,
   ): Promise<TurnResult> {
+    const decisions = { ...storedDecisions(state), ...extra };
+    // Results stored per call are reused: a finished call never runs again.
+    const results = { ...state.toolResults, ...suspended.results };
+    return this.#resume(session, state, suspended.runId, lease, lineage, { decisions, results });
+  }
+
+  /**
+   * Continues the turn a crash left open (see `crashResume`) as `<runId>:retry-<n>`, after
+   * storing its end: the calls that never ran run now, exactly once (under the session's lease,
+   * each start fenced by it).
+   */
+  #continueCrashed(
+    session: SessionSummary,
+    state: SessionState,
+    crashed: CrashResume,
+    lease: HeldLease,
+    lineage: Lineage,
+  ): Promise<TurnResult> {
+    const open = state.openTurn!;
+    const base = open.replace(/:retry-\d+$/, "");
+    const runId = `${base}:retry-${(priorRun(state.runs, base)?.attempt ?? 0) + 1}`;
+    const decisions = { ...storedDecisions(state), ...crashed.decisions };
+    return this.#resume(
+      session,
+      state,
+      open,
+      lease,
+      lineage,
+      { decisions, results: crashed.results },
+      { runId, preface: crashed.records, prefaceEvents: crashed.events },
+    );
+  }
+
+  /** Runs a turn that resumes `resumeOf` (suspended, or left open by a crash) with `resume`'s decisions and results. */
+  #resume(
+    session: SessionSummary,
+    state: SessionState,
+    resumeOf: string,
+    lease: HeldLease,
+    lineage: Lineage,
+    resume: { decisions: Record<string, ResumeDecision>; results: Record<string, ToolResultPart> },
+    opening: Pick<TurnSetup, "runId" | "preface" | "prefaceEvents"> = {},
+  ): Promise<TurnResult> {
     const { registry, roleOf, prepare, running, runner } = this.deps;
     const agent = agentOf(registry, session.agentId);
-    const decisions = { ...storedDecisions(state), ...extra };
-    const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
-    const hostContext = state.hostContexts.get(suspended.runId);
+    const chatContext = state.chatContexts.get(resumeOf) ?? { kind: "thread" };
+    const hostContext = state.hostContexts.get(resumeOf);
     const role = sessionRole(roleOf, agent, session, state);
     const stop = running.start(session.sessionId, undefined);
     return runner
       .runTurn({
+        ...opening,
         agent,
         session,
         created: false,
@@ -77,9 +128,8 @@ export class TurnQueue implements ResumableTurns {
         history: state.history,
         historyTokens: state.historyTokens,
         input: undefined,
-        // Results stored per call are reused: a finished call never runs again.
-        resume: { frames: state.frames, decisions, results: { ...state.toolResults, ...suspended.results } },
-        resumeOf: suspended.runId,
+        resume: { frames: state.frames, ...resume },
+        resumeOf,
         turn: Math.max(state.turn, 1),
         chain: [],
         chatContext,
@@ -101,6 +151,23 @@ export class TurnQueue implements ResumableTurns {
   }
 
   /**
+   * Runs the request under the session's lease. When the session is part of a delegation chain a
+   * crash left half done, the lease is given back, the chain is finished from its top (leases are
+   * taken in the direction calls are made, never against it) and the request admitted again.
+   */
+  async #admit(request: TurnRequest, lineage: Lineage): Promise<TurnResult | { queued: Promise<TurnResult> }> {
+    const { gate, waits } = this.deps;
+    const { sessionId } = request.session;
+    const checkChain = request.continueOnly !== true;
+    const first = await gate.withSession(sessionId, (lease) => this.#runAdmitted(request, lineage, lease, checkChain));
+    if (!("brokenChain" in first)) return first;
+    await waits.recoverTop(this, first.brokenChain);
+    const again = await gate.withSession(sessionId, (lease) => this.#runAdmitted(request, lineage, lease, false));
+    if ("brokenChain" in again) throw new Error("unreachable: the chain is checked once");
+    return again;
+  }
+
+  /**
    * An enqueued turn once it holds the session's lease: finishes a decided suspension first, answers a
    * retried run id from the store, queues behind a pending decision, else prepares and runs the turn.
    */
@@ -108,12 +175,16 @@ export class TurnQueue implements ResumableTurns {
     request: TurnRequest,
     lineage: Lineage,
     lease: HeldLease,
-  ): Promise<TurnResult | { queued: Promise<TurnResult> }> {
+    checkChain: boolean,
+  ): Promise<TurnResult | { queued: Promise<TurnResult> } | { brokenChain: SessionSummary }> {
     const { agent, session, chatContext } = request;
     const { store, options, roleOf, prepare, running, runner } = this.deps;
     // A suspended turn whose approvals were all decided (by a process that died before it
     // resumed the turn) runs first: the decision is never lost.
     const state = await this.recoverDecided(session, lease, lineage);
+    // A chain this session is part of that a crash broke is finished first (from its top).
+    const top = checkChain ? await this.deps.waits.brokenChain(session, state) : undefined;
+    if (top !== undefined) return { brokenChain: top };
     // A turn sent again under its run id (a retried job) never runs twice.
     const again = await rerun(store, request, state, lease);
     if ("result" in again) return again.result;

@@ -35,6 +35,8 @@ export type RuntimeTurnRecord = TurnRecord & {
   outputSchema?: JsonSchema;
   /** On a turn start: the turn's number in the session (`RuntimeEventLabels.turn`; a resumption repeats it). */
   turn?: number;
+  /** On a turn start: the turn stores a `tool_start` record before each tool call runs (stores with leases). */
+  recordsStarts?: true;
   /**
    * On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it).
    */
@@ -59,6 +61,10 @@ export interface SessionState {
   frames: Record<string, Message[]>;
   /** A turn that started and never ended (the process died). */
   openTurn: string | undefined;
+  /** Whether {@link openTurn} stores its tool calls' starts (so a call without one never ran). */
+  openTurnRecordsStarts: boolean;
+  /** Tool calls of the current turn chain whose start was stored (`tool_start`), by toolCallId. */
+  started: Set<string>;
   /** The suspended turn, if the last turn ended suspended. */
   suspended: { runId: string; results: Record<string, ToolResultPart> } | undefined;
   /** Approval requests of the suspended turn with no decision yet. */
@@ -108,6 +114,8 @@ export class SessionStateReader {
   #history: Message[] = [];
   #frames: Record<string, Message[]> = {};
   #openTurn: string | undefined;
+  #openTurnRecordsStarts = false;
+  #started = new Set<string>();
   #suspended: SessionState["suspended"];
   #decisions = new Map<string, ApprovalRecord>();
   #approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
@@ -151,6 +159,7 @@ export class SessionStateReader {
           this.#suspended = undefined;
           this.#openTurn = undefined;
           this.#toolResults = byId();
+          this.#started.clear();
           this.#turn = 0;
           this.#chainStart = undefined;
           break;
@@ -175,12 +184,14 @@ export class SessionStateReader {
           if (turn.phase === "start") {
             this.#turn = turnNumberOf(turn, this.#turn);
             this.#openTurn = turn.runId;
+            this.#openTurnRecordsStarts = turn.recordsStarts === true;
             if (turn.resumeOf === undefined) {
               this.#frames = {};
               this.#decisions.clear();
               this.#chatContexts.clear();
               this.#hostContexts.clear();
               this.#toolResults = byId();
+              this.#started.clear();
               this.#outputSchema = turn.outputSchema;
               this.#chainRunId = turn.runId;
               this.#waiter = turn.waiter;
@@ -212,6 +223,10 @@ export class SessionStateReader {
         }
         case "tool_result":
           this.#toolResults[record.toolCallId] = record.result;
+          break;
+        case "tool_start":
+          // A record of another writer may lack the ids.
+          if (Array.isArray(record.toolCallIds)) for (const id of record.toolCallIds) this.#started.add(id);
           break;
         case "approval": {
           const entry = this.#approvals.get(record.request.requestId);
@@ -255,6 +270,8 @@ export class SessionStateReader {
       historyTokens: this.historyTokens,
       frames,
       openTurn: this.#openTurn,
+      openTurnRecordsStarts: this.#openTurn !== undefined && this.#openTurnRecordsStarts,
+      started: new Set(this.#started),
       suspended: this.#suspended,
       pending,
       decisions: new Map(this.#decisions),

@@ -59,7 +59,7 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
     history.push(setup.input);
     historyTokens += estimateMessageTokens(setup.input);
   }
-  const fence = leaseFence(deps, setup, sessionId);
+  const fence = leaseFence(deps, setup, sessionId, runId);
   const signals = [setup.signal, setup.leaseLost, fence?.lost].filter(
     (signal): signal is AbortSignal => signal !== undefined,
   );
@@ -151,6 +151,8 @@ async function openTurn(scope: TurnScope): Promise<void> {
   if (setup.waiter !== undefined && setup.resumeOf === undefined) start.waiter = setup.waiter;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   start.turn = setup.turn ?? 1;
+  // Its tool calls' starts are stored (see `leaseFence`): a call without one never ran.
+  if (setup.leaseToken !== undefined) start.recordsStarts = true;
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = setup.preface ? await audit.retired(setup.preface) : [];
   const opening: NewRecord[] = [...(setup.preface ?? []), ...retired, start];
