@@ -31,14 +31,15 @@ const MAX_CHAIN = MAX_DELEGATION_DEPTH;
 /** The top of a delegation chain, and whether a step of the chain was left half done. */
 export interface ChainTop {
   top: SessionSummary;
+  topState: SessionState;
   /** Something between the session and the top waits for a step nobody is taking (see {@link chainTop}). */
   broken: boolean;
 }
 
 /**
  * Follows `session`'s chain up to its top: from a session to the caller whose sync
- * `agents_message` call waits on it (its turn's `waiter`), while that caller is suspended on the
- * call (pending, or answered and not resumed). The chain is broken when a session
+ * `agents_message` call waited on it (its turn's `waiter`), while that call belongs to the
+ * caller's current chain (pending, or answered within it). The chain is broken when a session
  * of it below the top is not waiting for a decision itself (its turn ended, or crashed, or its
  * decisions were made and it never resumed), or the top is suspended with nothing pending or was
  * left open: a crash between two steps. Reads only (no lease).
@@ -54,18 +55,28 @@ export async function chainTop(deps: Deps, session: SessionSummary, state: Sessi
     const callerState = await deps.states.read(caller);
     const entry = callerState.approvals.get(waiter.requestId);
     if (!entry) break;
-    // Still waiting: suspended on the call, or answered and never resumed. A caller whose turn runs
-    // (or was left open) is not followed: it may be running now, holding its lease.
-    const waits =
-      callerState.suspended !== undefined &&
-      (entry.decision === undefined || callerState.decisions.has(entry.request.request.toolCallId));
-    if (!waits) break;
-    if (!(currentState.suspended !== undefined && currentState.pending.length > 0)) broken = true;
+    // The call is the caller's current chain's: still pending, or answered within it (the caller
+    // may have resumed and ended since; then what is above it is looked at all the same).
+    if (entry.decision !== undefined && !callerState.decisions.has(entry.request.request.toolCallId)) break;
+    // A caller suspended on the call waits for this session: it must be waiting for something itself.
+    // (A caller whose turn runs, or was left open, is not judged: it may be running now.)
+    const waiting = callerState.suspended !== undefined && entry.decision === undefined;
+    if (waiting && !(currentState.suspended !== undefined && currentState.pending.length > 0)) broken = true;
     current = caller;
     currentState = callerState;
   }
   if (currentState.suspended !== undefined && currentState.pending.length === 0) broken = true;
-  return { top: current, broken };
+  return { top: current, topState: currentState, broken };
+}
+
+/**
+ * Whether the chain `found` describes needs recovering: it is broken, or its top (another session
+ * than the one touched) was left open by a process that died (nobody holds its lease).
+ */
+export async function needsRecovery(deps: Deps, found: ChainTop, session: SessionSummary): Promise<boolean> {
+  if (found.broken) return true;
+  if (found.top.sessionId === session.sessionId || found.topState.openTurn === undefined) return false;
+  return !(await leaseHeld(deps.store, found.top.sessionId));
 }
 
 /**
@@ -91,7 +102,9 @@ export async function recoverTop(deps: Deps, turns: ResumableTurns, top: Session
 export async function outcomeAtTop(deps: Deps, turns: ResumableTurns, result: TurnResult): Promise<TurnResult> {
   const session = await deps.store.getSession(result.sessionId);
   if (!session) return result;
-  const { top, broken } = await chainTop(deps, session, await deps.states.read(session));
+  const found = await chainTop(deps, session, await deps.states.read(session));
+  const { top } = found;
+  const broken = await needsRecovery(deps, found, session);
   if (broken) await recoverTop(deps, turns, top);
   if (top.sessionId === session.sessionId && !broken) return result;
   const state = await deps.states.read(top);
@@ -146,8 +159,10 @@ export async function listPendingRecovered(
   for (const sessionId of stranded) {
     const session = await deps.store.getSession(sessionId);
     if (!session || (await leaseHeld(deps.store, sessionId))) continue;
-    const found = await chainTop(deps, session, await deps.states.read(session));
-    if (found.broken) tops.set(found.top.sessionId, found.top);
+    const state = await deps.states.read(session);
+    const found = await chainTop(deps, session, state);
+    // Open with nobody holding its lease: its process died (it is continued from the top).
+    if (found.broken || state.openTurn !== undefined) tops.set(found.top.sessionId, found.top);
   }
   if (tops.size === 0) return listed;
   for (const top of tops.values()) await recoverTop(deps, turns, top);

@@ -14,7 +14,14 @@ import type { SessionStateCache } from "../session/session-state-cache.js";
 import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import type { ResumableTurns, WaitRecovery } from "../queue/turn-lifecycle.js";
-import { chainTop, lastRunOf, listPendingRecovered, outcomeAtTop, recoverTop } from "./chain-recovery.js";
+import {
+  chainTop,
+  lastRunOf,
+  listPendingRecovered,
+  needsRecovery,
+  outcomeAtTop,
+  recoverTop,
+} from "./chain-recovery.js";
 import type { ListedRequest } from "../session/pending-listing.js";
 import type { PendingQuery } from "../../contracts/agent-runtime.js";
 
@@ -251,7 +258,8 @@ export class DelegatedWaits implements WaitRecovery {
   async brokenChain(session: SessionSummary, state: SessionState): Promise<SessionSummary | undefined> {
     if (state.waiter === undefined) return undefined;
     const found = await chainTop(this.deps, session, state);
-    return found.broken && found.top.sessionId !== session.sessionId ? found.top : undefined;
+    if (found.top.sessionId === session.sessionId) return undefined;
+    return (await needsRecovery(this.deps, found, session)) ? found.top : undefined;
   }
 
   /** Pending requests, after finishing the chains a crash broke that the listing comes across (see `listPendingRecovered`). */
