@@ -104,7 +104,8 @@ export async function outcomeAtTop(deps: Deps, turns: ResumableTurns, result: Tu
   if (!session) return result;
   const found = await chainTop(deps, session, await deps.states.read(session));
   const { top } = found;
-  const broken = await needsRecovery(deps, found, session);
+  // A top left open is waited for (its lease): running elsewhere, its outcome is the answer; dead, it is continued.
+  const broken = found.broken || (top.sessionId !== session.sessionId && found.topState.openTurn !== undefined);
   if (broken) await recoverTop(deps, turns, top);
   if (top.sessionId === session.sessionId && !broken) return result;
   const state = await deps.states.read(top);
