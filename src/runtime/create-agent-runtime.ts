@@ -5,7 +5,7 @@ import type { TaskApi } from "../contracts/task.js";
 import { createRoleLookup } from "../modes/role-lookup.js";
 import { hookProblems } from "../loop/turn-hooks.js";
 import { MAX_DELEGATION_DEPTH } from "./records/delegation-limits.js";
-import type { AgentRuntimeOptions } from "./records/runtime-options.js";
+import { leaseTtlOf, type AgentRuntimeOptions } from "./records/runtime-options.js";
 import { runtimeLimits } from "./records/runtime-limits.js";
 import { checkScopeQuery } from "./records/scope-checks.js";
 import { AdmissionOrder } from "./session/admission-order.js";
@@ -14,7 +14,6 @@ import { isQuestion } from "./session/pending-listing.js";
 import { RunningTurns } from "./session/running-turns.js";
 import { RuntimeStatus } from "./session/runtime-status.js";
 import { SessionGate } from "./session/session-gate.js";
-import { DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createEventPublisher } from "./events/event-publisher.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./events/event-stream.js";
@@ -157,7 +156,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     store,
     lease: {
       owner: globalThis.crypto.randomUUID(),
-      ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+      ttlMs: leaseTtlOf(options),
       waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS,
     },
     onReleaseError: (error, sessionId) => events.tell(error, "lease_release_failed", sessionId),
@@ -287,15 +286,20 @@ function checkOptions(options: AgentRuntimeOptions): void {
   const backlog = options?.maxStreamBacklog;
   if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1))
     problems.push("maxStreamBacklog must be a whole number above 0");
-  for (const key of ["leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
+  for (const key of ["takeoverMs", "leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
     const value = options?.[key];
     if (
       value !== undefined &&
       !(Number.isInteger(value) && value >= 0 && (key === "maxBackgroundAgents" || key === "maxAgentHops" || value > 0))
     ) {
-      problems.push(`${key} must be a whole number${key.startsWith("lease") ? " above 0" : ", 0 or more"}`);
+      problems.push(`${key} must be a whole number${key.startsWith("max") ? ", 0 or more" : " above 0"}`);
     }
   }
+  const { takeoverMs, leaseTtlMs } = options ?? {};
+  if (typeof takeoverMs === "number" && typeof leaseTtlMs === "number" && leaseTtlMs > takeoverMs)
+    problems.push(
+      `leaseTtlMs (${leaseTtlMs}) is above takeoverMs (${takeoverMs}): a dead process's sessions would wait ${leaseTtlMs} ms to be taken over`,
+    );
   const depth = options?.maxDelegationDepth;
   if (depth !== undefined && !(Number.isInteger(depth) && depth >= 0 && depth <= MAX_DELEGATION_DEPTH))
     problems.push(`maxDelegationDepth must be a whole number from 0 to ${MAX_DELEGATION_DEPTH}`);

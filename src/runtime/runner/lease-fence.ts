@@ -1,7 +1,8 @@
 import { LeaseLostError } from "../../errors/errors.js";
 import type { StartingCall } from "../../loop/level.js";
 import type { NewRecord } from "../../contracts/session-store.js";
-import { confirmLease, DEFAULT_LEASE_TTL_MS } from "../session/session-lease.js";
+import { confirmLease } from "../session/session-lease.js";
+import { leaseTtlOf } from "../records/runtime-options.js";
 import type { RunnerServices } from "./turn-runner-deps.js";
 import type { TurnSetup } from "./turn-setup.js";
 
@@ -34,7 +35,7 @@ export function leaseFence(
   const token = setup.leaseToken;
   if (token === undefined) return undefined;
   const controller = new AbortController();
-  const ttlMs = deps.options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const ttlMs = leaseTtlOf(deps.options);
   const lose = () => controller.abort(new LeaseLostError(sessionId, token));
   const starts = startBatcher(async (toolCallIds) => {
     const record: NewRecord = {
