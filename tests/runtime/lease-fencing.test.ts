@@ -184,4 +184,51 @@ describe("a turn acts only while it holds its session lease", () => {
     expect(fenced).toEqual([1, 2]);
     await runtime.close();
   });
+
+  it("the starts of a parallel batch are stored together, in one fenced append, before any of its tools runs", async () => {
+    const store = new LeasedMemoryStore();
+    const appends: NewRecord[][] = [];
+    const ran: string[] = [];
+    const append = store.append.bind(store);
+    store.append = async (sessionId, records, options) => {
+      appends.push(records);
+      return append(sessionId, records, options);
+    };
+    const look = defineTool({
+      name: "look",
+      description: "Reads",
+      input: z.object({ at: z.string() }),
+      execute: async ({ at }) => {
+        // Started only once the batch's start record is stored.
+        const starts = appends.flat().filter((r) => r.kind === "tool_start");
+        ran.push(`${at}:${starts.length}`);
+        return at;
+      },
+    });
+    const runtime = createAgentRuntime({
+      registry,
+      store,
+      providers: {
+        fake: createFakeProvider([
+          {
+            toolCalls: [
+              { id: "c1", name: "look", args: { at: "a" } },
+              { id: "c2", name: "look", args: { at: "b" } },
+              { id: "c3", name: "look", args: { at: "c" } },
+            ],
+          },
+          { text: "done" },
+        ]),
+      },
+      defaultModel: "m",
+      tools: [look],
+    });
+    const result = await runtime.send({ agentId: "a", content: "go" });
+    expect(result.status).toBe("complete");
+    const starts = appends.filter((records) => records.some((r) => r.kind === "tool_start"));
+    expect(starts).toHaveLength(1);
+    expect(starts[0]).toMatchObject([{ kind: "tool_start", toolCallIds: ["c1", "c2", "c3"] }]);
+    expect(ran).toEqual(["a:1", "b:1", "c:1"]);
+    await runtime.close();
+  });
 });

@@ -92,6 +92,7 @@ export async function recoverTop(deps: Deps, turns: ResumableTurns, top: Session
   await deps.gate.withSession(top.sessionId, async (lease) => {
     await turns.recoverDecided(top, lease, newLineage(deps.limits, agent));
   });
+  deps.store.hintSession(top.sessionId);
 }
 
 /**

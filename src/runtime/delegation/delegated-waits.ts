@@ -127,7 +127,9 @@ async function storeAnswer(
     answerIsError: answer.isError,
   });
   const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
-  return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
+  const own = (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
+  if (own) deps.store.hintSession(session.sessionId);
+  return own;
 }
 
 /**

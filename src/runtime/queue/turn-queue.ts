@@ -45,6 +45,7 @@ export class TurnQueue implements ResumableTurns {
     const crashed = crashResume(state);
     if (crashed) {
       await this.#continueCrashed(session, state, crashed, lease, lineage);
+      this.deps.store.hintSession(session.sessionId);
       state = await states.read(session);
     }
     // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
