@@ -53,7 +53,7 @@ describe(
         const started = JSON.parse((await run([path, "start"])).stdout) as { sessionId: string; requestId: string };
         const killed = await run([path, "resolve", started.requestId, kill]);
         expect(killed.signal).toBe("SIGKILL");
-        await settleBefore(how);
+        await settleBefore(how, kill);
         const touched = JSON.parse(
           (await run([path, "touch", `${started.sessionId},${started.requestId}`, how])).stdout,
         ) as Touched;

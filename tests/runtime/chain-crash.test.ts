@@ -84,7 +84,7 @@ describe(
       "killed at %s, then touched by %s: the chain is finished, the refund ran once (never when it may have run)",
       async (kill, how) => {
         const dir = copyOf(await killedAt(kill));
-        await settleBefore(how);
+        await settleBefore(how, kill);
         expect(marksOf(dir)).toBe(["decision", "before-tool", "in-tool"].includes(kill) ? "" : "refund\n");
         const touched = JSON.parse(
           (await run([join(dir, "s.db"), "touch", `${started.sessionId},${started.requestId}`, how])).stdout,
