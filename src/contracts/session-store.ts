@@ -156,6 +156,19 @@ export interface ToolResultRecord extends RecordBase {
 }
 
 /**
+ * Tool calls about to run, stored (fenced by the turn's lease, one record for the calls that start
+ * together) before their tools are called: after a crash, a call whose start is stored may have
+ * taken effect; a call without one never ran, and the next runtime runs it. Root frame; the ids
+ * are unique within the turn at every depth. Written only by turns on stores with leases (their
+ * turn start says so: `recordsStarts`).
+ */
+export interface ToolStartRecord extends RecordBase {
+  kind: "tool_start";
+  runId: string;
+  toolCallIds: string[];
+}
+
+/**
  * One audited tool call (see {@link AuditEntry}), stored as the call ends. Not part of any
  * conversation: the history the model sees leaves it out. `frame` is the call's frame.
  */
@@ -308,6 +321,7 @@ export type HistoryRecord =
   | TurnRecord
   | ApprovalRecord
   | ToolResultRecord
+  | ToolStartRecord
   | AuditRecord
   | RoleRecord
   | ArtifactRecord

@@ -115,6 +115,7 @@ export function redactRecord(record: HistoryRecord, redact: Redact, sessionId: s
     case "task":
     case "stop":
     case "rewind":
+    case "tool_start":
       // Digests, codes, ids, statuses, tool names (a stop's reason is the host's).
       return record;
     default:

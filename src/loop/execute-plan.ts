@@ -225,7 +225,7 @@ function notRun(level: Level, plan: CallPlan, text: string, refused?: ToolRefusa
 }
 
 /**
- * Calls `start` once the turn's `beforeToolCall` (the runtime's lease check) resolved, at once
+ * Calls `start` once the turn's `beforeToolCall` (the runtime's start record and lease check) resolved, at once
  * without one. A turn aborted meanwhile (the lease was lost) or a check that failed leaves the
  * call unrun: nothing of it starts after the check said no.
  */
@@ -237,7 +237,7 @@ async function gate(
   const check = level.turn.beforeToolCall;
   if (check !== undefined) {
     try {
-      await check();
+      await check({ toolCallId: plan.call.id, kind: plan.kind });
     } catch (error) {
       if (!level.turn.signal.aborted) return notRun(level, plan, `Not run: ${errorMessage(error)}`);
     }

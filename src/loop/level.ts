@@ -20,6 +20,13 @@ import type { ToolRefusal } from "../contracts/loop-event.js";
 import type { RunSubtaskArgs, SubtaskPromptInfo } from "./subtask-tools.js";
 import type { HookName, RuntimeHooks, TurnInfo } from "../contracts/hooks.js";
 
+/** A call about to start, as the turn's `beforeToolCall` (the runtime's start record and lease check) is told of it. */
+export interface StartingCall {
+  toolCallId: string;
+  /** A tool runs its `execute` (a side effect may follow); a sub-task runs a child level. */
+  kind: "tool" | "subtask";
+}
+
 /** What one model call gets: the level's own, or what `prepareStep` narrowed or changed. */
 export interface StepCall {
   model: string;
@@ -72,7 +79,7 @@ export interface Turn {
   /** The runtime's internals for its own tools (`ctx[RUNTIME_HOST]`). */
   runtimeHost: unknown;
   /** Awaited before each tool call starts (the runtime's lease check); see `LoopInternals`. */
-  beforeToolCall: (() => Promise<void>) | undefined;
+  beforeToolCall: ((call: StartingCall) => Promise<void>) | undefined;
   /** `ctx.leaseToken`. */
   leaseToken: number | undefined;
   pricing: PricingTable | undefined;

@@ -12,7 +12,7 @@ import type { BudgetLimits } from "../contracts/budget.js";
 import { EventSink } from "./event-sink.js";
 import { SignalHub } from "./signal-hub.js";
 import { ExecutionTree } from "./execution-tree.js";
-import type { Level, Turn } from "./level.js";
+import type { Level, StartingCall, Turn } from "./level.js";
 import type { ModelCallInfo } from "./call-model.js";
 import type { LoopEvent } from "../contracts/loop-event.js";
 import type { ApprovalHandler, LoopResult, ResumeState } from "../contracts/loop-result.js";
@@ -231,13 +231,14 @@ export interface LoopInternals {
    */
   callKeyPrefix?: string;
   /**
-   * Awaited before every tool call (and sub-task) starts, after its approval and budget checks:
-   * the runtime confirms its session lease here and aborts the turn when it is lost. The call
-   * runs only when this resolves and the turn is not aborted by then; a rejection leaves it
-   * unrun (an error result naming the reason). Must not throw synchronously.
+   * Awaited before every tool call (and sub-task) starts, after its approval and budget checks
+   * and once its lock is held: the runtime stores the call's start there (fenced by its session
+   * lease) and aborts the turn when the lease is lost. The call runs only when this resolves and
+   * the turn is not aborted by then; a rejection leaves it unrun (an error result naming the
+   * reason). Must not throw synchronously.
    * @default undefined (calls start at once)
    */
-  beforeToolCall?: () => Promise<void>;
+  beforeToolCall?: (call: StartingCall) => Promise<void>;
   /** What tools see as `ctx.leaseToken`. @default undefined */
   leaseToken?: number;
   /** The session's role for the turn, for `ModelRequest.caller.role`. @default undefined */

@@ -59,20 +59,31 @@ export interface PgBossDispatcherOptions {
    */
   pollingIntervalSeconds?: number;
   /**
-   * How often a worker process looks for work that waited longer than `sweepAfterMs` with nobody
-   * on it (its worker died, or its sender died before the wake-up was sent) and wakes its session
-   * again. Takeover after a crash takes at most about this plus the runtime's `leaseTtlMs`.
-   * @default 5000
+   * The one takeover knob: how long the work of a worker that died (or froze) waits before another
+   * worker takes it over, a chain resume it left half done included (the job runs again there and
+   * finishes it). Give the workers' runtimes the same `takeoverMs`: their session leases run out
+   * within it too. `claimTtlMs` is half of it, `sweepAfterMs` a third, `sweepIntervalMs` a sixth
+   * (rounded up), so a dead worker's claim is stale and swept before its lease runs out. The knobs
+   * below override; a combination whose takeover cannot fit in `takeoverMs` (`claimTtlMs` or
+   * `sweepAfterMs`, plus `sweepIntervalMs`, above it) is refused at creation.
+   * @default 30000
+   */
+  takeoverMs?: number;
+  /**
+   * Overrides how often a worker process looks for work that waited longer than `sweepAfterMs`
+   * with nobody on it (its worker died, or its sender died before the wake-up was sent) and wakes
+   * its session again.
+   * @default takeoverMs / 6 (5000)
    */
   sweepIntervalMs?: number;
-  /** @default 10000 */
+  /** Overrides how long queued work waits before the sweep looks at it. @default takeoverMs / 3 (10000) */
   sweepAfterMs?: number;
   /**
-   * How long a worker's claim on the session it drains lasts without a heartbeat (it beats every
-   * third of this). While a claim is fresh, another wake-up of that session takes no worker slot
-   * and the sweep leaves the session alone; a claim older than this (its worker died or stalls) is
-   * taken over by the next wake-up. Keep it near the runtime's `leaseTtlMs`.
-   * @default 30000
+   * Overrides how long a worker's claim on the session it drains lasts without a heartbeat (it
+   * beats every third of this). While a claim is fresh, another wake-up of that session takes no
+   * worker slot and the sweep leaves the session alone; a claim older than this (its worker died
+   * or stalls) is taken over by the next wake-up.
+   * @default takeoverMs / 2 (15000)
    */
   claimTtlMs?: number;
   /**
@@ -126,9 +137,11 @@ export interface PgBossDispatcher {
 }
 
 const DEFAULT_QUEUE = "agentry-turns";
+/** `takeoverMs` unless given (the runtime's default too). */
+const DEFAULT_TAKEOVER_MS = 30_000;
 
 /** The options checked (every problem named at once), with their defaults. */
-function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
+export function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   const problems: string[] = [];
   if (!options?.boss || typeof options.boss.send !== "function") problems.push("boss (a PgBoss instance) is required");
   if (!options?.store || typeof options.store.append !== "function" || !options.store.pool)
@@ -137,7 +150,8 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   if (typeof queue !== "string" || !/^[\w.\-/]{1,100}$/.test(queue))
     problems.push("queue must be 1 to 100 letters, digits or _.-/");
   const positive = (
-    key: "concurrency" | "pollIntervalMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs" | "claimTtlMs",
+    key:
+      "concurrency" | "pollIntervalMs" | "takeoverMs" | "sweepIntervalMs" | "sweepAfterMs" | "retainMs" | "claimTtlMs",
     fallback: number,
   ): number => {
     const value = options?.[key] ?? fallback;
@@ -146,10 +160,18 @@ function checkOptions(options: PgBossDispatcherOptions): DispatchSettings {
   };
   const concurrency = positive("concurrency", 4);
   const pollIntervalMs = positive("pollIntervalMs", 1000);
-  const sweepIntervalMs = positive("sweepIntervalMs", 5000);
-  const sweepAfterMs = positive("sweepAfterMs", 10_000);
+  const takeoverMs = positive("takeoverMs", DEFAULT_TAKEOVER_MS);
+  const share = (divisor: number) => Math.max(1, Math.ceil((Number.isInteger(takeoverMs) ? takeoverMs : 0) / divisor));
+  const sweepIntervalMs = positive("sweepIntervalMs", share(6));
+  const sweepAfterMs = positive("sweepAfterMs", share(3));
   const retainMs = positive("retainMs", 3_600_000);
-  const claimTtlMs = positive("claimTtlMs", 30_000);
+  const claimTtlMs = positive("claimTtlMs", share(2));
+  // Takeover: the dead worker's claim goes stale (or queued work waits for the sweep), then the next sweep wakes it.
+  const takeover = Math.max(claimTtlMs, sweepAfterMs) + sweepIntervalMs;
+  if (options?.takeoverMs !== undefined && takeover > takeoverMs)
+    problems.push(
+      `takeoverMs (${takeoverMs}) cannot hold with claimTtlMs ${claimTtlMs}, sweepAfterMs ${sweepAfterMs} and sweepIntervalMs ${sweepIntervalMs}: a dead worker's work would wait up to ${takeover} ms`,
+    );
   const pollingIntervalSeconds = options?.pollingIntervalSeconds ?? 2;
   if (typeof pollingIntervalSeconds !== "number" || !(pollingIntervalSeconds >= 0.5))
     problems.push("pollingIntervalSeconds must be at least 0.5");

@@ -7,16 +7,15 @@ import { createRoleLookup } from "../modes/role-lookup.js";
 import { isSignalingSessionStore } from "../sessions/session-store.js";
 import { hookProblems } from "../loop/turn-hooks.js";
 import { MAX_DELEGATION_DEPTH } from "./records/delegation-limits.js";
-import type { AgentRuntimeOptions } from "./records/runtime-options.js";
+import { leaseTtlOf, type AgentRuntimeOptions } from "./records/runtime-options.js";
 import { runtimeLimits } from "./records/runtime-limits.js";
 import { checkScopeQuery } from "./records/scope-checks.js";
 import { AdmissionOrder } from "./session/admission-order.js";
 import { GuardedSessionStore } from "./session/guarded-session-store.js";
-import { isQuestion, listPending } from "./session/pending-listing.js";
+import { isQuestion } from "./session/pending-listing.js";
 import { RunningTurns } from "./session/running-turns.js";
 import { RuntimeStatus } from "./session/runtime-status.js";
 import { SessionGate } from "./session/session-gate.js";
-import { DEFAULT_LEASE_TTL_MS } from "./session/session-lease.js";
 import { SessionStateCache } from "./session/session-state-cache.js";
 import { createEventPublisher } from "./events/event-publisher.js";
 import { DEFAULT_MAX_STREAM_BACKLOG, eventStream } from "./events/event-stream.js";
@@ -94,6 +93,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     gate,
     dispatch,
     queue,
+    waits,
     admission,
     decisions,
     roles,
@@ -113,9 +113,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     postSystemMessage: (target, text, postOptions) => admitSystemMessage(admission, target, text, postOptions),
     async pendingApprovals(query = {}) {
       checkScopeQuery("pendingApprovals", query);
-      const listed = (await listPending({ store, states }, query)).filter(
-        (p) => !isQuestion(p) && p.request.client !== true,
-      );
+      const listed = (await waits.listPending(queue, query)).filter((p) => !isQuestion(p) && p.request.client !== true);
       lookAtQueue(services, query);
       return listed;
     },
@@ -142,7 +140,7 @@ export function createAgentRuntime<C = JsonValue>(typedOptions: AgentRuntimeOpti
     async pendingQuestions(query = {}) {
       checkScopeQuery("pendingQuestions", query);
       lookAtQueue(services, query);
-      return (await listPending({ store, states }, query)).filter(isQuestion).map((p) => ({
+      return (await waits.listPending(queue, query)).filter(isQuestion).map((p) => ({
         questionId: p.requestId,
         toolCallId: p.request.toolCallId,
         sessionId: p.sessionId,
@@ -194,7 +192,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     store,
     lease: {
       owner: globalThis.crypto.randomUUID(),
-      ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+      ttlMs: leaseTtlOf(options),
       waitMs: options.leaseWaitMs ?? DEFAULT_LEASE_WAIT_MS,
     },
     onReleaseError: (error, sessionId) => events.tell(error, "lease_release_failed", sessionId),
@@ -254,6 +252,7 @@ function createServices(options: AgentRuntimeOptions, store: GuardedSessionStore
     running,
     dispatch,
     queue,
+    waits,
     admission: {
       options,
       registry,
@@ -350,15 +349,20 @@ function checkOptions(options: AgentRuntimeOptions): void {
   const backlog = options?.maxStreamBacklog;
   if (backlog !== undefined && !(Number.isInteger(backlog) && backlog >= 1))
     problems.push("maxStreamBacklog must be a whole number above 0");
-  for (const key of ["leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
+  for (const key of ["takeoverMs", "leaseTtlMs", "leaseWaitMs", "maxBackgroundAgents", "maxAgentHops"] as const) {
     const value = options?.[key];
     if (
       value !== undefined &&
       !(Number.isInteger(value) && value >= 0 && (key === "maxBackgroundAgents" || key === "maxAgentHops" || value > 0))
     ) {
-      problems.push(`${key} must be a whole number${key.startsWith("lease") ? " above 0" : ", 0 or more"}`);
+      problems.push(`${key} must be a whole number${key.startsWith("max") ? ", 0 or more" : " above 0"}`);
     }
   }
+  const { takeoverMs, leaseTtlMs } = options ?? {};
+  if (typeof takeoverMs === "number" && typeof leaseTtlMs === "number" && leaseTtlMs > takeoverMs)
+    problems.push(
+      `leaseTtlMs (${leaseTtlMs}) is above takeoverMs (${takeoverMs}): a dead process's sessions would wait ${leaseTtlMs} ms to be taken over`,
+    );
   const depth = options?.maxDelegationDepth;
   if (depth !== undefined && !(Number.isInteger(depth) && depth >= 0 && depth <= MAX_DELEGATION_DEPTH))
     problems.push(`maxDelegationDepth must be a whole number from 0 to ${MAX_DELEGATION_DEPTH}`);

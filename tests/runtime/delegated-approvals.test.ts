@@ -17,6 +17,7 @@ import {
   type TurnResult,
 } from "@agentry/core";
 import { SqliteSessionStore } from "@agentry/core/sqlite";
+import { GuardedSessionStore } from "../../src/runtime/session/guarded-session-store.js";
 import { createFakeProvider, historyProblems, type FakeTurn } from "@agentry/core/testing";
 
 const agents = [
@@ -273,5 +274,39 @@ describe("approvals and questions through a delegation chain", () => {
         : [],
     );
     expect(history).toContain("triage: billing: payments: refunded 15");
+  });
+
+  it("each step of a chain's resume tells waiters in any runtime sharing the store which session changed (a store signal)", async () => {
+    const store = new MemorySessionStore();
+    const { runtime } = helpdesk(store);
+    const suspended = await runtime.send({ agentId: "triage", content: "refund order 7" });
+    const seen: string[] = [];
+    new GuardedSessionStore(store).subscribe("session", (signal) => seen.push(signal.key));
+    await runtime.resolveApproval(suspended.pendingApprovals![0]!.requestId, { approved: true });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const sessions = await store.listSessions();
+    const idOf = (agentId: string) => sessions.find((s) => s.agentId === agentId)!.sessionId;
+    // billing's and triage's waiting calls got their answers.
+    expect(seen).toEqual(expect.arrayContaining([idOf("billing"), idOf("triage")]));
+  });
+
+  it("a decision that leaves a delegate suspended again reports the conversation at the top, still suspended, with what it waits on now", async () => {
+    let asks = 0;
+    const twice = (request: ModelRequest): FakeTurn => {
+      // payments asks for a second refund once the first was approved.
+      if (agentOf(request) === "payments" && request.messages.at(-1)!.role === "tool" && asks++ === 0)
+        return { toolCalls: [{ name: "refund", args: { amount: 5 } }] };
+      return script(request);
+    };
+    const { runtime, refunds } = helpdesk(new MemorySessionStore(), {
+      providers: { fake: createFakeProvider(twice) },
+    });
+    const suspended = await runtime.send({ agentId: "triage", content: "refund order 7" });
+    const again = await runtime.resolveApproval(suspended.pendingApprovals![0]!.requestId, { approved: true });
+    expect(refunds).toEqual([15]);
+    expect(again).toMatchObject({ status: "suspended", sessionId: suspended.sessionId, agentId: "triage" });
+    expect(again.pendingApprovals!.map((r) => [r.name, r.args, r.origin?.agentId])).toEqual([
+      ["refund", { amount: 5 }, "payments"],
+    ]);
   });
 });

@@ -100,16 +100,16 @@ describe("a turn acts only while it holds its session lease", () => {
     await runtime.close();
   });
 
-  it("the lease cannot be confirmed (the store fails): the call does not run, the model gets an error result it can act on", async () => {
+  it("the call's start cannot be stored (the store fails): the call does not run, the model gets an error result it can act on", async () => {
     const store = new LeasedMemoryStore();
-    let failRenewal = true;
-    const renew = store.renewLease.bind(store);
-    store.renewLease = async (sessionId, token) => {
-      if (failRenewal) {
-        failRenewal = false;
+    let failStart = true;
+    const append = store.append.bind(store);
+    store.append = async (sessionId, records, options) => {
+      if (failStart && records.some((record) => record.kind === "tool_start")) {
+        failStart = false;
         throw new Error("connection reset");
       }
-      return renew(sessionId, token);
+      return append(sessionId, records, options);
     };
     const ran: number[] = [];
     const step = defineTool({
@@ -144,7 +144,7 @@ describe("a turn acts only while it holds its session lease", () => {
     await runtime.close();
   });
 
-  it("tools see the lease's fencing token as ctx.leaseToken, confirmed against the store before each call", async () => {
+  it("tools see the lease's fencing token as ctx.leaseToken, confirmed against the store before each call (its start's fenced append)", async () => {
     const store = new LeasedMemoryStore();
     const seen: (number | undefined)[] = [];
     const look = defineTool({
@@ -170,13 +170,65 @@ describe("a turn acts only while it holds its session lease", () => {
       defaultModel: "m",
       tools: [look],
     });
+    const fenced: (number | undefined)[] = [];
+    const append = store.append.bind(store);
+    store.append = async (sessionId, records, options) => {
+      if (records.some((record) => record.kind === "tool_start")) fenced.push(options?.leaseToken);
+      return append(sessionId, records, options);
+    };
     const first = await runtime.send({ agentId: "a", content: "go" });
     expect(first.status).toBe("complete");
-    const renewals = store.renewals;
     await runtime.send({ agentId: "a", content: "again", session: first.sessionId });
-    // Each turn takes the lease anew: a greater token; each call confirmed it first.
+    // Each turn takes the lease anew: a greater token; each call's start was stored fenced by it first.
     expect(seen).toEqual([1, 2]);
-    expect(store.renewals).toBeGreaterThanOrEqual(renewals + 1);
+    expect(fenced).toEqual([1, 2]);
+    await runtime.close();
+  });
+
+  it("the starts of a parallel batch are stored together, in one fenced append, before any of its tools runs", async () => {
+    const store = new LeasedMemoryStore();
+    const appends: NewRecord[][] = [];
+    const ran: string[] = [];
+    const append = store.append.bind(store);
+    store.append = async (sessionId, records, options) => {
+      appends.push(records);
+      return append(sessionId, records, options);
+    };
+    const look = defineTool({
+      name: "look",
+      description: "Reads",
+      input: z.object({ at: z.string() }),
+      execute: async ({ at }) => {
+        // Started only once the batch's start record is stored.
+        const starts = appends.flat().filter((r) => r.kind === "tool_start");
+        ran.push(`${at}:${starts.length}`);
+        return at;
+      },
+    });
+    const runtime = createAgentRuntime({
+      registry,
+      store,
+      providers: {
+        fake: createFakeProvider([
+          {
+            toolCalls: [
+              { id: "c1", name: "look", args: { at: "a" } },
+              { id: "c2", name: "look", args: { at: "b" } },
+              { id: "c3", name: "look", args: { at: "c" } },
+            ],
+          },
+          { text: "done" },
+        ]),
+      },
+      defaultModel: "m",
+      tools: [look],
+    });
+    const result = await runtime.send({ agentId: "a", content: "go" });
+    expect(result.status).toBe("complete");
+    const starts = appends.filter((records) => records.some((r) => r.kind === "tool_start"));
+    expect(starts).toHaveLength(1);
+    expect(starts[0]).toMatchObject([{ kind: "tool_start", toolCallIds: ["c1", "c2", "c3"] }]);
+    expect(ran).toEqual(["a:1", "b:1", "c:1"]);
     await runtime.close();
   });
 });

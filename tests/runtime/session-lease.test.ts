@@ -30,8 +30,16 @@ describe("session leases in the runtime (SQLite)", () => {
     await expect(sent).rejects.toSatisfy((error) => LeaseLostError.isInstance(error));
     const [session] = await store.listSessions();
     const records = await store.load(session!.sessionId);
-    // Nothing after the tool call: its result, the answer and the end record were all refused.
-    expect(records.map((r) => r.kind)).toEqual(["turn", "message", "message", "prompt", "prompt", "model_call"]);
+    // Nothing after the tool call's start: its result, the answer and the end record were all refused.
+    expect(records.map((r) => r.kind)).toEqual([
+      "turn",
+      "message",
+      "message",
+      "prompt",
+      "prompt",
+      "model_call",
+      "tool_start",
+    ]);
     store.close();
   });
 

@@ -222,7 +222,12 @@ export async function decide(
     await deps.queue.releaseHeld(session, lease);
     return resumed;
   });
-  const outcome = await Promise.race([held, early]);
+  const outcome = await Promise.race([held, early]).catch(async (error: unknown) => {
+    // Decided before (by someone else): a chain step a crash left half done above it is finished all the same.
+    if (waiter !== undefined && ApprovalAlreadyResolvedError.isInstance(error))
+      await deps.waits.recoverAbove(deps.queue, session);
+    throw error;
+  });
   // Messages stored behind the decision not run above run now (in the background, in the session's order).
   if (queued) deps.queue.check(session);
   if (!("continueRun" in outcome)) return deps.waits.answerUp(deps.queue, waiter, outcome);

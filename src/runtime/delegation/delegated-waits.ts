@@ -14,6 +14,16 @@ import type { SessionStateCache } from "../session/session-state-cache.js";
 import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import type { ResumableTurns, WaitRecovery } from "../queue/turn-lifecycle.js";
+import {
+  chainTop,
+  lastRunOf,
+  listPendingRecovered,
+  needsRecovery,
+  outcomeAtTop,
+  recoverTop,
+} from "./chain-recovery.js";
+import type { ListedRequest } from "../session/pending-listing.js";
+import type { PendingQuery } from "../../contracts/agent-runtime.js";
 
 /** What delegated waits need (the turn queue itself comes with each call: it is built after them). */
 export interface DelegatedWaitsDeps {
@@ -117,7 +127,9 @@ async function storeAnswer(
     answerIsError: answer.isError,
   });
   const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
-  return (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
+  const own = (stored as { decisionId?: string } | undefined)?.decisionId === decisionId;
+  if (own) deps.store.hintSession(session.sessionId);
+  return own;
 }
 
 /**
@@ -193,21 +205,11 @@ async function waitedChainEnd(
  * continuations `<runId>:retry-<n>` of those whose process died), when it ended other than suspended.
  */
 function chainEnd(records: readonly HistoryRecord[], session: SessionSummary, runId: string): TurnResult | undefined {
-  const next = new Map<string, string>();
-  const ends = new Map<string, string>();
-  for (const record of records) {
-    if (record.kind !== "turn") continue;
-    const turn = record as RuntimeTurnRecord;
-    if (turn.phase === "start" && turn.resumeOf !== undefined) next.set(turn.resumeOf, turn.runId);
-    const retry = /^(.*):retry-\d+$/.exec(turn.runId);
-    // The latest continuation of a turn that died follows it (a later one replaces an earlier one).
-    if (turn.phase === "start" && retry) next.set(retry[1]!, turn.runId);
-    if (turn.phase === "end") ends.set(turn.runId, turn.status ?? "complete");
-  }
-  let last = runId;
-  for (let i = 0; i < MAX_CHAIN * 4 && next.has(last) && next.get(last) !== last; i++) last = next.get(last)!;
-  const status = ends.get(last);
-  if (status === undefined || status === "suspended") return undefined;
+  const last = lastRunOf(records, runId);
+  const end = records.findLast(
+    (r) => r.kind === "turn" && (r as RuntimeTurnRecord).runId === last && (r as RuntimeTurnRecord).phase === "end",
+  ) as RuntimeTurnRecord | undefined;
+  if (end === undefined || end.status === "suspended") return undefined;
   return turnResultOf(records, session, last, false);
 }
 
@@ -240,8 +242,41 @@ export class DelegatedWaits implements WaitRecovery {
     return recoverWaits(this.deps, turns, session, lease, state, depth);
   }
 
-  /** The result a decision's resumed turn reports, delivered up its chain when the chain ended and was waited on. */
-  answerUp(turns: ResumableTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
-    return answerUp(this.deps, turns, waiter, result);
+  /**
+   * The result a decision's resumed turn reports, delivered up its chain when the chain ended and
+   * was waited on: the outcome of the conversation at the chain's top (see `outcomeAtTop`).
+   */
+  async answerUp(turns: ResumableTurns, waiter: TurnWaiter | undefined, result: TurnResult): Promise<TurnResult> {
+    const delivered = await answerUp(this.deps, turns, waiter, result);
+    return waiter === undefined ? delivered : outcomeAtTop(this.deps, turns, delivered);
+  }
+
+  /** The outcome at the top of `result`'s chain, after finishing what a crash left half done in it. */
+  outcomeAtTop(turns: ResumableTurns, result: TurnResult): Promise<TurnResult> {
+    return outcomeAtTop(this.deps, turns, result);
+  }
+
+  /** See {@link WaitRecovery.brokenChain}. */
+  async brokenChain(session: SessionSummary, state: SessionState): Promise<SessionSummary | undefined> {
+    if (state.waiter === undefined) return undefined;
+    const found = await chainTop(this.deps, session, state);
+    if (found.top.sessionId === session.sessionId) return undefined;
+    return (await needsRecovery(this.deps, found, session)) ? found.top : undefined;
+  }
+
+  /** Pending requests, after finishing the chains a crash broke that the listing comes across (see `listPendingRecovered`). */
+  listPending(turns: ResumableTurns, query: PendingQuery): Promise<ListedRequest[]> {
+    return listPendingRecovered(this.deps, turns, query);
+  }
+
+  /** Finishes the half-done steps of the chain `session` is part of (from its top), if a crash broke it. */
+  async recoverAbove(turns: ResumableTurns, session: SessionSummary): Promise<void> {
+    const top = await this.brokenChain(session, await this.deps.states.read(session));
+    if (top !== undefined) await recoverTop(this.deps, turns, top);
+  }
+
+  /** See {@link WaitRecovery.recoverTop}. */
+  recoverTop(turns: ResumableTurns, top: SessionSummary): Promise<void> {
+    return recoverTop(this.deps, turns, top);
   }
 }

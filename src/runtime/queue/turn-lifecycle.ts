@@ -51,6 +51,13 @@ export interface TurnLifecycle {
  * whether an answer was stored. Built before the queue; the queue hands itself to each call.
  */
 export interface WaitRecovery {
+  /**
+   * When `session` (its `state` just read, under its lease) is part of a delegation chain that a
+   * crash left half done (see `chainTop`), the chain's top session; else `undefined`.
+   */
+  brokenChain(session: SessionSummary, state: SessionState): Promise<SessionSummary | undefined>;
+  /** Finishes the half-done steps of the chain below `top`, from the top down. Call it holding no lease. */
+  recoverTop(turns: ResumableTurns, top: SessionSummary): Promise<void>;
   recover(
     turns: ResumableTurns,
     session: SessionSummary,

@@ -7,10 +7,13 @@ import { newLineage, type Lineage } from "../records/lineage.js";
 import type { SessionState } from "../records/session-state.js";
 import type { TurnRequest } from "../records/turn-request.js";
 import type { HeldLease } from "../session/session-lease.js";
+import { crashResume, type CrashResume } from "../session/repair-session.js";
+import type { ToolResultPart } from "../../contracts/message.js";
+import type { TurnSetup } from "../runner/turn-setup.js";
 import { agentOf, sessionRole } from "../agents/agent-lookups.js";
 import { admitBehindDecisions, hasStoredQueue, isWaiting } from "./queued-messages.js";
 import { PendingQueue } from "./pending-queue.js";
-import { rerun } from "./rerun.js";
+import { priorRun, rerun } from "./rerun.js";
 import { steeredOutcome, unreadSteers } from "./steering.js";
 import { retriedRun, shapedRepair, shapeTurn, type TurnShape } from "./turn-shape.js";
 import { SessionWatch } from "./session-watch.js";
@@ -49,7 +52,7 @@ export class TurnQueue implements ResumableTurns {
   enqueue(request: TurnRequest): Promise<TurnResult> {
     const { agent, session } = request;
     const lineage = request.lineage ?? newLineage(this.deps.limits, agent);
-    const turn = this.deps.gate.withSession(session.sessionId, (lease) => this.#runAdmitted(request, lineage, lease));
+    const turn = this.#admit(request, lineage);
     const result = turn.then((outcome) => {
       if ("queued" in outcome) return outcome.queued;
       // Messages that waited behind this session's decision may run now.
@@ -145,6 +148,13 @@ export class TurnQueue implements ResumableTurns {
   async recoverDecided(session: SessionSummary, lease: HeldLease, lineage: Lineage, depth = 0): Promise<SessionState> {
     const { states } = this.deps;
     let state = await states.read(session);
+    // A turn a crash left open with calls that never ran is continued: they run once, now.
+    const crashed = crashResume(state);
+    if (crashed) {
+      await this.#continueCrashed(session, state, crashed, lease, lineage);
+      this.deps.store.hintSession(session.sessionId);
+      state = await states.read(session);
+    }
     // A waiting call whose target's chain ended while nobody answered it (a crash between two steps).
     if (state.suspended && state.pending.some((p) => p.request.waitsOn !== undefined)) {
       if (await this.deps.waits.recover(this, session, lease, state, depth)) state = await states.read(session);
@@ -162,16 +172,60 @@ export class TurnQueue implements ResumableTurns {
     lineage: Lineage,
     extra: Record<string, ResumeDecision>,
   ): Promise<TurnResult> {
+    const decisions = { ...storedDecisions(state), ...extra };
+    // Results stored per call are reused: a finished call never runs again.
+    const results = { ...state.toolResults, ...suspended.results };
+    return this.#resume(session, state, suspended.runId, lease, lineage, { decisions, results });
+  }
+
+  /**
+   * Continues the turn a crash left open (see `crashResume`) as `<runId>:retry-<n>`, after
+   * storing its end: the calls that never ran run now, exactly once (under the session's lease,
+   * each start fenced by it).
+   */
+  #continueCrashed(
+    session: SessionSummary,
+    state: SessionState,
+    crashed: CrashResume,
+    lease: HeldLease,
+    lineage: Lineage,
+  ): Promise<TurnResult> {
+    const open = state.openTurn!;
+    const base = open.replace(/:retry-\d+$/, "");
+    const runId = `${base}:retry-${(priorRun(state.runs, base)?.attempt ?? 0) + 1}`;
+    const decisions = { ...storedDecisions(state), ...crashed.decisions };
+    return this.#resume(
+      session,
+      state,
+      open,
+      lease,
+      lineage,
+      { decisions, results: crashed.results },
+      { runId, preface: crashed.records, prefaceEvents: crashed.events },
+    );
+  }
+
+  /** Runs a turn that resumes `resumeOf` (suspended, or left open by a crash) with `resume`'s decisions and results. */
+  #resume(
+    session: SessionSummary,
+    state: SessionState,
+    resumeOf: string,
+    lease: HeldLease,
+    lineage: Lineage,
+    resume: { decisions: Record<string, ResumeDecision>; results: Record<string, ToolResultPart> },
+    opening: Pick<TurnSetup, "runId" | "preface" | "prefaceEvents"> = {},
+  ): Promise<TurnResult> {
     const { registry, roleOf, prepare, running, runner } = this.deps;
     const agent = agentOf(registry, session.agentId);
-    const decisions = { ...storedDecisions(state), ...extra };
-    const chatContext = state.chatContexts.get(suspended.runId) ?? { kind: "thread" };
-    const hostContext = state.hostContexts.get(suspended.runId);
+    const chatContext = state.chatContexts.get(resumeOf) ?? { kind: "thread" };
+    const hostContext = state.hostContexts.get(resumeOf);
     const role = sessionRole(roleOf, agent, session, state);
-    const runId = globalThis.crypto.randomUUID();
+    // A crashed turn's continuation has its run id (`<runId>:retry-<n>`); a resumed suspension a new one.
+    const runId = opening.runId ?? globalThis.crypto.randomUUID();
     const stop = running.start(session.sessionId, undefined, { runId, chainRunId: state.chainRunId });
     return runner
       .runTurn({
+        ...opening,
         agent,
         session,
         created: false,
@@ -188,9 +242,8 @@ export class TurnQueue implements ResumableTurns {
         history: state.history,
         historyTokens: state.historyTokens,
         input: undefined,
-        // Results stored per call are reused: a finished call never runs again.
-        resume: { frames: state.frames, decisions, results: { ...state.toolResults, ...suspended.results } },
-        resumeOf: suspended.runId,
+        resume: { frames: state.frames, ...resume },
+        resumeOf,
         turn: Math.max(state.turn, 1),
         chain: [],
         chatContext,
@@ -261,6 +314,23 @@ export class TurnQueue implements ResumableTurns {
   }
 
   /**
+   * Runs the request under the session's lease. When the session is part of a delegation chain a
+   * crash left half done, the lease is given back, the chain is finished from its top (leases are
+   * taken in the direction calls are made, never against it) and the request admitted again.
+   */
+  async #admit(request: TurnRequest, lineage: Lineage): Promise<TurnResult | { queued: Promise<TurnResult> }> {
+    const { gate, waits } = this.deps;
+    const { sessionId } = request.session;
+    const checkChain = request.continueOnly !== true;
+    const first = await gate.withSession(sessionId, (lease) => this.#runAdmitted(request, lineage, lease, checkChain));
+    if (!("brokenChain" in first)) return first;
+    await waits.recoverTop(this, first.brokenChain);
+    const again = await gate.withSession(sessionId, (lease) => this.#runAdmitted(request, lineage, lease, false));
+    if ("brokenChain" in again) throw new Error("unreachable: the chain is checked once");
+    return again;
+  }
+
+  /**
    * An enqueued turn once it holds the session's lease: finishes a decided suspension first, runs the
    * stored queued messages (they came first), answers a retried run id from the store, queues behind a
    * pending decision, else prepares and runs the turn.
@@ -269,13 +339,17 @@ export class TurnQueue implements ResumableTurns {
     request: TurnRequest,
     lineage: Lineage,
     lease: HeldLease,
-  ): Promise<TurnResult | { queued: Promise<TurnResult> }> {
+    checkChain: boolean,
+  ): Promise<TurnResult | { queued: Promise<TurnResult> } | { brokenChain: SessionSummary }> {
     const { session } = request;
     const { store } = this.deps;
     // A suspended turn whose approvals were all decided (by a process that died before it
     // resumed the turn) runs first: the decision is never lost. So do the messages stored
     // behind a decision that was made (by a process that died before it ran them).
     const recovered = await this.recoverDecided(session, lease, lineage);
+    // A chain this session is part of that a crash broke is finished first (from its top).
+    const top = checkChain ? await this.deps.waits.brokenChain(session, recovered) : undefined;
+    if (top !== undefined) return { brokenChain: top };
     // A turn continued after its process died goes first (a queued turn's repair would close it).
     const continuing = request.runId !== undefined && recovered.openTurn?.replace(RETRY, "") === request.runId;
     const state = continuing ? recovered : await this.releaseQueued(session, lease, recovered);

@@ -128,10 +128,19 @@ export interface AgentRuntimeOptions<C = JsonValue> {
    */
   roles?: RoleDefinition[];
   /**
-   * How long a session lease lasts before it must be renewed (stores with leases: SQLite,
-   * Postgres). The runtime renews it every third of this while it works on the session; a
-   * runtime that died holding one blocks the session for at most this long.
+   * The one takeover knob: how long a session stays with a process that died (or froze) before
+   * another runtime takes it over and repairs it (stores with leases: SQLite, Postgres). The
+   * session lease lasts this long unless renewed (`leaseTtlMs` derives from it); a dispatcher has
+   * a knob of the same name for its claims and sweep (see `createPgBossDispatcher`). Shorter is
+   * faster takeover and more renewals (one write every third of it per session at work).
    * @default 30_000
+   */
+  takeoverMs?: number;
+  /**
+   * Overrides how long a session lease lasts before it must be renewed. The runtime renews it
+   * every third of this while it works on the session; a runtime that died holding one blocks the
+   * session for at most this long. Above `takeoverMs` is refused at creation.
+   * @default takeoverMs
    */
   leaseTtlMs?: number;
   /**
@@ -180,3 +189,11 @@ export interface RuntimeErrorInfo {
   /** The session the failed work was for, when there is one. */
   sessionId?: string;
 }
+
+/** How long a session lease lasts: `leaseTtlMs`, else `takeoverMs`, else 30 s. */
+export function leaseTtlOf(options: Pick<AgentRuntimeOptions, "leaseTtlMs" | "takeoverMs">): number {
+  return options.leaseTtlMs ?? options.takeoverMs ?? DEFAULT_TAKEOVER_MS;
+}
+
+/** `takeoverMs` unless given: how long a dead process's sessions wait before another runtime takes them over. */
+export const DEFAULT_TAKEOVER_MS = 30_000;

@@ -46,6 +46,8 @@ export type RuntimeTurnRecord = TurnRecord & {
   outputSchema?: JsonSchema;
   /** On a turn start: the turn's number in the session (`RuntimeEventLabels.turn`; a resumption repeats it). */
   turn?: number;
+  /** On a turn start: the turn stores a `tool_start` record before each tool call runs (stores with leases). */
+  recordsStarts?: true;
   /**
    * On the end of a turn that did not complete: what it had done (kept, so a resumed or inspected session shows it).
    */
@@ -88,6 +90,10 @@ export interface SessionState {
   frames: Record<string, Message[]>;
   /** A turn that started and never ended (the process died). */
   openTurn: string | undefined;
+  /** Whether {@link openTurn} stores its tool calls' starts (so a call without one never ran). */
+  openTurnRecordsStarts: boolean;
+  /** Tool calls of the current turn chain whose start was stored (`tool_start`), by toolCallId. */
+  started: Set<string>;
   /** The suspended turn, if the last turn ended suspended. */
   suspended: { runId: string; results: Record<string, ToolResultPart> } | undefined;
   /** Approval requests of the suspended turn with no decision yet. */
@@ -160,6 +166,8 @@ export class SessionStateReader {
   #turnStarts: number[] = [];
   #frames: Record<string, Message[]> = {};
   #openTurn: string | undefined;
+  #openTurnRecordsStarts = false;
+  #started = new Set<string>();
   #suspended: SessionState["suspended"];
   #decisions = new Map<string, ApprovalRecord>();
   #approvals = new Map<string, { request: ApprovalRecord; decision: ApprovalRecord | undefined }>();
@@ -212,6 +220,10 @@ export class SessionStateReader {
         case "rewind":
           this.#rewind(record);
           break;
+        case "tool_start":
+          // A record of another writer may lack the ids.
+          if (Array.isArray(record.toolCallIds)) for (const id of record.toolCallIds) this.#started.add(id);
+          break;
         case "approval": {
           const entry = this.#approvals.get(record.request.requestId);
           if (record.decision === undefined) {
@@ -263,6 +275,7 @@ export class SessionStateReader {
     this.#suspended = undefined;
     this.#openTurn = undefined;
     this.#toolResults = byId();
+    this.#started.clear();
     this.#turn = 0;
     this.#chainStart = undefined;
     this.#steers.clear();
@@ -297,12 +310,14 @@ export class SessionStateReader {
     if (turn.phase === "start") {
       this.#turn = turnNumberOf(turn, this.#turn);
       this.#openTurn = turn.runId;
+      this.#openTurnRecordsStarts = turn.recordsStarts === true;
       if (turn.resumeOf === undefined) {
         this.#frames = {};
         this.#decisions.clear();
         this.#chatContexts.clear();
         this.#hostContexts.clear();
         this.#toolResults = byId();
+        this.#started.clear();
         this.#outputSchema = turn.outputSchema;
         this.#chainRunId = turn.runId;
         this.#waiter = turn.waiter;
@@ -421,6 +436,8 @@ export class SessionStateReader {
       historyTokens: this.historyTokens,
       frames,
       openTurn: this.#openTurn,
+      openTurnRecordsStarts: this.#openTurn !== undefined && this.#openTurnRecordsStarts,
+      started: new Set(this.#started),
       suspended: this.#suspended,
       pending,
       decisions: new Map(this.#decisions),

@@ -51,7 +51,7 @@ async function runAndPersist(deps: RunnerServices, setup: TurnSetup): Promise<Tu
   const scope = turnScope(deps, setup);
   const { sessionId, runId, audit, publish } = scope;
   const { agent, prepared, lineage } = setup;
-  const fence = leaseFence(deps, setup, sessionId);
+  const fence = leaseFence(deps, setup, sessionId, runId);
   const signals = [setup.signal, setup.leaseLost, fence?.lost].filter(
     (signal): signal is AbortSignal => signal !== undefined,
   );
@@ -160,6 +160,8 @@ async function openTurn(scope: TurnScope, opening: Pick<SessionRepair, "records"
   if (setup.waiter !== undefined && setup.resumeOf === undefined) start.waiter = setup.waiter;
   if (setup.outputSchema !== undefined) start.outputSchema = toJsonSchema(setup.outputSchema);
   start.turn = setup.turn ?? 1;
+  // Its tool calls' starts are stored (see `leaseFence`): a call without one never ran.
+  if (setup.leaseToken !== undefined) start.recordsStarts = true;
   // Calls whose approvals the repair retires (superseded, interrupted) are audited here.
   const retired = opening.records.length > 0 ? await audit.retired(opening.records) : [];
   const records: NewRecord[] = [...opening.records, ...retired, start];

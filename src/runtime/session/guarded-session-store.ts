@@ -118,6 +118,14 @@ export class GuardedSessionStore implements SignalingSessionStore {
     return guarded("notify", () => this.#signals.notify(signal));
   }
 
+  /**
+   * Tells waiters that something they may care about was stored in session `sessionId` (topic
+   * `"session"`): a hint, sent without waiting; a failure to send it is dropped (waiters re-check).
+   */
+  hintSession(sessionId: string): void {
+    this.notify({ topic: "session", key: sessionId }).catch(() => undefined);
+  }
+
   /** Calls `listener` for every signal on `topic` until the returned function is called; a listener's throw is dropped. */
   subscribe(topic: string, listener: (signal: StoreSignal) => void): () => void {
     return this.#signals.subscribe(topic, (signal) => {

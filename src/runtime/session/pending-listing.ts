@@ -81,11 +81,13 @@ const MAX_CHAIN = MAX_DELEGATION_DEPTH;
  * agent (`request.waitsOn`) is not listed itself; what it waits on is, with `chain` (the sessions
  * waiting on it, outermost first). With `sessionId`, the requests that session waits on at any
  * depth; by scope, each request once, with the chain of the listed sessions waiting on it.
+ * `onStranded` is told of each session a listed call waits on that itself waits for nothing.
  */
 export async function listPending(
   reader: Readonly<PendingReader>,
   query: PendingQuery,
   depth = 0,
+  onStranded?: (sessionId: string) => void,
 ): Promise<ListedRequest[]> {
   const stored = await listStoredPending(reader, query);
   if (!stored.some((p) => p.request.waitsOn !== undefined)) return stored;
@@ -96,8 +98,10 @@ export async function listPending(
       if (waitsOn === undefined) out.push(pending);
       else if (depth < MAX_CHAIN) {
         const link = { sessionId: pending.sessionId, agentId: pending.agentId };
-        for (const inner of await listPending(reader, { sessionId: waitsOn.sessionId }, depth + 1))
-          out.push({ ...inner, chain: [link, ...(inner.chain ?? [])] });
+        const inner = await listPending(reader, { sessionId: waitsOn.sessionId }, depth + 1, onStranded);
+        // A call waiting on a session that waits for nothing: a step of the chain nobody took (yet).
+        if (inner.length === 0) onStranded?.(waitsOn.sessionId);
+        for (const request of inner) out.push({ ...request, chain: [link, ...(request.chain ?? [])] });
       }
     }
     return out;
@@ -105,6 +109,10 @@ export async function listPending(
   const waiting = new Map<string, ListedRequest>();
   for (const pending of stored)
     if (pending.request.waitsOn !== undefined) waiting.set(pending.request.waitsOn.sessionId, pending);
+  if (onStranded) {
+    const asking = new Set(stored.map((pending) => pending.sessionId));
+    for (const target of waiting.keys()) if (!asking.has(target)) onStranded(target);
+  }
   return stored
     .filter((pending) => pending.request.waitsOn === undefined)
     .map((pending) => {

@@ -3,8 +3,10 @@ import { estimateMessageTokens, estimateSystemTokens } from "../../context/estim
 import type { Message } from "../../contracts/message.js";
 import { systemMessage } from "../../messages/system-message.js";
 import type { LoopEvent } from "../../contracts/loop-event.js";
-import type { NewRecord } from "../../contracts/session-store.js";
-import { approvalDecisionRecord } from "../records/approval-decision.js";
+import type { ApprovalRecord, NewRecord } from "../../contracts/session-store.js";
+import type { ToolCallPart, ToolResultPart } from "../../contracts/message.js";
+import { RUN_SUBTASK } from "../../loop/subtask-tools.js";
+import { approvalDecisionRecord, resumeDecision, type ResumeDecision } from "../records/approval-decision.js";
 import { RUNTIME_ORIGIN } from "../records/compaction-state.js";
 import {
   closingToolMessage,
@@ -87,6 +89,107 @@ export function repairSession(state: SessionState): SessionRepair {
     historyTokens += estimateMessageTokens(message);
   }
   return { records, events, history, historyTokens };
+}
+
+/** What continuing a crashed turn takes (see {@link crashResume}). */
+export interface CrashResume {
+  /** Stored before the continuation's start: the crashed turn's end (`error`), its retired approvals. */
+  records: NewRecord[];
+  events: LoopEvent[];
+  /** Results the continuation takes as given: the stored ones, and the notice for calls that had started. */
+  results: Record<string, ToolResultPart>;
+  /** Decisions of the approvals retired here (`interrupted`), by tool-call id. */
+  decisions: Record<string, ResumeDecision>;
+}
+
+/**
+ * When the turn a crash left open (`state.openTurn`, a turn that stores its calls' starts) has a
+ * root tool call that never ran (no start stored, no result; or one whose decision gives its
+ * result: a denial, an answer), what continuing it takes: the continuation runs those calls once
+ * (every other call keeps its stored result, and a call whose start is stored without a result
+ * reads "may or may not have taken effect"), then goes on as the turn would have. `undefined`
+ * when nothing of it would run: the turn is closed as before ({@link repairSession}).
+ */
+export function crashResume(state: SessionState): CrashResume | undefined {
+  if (state.openTurn === undefined || !state.openTurnRecordsStarts) return undefined;
+  const calls = danglingCalls(state.history);
+  const retired = new Map<string, ApprovalRecord>();
+  for (const { request, decision } of state.approvals.values())
+    if (decision === undefined) retired.set(request.request.toolCallId, request);
+  const crashed = (id: string) => state.started.has(id) && !retired.has(id) && !givesResult(state.decisions.get(id));
+  const runs = (call: ToolCallPart, depth: number): boolean => {
+    if (state.toolResults[call.id] !== undefined || depth > MAX_FRAMES) return false;
+    if (call.name !== RUN_SUBTASK) return !crashed(call.id);
+    const frame = state.frames[call.id];
+    return frame === undefined || danglingCalls(frame).some((inner) => runs(inner, depth + 1));
+  };
+  if (!calls.some((call) => runs(call, 0))) return undefined;
+  const results: Record<string, ToolResultPart> = { ...state.toolResults };
+  const notice = (id: string, name: string): ToolResultPart => ({
+    type: "tool_result",
+    toolCallId: id,
+    name,
+    result: CRASHED,
+    isError: true,
+  });
+  // Every started call without a result, at any depth; a sub-task with nothing left to run ends the same way.
+  const names = callNames(state);
+  for (const id of state.started)
+    if (results[id] === undefined && crashed(id)) results[id] = notice(id, names.get(id) ?? "");
+  for (const [id, frame] of Object.entries(state.frames))
+    if (
+      results[id] === undefined &&
+      !danglingCalls(frame).some((inner) => runs(inner, 1)) &&
+      danglingCalls(frame).length > 0
+    )
+      results[id] = notice(id, RUN_SUBTASK);
+  const records: NewRecord[] = [
+    {
+      id: globalThis.crypto.randomUUID(),
+      frame: null,
+      kind: "turn",
+      runId: state.openTurn,
+      phase: "end",
+      status: "error",
+    },
+  ];
+  const decisions: Record<string, ResumeDecision> = {};
+  for (const [toolCallId, request] of retired) {
+    records.push(approvalDecisionRecord(request.request, request.frame, { approved: false, reason: "interrupted" }));
+    decisions[toolCallId] = resumeDecision(
+      request.request.requestId,
+      { approved: false, reason: "interrupted" },
+      undefined,
+    );
+  }
+  const events: LoopEvent[] = [
+    {
+      type: "warning",
+      code: "crash_recovered",
+      message: `The previous turn (${state.openTurn}) did not finish; it is continued: its calls that never started run now.`,
+      depth: 0,
+      parentId: null,
+    },
+  ];
+  return { records, events, results, decisions };
+}
+
+/** Frames followed below the root when looking for a call that never ran (sub-tasks are bounded by `maxDepth`). */
+const MAX_FRAMES = 16;
+
+/** Whether a decision gives its call's result without running it (a denial, an answer). */
+function givesResult(decision: ApprovalRecord | undefined): boolean {
+  return decision !== undefined && (decision.decision === "denied" || decision.answer !== undefined);
+}
+
+/** The tool name of each call of the chain's assistant messages (root and frames), by id. */
+function callNames(state: SessionState): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const messages of [state.history, ...Object.values(state.frames)])
+    for (const message of messages)
+      if (message.role === "assistant")
+        for (const part of message.content) if (part.type === "tool_call") names.set(part.id, part.name);
+  return names;
 }
 
 export { RUNTIME_ORIGIN };

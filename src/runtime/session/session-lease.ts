@@ -23,9 +23,6 @@ export interface SessionLeaseOptions {
   onReleaseError?: (error: unknown) => void;
 }
 
-/** How long a session lease lasts unless renewed (`leaseTtlMs`). */
-export const DEFAULT_LEASE_TTL_MS = 30_000;
-
 /**
  * Confirms against the store that `token` is still the session's newest lease token, renewing the
  * lease for `ttlMs` on the way (one store round trip): `false` when another runtime took the
