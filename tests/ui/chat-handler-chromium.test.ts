@@ -11,22 +11,25 @@ import { createFakeProvider } from "@agentry/core/testing";
 import { createChatHandler } from "@agentry/core/ui";
 import { launchChromium } from "../helpers/chromium.js";
 
-/** The page's script: the `ai` package's Chat bundled for the browser. */
+/** The page's script: a React component on `@ai-sdk/react`'s `useChat`, bundled for the browser. */
 async function pageScript(): Promise<string> {
   const built = await build({
-    entryPoints: [fileURLToPath(new URL("./fixtures/chat-page.ts", import.meta.url))],
+    entryPoints: [fileURLToPath(new URL("./fixtures/chat-page.tsx", import.meta.url))],
     bundle: true,
     write: false,
     platform: "browser",
     format: "iife",
     target: "chrome120",
+    jsx: "automatic",
+    define: { "process.env.NODE_ENV": '"production"' },
     logLevel: "error",
   });
   return built.outputFiles[0]!.text;
 }
 
-describe("createChatHandler behind node:http, driven by the AI SDK's Chat in headless Chromium", () => {
+describe("createChatHandler behind node:http, driven by useChat (@ai-sdk/react) in headless Chromium", () => {
   const deleted: string[] = [];
+  let chatRequests = 0;
   let server: Server;
   let browser: Browser;
   let url: string;
@@ -56,9 +59,9 @@ describe("createChatHandler behind node:http, driven by the AI SDK's Chat in hea
     const chat = toNodeHandler(
       createChatHandler({ runtime, route: () => ({ agentId: "assistant", scope: "browser" }) }),
     );
-    const html = `<!doctype html><html><body><ul id="messages"></ul><script>${(await pageScript()).replaceAll("</script", "<\\/script")}</script></body></html>`;
+    const html = `<!doctype html><html><body><div id="root"></div><script>${(await pageScript()).replaceAll("</script", "<\\/script")}</script></body></html>`;
     server = createServer((request, response) => {
-      if (request.url === "/api/chat") return void chat(request, response);
+      if (request.url === "/api/chat") return void (chatRequests++, chat(request, response));
       response.writeHead(200, { "content-type": "text/html" }).end(html);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -70,26 +73,34 @@ describe("createChatHandler behind node:http, driven by the AI SDK's Chat in hea
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it("one approval round trip: the card asks, Approve resubmits, the tool runs once and the same message shows its answer", async () => {
+  it("one approval round trip: the card asks, Approve resubmits by itself, the tool runs once and the same message shows its answer", async () => {
     const page = await browser.newPage();
+    const pageErrors: string[] = [];
+    page.on("pageerror", (error) => pageErrors.push(error.message));
     await page.goto(url);
-    await page.waitForSelector("body[data-ready]", { state: "attached" });
-    await page.evaluate(() => (window as unknown as { send: (text: string) => Promise<void> }).send("delete milk"));
-    await page.locator('[data-testid="approve"]').waitFor({ timeout: 20_000 });
+    await page.getByTestId("send").click();
+    const approve = page.getByTestId("approve");
+    await approve.waitFor({ timeout: 10_000 });
+    await page.locator('main[data-status="ready"]').waitFor({ timeout: 10_000 });
     expect(deleted).toEqual([]);
-    await page.click('[data-testid="approve"]');
-    await page.locator('[data-testid="text"]', { hasText: "Done:" }).waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId("tool").getAttribute("data-state")).toBe("approval-requested");
+    await approve.click();
+    await page.getByTestId("text").filter({ hasText: "Done:" }).waitFor({ timeout: 10_000 });
+    await page.locator('main[data-status="ready"]').waitFor({ timeout: 10_000 });
     expect(deleted).toEqual(["milk"]);
+    expect(chatRequests).toBe(2);
     expect(await page.locator("li").evaluateAll((items) => items.map((i) => (i as HTMLElement).dataset.role))).toEqual([
       "user",
       "assistant",
     ]);
-    expect(await page.locator('[data-testid="tool"]').getAttribute("data-state")).toBe("output-available");
-    expect(await page.locator('[data-testid="text"]').allInnerTexts()).toEqual([
+    expect(await page.getByTestId("tool").getAttribute("data-state")).toBe("output-available");
+    expect(await page.getByTestId("approve").count()).toBe(0);
+    expect(await page.getByTestId("text").allInnerTexts()).toEqual([
       "delete milk",
       "Deleting it.",
       'Done: "deleted milk"',
     ]);
-    expect(await page.locator("body").getAttribute("data-error")).toBeNull();
-  });
+    expect(await page.locator("main").getAttribute("data-error")).toBeNull();
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });
