@@ -48,9 +48,9 @@ try {
       const tools = createWorkspaceTools({ commandAllowlist: ["true"], sandbox });
       samples.get(name)!.create.push(performance.now() - started);
       const run = tools.find((tool) => tool.name === "run_command") as Tool;
-      await run.execute({ command: "true", args: [], cwd: "." }, ctx); // warm-up
+      await run.execute!({ command: "true", args: [], cwd: "." }, ctx); // warm-up
       started = performance.now();
-      for (let i = 0; i < COMMANDS; i++) await run.execute({ command: "true", args: [], cwd: "." }, ctx);
+      for (let i = 0; i < COMMANDS; i++) await run.execute!({ command: "true", args: [], cwd: "." }, ctx);
       samples.get(name)!.command.push((performance.now() - started) / COMMANDS);
     }
   }

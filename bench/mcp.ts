@@ -95,7 +95,7 @@ for (const scenario of scenarios) {
   for (let i = 0; i < 20; i++)
     await Promise.all([
       sdk.callTool({ name: scenario.tool, arguments: scenario.input }),
-      tool.execute(scenario.input, ctx),
+      tool.execute!(scenario.input, ctx),
     ]); // warm-up
   for (let round = 0; round < BATCHES; round++) {
     const order = (["sdk", "execute", "dispatch"] as const).map((_, i, all) => all[(i + round) % all.length]!);
@@ -104,11 +104,11 @@ for (const scenario of scenarios) {
         which === "sdk"
           ? () => sdk.callTool({ name: scenario.tool, arguments: scenario.input })
           : which === "execute"
-            ? () => tool.execute(scenario.input, ctx) as Promise<unknown>
+            ? () => tool.execute!(scenario.input, ctx) as Promise<unknown>
             : () => {
                 const checked = validateToolArgs(tool, scenario.input);
                 if (!checked.ok) throw new Error(checked.message);
-                return tool.execute(checked.value, ctx) as Promise<unknown>;
+                return tool.execute!(checked.value, ctx) as Promise<unknown>;
               };
       results[which].push(await time(scenario.calls, once));
     }
