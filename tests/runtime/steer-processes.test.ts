@@ -40,6 +40,8 @@ function startWorker(path: string, mode: "run" | "hang", sessionId: string): Wor
         : reject(new Error(`worker ended (${code ?? signal}): ${stderr}`)),
     );
   });
+  // A worker that ends early is reported by the test that awaits `done`, never as an unhandled rejection.
+  done.catch(() => undefined);
   const printed = (line: string) =>
     stdout.includes(line) ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ line, resolve }));
   return { child, printed, done };
