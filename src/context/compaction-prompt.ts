@@ -1,6 +1,7 @@
-import type { Message, ToolResultPart, UserPart } from "../contracts/message.js";
+import type { Message, ToolResultPart } from "../contracts/message.js";
 import { toWellFormed } from "../internal/lone-surrogate.js";
 import { unwrapSystemMessage } from "../messages/system-message.js";
+import { userPartText } from "./emergency-reset.js";
 
 /**
  * The most characters of a compaction's summary kept (a model's or a host's): the summary is
@@ -133,17 +134,6 @@ function resultText(result: unknown): string {
       .join(" ");
   }
   return jsonText(result);
-}
-
-function userPartText(part: UserPart): string {
-  switch (part.type) {
-    case "text":
-      return part.text;
-    case "image":
-      return "[image]";
-    case "file":
-      return `[file${part.filename === undefined ? "" : ` ${part.filename}`}]`;
-  }
 }
 
 function jsonText(value: unknown): string {

@@ -117,12 +117,13 @@ export function modelFreeNote(messages: readonly Message[], heading: string): st
 
 /** A user message as one string: agent system messages unwrapped and marked, images as `[image]`. */
 function userText(message: Extract<Message, { role: "user" }>): string {
-  const text = typeof message.content === "string" ? message.content : message.content.map(partText).join(" ");
+  const text = typeof message.content === "string" ? message.content : message.content.map(userPartText).join(" ");
   const wrapped = unwrapSystemMessage(text);
   return wrapped ? `[from agent ${wrapped.origin}] ${wrapped.text}` : text;
 }
 
-function partText(part: UserPart): string {
+/** A user message part as a note's text: its text, or a placeholder for an image or a file. */
+export function userPartText(part: UserPart): string {
   switch (part.type) {
     case "text":
       return part.text;

@@ -1,3 +1,5 @@
+import { readBoundedBody } from "../internal/read-bounded-body.js";
+
 /** An HTTP failure a route raises: answered as JSON `{ error }` with `status`. */
 export class InspectorHttpError extends Error {
   readonly status: number;
@@ -46,27 +48,9 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
 }
 
 async function readBoundedText(request: Request, limit: number): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new InspectorHttpError(413, "the body is too large");
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const text = await readBoundedBody(request, limit);
+  if (text === undefined) throw new InspectorHttpError(413, "the body is too large");
+  return text;
 }
 
 /** A bounded integer query parameter: `fallback` when absent, a 400 when not an integer in range. */

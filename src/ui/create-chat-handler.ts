@@ -8,6 +8,7 @@ import { AsyncQueue } from "../internal/async-queue.js";
 import { parseChatBody, toolPartsOf, userContentOf, type ChatMessage, type ChatRequestBody } from "./chat-request.js";
 import { toUIMessageStreamResponse } from "./to-ui-message-stream.js";
 import type { UiErrorHandler } from "./ui-errors.js";
+import { readBoundedBody } from "../internal/read-bounded-body.js";
 
 /** Where `createChatHandler` sends a request: `route`'s answer (the host's auth lives in `route`). */
 export interface RouteTarget<C = JsonValue> {
@@ -331,29 +332,7 @@ function checkTarget(target: RouteTarget<unknown>): void {
 
 /** The body as text, at most `max` bytes (a 413 beyond, read no further). */
 async function readBody(request: Request, max: number): Promise<string | Response> {
-  const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > max) return problem(413, `The body is over ${max} bytes`);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return problem(413, `The body is over ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
+  return (await readBoundedBody(request, max)) ?? problem(413, `The body is over ${max} bytes`);
 }
 
 /** The status an error of a decision or a message is answered with. */
