@@ -27,7 +27,7 @@ import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import { answerResult, questionOf } from "../agents/question-answer.js";
 import type { TurnRunnerHooks } from "../runner/turn-runner-deps.js";
-import { hasStoredQueue, signalSession } from "../queue/queued-messages.js";
+import { hasStoredQueue } from "../queue/queued-messages.js";
 import { priorRun } from "../queue/rerun.js";
 import type { TurnQueue } from "../queue/turn-queue.js";
 import type { DelegatedWaits } from "../delegation/delegated-waits.js";
@@ -199,7 +199,7 @@ export async function decide(
     if ((stored as { decisionId?: string } | undefined)?.decisionId !== decisionId)
       throw new ApprovalAlreadyResolvedError(requestId);
     // Processes waiting on the session (messages queued behind this decision) look at it.
-    signalSession(deps, session.sessionId);
+    deps.store.hintSession(session.sessionId);
     deps.approvalSessions.delete(requestId);
     const remaining = state.pending.filter((p) => p !== entry.request);
     if (remaining.length > 0)

@@ -1,3 +1,4 @@
+import { leaseTaken } from "../session/session-lease.js";
 import { matchesScopeFilter, scopeFilterOf } from "../../internal/scope-filter.js";
 import type { HistoryRecord, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
@@ -77,7 +78,7 @@ export async function chainTop(deps: Deps, session: SessionSummary, state: Sessi
 export async function needsRecovery(deps: Deps, found: ChainTop, session: SessionSummary): Promise<boolean> {
   if (found.broken) return true;
   if (found.top.sessionId === session.sessionId || found.topState.openTurn === undefined) return false;
-  return !(await leaseHeld(deps.store, found.top.sessionId));
+  return !(await leaseHeldElsewhere(deps.store, found.top.sessionId));
 }
 
 /**
@@ -163,7 +164,8 @@ export async function listPendingRecovered(
   const filter = scopeFilterOf("listPending", query, { allowNull: false });
   for (const sessionId of stranded) {
     const session = await deps.store.getSession(sessionId);
-    if (!session || !matchesScopeFilter(session.scope, filter) || (await leaseHeld(deps.store, sessionId))) continue;
+    if (!session || !matchesScopeFilter(session.scope, filter) || (await leaseHeldElsewhere(deps.store, sessionId)))
+      continue;
     const state = await deps.states.read(session);
     const found = await chainTop(deps, session, state);
     // Open with nobody holding its lease: its process died (it is continued from the top). A store
@@ -177,10 +179,6 @@ export async function listPendingRecovered(
 }
 
 /** Whether another holder has the session's lease now (a turn of it runs somewhere); `false` for stores without leases. */
-async function leaseHeld(store: GuardedSessionStore, sessionId: string): Promise<boolean> {
-  if (!isLeasableSessionStore(store)) return false;
-  const probe = await store.acquireLease(sessionId, { owner: `probe:${globalThis.crypto.randomUUID()}`, ttlMs: 1000 });
-  if (probe === undefined) return true;
-  await store.releaseLease(sessionId, probe.token);
-  return false;
+async function leaseHeldElsewhere(store: GuardedSessionStore, sessionId: string): Promise<boolean> {
+  return isLeasableSessionStore(store) && (await leaseTaken(store, sessionId));
 }

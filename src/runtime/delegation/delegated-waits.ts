@@ -1,16 +1,11 @@
 import type { ApprovalRecord, HistoryRecord, SessionSummary } from "../../contracts/session-store.js";
 import type { TurnResult } from "../../contracts/agent-runtime.js";
-import type { AgentRegistry } from "../../contracts/agent-registry.js";
 import { approvalDecisionRecord } from "../records/approval-decision.js";
 import { delegationAnswer } from "../records/delegation-answer.js";
 import { MAX_DELEGATION_DEPTH } from "../records/delegation-limits.js";
 import { newLineage, type Lineage } from "../records/lineage.js";
-import type { RuntimeLimits } from "../records/runtime-limits.js";
 import type { RuntimeTurnRecord, SessionState, TurnWaiter } from "../records/session-state.js";
-import type { GuardedSessionStore } from "../session/guarded-session-store.js";
 import type { HeldLease } from "../session/session-lease.js";
-import type { SessionGate } from "../session/session-gate.js";
-import type { SessionStateCache } from "../session/session-state-cache.js";
 import { turnResultOf } from "../session/stored-turn-result.js";
 import { agentOf } from "../agents/agent-lookups.js";
 import type { ResumableTurns, WaitRecovery } from "../queue/turn-lifecycle.js";
@@ -21,18 +16,16 @@ import {
   needsRecovery,
   outcomeAtTop,
   recoverTop,
+  type ChainRecoveryDeps,
 } from "./chain-recovery.js";
 import type { ListedRequest } from "../session/pending-listing.js";
 import type { PendingQuery } from "../../contracts/agent-runtime.js";
 
-/** What delegated waits need (the turn queue itself comes with each call: it is built after them). */
-export interface DelegatedWaitsDeps {
-  store: GuardedSessionStore;
-  states: SessionStateCache;
-  gate: SessionGate;
-  registry: AgentRegistry;
-  limits: RuntimeLimits;
-}
+/**
+ * What delegated waits need: what recovering a chain needs (the turn queue itself comes with each
+ * call: it is built after them).
+ */
+export type DelegatedWaitsDeps = ChainRecoveryDeps;
 
 type Deps = Readonly<DelegatedWaitsDeps>;
 

@@ -115,14 +115,8 @@ async function storeQueued(deps: QueuedMessagesDeps, request: TurnRequest, lease
   if (request.context !== undefined) record.context = request.context;
   if (request.outputSchema !== undefined) record.outputSchema = toJsonSchema(request.outputSchema);
   const [stored] = await deps.store.append(session.sessionId, [record], { leaseToken: lease.token });
-  signalSession(deps, session.sessionId);
+  deps.store.hintSession(session.sessionId);
   return (stored as QueuedRecord | undefined) ?? { ...record, seq: 0, at: "" };
-}
-
-/** Tells every process on the store that something a waiter may care about was stored in the session (a hint). */
-export function signalSession(deps: Pick<QueuedMessagesDeps, "store">, sessionId: string): void {
-  // A signal is a hint: a lost one is made up for by the watchers' fallback.
-  deps.store.notify({ topic: "session", key: sessionId }).catch(() => undefined);
 }
 
 /** The result `send` resolves with for a message stored behind a decision. */

@@ -96,7 +96,7 @@ async function steer(
     runId,
   };
   await store.append(sessionId, [record]);
-  store.notify({ topic: "session", key: sessionId, data: { steer: id } }).catch(() => undefined);
+  store.hintSession(sessionId);
   const onEvent = request.onEvent;
   let done: RuntimeEvent | undefined;
   if (onEvent && running.local)

@@ -240,7 +240,7 @@ async function closeTurn(scope: TurnScope, result: LoopResult): Promise<TurnResu
   if (stopReason !== undefined) end.reason = stopReason;
   await scope.append([...scope.models.unsentRecords(), end]);
   // Whoever waits on the session (a steering or interrupting sender, queued messages) looks again.
-  deps.store.notify({ topic: "session", key: sessionId, data: { turnEnded: runId } }).catch(() => undefined);
+  deps.store.hintSession(sessionId);
   const snippet = result.text.trim();
   if (snippet !== "") {
     await store.updateSession(sessionId, {
