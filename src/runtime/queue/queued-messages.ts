@@ -7,7 +7,7 @@ import type { PendingQueue } from "./pending-queue.js";
 import { listPending } from "../session/pending-listing.js";
 import type { HeldLease } from "../session/session-lease.js";
 import { approvalDecisionRecord } from "../records/approval-decision.js";
-import type { TurnRequest } from "../records/turn-request.js";
+import { movesConversation, type TurnRequest } from "../records/turn-request.js";
 import type { SessionState } from "../records/session-state.js";
 import { MAX_DELEGATION_DEPTH } from "../records/delegation-limits.js";
 import type { TurnQueueDeps } from "./turn-queue-deps.js";
@@ -74,8 +74,8 @@ export async function admitBehindDecisions(
     : state.pending.map((p) => p.request);
   const pendingRequestIds = pending.map((p) => p.requestId);
   // An edit or a regeneration moves the conversation: it cannot wait behind a decision.
-  const rewinds = request.input === undefined || request.editOf !== undefined || request.regenerate === true;
-  if (mode === "reject" || rewinds) throw new PendingDecisionError(session.sessionId, pendingRequestIds);
+  if (mode === "reject" || movesConversation(request))
+    throw new PendingDecisionError(session.sessionId, pendingRequestIds);
   const stored = request.durable === true ? await storeQueued(deps, request, lease) : undefined;
   const event = {
     type: "message_queued",

@@ -4,7 +4,7 @@ import type { LoopResult } from "../../contracts/loop-result.js";
 import type { SessionSummary, SteerRecord } from "../../contracts/session-store.js";
 import type { UserMessage } from "../../contracts/message.js";
 import type { SessionState } from "../records/session-state.js";
-import type { TurnRequest, TurnStarter } from "../records/turn-request.js";
+import { movesConversation, type TurnRequest, type TurnStarter } from "../records/turn-request.js";
 import type { GuardedSessionStore } from "../session/guarded-session-store.js";
 import type { RunningTurnInfo, RunningTurns } from "../session/running-turns.js";
 import { leaseTaken } from "../session/session-lease.js";
@@ -67,7 +67,7 @@ export async function admitWhileBusy(
   // An edit or a regeneration moves the conversation itself: it cannot join a running turn, so it
   // runs once that turn has ended (as with "queue").
   const input = request.input;
-  if (input === undefined || request.editOf !== undefined || request.regenerate) return deps.turns.enqueue(request);
+  if (input === undefined || movesConversation(request)) return deps.turns.enqueue(request);
   return steer(deps, { ...request, input }, running);
 }
 

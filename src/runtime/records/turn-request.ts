@@ -75,3 +75,11 @@ export interface TurnStarter {
   /** Queues a turn on its session; resolves with its result once it has run. */
   enqueue(request: TurnRequest): Promise<TurnResult>;
 }
+
+/**
+ * Whether the request moves the conversation itself (an edit, a regeneration): it can neither join
+ * a running turn nor wait behind a decision.
+ */
+export function movesConversation(request: Pick<TurnRequest, "input" | "editOf" | "regenerate">): boolean {
+  return request.input === undefined || request.editOf !== undefined || request.regenerate === true;
+}
